@@ -1,0 +1,1176 @@
+/* dnp.c - the DNP decoder: one datagram is one command.
+ *
+ * Layouts follow the reference implementation (WIRE-NOTES.md section 1); the
+ * published text's link-update layout is decoded too and reported as a
+ * difference. Conversation state carries what later commands need: value
+ * types per link id (link updates carry none), long-message parts, and the
+ * reliable numbering per direction for acknowledgement matching.
+ */
+#include "dnp.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+int gw_dnp_update_layout = DNP_LAYOUT_AUTO;
+
+/* ---- tables ---------------------------------------------------------------- */
+
+static const gw_value_name command_names[] = {
+    {0, "Connection request"}, {1, "Connection ack"}, {2, "Connection close"},
+    {3, "Message"}, {4, "Reliable message"}, {5, "Link state"},
+    {6, "Reliable ack"}, {7, "Link up"}, {8, "Link down"}, {9, "Link update"},
+    {10, "Reliable message (long)"}, {11, "Link state (long)"}, {0, NULL}};
+
+static const gw_value_name protocol_names[] = {{0, "DNP1"}, {0, NULL}};
+
+static const gw_value_name result_names[] = {
+    {0, "Accepted"}, {1, "Rejected"}, {2, "No common protocol"}, {0, NULL}};
+
+static const gw_value_name ack_code_names[] = {
+    {0, "Success"}, {1, "Failed (resend)"}, {0, NULL}};
+
+static const gw_value_name layout_names[] = {
+    {DNP_LAYOUT_AUTO, "Automatic"},
+    {DNP_LAYOUT_REFERENCE, "Reference (u8 counts, value index, no type)"},
+    {DNP_LAYOUT_SPEC, "Published text (u16 counts, type byte per value)"},
+    {0, NULL}};
+
+enum vkind { VK_SINT, VK_UINT, VK_FLOAT, VK_STRING, VK_DATA };
+
+typedef struct {
+    const char *name;
+    enum vkind kind;
+    uint8_t width; /* bytes per component */
+    uint8_t ncomp;
+} dnp_type;
+
+/* code, name, kind, bytes per component, components */
+#define DNP_VALUE_TYPES(X) \
+    X(0, "SInt8", VK_SINT, 1, 1) \
+    X(1, "UInt8", VK_UINT, 1, 1) \
+    X(2, "SInt16", VK_SINT, 2, 1) \
+    X(3, "UInt16", VK_UINT, 2, 1) \
+    X(4, "SInt32", VK_SINT, 4, 1) \
+    X(5, "UInt32", VK_UINT, 4, 1) \
+    X(6, "SInt64", VK_SINT, 8, 1) \
+    X(7, "UInt64", VK_UINT, 8, 1) \
+    X(8, "Float16", VK_FLOAT, 2, 1) \
+    X(9, "Float32", VK_FLOAT, 4, 1) \
+    X(10, "Float64", VK_FLOAT, 8, 1) \
+    X(11, "String", VK_STRING, 1, 1) \
+    X(12, "Data", VK_DATA, 1, 1) \
+    X(13, "Point2S8", VK_SINT, 1, 2) \
+    X(14, "Point2U8", VK_UINT, 1, 2) \
+    X(15, "Point2S16", VK_SINT, 2, 2) \
+    X(16, "Point2U16", VK_UINT, 2, 2) \
+    X(17, "Point2S32", VK_SINT, 4, 2) \
+    X(18, "Point2U32", VK_UINT, 4, 2) \
+    X(19, "Point2S64", VK_SINT, 8, 2) \
+    X(20, "Point2U64", VK_UINT, 8, 2) \
+    X(21, "Point3S8", VK_SINT, 1, 3) \
+    X(22, "Point3U8", VK_UINT, 1, 3) \
+    X(23, "Point3S16", VK_SINT, 2, 3) \
+    X(24, "Point3U16", VK_UINT, 2, 3) \
+    X(25, "Point3S32", VK_SINT, 4, 3) \
+    X(26, "Point3U32", VK_UINT, 4, 3) \
+    X(27, "Point3S64", VK_SINT, 8, 3) \
+    X(28, "Point3U64", VK_UINT, 8, 3) \
+    X(29, "Vector2F16", VK_FLOAT, 2, 2) \
+    X(30, "Vector2F32", VK_FLOAT, 4, 2) \
+    X(31, "Vector2F64", VK_FLOAT, 8, 2) \
+    X(32, "Vector3F16", VK_FLOAT, 2, 3) \
+    X(33, "Vector3F32", VK_FLOAT, 4, 3) \
+    X(34, "Vector3F64", VK_FLOAT, 8, 3) \
+    X(35, "QuaternionF16", VK_FLOAT, 2, 4) \
+    X(36, "QuaternionF32", VK_FLOAT, 4, 4) \
+    X(37, "QuaternionF64", VK_FLOAT, 8, 4)
+
+#define AS_TYPE(code, name, kind, width, ncomp) {name, kind, width, ncomp},
+#define AS_NAME(code, name, kind, width, ncomp) {code, name},
+#define DNP_N_TYPES 38
+static const dnp_type value_types[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_TYPE)};
+static const gw_value_name type_names[] = {DNP_VALUE_TYPES(AS_NAME) {0, NULL}};
+
+#define F(abbrev, name, type, base, names, mask, blurb) \
+    {abbrev, name, type, base, names, mask, blurb, 0, -1}
+
+static const gw_field fields[DNP_F_COUNT] = {
+    [DNP_F_COMMAND] = F("dnp.command", "Command", GW_FT_U8, GW_BASE_DEC, command_names, 0, "Command code"),
+    [DNP_F_PROTOCOL_COUNT] = F("dnp.protocol_count", "Protocol count", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Number of protocols the client offers"),
+    [DNP_F_PROTOCOL] = F("dnp.protocol", "Protocol", GW_FT_U16, GW_BASE_DEC, protocol_names, 0, "A protocol offered (request) or selected (ack)"),
+    [DNP_F_RESULT] = F("dnp.result", "Result", GW_FT_U8, GW_BASE_DEC, result_names, 0, "The server's decision on a connection request"),
+    [DNP_F_SEQ] = F("dnp.seq", "Reliable number", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Sequence number of a reliable command (4, 5, 10, 11) or of the one acknowledged (6)"),
+    [DNP_F_ACK_CODE] = F("dnp.ack_code", "Ack result", GW_FT_U8, GW_BASE_DEC, ack_code_names, 0, "Result of a reliable ack"),
+    [DNP_F_LINK_ID] = F("dnp.link_id", "Link id", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Identifier of a state link"),
+    [DNP_F_FLAGS] = F("dnp.flags", "Link flags", GW_FT_U8, GW_BASE_HEX, NULL, 0, "Link state flags"),
+    [DNP_F_FLAG_READ_ONLY] = F("dnp.flags.read_only", "Read-only", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x1, "The receiver may not update the state"),
+    [DNP_F_FLAG_FIRST] = F("dnp.flags.first_part", "First part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x2, "First part of a long link state"),
+    [DNP_F_FLAG_LAST] = F("dnp.flags.last_part", "Last part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x4, "Last part of a long link state"),
+    [DNP_F_LONG_FLAGS] = F("dnp.long_flags", "Part flags", GW_FT_U8, GW_BASE_HEX, NULL, 0, "Flags of a long reliable message part"),
+    [DNP_F_LONG_FIRST] = F("dnp.long_flags.first", "First part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x1, "First part of a long message"),
+    [DNP_F_LONG_LAST] = F("dnp.long_flags.last", "Last part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x2, "Last part of a long message"),
+    [DNP_F_MESSAGE_LENGTH] = F("dnp.message_length", "Message length", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Length of the link state's message"),
+    [DNP_F_MESSAGE] = F("dnp.message", "Message", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "Application message (commands 3, 4, 5; reassembled on the last part of 10 and 11)"),
+    [DNP_F_LINK_COUNT] = F("dnp.link_count", "Link count", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Number of links in a link update"),
+    [DNP_F_LINK] = F("dnp.link", "Link", GW_FT_NONE, GW_BASE_NONE, NULL, 0, "One link of a link update"),
+    [DNP_F_VALUE_COUNT] = F("dnp.value_count", "Value count", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Number of values"),
+    [DNP_F_VALUE] = F("dnp.value", "Value", GW_FT_NONE, GW_BASE_NONE, NULL, 0, "One state value"),
+    [DNP_F_VALUE_INDEX] = F("dnp.value.index", "Value index", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Index of the value in the linked state"),
+    [DNP_F_VALUE_TYPE] = F("dnp.value.type", "Value type", GW_FT_U8, GW_BASE_DEC, type_names, 0, "State value type (derived from the link state in reference link updates)"),
+    [DNP_F_VALUE_LENGTH] = F("dnp.value.length", "Value length", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Length of a string or data value"),
+    [DNP_F_VALUE_SINT] = F("dnp.value.sint", "Signed integer", GW_FT_I64, GW_BASE_DEC, NULL, 0, "A signed integer value or component"),
+    [DNP_F_VALUE_UINT] = F("dnp.value.uint", "Unsigned integer", GW_FT_U64, GW_BASE_DEC, NULL, 0, "An unsigned integer value or component"),
+    [DNP_F_VALUE_FLOAT] = F("dnp.value.float", "Float", GW_FT_DOUBLE, GW_BASE_NONE, NULL, 0, "A floating point value or component (float16, float32, float64)"),
+    [DNP_F_VALUE_STRING] = F("dnp.value.string", "String", GW_FT_STRING, GW_BASE_NONE, NULL, 0, "A UTF-8 string value"),
+    [DNP_F_VALUE_DATA] = F("dnp.value.data", "Data", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "A data value"),
+    [DNP_F_UPDATE_LAYOUT] = F("dnp.update_layout", "Link update layout", GW_FT_U8, GW_BASE_DEC, layout_names, 0, "Which link-update layout decoded this command"),
+    [DNP_F_TYPES_FROM] = F("dnp.types_from", "Value types from frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "The link state that gave the value types"),
+    [DNP_F_CHUNK] = F("dnp.chunk", "Part data", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "The piece of a long message or long link-state message in this part"),
+    [DNP_F_VALUES_PART] = F("dnp.values_part", "Values part", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "The piece of a long link state's values in this part"),
+    [DNP_F_REASSEMBLED_LENGTH] = F("dnp.reassembled.length", "Reassembled length", GW_FT_U32, GW_BASE_DEC, NULL, 0, "Length of the reassembled long message"),
+    [DNP_F_REASSEMBLED_PARTS] = F("dnp.reassembled.parts", "Reassembled parts", GW_FT_U32, GW_BASE_DEC, NULL, 0, "Number of parts of the long message"),
+    [DNP_F_REASSEMBLED_FIRST] = F("dnp.reassembled.first_frame", "First part in frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "Frame of the long message's first part"),
+    [DNP_F_ACK_REQUEST_FRAME] = {"dnp.ack.request_frame", "Acknowledges frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "Frame of the reliable command this ack answers", 0, DNP_F_ACKED_IN},
+    [DNP_F_ACK_TIME] = F("dnp.ack.time", "Ack time", GW_FT_RELTIME, GW_BASE_NONE, NULL, 0, "Time from the command's first transmission to this ack"),
+    [DNP_F_ACKED_IN] = {"dnp.ack.acked_in", "Acknowledged in frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "Frame of the ack of this reliable command", GW_FIELD_TWO_PASS, -1},
+    [DNP_F_RESEND_OF] = F("dnp.resend_of", "Resend of frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "First transmission of this reliable number"),
+    [DNP_F_TRAILING] = F("dnp.trailing", "Trailing bytes", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "Bytes after the end of the command"),
+    [DNP_F_UNDECODED] = F("dnp.undecoded", "Undecoded", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "Bytes that could not be decoded"),
+};
+
+#define E(code, sev, summary) {code, sev, summary}
+static const gw_finding_def findings[DNP_E_COUNT] = {
+    [DNP_E_TRUNCATED] = E("dnp.truncated", GW_SEV_ERROR, "The datagram ends before a field the command must contain"),
+    [DNP_E_TRAILING] = E("dnp.trailing_bytes", GW_SEV_WARNING, "Bytes follow the end of the command"),
+    [DNP_E_UNKNOWN_COMMAND] = E("dnp.command.unknown", GW_SEV_WARNING, "Unknown command code (peers must ignore it)"),
+    [DNP_E_NO_PROTOCOLS] = E("dnp.connect.no_protocols", GW_SEV_WARNING, "A connection request that offers no protocol"),
+    [DNP_E_UNKNOWN_RESULT] = E("dnp.connect_ack.unknown_result", GW_SEV_NOTE, "Unknown connection result code (treated as rejected)"),
+    [DNP_E_PROTOCOL_IN_REJECTION] = E("dnp.connect_ack.protocol_in_rejection", GW_SEV_WARNING, "A rejecting connection ack carries a protocol (only accepted ones do)"),
+    [DNP_E_UNKNOWN_ACK_CODE] = E("dnp.ack.unknown_code", GW_SEV_WARNING, "Unknown reliable ack result code"),
+    [DNP_E_ACK_FAILED] = E("dnp.ack.failed", GW_SEV_NOTE, "The receiver asks for a resend"),
+    [DNP_E_UNKNOWN_FLAGS] = E("dnp.flags.unknown", GW_SEV_WARNING, "Flag bits the protocol does not define"),
+    [DNP_E_UNKNOWN_TYPE] = E("dnp.value.unknown_type", GW_SEV_ERROR, "Unknown state value type: the rest cannot be decoded"),
+    [DNP_E_INVALID_UTF8] = E("dnp.value.invalid_utf8", GW_SEV_WARNING, "A string value is not valid UTF-8"),
+    [DNP_E_UNKNOWN_LINK] = E("dnp.link_update.unknown_link", GW_SEV_WARNING, "A link update for a link whose link state was not seen: values shown as raw bytes"),
+    [DNP_E_INDEX_RANGE] = E("dnp.link_update.index_out_of_range", GW_SEV_ERROR, "A value index beyond the link state's value count"),
+    [DNP_E_SPEC_LAYOUT] = E("dnp.link_update.spec_layout", GW_SEV_WARNING, "A link update in the published text's layout, which real peers do not send"),
+    [DNP_E_LAYOUT_AMBIGUOUS] = E("dnp.link_update.layout_ambiguous", GW_SEV_NOTE, "Both link-update layouts fit these bytes; the reference layout was used"),
+    [DNP_E_TYPE_MISMATCH] = E("dnp.link_update.type_mismatch", GW_SEV_WARNING, "A value's type differs from the type in the link state"),
+    [DNP_E_SEQ_OUTSIDE_WINDOW] = E("dnp.seq.outside_window", GW_SEV_WARNING, "A reliable number outside the receive window of 10: the receiver discards it"),
+    [DNP_E_SEQ_AHEAD] = E("dnp.seq.ahead", GW_SEV_NOTE, "A reliable number ahead of the next expected one (an earlier one is missing or late)"),
+    [DNP_E_SEQ_RESEND] = E("dnp.seq.resend", GW_SEV_NOTE, "A reliable command sent again with the same number"),
+    [DNP_E_SEQ_65535] = E("dnp.seq.reserved_65535", GW_SEV_WARNING, "Reliable number 65535: the reference wraps from 65534 to 0, the text at 65536"),
+    [DNP_E_ACK_UNMATCHED] = E("dnp.ack.unmatched", GW_SEV_WARNING, "An ack for a reliable number not seen in this conversation"),
+    [DNP_E_LONG_MISSING_FIRST] = E("dnp.long.missing_first", GW_SEV_WARNING, "A part of a long message whose first part was not seen"),
+    [DNP_E_LONG_RESTARTED] = E("dnp.long.restarted", GW_SEV_WARNING, "A first part while another long message was incomplete: the earlier one is dropped"),
+    [DNP_E_LONG_TOO_LONG] = E("dnp.long.too_long", GW_SEV_ERROR, "A long message over the reassembly limit: it is not reassembled"),
+};
+
+static const gw_choice layout_choices[] = {
+    {DNP_LAYOUT_AUTO, "auto", "Recognise from the bytes (reference when both fit)"},
+    {DNP_LAYOUT_REFERENCE, "reference", "Reference implementation (u8 counts, value index)"},
+    {DNP_LAYOUT_SPEC, "spec", "Published text (u16 counts, type byte per value)"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    {"update_layout", "Link update layout",
+     "Layout of link updates (command 9): the reference implementation's, the published text's, "
+     "or recognised from the bytes",
+     layout_choices, &gw_dnp_update_layout},
+};
+
+/* ---- conversation state ---------------------------------------------------- */
+
+typedef struct {
+    uint32_t frame;  /* the link state that gave the types */
+    uint16_t count;
+    uint8_t types[]; /* value type per index */
+} dnp_link;
+
+#define HISTORY 64 /* reliable commands remembered per direction */
+
+typedef struct {
+    uint16_t seq;
+    uint8_t used;
+    uint32_t first_frame;
+    int64_t first_time_ns;
+} dnp_sent;
+
+typedef struct {
+    uint16_t seq;
+    size_t off, len;         /* piece in data */
+    size_t voff, vlen;       /* values piece in data (command 11) */
+} dnp_part;
+
+typedef struct {
+    bool active, have_last;
+    uint8_t command;         /* 10 or 11 */
+    uint16_t first_seq, last_seq;
+    uint32_t first_frame;
+    uint16_t link_id;
+    uint8_t flags;
+    GArray *parts;           /* dnp_part */
+    GByteArray *data;
+    GByteArray *out, *vout;  /* assembled message / values */
+} dnp_long;
+
+typedef struct {
+    bool started;
+    uint16_t next;
+    dnp_sent sent[HISTORY];
+    unsigned sent_pos;
+    dnp_long lng;
+} dnp_direction;
+
+typedef struct {
+    GHashTable *links;       /* link id -> dnp_link* */
+    dnp_direction dir[2];
+} dnp_conv;
+
+static void long_reset(dnp_long *l)
+{
+    l->active = l->have_last = false;
+    if (l->parts)
+        g_array_set_size(l->parts, 0);
+    if (l->data)
+        g_byte_array_set_size(l->data, 0);
+}
+
+static void conv_init(void *p)
+{
+    dnp_conv *c = p;
+    memset(c, 0, sizeof *c);
+    c->links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    for (int d = 0; d < 2; d++) {
+        dnp_long *l = &c->dir[d].lng;
+        l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
+        l->data = g_byte_array_new();
+        l->out = g_byte_array_new();
+        l->vout = g_byte_array_new();
+    }
+}
+
+static void conv_free(void *p)
+{
+    dnp_conv *c = p;
+    g_hash_table_destroy(c->links);
+    for (int d = 0; d < 2; d++) {
+        dnp_long *l = &c->dir[d].lng;
+        g_array_free(l->parts, TRUE);
+        g_byte_array_free(l->data, TRUE);
+        g_byte_array_free(l->out, TRUE);
+        g_byte_array_free(l->vout, TRUE);
+    }
+}
+
+/* a new connection: numbering restarts at 0 and old links are gone */
+static void conv_restart(dnp_conv *c)
+{
+    g_hash_table_remove_all(c->links);
+    for (int d = 0; d < 2; d++) {
+        dnp_direction *dd = &c->dir[d];
+        dd->started = true;
+        dd->next = 0;
+        memset(dd->sent, 0, sizeof dd->sent);
+        long_reset(&dd->lng);
+    }
+}
+
+/* ---- decoding helpers ---------------------------------------------------- */
+
+typedef struct {
+    gw_emit e;
+    gw_cursor c;
+    dnp_conv *conv;
+    const gw_pdu_info *pi;
+    char summary[256];
+    size_t slen;
+    bool failed;     /* a structural error stopped decoding */
+} dnp_ctx;
+
+static void summary_add(dnp_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void summary_add(dnp_ctx *x, const char *fmt, ...)
+{
+    if (x->slen >= sizeof x->summary - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(x->summary + x->slen, sizeof x->summary - x->slen, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        x->slen += (size_t)n;
+    if (x->slen > sizeof x->summary - 1)
+        x->slen = sizeof x->summary - 1;
+}
+
+static void truncated(dnp_ctx *x, const char *what)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    gw_emit_finding(&x->e, DNP_E_TRUNCATED, x->c.off, gw_remaining(&x->c),
+                    "Truncated: %s missing at offset %zu (%zu bytes left)", what,
+                    x->c.off, gw_remaining(&x->c));
+}
+
+/* read and emit an unsigned field of 1, 2 or 4 bytes */
+static bool take_u(dnp_ctx *x, int field, unsigned size, uint32_t *out, const char *what)
+{
+    size_t off = x->c.off;
+    uint32_t v = 0;
+    bool ok;
+    if (size == 1) {
+        uint8_t b;
+        ok = gw_read_u8(&x->c, &b);
+        v = b;
+    } else if (size == 2) {
+        uint16_t s;
+        ok = gw_read_u16le(&x->c, &s);
+        v = s;
+    } else {
+        ok = gw_read_u32le(&x->c, &v);
+    }
+    if (!ok) {
+        truncated(x, what);
+        return false;
+    }
+    gw_emit_u(&x->e, field, off, size, v);
+    if (out)
+        *out = v;
+    return true;
+}
+
+/* bytes to the end of the datagram, if any, are trailing */
+static void check_end(dnp_ctx *x)
+{
+    if (x->failed || gw_remaining(&x->c) == 0)
+        return;
+    size_t off = x->c.off, n = gw_remaining(&x->c);
+    gw_emit_b(&x->e, DNP_F_TRAILING, off, n, x->c.data + off, n);
+    gw_emit_finding(&x->e, DNP_E_TRAILING, off, n, "%zu trailing bytes after the command", n);
+    x->c.off = x->c.len;
+}
+
+static void undecoded_rest(dnp_ctx *x)
+{
+    size_t off = x->c.off, n = gw_remaining(&x->c);
+    if (n)
+        gw_emit_b(&x->e, DNP_F_UNDECODED, off, n, x->c.data + off, n);
+    x->c.off = x->c.len;
+}
+
+static void label_escape(char *out, size_t outsz, const uint8_t *p, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < outsz; i++) {
+        uint8_t ch = p[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
+            out[o++] = (char)ch;
+        else
+            o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", ch);
+    }
+    if (o + 5 >= outsz && n)
+        o = (size_t)snprintf(out + o, outsz - o, "...") + o;
+    out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+#define NO_OFFSET ((size_t)-1)
+
+/* One state value of a known type, as a subtree "Value ..." that starts at
+ * `start` and holds its index (at index_off, if any), its type (on the wire at
+ * type_off, or derived when type_off is NO_OFFSET) and its components. The
+ * cursor stands at the value's data. Returns false when the datagram ends
+ * inside the value. */
+static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_off,
+                         uint16_t index, size_t type_off, const char *prefix)
+{
+    const dnp_type *t = &value_types[type];
+    bool wire_type = type_off != NO_OFFSET;
+    gw_cursor c = x->c; /* read ahead first to build the label */
+    char label[160];
+    uint64_t raw[4];
+    double fl[4];
+    uint16_t blen = 0;
+    size_t boff = 0;
+
+    if (t->kind == VK_STRING || t->kind == VK_DATA) {
+        if (!gw_read_u16le(&c, &blen)) {
+            x->c = c;
+            truncated(x, "value length");
+            return false;
+        }
+        boff = c.off;
+        if (!gw_skip(&c, blen)) {
+            x->c.off = boff;
+            truncated(x, "value bytes");
+            return false;
+        }
+    } else {
+        for (int i = 0; i < t->ncomp; i++) {
+            uint64_t v = 0;
+            bool ok = true;
+            switch (t->width) {
+            case 1: { uint8_t b; ok = gw_read_u8(&c, &b); v = b; break; }
+            case 2: { uint16_t s; ok = gw_read_u16le(&c, &s); v = s; break; }
+            case 4: { uint32_t w; ok = gw_read_u32le(&c, &w); v = w; break; }
+            default: ok = gw_read_u64le(&c, &v); break;
+            }
+            if (!ok) {
+                x->c = c;
+                truncated(x, "value component");
+                return false;
+            }
+            raw[i] = v;
+            if (t->kind == VK_FLOAT) {
+                if (t->width == 2) {
+                    fl[i] = gw_half_to_double((uint16_t)v);
+                } else if (t->width == 4) {
+                    float f;
+                    uint32_t w = (uint32_t)v;
+                    memcpy(&f, &w, 4);
+                    fl[i] = f;
+                } else {
+                    memcpy(&fl[i], &v, 8);
+                }
+            } else if (t->kind == VK_SINT) {
+                raw[i] = gw_sign_extend(v, t->width);
+            }
+        }
+    }
+
+    /* label */
+    int n = snprintf(label, sizeof label, "%s: %s", prefix, t->name);
+    if (t->kind == VK_STRING) {
+        char esc[64];
+        label_escape(esc, sizeof esc, c.data + boff, blen);
+        snprintf(label + n, sizeof label - (size_t)n, " \"%s\"", esc);
+    } else if (t->kind == VK_DATA) {
+        snprintf(label + n, sizeof label - (size_t)n, " (%u bytes)", blen);
+    } else {
+        n += snprintf(label + n, sizeof label - (size_t)n, t->ncomp > 1 ? " (" : " = ");
+        for (int i = 0; i < t->ncomp && n < (int)sizeof label; i++) {
+            const char *sep = i ? ", " : "";
+            if (t->kind == VK_FLOAT)
+                n += snprintf(label + n, sizeof label - (size_t)n, "%s%g", sep, fl[i]);
+            else if (t->kind == VK_SINT)
+                n += snprintf(label + n, sizeof label - (size_t)n, "%s%lld", sep, (long long)(int64_t)raw[i]);
+            else
+                n += snprintf(label + n, sizeof label - (size_t)n, "%s%llu", sep, (unsigned long long)raw[i]);
+        }
+        if (t->ncomp > 1 && n < (int)sizeof label)
+            snprintf(label + n, sizeof label - (size_t)n, ")");
+    }
+
+    gw_emit_label(&x->e, DNP_F_VALUE, start, c.off - start, label);
+    gw_emit_push(&x->e);
+    if (index_off != NO_OFFSET)
+        gw_emit_u(&x->e, DNP_F_VALUE_INDEX, index_off, 2, index);
+    if (wire_type)
+        gw_emit_u(&x->e, DNP_F_VALUE_TYPE, type_off, 1, type);
+    else
+        gw_emit_gen_u(&x->e, DNP_F_VALUE_TYPE, x->c.off, type);
+    size_t off = x->c.off;
+    if (t->kind == VK_STRING || t->kind == VK_DATA) {
+        gw_emit_u(&x->e, DNP_F_VALUE_LENGTH, off, 2, blen);
+        if (t->kind == VK_STRING) {
+            gw_emit_b(&x->e, DNP_F_VALUE_STRING, boff, blen, c.data + boff, blen);
+            if (!g_utf8_validate((const char *)c.data + boff, blen, NULL))
+                gw_emit_finding(&x->e, DNP_E_INVALID_UTF8, boff, blen,
+                                "String value is not valid UTF-8");
+        } else {
+            gw_emit_b(&x->e, DNP_F_VALUE_DATA, boff, blen, c.data + boff, blen);
+        }
+    } else {
+        for (int i = 0; i < t->ncomp; i++, off += t->width) {
+            if (t->kind == VK_FLOAT)
+                gw_emit_d(&x->e, DNP_F_VALUE_FLOAT, off, t->width, fl[i]);
+            else if (t->kind == VK_SINT)
+                gw_emit_i(&x->e, DNP_F_VALUE_SINT, off, t->width, (int64_t)raw[i]);
+            else
+                gw_emit_u(&x->e, DNP_F_VALUE_UINT, off, t->width, raw[i]);
+        }
+    }
+    gw_emit_pop(&x->e, c.off);
+    x->c.off = c.off;
+    return true;
+}
+
+/* value_count:u16 then (type:u8, value) x count: link states (5) and the
+ * values of long link states (11). Returns the types read, or NULL. */
+static dnp_link *decode_typed_values(dnp_ctx *x)
+{
+    uint32_t count;
+    if (!take_u(x, DNP_F_VALUE_COUNT, 2, &count, "value count"))
+        return NULL;
+    dnp_link *link = g_malloc(sizeof(dnp_link) + count);
+    link->count = (uint16_t)count;
+    link->frame = x->pi->frame;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t toff = x->c.off;
+        uint8_t type;
+        if (!gw_read_u8(&x->c, &type)) {
+            truncated(x, "value type");
+            break;
+        }
+        if (type >= DNP_N_TYPES) {
+            x->c.off = toff;
+            gw_emit_finding(&x->e, DNP_E_UNKNOWN_TYPE, toff, 1,
+                            "Unknown value type %u for value %u", type, i);
+            x->failed = true;
+            undecoded_rest(x);
+            break;
+        }
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "Value %u", i);
+        if (!decode_value(x, type, toff, NO_OFFSET, 0, toff, prefix))
+            break;
+        link->types[i] = type;
+    }
+    if (x->failed) {
+        g_free(link);
+        return NULL;
+    }
+    return link;
+}
+
+static void remember_link(dnp_ctx *x, uint16_t link_id, dnp_link *link)
+{
+    if (link)
+        g_hash_table_replace(x->conv->links, GUINT_TO_POINTER(link_id), link);
+}
+
+/* ---- reliable numbering --------------------------------------------------- */
+
+static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
+{
+    for (unsigned i = 0; i < HISTORY; i++) {
+        dnp_sent *s = &d->sent[(d->sent_pos + HISTORY - 1 - i) % HISTORY];
+        if (s->used && s->seq == seq)
+            return s;
+    }
+    return NULL;
+}
+
+static uint16_t seq_next(uint16_t n)
+{
+    return (uint16_t)((n + 1u) % DNP_SEQ_MODULO);
+}
+
+/* The number of a reliable command sent in direction x->pi->dir. */
+static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
+{
+    dnp_direction *d = &x->conv->dir[x->pi->dir];
+    dnp_sent *prev = find_sent(d, seq);
+    if (seq == 0xffff)
+        gw_emit_finding(&x->e, DNP_E_SEQ_65535, off, 2,
+                        "Reliable number 65535 (the reference never uses it)");
+    if (prev) {
+        gw_emit_gen_u(&x->e, DNP_F_RESEND_OF, off, prev->first_frame);
+        gw_emit_finding(&x->e, DNP_E_SEQ_RESEND, off, 2,
+                        "Resend of reliable number %u (first sent in frame %u)", seq,
+                        prev->first_frame);
+        return;
+    }
+    if (!d->started) {
+        d->started = true;
+        d->next = seq;
+    }
+    unsigned ahead = (seq + DNP_SEQ_MODULO - d->next) % DNP_SEQ_MODULO;
+    if (seq == 0xffff)
+        ahead = 0;
+    if (ahead >= DNP_WINDOW) {
+        gw_emit_finding(&x->e, DNP_E_SEQ_OUTSIDE_WINDOW, off, 2,
+                        "Reliable number %u outside the window [%u, %u)", seq, d->next,
+                        (d->next + DNP_WINDOW) % DNP_SEQ_MODULO);
+    } else if (ahead > 0) {
+        gw_emit_finding(&x->e, DNP_E_SEQ_AHEAD, off, 2,
+                        "Reliable number %u arrived before %u", seq, d->next);
+    }
+    dnp_sent *s = &d->sent[d->sent_pos];
+    d->sent_pos = (d->sent_pos + 1) % HISTORY;
+    *s = (dnp_sent){.seq = seq, .used = 1, .first_frame = x->pi->frame, .first_time_ns = x->pi->time_ns};
+    if (seq == 0xffff) {
+        d->next = 0;
+        return;
+    }
+    /* advance over this and any numbers that arrived early */
+    while (ahead == 0 && find_sent(d, d->next))
+        d->next = seq_next(d->next);
+}
+
+/* ---- long messages -------------------------------------------------------- */
+
+static int part_order(const void *a, const void *b, void *first)
+{
+    unsigned f = *(const uint16_t *)first;
+    unsigned da = (((const dnp_part *)a)->seq + DNP_SEQ_MODULO - f) % DNP_SEQ_MODULO;
+    unsigned db = (((const dnp_part *)b)->seq + DNP_SEQ_MODULO - f) % DNP_SEQ_MODULO;
+    return (da > db) - (da < db);
+}
+
+/* Store one part; when the message is complete (first and last seen and no
+ * number between them missing) assemble it into lng->out (and lng->vout) and
+ * return true. */
+static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool last,
+                     const uint8_t *piece, size_t n, const uint8_t *vpiece, size_t vn,
+                     size_t flags_off)
+{
+    if (first) {
+        if (l->active)
+            gw_emit_finding(&x->e, DNP_E_LONG_RESTARTED, flags_off, 1,
+                            "New long message while the one started in frame %u is incomplete",
+                            l->first_frame);
+        long_reset(l);
+        l->active = true;
+        l->first_seq = seq;
+        l->first_frame = x->pi->frame;
+    } else if (!l->active) {
+        gw_emit_finding(&x->e, DNP_E_LONG_MISSING_FIRST, flags_off, 1,
+                        "Part %u of a long message whose first part was not seen", seq);
+        return false;
+    }
+    if (l->data->len + n + vn > DNP_REASSEMBLY_MAX) {
+        gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
+                        "Long message over %u bytes: not reassembled", DNP_REASSEMBLY_MAX);
+        long_reset(l);
+        return false;
+    }
+    dnp_part p = {.seq = seq, .off = l->data->len, .len = n};
+    g_byte_array_append(l->data, piece, (guint)n);
+    p.voff = l->data->len;
+    p.vlen = vn;
+    if (vn)
+        g_byte_array_append(l->data, vpiece, (guint)vn);
+    g_array_append_val(l->parts, p);
+    if (last) {
+        l->have_last = true;
+        l->last_seq = seq;
+    }
+    if (!l->have_last)
+        return false;
+    unsigned want = (l->last_seq + DNP_SEQ_MODULO - l->first_seq) % DNP_SEQ_MODULO + 1;
+    if (l->parts->len != want)
+        return false;
+    g_array_sort_with_data(l->parts, part_order, &l->first_seq);
+    g_byte_array_set_size(l->out, 0);
+    g_byte_array_set_size(l->vout, 0);
+    for (guint i = 0; i < l->parts->len; i++) {
+        dnp_part *q = &g_array_index(l->parts, dnp_part, i);
+        g_byte_array_append(l->out, l->data->data + q->off, (guint)q->len);
+        g_byte_array_append(l->vout, l->data->data + q->voff, (guint)q->vlen);
+    }
+    return true;
+}
+
+static void emit_reassembly_info(dnp_ctx *x, dnp_long *l, size_t off)
+{
+    gw_emit_gen_u(&x->e, DNP_F_REASSEMBLED_FIRST, off, l->first_frame);
+    gw_emit_gen_u(&x->e, DNP_F_REASSEMBLED_PARTS, off, l->parts->len);
+    gw_emit_gen_u(&x->e, DNP_F_REASSEMBLED_LENGTH, off, l->out->len);
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+static void cmd_connect_request(dnp_ctx *x)
+{
+    uint32_t count, proto;
+    conv_restart(x->conv);
+    if (!take_u(x, DNP_F_PROTOCOL_COUNT, 2, &count, "protocol count"))
+        return;
+    if (count == 0)
+        gw_emit_finding(&x->e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
+    summary_add(x, " (");
+    for (uint32_t i = 0; i < count; i++) {
+        if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "protocol"))
+            return;
+        const char *nm = gw_value_name_of(protocol_names, proto);
+        if (i < 4)
+            summary_add(x, i ? ", %s" : "%s", nm ? nm : "unknown");
+        else if (i == 4)
+            summary_add(x, ", ...");
+        if (!nm)
+            summary_add(x, "(%u)", proto);
+    }
+    summary_add(x, ")");
+    check_end(x);
+}
+
+static void cmd_connect_ack(dnp_ctx *x)
+{
+    uint32_t result, proto;
+    if (!take_u(x, DNP_F_RESULT, 1, &result, "result code"))
+        return;
+    const char *rn = gw_value_name_of(result_names, result);
+    summary_add(x, ": %s", rn ? rn : "unknown result");
+    if (!rn)
+        gw_emit_finding(&x->e, DNP_E_UNKNOWN_RESULT, 1, 1, "Unknown result code %u", result);
+    if (result == 0) {
+        if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "selected protocol"))
+            return;
+        const char *pn = gw_value_name_of(protocol_names, proto);
+        summary_add(x, ", %s", pn ? pn : "unknown protocol");
+    } else if (gw_remaining(&x->c) == 2) {
+        gw_emit_finding(&x->e, DNP_E_PROTOCOL_IN_REJECTION, x->c.off, 2,
+                        "Rejection carries a protocol");
+        take_u(x, DNP_F_PROTOCOL, 2, NULL, "protocol");
+    }
+    check_end(x);
+}
+
+static bool take_seq(dnp_ctx *x, uint16_t *seq)
+{
+    size_t off = x->c.off;
+    uint32_t v;
+    if (!take_u(x, DNP_F_SEQ, 2, &v, "reliable number"))
+        return false;
+    *seq = (uint16_t)v;
+    summary_add(x, " #%u", *seq);
+    track_seq(x, *seq, off);
+    return true;
+}
+
+static void cmd_message(dnp_ctx *x, bool reliable)
+{
+    uint16_t seq;
+    if (reliable && !take_seq(x, &seq))
+        return;
+    size_t off = x->c.off, n = gw_remaining(&x->c);
+    gw_emit_b(&x->e, DNP_F_MESSAGE, off, n, x->c.data + off, n);
+    x->c.off = x->c.len;
+    summary_add(x, " (%zu bytes)", n);
+}
+
+static void summary_flags(dnp_ctx *x, uint32_t flags)
+{
+    if (flags & 1)
+        summary_add(x, " read-only");
+}
+
+static void cmd_link_state(dnp_ctx *x)
+{
+    uint16_t seq;
+    uint32_t link_id, flags, mlen;
+    if (!take_seq(x, &seq) || !take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
+        return;
+    summary_add(x, " link %u", link_id);
+    size_t foff = x->c.off;
+    if (!take_u(x, DNP_F_FLAGS, 1, &flags, "flags"))
+        return;
+    gw_emit_push(&x->e);
+    gw_emit_u(&x->e, DNP_F_FLAG_READ_ONLY, foff, 1, flags);
+    gw_emit_pop(&x->e, foff + 1);
+    summary_flags(x, flags);
+    if (flags & ~1u)
+        gw_emit_finding(&x->e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
+    if (!take_u(x, DNP_F_MESSAGE_LENGTH, 2, &mlen, "message length"))
+        return;
+    size_t moff = x->c.off;
+    if (!gw_skip(&x->c, mlen)) {
+        truncated(x, "message bytes");
+        return;
+    }
+    gw_emit_b(&x->e, DNP_F_MESSAGE, moff, mlen, x->c.data + moff, mlen);
+    dnp_link *link = decode_typed_values(x);
+    if (link)
+        summary_add(x, ", %u value%s", link->count, link->count == 1 ? "" : "s");
+    remember_link(x, (uint16_t)link_id, link);
+    check_end(x);
+}
+
+static void cmd_reliable_ack(dnp_ctx *x)
+{
+    uint32_t seq, code;
+    size_t off = x->c.off;
+    if (!take_u(x, DNP_F_SEQ, 2, &seq, "reliable number"))
+        return;
+    summary_add(x, " #%u", seq);
+    if (!take_u(x, DNP_F_ACK_CODE, 1, &code, "result code"))
+        return;
+    const char *cn = gw_value_name_of(ack_code_names, code);
+    summary_add(x, " %s", cn ? cn : "unknown");
+    if (!cn)
+        gw_emit_finding(&x->e, DNP_E_UNKNOWN_ACK_CODE, 3, 1, "Unknown ack result %u", code);
+    else if (code == 1)
+        gw_emit_finding(&x->e, DNP_E_ACK_FAILED, 3, 1, "Receiver asks to resend #%u", seq);
+    /* an ack answers a command sent the other way */
+    dnp_sent *s = find_sent(&x->conv->dir[!x->pi->dir], (uint16_t)seq);
+    if (s) {
+        gw_emit_gen_u(&x->e, DNP_F_ACK_REQUEST_FRAME, off, s->first_frame);
+        gw_emit_gen_i(&x->e, DNP_F_ACK_TIME, off, x->pi->time_ns - s->first_time_ns);
+    } else {
+        gw_emit_finding(&x->e, DNP_E_ACK_UNMATCHED, off, 2,
+                        "Ack of reliable number %u, which was not seen", seq);
+    }
+    check_end(x);
+}
+
+static void cmd_link_up_down(dnp_ctx *x)
+{
+    uint32_t link_id;
+    if (!take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
+        return;
+    summary_add(x, " %u", link_id);
+    check_end(x);
+}
+
+/* -- link update (9) -- */
+
+static bool read_n(gw_cursor *c, unsigned size, uint32_t *v)
+{
+    if (size == 1) {
+        uint8_t b;
+        if (!gw_read_u8(c, &b))
+            return false;
+        *v = b;
+        return true;
+    }
+    uint16_t s;
+    if (!gw_read_u16le(c, &s))
+        return false;
+    *v = s;
+    return true;
+}
+
+static bool skip_value(gw_cursor *c, uint8_t type)
+{
+    const dnp_type *t = &value_types[type];
+    if (t->kind == VK_STRING || t->kind == VK_DATA) {
+        uint16_t n;
+        return gw_read_u16le(c, &n) && gw_skip(c, n);
+    }
+    return gw_skip(c, (size_t)t->width * t->ncomp);
+}
+
+/* Does the whole datagram parse, exactly, in this layout? */
+static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, int layout)
+{
+    gw_cursor c = {data, len, 1};
+    unsigned cs = layout == DNP_LAYOUT_SPEC ? 2 : 1;
+    uint32_t nlinks, nvalues;
+    if (!read_n(&c, cs, &nlinks))
+        return false;
+    for (uint32_t l = 0; l < nlinks; l++) {
+        uint16_t id;
+        if (!gw_read_u16le(&c, &id) || !read_n(&c, cs, &nvalues))
+            return false;
+        const dnp_link *link = conv ? g_hash_table_lookup(conv->links, GUINT_TO_POINTER(id)) : NULL;
+        if (layout == DNP_LAYOUT_REFERENCE && !link)
+            return false;
+        for (uint32_t v = 0; v < nvalues; v++) {
+            uint8_t type;
+            if (layout == DNP_LAYOUT_SPEC) {
+                if (!gw_read_u8(&c, &type) || type >= DNP_N_TYPES)
+                    return false;
+            } else {
+                uint16_t idx;
+                if (!gw_read_u16le(&c, &idx) || idx >= link->count)
+                    return false;
+                type = link->types[idx];
+            }
+            if (!skip_value(&c, type))
+                return false;
+        }
+    }
+    return gw_remaining(&c) == 0;
+}
+
+static void cmd_link_update(dnp_ctx *x)
+{
+    int layout = gw_dnp_update_layout;
+    bool ref_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_REFERENCE);
+    bool spec_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_SPEC);
+    if (layout == DNP_LAYOUT_AUTO) {
+        layout = (spec_fits && !ref_fits) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
+        if (spec_fits && ref_fits)
+            gw_emit_finding(&x->e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->c),
+                            "Both link-update layouts fit; decoded as the reference's");
+    }
+    gw_emit_gen_u(&x->e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
+    if (layout == DNP_LAYOUT_SPEC)
+        gw_emit_finding(&x->e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->c),
+                        "Link update in the published text's layout (u16 counts, type bytes)");
+
+    bool spec = layout == DNP_LAYOUT_SPEC;
+    unsigned cs = spec ? 2 : 1;
+    uint32_t nlinks, nvalues, id;
+    if (!take_u(x, DNP_F_LINK_COUNT, cs, &nlinks, "link count"))
+        return;
+    summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
+    for (uint32_t l = 0; l < nlinks && !x->failed; l++) {
+        size_t lstart = x->c.off;
+        char label[48];
+        snprintf(label, sizeof label, "Link %u", l);
+        gw_emit_label(&x->e, DNP_F_LINK, lstart, 0, label);
+        gw_emit_push(&x->e);
+        if (!take_u(x, DNP_F_LINK_ID, 2, &id, "link id") ||
+            !take_u(x, DNP_F_VALUE_COUNT, cs, &nvalues, "value count")) {
+            gw_emit_pop(&x->e, x->c.off);
+            break;
+        }
+        if (l < 3)
+            summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues,
+                        nvalues == 1 ? "" : "s");
+        const dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(id));
+        if (link)
+            gw_emit_gen_u(&x->e, DNP_F_TYPES_FROM, lstart, link->frame);
+        if (!spec && !link) {
+            gw_emit_finding(&x->e, DNP_E_UNKNOWN_LINK, lstart, gw_remaining(&x->c),
+                            "Link %u: no link state seen, value types unknown", id);
+            undecoded_rest(x);
+            gw_emit_pop(&x->e, x->c.off);
+            summary_add(x, " (unknown link)");
+            return;
+        }
+        for (uint32_t v = 0; v < nvalues; v++) {
+            size_t voff = x->c.off;
+            uint8_t type;
+            char prefix[40];
+            if (spec) {
+                if (!gw_read_u8(&x->c, &type)) {
+                    truncated(x, "value type");
+                    break;
+                }
+                if (type >= DNP_N_TYPES) {
+                    x->c.off = voff;
+                    gw_emit_finding(&x->e, DNP_E_UNKNOWN_TYPE, voff, 1,
+                                    "Unknown value type %u", type);
+                    x->failed = true;
+                    undecoded_rest(x);
+                    break;
+                }
+                if (link && v < link->count && link->types[v] != type)
+                    gw_emit_finding(&x->e, DNP_E_TYPE_MISMATCH, voff, 1,
+                                    "Value %u has type %s, the link state said %s", v,
+                                    value_types[type].name, value_types[link->types[v]].name);
+                snprintf(prefix, sizeof prefix, "Value %u", v);
+                if (!decode_value(x, type, voff, NO_OFFSET, 0, voff, prefix))
+                    break;
+            } else {
+                uint16_t idx;
+                if (!gw_read_u16le(&x->c, &idx)) {
+                    truncated(x, "value index");
+                    break;
+                }
+                if (idx >= link->count) {
+                    x->c.off = voff;
+                    gw_emit_u(&x->e, DNP_F_VALUE_INDEX, voff, 2, idx);
+                    gw_emit_finding(&x->e, DNP_E_INDEX_RANGE, voff, 2,
+                                    "Value index %u, but link %u has %u values", idx, id,
+                                    link->count);
+                    x->c.off = voff + 2;
+                    x->failed = true;
+                    undecoded_rest(x);
+                    break;
+                }
+                snprintf(prefix, sizeof prefix, "Value [%u]", idx);
+                if (!decode_value(x, link->types[idx], voff, voff, idx, NO_OFFSET, prefix))
+                    break;
+            }
+        }
+        gw_emit_pop(&x->e, x->c.off);
+    }
+    if (nlinks > 3)
+        summary_add(x, "; ...");
+    check_end(x);
+}
+
+/* -- long commands (10, 11) -- */
+
+static void emit_part_flags(dnp_ctx *x, int field, int first_f, int last_f, uint32_t *flags)
+{
+    size_t off = x->c.off;
+    if (!take_u(x, field, 1, flags, "part flags"))
+        return;
+    gw_emit_push(&x->e);
+    if (field == DNP_F_FLAGS)
+        gw_emit_u(&x->e, DNP_F_FLAG_READ_ONLY, off, 1, *flags);
+    gw_emit_u(&x->e, first_f, off, 1, *flags);
+    gw_emit_u(&x->e, last_f, off, 1, *flags);
+    gw_emit_pop(&x->e, off + 1);
+}
+
+static void cmd_message_long(dnp_ctx *x)
+{
+    uint16_t seq;
+    uint32_t flags;
+    bool resend = false;
+    if (!take_seq(x, &seq))
+        return;
+    size_t foff = x->c.off;
+    dnp_direction *d = &x->conv->dir[x->pi->dir];
+    /* a resend must not be appended twice */
+    dnp_sent *s = find_sent(d, seq);
+    resend = s && s->first_frame != x->pi->frame;
+    emit_part_flags(x, DNP_F_LONG_FLAGS, DNP_F_LONG_FIRST, DNP_F_LONG_LAST, &flags);
+    if (x->failed)
+        return;
+    if (flags & ~3u)
+        gw_emit_finding(&x->e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown part flags 0x%02x", flags);
+    size_t off = x->c.off, n = gw_remaining(&x->c);
+    gw_emit_b(&x->e, DNP_F_CHUNK, off, n, x->c.data + off, n);
+    x->c.off = x->c.len;
+    summary_add(x, " part%s%s (%zu bytes)", flags & 1 ? " first" : "", flags & 2 ? " last" : "", n);
+    if (resend)
+        return;
+    dnp_long *l = &d->lng;
+    if (long_add(x, l, seq, flags & 1, flags & 2, x->c.data + off, n, NULL, 0, foff)) {
+        emit_reassembly_info(x, l, off);
+        x->e.sink->source(x->e.sink->ctx, 1, "Reassembled DNP message", l->out->data, l->out->len);
+        x->e.src = 1;
+        gw_emit_b(&x->e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
+        x->e.src = 0;
+        summary_add(x, ", message of %u bytes reassembled", l->out->len);
+        long_reset(l);
+    }
+}
+
+static void cmd_link_state_long(dnp_ctx *x)
+{
+    uint16_t seq;
+    uint32_t link_id, flags, mlen;
+    if (!take_seq(x, &seq) || !take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
+        return;
+    dnp_direction *d = &x->conv->dir[x->pi->dir];
+    dnp_sent *s = find_sent(d, seq);
+    bool resend = s && s->first_frame != x->pi->frame;
+    size_t foff = x->c.off;
+    emit_part_flags(x, DNP_F_FLAGS, DNP_F_FLAG_FIRST, DNP_F_FLAG_LAST, &flags);
+    if (x->failed)
+        return;
+    if (flags & ~7u)
+        gw_emit_finding(&x->e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
+    summary_add(x, " link %u part%s%s", link_id, flags & 2 ? " first" : "", flags & 4 ? " last" : "");
+    summary_flags(x, flags);
+    if (!take_u(x, DNP_F_MESSAGE_LENGTH, 2, &mlen, "message length"))
+        return;
+    size_t moff = x->c.off;
+    if (!gw_skip(&x->c, mlen)) {
+        truncated(x, "message bytes");
+        return;
+    }
+    gw_emit_b(&x->e, DNP_F_CHUNK, moff, mlen, x->c.data + moff, mlen);
+    size_t voff = x->c.off, vn = gw_remaining(&x->c);
+    gw_emit_b(&x->e, DNP_F_VALUES_PART, voff, vn, x->c.data + voff, vn);
+    x->c.off = x->c.len;
+    if (resend)
+        return;
+    dnp_long *l = &d->lng;
+    if (!long_add(x, l, seq, flags & 2, flags & 4, x->c.data + moff, mlen, x->c.data + voff, vn, foff))
+        return;
+    emit_reassembly_info(x, l, voff);
+    x->e.sink->source(x->e.sink->ctx, 1, "Reassembled DNP link-state message", l->out->data, l->out->len);
+    x->e.sink->source(x->e.sink->ctx, 2, "Reassembled DNP link-state values", l->vout->data, l->vout->len);
+    x->e.src = 1;
+    gw_emit_b(&x->e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
+    /* the values are decoded from their own reassembled buffer */
+    x->e.src = 2;
+    gw_cursor saved = x->c;
+    x->c = (gw_cursor){l->vout->data, l->vout->len, 0};
+    dnp_link *link = decode_typed_values(x);
+    if (link)
+        summary_add(x, ", reassembled: %u value%s", link->count, link->count == 1 ? "" : "s");
+    remember_link(x, (uint16_t)link_id, link);
+    check_end(x);
+    x->c = saved;
+    x->e.src = 0;
+    long_reset(l);
+}
+
+/* ---- entry points ----------------------------------------------------------- */
+
+static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
+                       const gw_sink *sink)
+{
+    dnp_ctx x = {.e = {.sink = sink, .defs = findings}, .c = {data, len, 0}, .conv = conv, .pi = pi};
+    uint8_t cmd;
+    if (!gw_read_u8(&x.c, &cmd)) {
+        truncated(&x, "command code");
+        sink->summary(sink->ctx, "Empty datagram");
+        return;
+    }
+    gw_emit_u(&x.e, DNP_F_COMMAND, 0, 1, cmd);
+    const char *name = gw_value_name_of(command_names, cmd);
+    if (name)
+        summary_add(&x, "%s", name);
+    else
+        summary_add(&x, "Unknown command %u", cmd);
+
+    switch (cmd) {
+    case DNP_CONNECT_REQUEST: cmd_connect_request(&x); break;
+    case DNP_CONNECT_ACK: cmd_connect_ack(&x); break;
+    case DNP_CLOSE: check_end(&x); break;
+    case DNP_MESSAGE: cmd_message(&x, false); break;
+    case DNP_RELIABLE_MESSAGE: cmd_message(&x, true); break;
+    case DNP_LINK_STATE: cmd_link_state(&x); break;
+    case DNP_RELIABLE_ACK: cmd_reliable_ack(&x); break;
+    case DNP_LINK_UP:
+    case DNP_LINK_DOWN: cmd_link_up_down(&x); break;
+    case DNP_LINK_UPDATE: cmd_link_update(&x); break;
+    case DNP_RELIABLE_MESSAGE_LONG: cmd_message_long(&x); break;
+    case DNP_LINK_STATE_LONG: cmd_link_state_long(&x); break;
+    default:
+        gw_emit_finding(&x.e, DNP_E_UNKNOWN_COMMAND, 0, 1, "Unknown command code %u", cmd);
+        undecoded_rest(&x);
+        break;
+    }
+    sink->summary(sink->ctx, x.summary);
+}
+
+/* Strong enough to claim a conversation on an unknown port: only commands
+ * whose whole datagram is determined by the layout and that parse exactly:
+ * the connection request and ack (how every conversation starts) and the
+ * link state. */
+static bool dnp_heuristic(const uint8_t *data, size_t len)
+{
+    gw_cursor c = {data, len, 1};
+    if (len < 2)
+        return false;
+    switch (data[0]) {
+    case DNP_CONNECT_REQUEST: {
+        uint16_t n, proto;
+        if (!gw_read_u16le(&c, &n) || n == 0 || n > 16 || len != 3u + 2u * n)
+            return false;
+        for (unsigned i = 0; i < n; i++)
+            if (!gw_read_u16le(&c, &proto) || proto > 255)
+                return false;
+        return true;
+    }
+    case DNP_CONNECT_ACK:
+        return (len == 4 && data[1] == 0 && data[3] == 0) ||
+               (len == 2 && (data[1] == 1 || data[1] == 2));
+    case DNP_LINK_STATE: {
+        uint16_t seq, id, mlen, count;
+        uint8_t flags, type;
+        if (!gw_read_u16le(&c, &seq) || !gw_read_u16le(&c, &id) || !gw_read_u8(&c, &flags) ||
+            flags > 1 || !gw_read_u16le(&c, &mlen) || !gw_skip(&c, mlen) ||
+            !gw_read_u16le(&c, &count) || count == 0)
+            return false;
+        for (unsigned i = 0; i < count; i++)
+            if (!gw_read_u8(&c, &type) || type >= DNP_N_TYPES || !skip_value(&c, type))
+                return false;
+        return gw_remaining(&c) == 0;
+    }
+    default:
+        return false;
+    }
+}
+
+const gw_protocol gw_dnp_protocol = {
+    .name = "dnp",
+    .short_name = "DNP",
+    .long_name = "Drag[en]gine Network Protocol",
+    .transports = GW_TRANSPORT_UDP,
+    .default_port = DNP_PORT,
+    .fields = fields,
+    .n_fields = DNP_F_COUNT,
+    .findings = findings,
+    .n_findings = DNP_E_COUNT,
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(dnp_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .decode = dnp_decode,
+    .heuristic = dnp_heuristic,
+};

@@ -1,0 +1,116 @@
+/* dnp.h - Drag[en]gine Network Protocol (DNP): fields, findings, state.
+ *
+ * Wire facts: ../shared/specs/WIRE-NOTES.md section 1 (the reference
+ * implementation LordOfDragons/denetwork) and dnp.md (the published text).
+ */
+#ifndef GW_DNP_H
+#define GW_DNP_H
+
+#include "gw_core.h"
+
+enum dnp_command {
+    DNP_CONNECT_REQUEST = 0,
+    DNP_CONNECT_ACK = 1,
+    DNP_CLOSE = 2,
+    DNP_MESSAGE = 3,
+    DNP_RELIABLE_MESSAGE = 4,
+    DNP_LINK_STATE = 5,
+    DNP_RELIABLE_ACK = 6,
+    DNP_LINK_UP = 7,
+    DNP_LINK_DOWN = 8,
+    DNP_LINK_UPDATE = 9,
+    DNP_RELIABLE_MESSAGE_LONG = 10,
+    DNP_LINK_STATE_LONG = 11,
+};
+
+/* field indexes into gw_dnp_protocol.fields */
+enum dnp_field {
+    DNP_F_COMMAND,
+    DNP_F_PROTOCOL_COUNT,
+    DNP_F_PROTOCOL,
+    DNP_F_RESULT,
+    DNP_F_SEQ,
+    DNP_F_ACK_CODE,
+    DNP_F_LINK_ID,
+    DNP_F_FLAGS,
+    DNP_F_FLAG_READ_ONLY,
+    DNP_F_FLAG_FIRST,
+    DNP_F_FLAG_LAST,
+    DNP_F_LONG_FLAGS,
+    DNP_F_LONG_FIRST,
+    DNP_F_LONG_LAST,
+    DNP_F_MESSAGE_LENGTH,
+    DNP_F_MESSAGE,
+    DNP_F_LINK_COUNT,
+    DNP_F_LINK,
+    DNP_F_VALUE_COUNT,
+    DNP_F_VALUE,
+    DNP_F_VALUE_INDEX,
+    DNP_F_VALUE_TYPE,
+    DNP_F_VALUE_LENGTH,
+    DNP_F_VALUE_SINT,
+    DNP_F_VALUE_UINT,
+    DNP_F_VALUE_FLOAT,
+    DNP_F_VALUE_STRING,
+    DNP_F_VALUE_DATA,
+    DNP_F_UPDATE_LAYOUT,
+    DNP_F_TYPES_FROM,
+    DNP_F_CHUNK,
+    DNP_F_VALUES_PART,
+    DNP_F_REASSEMBLED_LENGTH,
+    DNP_F_REASSEMBLED_PARTS,
+    DNP_F_REASSEMBLED_FIRST,
+    DNP_F_ACK_REQUEST_FRAME,
+    DNP_F_ACK_TIME,
+    DNP_F_ACKED_IN,
+    DNP_F_RESEND_OF,
+    DNP_F_TRAILING,
+    DNP_F_UNDECODED,
+    DNP_F_COUNT
+};
+
+/* finding indexes into gw_dnp_protocol.findings */
+enum dnp_finding {
+    DNP_E_TRUNCATED,
+    DNP_E_TRAILING,
+    DNP_E_UNKNOWN_COMMAND,
+    DNP_E_NO_PROTOCOLS,
+    DNP_E_UNKNOWN_RESULT,
+    DNP_E_PROTOCOL_IN_REJECTION,
+    DNP_E_UNKNOWN_ACK_CODE,
+    DNP_E_ACK_FAILED,
+    DNP_E_UNKNOWN_FLAGS,
+    DNP_E_UNKNOWN_TYPE,
+    DNP_E_INVALID_UTF8,
+    DNP_E_UNKNOWN_LINK,
+    DNP_E_INDEX_RANGE,
+    DNP_E_SPEC_LAYOUT,
+    DNP_E_LAYOUT_AMBIGUOUS,
+    DNP_E_TYPE_MISMATCH,
+    DNP_E_SEQ_OUTSIDE_WINDOW,
+    DNP_E_SEQ_AHEAD,
+    DNP_E_SEQ_RESEND,
+    DNP_E_SEQ_65535,
+    DNP_E_ACK_UNMATCHED,
+    DNP_E_LONG_MISSING_FIRST,
+    DNP_E_LONG_RESTARTED,
+    DNP_E_LONG_TOO_LONG,
+    DNP_E_COUNT
+};
+
+/* the link-update layout option (preference dnp.update_layout) */
+enum dnp_update_layout {
+    DNP_LAYOUT_AUTO = 0,
+    DNP_LAYOUT_REFERENCE = 1,
+    DNP_LAYOUT_SPEC = 2,
+};
+extern int gw_dnp_update_layout;
+
+#define DNP_PORT 3413
+#define DNP_WINDOW 10
+#define DNP_SEQ_MODULO 65535u    /* the reference wraps here; the text says 65536 */
+#define DNP_REASSEMBLY_MAX (1u << 20) /* bytes of one long message we keep */
+
+extern const gw_protocol gw_dnp_protocol;
+
+#endif

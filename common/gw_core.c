@@ -1,0 +1,199 @@
+/* gw_core.c - cursor, value helpers and emitters shared by every decoder. */
+#include "gw_core.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const gw_protocol gw_dnp_protocol;
+
+const gw_protocol *const gw_protocols[] = {
+    &gw_dnp_protocol,
+    NULL,
+};
+
+const gw_protocol *gw_protocol_by_name(const char *name)
+{
+    for (int i = 0; gw_protocols[i]; i++)
+        if (strcmp(gw_protocols[i]->name, name) == 0)
+            return gw_protocols[i];
+    return NULL;
+}
+
+/* ---- cursor ---- */
+
+bool gw_read_u8(gw_cursor *c, uint8_t *v)
+{
+    if (gw_remaining(c) < 1)
+        return false;
+    *v = c->data[c->off++];
+    return true;
+}
+
+bool gw_read_u16le(gw_cursor *c, uint16_t *v)
+{
+    if (gw_remaining(c) < 2)
+        return false;
+    const uint8_t *p = c->data + c->off;
+    *v = (uint16_t)(p[0] | (p[1] << 8));
+    c->off += 2;
+    return true;
+}
+
+bool gw_read_u32le(gw_cursor *c, uint32_t *v)
+{
+    if (gw_remaining(c) < 4)
+        return false;
+    const uint8_t *p = c->data + c->off;
+    *v = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+         ((uint32_t)p[3] << 24);
+    c->off += 4;
+    return true;
+}
+
+bool gw_read_u64le(gw_cursor *c, uint64_t *v)
+{
+    uint32_t lo, hi;
+    if (gw_remaining(c) < 8)
+        return false;
+    gw_read_u32le(c, &lo);
+    gw_read_u32le(c, &hi);
+    *v = ((uint64_t)hi << 32) | lo;
+    return true;
+}
+
+bool gw_skip(gw_cursor *c, size_t n)
+{
+    if (gw_remaining(c) < n)
+        return false;
+    c->off += n;
+    return true;
+}
+
+/* IEEE 754 binary16: 1 sign bit, 5 exponent bits (bias 15), 10 fraction bits */
+double gw_half_to_double(uint16_t h)
+{
+    int sign = (h >> 15) & 1;
+    int exp = (h >> 10) & 0x1f;
+    int frac = h & 0x3ff;
+    double v;
+    if (exp == 0)
+        v = ldexp((double)frac, -24);              /* zero or subnormal */
+    else if (exp == 31)
+        v = frac ? NAN : INFINITY;
+    else
+        v = ldexp((double)(frac | 0x400), exp - 25); /* 1.frac * 2^(exp-15) */
+    return sign ? -v : v;
+}
+
+uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
+{
+    if (bytes >= 8)
+        return v;
+    unsigned bits = bytes * 8;
+    uint64_t m = 1ull << (bits - 1);
+    v &= (1ull << bits) - 1;
+    return (v ^ m) - m;
+}
+
+const char *gw_value_name_of(const gw_value_name *names, uint32_t v)
+{
+    for (; names && names->name; names++)
+        if (names->value == v)
+            return names->name;
+    return NULL;
+}
+
+const char *gw_severity_name(gw_severity s)
+{
+    switch (s) {
+    case GW_SEV_ERROR: return "error";
+    case GW_SEV_WARNING: return "warning";
+    default: return "note";
+    }
+}
+
+uint64_t gw_field_masked(const gw_field *f, uint64_t raw)
+{
+    if (!f->mask)
+        return raw;
+    raw &= f->mask;
+    uint64_t m = f->mask;
+    while (!(m & 1)) {
+        m >>= 1;
+        raw >>= 1;
+    }
+    return raw;
+}
+
+/* ---- emitters ---- */
+
+static void emit(gw_emit *e, int field, size_t off, size_t len, gw_value v,
+                 unsigned flags, const char *label)
+{
+    gw_item it = {.field = field, .src = e->src, .off = off, .len = len,
+                  .v = v, .flags = flags, .label = label};
+    e->sink->item(e->sink->ctx, &it);
+}
+
+void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v)
+{
+    emit(e, field, off, len, (gw_value){.u = v}, 0, NULL);
+}
+
+void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v)
+{
+    emit(e, field, off, len, (gw_value){.i = v}, 0, NULL);
+}
+
+void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v)
+{
+    emit(e, field, off, len, (gw_value){.d = v}, 0, NULL);
+}
+
+void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n)
+{
+    gw_value v;
+    v.b.p = p;
+    v.b.n = n;
+    emit(e, field, off, len, v, 0, NULL);
+}
+
+void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v)
+{
+    emit(e, field, off, 0, (gw_value){.u = v}, GW_ITEM_GENERATED, NULL);
+}
+
+void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v)
+{
+    emit(e, field, off, 0, (gw_value){.i = v}, GW_ITEM_GENERATED, NULL);
+}
+
+void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label)
+{
+    emit(e, field, off, len, (gw_value){.u = 0}, 0, label);
+}
+
+void gw_emit_push(gw_emit *e)
+{
+    e->sink->push(e->sink->ctx);
+}
+
+void gw_emit_pop(gw_emit *e, size_t end)
+{
+    e->sink->pop(e->sink->ctx, end);
+}
+
+void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    unsigned sev = (unsigned)e->defs[finding].severity + 1;
+    if (sev > e->findings_max_sev)
+        e->findings_max_sev = sev;
+    e->sink->finding(e->sink->ctx, finding, e->src, off, len, msg);
+}

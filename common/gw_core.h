@@ -1,0 +1,204 @@
+/* gw_core.h - the protocol-independent half of the decoder library.
+ *
+ * Everything a front end needs to show a protocol comes from here: the field
+ * and finding tables (the only place a field or finding is named), the
+ * bounds-checked cursor decoders read through, and the sink interface through
+ * which a decoder reports fields, subtrees, findings and its one-line summary.
+ * Nothing here knows Wireshark or libpcap.
+ */
+#ifndef GW_CORE_H
+#define GW_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- field tables ------------------------------------------------------ */
+
+typedef enum {
+    GW_FT_NONE,     /* a label or subtree head, carries no value */
+    GW_FT_U8, GW_FT_U16, GW_FT_U32, GW_FT_U64,
+    GW_FT_I8, GW_FT_I16, GW_FT_I32, GW_FT_I64,
+    GW_FT_BOOL,
+    GW_FT_DOUBLE,
+    GW_FT_STRING,   /* UTF-8 bytes, not NUL-terminated on the wire */
+    GW_FT_BYTES,
+    GW_FT_FRAMENUM, /* a frame number (links between frames) */
+    GW_FT_RELTIME,  /* nanoseconds (v.i), shown as a relative time */
+} gw_ftype;
+
+typedef enum { GW_BASE_NONE, GW_BASE_DEC, GW_BASE_HEX, GW_BASE_DEC_HEX } gw_base;
+
+typedef struct {
+    uint32_t value;
+    const char *name;
+} gw_value_name;  /* tables end with {0, NULL} */
+
+/* field flags */
+#define GW_FIELD_TWO_PASS 0x1u /* only known once later frames were seen
+                                  (Wireshark's second pass); pcaptool streams
+                                  and never emits it */
+
+typedef struct {
+    const char *abbrev;          /* filter name, e.g. "dnp.link_id" */
+    const char *name;            /* display name */
+    gw_ftype type;
+    gw_base base;
+    const gw_value_name *names;  /* value names, or NULL */
+    uint64_t mask;               /* bit mask inside the container, or 0 */
+    const char *blurb;           /* one-line description */
+    unsigned flags;
+    int reverse;                 /* for a FRAMENUM back link: the field shown on
+                                    the frame linked to (two-pass), or -1 */
+} gw_field;
+
+typedef enum { GW_SEV_NOTE = 0, GW_SEV_WARNING = 1, GW_SEV_ERROR = 2 } gw_severity;
+
+typedef struct {
+    const char *code;     /* stable, e.g. "dnp.seq.outside_window" */
+    gw_severity severity;
+    const char *summary;  /* what it means, one line */
+} gw_finding_def;
+
+/* ---- values and the sink ----------------------------------------------- */
+
+typedef struct {
+    union {
+        uint64_t u;     /* U*, BOOL, FRAMENUM */
+        int64_t i;      /* I*, RELTIME (nanoseconds) */
+        double d;       /* DOUBLE */
+        struct { const uint8_t *p; size_t n; } b; /* STRING, BYTES */
+    };
+} gw_value;
+
+/* item flags */
+#define GW_ITEM_GENERATED 0x1u /* derived, not on the wire */
+
+/* An item a decoder reports. Invariant the front ends rely on: a STRING or
+ * BYTES item covers exactly its value's bytes (v.b.p == source + off and
+ * v.b.n == len), so Wireshark can read it from the tvb. */
+typedef struct {
+    int field;        /* index into the protocol's field table */
+    int src;          /* data source: 0 = the PDU, >0 = one opened by source() */
+    size_t off, len;  /* bytes the item covers in that source */
+    gw_value v;
+    unsigned flags;
+    const char *label;/* text for GW_FT_NONE items (or NULL = field name) */
+} gw_item;
+
+typedef struct gw_sink {
+    void *ctx;
+    void (*item)(void *ctx, const gw_item *it);
+    /* the last item becomes the head of a subtree until pop() */
+    void (*push)(void *ctx);
+    void (*pop)(void *ctx, size_t end_off);
+    void (*finding)(void *ctx, int finding, int src, size_t off, size_t len,
+                    const char *message);
+    void (*summary)(void *ctx, const char *text);
+    /* a new data source (reassembled bytes), numbered from 1 in a PDU */
+    void (*source)(void *ctx, int src, const char *name, const uint8_t *data,
+                   size_t len);
+} gw_sink;
+
+/* ---- per-PDU context handed to every decoder --------------------------- */
+
+typedef struct {
+    uint32_t frame;  /* 1-based frame number */
+    int64_t time_ns; /* capture time, nanoseconds since the epoch */
+    int dir;         /* 0 = from the conversation's initiator, 1 = towards it */
+} gw_pdu_info;
+
+/* ---- options (preferences in Wireshark, --option in pcaptool) ---------- */
+
+typedef struct {
+    int value;
+    const char *token;  /* as typed: "auto" */
+    const char *title;  /* as shown: "Automatic" */
+} gw_choice;           /* lists end with {0, NULL, NULL} */
+
+typedef struct {
+    const char *name;          /* "update_layout": full name is proto.name */
+    const char *title;
+    const char *description;
+    const gw_choice *choices;  /* enumerated values */
+    int *value;                /* the one storage both front ends set */
+} gw_option;
+
+/* ---- protocols ----------------------------------------------------------- */
+
+typedef enum { GW_TRANSPORT_UDP = 1, GW_TRANSPORT_TCP = 2 } gw_transport;
+
+typedef struct gw_protocol {
+    const char *name;        /* filter name, "dnp" */
+    const char *short_name;  /* "DNP" */
+    const char *long_name;   /* "Drag[en]gine Network Protocol" */
+    unsigned transports;     /* GW_TRANSPORT_* bits */
+    uint16_t default_port;
+    const gw_field *fields;
+    int n_fields;
+    const gw_finding_def *findings;
+    int n_findings;
+    const gw_option *options;
+    int n_options;
+    /* conversation state */
+    size_t conv_size;
+    void (*conv_init)(void *conv);
+    void (*conv_free)(void *conv);
+    /* decode one PDU (for UDP: one datagram) */
+    void (*decode)(void *conv, const gw_pdu_info *pi, const uint8_t *data,
+                   size_t len, const gw_sink *sink);
+    /* does this datagram look like the protocol, strongly enough to claim
+       a conversation on an unknown port? */
+    bool (*heuristic)(const uint8_t *data, size_t len);
+} gw_protocol;
+
+/* every protocol the library knows, NULL-terminated */
+extern const gw_protocol *const gw_protocols[];
+const gw_protocol *gw_protocol_by_name(const char *name);
+
+/* ---- helpers for decoders ------------------------------------------------ */
+
+/* a bounds-checked reader over one buffer */
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+    size_t off;
+} gw_cursor;
+
+static inline size_t gw_remaining(const gw_cursor *c) { return c->len - c->off; }
+bool gw_read_u8(gw_cursor *c, uint8_t *v);
+bool gw_read_u16le(gw_cursor *c, uint16_t *v);
+bool gw_read_u32le(gw_cursor *c, uint32_t *v);
+bool gw_read_u64le(gw_cursor *c, uint64_t *v);
+bool gw_skip(gw_cursor *c, size_t n);
+
+double gw_half_to_double(uint16_t h);
+uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
+
+const char *gw_value_name_of(const gw_value_name *names, uint32_t v);
+const char *gw_severity_name(gw_severity s);
+
+/* the value a masked field shows (mask applied and shifted down) */
+uint64_t gw_field_masked(const gw_field *f, uint64_t raw);
+
+/* Convenience emitters used by decoders. */
+typedef struct {
+    const gw_sink *sink;
+    int src;                    /* current data source */
+    const gw_finding_def *defs; /* for messages */
+    unsigned findings_max_sev;  /* highest severity reported so far + 1, 0 = none */
+} gw_emit;
+
+void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v);
+void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v);
+void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v);
+void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n);
+void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v);
+void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v);
+void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label);
+void gw_emit_push(gw_emit *e);
+void gw_emit_pop(gw_emit *e, size_t end);
+void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,109 @@
+/* flows.c - conversation table keyed by the unordered address/port pair. */
+#include "flows.h"
+
+#include <glib.h>
+#include <string.h>
+
+typedef struct {
+    uint8_t l4, ipv;
+    uint16_t port_a, port_b;
+    uint8_t addr_a[16], addr_b[16];
+} flow_key;
+
+struct flow_table {
+    GHashTable *h; /* flow_key* -> flow* */
+};
+
+static guint key_hash(gconstpointer k)
+{
+    const uint8_t *p = k;
+    guint h = 2166136261u;
+    for (size_t i = 0; i < sizeof(flow_key); i++)
+        h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+    return memcmp(a, b, sizeof(flow_key)) == 0;
+}
+
+static void flow_destroy(gpointer v)
+{
+    flow *f = v;
+    f->p->conv_free(f->state);
+    g_free(f->state);
+    g_free(f);
+}
+
+static void make_key(const net_packet *pk, flow_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->l4 = (uint8_t)pk->l4;
+    k->ipv = (uint8_t)pk->ip_version;
+    int c = memcmp(pk->src, pk->dst, 16);
+    bool swap = c > 0 || (c == 0 && pk->sport > pk->dport);
+    memcpy(k->addr_a, swap ? pk->dst : pk->src, 16);
+    memcpy(k->addr_b, swap ? pk->src : pk->dst, 16);
+    k->port_a = swap ? pk->dport : pk->sport;
+    k->port_b = swap ? pk->sport : pk->dport;
+}
+
+flow_table *flows_new(void)
+{
+    flow_table *t = g_new0(flow_table, 1);
+    t->h = g_hash_table_new_full(key_hash, key_equal, g_free, flow_destroy);
+    return t;
+}
+
+void flows_free(flow_table *t)
+{
+    g_hash_table_destroy(t->h);
+    g_free(t);
+}
+
+flow *flows_find(flow_table *t, const net_packet *pk)
+{
+    flow_key k;
+    make_key(pk, &k);
+    return g_hash_table_lookup(t->h, &k);
+}
+
+static int64_t evict_before;
+
+static gboolean idle(gpointer k, gpointer v, gpointer u)
+{
+    (void)k; (void)u;
+    return ((flow *)v)->last_seen_ns < evict_before;
+}
+
+flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
+                unsigned *evicted)
+{
+    *evicted = 0;
+    if (g_hash_table_size(t->h) >= FLOWS_MAX) {
+        /* drop the conversations idle for a minute, or all of them */
+        evict_before = now_ns - 60 * (int64_t)1000000000;
+        *evicted = g_hash_table_foreach_remove(t->h, idle, NULL);
+        if (*evicted == 0) {
+            *evicted = g_hash_table_size(t->h);
+            g_hash_table_remove_all(t->h);
+        }
+    }
+    flow_key *k = g_new(flow_key, 1);
+    make_key(pk, k);
+    flow *f = g_new0(flow, 1);
+    f->p = p;
+    f->state = g_malloc0(p->conv_size);
+    p->conv_init(f->state);
+    memcpy(f->init_addr, pk->src, 16);
+    f->init_port = pk->sport;
+    f->last_seen_ns = now_ns;
+    g_hash_table_insert(t->h, k, f);
+    return f;
+}
+
+int flow_direction(const flow *f, const net_packet *pk)
+{
+    return (memcmp(f->init_addr, pk->src, 16) == 0 && f->init_port == pk->sport) ? 0 : 1;
+}

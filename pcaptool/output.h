@@ -1,0 +1,32 @@
+/* output.h - pcaptool's sinks: a PDU's decoder events collected, then
+ * written as one JSON line or as text. Buffers are reused from PDU to PDU. */
+#ifndef PCAPTOOL_OUTPUT_H
+#define PCAPTOOL_OUTPUT_H
+
+#include <stdio.h>
+
+#include "gw_core.h"
+
+typedef enum { OUT_TEXT, OUT_JSON } out_format;
+
+typedef struct out_pdu out_pdu;
+
+out_pdu *out_pdu_new(void);
+void out_pdu_free(out_pdu *o);
+/* start collecting the events of one PDU of protocol p; returns the sink */
+const gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p);
+/* highest finding severity of the PDU, plus one (0: no finding) */
+unsigned out_pdu_max_severity(const out_pdu *o);
+
+typedef struct {
+    unsigned frame;
+    int64_t time_ns;
+    const char *src, *dst;
+} out_meta;
+
+void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
+
+/* JSON string escaping; invalid UTF-8 bytes become U+FFFD */
+void out_json_string(FILE *f, const uint8_t *p, size_t n);
+
+#endif

@@ -1,0 +1,477 @@
+/* plugin.c - the Wireshark front end: glue from common/ to epan.
+ *
+ * Every protocol in gw_protocols[] is registered from its tables: fields
+ * become hf entries, findings expert infos, options preferences. Decoding is
+ * done once per PDU, on the first (in-order) pass, with the conversation
+ * state; the decoder's sink events are recorded per PDU and replayed into the
+ * tree on every pass, so a frame shows the same thing however often and in
+ * whatever order Wireshark revisits it.
+ */
+#include <epan/conversation.h>
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <wsutil/wmem/wmem.h>
+
+#include "gw_core.h"
+
+WS_DLL_PUBLIC_DEF const gchar plugin_version[] = GW_VERSION;
+WS_DLL_PUBLIC_DEF const int plugin_want_major = GW_WS_MAJOR;
+WS_DLL_PUBLIC_DEF const int plugin_want_minor = GW_WS_MINOR;
+WS_DLL_PUBLIC void plugin_register(void);
+
+#define MAX_PROTOS 8
+#define MAX_SOURCES 4
+#define MAX_DEPTH 16
+
+typedef struct {
+    const gw_protocol *p;
+    int proto;
+    int ett_proto;
+    int *hf;       /* one per field */
+    int *ett;      /* one per field, for subtrees */
+    expert_field *ei;
+    dissector_handle_t handle;
+    wmem_map_t *records_by_frame; /* frame -> first rec_pdu of the frame */
+} ws_proto;
+
+static ws_proto protos[MAX_PROTOS];
+static int n_protos;
+
+/* ---- recorded sink events ---- */
+
+enum { EV_ITEM, EV_PUSH, EV_POP, EV_FINDING, EV_SOURCE };
+
+typedef struct {
+    guint8 kind;
+    guint8 src;
+    guint16 flags;
+    gint32 index;      /* field, finding or source number */
+    guint32 off, len;
+    gw_value v;        /* numbers; bytes are read back from the tvb */
+    const char *text;  /* label, finding message or source name */
+    const guint8 *data;/* source bytes */
+} rec_ev;
+
+typedef struct rec_pdu {
+    wmem_array_t *ev;
+    const char *summary;
+} rec_pdu;
+
+typedef struct {
+    ws_proto *wp;
+    rec_pdu *rec;
+    guint32 frame;
+} rec_ctx;
+
+static void rec_push_ev(rec_ctx *rc, const rec_ev *ev)
+{
+    wmem_array_append_one(rc->rec->ev, *ev);
+}
+
+static void rec_item(void *ctx, const gw_item *it)
+{
+    rec_ctx *rc = ctx;
+    const gw_field *f = &rc->wp->p->fields[it->field];
+    rec_ev ev = {.kind = EV_ITEM, .src = (guint8)it->src, .flags = (guint16)it->flags,
+                 .index = it->field, .off = (guint32)it->off, .len = (guint32)it->len,
+                 .v = it->v, .text = it->label ? wmem_strdup(wmem_file_scope(), it->label) : NULL};
+    rec_push_ev(rc, &ev);
+    /* a back link also shows on the frame it points to (seen on later passes) */
+    if (f->type == GW_FT_FRAMENUM && f->reverse >= 0) {
+        rec_pdu *target = wmem_map_lookup(rc->wp->records_by_frame, GUINT_TO_POINTER(it->v.u));
+        if (target) {
+            rec_ev back = {.kind = EV_ITEM, .flags = GW_ITEM_GENERATED, .index = f->reverse,
+                           .v.u = rc->frame};
+            wmem_array_append_one(target->ev, back);
+        }
+    }
+}
+
+static void rec_push(void *ctx)
+{
+    rec_ev ev = {.kind = EV_PUSH};
+    rec_push_ev(ctx, &ev);
+}
+
+static void rec_pop(void *ctx, size_t end)
+{
+    rec_ev ev = {.kind = EV_POP, .off = (guint32)end};
+    rec_push_ev(ctx, &ev);
+}
+
+static void rec_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    rec_ev ev = {.kind = EV_FINDING, .src = (guint8)src, .index = finding, .off = (guint32)off,
+                 .len = (guint32)len, .text = wmem_strdup(wmem_file_scope(), msg)};
+    rec_push_ev(ctx, &ev);
+}
+
+static void rec_summary(void *ctx, const char *text)
+{
+    rec_ctx *rc = ctx;
+    rc->rec->summary = wmem_strdup(wmem_file_scope(), text);
+}
+
+static void rec_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
+{
+    rec_ev ev = {.kind = EV_SOURCE, .index = src, .len = (guint32)len,
+                 .text = wmem_strdup(wmem_file_scope(), name),
+                 .data = wmem_memdup(wmem_file_scope(), data, len)};
+    rec_push_ev(ctx, &ev);
+}
+
+/* ---- conversation state ---- */
+
+typedef struct {
+    address initiator;
+    guint32 initiator_port;
+    void *state;
+    const gw_protocol *p;
+} ws_conv;
+
+static gboolean free_conv_state(wmem_allocator_t *allocator _U_, wmem_cb_event_t event _U_, void *data)
+{
+    ws_conv *c = data;
+    c->p->conv_free(c->state);
+    return FALSE;
+}
+
+static ws_conv *get_conv(ws_proto *wp, packet_info *pinfo)
+{
+    conversation_t *conv = find_or_create_conversation(pinfo);
+    ws_conv *c = conversation_get_proto_data(conv, wp->proto);
+    if (!c) {
+        c = wmem_new0(wmem_file_scope(), ws_conv);
+        copy_address_wmem(wmem_file_scope(), &c->initiator, &pinfo->src);
+        c->initiator_port = pinfo->srcport;
+        c->p = wp->p;
+        c->state = wmem_alloc0(wmem_file_scope(), wp->p->conv_size);
+        wp->p->conv_init(c->state);
+        wmem_register_callback(wmem_file_scope(), free_conv_state, c);
+        conversation_add_proto_data(conv, wp->proto, c);
+    }
+    return c;
+}
+
+/* ---- replay into the tree ---- */
+
+static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info *pinfo,
+                   proto_tree *tree)
+{
+    tvbuff_t *src_tvb[MAX_SOURCES] = {tvb};
+    proto_tree *stack[MAX_DEPTH];
+    proto_item *heads[MAX_DEPTH];
+    tvbuff_t *head_tvb[MAX_DEPTH];
+    int depth = 0;
+    proto_item *last = NULL;
+    tvbuff_t *last_tvb = tvb;
+    int last_field = 0;
+    guint n = wmem_array_get_count(rec->ev);
+    const rec_ev *evs = wmem_array_get_raw(rec->ev);
+
+    stack[0] = tree;
+    for (guint i = 0; i < n; i++) {
+        const rec_ev *ev = &evs[i];
+        tvbuff_t *t = ev->src < MAX_SOURCES && src_tvb[ev->src] ? src_tvb[ev->src] : tvb;
+        proto_tree *cur = stack[depth];
+        switch (ev->kind) {
+        case EV_SOURCE:
+            if (ev->index > 0 && ev->index < MAX_SOURCES) {
+                tvbuff_t *nt = tvb_new_child_real_data(tvb, ev->data, ev->len, ev->len);
+                add_new_data_source(pinfo, nt, ev->text);
+                src_tvb[ev->index] = nt;
+            }
+            break;
+        case EV_PUSH:
+            if (depth + 1 < MAX_DEPTH) {
+                heads[depth + 1] = last;
+                head_tvb[depth + 1] = last_tvb;
+                stack[depth + 1] = last ? proto_item_add_subtree(last, wp->ett[last_field]) : cur;
+                depth++;
+            }
+            break;
+        case EV_POP:
+            if (depth > 0) {
+                if (heads[depth])
+                    proto_item_set_end(heads[depth], head_tvb[depth], (gint)ev->off);
+                depth--;
+            }
+            break;
+        case EV_FINDING:
+            proto_tree_add_expert_format(cur, pinfo, &wp->ei[ev->index], t, ev->off, ev->len, "%s",
+                                         ev->text);
+            break;
+        case EV_ITEM: {
+            const gw_field *f = &wp->p->fields[ev->index];
+            int hf = wp->hf[ev->index];
+            gint off = (gint)ev->off, len = (gint)ev->len;
+            switch (f->type) {
+            case GW_FT_NONE:
+                last = proto_tree_add_none_format(cur, hf, t, off, len, "%s",
+                                                  ev->text ? ev->text : f->name);
+                break;
+            case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_FRAMENUM:
+                last = proto_tree_add_uint(cur, hf, t, off, len, (guint32)ev->v.u);
+                break;
+            case GW_FT_U64:
+                last = proto_tree_add_uint64(cur, hf, t, off, len, ev->v.u);
+                break;
+            case GW_FT_I8: case GW_FT_I16: case GW_FT_I32:
+                last = proto_tree_add_int(cur, hf, t, off, len, (gint32)ev->v.i);
+                break;
+            case GW_FT_I64:
+                last = proto_tree_add_int64(cur, hf, t, off, len, ev->v.i);
+                break;
+            case GW_FT_BOOL:
+                last = proto_tree_add_boolean(cur, hf, t, off, len, (guint32)ev->v.u);
+                break;
+            case GW_FT_DOUBLE:
+                last = proto_tree_add_double(cur, hf, t, off, len, ev->v.d);
+                break;
+            case GW_FT_RELTIME: {
+                nstime_t ns = {(time_t)(ev->v.i / 1000000000), (int)(ev->v.i % 1000000000)};
+                last = proto_tree_add_time(cur, hf, t, off, len, &ns);
+                break;
+            }
+            case GW_FT_STRING:
+                last = proto_tree_add_item(cur, hf, t, off, len, ENC_UTF_8);
+                break;
+            case GW_FT_BYTES:
+                last = proto_tree_add_item(cur, hf, t, off, len, ENC_NA);
+                break;
+            }
+            last_tvb = t;
+            last_field = ev->index;
+            if (ev->flags & GW_ITEM_GENERATED)
+                proto_item_set_generated(last);
+            break;
+        }
+        }
+    }
+}
+
+static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    guint32 key = (guint32)tvb_raw_offset(tvb);
+    rec_pdu *rec = p_get_proto_data(wmem_file_scope(), pinfo, wp->proto, key);
+
+    if (!rec) {
+        /* first pass: decode with the conversation state and record */
+        ws_conv *conv = get_conv(wp, pinfo);
+        gw_pdu_info pi = {
+            .frame = pinfo->num,
+            .time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs,
+            .dir = (addresses_equal(&pinfo->src, &conv->initiator) &&
+                    pinfo->srcport == conv->initiator_port) ? 0 : 1,
+        };
+        rec = wmem_new0(wmem_file_scope(), rec_pdu);
+        rec->ev = wmem_array_sized_new(wmem_file_scope(), sizeof(rec_ev), 16);
+        p_add_proto_data(wmem_file_scope(), pinfo, wp->proto, key, rec);
+        if (!wmem_map_contains(wp->records_by_frame, GUINT_TO_POINTER(pinfo->num)))
+            wmem_map_insert(wp->records_by_frame, GUINT_TO_POINTER(pinfo->num), rec);
+        rec_ctx rc = {wp, rec, pinfo->num};
+        gw_sink sink = {&rc, rec_item, rec_push, rec_pop, rec_finding, rec_summary, rec_source};
+        guint len = tvb_captured_length(tvb);
+        wp->p->decode(conv->state, &pi, tvb_get_ptr(tvb, 0, len), len, &sink);
+    }
+
+    col_set_str(pinfo->cinfo, COL_PROTOCOL, wp->p->short_name);
+    col_add_str(pinfo->cinfo, COL_INFO, rec->summary ? rec->summary : "");
+    proto_item *ti = proto_tree_add_item(tree, wp->proto, tvb, 0, -1, ENC_NA);
+    if (rec->summary)
+        proto_item_append_text(ti, ", %s", rec->summary);
+    replay(wp, rec, tvb, pinfo, proto_item_add_subtree(ti, wp->ett_proto));
+    return (int)tvb_captured_length(tvb);
+}
+
+static int dissect_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_, void *cb)
+{
+    return dissect_pdu(cb, tvb, pinfo, tree);
+}
+
+static gboolean heur_common(int i, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+{
+    ws_proto *wp = &protos[i];
+    guint len = tvb_captured_length(tvb);
+    if (!wp->p->heuristic(tvb_get_ptr(tvb, 0, len), len))
+        return FALSE;
+    conversation_set_dissector(find_or_create_conversation(pinfo), wp->handle);
+    dissect_pdu(wp, tvb, pinfo, tree);
+    return TRUE;
+}
+
+#define HEUR(i) \
+    static gboolean heur_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
+    { return heur_common(i, tvb, pinfo, tree); }
+HEUR(0) HEUR(1) HEUR(2) HEUR(3) HEUR(4) HEUR(5) HEUR(6) HEUR(7)
+static heur_dissector_t heur_fns[MAX_PROTOS] = {heur_0, heur_1, heur_2, heur_3,
+                                                heur_4, heur_5, heur_6, heur_7};
+
+/* ---- registration ---- */
+
+static enum ftenum ws_ftype(gw_ftype t)
+{
+    switch (t) {
+    case GW_FT_U8: return FT_UINT8;
+    case GW_FT_U16: return FT_UINT16;
+    case GW_FT_U32: return FT_UINT32;
+    case GW_FT_U64: return FT_UINT64;
+    case GW_FT_I8: return FT_INT8;
+    case GW_FT_I16: return FT_INT16;
+    case GW_FT_I32: return FT_INT32;
+    case GW_FT_I64: return FT_INT64;
+    case GW_FT_BOOL: return FT_BOOLEAN;
+    case GW_FT_DOUBLE: return FT_DOUBLE;
+    case GW_FT_STRING: return FT_STRING;
+    case GW_FT_BYTES: return FT_BYTES;
+    case GW_FT_FRAMENUM: return FT_FRAMENUM;
+    case GW_FT_RELTIME: return FT_RELATIVE_TIME;
+    default: return FT_NONE;
+    }
+}
+
+static int ws_base(const gw_field *f)
+{
+    switch (f->type) {
+    case GW_FT_BOOL:
+        return f->mask ? 8 : BASE_NONE; /* bits of the container (u8 flags) */
+    case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
+    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+        switch (f->base) {
+        case GW_BASE_HEX: return BASE_HEX;
+        case GW_BASE_DEC_HEX: return BASE_DEC_HEX;
+        default: return BASE_DEC;
+        }
+    default:
+        return BASE_NONE;
+    }
+}
+
+static value_string *ws_value_strings(const gw_value_name *names)
+{
+    int n = 0;
+    while (names[n].name)
+        n++;
+    value_string *vs = g_new0(value_string, n + 1);
+    for (int i = 0; i < n; i++) {
+        vs[i].value = names[i].value;
+        vs[i].strptr = names[i].name;
+    }
+    return vs;
+}
+
+static void register_one(ws_proto *wp)
+{
+    const gw_protocol *p = wp->p;
+    wp->proto = proto_register_protocol(p->long_name, p->short_name, p->name);
+
+    hf_register_info *hfri = g_new0(hf_register_info, p->n_fields);
+    wp->hf = g_new(int, p->n_fields);
+    wp->ett = g_new(int, p->n_fields);
+    for (int i = 0; i < p->n_fields; i++) {
+        const gw_field *f = &p->fields[i];
+        wp->hf[i] = -1;
+        wp->ett[i] = -1;
+        hfri[i].p_id = &wp->hf[i];
+        hfri[i].hfinfo.name = f->name;
+        hfri[i].hfinfo.abbrev = f->abbrev;
+        hfri[i].hfinfo.type = ws_ftype(f->type);
+        hfri[i].hfinfo.display = ws_base(f);
+        if (f->type == GW_FT_FRAMENUM && f->reverse >= 0)
+            hfri[i].hfinfo.strings = FRAMENUM_TYPE(FT_FRAMENUM_RESPONSE);
+        else if (f->type == GW_FT_FRAMENUM && (f->flags & GW_FIELD_TWO_PASS))
+            hfri[i].hfinfo.strings = FRAMENUM_TYPE(FT_FRAMENUM_REQUEST);
+        else if (f->names)
+            hfri[i].hfinfo.strings = VALS(ws_value_strings(f->names));
+        hfri[i].hfinfo.bitmask = f->mask;
+        hfri[i].hfinfo.blurb = f->blurb;
+        hfri[i].hfinfo.id = -1;
+        hfri[i].hfinfo.parent = 0;
+        hfri[i].hfinfo.ref_type = HF_REF_TYPE_NONE;
+        hfri[i].hfinfo.same_name_prev_id = -1;
+        hfri[i].hfinfo.same_name_next = NULL;
+    }
+    proto_register_field_array(wp->proto, hfri, p->n_fields);
+
+    wp->ett_proto = -1;
+    int **etts = g_new(int *, p->n_fields + 1);
+    etts[0] = &wp->ett_proto;
+    for (int i = 0; i < p->n_fields; i++)
+        etts[i + 1] = &wp->ett[i];
+    proto_register_subtree_array(etts, p->n_fields + 1);
+
+    ei_register_info *eiri = g_new0(ei_register_info, p->n_findings);
+    wp->ei = g_new0(expert_field, p->n_findings);
+    for (int i = 0; i < p->n_findings; i++) {
+        const gw_finding_def *d = &p->findings[i];
+        wp->ei[i].ei = EI_INIT_EI;
+        wp->ei[i].hf = EI_INIT_HF;
+        eiri[i].ids = &wp->ei[i];
+        eiri[i].eiinfo.name = d->code;
+        eiri[i].eiinfo.group = d->severity == GW_SEV_NOTE ? PI_SEQUENCE : PI_MALFORMED;
+        if (d->severity == GW_SEV_WARNING)
+            eiri[i].eiinfo.group = PI_PROTOCOL;
+        eiri[i].eiinfo.severity = d->severity == GW_SEV_ERROR ? PI_ERROR
+                                : d->severity == GW_SEV_WARNING ? PI_WARN : PI_NOTE;
+        eiri[i].eiinfo.summary = d->summary;
+        eiri[i].eiinfo.hf_info.p_id = &eiri[i].ids->hf;
+        eiri[i].eiinfo.hf_info.hfinfo.id = -1;
+        eiri[i].eiinfo.hf_info.hfinfo.abbrev = d->code;
+        eiri[i].eiinfo.hf_info.hfinfo.name = d->summary;
+    }
+    expert_module_t *em = expert_register_protocol(wp->proto);
+    expert_register_field_array(em, eiri, p->n_findings);
+
+    module_t *mod = prefs_register_protocol(wp->proto, NULL);
+    for (int i = 0; i < p->n_options; i++) {
+        const gw_option *o = &p->options[i];
+        int n = 0;
+        while (o->choices[n].token)
+            n++;
+        enum_val_t *ev = g_new0(enum_val_t, n + 1);
+        for (int k = 0; k < n; k++) {
+            ev[k].name = o->choices[k].token;
+            ev[k].description = o->choices[k].title;
+            ev[k].value = o->choices[k].value;
+        }
+        prefs_register_enum_preference(mod, o->name, o->title, o->description, o->value, ev, FALSE);
+    }
+
+    wp->handle = register_dissector_with_data(p->name, dissect_cb, wp->proto, wp);
+    wp->records_by_frame = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
+                                                  g_direct_hash, g_direct_equal);
+}
+
+static void proto_register_gamewire(void)
+{
+    for (int i = 0; gw_protocols[i] && n_protos < MAX_PROTOS; i++) {
+        protos[n_protos].p = gw_protocols[i];
+        register_one(&protos[n_protos]);
+        n_protos++;
+    }
+}
+
+static void proto_reg_handoff_gamewire(void)
+{
+    for (int i = 0; i < n_protos; i++) {
+        ws_proto *wp = &protos[i];
+        char heur_name[64];
+        g_snprintf(heur_name, sizeof heur_name, "%s_udp", wp->p->name);
+        if (wp->p->transports & GW_TRANSPORT_UDP) {
+            dissector_add_uint_with_preference("udp.port", wp->p->default_port, wp->handle);
+            if (wp->p->heuristic)
+                heur_dissector_add("udp", heur_fns[i], wp->p->long_name, heur_name, wp->proto,
+                                   HEURISTIC_ENABLE);
+        }
+    }
+}
+
+void plugin_register(void)
+{
+    static proto_plugin plug;
+    plug.register_protoinfo = proto_register_gamewire;
+    plug.register_handoff = proto_reg_handoff_gamewire;
+    proto_register_plugin(&plug);
+}
