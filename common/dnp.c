@@ -310,8 +310,8 @@ static void truncated(dnp_ctx *x, const char *what)
         return;
     x->failed = true;
     gw_emit_finding(&x->e, DNP_E_TRUNCATED, x->c.off, gw_remaining(&x->c),
-                    "Truncated: %s missing at offset %zu (%zu bytes left)", what,
-                    x->c.off, gw_remaining(&x->c));
+                    "Truncated: %s missing at offset %zu (%zu byte%s left)", what,
+                    x->c.off, gw_remaining(&x->c), gw_remaining(&x->c) == 1 ? "" : "s");
 }
 
 /* read and emit an unsigned field of 1, 2 or 4 bytes */
@@ -348,7 +348,8 @@ static void check_end(dnp_ctx *x)
         return;
     size_t off = x->c.off, n = gw_remaining(&x->c);
     gw_emit_b(&x->e, DNP_F_TRAILING, off, n, x->c.data + off, n);
-    gw_emit_finding(&x->e, DNP_E_TRAILING, off, n, "%zu trailing bytes after the command", n);
+    gw_emit_finding(&x->e, DNP_E_TRAILING, off, n, "%zu trailing byte%s after the command", n,
+                    n == 1 ? "" : "s");
     x->c.off = x->c.len;
 }
 
@@ -680,19 +681,21 @@ static void cmd_connect_request(dnp_ctx *x)
         return;
     if (count == 0)
         gw_emit_finding(&x->e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
-    summary_add(x, " (");
-    for (uint32_t i = 0; i < count; i++) {
+    uint32_t i;
+    for (i = 0; i < count; i++) {
         if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "protocol"))
-            return;
+            break;
         const char *nm = gw_value_name_of(protocol_names, proto);
-        if (i < 4)
-            summary_add(x, i ? ", %s" : "%s", nm ? nm : "unknown");
-        else if (i == 4)
-            summary_add(x, ", ...");
-        if (!nm)
-            summary_add(x, "(%u)", proto);
+        summary_add(x, i ? ", " : " (");
+        if (i == 4)
+            summary_add(x, "...");
+        else if (i < 4 && nm)
+            summary_add(x, "%s", nm);
+        else if (i < 4)
+            summary_add(x, "unknown(%u)", proto);
     }
-    summary_add(x, ")");
+    if (i)
+        summary_add(x, ")");
     check_end(x);
 }
 
@@ -738,7 +741,7 @@ static void cmd_message(dnp_ctx *x, bool reliable)
     size_t off = x->c.off, n = gw_remaining(&x->c);
     gw_emit_b(&x->e, DNP_F_MESSAGE, off, n, x->c.data + off, n);
     x->c.off = x->c.len;
-    summary_add(x, " (%zu bytes)", n);
+    summary_add(x, " (%zu byte%s)", n, n == 1 ? "" : "s");
 }
 
 static void summary_flags(dnp_ctx *x, uint32_t flags)
@@ -842,46 +845,57 @@ static bool skip_value(gw_cursor *c, uint8_t type)
     return gw_skip(c, (size_t)t->width * t->ncomp);
 }
 
-/* Does the whole datagram parse, exactly, in this layout? */
-static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, int layout)
+/* How far does the datagram parse in this layout? Returns the offset where
+ * parsing stopped; *fits says whether it parsed exactly to the end. */
+static size_t update_parse(const dnp_conv *conv, const uint8_t *data, size_t len, int layout,
+                           bool *fits)
 {
     gw_cursor c = {data, len, 1};
+    *fits = false;
     unsigned cs = layout == DNP_LAYOUT_SPEC ? 2 : 1;
     uint32_t nlinks, nvalues;
     if (!read_n(&c, cs, &nlinks))
-        return false;
+        return c.off;
     for (uint32_t l = 0; l < nlinks; l++) {
         uint16_t id;
         if (!gw_read_u16le(&c, &id) || !read_n(&c, cs, &nvalues))
-            return false;
-        const dnp_link *link = conv ? g_hash_table_lookup(conv->links, GUINT_TO_POINTER(id)) : NULL;
+            return c.off;
+        const dnp_link *link = g_hash_table_lookup(conv->links, GUINT_TO_POINTER(id));
         if (layout == DNP_LAYOUT_REFERENCE && !link)
-            return false;
+            return c.off;
         for (uint32_t v = 0; v < nvalues; v++) {
             uint8_t type;
+            size_t at = c.off;
             if (layout == DNP_LAYOUT_SPEC) {
                 if (!gw_read_u8(&c, &type) || type >= DNP_N_TYPES)
-                    return false;
+                    return at;
             } else {
                 uint16_t idx;
                 if (!gw_read_u16le(&c, &idx) || idx >= link->count)
-                    return false;
+                    return at;
                 type = link->types[idx];
             }
             if (!skip_value(&c, type))
-                return false;
+                return at;
         }
     }
-    return gw_remaining(&c) == 0;
+    *fits = gw_remaining(&c) == 0;
+    return c.off;
 }
 
 static void cmd_link_update(dnp_ctx *x)
 {
     int layout = gw_dnp_update_layout;
-    bool ref_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_REFERENCE);
-    bool spec_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_SPEC);
+    bool ref_fits, spec_fits;
+    size_t ref_end = update_parse(x->conv, x->c.data, x->c.len, DNP_LAYOUT_REFERENCE, &ref_fits);
+    size_t spec_end = update_parse(x->conv, x->c.data, x->c.len, DNP_LAYOUT_SPEC, &spec_fits);
     if (layout == DNP_LAYOUT_AUTO) {
-        layout = (spec_fits && !ref_fits) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
+        /* the layout that fits; if neither does, the one that gets further
+           (a damaged datagram); the reference's when in doubt */
+        if (ref_fits != spec_fits)
+            layout = spec_fits ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
+        else
+            layout = (!ref_fits && spec_end > ref_end) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
         if (spec_fits && ref_fits)
             gw_emit_finding(&x->e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->c),
                             "Both link-update layouts fit; decoded as the reference's");
@@ -1010,7 +1024,8 @@ static void cmd_message_long(dnp_ctx *x)
     size_t off = x->c.off, n = gw_remaining(&x->c);
     gw_emit_b(&x->e, DNP_F_CHUNK, off, n, x->c.data + off, n);
     x->c.off = x->c.len;
-    summary_add(x, " part%s%s (%zu bytes)", flags & 1 ? " first" : "", flags & 2 ? " last" : "", n);
+    summary_add(x, " part%s%s (%zu byte%s)", flags & 1 ? " first" : "", flags & 2 ? " last" : "", n,
+                n == 1 ? "" : "s");
     if (resend)
         return;
     dnp_long *l = &d->lng;

@@ -180,7 +180,9 @@ static int decode_file(const options *o, const char *path, out_pdu *out, unsigne
     while ((rc = pcap_next_ex(pc, &hdr, &data)) == 1) {
         frame++;
         net_packet pk;
-        if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK || pk.l4 != NET_UDP)
+        /* like Wireshark, no protocol sees an empty datagram */
+        if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK || pk.l4 != NET_UDP ||
+            pk.payload_len == 0)
             continue;
         int64_t now = (int64_t)hdr->ts.tv_sec * 1000000000 + hdr->ts.tv_usec;
         flow *f = flows_find(flows, &pk);

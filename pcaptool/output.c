@@ -215,12 +215,14 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it)
     switch (fd->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
         nm = fd->names ? gw_value_name_of(fd->names, (uint32_t)u) : NULL;
+        if (nm)
+            fprintf(f, "%s (", nm);
         if (fd->base == GW_BASE_HEX)
             fprintf(f, "0x%02" PRIx64, u);
         else
             fprintf(f, "%" PRIu64, u);
         if (nm)
-            fprintf(f, " (%s)", nm);
+            fputc(')', f);
         break;
     case GW_FT_FRAMENUM:
         fprintf(f, "%" PRIu64, u);
