@@ -845,57 +845,49 @@ static bool skip_value(gw_cursor *c, uint8_t type)
     return gw_skip(c, (size_t)t->width * t->ncomp);
 }
 
-/* How far does the datagram parse in this layout? Returns the offset where
- * parsing stopped; *fits says whether it parsed exactly to the end. */
-static size_t update_parse(const dnp_conv *conv, const uint8_t *data, size_t len, int layout,
-                           bool *fits)
+/* Does the whole datagram parse, exactly, in this layout? */
+static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, int layout)
 {
     gw_cursor c = {data, len, 1};
-    *fits = false;
     unsigned cs = layout == DNP_LAYOUT_SPEC ? 2 : 1;
     uint32_t nlinks, nvalues;
     if (!read_n(&c, cs, &nlinks))
-        return c.off;
+        return false;
     for (uint32_t l = 0; l < nlinks; l++) {
         uint16_t id;
         if (!gw_read_u16le(&c, &id) || !read_n(&c, cs, &nvalues))
-            return c.off;
+            return false;
         const dnp_link *link = g_hash_table_lookup(conv->links, GUINT_TO_POINTER(id));
         if (layout == DNP_LAYOUT_REFERENCE && !link)
-            return c.off;
+            return false;
         for (uint32_t v = 0; v < nvalues; v++) {
             uint8_t type;
-            size_t at = c.off;
             if (layout == DNP_LAYOUT_SPEC) {
                 if (!gw_read_u8(&c, &type) || type >= DNP_N_TYPES)
-                    return at;
+                    return false;
             } else {
                 uint16_t idx;
                 if (!gw_read_u16le(&c, &idx) || idx >= link->count)
-                    return at;
+                    return false;
                 type = link->types[idx];
             }
             if (!skip_value(&c, type))
-                return at;
+                return false;
         }
     }
-    *fits = gw_remaining(&c) == 0;
-    return c.off;
+    return gw_remaining(&c) == 0;
 }
 
 static void cmd_link_update(dnp_ctx *x)
 {
     int layout = gw_dnp_update_layout;
-    bool ref_fits, spec_fits;
-    size_t ref_end = update_parse(x->conv, x->c.data, x->c.len, DNP_LAYOUT_REFERENCE, &ref_fits);
-    size_t spec_end = update_parse(x->conv, x->c.data, x->c.len, DNP_LAYOUT_SPEC, &spec_fits);
+    bool ref_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_REFERENCE);
+    bool spec_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_SPEC);
     if (layout == DNP_LAYOUT_AUTO) {
-        /* the layout that fits; if neither does, the one that gets further
-           (a damaged datagram); the reference's when in doubt */
-        if (ref_fits != spec_fits)
-            layout = spec_fits ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
-        else
-            layout = (!ref_fits && spec_end > ref_end) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
+        /* the text's layout only where the bytes leave no doubt: it fits
+           exactly and the reference's does not; damaged datagrams are read
+           as the reference's (the option forces either) */
+        layout = (spec_fits && !ref_fits) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
         if (spec_fits && ref_fits)
             gw_emit_finding(&x->e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->c),
                             "Both link-update layouts fit; decoded as the reference's");

@@ -5,17 +5,14 @@ call a frame malformed.
 
 Usage: compare_tshark.py BUILD_DIR CAPTURE...
 
-tshark ignores personal plugins when run as root, so as root this runs tshark
-as nobody (setpriv), from a fresh world-readable folder holding copies of the
-plugin and the captures, and first checks that the plugin really loaded.
+tshark runs through scripts/tshark-plugin.sh (as nobody when root, from a
+fresh world-readable copy); this first checks that the plugin really loaded.
 """
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 PROTOS = ("dnp",)
 
@@ -25,25 +22,19 @@ def fail(msg):
     sys.exit(1)
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN_TSHARK = os.path.join(HERE, "..", "scripts", "tshark-plugin.sh")
+
+
 class Tshark:
+    """tshark with the built plugin, via scripts/tshark-plugin.sh (which
+    drops root and copies the plugin and captures where nobody can read)."""
+
     def __init__(self, build):
-        self.tmp = tempfile.mkdtemp(prefix="gw-tshark-")
-        os.chmod(self.tmp, 0o755)
-        shutil.copytree(os.path.join(build, "plugins"), os.path.join(self.tmp, "plugins"))
-        for root, dirs, files in os.walk(self.tmp):
-            for d in dirs:
-                os.chmod(os.path.join(root, d), 0o755)
-            for f in files:
-                os.chmod(os.path.join(root, f), 0o644)
-        self.env = dict(os.environ, HOME=self.tmp, WIRESHARK_PLUGIN_DIR=os.path.join(self.tmp, "plugins"))
-        self.prefix = []
-        if os.geteuid() == 0:
-            self.prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                           "env", "HOME=" + self.tmp,
-                           "WIRESHARK_PLUGIN_DIR=" + os.path.join(self.tmp, "plugins")]
+        self.build = build
 
     def run(self, args):
-        return subprocess.run(self.prefix + ["tshark"] + args, env=self.env,
+        return subprocess.run(["bash", RUN_TSHARK, self.build] + args,
                               capture_output=True, text=True)
 
     def check_loaded(self):
@@ -55,21 +46,11 @@ class Tshark:
         noise = [l for l in r.stderr.splitlines() if "plugin" in l.lower() or "warn" in l.lower()]
         if noise:
             fail("loading the plugin printed warnings:\n" + "\n".join(noise))
-        fields = self.run(["-G", "fields"]).stdout
         self.types = {}
-        for line in fields.splitlines():
+        for line in self.run(["-G", "fields"]).stdout.splitlines():
             cols = line.split("\t")
             if cols[0] == "F" and cols[2].split(".")[0] in PROTOS:
                 self.types[cols[2]] = cols[3]
-
-    def copy_in(self, path):
-        dst = os.path.join(self.tmp, os.path.basename(path))
-        shutil.copyfile(path, dst)
-        os.chmod(dst, 0o644)
-        return dst
-
-    def cleanup(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def walk(node, fields, findings, state):
@@ -133,8 +114,7 @@ def same(a, b):
 
 
 def compare(tsh, pcaptool, capture):
-    copy = tsh.copy_in(capture)
-    r = tsh.run(["-r", copy, "-T", "json", "--no-duplicate-keys"])
+    r = tsh.run(["-r", capture, "-T", "json", "--no-duplicate-keys"])
     if r.returncode != 0:
         fail("%s: tshark failed: %s" % (capture, r.stderr))
     if "dissector bug" in r.stderr.lower():
@@ -200,12 +180,9 @@ def main():
     build = sys.argv[1]
     pcaptool = os.path.join(build, "pcaptool", "pcaptool")
     tsh = Tshark(build)
-    try:
-        tsh.check_loaded()
-        for cap in sys.argv[2:]:
-            compare(tsh, pcaptool, cap)
-    finally:
-        tsh.cleanup()
+    tsh.check_loaded()
+    for cap in sys.argv[2:]:
+        compare(tsh, pcaptool, cap)
     return 0
 
 

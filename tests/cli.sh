@@ -1,0 +1,89 @@
+#!/bin/sh
+# cli.sh PCAPTOOL CAPTURES_DIR - the command line contract: help, version,
+# exit codes (0 clean, 1 findings at or above --fail-on, 2 usage/unreadable),
+# one-line errors, ports, heuristics, options.
+set -u
+T="$1"; C="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0; passed=0
+
+check() { # check NAME EXPECTED_RC COMMAND...
+    name=$1; want=$2; shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL $name: exit $rc, expected $want"; sed 's/^/    /' "$tmp/err" | head -5
+        failed=$((failed + 1))
+    else
+        passed=$((passed + 1))
+    fi
+}
+expect() { # expect NAME CONDITION-COMMAND...
+    name=$1; shift
+    if "$@"; then passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi
+}
+
+check help 0 "$T" --help
+expect help-usage grep -q '^Usage: pcaptool' "$tmp/out"
+check version 0 "$T" --version
+expect version-text grep -q '^pcaptool [0-9]' "$tmp/out"
+check no-args 2 "$T"
+check unknown-command 2 "$T" frobnicate
+check decode-no-file 2 "$T" decode
+check bad-format 2 "$T" decode --format xml "$C/dnp-denetwork-example.pcap"
+
+check missing-file 2 "$T" decode "$tmp/nope.pcap"
+expect missing-file-one-line test "$(wc -l < "$tmp/err")" -eq 1
+expect missing-file-says-why grep -q 'nope.pcap: cannot read capture' "$tmp/err"
+echo "this is not a capture" > "$tmp/text.pcap"
+check not-a-capture 2 "$T" decode "$tmp/text.pcap"
+expect not-a-capture-one-line test "$(wc -l < "$tmp/err")" -eq 1
+
+# a capture cut inside its last record: what was readable is decoded, exit 2
+size=$(wc -c < "$C/dnp-denetwork-example.pcap")
+head -c $((size - 10)) "$C/dnp-denetwork-example.pcap" > "$tmp/cut.pcap"
+check cut-capture 2 "$T" decode "$tmp/cut.pcap"
+expect cut-capture-decodes-the-rest test "$(wc -l < "$tmp/out")" -eq 52
+expect cut-capture-says-where grep -q 'damaged after frame 52' "$tmp/err"
+
+check no-dnp-is-silent 0 "$T" decode "$C/other-gen-no-dnp.pcap"
+expect no-dnp-prints-nothing test ! -s "$tmp/out"
+check clean-real-capture 0 "$T" decode --format json "$C/dnp-denetwork-example.pcap"
+expect json-lines test "$(wc -l < "$tmp/out")" -eq 53
+
+check errors-fail 1 "$T" decode "$C/dnp-gen-malformed.pcap"
+check errors-fail-never 0 "$T" decode --fail-on never "$C/dnp-gen-malformed.pcap"
+check warnings-pass 0 "$T" decode "$C/dnp-gen-sequence.pcap"
+check warnings-fail-on-warning 1 "$T" decode --fail-on warning "$C/dnp-gen-sequence.pcap"
+
+# ports and heuristics
+check other-port-no-heur 0 "$T" decode --port dnp=9999 --no-heuristics "$C/dnp-denetwork-example.pcap"
+expect other-port-no-heur-silent test ! -s "$tmp/out"
+check other-port-heur 0 "$T" decode --port dnp=9999 "$C/dnp-denetwork-example.pcap"
+expect heuristic-finds-it test "$(wc -l < "$tmp/out")" -eq 53
+check port-47100 0 "$T" decode --no-heuristics --port dnp=47100 "$C/dnp-gen-heuristic.pcap"
+expect port-47100-7-pdus test "$(wc -l < "$tmp/out")" -eq 7
+check bad-port 2 "$T" decode --port dnp=70000 "$C/dnp-denetwork-example.pcap"
+check bad-port-proto 2 "$T" decode --port xyz=1 "$C/dnp-denetwork-example.pcap"
+
+# decoder options
+check option-spec 0 "$T" decode --format json --fail-on never --option dnp.update_layout=spec "$C/dnp-gen-commands.pcap"
+expect option-spec-used grep -q '"frame":9,.*"dnp.update_layout":\[2\]' "$tmp/out"
+check bad-option 2 "$T" decode --option dnp.update_layout=sideways "$C/dnp-gen-commands.pcap"
+
+# verbose text shows the fields
+check verbose 0 "$T" decode -V "$C/dnp-denetwork-example.pcap"
+expect verbose-fields grep -q 'String: "Sat Nov 21 06:14:44 2026"' "$tmp/out"
+
+# field and finding lists
+check fields 0 "$T" fields dnp
+for f in dnp.command dnp.seq dnp.link_id dnp.value_count dnp.value.type dnp.message; do
+    expect "field-$f" grep -q "^$f	" "$tmp/out"
+done
+check findings 0 "$T" findings
+expect findings-listed grep -q '^dnp.truncated	error	' "$tmp/out"
+check fields-bad 2 "$T" fields nosuch
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,96 @@
+#include "collect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t bytes_buf[65536];
+
+static void c_item(void *ctx, const gw_item *it)
+{
+    collect *c = ctx;
+    if (c->n_items < COLLECT_MAX)
+        c->items[c->n_items++] = *it;
+}
+static void c_push(void *ctx) { (void)ctx; }
+static void c_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
+static void c_finding(void *ctx, int f, int src, size_t off, size_t len, const char *msg)
+{
+    (void)src; (void)len; (void)msg;
+    collect *c = ctx;
+    if (c->n_findings < COLLECT_MAX) {
+        c->finding_off[c->n_findings] = off;
+        c->findings[c->n_findings++] = f;
+    }
+}
+static void c_summary(void *ctx, const char *t)
+{
+    collect *c = ctx;
+    snprintf(c->summary, sizeof c->summary, "%s", t);
+}
+static void c_source(void *ctx, int src, const char *name, const uint8_t *d, size_t n)
+{
+    (void)name;
+    collect *c = ctx;
+    c->sources++;
+    if (src > 0 && src < 4 && n <= sizeof c->src_data[0]) {
+        memcpy(c->src_data[src], d, n);
+        c->src_len[src] = n;
+    }
+}
+
+void collect_init(collect *c)
+{
+    memset(c, 0, sizeof *c);
+    c->sink = (gw_sink){c, c_item, c_push, c_pop, c_finding, c_summary, c_source};
+}
+
+void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
+                    int dir, const char *hex)
+{
+    size_t n = 0;
+    unsigned v;
+    collect_init(c);
+    for (const char *h = hex; *h;) {
+        if (*h == ' ') {
+            h++;
+            continue;
+        }
+        if (sscanf(h, "%2x", &v) != 1)
+            abort();
+        bytes_buf[n++] = (uint8_t)v;
+        h += 2;
+    }
+    /* decode from an exact-size heap copy so ASan sees any overread; it
+       lives until the next decode, as items point into it */
+    static uint8_t *copy;
+    free(copy);
+    copy = malloc(n ? n : 1);
+    memcpy(copy, bytes_buf, n);
+    gw_pdu_info pi = {frame, time_ns, dir};
+    p->decode(conv, &pi, copy, n, &c->sink);
+}
+
+int collect_count(const collect *c, int field)
+{
+    int k = 0;
+    for (int i = 0; i < c->n_items; i++)
+        k += c->items[i].field == field;
+    return k;
+}
+
+const gw_item *collect_get(const collect *c, int field, int k)
+{
+    for (int i = 0; i < c->n_items; i++)
+        if (c->items[i].field == field && k-- == 0)
+            return &c->items[i];
+    return NULL;
+}
+
+int collect_has_finding(const collect *c, int finding)
+{
+    for (int i = 0; i < c->n_findings; i++)
+        if (c->findings[i] == finding)
+            return 1;
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* collect.h - a sink for unit tests: keeps every event of one PDU so tests
+ * can ask for the values of a field. */
+#ifndef GW_TEST_COLLECT_H
+#define GW_TEST_COLLECT_H
+
+#include "gw_core.h"
+
+#define COLLECT_MAX 512
+
+typedef struct {
+    gw_item items[COLLECT_MAX];
+    int n_items;
+    int findings[COLLECT_MAX];
+    size_t finding_off[COLLECT_MAX];
+    int n_findings;
+    char summary[256];
+    int sources;
+    uint8_t src_data[4][4096];
+    size_t src_len[4];
+    gw_sink sink;
+} collect;
+
+void collect_init(collect *c);
+/* decode hex bytes (spaces ignored) with protocol p */
+void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
+                    int dir, const char *hex);
+/* number of values of a field, and the k-th one */
+int collect_count(const collect *c, int field);
+const gw_item *collect_get(const collect *c, int field, int k);
+int collect_has_finding(const collect *c, int finding);
+
+#endif

@@ -1,0 +1,403 @@
+/* Unit tests of the DNP decoder on byte vectors checked by hand against
+ * dnp.md and WIRE-NOTES.md section 1. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "dnp.h"
+
+static const gw_protocol *P = &gw_dnp_protocol;
+static void *conv;
+static collect c;
+
+static void setup(void)
+{
+    conv = calloc(1, P->conv_size);
+    P->conv_init(conv);
+    gw_dnp_update_layout = DNP_LAYOUT_AUTO;
+}
+
+static void teardown(void)
+{
+    P->conv_free(conv);
+    free(conv);
+}
+
+TestSuite(dnp, .init = setup, .fini = teardown);
+
+static void dec(uint32_t frame, int dir, const char *hex)
+{
+    collect_decode(&c, P, conv, frame, (int64_t)frame * 1000000000, dir, hex);
+}
+
+static uint64_t U(int field, int k)
+{
+    const gw_item *it = collect_get(&c, field, k);
+    cr_assert_not_null(it, "field %s #%d missing", P->fields[field].abbrev, k);
+    return it->v.u;
+}
+
+static int64_t I(int field, int k)
+{
+    const gw_item *it = collect_get(&c, field, k);
+    cr_assert_not_null(it, "field %s #%d missing", P->fields[field].abbrev, k);
+    return it->v.i;
+}
+
+static double D(int field, int k)
+{
+    const gw_item *it = collect_get(&c, field, k);
+    cr_assert_not_null(it, "field %s #%d missing", P->fields[field].abbrev, k);
+    return it->v.d;
+}
+
+static void assert_bytes(int field, int k, const char *expect, size_t n)
+{
+    const gw_item *it = collect_get(&c, field, k);
+    cr_assert_not_null(it);
+    cr_assert_eq(it->v.b.n, n, "length %zu, expected %zu", it->v.b.n, n);
+    cr_assert(memcmp(it->v.b.p, expect, n) == 0);
+}
+
+Test(dnp, float16_is_ieee_binary16)
+{
+    /* WIRE-NOTES: 1.0 = 00 3c, -2.5 = 00 c1, 65504 = ff 7b (little-endian) */
+    cr_assert_eq(gw_half_to_double(0x3c00), 1.0);
+    cr_assert_eq(gw_half_to_double(0xc100), -2.5);
+    cr_assert_eq(gw_half_to_double(0x7bff), 65504.0);
+    cr_assert_eq(gw_half_to_double(0x0001), ldexp(1.0, -24)); /* smallest subnormal */
+    /* 0 01101 0101010101: (1 + 341/1024) * 2^(13-15) = 0.333251953125 */
+    cr_assert_eq(gw_half_to_double(0x3555), 0.333251953125);
+    cr_assert(isinf(gw_half_to_double(0x7c00)));
+    cr_assert(isnan(gw_half_to_double(0x7e00)));
+    cr_assert(signbit(gw_half_to_double(0x8000)));
+}
+
+Test(dnp, connection_request_as_clients_send_it)
+{
+    dec(1, 0, "00 0100 0000");
+    cr_assert_eq(U(DNP_F_COMMAND, 0), 0);
+    cr_assert_eq(U(DNP_F_PROTOCOL_COUNT, 0), 1);
+    cr_assert_eq(U(DNP_F_PROTOCOL, 0), 0);
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_str_eq(c.summary, "Connection request (DNP1)");
+}
+
+Test(dnp, connection_ack_protocol_only_when_accepted)
+{
+    dec(2, 1, "01 00 0000");
+    cr_assert_eq(U(DNP_F_RESULT, 0), 0);
+    cr_assert_eq(U(DNP_F_PROTOCOL, 0), 0);
+    cr_assert_eq(c.n_findings, 0);
+    dec(3, 1, "01 02");
+    cr_assert_eq(U(DNP_F_RESULT, 0), 2);
+    cr_assert_eq(collect_count(&c, DNP_F_PROTOCOL), 0);
+    cr_assert_eq(c.n_findings, 0);
+    dec(4, 1, "01 01 0000");
+    cr_assert(collect_has_finding(&c, DNP_E_PROTOCOL_IN_REJECTION));
+}
+
+/* the link state captured from denetwork (WIRE-NOTES section 1) */
+#define CAPTURED_LINK_STATE \
+    "05 0000 0000 01 0100 01 0200 0b 1800 536174204e6f762032312030363a31343a34342032303236 02 1e00"
+
+Test(dnp, captured_link_state)
+{
+    dec(3, 1, CAPTURED_LINK_STATE);
+    cr_assert_eq(U(DNP_F_COMMAND, 0), 5);
+    cr_assert_eq(U(DNP_F_SEQ, 0), 0);
+    cr_assert_eq(U(DNP_F_LINK_ID, 0), 0);
+    cr_assert_eq(U(DNP_F_FLAGS, 0), 1);
+    cr_assert_eq(gw_field_masked(&P->fields[DNP_F_FLAG_READ_ONLY], U(DNP_F_FLAG_READ_ONLY, 0)), 1);
+    cr_assert_eq(U(DNP_F_MESSAGE_LENGTH, 0), 1);
+    assert_bytes(DNP_F_MESSAGE, 0, "\x01", 1);
+    cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 2);
+    cr_assert_eq(U(DNP_F_VALUE_TYPE, 0), 11);
+    cr_assert_eq(U(DNP_F_VALUE_TYPE, 1), 2);
+    cr_assert_eq(U(DNP_F_VALUE_LENGTH, 0), 24);
+    assert_bytes(DNP_F_VALUE_STRING, 0, "Sat Nov 21 06:14:44 2026", 24);
+    cr_assert_eq(I(DNP_F_VALUE_SINT, 0), 30);
+    cr_assert_eq(c.n_findings, 0);
+}
+
+Test(dnp, captured_link_update_takes_types_from_link_state)
+{
+    /* link 0 = [Float16, UInt32], then WIRE-NOTES' captured update
+       09 01 0000 02 0000 00c1 0100 63000000 (float16 -2.5, uint32 99) */
+    dec(5, 1, "05 0000 0000 00 0000 0200 08 0000 05 00000000");
+    cr_assert_eq(c.n_findings, 0);
+    dec(9, 1, "09 01 0000 02 0000 00c1 0100 63000000");
+    cr_assert_eq(U(DNP_F_UPDATE_LAYOUT, 0), DNP_LAYOUT_REFERENCE);
+    cr_assert_eq(U(DNP_F_LINK_COUNT, 0), 1);
+    cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 2);
+    cr_assert_eq(U(DNP_F_VALUE_INDEX, 0), 0);
+    cr_assert_eq(U(DNP_F_VALUE_INDEX, 1), 1);
+    cr_assert_eq(U(DNP_F_TYPES_FROM, 0), 5);
+    const gw_item *t0 = collect_get(&c, DNP_F_VALUE_TYPE, 0);
+    cr_assert_eq(t0->v.u, 8);
+    cr_assert(t0->flags & GW_ITEM_GENERATED, "derived types are marked generated");
+    cr_assert_eq(U(DNP_F_VALUE_TYPE, 1), 5);
+    cr_assert_eq(D(DNP_F_VALUE_FLOAT, 0), -2.5);
+    cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 99);
+    cr_assert_eq(c.n_findings, 0);
+}
+
+Test(dnp, text_layout_update_is_recognised)
+{
+    dec(1, 1, "05 0000 0000 00 0000 0200 00 00 01 00");     /* link 0 = [SInt8, UInt8] */
+    dec(2, 1, "09 0100 0000 0200 00 f9 01 fa");              /* u16 counts, type bytes */
+    cr_assert_eq(U(DNP_F_UPDATE_LAYOUT, 0), DNP_LAYOUT_SPEC);
+    cr_assert(collect_has_finding(&c, DNP_E_SPEC_LAYOUT));
+    cr_assert_eq(U(DNP_F_LINK_COUNT, 0), 1);
+    cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 2);
+    cr_assert_eq(I(DNP_F_VALUE_SINT, 0), -7);
+    cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 250);
+    cr_assert_eq(collect_get(&c, DNP_F_VALUE_TYPE, 0)->flags & GW_ITEM_GENERATED, 0);
+    cr_assert_eq(c.n_findings, 1);
+}
+
+Test(dnp, layout_option_forces_the_text_layout)
+{
+    dec(1, 1, "05 0000 0000 00 0000 0100 03 0000");          /* link 0 = [UInt16] */
+    gw_dnp_update_layout = DNP_LAYOUT_SPEC;
+    dec(2, 1, "09 01 0000 01 0000 3412");                    /* a reference update */
+    cr_assert_eq(U(DNP_F_UPDATE_LAYOUT, 0), DNP_LAYOUT_SPEC);
+    cr_assert_eq(U(DNP_F_LINK_COUNT, 0), 1);                 /* 01 00 read as u16 */
+    cr_assert_eq(U(DNP_F_LINK_ID, 0), 256);                  /* 00 01 */
+    cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 0);                /* 00 00 */
+    cr_assert(collect_has_finding(&c, DNP_E_TRAILING));      /* 34 12 left */
+    gw_dnp_update_layout = DNP_LAYOUT_REFERENCE;
+    dec(3, 1, "09 01 0000 01 0000 3412");
+    cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 0x1234);
+    cr_assert_eq(c.n_findings, 0);
+}
+
+Test(dnp, update_of_unknown_link_is_raw_bytes_with_a_warning)
+{
+    dec(1, 1, "09 01 0900 01 0000 05");
+    cr_assert(collect_has_finding(&c, DNP_E_UNKNOWN_LINK));
+    assert_bytes(DNP_F_UNDECODED, 0, "\x00\x00\x05", 3); /* index 0, value 05 */
+    cr_assert_eq(P->findings[DNP_E_UNKNOWN_LINK].severity, GW_SEV_WARNING);
+}
+
+Test(dnp, every_value_type_has_its_real_size)
+{
+    /* a link state holding one value of each type, all bytes 0x01; the
+       datagram must be consumed exactly, with one component per width */
+    static const struct { int size, comps; } sz[38] = {
+        {1,1},{1,1},{2,1},{2,1},{4,1},{4,1},{8,1},{8,1},{2,1},{4,1},{8,1},{0,1},{0,1},
+        {2,2},{2,2},{4,2},{4,2},{8,2},{8,2},{16,2},{16,2},
+        {3,3},{3,3},{6,3},{6,3},{12,3},{12,3},{24,3},{24,3},
+        {4,2},{8,2},{16,2},{6,3},{12,3},{24,3},{8,4},{16,4},{32,4}};
+    for (int t = 0; t < 38; t++) {
+        char hex[256];
+        teardown();
+        setup(); /* a fresh conversation: the same number again would be a resend */
+        int o = snprintf(hex, sizeof hex, "05 0000 0000 00 0000 0100 %02x", t);
+        if (t == 11 || t == 12)
+            o += snprintf(hex + o, sizeof hex - (size_t)o, " 0300 414243");
+        else
+            for (int i = 0; i < sz[t].size; i++)
+                o += snprintf(hex + o, sizeof hex - (size_t)o, "01");
+        dec(1, 1, hex);
+        cr_assert_eq(c.n_findings, 0, "type %d", t);
+        int comps = collect_count(&c, DNP_F_VALUE_SINT) + collect_count(&c, DNP_F_VALUE_UINT) +
+                    collect_count(&c, DNP_F_VALUE_FLOAT) + collect_count(&c, DNP_F_VALUE_STRING) +
+                    collect_count(&c, DNP_F_VALUE_DATA);
+        cr_assert_eq(comps, sz[t].comps, "type %d: %d components", t, comps);
+        /* one byte short is truncated */
+        hex[strlen(hex) - 2] = '\0';
+        dec(2, 1, hex);
+        cr_assert(collect_has_finding(&c, DNP_E_TRUNCATED), "type %d short", t);
+    }
+}
+
+Test(dnp, signed_components_are_sign_extended)
+{
+    dec(1, 1, "05 0000 0000 00 0000 0100 17 18fc 0000 e803"); /* Point3S16 (-1000, 0, 1000) */
+    cr_assert_eq(I(DNP_F_VALUE_SINT, 0), -1000);
+    cr_assert_eq(I(DNP_F_VALUE_SINT, 1), 0);
+    cr_assert_eq(I(DNP_F_VALUE_SINT, 2), 1000);
+}
+
+Test(dnp, long_message_reassembled_in_number_order)
+{
+    /* parts #2 (first) "ab", #4 (last) "e", #3 "cd" arriving last */
+    dec(10, 1, "0a 0200 01 6162");
+    cr_assert_eq(collect_count(&c, DNP_F_MESSAGE), 0);
+    dec(11, 1, "0a 0400 02 65");
+    cr_assert_eq(collect_count(&c, DNP_F_MESSAGE), 0);
+    dec(12, 1, "0a 0300 00 6364");
+    assert_bytes(DNP_F_MESSAGE, 0, "abcde", 5);
+    cr_assert_eq(collect_get(&c, DNP_F_MESSAGE, 0)->src, 1);
+    cr_assert_eq(U(DNP_F_REASSEMBLED_LENGTH, 0), 5);
+    cr_assert_eq(U(DNP_F_REASSEMBLED_PARTS, 0), 3);
+    cr_assert_eq(U(DNP_F_REASSEMBLED_FIRST, 0), 10);
+    cr_assert_eq(c.src_len[1], 5);
+}
+
+Test(dnp, long_link_state_sets_the_link_types)
+{
+    dec(1, 1, "0b 0000 0200 03 0200 6162 0200 03 3412");      /* first, read-only */
+    dec(2, 1, "0b 0100 0200 05 0100 63 05 78563412");         /* last */
+    assert_bytes(DNP_F_MESSAGE, 0, "abc", 3);
+    cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 2);
+    cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 0x1234);
+    cr_assert_eq(U(DNP_F_VALUE_UINT, 1), 0x12345678);
+    cr_assert_eq(c.n_findings, 0);
+    dec(3, 1, "09 01 0200 01 0100 efbeadde");
+    cr_assert_eq(U(DNP_F_VALUE_TYPE, 0), 5);
+    cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 0xdeadbeef);
+    cr_assert_eq(U(DNP_F_TYPES_FROM, 0), 2);
+}
+
+Test(dnp, ack_links_to_the_command_and_times_it)
+{
+    dec(1, 1, "04 0000 68656c6c6f");
+    collect_decode(&c, P, conv, 2, 1250000000, 0, "06 0000 00");
+    cr_assert_eq(U(DNP_F_ACK_REQUEST_FRAME, 0), 1);
+    cr_assert_eq(I(DNP_F_ACK_TIME, 0), 250000000);
+    cr_assert_eq(c.n_findings, 0);
+    dec(3, 0, "06 0500 00");
+    cr_assert(collect_has_finding(&c, DNP_E_ACK_UNMATCHED));
+}
+
+Test(dnp, numbers_wrap_at_65535_like_the_reference)
+{
+    dec(1, 1, "04 fdff");   /* 65533 */
+    dec(2, 1, "04 feff");   /* 65534 */
+    dec(3, 1, "04 0000");   /* 0 follows 65534 */
+    cr_assert_eq(c.n_findings, 0);
+    dec(4, 1, "04 0100");
+    cr_assert_eq(c.n_findings, 0);
+    dec(5, 0, "04 feff");
+    dec(6, 0, "04 ffff");   /* the text's 65535 */
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_65535));
+}
+
+Test(dnp, window_resend_and_early_numbers)
+{
+    dec(1, 0, "00 0100 0000");
+    dec(2, 1, "04 0000 aa");
+    dec(3, 1, "04 0000 aa");
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_RESEND));
+    cr_assert_eq(U(DNP_F_RESEND_OF, 0), 2);
+    dec(4, 1, "04 0200 cc");
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_AHEAD));
+    dec(5, 1, "04 0100 bb");
+    cr_assert_eq(c.n_findings, 0);
+    dec(6, 1, "04 0300 dd");
+    cr_assert_eq(c.n_findings, 0, "next advanced over the early #2");
+    dec(7, 1, "04 0e00 ee");  /* window is [4, 14): 14 is outside */
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW));
+    dec(8, 1, "04 0d00 ee");  /* 13 is inside */
+    cr_assert_eq(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW), 0);
+}
+
+Test(dnp, every_prefix_of_a_link_state_is_truncated)
+{
+    const char *full = "05 0200 0100 01 0200 6869 0200 03 3412 0b 0300 616263";
+    char hex[128];
+    size_t nbytes = 0;
+    for (const char *h = full; *h; h++)
+        nbytes += (*h != ' ');
+    nbytes /= 2;
+    for (size_t n = 1; n < nbytes; n++) {
+        /* copy the first n bytes of the hex string */
+        size_t o = 0, got = 0;
+        for (const char *h = full; *h && got < n; h++) {
+            if (*h == ' ')
+                continue;
+            hex[o++] = h[0];
+            hex[o++] = h[1];
+            h++;
+            got++;
+        }
+        hex[o] = '\0';
+        dec((uint32_t)n, 1, hex);
+        cr_assert(collect_has_finding(&c, DNP_E_TRUNCATED), "prefix of %zu bytes", n);
+    }
+    dec(99, 1, full);
+    cr_assert_eq(collect_has_finding(&c, DNP_E_TRUNCATED), 0);
+}
+
+Test(dnp, unknown_type_and_command_and_trailing_bytes)
+{
+    dec(1, 1, "05 0000 0000 00 0000 0100 26 00");
+    cr_assert(collect_has_finding(&c, DNP_E_UNKNOWN_TYPE));
+    dec(2, 1, "0c 0102");
+    cr_assert(collect_has_finding(&c, DNP_E_UNKNOWN_COMMAND));
+    assert_bytes(DNP_F_UNDECODED, 0, "\x01\x02", 2);
+    dec(3, 1, "07 0000 ff");
+    cr_assert(collect_has_finding(&c, DNP_E_TRAILING));
+    assert_bytes(DNP_F_TRAILING, 0, "\xff", 1);
+}
+
+Test(dnp, heuristic_claims_dnp_and_rejects_others)
+{
+    static const uint8_t connect[] = {0, 1, 0, 0, 0};
+    static const uint8_t accept[] = {1, 0, 0, 0};
+    static const uint8_t reject[] = {1, 2};
+    uint8_t state[80];
+    size_t n = 0;
+    /* the captured link state */
+    const char *h = CAPTURED_LINK_STATE;
+    unsigned v;
+    for (; *h; h++) {
+        if (*h == ' ')
+            continue;
+        sscanf(h, "%2x", &v);
+        state[n++] = (uint8_t)v;
+        h++;
+    }
+    cr_assert(P->heuristic(connect, sizeof connect));
+    cr_assert(P->heuristic(accept, sizeof accept));
+    cr_assert(P->heuristic(reject, sizeof reject));
+    cr_assert(P->heuristic(state, n));
+    cr_assert_not(P->heuristic(state, n - 1));
+    /* DNS query for example.com, NTP v4 client, a DNP message (too weak) */
+    static const uint8_t dns[] = {0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm',
+                                  'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
+    uint8_t ntp[48] = {0x23};
+    static const uint8_t msg[] = {3, 1, 2, 3};
+    cr_assert_not(P->heuristic(dns, sizeof dns));
+    cr_assert_not(P->heuristic(ntp, sizeof ntp));
+    cr_assert_not(P->heuristic(msg, sizeof msg));
+    /* random datagrams, fixed seed */
+    uint32_t x = 99;
+    int claimed = 0;
+    for (int i = 0; i < 100000; i++) {
+        uint8_t buf[64];
+        x = x * 1103515245u + 12345u;
+        size_t len = 1 + (x >> 16) % 64;
+        for (size_t k = 0; k < len; k++) {
+            x = x * 1103515245u + 12345u;
+            buf[k] = (uint8_t)(x >> 16);
+        }
+        buf[0] = (uint8_t)(i % 12);
+        claimed += P->heuristic(buf, len);
+    }
+    cr_assert_lt(claimed, 5, "%d of 100000 random datagrams claimed", claimed);
+}
+
+Test(dnp, long_message_over_the_limit_is_dropped_with_an_error)
+{
+    /* 20 parts of 60000 bytes: 1.2 MB, over the 1 MiB reassembly limit */
+    static uint8_t part[3 + 1 + 60000];
+    bool too_long = false;
+    for (unsigned i = 0; i < 20; i++) {
+        part[0] = DNP_RELIABLE_MESSAGE_LONG;
+        part[1] = (uint8_t)i;
+        part[2] = 0;
+        part[3] = i == 0 ? 1 : i == 19 ? 2 : 0;
+        gw_pdu_info pi = {i + 1, 0, 1};
+        collect_init(&c);
+        P->decode(conv, &pi, part, sizeof part, &c.sink);
+        too_long |= collect_has_finding(&c, DNP_E_LONG_TOO_LONG);
+        cr_assert_eq(collect_count(&c, DNP_F_MESSAGE), 0, "part %u", i);
+    }
+    cr_assert(too_long);
+}

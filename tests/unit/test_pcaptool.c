@@ -1,0 +1,110 @@
+/* Unit tests of pcaptool's own parts: link/IP/UDP parsing and JSON strings.
+ * Frames are written out by hand from the header layouts (RFC 791, 8200,
+ * 768; IEEE 802.1Q; Linux cooked capture v2). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netparse.h"
+#include "output.h"
+
+static size_t unhex(const char *h, uint8_t *out)
+{
+    size_t n = 0;
+    unsigned v;
+    for (; *h; h++) {
+        if (*h == ' ')
+            continue;
+        sscanf(h, "%2x", &v);
+        out[n++] = (uint8_t)v;
+        h++;
+    }
+    return n;
+}
+
+#define ETH "020000000002 020000000001 "
+#define IPV4_UDP(total) "45000000" /* fixed below */
+
+Test(netparse, ethernet_vlan_ipv4_udp)
+{
+    uint8_t f[128];
+    size_t n = unhex(ETH "8100 002a 0800"
+                     "4500 0021 0000 4000 4011 0000 0a000001 0a000002" /* 20 + 13 */
+                     "9c41 0d55 000d 0000" "00 0100 0000" "0000", f); /* 2 bytes Ethernet padding */
+    net_packet p;
+    cr_assert_eq(net_parse(1, f, n, &p), NET_OK);
+    cr_assert_eq(p.ip_version, 4);
+    cr_assert_eq(p.l4, NET_UDP);
+    cr_assert_eq(p.sport, 40001);
+    cr_assert_eq(p.dport, 3413);
+    cr_assert_eq(p.payload_len, 5, "padding after the IP total length is dropped");
+    cr_assert(memcmp(p.payload, "\x00\x01\x00\x00\x00", 5) == 0);
+    char ep[64];
+    net_format_endpoint(&p, 0, ep, sizeof ep);
+    cr_assert_str_eq(ep, "10.0.0.1:40001");
+}
+
+Test(netparse, ipv6_with_extension_header)
+{
+    uint8_t f[160];
+    /* raw IPv6: next header 0 (hop-by-hop, 8 bytes) then UDP */
+    size_t n = unhex("6000 0000 0015 00 40 fd000000000000000000000000000001 fd000000000000000000000000000002"
+                     "11 00 0000 00000000"
+                     "9c41 0d55 000d 0000" "00 0100 0000", f);
+    net_packet p;
+    cr_assert_eq(net_parse(101, f, n, &p), NET_OK);
+    cr_assert_eq(p.ip_version, 6);
+    cr_assert_eq(p.dport, 3413);
+    cr_assert_eq(p.payload_len, 5);
+    char ep[64];
+    net_format_endpoint(&p, 1, ep, sizeof ep);
+    cr_assert_str_eq(ep, "[fd00::2]:3413");
+}
+
+Test(netparse, linux_cooked_v2)
+{
+    uint8_t f[128];
+    size_t n = unhex("0800 0000 00000001 0001 06 00 000000000001 0000"
+                     "4500 0021 0000 4000 4011 0000 0a000001 0a000002"
+                     "9c41 0d55 000d 0000" "00 0100 0000", f);
+    net_packet p;
+    cr_assert_eq(net_parse(276, f, n, &p), NET_OK);
+    cr_assert_eq(p.sport, 40001);
+    cr_assert_eq(p.payload_len, 5);
+}
+
+Test(netparse, fragments_truncation_and_others)
+{
+    uint8_t f[128];
+    net_packet p;
+    /* more-fragments set */
+    size_t n = unhex(ETH "0800 4500 0021 0000 2000 4011 0000 0a000001 0a000002 9c41 0d55 000d 0000 0001000000", f);
+    cr_assert_eq(net_parse(1, f, n, &p), NET_FRAGMENT);
+    /* each prefix of the headers is truncated, never read past */
+    n = unhex(ETH "0800 4500 0021 0000 4000 4011 0000 0a000001 0a000002 9c41 0d55 000d 0000", f);
+    for (size_t k = 0; k < n; k++) {
+        uint8_t *copy = malloc(k ? k : 1);
+        memcpy(copy, f, k);
+        cr_assert_eq(net_parse(1, copy, k, &p), NET_TRUNCATED, "prefix %zu", k);
+        free(copy);
+    }
+    /* ARP */
+    n = unhex(ETH "0806 0001 0800 0604 0001", f);
+    cr_assert_eq(net_parse(1, f, n, &p), NET_NOT_IP);
+    /* ICMP */
+    n = unhex(ETH "0800 4500 001c 0000 4000 4001 0000 0a000001 0a000002 0800 0000 0000 0000", f);
+    cr_assert_eq(net_parse(1, f, n, &p), NET_NOT_UDP_TCP);
+    cr_assert_eq(net_parse(147, f, n, &p), NET_BAD_LINKTYPE);
+}
+
+Test(output, json_strings_escape_and_replace_invalid_utf8)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    out_json_string(f, (const uint8_t *)"a\"b\\\n\x01\xc3\xa9\xff\xfe", 10);
+    fclose(f);
+    cr_assert_str_eq(buf, "\"a\\\"b\\\\\\n\\u0001\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\"");
+    free(buf);
+}
