@@ -192,8 +192,5 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    unsigned sev = (unsigned)e->defs[finding].severity + 1;
-    if (sev > e->findings_max_sev)
-        e->findings_max_sev = sev;
     e->sink->finding(e->sink->ctx, finding, e->src, off, len, msg);
 }

@@ -153,6 +153,7 @@ typedef struct gw_protocol {
 } gw_protocol;
 
 /* every protocol the library knows, NULL-terminated */
+#define GW_MAX_PROTOCOLS 8
 extern const gw_protocol *const gw_protocols[];
 const gw_protocol *gw_protocol_by_name(const char *name);
 
@@ -185,8 +186,7 @@ uint64_t gw_field_masked(const gw_field *f, uint64_t raw);
 typedef struct {
     const gw_sink *sink;
     int src;                    /* current data source */
-    const gw_finding_def *defs; /* for messages */
-    unsigned findings_max_sev;  /* highest severity reported so far + 1, 0 = none */
+    const gw_finding_def *defs;
 } gw_emit;
 
 void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v);

@@ -69,12 +69,10 @@ flow *flows_find(flow_table *t, const net_packet *pk)
     return g_hash_table_lookup(t->h, &k);
 }
 
-static int64_t evict_before;
-
-static gboolean idle(gpointer k, gpointer v, gpointer u)
+static gboolean idle(gpointer k, gpointer v, gpointer before)
 {
-    (void)k; (void)u;
-    return ((flow *)v)->last_seen_ns < evict_before;
+    (void)k;
+    return ((flow *)v)->last_seen_ns < *(const int64_t *)before;
 }
 
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
@@ -83,8 +81,8 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64
     *evicted = 0;
     if (g_hash_table_size(t->h) >= FLOWS_MAX) {
         /* drop the conversations idle for a minute, or all of them */
-        evict_before = now_ns - 60 * (int64_t)1000000000;
-        *evicted = g_hash_table_foreach_remove(t->h, idle, NULL);
+        int64_t before = now_ns - 60 * (int64_t)1000000000;
+        *evicted = g_hash_table_foreach_remove(t->h, idle, &before);
         if (*evicted == 0) {
             *evicted = g_hash_table_size(t->h);
             g_hash_table_remove_all(t->h);

@@ -30,16 +30,8 @@ typedef struct {
     int verbose;
     bool heuristics;
     unsigned fail_on;  /* severity + 1 that fails; 0 = never */
-    port_list ports[16];/* per gw_protocols[] index */
+    port_list ports[GW_MAX_PROTOCOLS]; /* per gw_protocols[] index */
 } options;
-
-static int n_protocols(void)
-{
-    int n = 0;
-    while (gw_protocols[n])
-        n++;
-    return n;
-}
 
 static void usage(FILE *f)
 {
@@ -293,7 +285,6 @@ static int cmd_decode(int argc, char **argv)
     }
     if (optind >= argc)
         return die_usage("%s", "decode needs at least one capture file");
-    (void)n_protocols;
 
     static char outbuf[1 << 20];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);

@@ -21,7 +21,7 @@ WS_DLL_PUBLIC_DEF const int plugin_want_major = GW_WS_MAJOR;
 WS_DLL_PUBLIC_DEF const int plugin_want_minor = GW_WS_MINOR;
 WS_DLL_PUBLIC void plugin_register(void);
 
-#define MAX_PROTOS 8
+#define MAX_PROTOS GW_MAX_PROTOCOLS
 #define MAX_SOURCES 4
 #define MAX_DEPTH 16
 

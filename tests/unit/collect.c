@@ -45,12 +45,10 @@ void collect_init(collect *c)
     c->sink = (gw_sink){c, c_item, c_push, c_pop, c_finding, c_summary, c_source};
 }
 
-void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
-                    int dir, const char *hex)
+size_t unhex(const char *hex, uint8_t *out)
 {
     size_t n = 0;
     unsigned v;
-    collect_init(c);
     for (const char *h = hex; *h;) {
         if (*h == ' ') {
             h++;
@@ -58,9 +56,17 @@ void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame
         }
         if (sscanf(h, "%2x", &v) != 1)
             abort();
-        bytes_buf[n++] = (uint8_t)v;
+        out[n++] = (uint8_t)v;
         h += 2;
     }
+    return n;
+}
+
+void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
+                    int dir, const char *hex)
+{
+    collect_init(c);
+    size_t n = unhex(hex, bytes_buf);
     /* decode from an exact-size heap copy so ASan sees any overread; it
        lives until the next decode, as items point into it */
     static uint8_t *copy;

@@ -21,6 +21,8 @@ typedef struct {
 } collect;
 
 void collect_init(collect *c);
+/* "01 0a ff" -> bytes (spaces ignored); returns the count */
+size_t unhex(const char *hex, uint8_t *out);
 /* decode hex bytes (spaces ignored) with protocol p */
 void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
                     int dir, const char *hex);

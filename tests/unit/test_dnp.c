@@ -342,17 +342,7 @@ Test(dnp, heuristic_claims_dnp_and_rejects_others)
     static const uint8_t accept[] = {1, 0, 0, 0};
     static const uint8_t reject[] = {1, 2};
     uint8_t state[80];
-    size_t n = 0;
-    /* the captured link state */
-    const char *h = CAPTURED_LINK_STATE;
-    unsigned v;
-    for (; *h; h++) {
-        if (*h == ' ')
-            continue;
-        sscanf(h, "%2x", &v);
-        state[n++] = (uint8_t)v;
-        h++;
-    }
+    size_t n = unhex(CAPTURED_LINK_STATE, state);
     cr_assert(P->heuristic(connect, sizeof connect));
     cr_assert(P->heuristic(accept, sizeof accept));
     cr_assert(P->heuristic(reject, sizeof reject));

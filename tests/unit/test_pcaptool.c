@@ -6,25 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect.h"
 #include "netparse.h"
 #include "output.h"
 
-static size_t unhex(const char *h, uint8_t *out)
-{
-    size_t n = 0;
-    unsigned v;
-    for (; *h; h++) {
-        if (*h == ' ')
-            continue;
-        sscanf(h, "%2x", &v);
-        out[n++] = (uint8_t)v;
-        h++;
-    }
-    return n;
-}
-
 #define ETH "020000000002 020000000001 "
-#define IPV4_UDP(total) "45000000" /* fixed below */
 
 Test(netparse, ethernet_vlan_ipv4_udp)
 {
