@@ -1128,10 +1128,10 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
  * whose whole datagram is determined by the layout and that parse exactly:
  * the connection request and ack (how every conversation starts) and the
  * link state. */
-static bool dnp_heuristic(const uint8_t *data, size_t len)
+static bool dnp_heuristic(int transport, const uint8_t *data, size_t len)
 {
     gw_cursor c = {data, len, 1};
-    if (len < 2)
+    if (len < 2 || transport != GW_TRANSPORT_UDP)
         return false;
     switch (data[0]) {
     case DNP_CONNECT_REQUEST: {

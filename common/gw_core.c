@@ -7,9 +7,11 @@
 #include <string.h>
 
 extern const gw_protocol gw_dnp_protocol;
+extern const gw_protocol gw_openttd_protocol;
 
 const gw_protocol *const gw_protocols[] = {
     &gw_dnp_protocol,
+    &gw_openttd_protocol,
     NULL,
 };
 

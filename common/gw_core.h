@@ -100,12 +100,15 @@ typedef struct gw_sink {
                    size_t len);
 } gw_sink;
 
+typedef enum { GW_TRANSPORT_UDP = 1, GW_TRANSPORT_TCP = 2 } gw_transport;
+
 /* ---- per-PDU context handed to every decoder --------------------------- */
 
 typedef struct {
     uint32_t frame;  /* 1-based frame number */
     int64_t time_ns; /* capture time, nanoseconds since the epoch */
     int dir;         /* 0 = from the conversation's initiator, 1 = towards it */
+    int transport;   /* GW_TRANSPORT_UDP or GW_TRANSPORT_TCP */
 } gw_pdu_info;
 
 /* ---- options (preferences in Wireshark, --option in pcaptool) ---------- */
@@ -126,7 +129,6 @@ typedef struct {
 
 /* ---- protocols ----------------------------------------------------------- */
 
-typedef enum { GW_TRANSPORT_UDP = 1, GW_TRANSPORT_TCP = 2 } gw_transport;
 
 typedef struct gw_protocol {
     const char *name;        /* filter name, "dnp" */
@@ -147,10 +149,21 @@ typedef struct gw_protocol {
     /* decode one PDU (for UDP: one datagram) */
     void (*decode)(void *conv, const gw_pdu_info *pi, const uint8_t *data,
                    size_t len, const gw_sink *sink);
-    /* does this datagram look like the protocol, strongly enough to claim
-       a conversation on an unknown port? */
-    bool (*heuristic)(const uint8_t *data, size_t len);
+    /* TCP framing, used by Wireshark's tcp_dissect_pdus and pcaptool's
+       reassembler alike: given the `avail` bytes at the start of a PDU
+       (at least pdu_header of them), its length (which may exceed avail),
+       or GW_PDU_INVALID when these bytes cannot start a PDU: the rest of
+       the segment is then handed to decode() as one PDU, which reports it,
+       and the next segment is tried as a fresh start. */
+    long (*pdu_length)(const uint8_t *data, size_t avail);
+    size_t pdu_header;
+    /* do these first bytes (a UDP datagram, or the first data of a TCP
+       stream) look like the protocol, strongly enough to claim a
+       conversation on an unknown port? */
+    bool (*heuristic)(int transport, const uint8_t *data, size_t len);
 } gw_protocol;
+
+#define GW_PDU_INVALID (-1L)
 
 /* every protocol the library knows, NULL-terminated */
 #define GW_MAX_PROTOCOLS 8

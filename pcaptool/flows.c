@@ -33,6 +33,9 @@ static void flow_destroy(gpointer v)
     flow *f = v;
     f->p->conv_free(f->state);
     g_free(f->state);
+    for (int d = 0; d < 2; d++)
+        if (f->tcp[d])
+            tcp_half_free(f->tcp[d]);
     g_free(f);
 }
 
@@ -76,7 +79,7 @@ static gboolean idle(gpointer k, gpointer v, gpointer before)
 }
 
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
-                unsigned *evicted)
+                bool reply, unsigned *evicted)
 {
     *evicted = 0;
     if (g_hash_table_size(t->h) >= FLOWS_MAX) {
@@ -94,11 +97,59 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64
     f->p = p;
     f->state = g_malloc0(p->conv_size);
     p->conv_init(f->state);
-    memcpy(f->init_addr, pk->src, 16);
-    f->init_port = pk->sport;
+    f->ip_version = pk->ip_version;
+    f->l4 = pk->l4;
+    memcpy(f->init_addr, reply ? pk->dst : pk->src, 16);
+    memcpy(f->resp_addr, reply ? pk->src : pk->dst, 16);
+    f->init_port = reply ? pk->dport : pk->sport;
+    f->resp_port = reply ? pk->sport : pk->dport;
     f->last_seen_ns = now_ns;
+    if (pk->l4 == NET_TCP) {
+        f->tcp[0] = tcp_half_new();
+        f->tcp[1] = tcp_half_new();
+    }
     g_hash_table_insert(t->h, k, f);
     return f;
+}
+
+void flow_restart(flow *f, const net_packet *pk)
+{
+    f->p->conv_free(f->state);
+    memset(f->state, 0, f->p->conv_size);
+    f->p->conv_init(f->state);
+    memcpy(f->init_addr, pk->src, 16);
+    memcpy(f->resp_addr, pk->dst, 16);
+    f->init_port = pk->sport;
+    f->resp_port = pk->dport;
+    for (int d = 0; d < 2; d++)
+        if (f->tcp[d])
+            tcp_half_reset(f->tcp[d]);
+}
+
+typedef struct {
+    void (*fn)(flow *f, void *ctx);
+    void *ctx;
+} foreach_ctx;
+
+static void each(gpointer k, gpointer v, gpointer u)
+{
+    (void)k;
+    foreach_ctx *fc = u;
+    fc->fn(v, fc->ctx);
+}
+
+void flows_foreach(flow_table *t, void (*fn)(flow *f, void *ctx), void *ctx)
+{
+    foreach_ctx fc = {fn, ctx};
+    g_hash_table_foreach(t->h, each, &fc);
+}
+
+void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz)
+{
+    net_packet pk = {.ip_version = f->ip_version};
+    memcpy(pk.src, side ? f->resp_addr : f->init_addr, 16);
+    pk.sport = side ? f->resp_port : f->init_port;
+    net_format_endpoint(&pk, 0, buf, bufsz);
 }
 
 int flow_direction(const flow *f, const net_packet *pk)

@@ -7,15 +7,18 @@
 
 #include "gw_core.h"
 #include "netparse.h"
+#include "tcpstream.h"
 
 #define FLOWS_MAX 65536
 
 typedef struct {
     const gw_protocol *p;
     void *state;
-    uint8_t init_addr[16];
-    uint16_t init_port;
+    int ip_version, l4;
+    uint8_t init_addr[16], resp_addr[16];
+    uint16_t init_port, resp_port;
     int64_t last_seen_ns;
+    tcp_half *tcp[2];  /* TCP: the byte stream of each direction */
 } flow;
 
 typedef struct flow_table flow_table;
@@ -23,10 +26,16 @@ typedef struct flow_table flow_table;
 flow_table *flows_new(void);
 void flows_free(flow_table *t);
 flow *flows_find(flow_table *t, const net_packet *pk);
-/* claim the conversation of pk for p; pk's sender is the initiator.
-   Sets *evicted when the table was full and idle flows were dropped. */
+/* claim the conversation of pk for p; the initiator is pk's sender, or its
+   receiver when `reply` (a SYN+ACK seen first). Sets *evicted when the
+   table was full and idle flows were dropped. */
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
-                unsigned *evicted);
+                bool reply, unsigned *evicted);
+/* a new connection on the same addresses and ports: fresh state */
+void flow_restart(flow *f, const net_packet *pk);
+void flows_foreach(flow_table *t, void (*fn)(flow *f, void *ctx), void *ctx);
+/* "ip:port" of the initiator (0) or responder (1) */
+void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz);
 /* 0 when pk was sent by the initiator */
 int flow_direction(const flow *f, const net_packet *pk);
 

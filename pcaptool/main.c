@@ -10,6 +10,7 @@
 #include "gw_core.h"
 #include "netparse.h"
 #include "output.h"
+#include "tcpstream.h"
 
 #ifndef PCAPTOOL_VERSION
 #define PCAPTOOL_VERSION "0.0.0"
@@ -137,17 +138,129 @@ static const gw_protocol *by_port(const options *o, const net_packet *pk)
 
 static const gw_protocol *by_heuristic(const net_packet *pk)
 {
+    int transport = pk->l4 == NET_UDP ? GW_TRANSPORT_UDP : GW_TRANSPORT_TCP;
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
-        if (pk->l4 == NET_UDP && (p->transports & GW_TRANSPORT_UDP) && p->heuristic &&
-            p->heuristic(pk->payload, pk->payload_len))
+        if ((p->transports & transport) && p->heuristic &&
+            p->heuristic(transport, pk->payload, pk->payload_len))
             return p;
     }
     return NULL;
 }
 
-/* Decode one capture file. Returns the highest severity seen + 1 in *max_sev;
-   the return value is 0, or EXIT_USAGE when the file cannot be read. */
+/* what the decoding of one file needs at hand */
+typedef struct {
+    const options *o;
+    const char *path;
+    out_pdu *out;
+    unsigned frame;
+    int64_t now;
+    flow *f;
+    int dir;
+    char src[64], dst[64];
+    unsigned max_sev;
+} run_ctx;
+
+static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport)
+{
+    gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
+    const gw_sink *sink = out_pdu_begin(r->out, r->f->p);
+    r->f->p->decode(r->f->state, &pi, data, len, sink);
+    out_meta m = {r->frame, r->now, r->src, r->dst};
+    out_pdu_write(r->out, stdout, r->o->format, r->o->verbose, &m);
+    if (out_pdu_max_severity(r->out) > r->max_sev)
+        r->max_sev = out_pdu_max_severity(r->out);
+}
+
+static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
+{
+    decode_pdu(ctx, data, len, GW_TRANSPORT_TCP);
+}
+
+static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
+{
+    run_ctx *r = ctx;
+    const gw_finding_def *d = &tcp_findings[ev];
+    char msg[160];
+    switch (ev) {
+    case TCP_EV_GAP:
+        snprintf(msg, sizeof msg, "%llu bytes never captured: the PDU that needed them is lost",
+                 (unsigned long long)bytes);
+        break;
+    case TCP_EV_OOO_LIMIT:
+        snprintf(msg, sizeof msg, "over %u bytes of early segments: %llu missing bytes given up",
+                 TCP_OOO_MAX, (unsigned long long)bytes);
+        break;
+    default:
+        snprintf(msg, sizeof msg, "the stream ends inside a PDU (%llu bytes pending)",
+                 (unsigned long long)bytes);
+        break;
+    }
+    out_meta m = {r->frame, r->now, r->src, r->dst};
+    out_event_write(stdout, r->o->format, &m, d->code, d->severity, msg);
+    if ((unsigned)d->severity + 1 > r->max_sev)
+        r->max_sev = (unsigned)d->severity + 1;
+}
+
+static void finish_flow(flow *f, void *ctx)
+{
+    run_ctx *r = ctx;
+    if (!f->tcp[0])
+        return;
+    tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
+    r->f = f;
+    for (int d = 0; d < 2; d++) {
+        r->dir = d;
+        flow_endpoint(f, d, r->src, sizeof r->src);
+        flow_endpoint(f, !d, r->dst, sizeof r->dst);
+        tcp_half_finish(f->tcp[d], &ts);
+    }
+}
+
+/* one captured packet */
+static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
+{
+    bool tcp = pk->l4 == NET_TCP;
+    bool syn = tcp && (pk->tcp_flags & TCP_SYN);
+    /* like Wireshark, no protocol sees an empty datagram */
+    if (!tcp && pk->payload_len == 0)
+        return;
+    flow *f = flows_find(flows, pk);
+    if (!f) {
+        if (tcp && pk->payload_len == 0 && !syn)
+            return;
+        const gw_protocol *p = by_port(r->o, pk);
+        if (!p && r->o->heuristics && pk->payload_len)
+            p = by_heuristic(pk);
+        if (!p)
+            return;
+        unsigned evicted;
+        f = flows_add(flows, pk, p, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
+        if (evicted)
+            fprintf(stderr, "pcaptool: %s: frame %u: conversation table full, %u idle "
+                    "conversations forgotten\n", r->path, r->frame, evicted);
+    } else if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
+               r->now != f->last_seen_ns) {
+        /* a new connection reusing the ports (not a SYN retransmission
+           in the same instant) */
+        flow_restart(f, pk);
+    }
+    f->last_seen_ns = r->now;
+    r->f = f;
+    r->dir = flow_direction(f, pk);
+    net_format_endpoint(pk, 0, r->src, sizeof r->src);
+    net_format_endpoint(pk, 1, r->dst, sizeof r->dst);
+    if (tcp) {
+        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
+        tcp_half_segment(f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,
+                         pk->payload_len, &ts);
+    } else {
+        decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);
+    }
+}
+
+/* Decode one capture file. Raises *max_sev to the highest severity seen + 1;
+   returns 0, or EXIT_USAGE when the file cannot be read. */
 static int decode_file(const options *o, const char *path, out_pdu *out, unsigned *max_sev)
 {
     char err[PCAP_ERRBUF_SIZE] = "";
@@ -164,48 +277,25 @@ static int decode_file(const options *o, const char *path, out_pdu *out, unsigne
         return EXIT_USAGE;
     }
     flow_table *flows = flows_new();
+    run_ctx r = {.o = o, .path = path, .out = out, .max_sev = *max_sev};
     struct pcap_pkthdr *hdr;
     const u_char *data;
-    unsigned frame = 0;
     int rc;
-    char src[64], dst[64];
     while ((rc = pcap_next_ex(pc, &hdr, &data)) == 1) {
-        frame++;
+        r.frame++;
         net_packet pk;
-        /* like Wireshark, no protocol sees an empty datagram */
-        if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK || pk.l4 != NET_UDP ||
-            pk.payload_len == 0)
+        if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK)
             continue;
-        int64_t now = (int64_t)hdr->ts.tv_sec * 1000000000 + hdr->ts.tv_usec;
-        flow *f = flows_find(flows, &pk);
-        if (!f) {
-            const gw_protocol *p = by_port(o, &pk);
-            if (!p && o->heuristics)
-                p = by_heuristic(&pk);
-            if (!p)
-                continue;
-            unsigned evicted;
-            f = flows_add(flows, &pk, p, now, &evicted);
-            if (evicted)
-                fprintf(stderr, "pcaptool: %s: frame %u: conversation table full, %u idle "
-                        "conversations forgotten\n", path, frame, evicted);
-        }
-        f->last_seen_ns = now;
-        gw_pdu_info pi = {.frame = frame, .time_ns = now, .dir = flow_direction(f, &pk)};
-        const gw_sink *sink = out_pdu_begin(out, f->p);
-        f->p->decode(f->state, &pi, pk.payload, pk.payload_len, sink);
-        net_format_endpoint(&pk, 0, src, sizeof src);
-        net_format_endpoint(&pk, 1, dst, sizeof dst);
-        out_meta m = {frame, now, src, dst};
-        out_pdu_write(out, stdout, o->format, o->verbose, &m);
-        if (out_pdu_max_severity(out) > *max_sev)
-            *max_sev = out_pdu_max_severity(out);
+        r.now = (int64_t)hdr->ts.tv_sec * 1000000000 + hdr->ts.tv_usec;
+        packet(&r, flows, &pk);
     }
+    flows_foreach(flows, finish_flow, &r);
     flows_free(flows);
+    *max_sev = r.max_sev;
     int result = 0;
     if (rc == -1) {
         fflush(stdout);
-        fprintf(stderr, "pcaptool: %s: capture file damaged after frame %u: %s\n", path, frame,
+        fprintf(stderr, "pcaptool: %s: capture file damaged after frame %u: %s\n", path, r.frame,
                 pcap_geterr(pc));
         result = EXIT_USAGE;
     }
@@ -216,7 +306,7 @@ static int decode_file(const options *o, const char *path, out_pdu *out, unsigne
 static int cmd_list(int argc, char **argv, bool fields)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
-    if (only && !gw_protocol_by_name(only))
+    if (only && !gw_protocol_by_name(only) && !(strcmp(only, "tcp") == 0 && !fields))
         return die_usage("unknown protocol '%s'", only);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
@@ -230,6 +320,10 @@ static int cmd_list(int argc, char **argv, bool fields)
                 printf("%s\t%s\t%s\n", p->findings[k].code,
                        gw_severity_name(p->findings[k].severity), p->findings[k].summary);
     }
+    if (!fields && (!only || strcmp(only, "tcp") == 0))
+        for (int k = 0; k < TCP_N_FINDINGS; k++)
+            printf("%s\t%s\t%s\n", tcp_findings[k].code, gw_severity_name(tcp_findings[k].severity),
+                   tcp_findings[k].summary);
     return EXIT_CLEAN;
 }
 

@@ -358,3 +358,23 @@ void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_m
     else
         write_text(o, f, verbose, m);
 }
+
+void out_event_write(FILE *f, out_format fmt, const out_meta *m, const char *code,
+                     gw_severity sev, const char *message)
+{
+    if (fmt == OUT_JSON) {
+        fprintf(f, "{\"frame\":%u,\"time\":", m->frame);
+        print_time(f, m->time_ns);
+        fprintf(f, ",\"src\":\"%s\",\"dst\":\"%s\",\"proto\":\"tcp\",\"summary\":", m->src, m->dst);
+        out_json_string(f, (const uint8_t *)message, strlen(message));
+        fprintf(f, ",\"fields\":{},\"findings\":[{\"code\":\"%s\",\"severity\":\"%s\",\"offset\":0,"
+                   "\"length\":0,\"message\":", code, gw_severity_name(sev));
+        out_json_string(f, (const uint8_t *)message, strlen(message));
+        fputs("}]}\n", f);
+    } else {
+        fprintf(f, "%u ", m->frame);
+        print_time(f, m->time_ns);
+        fprintf(f, " %s -> %s TCP %s\n    %s %s @0: %s\n", m->src, m->dst, message,
+                gw_severity_name(sev), code, message);
+    }
+}

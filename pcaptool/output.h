@@ -26,6 +26,11 @@ typedef struct {
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
 
+/* a transport-level finding (TCP gaps and the like), as a record of its own
+   with proto "tcp" */
+void out_event_write(FILE *f, out_format fmt, const out_meta *m, const char *code,
+                     gw_severity sev, const char *message);
+
 /* JSON string escaping; invalid UTF-8 bytes become U+FFFD */
 void out_json_string(FILE *f, const uint8_t *p, size_t n);
 

@@ -12,6 +12,7 @@
 #include <epan/packet.h>
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
+#include <epan/dissectors/packet-tcp.h>
 #include <wsutil/wmem/wmem.h>
 
 #include "gw_core.h"
@@ -32,7 +33,7 @@ typedef struct {
     int *hf;       /* one per field */
     int *ett;      /* one per field, for subtrees */
     expert_field *ei;
-    dissector_handle_t handle;
+    dissector_handle_t udp_handle, tcp_handle;
     wmem_map_t *records_by_frame; /* frame -> first rec_pdu of the frame */
 } ws_proto;
 
@@ -252,7 +253,8 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
     }
 }
 
-static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
+                       int transport)
 {
     guint32 key = (guint32)tvb_raw_offset(tvb);
     rec_pdu *rec = p_get_proto_data(wmem_file_scope(), pinfo, wp->proto, key);
@@ -265,6 +267,7 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
             .time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs,
             .dir = (addresses_equal(&pinfo->src, &conv->initiator) &&
                     pinfo->srcport == conv->initiator_port) ? 0 : 1,
+            .transport = transport,
         };
         rec = wmem_new0(wmem_file_scope(), rec_pdu);
         rec->ev = wmem_array_sized_new(wmem_file_scope(), sizeof(rec_ev), 16);
@@ -286,28 +289,57 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
     return (int)tvb_captured_length(tvb);
 }
 
-static int dissect_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_, void *cb)
+static int dissect_udp_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_,
+                          void *cb)
 {
-    return dissect_pdu(cb, tvb, pinfo, tree);
+    return dissect_pdu(cb, tvb, pinfo, tree, GW_TRANSPORT_UDP);
 }
 
-static gboolean heur_common(int i, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
+/* TCP: the protocol's framing cuts the stream into PDUs */
+static guint tcp_pdu_len(packet_info *pinfo _U_, tvbuff_t *tvb, int offset, void *data)
+{
+    ws_proto *wp = data;
+    guint avail = tvb_captured_length_remaining(tvb, offset);
+    long n = wp->p->pdu_length(tvb_get_ptr(tvb, offset, avail), avail);
+    return n <= 0 ? avail : (guint)n; /* not a PDU start: the rest, reported as such */
+}
+
+static int tcp_pdu_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    return dissect_pdu(data, tvb, pinfo, tree, GW_TRANSPORT_TCP);
+}
+
+static int dissect_tcp_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_,
+                          void *cb)
+{
+    ws_proto *wp = cb;
+    tcp_dissect_pdus(tvb, pinfo, tree, TRUE, (guint)wp->p->pdu_header, tcp_pdu_len, tcp_pdu_cb, wp);
+    return (int)tvb_captured_length(tvb);
+}
+
+static gboolean heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pinfo,
+                            proto_tree *tree)
 {
     ws_proto *wp = &protos[i];
     guint len = tvb_captured_length(tvb);
-    if (!wp->p->heuristic(tvb_get_ptr(tvb, 0, len), len))
+    if (!wp->p->heuristic(transport, tvb_get_ptr(tvb, 0, len), len))
         return FALSE;
-    conversation_set_dissector(find_or_create_conversation(pinfo), wp->handle);
-    dissect_pdu(wp, tvb, pinfo, tree);
+    dissector_handle_t h = transport == GW_TRANSPORT_TCP ? wp->tcp_handle : wp->udp_handle;
+    conversation_set_dissector(find_or_create_conversation(pinfo), h);
+    call_dissector_only(h, tvb, pinfo, tree, NULL);
     return TRUE;
 }
 
 #define HEUR(i) \
-    static gboolean heur_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
-    { return heur_common(i, tvb, pinfo, tree); }
+    static gboolean heur_udp_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
+    { return heur_common(i, GW_TRANSPORT_UDP, tvb, pinfo, tree); } \
+    static gboolean heur_tcp_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
+    { return heur_common(i, GW_TRANSPORT_TCP, tvb, pinfo, tree); }
 HEUR(0) HEUR(1) HEUR(2) HEUR(3) HEUR(4) HEUR(5) HEUR(6) HEUR(7)
-static heur_dissector_t heur_fns[MAX_PROTOS] = {heur_0, heur_1, heur_2, heur_3,
-                                                heur_4, heur_5, heur_6, heur_7};
+static heur_dissector_t heur_udp[MAX_PROTOS] = {heur_udp_0, heur_udp_1, heur_udp_2, heur_udp_3,
+                                                heur_udp_4, heur_udp_5, heur_udp_6, heur_udp_7};
+static heur_dissector_t heur_tcp[MAX_PROTOS] = {heur_tcp_0, heur_tcp_1, heur_tcp_2, heur_tcp_3,
+                                                heur_tcp_4, heur_tcp_5, heur_tcp_6, heur_tcp_7};
 
 /* ---- registration ---- */
 
@@ -439,7 +471,13 @@ static void register_one(ws_proto *wp)
         prefs_register_enum_preference(mod, o->name, o->title, o->description, o->value, ev, FALSE);
     }
 
-    wp->handle = register_dissector_with_data(p->name, dissect_cb, wp->proto, wp);
+    char name[64];
+    if (p->transports & GW_TRANSPORT_UDP)
+        wp->udp_handle = register_dissector_with_data(p->name, dissect_udp_cb, wp->proto, wp);
+    if (p->transports & GW_TRANSPORT_TCP) {
+        g_snprintf(name, sizeof name, "%s.tcp", p->name);
+        wp->tcp_handle = register_dissector_with_data(g_strdup(name), dissect_tcp_cb, wp->proto, wp);
+    }
     wp->records_by_frame = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
                                                   g_direct_hash, g_direct_equal);
 }
@@ -458,12 +496,19 @@ static void proto_reg_handoff_gamewire(void)
     for (int i = 0; i < n_protos; i++) {
         ws_proto *wp = &protos[i];
         char heur_name[64];
-        g_snprintf(heur_name, sizeof heur_name, "%s_udp", wp->p->name);
         if (wp->p->transports & GW_TRANSPORT_UDP) {
-            dissector_add_uint_with_preference("udp.port", wp->p->default_port, wp->handle);
+            g_snprintf(heur_name, sizeof heur_name, "%s_udp", wp->p->name);
+            dissector_add_uint_with_preference("udp.port", wp->p->default_port, wp->udp_handle);
             if (wp->p->heuristic)
-                heur_dissector_add("udp", heur_fns[i], wp->p->long_name, heur_name, wp->proto,
-                                   HEURISTIC_ENABLE);
+                heur_dissector_add("udp", heur_udp[i], wp->p->long_name, g_strdup(heur_name),
+                                   wp->proto, HEURISTIC_ENABLE);
+        }
+        if (wp->p->transports & GW_TRANSPORT_TCP) {
+            g_snprintf(heur_name, sizeof heur_name, "%s_tcp", wp->p->name);
+            dissector_add_uint_with_preference("tcp.port", wp->p->default_port, wp->tcp_handle);
+            if (wp->p->heuristic)
+                heur_dissector_add("tcp", heur_tcp[i], wp->p->long_name, g_strdup(heur_name),
+                                   wp->proto, HEURISTIC_ENABLE);
         }
     }
 }

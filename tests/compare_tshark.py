@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-PROTOS = ("dnp",)
+PROTOS = ("dnp", "openttd")
 
 
 def fail(msg):
@@ -113,8 +113,15 @@ def same(a, b):
     return a == b
 
 
+# per-capture options: (tshark's, pcaptool's)
+OPTIONS = {
+    "openttd-gen-resegmented.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
+}
+
+
 def compare(tsh, pcaptool, capture):
-    r = tsh.run(["-r", capture, "-T", "json", "--no-duplicate-keys"])
+    ws_args, pt_args = OPTIONS.get(os.path.basename(capture), ([], []))
+    r = tsh.run(ws_args + ["-r", capture, "-T", "json", "--no-duplicate-keys"])
     if r.returncode != 0:
         fail("%s: tshark failed: %s" % (capture, r.stderr))
     if "dissector bug" in r.stderr.lower():
@@ -124,12 +131,15 @@ def compare(tsh, pcaptool, capture):
     for pkt in json.loads(r.stdout):
         layers = pkt["_source"]["layers"]
         num = int(layers["frame"]["frame.number"])
-        fields, findings = {}, []
-        got = False
+        pdus = []
+        findings = []
         for p in PROTOS:
             if p in layers:
-                got = True
-                walk(layers[p], fields, findings, state)
+                for layer in (layers[p] if isinstance(layers[p], list) else [layers[p]]):
+                    f, fi = {}, []
+                    walk(layer, f, fi, state)
+                    pdus.append((f, fi))
+                    findings += fi
         # an exception in a dissector shows as a top-level "[Malformed Packet]"
         # with an expert info that is not one of ours; our own error findings
         # (group Malformed) sit inside our tree and are compared below
@@ -137,25 +147,39 @@ def compare(tsh, pcaptool, capture):
         foreign = [f for f in findings + findings_extra if f.split(".")[0] not in PROTOS]
         if "_ws.malformed" in layers or foreign:
             fail("%s: frame %d is Malformed in Wireshark: %s" % (capture, num, foreign))
-        if got:
-            ws[num] = (fields, findings)
+        if pdus:
+            ws[num] = pdus
 
-    out = subprocess.run([pcaptool, "decode", "--format", "json", "--fail-on", "never", capture],
-                         capture_output=True, text=True)
+    out = subprocess.run([pcaptool, "decode", "--format", "json", "--fail-on", "never"] + pt_args +
+                         [capture], capture_output=True, text=True)
     if out.returncode != 0:
         fail("%s: pcaptool failed: %s" % (capture, out.stderr))
     pt = {}
     for line in out.stdout.splitlines():
         o = json.loads(line)
-        pt[o["frame"]] = (o["fields"], [f["code"] for f in o["findings"]])
+        if o["proto"] == "tcp":  # transport findings: Wireshark's TCP dissector has its own
+            continue
+        pt.setdefault(o["frame"], []).append((o["fields"], [f["code"] for f in o["findings"]]))
 
     if set(ws) != set(pt):
         fail("%s: frames differ: only tshark %s, only pcaptool %s" %
              (capture, sorted(set(ws) - set(pt))[:20], sorted(set(pt) - set(ws))[:20]))
-    nvalues = 0
+    nvalues = npdus = nfindings = 0
     for num in sorted(ws):
-        wf, wfind = ws[num]
-        pf, pfind = pt[num]
+        if len(ws[num]) != len(pt[num]):
+            fail("%s frame %d: tshark has %d PDUs, pcaptool %d" % (capture, num, len(ws[num]), len(pt[num])))
+        for (wf, wfind), (pf, pfind) in zip(ws[num], pt[num]):
+            npdus += 1
+            nfindings += len(wfind)
+            nvalues += compare_pdu(capture, num, tsh, wf, wfind, pf, pfind)
+    print("ok %s: %d PDUs, %d values, %d findings agree" %
+          (os.path.basename(capture), npdus, nvalues, nfindings))
+    return npdus
+
+
+def compare_pdu(capture, num, tsh, wf, wfind, pf, pfind):
+    nvalues = 0
+    if True:
         if set(wf) != set(pf):
             fail("%s frame %d: field sets differ: only tshark %s, only pcaptool %s" %
                  (capture, num, sorted(set(wf) - set(pf)), sorted(set(pf) - set(wf))))
@@ -168,9 +192,7 @@ def compare(tsh, pcaptool, capture):
             nvalues += len(a)
         if sorted(wfind) != sorted(pfind):
             fail("%s frame %d findings: tshark %s, pcaptool %s" % (capture, num, wfind, pfind))
-    print("ok %s: %d PDUs, %d values, %d findings agree" %
-          (os.path.basename(capture), len(ws), nvalues, sum(len(v[1]) for v in ws.values())))
-    return len(ws)
+    return nvalues
 
 
 def main():

@@ -343,19 +343,20 @@ Test(dnp, heuristic_claims_dnp_and_rejects_others)
     static const uint8_t reject[] = {1, 2};
     uint8_t state[80];
     size_t n = unhex(CAPTURED_LINK_STATE, state);
-    cr_assert(P->heuristic(connect, sizeof connect));
-    cr_assert(P->heuristic(accept, sizeof accept));
-    cr_assert(P->heuristic(reject, sizeof reject));
-    cr_assert(P->heuristic(state, n));
-    cr_assert_not(P->heuristic(state, n - 1));
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, connect, sizeof connect));
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, accept, sizeof accept));
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, reject, sizeof reject));
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, state, n));
+    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, state, n - 1));
+    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, connect, sizeof connect));
     /* DNS query for example.com, NTP v4 client, a DNP message (too weak) */
     static const uint8_t dns[] = {0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm',
                                   'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
     uint8_t ntp[48] = {0x23};
     static const uint8_t msg[] = {3, 1, 2, 3};
-    cr_assert_not(P->heuristic(dns, sizeof dns));
-    cr_assert_not(P->heuristic(ntp, sizeof ntp));
-    cr_assert_not(P->heuristic(msg, sizeof msg));
+    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, dns, sizeof dns));
+    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, ntp, sizeof ntp));
+    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, msg, sizeof msg));
     /* random datagrams, fixed seed */
     uint32_t x = 99;
     int claimed = 0;
@@ -368,7 +369,7 @@ Test(dnp, heuristic_claims_dnp_and_rejects_others)
             buf[k] = (uint8_t)(x >> 16);
         }
         buf[0] = (uint8_t)(i % 12);
-        claimed += P->heuristic(buf, len);
+        claimed += P->heuristic(GW_TRANSPORT_UDP, buf, len);
     }
     cr_assert_lt(claimed, 5, "%d of 100000 random datagrams claimed", claimed);
 }
@@ -383,7 +384,7 @@ Test(dnp, long_message_over_the_limit_is_dropped_with_an_error)
         part[1] = (uint8_t)i;
         part[2] = 0;
         part[3] = i == 0 ? 1 : i == 19 ? 2 : 0;
-        gw_pdu_info pi = {i + 1, 0, 1};
+        gw_pdu_info pi = {i + 1, 0, 1, GW_TRANSPORT_UDP};
         collect_init(&c);
         P->decode(conv, &pi, part, sizeof part, &c.sink);
         too_long |= collect_has_finding(&c, DNP_E_LONG_TOO_LONG);

@@ -1,0 +1,961 @@
+/* openttd.c - the OpenTTD game protocol decoder.
+ *
+ * A packet is `size:u16 LE` (the whole packet, size bytes included),
+ * `type:u8`, payload. The meaning of `type` depends on the version, inferred
+ * per connection from the revision string of CLIENT_JOIN or SERVER_GAME_INFO.
+ * Payload layouts are described once, as small op lists interpreted by
+ * decode_layout(); the few that need more (game info, map data, frames)
+ * have their own functions.
+ */
+#include "openttd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int gw_openttd_version = OTTD_V_AUTO;
+int gw_openttd_default = OTTD_V13;
+
+/* ---- packets ---------------------------------------------------------------- */
+
+/* every packet of every version, by meaning; the wire code depends on the version */
+#define OTTD_PACKETS(X) \
+    X(UNKNOWN, "unknown") \
+    X(SERVER_FULL, "SERVER_FULL") X(SERVER_BANNED, "SERVER_BANNED") \
+    X(CLIENT_JOIN, "CLIENT_JOIN") X(SERVER_ERROR, "SERVER_ERROR") \
+    X(CLIENT_UNUSED, "CLIENT_UNUSED") X(SERVER_UNUSED, "SERVER_UNUSED") \
+    X(SERVER_GAME_INFO, "SERVER_GAME_INFO") X(CLIENT_GAME_INFO, "CLIENT_GAME_INFO") \
+    X(SERVER_CHECK_NEWGRFS, "SERVER_CHECK_NEWGRFS") X(CLIENT_NEWGRFS_CHECKED, "CLIENT_NEWGRFS_CHECKED") \
+    X(SERVER_NEED_GAME_PASSWORD, "SERVER_NEED_GAME_PASSWORD") X(CLIENT_GAME_PASSWORD, "CLIENT_GAME_PASSWORD") \
+    X(SERVER_NEED_COMPANY_PASSWORD, "SERVER_NEED_COMPANY_PASSWORD") \
+    X(CLIENT_COMPANY_PASSWORD, "CLIENT_COMPANY_PASSWORD") \
+    X(SERVER_WELCOME, "SERVER_WELCOME") X(SERVER_CLIENT_INFO, "SERVER_CLIENT_INFO") \
+    X(CLIENT_GETMAP, "CLIENT_GETMAP") X(SERVER_WAIT, "SERVER_WAIT") \
+    X(SERVER_MAP_BEGIN, "SERVER_MAP_BEGIN") X(SERVER_MAP_SIZE, "SERVER_MAP_SIZE") \
+    X(SERVER_MAP_DATA, "SERVER_MAP_DATA") X(SERVER_MAP_DONE, "SERVER_MAP_DONE") \
+    X(CLIENT_MAP_OK, "CLIENT_MAP_OK") X(SERVER_JOIN, "SERVER_JOIN") \
+    X(SERVER_FRAME, "SERVER_FRAME") X(CLIENT_ACK, "CLIENT_ACK") X(SERVER_SYNC, "SERVER_SYNC") \
+    X(CLIENT_COMMAND, "CLIENT_COMMAND") X(SERVER_COMMAND, "SERVER_COMMAND") \
+    X(CLIENT_CHAT, "CLIENT_CHAT") X(SERVER_CHAT, "SERVER_CHAT") \
+    X(SERVER_EXTERNAL_CHAT, "SERVER_EXTERNAL_CHAT") \
+    X(CLIENT_RCON, "CLIENT_RCON") X(SERVER_RCON, "SERVER_RCON") \
+    X(CLIENT_MOVE, "CLIENT_MOVE") X(SERVER_MOVE, "SERVER_MOVE") \
+    X(CLIENT_SET_PASSWORD, "CLIENT_SET_PASSWORD") X(CLIENT_SET_NAME, "CLIENT_SET_NAME") \
+    X(SERVER_COMPANY_UPDATE, "SERVER_COMPANY_UPDATE") X(SERVER_CONFIG_UPDATE, "SERVER_CONFIG_UPDATE") \
+    X(SERVER_NEWGAME, "SERVER_NEWGAME") X(SERVER_SHUTDOWN, "SERVER_SHUTDOWN") \
+    X(CLIENT_QUIT, "CLIENT_QUIT") X(SERVER_QUIT, "SERVER_QUIT") \
+    X(CLIENT_ERROR, "CLIENT_ERROR") X(SERVER_ERROR_QUIT, "SERVER_ERROR_QUIT") \
+    /* 0.5 - 0.7 only */ \
+    X(CLIENT_COMPANY_INFO, "CLIENT_COMPANY_INFO") X(SERVER_COMPANY_INFO, "SERVER_COMPANY_INFO") \
+    X(SERVER_NEED_PASSWORD, "SERVER_NEED_PASSWORD") X(CLIENT_PASSWORD, "CLIENT_PASSWORD") \
+    X(SERVER_MAP, "SERVER_MAP") \
+    /* 15.x only */ \
+    X(SERVER_AUTH_REQUEST, "SERVER_AUTH_REQUEST") X(CLIENT_AUTH_RESPONSE, "CLIENT_AUTH_RESPONSE") \
+    X(SERVER_ENABLE_ENCRYPTION, "SERVER_ENABLE_ENCRYPTION") X(CLIENT_IDENTIFY, "CLIENT_IDENTIFY") \
+    /* UDP */ \
+    X(UDP_CLIENT_FIND_SERVER, "UDP CLIENT_FIND_SERVER") X(UDP_SERVER_RESPONSE, "UDP SERVER_RESPONSE") \
+    X(UDP_CLIENT_DETAIL_INFO, "UDP CLIENT_DETAIL_INFO") X(UDP_SERVER_DETAIL_INFO, "UDP SERVER_DETAIL_INFO") \
+    X(UDP_SERVER_REGISTER, "UDP SERVER_REGISTER") X(UDP_MASTER_ACK_REGISTER, "UDP MASTER_ACK_REGISTER") \
+    X(UDP_CLIENT_GET_LIST, "UDP CLIENT_GET_LIST") X(UDP_MASTER_RESPONSE_LIST, "UDP MASTER_RESPONSE_LIST") \
+    X(UDP_SERVER_UNREGISTER, "UDP SERVER_UNREGISTER") X(UDP_CLIENT_GET_NEWGRFS, "UDP CLIENT_GET_NEWGRFS") \
+    X(UDP_SERVER_NEWGRFS, "UDP SERVER_NEWGRFS") X(UDP_MASTER_SESSION_KEY, "UDP MASTER_SESSION_KEY") \
+    /* after SERVER_ENABLE_ENCRYPTION (15.x) */ \
+    X(ENCRYPTED, "encrypted")
+
+#define AS_ENUM(id, name) PK_##id,
+#define AS_NAME(id, name) {PK_##id, name},
+enum packet { OTTD_PACKETS(AS_ENUM) PK_COUNT };
+static const gw_value_name packet_names[] = {OTTD_PACKETS(AS_NAME){0, NULL}};
+
+/* wire code -> packet, per numbering */
+static const uint8_t numbering_13[] = {
+    PK_SERVER_FULL, PK_SERVER_BANNED, PK_CLIENT_JOIN, PK_SERVER_ERROR, PK_CLIENT_UNUSED,
+    PK_SERVER_UNUSED, PK_SERVER_GAME_INFO, PK_CLIENT_GAME_INFO, PK_SERVER_CHECK_NEWGRFS,
+    PK_CLIENT_NEWGRFS_CHECKED, PK_SERVER_NEED_GAME_PASSWORD, PK_CLIENT_GAME_PASSWORD,
+    PK_SERVER_NEED_COMPANY_PASSWORD, PK_CLIENT_COMPANY_PASSWORD, PK_SERVER_WELCOME,
+    PK_SERVER_CLIENT_INFO, PK_CLIENT_GETMAP, PK_SERVER_WAIT, PK_SERVER_MAP_BEGIN,
+    PK_SERVER_MAP_SIZE, PK_SERVER_MAP_DATA, PK_SERVER_MAP_DONE, PK_CLIENT_MAP_OK, PK_SERVER_JOIN,
+    PK_SERVER_FRAME, PK_CLIENT_ACK, PK_SERVER_SYNC, PK_CLIENT_COMMAND, PK_SERVER_COMMAND,
+    PK_CLIENT_CHAT, PK_SERVER_CHAT, PK_SERVER_EXTERNAL_CHAT, PK_CLIENT_RCON, PK_SERVER_RCON,
+    PK_CLIENT_MOVE, PK_SERVER_MOVE, PK_CLIENT_SET_PASSWORD, PK_CLIENT_SET_NAME,
+    PK_SERVER_COMPANY_UPDATE, PK_SERVER_CONFIG_UPDATE, PK_SERVER_NEWGAME, PK_SERVER_SHUTDOWN,
+    PK_CLIENT_QUIT, PK_SERVER_QUIT, PK_CLIENT_ERROR, PK_SERVER_ERROR_QUIT};
+
+/* 14.x: NEWGAME and SHUTDOWN move to 8 and 9, 13.x's 8-39 to 10-41 */
+static const uint8_t numbering_14[] = {
+    PK_SERVER_FULL, PK_SERVER_BANNED, PK_CLIENT_JOIN, PK_SERVER_ERROR, PK_CLIENT_UNUSED,
+    PK_SERVER_UNUSED, PK_SERVER_GAME_INFO, PK_CLIENT_GAME_INFO, PK_SERVER_NEWGAME,
+    PK_SERVER_SHUTDOWN, PK_SERVER_CHECK_NEWGRFS, PK_CLIENT_NEWGRFS_CHECKED,
+    PK_SERVER_NEED_GAME_PASSWORD, PK_CLIENT_GAME_PASSWORD, PK_SERVER_NEED_COMPANY_PASSWORD,
+    PK_CLIENT_COMPANY_PASSWORD, PK_SERVER_WELCOME, PK_SERVER_CLIENT_INFO, PK_CLIENT_GETMAP,
+    PK_SERVER_WAIT, PK_SERVER_MAP_BEGIN, PK_SERVER_MAP_SIZE, PK_SERVER_MAP_DATA,
+    PK_SERVER_MAP_DONE, PK_CLIENT_MAP_OK, PK_SERVER_JOIN, PK_SERVER_FRAME, PK_CLIENT_ACK,
+    PK_SERVER_SYNC, PK_CLIENT_COMMAND, PK_SERVER_COMMAND, PK_CLIENT_CHAT, PK_SERVER_CHAT,
+    PK_SERVER_EXTERNAL_CHAT, PK_CLIENT_RCON, PK_SERVER_RCON, PK_CLIENT_MOVE, PK_SERVER_MOVE,
+    PK_CLIENT_SET_PASSWORD, PK_CLIENT_SET_NAME, PK_SERVER_COMPANY_UPDATE,
+    PK_SERVER_CONFIG_UPDATE, PK_CLIENT_QUIT, PK_SERVER_QUIT, PK_CLIENT_ERROR,
+    PK_SERVER_ERROR_QUIT};
+
+static const uint8_t numbering_15[] = {
+    PK_SERVER_FULL, PK_SERVER_BANNED, PK_CLIENT_JOIN, PK_SERVER_ERROR, PK_CLIENT_UNUSED,
+    PK_SERVER_UNUSED, PK_SERVER_GAME_INFO, PK_CLIENT_GAME_INFO, PK_SERVER_NEWGAME,
+    PK_SERVER_SHUTDOWN, PK_SERVER_AUTH_REQUEST, PK_CLIENT_AUTH_RESPONSE,
+    PK_SERVER_ENABLE_ENCRYPTION, PK_CLIENT_IDENTIFY, PK_SERVER_CHECK_NEWGRFS,
+    PK_CLIENT_NEWGRFS_CHECKED, PK_SERVER_WELCOME, PK_SERVER_CLIENT_INFO, PK_CLIENT_GETMAP,
+    PK_SERVER_WAIT, PK_SERVER_MAP_BEGIN, PK_SERVER_MAP_SIZE, PK_SERVER_MAP_DATA,
+    PK_SERVER_MAP_DONE, PK_CLIENT_MAP_OK, PK_SERVER_JOIN, PK_SERVER_FRAME, PK_CLIENT_ACK,
+    PK_SERVER_SYNC, PK_CLIENT_COMMAND, PK_SERVER_COMMAND, PK_CLIENT_CHAT, PK_SERVER_CHAT,
+    PK_SERVER_EXTERNAL_CHAT, PK_CLIENT_RCON, PK_SERVER_RCON, PK_CLIENT_MOVE, PK_SERVER_MOVE,
+    PK_CLIENT_SET_NAME, PK_SERVER_CONFIG_UPDATE, PK_CLIENT_QUIT, PK_SERVER_QUIT,
+    PK_CLIENT_ERROR, PK_SERVER_ERROR_QUIT};
+
+/* 0.5 - 0.7 (the wiki's set) */
+static const uint8_t numbering_old[] = {
+    PK_SERVER_FULL, PK_SERVER_BANNED, PK_CLIENT_JOIN, PK_SERVER_ERROR, PK_CLIENT_COMPANY_INFO,
+    PK_SERVER_COMPANY_INFO, PK_SERVER_CLIENT_INFO, PK_SERVER_NEED_PASSWORD, PK_CLIENT_PASSWORD,
+    PK_SERVER_WELCOME, PK_CLIENT_GETMAP, PK_SERVER_WAIT, PK_SERVER_MAP, PK_CLIENT_MAP_OK,
+    PK_SERVER_JOIN, PK_SERVER_FRAME, PK_SERVER_SYNC, PK_CLIENT_ACK, PK_CLIENT_COMMAND,
+    PK_SERVER_COMMAND, PK_CLIENT_CHAT, PK_SERVER_CHAT, PK_CLIENT_SET_PASSWORD,
+    PK_CLIENT_SET_NAME, PK_CLIENT_QUIT, PK_CLIENT_ERROR, PK_SERVER_QUIT, PK_SERVER_ERROR_QUIT,
+    PK_SERVER_SHUTDOWN, PK_SERVER_NEWGAME, PK_SERVER_RCON, PK_CLIENT_RCON,
+    PK_SERVER_CHECK_NEWGRFS, PK_CLIENT_NEWGRFS_CHECKED, PK_SERVER_MOVE, PK_CLIENT_MOVE,
+    PK_SERVER_COMPANY_UPDATE, PK_SERVER_CONFIG_UPDATE};
+
+/* UDP: 12.0 and later have two packets; before, a larger set */
+static const uint8_t numbering_udp_old[] = {
+    PK_UDP_CLIENT_FIND_SERVER, PK_UDP_SERVER_RESPONSE, PK_UDP_CLIENT_DETAIL_INFO,
+    PK_UDP_SERVER_DETAIL_INFO, PK_UDP_SERVER_REGISTER, PK_UDP_MASTER_ACK_REGISTER,
+    PK_UDP_CLIENT_GET_LIST, PK_UDP_MASTER_RESPONSE_LIST, PK_UDP_SERVER_UNREGISTER,
+    PK_UDP_CLIENT_GET_NEWGRFS, PK_UDP_SERVER_NEWGRFS, PK_UDP_MASTER_SESSION_KEY};
+
+#define N(a) (sizeof(a) / sizeof(a)[0])
+
+/* packets that may be up to 32767 bytes (TCP_MTU) */
+static bool large_packet(int pk)
+{
+    return pk == PK_SERVER_MAP_DATA || pk == PK_SERVER_GAME_INFO || pk == PK_SERVER_MAP ||
+           pk == PK_SERVER_CHECK_NEWGRFS || pk == PK_SERVER_COMMAND || pk == PK_CLIENT_COMMAND ||
+           pk == PK_UDP_SERVER_RESPONSE || pk == PK_UDP_SERVER_DETAIL_INFO || pk == PK_ENCRYPTED;
+}
+
+static const gw_value_name error_names[] = {
+    {0, "GENERAL"}, {1, "DESYNC"}, {2, "SAVEGAME_FAILED"}, {3, "CONNECTION_LOST"},
+    {4, "ILLEGAL_PACKET"}, {5, "NEWGRF_MISMATCH"}, {6, "NOT_AUTHORIZED"}, {7, "NOT_EXPECTED"},
+    {8, "WRONG_REVISION"}, {9, "NAME_IN_USE"}, {10, "WRONG_PASSWORD"}, {11, "COMPANY_MISMATCH"},
+    {12, "KICKED"}, {13, "CHEATER"}, {14, "FULL"}, {15, "TOO_MANY_COMMANDS"},
+    {16, "TIMEOUT_PASSWORD"}, {17, "TIMEOUT_COMPUTER"}, {18, "TIMEOUT_MAP"},
+    {19, "TIMEOUT_JOIN"}, {20, "INVALID_CLIENT_NAME"}, {0, NULL}};
+
+static const gw_value_name action_names[] = {
+    {0, "JOIN"}, {1, "LEAVE"}, {2, "SERVER_MESSAGE"}, {3, "CHAT"}, {4, "CHAT_COMPANY"},
+    {5, "CHAT_CLIENT"}, {6, "GIVE_MONEY"}, {7, "NAME_CHANGE"}, {8, "COMPANY_SPECTATOR"},
+    {9, "COMPANY_JOIN"}, {10, "COMPANY_NEW"}, {11, "KICKED"}, {12, "EXTERNAL_CHAT"}, {0, NULL}};
+
+static const gw_value_name desttype_names[] = {
+    {0, "BROADCAST"}, {1, "TEAM"}, {2, "CLIENT"}, {0, NULL}};
+
+static const gw_value_name company_names[] = {
+    {0xfe, "new company"}, {0xff, "spectator"}, {0, NULL}};
+
+static const gw_value_name version_names[] = {
+    {OTTD_V_OLD, "0.5-0.7"}, {OTTD_V13, "13.x"}, {OTTD_V14, "14.x"}, {OTTD_V15, "15.x"}, {0, NULL}};
+
+static const gw_value_name landscape_names[] = {
+    {0, "temperate"}, {1, "sub-arctic"}, {2, "sub-tropical"}, {3, "toyland"}, {0, NULL}};
+
+/* ---- fields ------------------------------------------------------------------- */
+
+#define OTTD_FIELDS(X) \
+    X(SIZE, "openttd.size", "Size", U16, DEC, NULL, "Packet size, the 2 size bytes included") \
+    X(TYPE, "openttd.type", "Type", U8, DEC, NULL, "Packet type as on the wire (its meaning depends on the version)") \
+    X(PACKET, "openttd.packet", "Packet", U8, DEC, packet_names, "The packet the type means in this connection's version") \
+    X(VERSION, "openttd.version", "Numbering", U8, DEC, version_names, "Packet numbering used for this connection") \
+    X(REVISION, "openttd.revision", "Revision", STRING, NONE, NULL, "OpenTTD revision string") \
+    X(NEWGRF_VERSION, "openttd.newgrf_version", "NewGRF version", U32, HEX, NULL, "NewGRF version of the client") \
+    X(NAME, "openttd.name", "Name", STRING, NONE, NULL, "Client name") \
+    X(COMPANY, "openttd.company", "Company", U8, DEC, company_names, "Company (0xFE new, 0xFF spectator)") \
+    X(LANGUAGE, "openttd.language", "Language", U8, DEC, NULL, "Language id") \
+    X(ERROR_CODE, "openttd.error_code", "Error", U8, DEC, error_names, "Network error code") \
+    X(REASON, "openttd.reason", "Reason", STRING, NONE, NULL, "Error or leave message") \
+    X(CLIENT_ID, "openttd.client_id", "Client id", U32, DEC, NULL, "Client id") \
+    X(GENERATION_SEED, "openttd.generation_seed", "Generation seed", U32, HEX, NULL, "Seed for password hashing") \
+    X(NETWORK_ID, "openttd.network_id", "Network id", STRING, NONE, NULL, "Server's network id") \
+    X(PASSWORD_TYPE, "openttd.password_type", "Password type", U8, DEC, NULL, "0 game, 1 company (0.5-0.7)") \
+    X(PASSWORD, "openttd.password", "Password", STRING, NONE, NULL, "A (hashed) password") \
+    X(GRF_COUNT, "openttd.grf_count", "NewGRF count", U8, DEC, NULL, "Number of NewGRFs") \
+    X(GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, "NewGRF id") \
+    X(GRF_MD5, "openttd.grf_md5", "NewGRF MD5", BYTES, NONE, NULL, "NewGRF MD5 sum") \
+    X(GRF_NAME, "openttd.grf_name", "NewGRF name", STRING, NONE, NULL, "NewGRF name") \
+    X(WAITING, "openttd.waiting", "Clients waiting", U8, DEC, NULL, "Clients waiting for the map") \
+    X(FRAME, "openttd.frame", "Frame", U32, DEC, NULL, "Frame counter") \
+    X(FRAME_MAX, "openttd.frame_max", "Frame max", U32, DEC, NULL, "How far the client may run") \
+    X(TOKEN, "openttd.token", "Token", U8, HEX, NULL, "Frame token the client echoes") \
+    X(SEED1, "openttd.seed1", "Seed 1", U32, HEX, NULL, "Random seed for the sync check") \
+    X(SEED2, "openttd.seed2", "Seed 2", U32, HEX, NULL, "Second random seed (old builds)") \
+    X(ACK_LAG, "openttd.ack_lag", "Frames behind the server", U32, DEC, NULL, "Server's latest frame minus the frame this CLIENT_ACK acknowledges") \
+    X(MAP_PACKET, "openttd.map_packet", "Map packet", U8, DEC, NULL, "0.5-0.7 SERVER_MAP part: 0 start, 1 normal, 2 end") \
+    X(MAP_SIZE, "openttd.map_size", "Map size", U32, DEC, NULL, "Bytes of the savegame to come") \
+    X(SAVEGAME, "openttd.savegame", "Savegame header", NONE, NONE, NULL, "Header of the savegame the map data starts with") \
+    X(SAVEGAME_FORMAT, "openttd.savegame.format", "Savegame format", STRING, NONE, NULL, "Savegame compression tag (OTTX = xz)") \
+    X(SAVEGAME_VERSION, "openttd.savegame.version", "Savegame version", U16, DEC, NULL, "Savegame version (big-endian)") \
+    X(SAVEGAME_MINOR, "openttd.savegame.minor", "Savegame minor version", U16, DEC, NULL, "Savegame minor version (big-endian)") \
+    X(MAP_DATA, "openttd.map_data", "Map data", BYTES, NONE, NULL, "Savegame bytes") \
+    X(MAP_RECEIVED, "openttd.map.received", "Map bytes so far", U32, DEC, NULL, "Savegame bytes received up to this packet") \
+    X(MAP_TOTAL, "openttd.map.total", "Map bytes announced", U32, DEC, NULL, "SERVER_MAP_SIZE of this transfer") \
+    X(CMD, "openttd.cmd", "Command", U16, DEC, NULL, "Command id") \
+    X(CMD32, "openttd.cmd32", "Command", U32, DEC, NULL, "Command id (0.5-0.7)") \
+    X(ERR_MSG, "openttd.err_msg", "Error message", U16, HEX, NULL, "String id shown when the command fails") \
+    X(P1, "openttd.p1", "P1", U32, HEX, NULL, "Command parameter 1 (0.5-0.7)") \
+    X(P2, "openttd.p2", "P2", U32, HEX, NULL, "Command parameter 2 (0.5-0.7)") \
+    X(TILE, "openttd.tile", "Tile", U32, DEC, NULL, "Tile of the command") \
+    X(DATA_LENGTH, "openttd.data_length", "Data length", U16, DEC, NULL, "Length of the command data") \
+    X(CMD_DATA, "openttd.cmd_data", "Command data", BYTES, NONE, NULL, "Command parameters") \
+    X(CALLBACK, "openttd.callback", "Callback", U8, DEC, NULL, "Callback id") \
+    X(MY_CMD, "openttd.my_cmd", "Own command", BOOL, NONE, NULL, "The command came from this client") \
+    X(ACTION, "openttd.chat.action", "Action", U8, DEC, action_names, "Chat action") \
+    X(DEST_TYPE, "openttd.chat.dest_type", "Destination type", U8, DEC, desttype_names, "Chat destination type") \
+    X(DEST, "openttd.chat.dest", "Destination", U32, DEC, NULL, "Chat destination (client or company)") \
+    X(MESSAGE, "openttd.chat.message", "Message", STRING, NONE, NULL, "Chat text") \
+    X(CHAT_DATA, "openttd.chat.data", "Data", U64, DEC, NULL, "Chat data (money given)") \
+    X(SELF_SEND, "openttd.chat.self_send", "Self sent", BOOL, NONE, NULL, "The message is the receiver's own") \
+    X(SOURCE, "openttd.chat.source", "Source", STRING, NONE, NULL, "External chat source") \
+    X(COLOUR, "openttd.colour", "Colour", U16, DEC, NULL, "Text colour") \
+    X(USER, "openttd.chat.user", "User", STRING, NONE, NULL, "External chat user") \
+    X(RCON_COMMAND, "openttd.rcon.command", "Command", STRING, NONE, NULL, "Remote console command") \
+    X(RCON_OUTPUT, "openttd.rcon.output", "Output", STRING, NONE, NULL, "Remote console output") \
+    X(COMPANY_MASK, "openttd.company_mask", "Passworded companies", U16, HEX, NULL, "Bit mask of companies with a password") \
+    X(MAX_COMPANIES, "openttd.max_companies", "Max companies", U8, DEC, NULL, "Maximum number of companies") \
+    X(SERVER_NAME, "openttd.server_name", "Server name", STRING, NONE, NULL, "Server name") \
+    X(GI_VERSION, "openttd.gi.version", "Game info version", U8, DEC, NULL, "Version of the game info block") \
+    X(GI_TICKS, "openttd.gi.ticks_playing", "Ticks playing", U64, DEC, NULL, "Ticks the game has run (game info 7)") \
+    X(GI_GRF_TYPE, "openttd.gi.newgrf_type", "NewGRF serialisation", U8, DEC, NULL, "1 = with names") \
+    X(GI_GS_VERSION, "openttd.gi.gs_version", "Game script version", U32, DEC, NULL, "Game script version") \
+    X(GI_GS_NAME, "openttd.gi.gs_name", "Game script", STRING, NONE, NULL, "Game script name") \
+    X(GI_GAME_DATE, "openttd.gi.game_date", "Game date", U32, DEC, NULL, "Current game date (days)") \
+    X(GI_START_DATE, "openttd.gi.start_date", "Start date", U32, DEC, NULL, "Start date (days)") \
+    X(GI_COMPANIES_MAX, "openttd.gi.companies_max", "Companies max", U8, DEC, NULL, "Maximum companies") \
+    X(GI_COMPANIES_ON, "openttd.gi.companies_on", "Companies", U8, DEC, NULL, "Current companies") \
+    X(GI_SPECTATORS_MAX, "openttd.gi.spectators_max", "Spectators max", U8, DEC, NULL, "Maximum spectators (legacy)") \
+    X(GI_PASSWORD, "openttd.gi.password", "Password", BOOL, NONE, NULL, "The server needs a password") \
+    X(GI_CLIENTS_MAX, "openttd.gi.clients_max", "Clients max", U8, DEC, NULL, "Maximum clients") \
+    X(GI_CLIENTS_ON, "openttd.gi.clients_on", "Clients", U8, DEC, NULL, "Current clients") \
+    X(GI_SPECTATORS_ON, "openttd.gi.spectators_on", "Spectators", U8, DEC, NULL, "Current spectators") \
+    X(GI_OLD_DATE, "openttd.gi.old_date", "Date (old)", U16, DEC, NULL, "Game or start date before game info 3") \
+    X(GI_MAP_NAME, "openttd.gi.map_name", "Map name", STRING, NONE, NULL, "Map name (game info 1-4)") \
+    X(GI_MAP_WIDTH, "openttd.gi.map_width", "Map width", U16, DEC, NULL, "Map width") \
+    X(GI_MAP_HEIGHT, "openttd.gi.map_height", "Map height", U16, DEC, NULL, "Map height") \
+    X(GI_LANDSCAPE, "openttd.gi.landscape", "Landscape", U8, DEC, landscape_names, "Climate") \
+    X(GI_DEDICATED, "openttd.gi.dedicated", "Dedicated", BOOL, NONE, NULL, "Dedicated server") \
+    X(MAC, "openttd.mac", "MAC", BYTES, NONE, NULL, "Message authentication code of an encrypted packet") \
+    X(ENCRYPTED, "openttd.encrypted", "Encrypted", BYTES, NONE, NULL, "Encrypted type and payload") \
+    X(PAYLOAD, "openttd.payload", "Payload", BYTES, NONE, NULL, "Payload not decoded field by field") \
+    X(TRAILING, "openttd.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the packet's fields")
+
+#define AS_FENUM(id, abbrev, name, type, base, names, blurb) OF_##id,
+enum ottd_field { OTTD_FIELDS(AS_FENUM) OF_COUNT };
+#define AS_FIELD(id, abbrev, name, type, base, names, blurb) \
+    [OF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, 0, blurb, 0, -1},
+static const gw_field fields[OF_COUNT] = {OTTD_FIELDS(AS_FIELD)};
+
+/* ---- findings ------------------------------------------------------------------ */
+
+#define OTTD_FINDINGS(X) \
+    X(BAD_SIZE, "openttd.size.invalid", ERROR, "A size below 3 or with the reserved high bit: the stream is out of step and is resynchronised at the next segment") \
+    X(TOO_LARGE, "openttd.size.too_large", WARNING, "A packet larger than its type allows (1460, or 32767 for map data and game info)") \
+    X(TRUNCATED, "openttd.truncated", ERROR, "The packet ends before a field its type must contain") \
+    X(STRING_UNTERMINATED, "openttd.string.unterminated", ERROR, "A string runs to the end of the packet without its NUL") \
+    X(TRAILING, "openttd.trailing_bytes", WARNING, "Bytes follow the packet's last field") \
+    X(UNKNOWN_TYPE, "openttd.type.unknown", WARNING, "A packet type this version does not define") \
+    X(VERSION_GUESS, "openttd.version.assumed", NOTE, "A revision whose numbering is not known here: the nearest known numbering is used") \
+    X(ACK_BEYOND_MAX, "openttd.ack.beyond_frame_max", WARNING, "A client acknowledges a frame beyond the server's frame_max") \
+    X(FRAME_BACK, "openttd.frame.backwards", WARNING, "A frame counter lower than the previous one in the same direction") \
+    X(MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, "The map bytes received differ from SERVER_MAP_SIZE") \
+    X(NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, "The first map data does not start with a savegame header") \
+    X(ENCRYPTED, "openttd.encrypted", NOTE, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
+    X(PAYLOAD_TOO_LARGE_UDP, "openttd.udp.payload", NOTE, "A UDP packet whose payload is shown as bytes")
+
+#define AS_EENUM(id, code, sev, summary) OE_##id,
+enum ottd_finding { OTTD_FINDINGS(AS_EENUM) OE_COUNT };
+#define AS_FINDING(id, code, sev, summary) [OE_##id] = {code, GW_SEV_##sev, summary},
+static const gw_finding_def findings[OE_COUNT] = {OTTD_FINDINGS(AS_FINDING)};
+
+static const gw_choice version_choices[] = {
+    {OTTD_V_AUTO, "auto", "From the revision string (the default numbering until one is seen)"},
+    {OTTD_V_OLD, "0.7", "0.5 - 0.7"},
+    {OTTD_V13, "13", "13.x"},
+    {OTTD_V14, "14", "14.x"},
+    {OTTD_V15, "15", "15.x"},
+    {0, NULL, NULL}};
+
+static const gw_choice default_choices[] = {
+    {OTTD_V_OLD, "0.7", "0.5 - 0.7"},
+    {OTTD_V13, "13", "13.x"},
+    {OTTD_V14, "14", "14.x"},
+    {OTTD_V15, "15", "15.x"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    {"version", "Packet numbering",
+     "Which version's packet numbering to use: inferred per connection from the revision "
+     "string, or forced", version_choices, &gw_openttd_version},
+    {"default_version", "Numbering until the revision is known",
+     "The numbering used for a connection before its revision string is seen",
+     default_choices, &gw_openttd_default},
+};
+
+/* ---- payload layouts ----------------------------------------------------------- */
+
+enum op {
+    O_END, O_U8, O_U16, O_U32, O_U64, O_BOOL, O_STR, O_BUF16, O_MD5, O_REST,
+    O_OPT,     /* what follows may be missing at the end of the packet */
+    O_LOOP,    /* repeat up to O_ENDLOOP as often as the last number read */
+    O_ENDLOOP,
+    O_TILE,    /* u32 tile, before 14.x */
+};
+typedef struct {
+    uint8_t op, field;
+} lop;
+
+#define L(...) (const lop[]){__VA_ARGS__, {O_END, 0}}
+#define U8(f) {O_U8, OF_##f}
+#define U16(f) {O_U16, OF_##f}
+#define U32(f) {O_U32, OF_##f}
+#define U64(f) {O_U64, OF_##f}
+#define BOOL(f) {O_BOOL, OF_##f}
+#define STR(f) {O_STR, OF_##f}
+#define REST(f) {O_REST, OF_##f}
+#define OPT {O_OPT, 0}
+#define NONE {O_END, 0}
+
+/* 13.x payloads (WIRE-NOTES section 2); 14.x and 15.x differ only where noted */
+static const lop *const layouts_13[PK_COUNT] = {
+    [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
+    [PK_SERVER_ERROR] = L(U8(ERROR_CODE), OPT, STR(REASON)),
+    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, U32(GRF_ID), {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_CLIENT_GAME_PASSWORD] = L(STR(PASSWORD)),
+    [PK_CLIENT_COMPANY_PASSWORD] = L(STR(PASSWORD)),
+    [PK_CLIENT_SET_PASSWORD] = L(STR(PASSWORD)),
+    [PK_SERVER_NEED_COMPANY_PASSWORD] = L(U32(GENERATION_SEED), STR(NETWORK_ID)),
+    [PK_SERVER_WELCOME] = L(U32(CLIENT_ID), U32(GENERATION_SEED), STR(NETWORK_ID)),
+    [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME)),
+    [PK_SERVER_WAIT] = L(U8(WAITING)),
+    [PK_SERVER_MAP_BEGIN] = L(U32(FRAME)),
+    [PK_SERVER_MAP_SIZE] = L(U32(MAP_SIZE)),
+    [PK_SERVER_JOIN] = L(U32(CLIENT_ID)),
+    [PK_SERVER_QUIT] = L(U32(CLIENT_ID)),
+    [PK_SERVER_FRAME] = L(U32(FRAME), U32(FRAME_MAX), OPT, U8(TOKEN)),
+    [PK_CLIENT_ACK] = L(U32(FRAME), U8(TOKEN)),
+    [PK_SERVER_SYNC] = L(U32(FRAME), U32(SEED1)),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OF_TILE}, {O_BUF16, OF_CMD_DATA}, U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OF_TILE}, {O_BUF16, OF_CMD_DATA}, U8(CALLBACK),
+                            U32(FRAME), BOOL(MY_CMD)),
+    [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
+    [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
+    [PK_SERVER_EXTERNAL_CHAT] = L(STR(SOURCE), U16(COLOUR), STR(USER), STR(MESSAGE)),
+    [PK_CLIENT_RCON] = L(STR(PASSWORD), STR(RCON_COMMAND)),
+    [PK_SERVER_RCON] = L(U16(COLOUR), STR(RCON_OUTPUT)),
+    [PK_CLIENT_MOVE] = L(U8(COMPANY), STR(PASSWORD)),
+    [PK_SERVER_MOVE] = L(U32(CLIENT_ID), U8(COMPANY)),
+    [PK_CLIENT_SET_NAME] = L(STR(NAME)),
+    [PK_SERVER_COMPANY_UPDATE] = L(U16(COMPANY_MASK)),
+    [PK_SERVER_CONFIG_UPDATE] = L(U8(MAX_COMPANIES), STR(SERVER_NAME)),
+    [PK_CLIENT_ERROR] = L(U8(ERROR_CODE)),
+    [PK_SERVER_ERROR_QUIT] = L(U32(CLIENT_ID), U8(ERROR_CODE)),
+    [PK_SERVER_FULL] = L(NONE),
+    [PK_SERVER_BANNED] = L(NONE),
+    [PK_CLIENT_GAME_INFO] = L(NONE),
+    [PK_CLIENT_NEWGRFS_CHECKED] = L(NONE),
+    [PK_SERVER_NEED_GAME_PASSWORD] = L(NONE),
+    [PK_CLIENT_GETMAP] = L(NONE),
+    [PK_SERVER_MAP_DONE] = L(NONE),
+    [PK_CLIENT_MAP_OK] = L(NONE),
+    [PK_SERVER_NEWGAME] = L(NONE),
+    [PK_SERVER_SHUTDOWN] = L(NONE),
+    [PK_CLIENT_QUIT] = L(NONE),
+    [PK_UDP_CLIENT_FIND_SERVER] = L(NONE),
+    [PK_UDP_CLIENT_DETAIL_INFO] = L(NONE),
+};
+
+/* the wiki's layouts (0.4/0.5 era) */
+static const lop *const layouts_old[PK_COUNT] = {
+    [PK_CLIENT_JOIN] = L(STR(REVISION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
+    [PK_SERVER_ERROR] = L(U8(ERROR_CODE)),
+    [PK_CLIENT_ERROR] = L(U8(ERROR_CODE)),
+    [PK_SERVER_CLIENT_INFO] = L(U8(CLIENT_ID), U8(COMPANY), STR(NAME)),
+    [PK_SERVER_NEED_PASSWORD] = L(U8(PASSWORD_TYPE)),
+    [PK_CLIENT_PASSWORD] = L(U8(PASSWORD_TYPE), STR(PASSWORD)),
+    [PK_SERVER_WELCOME] = L(U8(CLIENT_ID)),
+    [PK_SERVER_JOIN] = L(U8(CLIENT_ID)),
+    [PK_SERVER_WAIT] = L(U8(WAITING)),
+    [PK_SERVER_FRAME] = L(U32(FRAME), U32(FRAME_MAX), OPT, U32(SEED1), U32(SEED2)),
+    [PK_SERVER_SYNC] = L(U32(FRAME), U32(SEED1), OPT, U32(SEED2)),
+    [PK_CLIENT_ACK] = L(U32(FRAME)),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), REST(CMD_DATA)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), REST(CMD_DATA)),
+    [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U8(DEST), STR(MESSAGE)),
+    [PK_SERVER_CHAT] = L(U8(ACTION), U8(CLIENT_ID), STR(MESSAGE)),
+    [PK_CLIENT_SET_PASSWORD] = L(STR(PASSWORD)),
+    [PK_CLIENT_SET_NAME] = L(STR(NAME)),
+    [PK_CLIENT_QUIT] = L(STR(REASON)),
+    [PK_SERVER_QUIT] = L(U8(CLIENT_ID), STR(REASON)),
+    [PK_SERVER_ERROR_QUIT] = L(U8(CLIENT_ID), U8(ERROR_CODE)),
+    [PK_SERVER_RCON] = L(U16(COLOUR), STR(RCON_OUTPUT)),
+    [PK_CLIENT_RCON] = L(STR(PASSWORD), STR(RCON_COMMAND)),
+    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, U32(GRF_ID), {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_SERVER_FULL] = L(NONE),
+    [PK_SERVER_BANNED] = L(NONE),
+    [PK_CLIENT_COMPANY_INFO] = L(NONE),
+    [PK_CLIENT_GETMAP] = L(NONE),
+    [PK_CLIENT_MAP_OK] = L(NONE),
+    [PK_SERVER_SHUTDOWN] = L(NONE),
+    [PK_SERVER_NEWGAME] = L(NONE),
+    [PK_CLIENT_NEWGRFS_CHECKED] = L(NONE),
+};
+
+/* ---- conversation state --------------------------------------------------------- */
+
+typedef struct {
+    int version;              /* numbering in use, 0 = not known yet */
+    bool encrypted;           /* after SERVER_ENABLE_ENCRYPTION */
+    bool have_server_frame;
+    uint32_t server_frame, frame_max;
+    bool have_ack;
+    uint32_t last_ack;
+    bool map_announced;
+    uint32_t map_total, map_received;
+    bool map_header_seen;
+} ottd_conv;
+
+static void conv_init(void *p) { memset(p, 0, sizeof(ottd_conv)); }
+static void conv_free(void *p) { (void)p; }
+
+/* ---- decoding ---------------------------------------------------------------------- */
+
+typedef struct {
+    gw_emit e;
+    gw_cursor c;
+    ottd_conv *conv;
+    const gw_pdu_info *pi;
+    int version;
+    bool failed;
+    /* the last value of each numeric field and string, for summaries */
+    uint64_t val[OF_COUNT];
+    bool seen[OF_COUNT];
+    const uint8_t *str[OF_COUNT];
+    size_t str_len[OF_COUNT];
+    char summary[256];
+    size_t slen;
+} ottd_ctx;
+
+static void summary_add(ottd_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void summary_add(ottd_ctx *x, const char *fmt, ...)
+{
+    if (x->slen >= sizeof x->summary - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(x->summary + x->slen, sizeof x->summary - x->slen, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        x->slen += (size_t)n;
+    if (x->slen > sizeof x->summary - 1)
+        x->slen = sizeof x->summary - 1;
+}
+
+static void truncated(ottd_ctx *x, const char *what)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    gw_emit_finding(&x->e, OE_TRUNCATED, x->c.off, gw_remaining(&x->c),
+                    "Truncated: %s missing at offset %zu", what, x->c.off);
+}
+
+static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
+{
+    size_t off = x->c.off;
+    uint64_t v = 0;
+    if (gw_remaining(&x->c) < size) {
+        truncated(x, fields[field].name);
+        return false;
+    }
+    for (unsigned i = 0; i < size; i++) {
+        unsigned shift = big_endian ? 8 * (size - 1 - i) : 8 * i;
+        v |= (uint64_t)x->c.data[off + i] << shift;
+    }
+    x->c.off += size;
+    gw_emit_u(&x->e, field, off, size, v);
+    x->val[field] = v;
+    x->seen[field] = true;
+    return true;
+}
+
+static bool take_bytes(ottd_ctx *x, int field, size_t n)
+{
+    size_t off = x->c.off;
+    if (gw_remaining(&x->c) < n) {
+        truncated(x, fields[field].name);
+        return false;
+    }
+    gw_emit_b(&x->e, field, off, n, x->c.data + off, n);
+    x->c.off += n;
+    return true;
+}
+
+/* a NUL-terminated string; the item covers the text, not the NUL */
+static bool take_str(ottd_ctx *x, int field)
+{
+    size_t off = x->c.off, rem = gw_remaining(&x->c);
+    const uint8_t *p = x->c.data + off;
+    const uint8_t *nul = memchr(p, 0, rem);
+    size_t n = nul ? (size_t)(nul - p) : rem;
+    if (!rem) {
+        truncated(x, fields[field].name);
+        return false;
+    }
+    gw_emit_b(&x->e, field, off, n, p, n);
+    x->str[field] = p;
+    x->str_len[field] = n;
+    x->seen[field] = true;
+    if (!nul) {
+        x->failed = true;
+        gw_emit_finding(&x->e, OE_STRING_UNTERMINATED, off, n, "%s runs to the end without a NUL",
+                        fields[field].name);
+        x->c.off = x->c.len;
+        return false;
+    }
+    x->c.off += n + 1;
+    return true;
+}
+
+static bool run_layout(ottd_ctx *x, const lop *ops)
+{
+    bool optional = false;
+    for (const lop *o = ops; o->op != O_END && !x->failed; o++) {
+        if (optional && gw_remaining(&x->c) == 0)
+            return true;
+        switch (o->op) {
+        case O_U8: take_num(x, o->field, 1, false); break;
+        case O_U16: take_num(x, o->field, 2, false); break;
+        case O_U32: take_num(x, o->field, 4, false); break;
+        case O_U64: take_num(x, o->field, 8, false); break;
+        case O_BOOL: take_num(x, o->field, 1, false); break;
+        case O_STR: take_str(x, o->field); break;
+        case O_MD5: take_bytes(x, o->field, 16); break;
+        case O_REST: take_bytes(x, o->field, gw_remaining(&x->c)); break;
+        case O_OPT: optional = true; break;
+        case O_TILE:
+            if (x->version < OTTD_V14)
+                take_num(x, o->field, 4, false);
+            break;
+        case O_BUF16:
+            if (take_num(x, OF_DATA_LENGTH, 2, false))
+                take_bytes(x, o->field, (size_t)x->val[OF_DATA_LENGTH]);
+            break;
+        case O_LOOP: {
+            uint64_t count = x->val[(o - 1)->field];
+            const lop *body = o + 1, *end = body;
+            while (end->op != O_ENDLOOP)
+                end++;
+            for (uint64_t i = 0; i < count && !x->failed; i++)
+                for (const lop *b = body; b < end && !x->failed; b++)
+                    run_layout(x, (const lop[]){*b, {O_END, 0}});
+            o = end;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return !x->failed;
+}
+
+static int version_from_revision(const uint8_t *s, size_t n, bool *guess)
+{
+    unsigned major = 0;
+    size_t i = 0;
+    *guess = false;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && major < 1000)
+        major = major * 10 + (unsigned)(s[i++] - '0');
+    if (i == 0 || i >= n || s[i] != '.')
+        return 0; /* "norev000", a git hash: nothing to learn */
+    if (major == 0)
+        return OTTD_V_OLD;
+    if (major == 13 || major == 14 || major == 15)
+        return (int)major;
+    *guess = true;
+    return major < 13 ? OTTD_V13 : OTTD_V15;
+}
+
+static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
+{
+    bool guess;
+    int v = version_from_revision(rev, n, &guess);
+    if (!v || gw_openttd_version != OTTD_V_AUTO)
+        return;
+    if (guess)
+        gw_emit_finding(&x->e, OE_VERSION_GUESS, off, n,
+                        "Revision \"%.*s\": using the %s numbering", (int)(n > 40 ? 40 : n), rev,
+                        gw_value_name_of(version_names, (uint32_t)v));
+    x->conv->version = v;
+}
+
+static void game_info(ottd_ctx *x)
+{
+    if (!take_num(x, OF_GI_VERSION, 1, false))
+        return;
+    unsigned v = (unsigned)x->val[OF_GI_VERSION];
+    unsigned grf_type = 0;
+    if (v >= 7 && !take_num(x, OF_GI_TICKS, 8, false))
+        return;
+    if (v >= 6) {
+        if (!take_num(x, OF_GI_GRF_TYPE, 1, false))
+            return;
+        grf_type = (unsigned)x->val[OF_GI_GRF_TYPE];
+    }
+    if (v >= 5 && !run_layout(x, L(U32(GI_GS_VERSION), STR(GI_GS_NAME))))
+        return;
+    if (v >= 4) {
+        if (!take_num(x, OF_GRF_COUNT, 1, false))
+            return;
+        for (uint64_t i = 0; i < x->val[OF_GRF_COUNT] && !x->failed; i++) {
+            run_layout(x, L(U32(GRF_ID), {O_MD5, OF_GRF_MD5}));
+            if (grf_type == 1)
+                take_str(x, OF_GRF_NAME);
+        }
+    }
+    if (v >= 3 && !run_layout(x, L(U32(GI_GAME_DATE), U32(GI_START_DATE))))
+        return;
+    if (v >= 2 && !run_layout(x, L(U8(GI_COMPANIES_MAX), U8(GI_COMPANIES_ON), U8(GI_SPECTATORS_MAX))))
+        return;
+    if (!run_layout(x, L(STR(SERVER_NAME), STR(REVISION))))
+        return;
+    if (v <= 4 && !take_num(x, OF_LANGUAGE, 1, false))
+        return;
+    if (!run_layout(x, L(BOOL(GI_PASSWORD), U8(GI_CLIENTS_MAX), U8(GI_CLIENTS_ON), U8(GI_SPECTATORS_ON))))
+        return;
+    if (v < 3 && !run_layout(x, L(U16(GI_OLD_DATE), U16(GI_OLD_DATE))))
+        return;
+    if (v <= 4 && !take_str(x, OF_GI_MAP_NAME))
+        return;
+    run_layout(x, L(U16(GI_MAP_WIDTH), U16(GI_MAP_HEIGHT), U8(GI_LANDSCAPE), BOOL(GI_DEDICATED)));
+}
+
+static bool printable4(const uint8_t *p)
+{
+    for (int i = 0; i < 4; i++)
+        if (p[i] < 0x20 || p[i] > 0x7e)
+            return false;
+    return true;
+}
+
+static void map_data(ottd_ctx *x)
+{
+    ottd_conv *cv = x->conv;
+    size_t off = x->c.off, n = gw_remaining(&x->c);
+    gw_emit_b(&x->e, OF_MAP_DATA, off, n, x->c.data + off, n);
+    if (!cv->map_header_seen) {
+        cv->map_header_seen = true;
+        if (n >= 8 && printable4(x->c.data + off)) {
+            gw_emit_label(&x->e, OF_SAVEGAME, off, 8, "Savegame header");
+            gw_emit_push(&x->e);
+            take_bytes(x, OF_SAVEGAME_FORMAT, 4);
+            take_num(x, OF_SAVEGAME_VERSION, 2, true);
+            take_num(x, OF_SAVEGAME_MINOR, 2, true);
+            gw_emit_pop(&x->e, off + 8);
+            summary_add(x, " %.4s v%u", (const char *)x->c.data + off, (unsigned)x->val[OF_SAVEGAME_VERSION]);
+        } else {
+            gw_emit_finding(&x->e, OE_NOT_SAVEGAME, off, n < 8 ? n : 8,
+                            "The map does not start with a savegame header");
+        }
+    }
+    x->c.off = x->c.len;
+    cv->map_received += (uint32_t)n;
+    gw_emit_gen_u(&x->e, OF_MAP_RECEIVED, off, cv->map_received);
+    if (cv->map_announced) {
+        gw_emit_gen_u(&x->e, OF_MAP_TOTAL, off, cv->map_total);
+        summary_add(x, " %u/%u bytes", cv->map_received, cv->map_total);
+    } else {
+        summary_add(x, " %u bytes", cv->map_received);
+    }
+}
+
+/* the 0.5-0.7 SERVER_MAP: one packet type with a part code */
+static void old_map(ottd_ctx *x)
+{
+    if (!take_num(x, OF_MAP_PACKET, 1, false))
+        return;
+    switch (x->val[OF_MAP_PACKET]) {
+    case 0: take_num(x, OF_FRAME, 4, false); break;
+    case 1: map_data(x); break;
+    default: take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c)); break;
+    }
+}
+
+/* after the fields: what the packet means for the connection */
+static void analyse(ottd_ctx *x, int pk, size_t type_off)
+{
+    ottd_conv *cv = x->conv;
+    switch (pk) {
+    case PK_SERVER_FRAME:
+        if (!x->seen[OF_FRAME] || !x->seen[OF_FRAME_MAX])
+            break;
+        if (cv->have_server_frame && x->val[OF_FRAME] < cv->server_frame)
+            gw_emit_finding(&x->e, OE_FRAME_BACK, type_off + 1, 4, "Frame %u after frame %u",
+                            (unsigned)x->val[OF_FRAME], cv->server_frame);
+        cv->have_server_frame = true;
+        cv->server_frame = (uint32_t)x->val[OF_FRAME];
+        cv->frame_max = (uint32_t)x->val[OF_FRAME_MAX];
+        summary_add(x, " frame %u max %u", cv->server_frame, cv->frame_max);
+        break;
+    case PK_CLIENT_ACK: {
+        if (!x->seen[OF_FRAME])
+            break;
+        uint32_t ack = (uint32_t)x->val[OF_FRAME];
+        summary_add(x, " frame %u", ack);
+        if (cv->have_ack && ack < cv->last_ack)
+            gw_emit_finding(&x->e, OE_FRAME_BACK, type_off + 1, 4, "Ack of frame %u after frame %u",
+                            ack, cv->last_ack);
+        cv->have_ack = true;
+        cv->last_ack = ack;
+        if (cv->have_server_frame) {
+            uint32_t lag = cv->server_frame > ack ? cv->server_frame - ack : 0;
+            gw_emit_gen_u(&x->e, OF_ACK_LAG, type_off + 1, lag);
+            summary_add(x, " (%u behind)", lag);
+            if (ack > cv->frame_max)
+                gw_emit_finding(&x->e, OE_ACK_BEYOND_MAX, type_off + 1, 4,
+                                "Ack of frame %u beyond frame_max %u", ack, cv->frame_max);
+        }
+        break;
+    }
+    case PK_SERVER_SYNC: case PK_SERVER_MAP_BEGIN:
+        if (x->seen[OF_FRAME])
+            summary_add(x, " frame %u", (unsigned)x->val[OF_FRAME]);
+        if (pk == PK_SERVER_MAP_BEGIN) {
+            cv->map_received = 0;
+            cv->map_header_seen = false;
+            cv->map_announced = false;
+        }
+        break;
+    case PK_SERVER_MAP_SIZE:
+        if (x->seen[OF_MAP_SIZE]) {
+            cv->map_announced = true;
+            cv->map_total = (uint32_t)x->val[OF_MAP_SIZE];
+            summary_add(x, " %u bytes", cv->map_total);
+        }
+        break;
+    case PK_SERVER_MAP_DONE:
+        gw_emit_gen_u(&x->e, OF_MAP_RECEIVED, type_off, cv->map_received);
+        if (cv->map_announced) {
+            gw_emit_gen_u(&x->e, OF_MAP_TOTAL, type_off, cv->map_total);
+            if (cv->map_received != cv->map_total)
+                gw_emit_finding(&x->e, OE_MAP_MISMATCH, type_off, 1,
+                                "%u map bytes received, SERVER_MAP_SIZE said %u", cv->map_received,
+                                cv->map_total);
+        }
+        summary_add(x, " (%u bytes)", cv->map_received);
+        break;
+    case PK_SERVER_ENABLE_ENCRYPTION:
+        cv->encrypted = true;
+        break;
+    case PK_SERVER_COMMAND:
+        if (x->seen[OF_FRAME])
+            summary_add(x, " cmd %u frame %u", (unsigned)x->val[OF_CMD], (unsigned)x->val[OF_FRAME]);
+        break;
+    case PK_CLIENT_COMMAND:
+        if (x->seen[OF_CMD])
+            summary_add(x, " cmd %u", (unsigned)x->val[OF_CMD]);
+        break;
+    default:
+        break;
+    }
+    /* key values */
+    if (x->seen[OF_CLIENT_ID] && pk != PK_SERVER_COMMAND)
+        summary_add(x, " client %u", (unsigned)x->val[OF_CLIENT_ID]);
+    if (x->seen[OF_ERROR_CODE]) {
+        const char *en = gw_value_name_of(error_names, (uint32_t)x->val[OF_ERROR_CODE]);
+        summary_add(x, " error %s", en ? en : "unknown");
+    }
+    if (x->seen[OF_NAME])
+        summary_add(x, " \"%.*s\"", (int)(x->str_len[OF_NAME] > 40 ? 40 : x->str_len[OF_NAME]), x->str[OF_NAME]);
+    if (x->seen[OF_MESSAGE])
+        summary_add(x, " \"%.*s\"", (int)(x->str_len[OF_MESSAGE] > 60 ? 60 : x->str_len[OF_MESSAGE]),
+                    x->str[OF_MESSAGE]);
+    if (x->seen[OF_REVISION] && pk != PK_SERVER_GAME_INFO && pk != PK_UDP_SERVER_RESPONSE)
+        summary_add(x, " rev %.*s", (int)(x->str_len[OF_REVISION] > 20 ? 20 : x->str_len[OF_REVISION]),
+                    x->str[OF_REVISION]);
+    if (x->seen[OF_SERVER_NAME])
+        summary_add(x, " \"%.*s\"", (int)(x->str_len[OF_SERVER_NAME] > 40 ? 40 : x->str_len[OF_SERVER_NAME]),
+                    x->str[OF_SERVER_NAME]);
+}
+
+static int packet_of(int version, bool udp, unsigned type)
+{
+    const uint8_t *t;
+    size_t n;
+    if (udp) {
+        t = numbering_udp_old; n = N(numbering_udp_old);
+    } else if (version == OTTD_V_OLD) {
+        t = numbering_old; n = N(numbering_old);
+    } else if (version == OTTD_V14) {
+        t = numbering_14; n = N(numbering_14);
+    } else if (version == OTTD_V15) {
+        t = numbering_15; n = N(numbering_15);
+    } else {
+        t = numbering_13; n = N(numbering_13);
+    }
+    return type < n ? t[type] : PK_UNKNOWN;
+}
+
+static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
+                        const gw_sink *sink)
+{
+    ottd_ctx xs, *x = &xs;
+    memset(x, 0, sizeof xs);
+    ottd_conv *cv = conv;
+    bool udp = pi->transport == GW_TRANSPORT_UDP;
+    x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->c = (gw_cursor){data, len, 0};
+    x->conv = cv;
+    x->pi = pi;
+
+    if (!take_num(x, OF_SIZE, 2, false)) {
+        sink->summary(sink->ctx, "Truncated packet");
+        return;
+    }
+    unsigned size = (unsigned)x->val[OF_SIZE];
+    if (size < 3 || (size & 0x8000)) {
+        gw_emit_finding(&x->e, OE_BAD_SIZE, 0, 2, "Size %u: %s", size,
+                        size < 3 ? "below the 3-byte header" : "the reserved high bit is set");
+        take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+        snprintf(x->summary, sizeof x->summary, "Invalid size %u (%zu bytes skipped)", size, len);
+        sink->summary(sink->ctx, x->summary);
+        return;
+    }
+    /* UDP: the size must match the datagram (TCP framing guarantees it) */
+    size_t end = size < len ? size : len;
+    x->c.len = end;
+
+    if (cv->encrypted && !udp) {
+        take_bytes(x, OF_MAC, 16);
+        take_bytes(x, OF_ENCRYPTED, gw_remaining(&x->c));
+        gw_emit_finding(&x->e, OE_ENCRYPTED, 2, end - 2, "Encrypted packet");
+        snprintf(x->summary, sizeof x->summary, "Encrypted packet (%u bytes)", size);
+    } else {
+        size_t type_off = x->c.off;
+        if (!take_num(x, OF_TYPE, 1, false)) {
+            sink->summary(sink->ctx, "Truncated packet");
+                return;
+        }
+        unsigned type = (unsigned)x->val[OF_TYPE];
+        if (!udp && gw_openttd_version == OTTD_V_AUTO && type == 2 && !cv->version) {
+            /* CLIENT_JOIN is 2 in every numbering: its revision tells the rest */
+            const uint8_t *rev = data + 3;
+            const uint8_t *nul = memchr(rev, 0, end - 3);
+            if (nul)
+                learn_version(x, rev, (size_t)(nul - rev), 3);
+        }
+        int version = gw_openttd_version != OTTD_V_AUTO ? gw_openttd_version
+                    : cv->version ? cv->version : gw_openttd_default;
+        x->version = version;
+        int pk = packet_of(version, udp, type);
+        if (!udp)
+            gw_emit_gen_u(&x->e, OF_VERSION, type_off, (uint64_t)version);
+        gw_emit_gen_u(&x->e, OF_PACKET, type_off, (uint64_t)pk);
+        const char *pn = gw_value_name_of(packet_names, (uint32_t)pk);
+        if (pk == PK_UNKNOWN) {
+            gw_emit_finding(&x->e, OE_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
+                            udp ? "UDP" : gw_value_name_of(version_names, (uint32_t)version),
+                            udp ? "" : " game");
+            snprintf(x->summary, sizeof x->summary, "Unknown type %u", type);
+            x->slen = strlen(x->summary);
+            take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+        } else {
+            summary_add(x, "%s", pn);
+            unsigned limit = large_packet(pk) ? OPENTTD_MTU_LARGE : OPENTTD_MTU;
+            if (size > limit)
+                gw_emit_finding(&x->e, OE_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
+            if (pk == PK_SERVER_GAME_INFO || (pk == PK_UDP_SERVER_RESPONSE && gw_remaining(&x->c)))
+                game_info(x);
+            else if (pk == PK_SERVER_MAP_DATA)
+                map_data(x);
+            else if (pk == PK_SERVER_MAP)
+                old_map(x);
+            else
+            {
+                const lop *layout = (version == OTTD_V_OLD && !udp ? layouts_old : layouts_13)[pk];
+                run_layout(x, layout ? layout : L(REST(PAYLOAD)));
+            }
+            if (pk == PK_SERVER_GAME_INFO && x->seen[OF_REVISION] && !cv->version)
+                learn_version(x, x->str[OF_REVISION], x->str_len[OF_REVISION],
+                              (size_t)(x->str[OF_REVISION] - data));
+            if (!x->failed && gw_remaining(&x->c)) {
+                size_t off = x->c.off, n = gw_remaining(&x->c);
+                gw_emit_b(&x->e, OF_TRAILING, off, n, data + off, n);
+                gw_emit_finding(&x->e, OE_TRAILING, off, n, "%zu byte%s after the last field", n,
+                                n == 1 ? "" : "s");
+            }
+            analyse(x, pk, type_off);
+        }
+    }
+    if (size > len)
+        gw_emit_finding(&x->e, OE_TRUNCATED, len, 0, "Size %u, but the %s has %zu bytes", size,
+                        udp ? "datagram" : "packet", len);
+    else if (size < len && udp)
+        gw_emit_finding(&x->e, OE_TRAILING, size, len - size, "%zu bytes after the packet's size",
+                        len - size);
+    sink->summary(sink->ctx, x->summary);
+}
+
+static long ottd_pdu_length(const uint8_t *data, size_t avail)
+{
+    if (avail < 2)
+        return 0;
+    unsigned size = (unsigned)(data[0] | data[1] << 8);
+    if (size < 3 || (size & 0x8000))
+        return GW_PDU_INVALID;
+    return (long)size;
+}
+
+/* The first bytes of a connection or datagram: a CLIENT_JOIN whose revision
+ * string is printable and terminated, a CLIENT_GAME_INFO, or (UDP) a 3-byte
+ * CLIENT_FIND_SERVER. */
+static bool ottd_heuristic(int transport, const uint8_t *data, size_t len)
+{
+    if (len < 3)
+        return false;
+    unsigned size = (unsigned)(data[0] | data[1] << 8);
+    if (transport == GW_TRANSPORT_UDP)
+        return size == 3 && len == 3 && data[2] == 0;
+    if (size < 3 || size > len || size > OPENTTD_MTU)
+        return false;
+    if (data[2] == 7) /* CLIENT_GAME_INFO in 13.x - 15.x */
+        return size == 3;
+    if (data[2] != 2 || size < 8)
+        return false;
+    size_t i = 3;
+    while (i < size && data[i] >= 0x20 && data[i] < 0x7f)
+        i++;
+    return i > 3 && i < size && data[i] == 0;
+}
+
+const gw_protocol gw_openttd_protocol = {
+    .name = "openttd",
+    .short_name = "OpenTTD",
+    .long_name = "OpenTTD game protocol",
+    .transports = GW_TRANSPORT_TCP | GW_TRANSPORT_UDP,
+    .default_port = OPENTTD_PORT,
+    .fields = fields,
+    .n_fields = OF_COUNT,
+    .findings = findings,
+    .n_findings = OE_COUNT,
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(ottd_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .decode = ottd_decode,
+    .pdu_length = ottd_pdu_length,
+    .pdu_header = 2,
+    .heuristic = ottd_heuristic,
+};

@@ -1,0 +1,197 @@
+/* tcpstream.c - see tcpstream.h */
+#include "tcpstream.h"
+
+#include <glib.h>
+#include <string.h>
+
+const gw_finding_def tcp_findings[TCP_N_FINDINGS] = {
+    [TCP_EV_GAP] = {"tcp.gap", GW_SEV_WARNING, "Bytes of the stream were never captured: the PDU that needed them is lost, decoding resumes after it"},
+    [TCP_EV_OOO_LIMIT] = {"tcp.reorder_limit", GW_SEV_WARNING, "Too many early (out-of-order) bytes buffered: the missing bytes are given up"},
+    [TCP_EV_END_IN_PDU] = {"tcp.end_inside_pdu", GW_SEV_NOTE, "The stream ends (FIN, RST or end of capture) inside a PDU"},
+};
+
+typedef struct {
+    uint32_t seq;
+    uint32_t len;
+    uint8_t *data;
+} early_seg;
+
+struct tcp_half {
+    bool started, closed;
+    uint32_t next_seq;     /* next byte expected */
+    GByteArray *buf;       /* bytes of the PDU under way (ends at next_seq) */
+    long pending_len;      /* its length once known, else 0 */
+    GArray *early;         /* early_seg, sorted by seq */
+    size_t early_bytes;
+};
+
+static int32_t seq_diff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
+
+tcp_half *tcp_half_new(void)
+{
+    tcp_half *h = g_new0(tcp_half, 1);
+    h->buf = g_byte_array_new();
+    h->early = g_array_new(FALSE, FALSE, sizeof(early_seg));
+    return h;
+}
+
+static void drop_early(tcp_half *h, guint upto)
+{
+    for (guint i = 0; i < upto; i++)
+        g_free(g_array_index(h->early, early_seg, i).data);
+    g_array_remove_range(h->early, 0, upto);
+    h->early_bytes = 0;
+    for (guint i = 0; i < h->early->len; i++)
+        h->early_bytes += g_array_index(h->early, early_seg, i).len;
+}
+
+void tcp_half_reset(tcp_half *h)
+{
+    drop_early(h, h->early->len);
+    g_byte_array_set_size(h->buf, 0);
+    h->started = h->closed = false;
+    h->pending_len = 0;
+}
+
+void tcp_half_free(tcp_half *h)
+{
+    drop_early(h, h->early->len);
+    g_array_free(h->early, TRUE);
+    g_byte_array_free(h->buf, TRUE);
+    g_free(h);
+}
+
+/* cut complete PDUs off the front of buf */
+static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
+{
+    size_t used = 0;
+    h->pending_len = 0;
+    while (used < h->buf->len) {
+        size_t avail = h->buf->len - used;
+        const uint8_t *d = h->buf->data + used;
+        if (avail < p->pdu_header)
+            break;
+        long n = p->pdu_length(d, avail);
+        if (n == 0)
+            break;
+        if (n < 0) { /* not a PDU start: the rest goes as one, to be reported */
+            out->pdu(out->ctx, d, avail);
+            used += avail;
+            break;
+        }
+        if ((size_t)n > avail) {
+            h->pending_len = n;
+            break;
+        }
+        out->pdu(out->ctx, d, (size_t)n);
+        used += (size_t)n;
+    }
+    if (used)
+        g_byte_array_remove_range(h->buf, 0, (guint)used);
+}
+
+/* append in-order bytes, then any early segments that now fit */
+static void append(tcp_half *h, const uint8_t *data, size_t len)
+{
+    g_byte_array_append(h->buf, data, (guint)len);
+    h->next_seq += (uint32_t)len;
+    guint i = 0;
+    while (i < h->early->len) {
+        early_seg *s = &g_array_index(h->early, early_seg, i);
+        int32_t d = seq_diff(s->seq, h->next_seq);
+        if (d > 0)
+            break;
+        int64_t skip = -(int64_t)d;
+        if (skip < s->len) {
+            g_byte_array_append(h->buf, s->data + skip, (guint)(s->len - skip));
+            h->next_seq += (uint32_t)(s->len - skip);
+        }
+        i++;
+    }
+    if (i)
+        drop_early(h, i);
+}
+
+static void store_early(tcp_half *h, uint32_t seq, const uint8_t *data, size_t len)
+{
+    guint i = 0;
+    while (i < h->early->len && seq_diff(g_array_index(h->early, early_seg, i).seq, seq) < 0)
+        i++;
+    if (i < h->early->len && g_array_index(h->early, early_seg, i).seq == seq &&
+        g_array_index(h->early, early_seg, i).len >= len)
+        return; /* a retransmission of an early segment */
+    early_seg s = {seq, (uint32_t)len, g_memdup2(data, len)};
+    g_array_insert_val(h->early, i, s);
+    h->early_bytes += len;
+}
+
+/* bytes up to seq will never come: drop the PDU that needed them */
+static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event why)
+{
+    out->event(out->ctx, why, (uint64_t)(uint32_t)seq_diff(seq, h->next_seq));
+    g_byte_array_set_size(h->buf, 0);
+    h->pending_len = 0;
+    h->next_seq = seq;
+}
+
+void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,
+                      const uint8_t *data, size_t len, const tcp_sink *out)
+{
+    if (flags & TCP_SYN) {
+        tcp_half_reset(h);
+        h->started = true;
+        h->next_seq = seq + 1;
+        seq += 1;
+    } else if (!h->started) {
+        h->started = true;   /* the capture began inside the connection */
+        h->next_seq = seq;
+    }
+    if (len > 0 && !h->closed) {
+        int32_t d = seq_diff(seq, h->next_seq);
+        if (d < 0) { /* retransmission or overlap: keep only new bytes */
+            if ((int64_t)len <= -(int64_t)d)
+                goto flags_done;
+            data += -d;
+            len -= (size_t)-d;
+            seq = h->next_seq;
+            d = 0;
+        }
+        if (d > 0) {
+            uint32_t buf_start = h->next_seq - h->buf->len;
+            bool past_pending = h->pending_len > 0 &&
+                                seq_diff(seq, buf_start + (uint32_t)h->pending_len) >= 0;
+            if (h->buf->len == 0 || past_pending) {
+                /* nothing waits for the missing bytes, or the PDU that does
+                   cannot complete: resume here */
+                skip_gap(h, seq, out, TCP_EV_GAP);
+                drop_early(h, 0);
+            } else {
+                store_early(h, seq, data, len);
+                if (h->early_bytes > TCP_OOO_MAX) {
+                    early_seg first = g_array_index(h->early, early_seg, 0);
+                    skip_gap(h, first.seq, out, TCP_EV_OOO_LIMIT);
+                    append(h, NULL, 0);
+                    deliver(h, p, out);
+                }
+                goto flags_done;
+            }
+        }
+        append(h, data, len);
+        deliver(h, p, out);
+    }
+flags_done:
+    if ((flags & (TCP_FIN | TCP_RST)) && !h->closed) {
+        if (h->buf->len)
+            out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf->len);
+        g_byte_array_set_size(h->buf, 0);
+        drop_early(h, h->early->len);
+        h->closed = true;
+    }
+}
+
+void tcp_half_finish(tcp_half *h, const tcp_sink *out)
+{
+    if (h->buf->len && !h->closed)
+        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf->len);
+    g_byte_array_set_size(h->buf, 0);
+}
