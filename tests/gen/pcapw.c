@@ -54,8 +54,8 @@ static uint16_t ip_checksum(const uint8_t *p, size_t n)
     return (uint16_t)~s;
 }
 
-void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport,
-            const uint8_t *data, size_t len)
+/* a frame around an IP payload of protocol `proto` (l4 header + data) */
+static void pw_ip(pcapw *w, int src_host, int dst_host, int proto, const uint8_t *l4, size_t l4len)
 {
     static uint8_t frame[70000];
     size_t o = 0;
@@ -91,28 +91,25 @@ void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport
     default:
         break;
     }
-    size_t udp_len = 8 + len;
     if (w->ipv6) {
         uint8_t *ip = frame + o;
         memset(ip, 0, 40);
-        ip[0] = 0x60; w16be(ip + 4, (unsigned)udp_len); ip[6] = 17; ip[7] = 64;
+        ip[0] = 0x60; w16be(ip + 4, (unsigned)l4len); ip[6] = (uint8_t)proto; ip[7] = 64;
         ip[8] = 0xfd; ip[23] = (uint8_t)src_host;
         ip[24] = 0xfd; ip[39] = (uint8_t)dst_host;
         o += 40;
     } else {
         uint8_t *ip = frame + o;
         memset(ip, 0, 20);
-        ip[0] = 0x45; w16be(ip + 2, (unsigned)(20 + udp_len)); ip[6] = 0x40; ip[8] = 64; ip[9] = 17;
+        ip[0] = 0x45; w16be(ip + 2, (unsigned)(20 + l4len)); ip[6] = 0x40; ip[8] = 64;
+        ip[9] = (uint8_t)proto;
         ip[12] = 10; ip[15] = (uint8_t)src_host;
         ip[16] = 10; ip[19] = (uint8_t)dst_host;
         w16be(ip + 10, ip_checksum(ip, 20));
         o += 20;
     }
-    uint8_t *udp = frame + o;
-    w16be(udp, sport); w16be(udp + 2, dport); w16be(udp + 4, (unsigned)udp_len); w16be(udp + 6, 0);
-    o += 8;
-    memcpy(frame + o, data, len);
-    o += len;
+    memcpy(frame + o, l4, l4len);
+    o += l4len;
 
     uint32_t sec = (uint32_t)(w->t_us / 1000000), usec = (uint32_t)(w->t_us % 1000000);
     if (w->pcapng) {
@@ -129,6 +126,28 @@ void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport
         fwrite(frame, 1, o, w->f);
     }
     w->t_us += 1000; /* 1 ms between packets unless told otherwise */
+}
+
+void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport,
+            const uint8_t *data, size_t len)
+{
+    static uint8_t l4[70000];
+    w16be(l4, sport); w16be(l4 + 2, dport); w16be(l4 + 4, (unsigned)(8 + len)); w16be(l4 + 6, 0);
+    memcpy(l4 + 8, data, len);
+    pw_ip(w, src_host, dst_host, 17, l4, 8 + len);
+}
+
+void pw_tcp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport, uint32_t seq,
+            uint32_t ack, unsigned flags, const uint8_t *data, size_t len)
+{
+    static uint8_t l4[70000];
+    memset(l4, 0, 20);
+    w16be(l4, sport); w16be(l4 + 2, dport);
+    w16be(l4 + 4, seq >> 16); w16be(l4 + 6, seq & 0xffff);
+    w16be(l4 + 8, ack >> 16); w16be(l4 + 10, ack & 0xffff);
+    l4[12] = 5 << 4; l4[13] = (uint8_t)flags; w16be(l4 + 14, 65535);
+    memcpy(l4 + 20, data, len);
+    pw_ip(w, src_host, dst_host, 6, l4, 20 + len);
 }
 
 static void b_grow(bytes *b, size_t n)

@@ -29,6 +29,9 @@ void pw_close(pcapw *w);
 /* one UDP datagram; hosts are 1..255 (10.0.0.h / fd00::h) */
 void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport,
             const uint8_t *data, size_t len);
+/* one TCP segment; flags as in the header (0x02 SYN, 0x10 ACK, 0x01 FIN, 0x04 RST, 0x08 PSH) */
+void pw_tcp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport, uint32_t seq,
+            uint32_t ack, unsigned flags, const uint8_t *data, size_t len);
 void pw_advance(pcapw *w, uint64_t us);
 
 void b_reset(bytes *b);
