@@ -49,7 +49,7 @@ static void done(void)
 typedef struct {
     pcapw *w;
     int client;
-    uint16_t cport;
+    uint16_t cport, sport;
     uint32_t cseq, sseq; /* next sequence number of each side */
 } conn;
 
@@ -58,28 +58,37 @@ typedef struct {
 #define PSH 0x08
 #define FIN 0x01
 
+static void conn_open_port(conn *k, pcapw *w, int client, uint16_t cport, uint16_t sport);
+
 static void conn_open(conn *k, pcapw *w, int client, uint16_t cport)
+{
+    conn_open_port(k, w, client, cport, PORT);
+}
+
+static void conn_open_port(conn *k, pcapw *w, int client, uint16_t cport, uint16_t sport)
 {
     k->w = w;
     k->client = client;
     k->cport = cport;
-    k->cseq = 1000u * (unsigned)client;
+    k->sport = sport;
+    static unsigned opened;
+    k->cseq = 1000u * (unsigned)client + 7919u * opened++; /* a new ISN each time */
     k->sseq = 500000u + 7u * cport;
-    pw_tcp(w, client, cport, SERVER, PORT, k->cseq, 0, SYN, NULL, 0);
-    pw_tcp(w, SERVER, PORT, client, cport, k->sseq, k->cseq + 1, SYN | ACK, NULL, 0);
+    pw_tcp(w, client, cport, SERVER, k->sport, k->cseq, 0, SYN, NULL, 0);
+    pw_tcp(w, SERVER, k->sport, client, cport, k->sseq, k->cseq + 1, SYN | ACK, NULL, 0);
     k->cseq++;
     k->sseq++;
-    pw_tcp(w, client, cport, SERVER, PORT, k->cseq, k->sseq, ACK, NULL, 0);
+    pw_tcp(w, client, cport, SERVER, k->sport, k->cseq, k->sseq, ACK, NULL, 0);
 }
 
 /* one segment carrying bytes d[0..n) */
 static void seg(conn *k, int from_server, const uint8_t *d, size_t n)
 {
     if (from_server) {
-        pw_tcp(k->w, SERVER, PORT, k->client, k->cport, k->sseq, k->cseq, PSH | ACK, d, n);
+        pw_tcp(k->w, SERVER, k->sport, k->client, k->cport, k->sseq, k->cseq, PSH | ACK, d, n);
         k->sseq += (uint32_t)n;
     } else {
-        pw_tcp(k->w, k->client, k->cport, SERVER, PORT, k->cseq, k->sseq, PSH | ACK, d, n);
+        pw_tcp(k->w, k->client, k->cport, SERVER, k->sport, k->cseq, k->sseq, PSH | ACK, d, n);
         k->cseq += (uint32_t)n;
     }
 }
@@ -90,9 +99,9 @@ static void c2s(conn *k) { done(); seg(k, 0, b.p, b.n); }
 
 static void conn_close(conn *k)
 {
-    pw_tcp(k->w, k->client, k->cport, SERVER, PORT, k->cseq, k->sseq, FIN | ACK, NULL, 0);
-    pw_tcp(k->w, SERVER, PORT, k->client, k->cport, k->sseq, k->cseq + 1, FIN | ACK, NULL, 0);
-    pw_tcp(k->w, k->client, k->cport, SERVER, PORT, k->cseq + 1, k->sseq + 1, ACK, NULL, 0);
+    pw_tcp(k->w, k->client, k->cport, SERVER, k->sport, k->cseq, k->sseq, FIN | ACK, NULL, 0);
+    pw_tcp(k->w, SERVER, k->sport, k->client, k->cport, k->sseq, k->cseq + 1, FIN | ACK, NULL, 0);
+    pw_tcp(k->w, k->client, k->cport, SERVER, k->sport, k->cseq + 1, k->sseq + 1, ACK, NULL, 0);
 }
 
 static void open_file(pcapw *w, const char *name)
@@ -200,6 +209,19 @@ static void gen_13(void)
         s2c(&k);
         conn_close(&k);
     }
+
+    /* a connection on a port no dissector claims: found by the heuristic */
+    conn_open_port(&k, &w, 7, 40110, 23999);
+    pkt(2); strz("13.0"); b_u32(&b, 0x1d086d64); strz("Elsewhere"); b_u8(&b, 0xfe); b_u8(&b, 0); c2s(&k);
+    pkt(14); b_u32(&b, 9); b_u32(&b, 1); strz("x"); s2c(&k);
+    conn_close(&k);
+
+    /* the ports of the first refused connection used again, by a 14.x client:
+       a fresh conversation with its own numbering */
+    conn_open(&k, &w, 3, 40100);
+    pkt(2); strz("14.0"); b_u32(&b, 0x1e000000); strz("Again"); b_u8(&b, 0xfe); b_u8(&b, 0); c2s(&k);
+    pkt(16); b_u32(&b, 8); b_u32(&b, 1); strz("y"); s2c(&k);    /* 14.x SERVER_WELCOME */
+    conn_close(&k);
     pw_close(&w);
 }
 

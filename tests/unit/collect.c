@@ -73,7 +73,8 @@ void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame
     free(copy);
     copy = malloc(n ? n : 1);
     memcpy(copy, bytes_buf, n);
-    gw_pdu_info pi = {frame, time_ns, dir, p->transports & GW_TRANSPORT_UDP ? GW_TRANSPORT_UDP : GW_TRANSPORT_TCP};
+    /* TCP when the protocol has it (use P->decode directly for UDP) */
+    gw_pdu_info pi = {frame, time_ns, dir, p->transports & GW_TRANSPORT_TCP ? GW_TRANSPORT_TCP : GW_TRANSPORT_UDP};
     p->decode(conv, &pi, copy, n, &c->sink);
 }
 

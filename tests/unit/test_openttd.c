@@ -1,0 +1,315 @@
+/* Unit tests of the OpenTTD decoder on byte vectors written by hand from
+ * WIRE-NOTES.md section 2 (13.x payloads, 14.x/15.x numbering) and the
+ * wiki (0.5 era). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "openttd.h"
+
+static const gw_protocol *P = &gw_openttd_protocol;
+static void *conv;
+static collect c;
+
+static void setup(void)
+{
+    conv = calloc(1, P->conv_size);
+    P->conv_init(conv);
+    gw_openttd_version = OTTD_V_AUTO;
+    gw_openttd_default = OTTD_V13;
+}
+
+static void teardown(void)
+{
+    P->conv_free(conv);
+    free(conv);
+}
+
+TestSuite(openttd, .init = setup, .fini = teardown);
+
+static int field(const char *abbrev)
+{
+    for (int i = 0; i < P->n_fields; i++)
+        if (strcmp(P->fields[i].abbrev, abbrev) == 0)
+            return i;
+    cr_assert_fail("no field %s", abbrev);
+    return -1;
+}
+
+static int finding(const char *code)
+{
+    for (int i = 0; i < P->n_findings; i++)
+        if (strcmp(P->findings[i].code, code) == 0)
+            return i;
+    cr_assert_fail("no finding %s", code);
+    return -1;
+}
+
+static void dec(const char *hex)
+{
+    collect_decode(&c, P, conv, 1, 0, 0, hex); /* over TCP */
+}
+
+static void dec_udp(const char *hex)
+{
+    size_t n;
+    static uint8_t buf[512];
+    n = unhex(hex, buf);
+    gw_pdu_info pi = {1, 0, 0, GW_TRANSPORT_UDP};
+    collect_init(&c);
+    P->decode(conv, &pi, buf, n, &c.sink);
+}
+
+static uint64_t U(const char *abbrev, int k)
+{
+    const gw_item *it = collect_get(&c, field(abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    return it->v.u;
+}
+
+static void S(const char *abbrev, int k, const char *expect)
+{
+    const gw_item *it = collect_get(&c, field(abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    cr_assert_eq(it->v.b.n, strlen(expect), "%s: length %zu", abbrev, it->v.b.n);
+    cr_assert(memcmp(it->v.b.p, expect, it->v.b.n) == 0, "%s", abbrev);
+}
+
+/* the packet the type means: the generated openttd.packet, by name */
+static void packet_is(const char *name)
+{
+    const gw_item *it = collect_get(&c, field("openttd.packet"), 0);
+    cr_assert_not_null(it);
+    const char *got = gw_value_name_of(P->fields[field("openttd.packet")].names, (uint32_t)it->v.u);
+    cr_assert_str_eq(got, name);
+}
+
+static void clean(void)
+{
+    cr_assert_eq(c.n_findings, 0, "unexpected finding %s",
+                 c.n_findings ? P->findings[c.findings[0]].code : "");
+}
+
+Test(openttd, framing_sizes)
+{
+    static const uint8_t s0[] = {0, 0}, s2[] = {2, 0}, s3[] = {3, 0}, big[] = {0xff, 0x7f}, hi[] = {0xff, 0xff};
+    cr_assert_eq(P->pdu_length(s0, 1), 0, "one byte: need more");
+    cr_assert_eq(P->pdu_length(s0, 2), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(s2, 2), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(s3, 2), 3);
+    cr_assert_eq(P->pdu_length(big, 2), 32767);
+    cr_assert_eq(P->pdu_length(hi, 2), GW_PDU_INVALID, "reserved high bit");
+    cr_assert_eq(P->pdu_header, 2);
+}
+
+Test(openttd, captured_client_join)
+{
+    /* WIRE-NOTES: "13.0\0" 646d081d "CapClient\0" fe 00 */
+    dec("1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00");
+    clean();
+    cr_assert_eq(U("openttd.size", 0), 24);
+    cr_assert_eq(U("openttd.type", 0), 2);
+    packet_is("CLIENT_JOIN");
+    S("openttd.revision", 0, "13.0");
+    cr_assert_eq(U("openttd.newgrf_version", 0), 0x1d086d64);
+    S("openttd.name", 0, "CapClient");
+    cr_assert_eq(U("openttd.company", 0), 0xfe);
+    cr_assert_eq(U("openttd.version", 0), 13);
+}
+
+Test(openttd, layouts_of_13x)
+{
+    /* type, payload, a field and its value */
+    static const struct { const char *hex, *packet, *field; uint64_t value; } v[] = {
+        {"0300 00", "SERVER_FULL", "openttd.type", 0},
+        {"0300 01", "SERVER_BANNED", "openttd.type", 1},
+        {"0500 03 09 00", "SERVER_ERROR", "openttd.error_code", 9},
+        {"0300 04", "CLIENT_UNUSED", "openttd.size", 3},
+        {"0300 07", "CLIENT_GAME_INFO", "openttd.type", 7},
+        {"0300 09", "CLIENT_NEWGRFS_CHECKED", "openttd.type", 9},
+        {"0300 0a", "SERVER_NEED_GAME_PASSWORD", "openttd.type", 10},
+        {"0500 0b 7800", "CLIENT_GAME_PASSWORD", "openttd.size", 5},
+        {"0900 0c 39300000 6e00", "SERVER_NEED_COMPANY_PASSWORD", "openttd.generation_seed", 12345},
+        {"0500 0d 7800", "CLIENT_COMPANY_PASSWORD", "openttd.size", 5},
+        {"0c00 0e 02000000 39300000 00", "SERVER_WELCOME", "openttd.client_id", 2},
+        {"0a00 0f 01000000 ff 4100", "SERVER_CLIENT_INFO", "openttd.company", 0xff},
+        {"0300 10", "CLIENT_GETMAP", "openttd.type", 16},
+        {"0400 11 02", "SERVER_WAIT", "openttd.waiting", 2},
+        {"0700 12 e1000000", "SERVER_MAP_BEGIN", "openttd.frame", 225},
+        {"0700 13 a4380000", "SERVER_MAP_SIZE", "openttd.map_size", 14500},
+        {"0300 15", "SERVER_MAP_DONE", "openttd.type", 21},
+        {"0300 16", "CLIENT_MAP_OK", "openttd.type", 22},
+        {"0700 17 02000000", "SERVER_JOIN", "openttd.client_id", 2},
+        {"0c00 18 e8000000 e9000000 0d", "SERVER_FRAME", "openttd.frame_max", 233},
+        {"0800 19 e8000000 0d", "CLIENT_ACK", "openttd.token", 13},
+        {"0b00 1a e8000000 b8d3cab6", "SERVER_SYNC", "openttd.seed1", 0xb6cad3b8},
+        /* the captured command: company ff, cmd 82, err 0, tile 0, 7 bytes, callback 0 */
+        {"1600 1b ff 5200 0000 00000000 0700 00ff0000000000 00", "CLIENT_COMMAND", "openttd.cmd", 82},
+        {"1b00 1c ff 5200 0000 00000000 0700 00ff0002000000 00 e9000000 01", "SERVER_COMMAND", "openttd.frame", 233},
+        {"1400 1d 03 00 00000000 686900 0000000000000000", "CLIENT_CHAT", "openttd.chat.action", 3},
+        {"1200 1e 0a 02000000 00 00 0100000000000000", "SERVER_CHAT", "openttd.chat.data", 1},
+        {"0b00 1f 6100 0500 6200 6300", "SERVER_EXTERNAL_CHAT", "openttd.colour", 5},
+        {"0700 20 7000 6800", "CLIENT_RCON", "openttd.size", 7},
+        {"0700 21 0100 6f00", "SERVER_RCON", "openttd.colour", 1},
+        {"0600 22 01 7000", "CLIENT_MOVE", "openttd.company", 1},
+        {"0800 23 03000000 01", "SERVER_MOVE", "openttd.client_id", 3},
+        {"0500 24 7000", "CLIENT_SET_PASSWORD", "openttd.size", 5},
+        {"0500 25 6e00", "CLIENT_SET_NAME", "openttd.size", 5},
+        {"0500 26 0000", "SERVER_COMPANY_UPDATE", "openttd.company_mask", 0},
+        {"1000 27 0f 436170747572655465737400", "SERVER_CONFIG_UPDATE", "openttd.max_companies", 15},
+        {"0300 28", "SERVER_NEWGAME", "openttd.type", 40},
+        {"0300 29", "SERVER_SHUTDOWN", "openttd.type", 41},
+        {"0300 2a", "CLIENT_QUIT", "openttd.type", 42},
+        {"0700 2b 02000000", "SERVER_QUIT", "openttd.client_id", 2},
+        {"0400 2c 07", "CLIENT_ERROR", "openttd.error_code", 7},
+        {"0800 2d 04000000 0c", "SERVER_ERROR_QUIT", "openttd.error_code", 12},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        teardown();
+        setup();
+        dec(v[i].hex);
+        clean();
+        packet_is(v[i].packet);
+        cr_assert_eq(U(v[i].field, 0), v[i].value, "%s: %s", v[i].packet, v[i].field);
+    }
+}
+
+Test(openttd, check_newgrfs_loops_over_its_count)
+{
+    dec("2c00 08 02 20204444 000102030405060708090a0b0c0d0e0f 04030201 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+    clean();
+    cr_assert_eq(U("openttd.grf_count", 0), 2);
+    cr_assert_eq(U("openttd.grf_id", 0), 0x44442020);
+    cr_assert_eq(U("openttd.grf_id", 1), 0x01020304);
+    S("openttd.grf_md5", 1, "\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff");
+}
+
+Test(openttd, map_data_header_and_progress)
+{
+    dec("0700 13 14000000");                     /* MAP_SIZE 20 */
+    dec("0f00 14 4f545458 012e 0000 fd377a58");  /* 12 bytes: OTTX, version 302, minor 0 */
+    clean();
+    S("openttd.savegame.format", 0, "OTTX");
+    cr_assert_eq(U("openttd.savegame.version", 0), 302);
+    cr_assert_eq(U("openttd.savegame.minor", 0), 0);
+    cr_assert_eq(U("openttd.map.received", 0), 12);
+    cr_assert_eq(U("openttd.map.total", 0), 20);
+    dec("0b00 14 5a000001 69220000");
+    cr_assert_eq(U("openttd.map.received", 0), 20);
+    dec("0300 15");
+    clean();
+    dec("0300 15"); /* a second MAP_DONE: still 20 of 20 */
+    clean();
+}
+
+Test(openttd, map_that_does_not_add_up)
+{
+    dec("0700 13 14000000");
+    dec("0b00 14 4f545458 012e 0000");
+    dec("0300 15");
+    cr_assert(collect_has_finding(&c, finding("openttd.map.size_mismatch")));
+}
+
+Test(openttd, version_from_the_revision)
+{
+    dec("0c00 02 31342e3100 00000000 4100 fe 00"); /* "14.1" */
+    cr_assert_eq(U("openttd.version", 0), 14);
+    dec("0300 08");                                 /* 8 is SERVER_NEWGAME in 14.x */
+    packet_is("SERVER_NEWGAME");
+    teardown();
+    setup();
+    dec("0d00 02 302e372e3500 4100 01 00");         /* "0.7.5": the wiki's layout */
+    clean();
+    cr_assert_eq(U("openttd.version", 0), OTTD_V_OLD);
+    S("openttd.name", 0, "A");
+    dec("0400 09 02");                              /* 9 is SERVER_WELCOME, u8 client id */
+    packet_is("SERVER_WELCOME");
+    cr_assert_eq(U("openttd.client_id", 0), 2);
+    teardown();
+    setup();
+    dec("0e00 02 312e31302e3300 00000000 00 fe 00"); /* "1.10.3": not a known numbering */
+    cr_assert(collect_has_finding(&c, finding("openttd.version.assumed")));
+    cr_assert_eq(U("openttd.version", 0), 13);
+}
+
+Test(openttd, forced_numbering_wins)
+{
+    gw_openttd_version = OTTD_V15;
+    dec("0c00 02 31332e3000 00000000 4100 fe 00"); /* says 13.0 */
+    cr_assert_eq(U("openttd.version", 0), 15);
+    dec("0300 0c");
+    packet_is("SERVER_ENABLE_ENCRYPTION");
+    dec("1600 eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee 0102030405");
+    cr_assert(collect_has_finding(&c, finding("openttd.encrypted")));
+    S("openttd.mac", 0, "\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee");
+}
+
+Test(openttd, game_info_7_has_ticks)
+{
+    dec("3100 06 07 1400000000000000 00 03000000 475300 00 10000000 20000000 0f 01 0a"
+        " 5300 31342e3100 00 19 02 00 0001 8000 01 01");
+    clean();
+    cr_assert_eq(U("openttd.gi.version", 0), 7);
+    cr_assert_eq(U("openttd.gi.ticks_playing", 0), 20);
+    S("openttd.revision", 0, "14.1");
+    cr_assert_eq(U("openttd.gi.map_width", 0), 256);
+    cr_assert_eq(U("openttd.gi.map_height", 0), 128);
+    cr_assert_eq(U("openttd.version", 0), 13, "this packet read with the default");
+    dec("0300 09");
+    packet_is("SERVER_SHUTDOWN"); /* and the next with 14.x, learned from it */
+}
+
+Test(openttd, udp_discovery)
+{
+    dec_udp("0300 00");
+    clean();
+    packet_is("UDP CLIENT_FIND_SERVER");
+    dec_udp("0300 01");
+    clean();
+    packet_is("UDP SERVER_RESPONSE");
+    dec_udp("0500 01"); /* size 5, 3 bytes there */
+    cr_assert(collect_has_finding(&c, finding("openttd.truncated")));
+}
+
+Test(openttd, damaged_packets)
+{
+    dec("0000 1d000000");
+    cr_assert(collect_has_finding(&c, finding("openttd.size.invalid")));
+    dec("0600 25 414243");                          /* name without NUL */
+    cr_assert(collect_has_finding(&c, finding("openttd.string.unterminated")));
+    dec("0900 17 03000000 ffff");                    /* JOIN + 2 bytes */
+    cr_assert(collect_has_finding(&c, finding("openttd.trailing_bytes")));
+    dec("0500 63 0102");                             /* type 99 */
+    cr_assert(collect_has_finding(&c, finding("openttd.type.unknown")));
+    dec("0700 18 0a000000");                         /* FRAME without frame_max */
+    cr_assert(collect_has_finding(&c, finding("openttd.truncated")));
+}
+
+Test(openttd, frame_analysis)
+{
+    dec("0c00 18 64000000 69000000 01");  /* frame 100, max 105 */
+    dec("0800 19 62000000 01");           /* ack 98: 2 behind */
+    clean();
+    cr_assert_eq(U("openttd.ack_lag", 0), 2);
+    dec("0800 19 6e000000 01");           /* ack 110 > max 105 */
+    cr_assert(collect_has_finding(&c, finding("openttd.ack.beyond_frame_max")));
+    dec("0c00 18 63000000 69000000 01");  /* frame 99 after 100 */
+    cr_assert(collect_has_finding(&c, finding("openttd.frame.backwards")));
+}
+
+Test(openttd, heuristic)
+{
+    uint8_t b[64];
+    size_t n = unhex("1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00", b);
+    cr_assert(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    n = unhex("0300 07", b);
+    cr_assert(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    n = unhex("0300 00", b);
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, b, n));
+    n = unhex("474554202f20485454502f312e310d0a", b); /* "GET / HTTP/1.1" */
+    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    n = unhex("160301 0200 01", b);                  /* a TLS record */
+    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, b, n));
+}
