@@ -271,8 +271,7 @@ static const gw_field fields[OF_COUNT] = {OTTD_FIELDS(AS_FIELD)};
     X(FRAME_BACK, "openttd.frame.backwards", WARNING, "A frame counter lower than the previous one in the same direction") \
     X(MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, "The map bytes received differ from SERVER_MAP_SIZE") \
     X(NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, "The first map data does not start with a savegame header") \
-    X(ENCRYPTED, "openttd.encrypted", NOTE, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
-    X(PAYLOAD_TOO_LARGE_UDP, "openttd.udp.payload", NOTE, "A UDP packet whose payload is shown as bytes")
+    X(ENCRYPTED, "openttd.encrypted_packet", NOTE, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded")
 
 #define AS_EENUM(id, code, sev, summary) OE_##id,
 enum ottd_finding { OTTD_FINDINGS(AS_EENUM) OE_COUNT };

@@ -242,7 +242,7 @@ Test(openttd, forced_numbering_wins)
     dec("0300 0c");
     packet_is("SERVER_ENABLE_ENCRYPTION");
     dec("1600 eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee 0102030405");
-    cr_assert(collect_has_finding(&c, finding("openttd.encrypted")));
+    cr_assert(collect_has_finding(&c, finding("openttd.encrypted_packet")));
     S("openttd.mac", 0, "\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee");
 }
 
