@@ -67,6 +67,16 @@ expect port-47100-7-pdus test "$(wc -l < "$tmp/out")" -eq 7
 check bad-port 2 "$T" decode --port dnp=70000 "$C/dnp-denetwork-example.pcap"
 check bad-port-proto 2 "$T" decode --port xyz=1 "$C/dnp-denetwork-example.pcap"
 
+# TCP: the heuristic finds OpenTTD on port 23999, --port does too
+check tcp-heur 0 "$T" decode "$C/openttd-gen-packets-13.pcap"
+expect tcp-heur-all test "$(wc -l < "$tmp/out")" -eq 58
+check tcp-no-heur 0 "$T" decode --no-heuristics "$C/openttd-gen-packets-13.pcap"
+expect tcp-no-heur-56 test "$(wc -l < "$tmp/out")" -eq 56
+check tcp-port 0 "$T" decode --no-heuristics --port openttd=23999 "$C/openttd-gen-packets-13.pcap"
+expect tcp-port-2 test "$(wc -l < "$tmp/out")" -eq 2
+check openttd-forced 0 "$T" decode --format json --fail-on never --option openttd.version=14 "$C/openttd-13.0-join.pcap"
+expect openttd-forced-used grep -q '"frame":4,.*"openttd.version":\[14\]' "$tmp/out"
+
 # decoder options
 check option-spec 0 "$T" decode --format json --fail-on never --option dnp.update_layout=spec "$C/dnp-gen-commands.pcap"
 expect option-spec-used grep -q '"frame":9,.*"dnp.update_layout":\[2\]' "$tmp/out"
@@ -79,6 +89,10 @@ expect verbose-fields grep -q 'String: "Sat Nov 21 06:14:44 2026"' "$tmp/out"
 # field and finding lists
 check fields 0 "$T" fields dnp
 for f in dnp.command dnp.seq dnp.link_id dnp.value_count dnp.value.type dnp.message; do
+    expect "field-$f" grep -q "^$f	" "$tmp/out"
+done
+check fields-openttd 0 "$T" fields openttd
+for f in openttd.size openttd.type openttd.frame openttd.client_id; do
     expect "field-$f" grep -q "^$f	" "$tmp/out"
 done
 check findings 0 "$T" findings
