@@ -1,6 +1,7 @@
 /* gw_core.c - cursor, value helpers and emitters shared by every decoder. */
 #include "gw_core.h"
 
+#include <glib.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -97,6 +98,36 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
     uint64_t m = 1ull << (bits - 1);
     v &= (1ull << bits) - 1;
     return (v ^ m) - m;
+}
+
+void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t max_chars)
+{
+    size_t o = 0, chars = 0, i = 0;
+    if (!outsz)
+        return;
+    while (i < n && chars < max_chars) {
+        gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
+        size_t len;
+        char buf[6];
+        if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
+            buf[0] = '?';
+            len = 1;
+            i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
+        } else {
+            len = (size_t)g_unichar_to_utf8(c, buf);
+            i += len;
+        }
+        if (o + len + 4 >= outsz)
+            break;
+        memcpy(out + o, buf, len);
+        o += len;
+        chars++;
+    }
+    if (i < n && o + 4 < outsz) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
 }
 
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v)

@@ -189,6 +189,10 @@ bool gw_skip(gw_cursor *c, size_t n);
 double gw_half_to_double(uint16_t h);
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
 
+/* packet text fit for a summary line: valid UTF-8 kept, control characters
+   and invalid bytes shown as '?', cut at max_chars characters ("..." added) */
+void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t max_chars);
+
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v);
 const char *gw_severity_name(gw_severity s);
 

@@ -691,6 +691,16 @@ static void old_map(ottd_ctx *x)
     }
 }
 
+/* a string field's last value in the summary */
+static void summary_text(ottd_ctx *x, int field, size_t max_chars, const char *fmt)
+{
+    char text[256];
+    if (!x->seen[field] || !x->str[field])
+        return;
+    gw_clean_text(text, sizeof text, x->str[field], x->str_len[field], max_chars);
+    summary_add(x, fmt, text);
+}
+
 /* after the fields: what the packet means for the connection */
 static void analyse(ottd_ctx *x, int pk, size_t type_off)
 {
@@ -775,17 +785,11 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         const char *en = gw_value_name_of(error_names, (uint32_t)x->val[OF_ERROR_CODE]);
         summary_add(x, " error %s", en ? en : "unknown");
     }
-    if (x->seen[OF_NAME])
-        summary_add(x, " \"%.*s\"", (int)(x->str_len[OF_NAME] > 40 ? 40 : x->str_len[OF_NAME]), x->str[OF_NAME]);
-    if (x->seen[OF_MESSAGE])
-        summary_add(x, " \"%.*s\"", (int)(x->str_len[OF_MESSAGE] > 60 ? 60 : x->str_len[OF_MESSAGE]),
-                    x->str[OF_MESSAGE]);
-    if (x->seen[OF_REVISION] && pk != PK_SERVER_GAME_INFO && pk != PK_UDP_SERVER_RESPONSE)
-        summary_add(x, " rev %.*s", (int)(x->str_len[OF_REVISION] > 20 ? 20 : x->str_len[OF_REVISION]),
-                    x->str[OF_REVISION]);
-    if (x->seen[OF_SERVER_NAME])
-        summary_add(x, " \"%.*s\"", (int)(x->str_len[OF_SERVER_NAME] > 40 ? 40 : x->str_len[OF_SERVER_NAME]),
-                    x->str[OF_SERVER_NAME]);
+    summary_text(x, OF_NAME, 40, " \"%s\"");
+    summary_text(x, OF_MESSAGE, 60, " \"%s\"");
+    if (pk != PK_SERVER_GAME_INFO && pk != PK_UDP_SERVER_RESPONSE)
+        summary_text(x, OF_REVISION, 20, " rev %s");
+    summary_text(x, OF_SERVER_NAME, 40, " \"%s\"");
 }
 
 static int packet_of(int version, bool udp, unsigned type)
