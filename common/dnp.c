@@ -284,25 +284,11 @@ typedef struct {
     gw_cursor c;
     dnp_conv *conv;
     const gw_pdu_info *pi;
-    char summary[256];
-    size_t slen;
+    gw_summary sum;
     bool failed;     /* a structural error stopped decoding */
 } dnp_ctx;
 
-static void summary_add(dnp_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void summary_add(dnp_ctx *x, const char *fmt, ...)
-{
-    if (x->slen >= sizeof x->summary - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(x->summary + x->slen, sizeof x->summary - x->slen, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        x->slen += (size_t)n;
-    if (x->slen > sizeof x->summary - 1)
-        x->slen = sizeof x->summary - 1;
-}
+#define summary_add(x, ...) gw_summary_add(&(x)->sum, __VA_ARGS__)
 
 static void truncated(dnp_ctx *x, const char *what)
 {
@@ -1121,7 +1107,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         undecoded_rest(&x);
         break;
     }
-    sink->summary(sink->ctx, x.summary);
+    sink->summary(sink->ctx, x.sum.text);
 }
 
 /* Strong enough to claim a conversation on an unknown port: only commands

@@ -100,6 +100,20 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
     return (v ^ m) - m;
 }
 
+void gw_summary_add(gw_summary *s, const char *fmt, ...)
+{
+    if (s->len >= sizeof s->text - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->text + s->len, sizeof s->text - s->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        s->len += (size_t)n;
+    if (s->len > sizeof s->text - 1)
+        s->len = sizeof s->text - 1;
+}
+
 void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t max_chars)
 {
     size_t o = 0, chars = 0, i = 0;

@@ -189,6 +189,13 @@ bool gw_skip(gw_cursor *c, size_t n);
 double gw_half_to_double(uint16_t h);
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
 
+/* a PDU's one-line summary, built piece by piece; never overflows */
+typedef struct {
+    char text[256];
+    size_t len;
+} gw_summary;
+void gw_summary_add(gw_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* packet text fit for a summary line: valid UTF-8 kept, control characters
    and invalid bytes shown as '?', cut at max_chars characters ("..." added) */
 void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t max_chars);

@@ -442,24 +442,10 @@ typedef struct {
     bool seen[OF_COUNT];
     const uint8_t *str[OF_COUNT];
     size_t str_len[OF_COUNT];
-    char summary[256];
-    size_t slen;
+    gw_summary sum;
 } ottd_ctx;
 
-static void summary_add(ottd_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void summary_add(ottd_ctx *x, const char *fmt, ...)
-{
-    if (x->slen >= sizeof x->summary - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(x->summary + x->slen, sizeof x->summary - x->slen, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        x->slen += (size_t)n;
-    if (x->slen > sizeof x->summary - 1)
-        x->slen = sizeof x->summary - 1;
-}
+#define summary_add(x, ...) gw_summary_add(&(x)->sum, __VA_ARGS__)
 
 static void truncated(ottd_ctx *x, const char *what)
 {
@@ -831,8 +817,8 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         gw_emit_finding(&x->e, OE_BAD_SIZE, 0, 2, "Size %u: %s", size,
                         size < 3 ? "below the 3-byte header" : "the reserved high bit is set");
         take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
-        snprintf(x->summary, sizeof x->summary, "Invalid size %u (%zu bytes skipped)", size, len);
-        sink->summary(sink->ctx, x->summary);
+        summary_add(x, "Invalid size %u (%zu bytes skipped)", size, len);
+        sink->summary(sink->ctx, x->sum.text);
         return;
     }
     /* UDP: the size must match the datagram (TCP framing guarantees it) */
@@ -843,7 +829,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         take_bytes(x, OF_MAC, 16);
         take_bytes(x, OF_ENCRYPTED, gw_remaining(&x->c));
         gw_emit_finding(&x->e, OE_ENCRYPTED, 2, end - 2, "Encrypted packet");
-        snprintf(x->summary, sizeof x->summary, "Encrypted packet (%u bytes)", size);
+        summary_add(x, "Encrypted packet (%u bytes)", size);
     } else {
         size_t type_off = x->c.off;
         if (!take_num(x, OF_TYPE, 1, false)) {
@@ -870,8 +856,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             gw_emit_finding(&x->e, OE_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
                             udp ? "UDP" : gw_value_name_of(version_names, (uint32_t)version),
                             udp ? "" : " game");
-            snprintf(x->summary, sizeof x->summary, "Unknown type %u", type);
-            x->slen = strlen(x->summary);
+            summary_add(x, "Unknown type %u", type);
             take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
         } else {
             summary_add(x, "%s", pn);
@@ -907,7 +892,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     else if (size < len && udp)
         gw_emit_finding(&x->e, OE_TRAILING, size, len - size, "%zu bytes after the packet's size",
                         len - size);
-    sink->summary(sink->ctx, x->summary);
+    sink->summary(sink->ctx, x->sum.text);
 }
 
 static long ottd_pdu_length(const uint8_t *data, size_t avail)
