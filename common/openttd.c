@@ -434,7 +434,6 @@ typedef struct {
     gw_emit e;
     gw_cursor c;
     ottd_conv *conv;
-    const gw_pdu_info *pi;
     int version;
     bool failed;
     /* the last value of each numeric field and string, for summaries */
@@ -806,7 +805,6 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     x->e = (gw_emit){.sink = sink, .defs = findings};
     x->c = (gw_cursor){data, len, 0};
     x->conv = cv;
-    x->pi = pi;
 
     if (!take_num(x, OF_SIZE, 2, false)) {
         sink->summary(sink->ctx, "Truncated packet");

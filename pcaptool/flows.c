@@ -78,6 +78,15 @@ static gboolean idle(gpointer k, gpointer v, gpointer before)
     return ((flow *)v)->last_seen_ns < *(const int64_t *)before;
 }
 
+/* the initiator is pk's sender, or its receiver when `reply` */
+static void set_endpoints(flow *f, const net_packet *pk, bool reply)
+{
+    memcpy(f->init_addr, reply ? pk->dst : pk->src, 16);
+    memcpy(f->resp_addr, reply ? pk->src : pk->dst, 16);
+    f->init_port = reply ? pk->dport : pk->sport;
+    f->resp_port = reply ? pk->sport : pk->dport;
+}
+
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
                 bool reply, unsigned *evicted)
 {
@@ -99,10 +108,7 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64
     p->conv_init(f->state);
     f->ip_version = pk->ip_version;
     f->l4 = pk->l4;
-    memcpy(f->init_addr, reply ? pk->dst : pk->src, 16);
-    memcpy(f->resp_addr, reply ? pk->src : pk->dst, 16);
-    f->init_port = reply ? pk->dport : pk->sport;
-    f->resp_port = reply ? pk->sport : pk->dport;
+    set_endpoints(f, pk, reply);
     f->last_seen_ns = now_ns;
     if (pk->l4 == NET_TCP) {
         f->tcp[0] = tcp_half_new();
@@ -117,10 +123,7 @@ void flow_restart(flow *f, const net_packet *pk)
     f->p->conv_free(f->state);
     memset(f->state, 0, f->p->conv_size);
     f->p->conv_init(f->state);
-    memcpy(f->init_addr, pk->src, 16);
-    memcpy(f->resp_addr, pk->dst, 16);
-    f->init_port = pk->sport;
-    f->resp_port = pk->dport;
+    set_endpoints(f, pk, false);
     for (int d = 0; d < 2; d++)
         if (f->tcp[d])
             tcp_half_reset(f->tcp[d]);

@@ -259,14 +259,26 @@ static void print_time(FILE *f, int64_t ns)
     fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
 }
 
+/* the start of every record: JSON up to the summary, or the text line */
+static void json_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
+{
+    fprintf(f, "{\"frame\":%u,\"time\":", m->frame);
+    print_time(f, m->time_ns);
+    fprintf(f, ",\"src\":\"%s\",\"dst\":\"%s\",\"proto\":\"%s\",\"summary\":", m->src, m->dst, proto);
+    out_json_string(f, (const uint8_t *)summary, strlen(summary));
+}
+
+static void text_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
+{
+    fprintf(f, "%u ", m->frame);
+    print_time(f, m->time_ns);
+    fprintf(f, " %s -> %s %s %s\n", m->src, m->dst, proto, summary);
+}
+
 static void write_json(out_pdu *o, FILE *f, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    fprintf(f, "{\"frame\":%u,\"time\":", m->frame);
-    print_time(f, m->time_ns);
-    fprintf(f, ",\"src\":\"%s\",\"dst\":\"%s\",\"proto\":\"%s\",\"summary\":", m->src, m->dst, p->name);
-    const char *sum = o->summary == SIZE_MAX ? "" : o->text->str + o->summary;
-    out_json_string(f, (const uint8_t *)sum, strlen(sum));
+    json_head(f, m, p->name, o->summary == SIZE_MAX ? "" : o->text->str + o->summary);
 
     /* group values by field, fields in order of first appearance */
     guint n = o->items->len;
@@ -322,10 +334,7 @@ static void write_json(out_pdu *o, FILE *f, const out_meta *m)
 static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    fprintf(f, "%u ", m->frame);
-    print_time(f, m->time_ns);
-    fprintf(f, " %s -> %s %s %s\n", m->src, m->dst, p->short_name,
-            o->summary == SIZE_MAX ? "" : o->text->str + o->summary);
+    text_head(f, m, p->short_name, o->summary == SIZE_MAX ? "" : o->text->str + o->summary);
     if (verbose) {
         for (guint i = 0; i < o->items->len; i++) {
             const ev_item *e = &g_array_index(o->items, ev_item, i);
@@ -363,18 +372,13 @@ void out_event_write(FILE *f, out_format fmt, const out_meta *m, const char *cod
                      gw_severity sev, const char *message)
 {
     if (fmt == OUT_JSON) {
-        fprintf(f, "{\"frame\":%u,\"time\":", m->frame);
-        print_time(f, m->time_ns);
-        fprintf(f, ",\"src\":\"%s\",\"dst\":\"%s\",\"proto\":\"tcp\",\"summary\":", m->src, m->dst);
-        out_json_string(f, (const uint8_t *)message, strlen(message));
+        json_head(f, m, "tcp", message);
         fprintf(f, ",\"fields\":{},\"findings\":[{\"code\":\"%s\",\"severity\":\"%s\",\"offset\":0,"
                    "\"length\":0,\"message\":", code, gw_severity_name(sev));
         out_json_string(f, (const uint8_t *)message, strlen(message));
         fputs("}]}\n", f);
     } else {
-        fprintf(f, "%u ", m->frame);
-        print_time(f, m->time_ns);
-        fprintf(f, " %s -> %s TCP %s\n    %s %s @0: %s\n", m->src, m->dst, message,
-                gw_severity_name(sev), code, message);
+        text_head(f, m, "TCP", message);
+        fprintf(f, "    %s %s @0: %s\n", gw_severity_name(sev), code, message);
     }
 }

@@ -164,7 +164,6 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                 /* nothing waits for the missing bytes, or the PDU that does
                    cannot complete: resume here */
                 skip_gap(h, seq, out, TCP_EV_GAP);
-                drop_early(h, 0);
             } else {
                 store_early(h, seq, data, len);
                 if (h->early_bytes > TCP_OOO_MAX) {

@@ -301,7 +301,9 @@ static guint tcp_pdu_len(packet_info *pinfo _U_, tvbuff_t *tvb, int offset, void
     ws_proto *wp = data;
     guint avail = tvb_captured_length_remaining(tvb, offset);
     long n = wp->p->pdu_length(tvb_get_ptr(tvb, offset, avail), avail);
-    return n <= 0 ? avail : (guint)n; /* not a PDU start: the rest, reported as such */
+    if (n == 0)
+        return avail + 1; /* the length is not known yet: wait for more */
+    return n < 0 ? avail : (guint)n; /* not a PDU start: the rest, reported as such */
 }
 
 static int tcp_pdu_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
