@@ -17,24 +17,24 @@ int gw_dnp_update_layout = DNP_LAYOUT_AUTO;
 /* ---- tables ---------------------------------------------------------------- */
 
 static const gw_value_name command_names[] = {
-    {0, "Connection request"}, {1, "Connection ack"}, {2, "Connection close"},
-    {3, "Message"}, {4, "Reliable message"}, {5, "Link state"},
-    {6, "Reliable ack"}, {7, "Link up"}, {8, "Link down"}, {9, "Link update"},
-    {10, "Reliable message (long)"}, {11, "Link state (long)"}, {0, NULL}};
+    {0, "Connection request", 0}, {1, "Connection ack", 0}, {2, "Connection close", 0},
+    {3, "Message", 0}, {4, "Reliable message", 0}, {5, "Link state", 0},
+    {6, "Reliable ack", 0}, {7, "Link up", 0}, {8, "Link down", 0}, {9, "Link update", 0},
+    {10, "Reliable message (long)", 0}, {11, "Link state (long)", 0}, {0, NULL, 0}};
 
-static const gw_value_name protocol_names[] = {{0, "DNP1"}, {0, NULL}};
+static const gw_value_name protocol_names[] = {{0, "DNP1", 0}, {0, NULL, 0}};
 
 static const gw_value_name result_names[] = {
-    {0, "Accepted"}, {1, "Rejected"}, {2, "No common protocol"}, {0, NULL}};
+    {0, "Accepted", 0}, {1, "Rejected", 0}, {2, "No common protocol", 0}, {0, NULL, 0}};
 
 static const gw_value_name ack_code_names[] = {
-    {0, "Success"}, {1, "Failed (resend)"}, {0, NULL}};
+    {0, "Success", 0}, {1, "Failed (resend)", 0}, {0, NULL, 0}};
 
 static const gw_value_name layout_names[] = {
-    {DNP_LAYOUT_AUTO, "Automatic"},
-    {DNP_LAYOUT_REFERENCE, "Reference (u8 counts, value index, no type)"},
-    {DNP_LAYOUT_SPEC, "Published text (u16 counts, type byte per value)"},
-    {0, NULL}};
+    {DNP_LAYOUT_AUTO, "Automatic", 0},
+    {DNP_LAYOUT_REFERENCE, "Reference (u8 counts, value index, no type)", 0},
+    {DNP_LAYOUT_SPEC, "Published text (u16 counts, type byte per value)", 0},
+    {0, NULL, 0}};
 
 enum vkind { VK_SINT, VK_UINT, VK_FLOAT, VK_STRING, VK_DATA };
 
@@ -87,10 +87,10 @@ typedef struct {
     X(37, "QuaternionF64", VK_FLOAT, 8, 4)
 
 #define AS_TYPE(code, name, kind, width, ncomp) {name, kind, width, ncomp},
-#define AS_NAME(code, name, kind, width, ncomp) {code, name},
+#define AS_NAME(code, name, kind, width, ncomp) {code, name, 0},
 #define DNP_N_TYPES 38
 static const dnp_type value_types[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_TYPE)};
-static const gw_value_name type_names[] = {DNP_VALUE_TYPES(AS_NAME) {0, NULL}};
+static const gw_value_name type_names[] = {DNP_VALUE_TYPES(AS_NAME) {0, NULL, 0}};
 
 #define F(abbrev, name, type, base, names, mask, blurb) \
     {abbrev, name, type, base, names, mask, blurb, 0, -1}

@@ -9,10 +9,12 @@
 
 extern const gw_protocol gw_dnp_protocol;
 extern const gw_protocol gw_openttd_protocol;
+extern const gw_protocol gw_gne_protocol;
 
 const gw_protocol *const gw_protocols[] = {
     &gw_dnp_protocol,
     &gw_openttd_protocol,
+    &gw_gne_protocol,
     NULL,
 };
 
@@ -147,7 +149,7 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v)
 {
     for (; names && names->name; names++)
-        if (names->value == v)
+        if (names->value == v || (names->max > names->value && v >= names->value && v <= names->max))
             return names->name;
     return NULL;
 }

@@ -32,6 +32,7 @@ typedef enum { GW_BASE_NONE, GW_BASE_DEC, GW_BASE_HEX, GW_BASE_DEC_HEX } gw_base
 typedef struct {
     uint32_t value;
     const char *name;
+    uint32_t max;     /* > value: the name covers value..max */
 } gw_value_name;  /* tables end with {0, NULL} */
 
 /* field flags */
@@ -98,6 +99,13 @@ typedef struct gw_sink {
     /* a new data source (reassembled bytes), numbered from 1 in a PDU */
     void (*source)(void *ctx, int src, const char *name, const uint8_t *data,
                    size_t len);
+    /* a linked conversation of the same protocol is announced (e.g. GNE's
+       UDP link negotiated over TCP): on `transport`, between `port` on the
+       address of side `port_side` of this conversation (0 = initiator,
+       1 = responder) and any port of the other side's address. Its initiator
+       is the address of this conversation's initiator; its state is
+       conv_init() then conv_link(new, conv). May be NULL. */
+    void (*expect)(void *ctx, int transport, int port_side, uint16_t port, const void *conv);
 } gw_sink;
 
 typedef enum { GW_TRANSPORT_UDP = 1, GW_TRANSPORT_TCP = 2 } gw_transport;
@@ -146,6 +154,8 @@ typedef struct gw_protocol {
     size_t conv_size;
     void (*conv_init)(void *conv);
     void (*conv_free)(void *conv);
+    /* a conversation announced by sink->expect() inherits from its parent */
+    void (*conv_link)(void *conv, const void *parent);
     /* decode one PDU (for UDP: one datagram) */
     void (*decode)(void *conv, const gw_pdu_info *pi, const uint8_t *data,
                    size_t len, const gw_sink *sink);

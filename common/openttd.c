@@ -63,9 +63,9 @@ int gw_openttd_default = OTTD_V13;
     X(ENCRYPTED, "encrypted")
 
 #define AS_ENUM(id, name) PK_##id,
-#define AS_NAME(id, name) {PK_##id, name},
+#define AS_NAME(id, name) {PK_##id, name, 0},
 enum packet { OTTD_PACKETS(AS_ENUM) PK_COUNT };
-static const gw_value_name packet_names[] = {OTTD_PACKETS(AS_NAME){0, NULL}};
+static const gw_value_name packet_names[] = {OTTD_PACKETS(AS_NAME){0, NULL, 0}};
 
 /* wire code -> packet, per numbering */
 static const uint8_t numbering_13[] = {
@@ -139,29 +139,29 @@ static bool large_packet(int pk)
 }
 
 static const gw_value_name error_names[] = {
-    {0, "GENERAL"}, {1, "DESYNC"}, {2, "SAVEGAME_FAILED"}, {3, "CONNECTION_LOST"},
-    {4, "ILLEGAL_PACKET"}, {5, "NEWGRF_MISMATCH"}, {6, "NOT_AUTHORIZED"}, {7, "NOT_EXPECTED"},
-    {8, "WRONG_REVISION"}, {9, "NAME_IN_USE"}, {10, "WRONG_PASSWORD"}, {11, "COMPANY_MISMATCH"},
-    {12, "KICKED"}, {13, "CHEATER"}, {14, "FULL"}, {15, "TOO_MANY_COMMANDS"},
-    {16, "TIMEOUT_PASSWORD"}, {17, "TIMEOUT_COMPUTER"}, {18, "TIMEOUT_MAP"},
-    {19, "TIMEOUT_JOIN"}, {20, "INVALID_CLIENT_NAME"}, {0, NULL}};
+    {0, "GENERAL", 0}, {1, "DESYNC", 0}, {2, "SAVEGAME_FAILED", 0}, {3, "CONNECTION_LOST", 0},
+    {4, "ILLEGAL_PACKET", 0}, {5, "NEWGRF_MISMATCH", 0}, {6, "NOT_AUTHORIZED", 0}, {7, "NOT_EXPECTED", 0},
+    {8, "WRONG_REVISION", 0}, {9, "NAME_IN_USE", 0}, {10, "WRONG_PASSWORD", 0}, {11, "COMPANY_MISMATCH", 0},
+    {12, "KICKED", 0}, {13, "CHEATER", 0}, {14, "FULL", 0}, {15, "TOO_MANY_COMMANDS", 0},
+    {16, "TIMEOUT_PASSWORD", 0}, {17, "TIMEOUT_COMPUTER", 0}, {18, "TIMEOUT_MAP", 0},
+    {19, "TIMEOUT_JOIN", 0}, {20, "INVALID_CLIENT_NAME", 0}, {0, NULL, 0}};
 
 static const gw_value_name action_names[] = {
-    {0, "JOIN"}, {1, "LEAVE"}, {2, "SERVER_MESSAGE"}, {3, "CHAT"}, {4, "CHAT_COMPANY"},
-    {5, "CHAT_CLIENT"}, {6, "GIVE_MONEY"}, {7, "NAME_CHANGE"}, {8, "COMPANY_SPECTATOR"},
-    {9, "COMPANY_JOIN"}, {10, "COMPANY_NEW"}, {11, "KICKED"}, {12, "EXTERNAL_CHAT"}, {0, NULL}};
+    {0, "JOIN", 0}, {1, "LEAVE", 0}, {2, "SERVER_MESSAGE", 0}, {3, "CHAT", 0}, {4, "CHAT_COMPANY", 0},
+    {5, "CHAT_CLIENT", 0}, {6, "GIVE_MONEY", 0}, {7, "NAME_CHANGE", 0}, {8, "COMPANY_SPECTATOR", 0},
+    {9, "COMPANY_JOIN", 0}, {10, "COMPANY_NEW", 0}, {11, "KICKED", 0}, {12, "EXTERNAL_CHAT", 0}, {0, NULL, 0}};
 
 static const gw_value_name desttype_names[] = {
-    {0, "BROADCAST"}, {1, "TEAM"}, {2, "CLIENT"}, {0, NULL}};
+    {0, "BROADCAST", 0}, {1, "TEAM", 0}, {2, "CLIENT", 0}, {0, NULL, 0}};
 
 static const gw_value_name company_names[] = {
-    {0xfe, "new company"}, {0xff, "spectator"}, {0, NULL}};
+    {0xfe, "new company", 0}, {0xff, "spectator", 0}, {0, NULL, 0}};
 
 static const gw_value_name version_names[] = {
-    {OTTD_V_OLD, "0.5-0.7"}, {OTTD_V13, "13.x"}, {OTTD_V14, "14.x"}, {OTTD_V15, "15.x"}, {0, NULL}};
+    {OTTD_V_OLD, "0.5-0.7", 0}, {OTTD_V13, "13.x", 0}, {OTTD_V14, "14.x", 0}, {OTTD_V15, "15.x", 0}, {0, NULL, 0}};
 
 static const gw_value_name landscape_names[] = {
-    {0, "temperate"}, {1, "sub-arctic"}, {2, "sub-tropical"}, {3, "toyland"}, {0, NULL}};
+    {0, "temperate", 0}, {1, "sub-arctic", 0}, {2, "sub-tropical", 0}, {3, "toyland", 0}, {0, NULL, 0}};
 
 /* ---- fields ------------------------------------------------------------------- */
 

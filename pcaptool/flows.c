@@ -10,8 +10,19 @@ typedef struct {
     uint8_t addr_a[16], addr_b[16];
 } flow_key;
 
+typedef struct {
+    const gw_protocol *p;   /* NULL: a free slot */
+    void *state;
+    int ip_version;
+    uint8_t owner[16], other[16];
+    uint16_t port;
+    int owner_side;         /* the side of the owner in the new flow */
+} expectation;
+
 struct flow_table {
     GHashTable *h; /* flow_key* -> flow* */
+    expectation expected[FLOWS_EXPECT_MAX];
+    unsigned n_expected;   /* slots used so far (then a ring) */
 };
 
 static guint key_hash(gconstpointer k)
@@ -59,8 +70,19 @@ flow_table *flows_new(void)
     return t;
 }
 
+static void drop_expectation(expectation *e)
+{
+    if (e->p) {
+        e->p->conv_free(e->state);
+        g_free(e->state);
+        e->p = NULL;
+    }
+}
+
 void flows_free(flow_table *t)
 {
+    for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
+        drop_expectation(&t->expected[i]);
     g_hash_table_destroy(t->h);
     g_free(t);
 }
@@ -87,8 +109,8 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
     f->resp_port = reply ? pk->sport : pk->dport;
 }
 
-flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
-                bool reply, unsigned *evicted)
+flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
+                int64_t now_ns, bool reply, unsigned *evicted)
 {
     *evicted = 0;
     if (g_hash_table_size(t->h) >= FLOWS_MAX) {
@@ -104,8 +126,11 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64
     make_key(pk, k);
     flow *f = g_new0(flow, 1);
     f->p = p;
-    f->state = g_malloc0(p->conv_size);
-    p->conv_init(f->state);
+    f->state = state;
+    if (!f->state) {
+        f->state = g_malloc0(p->conv_size);
+        p->conv_init(f->state);
+    }
     f->ip_version = pk->ip_version;
     f->l4 = pk->l4;
     set_endpoints(f, pk, reply);
@@ -158,4 +183,35 @@ void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz)
 int flow_direction(const flow *f, const net_packet *pk)
 {
     return (memcmp(f->init_addr, pk->src, 16) == 0 && f->init_port == pk->sport) ? 0 : 1;
+}
+
+void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, void *state)
+{
+    expectation *e = &t->expected[t->n_expected++ % FLOWS_EXPECT_MAX];
+    drop_expectation(e);
+    *e = (expectation){.p = f->p, .state = state, .ip_version = f->ip_version, .port = port,
+                       .owner_side = port_side};
+    memcpy(e->owner, port_side ? f->resp_addr : f->init_addr, 16);
+    memcpy(e->other, port_side ? f->init_addr : f->resp_addr, 16);
+}
+
+flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted)
+{
+    unsigned n = t->n_expected < FLOWS_EXPECT_MAX ? t->n_expected : FLOWS_EXPECT_MAX;
+    for (unsigned i = 0; i < n; i++) {
+        expectation *e = &t->expected[i];
+        if (!e->p || e->ip_version != pk->ip_version || pk->l4 != NET_UDP)
+            continue;
+        bool from_owner = !memcmp(pk->src, e->owner, 16) && pk->sport == e->port &&
+                          !memcmp(pk->dst, e->other, 16);
+        bool to_owner = !memcmp(pk->dst, e->owner, 16) && pk->dport == e->port &&
+                        !memcmp(pk->src, e->other, 16);
+        if (!from_owner && !to_owner)
+            continue;
+        int sender_side = from_owner ? e->owner_side : !e->owner_side;
+        flow *f = flows_add(t, pk, e->p, e->state, now_ns, sender_side == 1, evicted);
+        e->p = NULL; /* the flow owns the state now */
+        return f;
+    }
+    return NULL;
 }

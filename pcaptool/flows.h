@@ -27,12 +27,21 @@ flow_table *flows_new(void);
 void flows_free(flow_table *t);
 flow *flows_find(flow_table *t, const net_packet *pk);
 /* claim the conversation of pk for p; the initiator is pk's sender, or its
-   receiver when `reply` (a SYN+ACK seen first). Sets *evicted when the
-   table was full and idle flows were dropped. */
-flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, int64_t now_ns,
-                bool reply, unsigned *evicted);
+   receiver when `reply` (a SYN+ACK seen first). `state` is the decoder state
+   to adopt (NULL: a fresh one). Sets *evicted when the table was full and
+   idle flows were dropped. */
+flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
+                int64_t now_ns, bool reply, unsigned *evicted);
 /* a new connection on the same addresses and ports: fresh state */
 void flow_restart(flow *f, const net_packet *pk);
+/* a conversation announced by a decoder (gw_sink.expect): `port` on the
+   address of side port_side of f, any port on its other side's address.
+   `state` (the decoder's, already linked) is adopted by the flow that
+   matches; at most FLOWS_EXPECT_MAX wait, the oldest is dropped. */
+#define FLOWS_EXPECT_MAX 256
+void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, void *state);
+/* the expected conversation pk (UDP) belongs to, now claimed, or NULL */
+flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted);
 void flows_foreach(flow_table *t, void (*fn)(flow *f, void *ctx), void *ctx);
 /* "ip:port" of the initiator (0) or responder (1) */
 void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz);

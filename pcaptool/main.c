@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
     fputs("Usage: pcaptool COMMAND [OPTIONS] [FILE...]\n"
           "\n"
-          "Decode game network protocols (DNP) in pcap and pcapng files.\n"
+          "Decode game network protocols (DNP, OpenTTD, GNE) in pcap and pcapng files.\n"
           "\n"
           "Commands:\n"
           "  decode FILE...     decode every PDU of the known protocols\n"
@@ -151,6 +151,7 @@ static const gw_protocol *by_heuristic(const net_packet *pk)
 /* what the decoding of one file needs at hand */
 typedef struct {
     const options *o;
+    flow_table *flows;
     const char *path;
     out_pdu *out;
     unsigned frame;
@@ -170,6 +171,19 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     out_pdu_write(r->out, stdout, r->o->format, r->o->verbose, &m);
     if (out_pdu_max_severity(r->out) > r->max_sev)
         r->max_sev = out_pdu_max_severity(r->out);
+}
+
+/* a decoder announces a linked conversation (GNE's UDP link) */
+static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+{
+    run_ctx *r = ctx;
+    const gw_protocol *p = r->f->p;
+    if (transport != GW_TRANSPORT_UDP || !p->conv_link)
+        return;
+    void *state = g_malloc0(p->conv_size);
+    p->conv_init(state);
+    p->conv_link(state, conv);
+    flows_expect(r->flows, r->f, port_side, port, state);
 }
 
 static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
@@ -226,24 +240,28 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     if (!tcp && pk->payload_len == 0)
         return;
     flow *f = flows_find(flows, pk);
-    if (!f) {
-        if (tcp && pk->payload_len == 0 && !syn)
-            return;
-        const gw_protocol *p = by_port(r->o, pk);
-        if (!p && r->o->heuristics && pk->payload_len)
-            p = by_heuristic(pk);
-        if (!p)
-            return;
-        unsigned evicted;
-        f = flows_add(flows, pk, p, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
+    if (f) {
+        if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
+            r->now != f->last_seen_ns)
+            flow_restart(f, pk); /* a new connection reusing the ports (not a SYN
+                                    retransmission in the same instant) */
+    } else {
+        unsigned evicted = 0;
+        if (!tcp) /* a UDP link announced by a decoder comes first */
+            f = flows_add_expected(flows, pk, r->now, &evicted);
+        if (!f) {
+            if (tcp && pk->payload_len == 0 && !syn)
+                return;
+            const gw_protocol *p = by_port(r->o, pk);
+            if (!p && r->o->heuristics && pk->payload_len)
+                p = by_heuristic(pk);
+            if (!p)
+                return;
+            f = flows_add(flows, pk, p, NULL, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
+        }
         if (evicted)
             fprintf(stderr, "pcaptool: %s: frame %u: conversation table full, %u idle "
                     "conversations forgotten\n", r->path, r->frame, evicted);
-    } else if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
-               r->now != f->last_seen_ns) {
-        /* a new connection reusing the ports (not a SYN retransmission
-           in the same instant) */
-        flow_restart(f, pk);
     }
     f->last_seen_ns = r->now;
     r->f = f;
@@ -277,7 +295,8 @@ static int decode_file(const options *o, const char *path, out_pdu *out, unsigne
         return EXIT_USAGE;
     }
     flow_table *flows = flows_new();
-    run_ctx r = {.o = o, .path = path, .out = out, .max_sev = *max_sev};
+    run_ctx r = {.o = o, .flows = flows, .path = path, .out = out, .max_sev = *max_sev};
+    out_pdu_on_expect(out, on_expect, &r);
     struct pcap_pkthdr *hdr;
     const u_char *data;
     int rc;
@@ -331,7 +350,7 @@ static int cmd_decode(int argc, char **argv)
 {
     options o = {.format = OUT_TEXT, .heuristics = true, .fail_on = GW_SEV_ERROR + 1};
     for (int i = 0; gw_protocols[i]; i++) {
-        o.ports[i].n = 1;
+        o.ports[i].n = gw_protocols[i]->default_port ? 1 : 0; /* GNE has none */
         o.ports[i].ports[0] = gw_protocols[i]->default_port;
     }
     static const struct option longopts[] = {

@@ -31,6 +31,9 @@ struct out_pdu {
     unsigned max_sev;
     /* per-field chaining for grouping JSON values */
     GArray *first_of_field, *next_of_item;
+    /* linked conversations are the caller's business */
+    out_expect_fn expect;
+    void *expect_ctx;
 };
 
 static size_t keep_text(out_pdu *o, const char *s)
@@ -83,6 +86,19 @@ static void on_source(void *ctx, int src, const char *name, const uint8_t *data,
     (void)ctx; (void)src; (void)name; (void)data; (void)len;
 }
 
+static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+{
+    out_pdu *o = ctx;
+    if (o->expect)
+        o->expect(o->expect_ctx, transport, port_side, port, conv);
+}
+
+void out_pdu_on_expect(out_pdu *o, out_expect_fn fn, void *ctx)
+{
+    o->expect = fn;
+    o->expect_ctx = ctx;
+}
+
 out_pdu *out_pdu_new(void)
 {
     out_pdu *o = g_new0(out_pdu, 1);
@@ -91,7 +107,9 @@ out_pdu *out_pdu_new(void)
     o->text = g_string_sized_new(1024);
     o->first_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->next_of_item = g_array_new(FALSE, FALSE, sizeof(int));
-    o->sink = (gw_sink){o, on_item, on_push, on_pop, on_finding, on_summary, on_source};
+    o->sink = (gw_sink){.ctx = o, .item = on_item, .push = on_push, .pop = on_pop,
+                        .finding = on_finding, .summary = on_summary, .source = on_source,
+                        .expect = on_expect};
     return o;
 }
 

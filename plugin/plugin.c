@@ -25,6 +25,7 @@ WS_DLL_PUBLIC void plugin_register(void);
 #define MAX_PROTOS GW_MAX_PROTOCOLS
 #define MAX_SOURCES 4
 #define MAX_DEPTH 16
+#define INFO_KEY 0xffffffffu /* packet-scope proto data: Info column started */
 
 typedef struct {
     const gw_protocol *p;
@@ -63,7 +64,8 @@ typedef struct rec_pdu {
 typedef struct {
     ws_proto *wp;
     rec_pdu *rec;
-    guint32 frame;
+    packet_info *pinfo;
+    int dir;          /* of the PDU being decoded */
 } rec_ctx;
 
 static void rec_push_ev(rec_ctx *rc, const rec_ev *ev)
@@ -84,7 +86,7 @@ static void rec_item(void *ctx, const gw_item *it)
         rec_pdu *target = wmem_map_lookup(rc->wp->records_by_frame, GUINT_TO_POINTER(it->v.u));
         if (target) {
             rec_ev back = {.kind = EV_ITEM, .flags = GW_ITEM_GENERATED, .index = f->reverse,
-                           .v.u = rc->frame};
+                           .v.u = rc->pinfo->num};
             wmem_array_append_one(target->ev, back);
         }
     }
@@ -126,8 +128,13 @@ static void rec_source(void *ctx, int src, const char *name, const uint8_t *data
 /* ---- conversation state ---- */
 
 typedef struct {
-    address initiator;
+    address initiator;      /* direction 0 = sent from here ... */
     guint32 initiator_port;
+    gboolean by_port_owner; /* ... or, for a conversation announced by
+                               expect(): from the side owning port_owner */
+    address port_owner;
+    guint32 owner_port;
+    int owner_side;
     void *state;
     const gw_protocol *p;
 } ws_conv;
@@ -139,21 +146,58 @@ static gboolean free_conv_state(wmem_allocator_t *allocator _U_, wmem_cb_event_t
     return FALSE;
 }
 
+static ws_conv *new_conv(ws_proto *wp, conversation_t *conv)
+{
+    ws_conv *c = wmem_new0(wmem_file_scope(), ws_conv);
+    c->p = wp->p;
+    c->state = wmem_alloc0(wmem_file_scope(), wp->p->conv_size);
+    wp->p->conv_init(c->state);
+    wmem_register_callback(wmem_file_scope(), free_conv_state, c);
+    conversation_add_proto_data(conv, wp->proto, c);
+    return c;
+}
+
 static ws_conv *get_conv(ws_proto *wp, packet_info *pinfo)
 {
     conversation_t *conv = find_or_create_conversation(pinfo);
     ws_conv *c = conversation_get_proto_data(conv, wp->proto);
     if (!c) {
-        c = wmem_new0(wmem_file_scope(), ws_conv);
+        c = new_conv(wp, conv);
         copy_address_wmem(wmem_file_scope(), &c->initiator, &pinfo->src);
         c->initiator_port = pinfo->srcport;
-        c->p = wp->p;
-        c->state = wmem_alloc0(wmem_file_scope(), wp->p->conv_size);
-        wp->p->conv_init(c->state);
-        wmem_register_callback(wmem_file_scope(), free_conv_state, c);
-        conversation_add_proto_data(conv, wp->proto, c);
     }
     return c;
+}
+
+static int conv_direction(const ws_conv *c, const packet_info *pinfo)
+{
+    if (c->by_port_owner)
+        return addresses_equal(&pinfo->src, &c->port_owner) && pinfo->srcport == c->owner_port
+                   ? c->owner_side : !c->owner_side;
+    return addresses_equal(&pinfo->src, &c->initiator) && pinfo->srcport == c->initiator_port ? 0 : 1;
+}
+
+/* a linked conversation announced by the decoder: `port` on the address of
+   side port_side (this PDU's sender when port_side == dir), any port on the
+   other address */
+static void rec_expect(void *ctx, int transport, int port_side, uint16_t port, const void *parent)
+{
+    rec_ctx *rc = ctx;
+    ws_proto *wp = rc->wp;
+    packet_info *pinfo = rc->pinfo;
+    if (transport != GW_TRANSPORT_UDP || !wp->udp_handle || !wp->p->conv_link)
+        return;
+    const address *owner = port_side == rc->dir ? &pinfo->src : &pinfo->dst;
+    const address *other = port_side == rc->dir ? &pinfo->dst : &pinfo->src;
+    conversation_t *conv = conversation_new(pinfo->num, owner, other, CONVERSATION_UDP, port, 0,
+                                            NO_PORT2);
+    conversation_set_dissector(conv, wp->udp_handle);
+    ws_conv *c = new_conv(wp, conv);
+    c->by_port_owner = TRUE;
+    copy_address_wmem(wmem_file_scope(), &c->port_owner, owner);
+    c->owner_port = port;
+    c->owner_side = port_side;
+    wp->p->conv_link(c->state, parent);
 }
 
 /* ---- replay into the tree ---- */
@@ -265,8 +309,7 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
         gw_pdu_info pi = {
             .frame = pinfo->num,
             .time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs,
-            .dir = (addresses_equal(&pinfo->src, &conv->initiator) &&
-                    pinfo->srcport == conv->initiator_port) ? 0 : 1,
+            .dir = conv_direction(conv, pinfo),
             .transport = transport,
         };
         rec = wmem_new0(wmem_file_scope(), rec_pdu);
@@ -274,14 +317,23 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
         p_add_proto_data(wmem_file_scope(), pinfo, wp->proto, key, rec);
         if (!wmem_map_contains(wp->records_by_frame, GUINT_TO_POINTER(pinfo->num)))
             wmem_map_insert(wp->records_by_frame, GUINT_TO_POINTER(pinfo->num), rec);
-        rec_ctx rc = {wp, rec, pinfo->num};
-        gw_sink sink = {&rc, rec_item, rec_push, rec_pop, rec_finding, rec_summary, rec_source};
+        rec_ctx rc = {wp, rec, pinfo, pi.dir};
+        gw_sink sink = {.ctx = &rc, .item = rec_item, .push = rec_push, .pop = rec_pop,
+                        .finding = rec_finding, .summary = rec_summary, .source = rec_source,
+                        .expect = rec_expect};
         guint len = tvb_captured_length(tvb);
         wp->p->decode(conv->state, &pi, tvb_get_ptr(tvb, 0, len), len, &sink);
     }
 
     col_set_str(pinfo->cinfo, COL_PROTOCOL, wp->p->short_name);
-    col_add_str(pinfo->cinfo, COL_INFO, rec->summary ? rec->summary : "");
+    /* several PDUs in one frame: their summaries side by side */
+    const char *summary = rec->summary ? rec->summary : "";
+    if (p_get_proto_data(pinfo->pool, pinfo, wp->proto, INFO_KEY)) {
+        col_append_sep_str(pinfo->cinfo, COL_INFO, " | ", summary);
+    } else {
+        col_add_str(pinfo->cinfo, COL_INFO, summary);
+        p_add_proto_data(pinfo->pool, pinfo, wp->proto, INFO_KEY, GINT_TO_POINTER(1));
+    }
     proto_item *ti = proto_tree_add_item(tree, wp->proto, tvb, 0, -1, ENC_NA);
     if (rec->summary)
         proto_item_append_text(ti, ", %s", rec->summary);
@@ -328,7 +380,12 @@ static gboolean heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pi
         return FALSE;
     dissector_handle_t h = transport == GW_TRANSPORT_TCP ? wp->tcp_handle : wp->udp_handle;
     conversation_set_dissector(find_or_create_conversation(pinfo), h);
-    call_dissector_only(h, tvb, pinfo, tree, NULL);
+    /* called directly: another call_dissector level would use up TCP's
+       can_desegment, and a PDU split after its first segment would be lost */
+    if (transport == GW_TRANSPORT_TCP)
+        dissect_tcp_cb(tvb, pinfo, tree, NULL, wp);
+    else
+        dissect_udp_cb(tvb, pinfo, tree, NULL, wp);
     return TRUE;
 }
 
@@ -383,11 +440,24 @@ static int ws_base(const gw_field *f)
     }
 }
 
-static value_string *ws_value_strings(const gw_value_name *names)
+/* a field's value names: a value_string, or a range_string when some name
+   covers a range (display gets BASE_RANGE_STRING) */
+static const void *ws_value_names(const gw_value_name *names, int *display)
 {
     int n = 0;
-    while (names[n].name)
-        n++;
+    bool ranges = false;
+    for (; names[n].name; n++)
+        ranges |= names[n].max > names[n].value;
+    if (ranges) {
+        range_string *rs = g_new0(range_string, n + 1);
+        for (int i = 0; i < n; i++) {
+            rs[i].value_min = names[i].value;
+            rs[i].value_max = names[i].max > names[i].value ? names[i].max : names[i].value;
+            rs[i].strptr = names[i].name;
+        }
+        *display |= BASE_RANGE_STRING;
+        return rs;
+    }
     value_string *vs = g_new0(value_string, n + 1);
     for (int i = 0; i < n; i++) {
         vs[i].value = names[i].value;
@@ -418,7 +488,7 @@ static void register_one(ws_proto *wp)
         else if (f->type == GW_FT_FRAMENUM && (f->flags & GW_FIELD_TWO_PASS))
             hfri[i].hfinfo.strings = FRAMENUM_TYPE(FT_FRAMENUM_REQUEST);
         else if (f->names)
-            hfri[i].hfinfo.strings = VALS(ws_value_strings(f->names));
+            hfri[i].hfinfo.strings = ws_value_names(f->names, &hfri[i].hfinfo.display);
         hfri[i].hfinfo.bitmask = f->mask;
         hfri[i].hfinfo.blurb = f->blurb;
         hfri[i].hfinfo.id = -1;
@@ -493,6 +563,16 @@ static void proto_register_gamewire(void)
     }
 }
 
+/* a port preference (and Decode As); a protocol with no default port gets
+   an empty one */
+static void add_port_pref(const char *table, guint16 port, dissector_handle_t h)
+{
+    if (port)
+        dissector_add_uint_with_preference(table, port, h);
+    else
+        dissector_add_uint_range_with_preference(table, "", h);
+}
+
 static void proto_reg_handoff_gamewire(void)
 {
     for (int i = 0; i < n_protos; i++) {
@@ -500,14 +580,14 @@ static void proto_reg_handoff_gamewire(void)
         char heur_name[64];
         if (wp->p->transports & GW_TRANSPORT_UDP) {
             g_snprintf(heur_name, sizeof heur_name, "%s_udp", wp->p->name);
-            dissector_add_uint_with_preference("udp.port", wp->p->default_port, wp->udp_handle);
+            add_port_pref("udp.port", wp->p->default_port, wp->udp_handle);
             if (wp->p->heuristic)
                 heur_dissector_add("udp", heur_udp[i], wp->p->long_name, g_strdup(heur_name),
                                    wp->proto, HEURISTIC_ENABLE);
         }
         if (wp->p->transports & GW_TRANSPORT_TCP) {
             g_snprintf(heur_name, sizeof heur_name, "%s_tcp", wp->p->name);
-            dissector_add_uint_with_preference("tcp.port", wp->p->default_port, wp->tcp_handle);
+            add_port_pref("tcp.port", wp->p->default_port, wp->tcp_handle);
             if (wp->p->heuristic)
                 heur_dissector_add("tcp", heur_tcp[i], wp->p->long_name, g_strdup(heur_name),
                                    wp->proto, HEURISTIC_ENABLE);

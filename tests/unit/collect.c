@@ -42,7 +42,8 @@ static void c_source(void *ctx, int src, const char *name, const uint8_t *d, siz
 void collect_init(collect *c)
 {
     memset(c, 0, sizeof *c);
-    c->sink = (gw_sink){c, c_item, c_push, c_pop, c_finding, c_summary, c_source};
+    c->sink = (gw_sink){.ctx = c, .item = c_item, .push = c_push, .pop = c_pop,
+                        .finding = c_finding, .summary = c_summary, .source = c_source};
 }
 
 size_t unhex(const char *hex, uint8_t *out)

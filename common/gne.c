@@ -1,0 +1,819 @@
+/* gne.c - the GNE decoder.
+ *
+ * TCP carries HawkNL frames: 'N' 'L', length u16 big-endian, content. The
+ * first frames of a connection are the handshake (connection request,
+ * refusal or accept, the client's UDP port); every later frame, and every
+ * datagram of the negotiated UDP link, is a message: packets [id][body]
+ * ending with 255. Numbers inside are in the connection's data byte order,
+ * told by the handshake's build field.
+ */
+#include "gne.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int gw_gne_byte_order = GNE_ORDER_AUTO;
+
+/* ---- tables ------------------------------------------------------------ */
+
+enum message_kind { MSG_REQUEST = 1, MSG_REFUSAL, MSG_ACCEPT, MSG_UDP_PORT, MSG_PACKETS, MSG_OUT_OF_SYNC };
+
+static const gw_value_name message_names[] = {
+    {MSG_REQUEST, "Connection request", 0}, {MSG_REFUSAL, "Refusal", 0},
+    {MSG_ACCEPT, "Connection accepted", 0}, {MSG_UDP_PORT, "Client UDP port", 0},
+    {MSG_PACKETS, "Packets", 0}, {MSG_OUT_OF_SYNC, "Out of sync", 0}, {0, NULL, 0}};
+
+static const gw_value_name order_names[] = {
+    {GNE_ORDER_LITTLE, "Little-endian", 0}, {GNE_ORDER_BIG, "Big-endian", 0}, {0, NULL, 0}};
+
+static const gw_value_name response_names[] = {
+    {0, "Refused", 0}, {1, "Accepted", 0}, {0, NULL, 0}};
+
+enum { ID_EMPTY, ID_CUSTOM, ID_EXIT, ID_RATE, ID_PING, ID_CHANNEL, ID_OBJ_CREATE,
+       ID_OBJ_UPDATE, ID_OBJ_DEATH, ID_END = 255 };
+
+static const gw_value_name packet_names[] = {
+    {ID_EMPTY, "EmptyPacket", 0}, {ID_CUSTOM, "CustomPacket", 0}, {ID_EXIT, "ExitPacket", 0},
+    {ID_RATE, "RateAdjustPacket", 0}, {ID_PING, "PingPacket", 0},
+    {ID_CHANNEL, "ChannelPacket", 0}, {ID_OBJ_CREATE, "ObjectCreationPacket", 0},
+    {ID_OBJ_UPDATE, "ObjectUpdatePacket", 0}, {ID_OBJ_DEATH, "ObjectDeathPacket", 0},
+    {9, "Reserved", 15}, {16, "User packet", 254}, {ID_END, "End of message", 0},
+    {0, NULL, 0}};
+
+#define GNE_FIELDS(X, LINK) \
+    X(NL_MAGIC, "gne.nl.magic", "NL magic", STRING, NONE, NULL, "HawkNL reliable-packet magic 'NL'") \
+    X(NL_LENGTH, "gne.nl.length", "NL length", U16, DEC, NULL, "Content length of the HawkNL frame (big-endian, header excluded)") \
+    X(MESSAGE, "gne.message", "Message", U8, DEC, message_names, "What this message is in the connection") \
+    X(BYTE_ORDER, "gne.byte_order", "Data byte order", U8, DEC, order_names, "Byte order of the numbers inside GNE messages (from the handshake's build field)") \
+    X(LINK_FRAME, "gne.link.frame", "UDP link set up in frame", FRAMENUM, NONE, NULL, "The TCP frame whose accept opened this UDP link") \
+    X(MAGIC, "gne.magic", "GNE magic", STRING, NONE, NULL, "'GNE' header of a handshake message") \
+    X(RESPONSE, "gne.response", "Response", U8, DEC, response_names, "0 = refusal, 1 = accept") \
+    X(VERSION, "gne.version", "Protocol version", U8, DEC, NULL, "GNE protocol version") \
+    X(SUB_VERSION, "gne.sub_version", "Protocol sub-version", U8, DEC, NULL, "GNE protocol sub-version") \
+    X(BUILD, "gne.build", "Build", U16, DEC, NULL, "GNE protocol build, in the sender's data byte order") \
+    X(GAME_NAME, "gne.game_name", "Game name", STRING, NONE, NULL, "Game name (32-byte NUL-padded field)") \
+    X(USER_VERSION, "gne.user_version", "User version", U32, DEC, NULL, "Application protocol version") \
+    X(RATE, "gne.rate", "Max incoming rate", U32, DEC, NULL, "Most bytes per second the sender wants to receive (0 = unlimited)") \
+    X(UNRELIABLE, "gne.unreliable", "Unreliable link requested", BOOL, NONE, NULL, "The client asks for a UDP link") \
+    X(UDP_PORT, "gne.udp_port", "UDP port", I32, DEC, NULL, "UDP port of the sender's unreliable link (-1 = none)") \
+    X(RATE_C2S, "gne.rate.client_to_server", "Rate limit client to server", U32, DEC, NULL, "Bytes per second the server accepts now (0 = unlimited)") \
+    X(RATE_S2C, "gne.rate.server_to_client", "Rate limit server to client", U32, DEC, NULL, "Bytes per second the client accepts now (0 = unlimited)") \
+    X(PACKET, "gne.packet", "Packet", NONE, NONE, NULL, "One packet of a message") \
+    X(PACKET_ID, "gne.packet.id", "Packet id", U8, DEC, packet_names, "Packet type (9-15 reserved, 16-254 application-defined)") \
+    X(END, "gne.end", "End marker", U8, DEC, NULL, "255: end of the message, or no wrapped packet") \
+    X(CUSTOM_LENGTH, "gne.custom.length", "Custom data length", U16, DEC, NULL, "Length of a CustomPacket's data") \
+    X(CUSTOM_DATA, "gne.custom.data", "Custom data", BYTES, NONE, NULL, "A CustomPacket's data") \
+    X(PING_REQ_ID, "gne.ping.req_id", "Request id", U32, DEC, NULL, "Matches a ping reply to its request") \
+    X(PING_REPLY, "gne.ping.reply", "Reply", BOOL, NONE, NULL, "A reply (T2 and T3 set); a request has T2 = T3 = 0") \
+    X(TIME, "gne.time", "Time", NONE, NONE, NULL, "A gtime: seconds + microseconds") \
+    X(TIME_SEC, "gne.time.sec", "Seconds", I32, DEC, NULL, "gtime seconds") \
+    X(TIME_USEC, "gne.time.usec", "Microseconds", I32, DEC, NULL, "gtime microseconds (0-999999)") \
+    LINK(PING_REQUEST_FRAME, "gne.ping.request_frame", "Request in frame", "The frame of the request this reply answers", 0, GF_PING_REPLY_FRAME) \
+    LINK(PING_REPLY_FRAME, "gne.ping.reply_frame", "Reply in frame", "The frame of the reply to this request (two-pass)", GW_FIELD_TWO_PASS, -1) \
+    X(PING_RTT, "gne.ping.rtt", "Round-trip time", RELTIME, NONE, NULL, "R = (T4 - T1) - (T3 - T2), T1 and T4 the capture times of request and reply") \
+    X(PING_OFFSET, "gne.ping.offset", "Clock offset", RELTIME, NONE, NULL, "O = ((T2 - T1) + (T3 - T4)) / 2: the replying peer's clock minus the capture clock") \
+    X(PING_OFFSET_ERROR, "gne.ping.offset_error", "Clock offset error bound", RELTIME, NONE, NULL, "E = R / 2: the true offset lies in O - E .. O + E") \
+    X(CHANNEL, "gne.channel", "Channel", U8, DEC, NULL, "ChannelPacket channel") \
+    X(CHANNEL_FROM, "gne.channel.from", "From", U8, DEC, NULL, "ChannelPacket source") \
+    X(OBJECT_ID, "gne.object_id", "Object id", U16, DEC, NULL, "Object broker object id") \
+    X(USER_DATA, "gne.user.data", "User data", BYTES, NONE, NULL, "Application-defined packet body") \
+    X(USER_LENGTH_UNKNOWN, "gne.user.length_unknown", "Length unknown", BOOL, NONE, NULL, "An application-defined layout: the data is taken to run to the end of the message (before any wrapper fields and the 255), so later packets, if any, are inside it") \
+    X(DATA, "gne.data", "Undecoded bytes", BYTES, NONE, NULL, "Bytes that could not be decoded") \
+    X(TRAILING, "gne.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the 255 that ends the message")
+
+/* LINK: a frame number, shown back on the frame it points to (reverse) */
+#define AS_FENUM(id, ...) GF_##id,
+enum gne_field { GNE_FIELDS(AS_FENUM, AS_FENUM) GF_COUNT };
+#define AS_FIELD(id, abbrev, name, type, base, names, blurb) \
+    [GF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, 0, blurb, 0, -1},
+#define AS_LINK(id, abbrev, name, blurb, flags, reverse) \
+    [GF_##id] = {abbrev, name, GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, blurb, flags, reverse},
+static const gw_field fields[GF_COUNT] = {GNE_FIELDS(AS_FIELD, AS_LINK)};
+
+#define GNE_FINDINGS(X) \
+    X(OUT_OF_SYNC, "gne.nl.out_of_sync", ERROR, "Bytes that do not start with the 'NL' magic: the stream is out of sync, decoding resumes at the next 'NL'") \
+    X(NL_TOO_LONG, "gne.nl.too_long", ERROR, "An NL frame longer than 16384 bytes (HawkNL refuses it): treated as out of sync") \
+    X(TOO_LONG, "gne.message.too_long", WARNING, "A message over 512 bytes (gnelib's largest)") \
+    X(UNTERMINATED, "gne.message.unterminated", ERROR, "The message ends without its 255 terminator") \
+    X(TRAILING, "gne.message.trailing", WARNING, "Bytes after the 255 that ends the message") \
+    X(TRUNCATED, "gne.packet.truncated", ERROR, "A packet's body runs past the end of the message") \
+    X(RESERVED, "gne.packet.reserved", WARNING, "A reserved packet id (9-15): its layout is unknown") \
+    X(TOO_DEEP, "gne.packet.too_deep", ERROR, "Wrapped packets nested deeper than 8: not decoded further") \
+    X(BAD_LENGTH, "gne.handshake.bad_length", ERROR, "A handshake message of the wrong length (request 48, refusal 44, accept 12, UDP port 4)") \
+    X(BAD_MAGIC, "gne.handshake.bad_magic", ERROR, "A server reply to the connection request without the 'GNE' header or with an unknown response byte") \
+    X(GAME_NAME, "gne.game_name.unterminated", WARNING, "A game name filling all 32 bytes: no NUL, over the 31 characters allowed") \
+    X(VERSIONS_MATCH, "gne.refusal.versions_match", NOTE, "Refused although version, build, game name and user version all match the request: the server refused for another reason") \
+    X(ORDER_MISMATCH, "gne.refusal.byte_order_mismatch", WARNING, "Refused because the peers use different data byte orders (gnelib up to 0.70 sends big-endian, later gnelib little-endian)") \
+    X(PORT_RANGE, "gne.udp_port.out_of_range", ERROR, "A UDP port outside 0-65535 (-1 also allowed in the accept)") \
+    X(ORDER_ASSUMED, "gne.byte_order.assumed", NOTE, "The handshake was not seen or its build field is ambiguous: the data byte order is assumed") \
+    X(BAD_USEC, "gne.time.bad_usec", WARNING, "A gtime whose microseconds are outside 0-999999") \
+    X(PING_ORDER, "gne.ping.t2_after_t3", WARNING, "A ping reply whose receive time T2 is later than its send time T3") \
+    X(PING_UNMATCHED, "gne.ping.unmatched", NOTE, "A ping reply whose request was not captured or was already answered")
+
+#define AS_EENUM(id, code, sev, summary) GE_##id,
+enum gne_finding { GNE_FINDINGS(AS_EENUM) GE_COUNT };
+#define AS_FINDING(id, code, sev, summary) [GE_##id] = {code, GW_SEV_##sev, summary},
+static const gw_finding_def findings[GE_COUNT] = {GNE_FINDINGS(AS_FINDING)};
+
+static const gw_choice order_choices[] = {
+    {GNE_ORDER_AUTO, "auto", "From the handshake's build field (little-endian when not seen)"},
+    {GNE_ORDER_LITTLE, "little", "Little-endian (gnelib after 2012)"},
+    {GNE_ORDER_BIG, "big", "Big-endian (gnelib up to 0.70)"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    {"byte_order", "Data byte order",
+     "Byte order of the numbers inside GNE messages: told per connection by the handshake's "
+     "build field, or forced", order_choices, &gw_gne_byte_order},
+};
+
+/* ---- conversation state ------------------------------------------------ */
+
+enum stage { HS_START, HS_WAIT_REPLY, HS_WAIT_PORT, HS_DONE };
+
+typedef struct {
+    uint32_t id;
+    uint32_t frame;
+    int64_t t1;
+    bool used, answered;
+} ping_request;
+
+typedef struct {
+    uint8_t stage;
+    uint8_t client_dir;  /* the direction the connection request came from */
+    uint8_t order;       /* learnt from the handshake, 0 = not known */
+    bool order_noted;    /* the assumption was reported */
+    bool unreliable;     /* the client asked for a UDP link */
+    bool have_request;
+    uint8_t req_version, req_sub, req_order;
+    uint16_t req_build;
+    uint32_t req_user;
+    uint8_t req_name[32];
+    uint32_t rate[2];    /* max incoming rate announced by the client (0) and server (1) */
+    bool rate_known[2];
+    uint32_t link_frame; /* UDP link: the accept that opened it */
+    ping_request pings[2][GNE_PINGS]; /* by requesting direction */
+    unsigned ping_next[2];
+} gne_conv;
+
+static void conv_init(void *p) { memset(p, 0, sizeof(gne_conv)); }
+static void conv_free(void *p) { (void)p; }
+
+static void conv_link(void *p, const void *parent)
+{
+    gne_conv *c = p;
+    const gne_conv *t = parent;
+    c->stage = HS_DONE;
+    c->order = t->order;
+    c->order_noted = true; /* reported on the TCP connection if at all */
+    c->client_dir = 0;     /* a linked conversation starts at the client */
+    memcpy(c->rate, t->rate, sizeof c->rate);
+    memcpy(c->rate_known, t->rate_known, sizeof c->rate_known);
+    c->link_frame = t->link_frame;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+typedef struct {
+    gw_emit e;
+    gw_cursor c;
+    gne_conv *conv;
+    const gw_pdu_info *pi;
+    const gw_sink *sink;
+    bool big;          /* data byte order of this message */
+    bool failed;       /* a finding stopped the decoding */
+    size_t msg_start;  /* first byte of the message content */
+    gw_summary sum;
+} gne_ctx;
+
+static int role(const gne_ctx *x) /* 0 = client, 1 = server */
+{
+    return x->pi->dir == x->conv->client_dir ? 0 : 1;
+}
+
+static bool is_big(const gne_conv *c)
+{
+    if (gw_gne_byte_order != GNE_ORDER_AUTO)
+        return gw_gne_byte_order == GNE_ORDER_BIG;
+    return c->order == GNE_ORDER_BIG;
+}
+
+static uint64_t get_num(const uint8_t *p, unsigned size, bool big)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; i++)
+        v |= (uint64_t)p[i] << (big ? 8 * (size - 1 - i) : 8 * i);
+    return v;
+}
+
+static void truncated(gne_ctx *x, const char *what)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    size_t n = gw_remaining(&x->c);
+    if (n)
+        gw_emit_b(&x->e, GF_DATA, x->c.off, n, x->c.data + x->c.off, n);
+    gw_emit_finding(&x->e, GE_TRUNCATED, x->c.off, n, "Truncated: %s missing at offset %zu", what,
+                    x->c.off);
+    x->c.off = x->c.len;
+}
+
+/* a number in the message's byte order; signed fields are sign-extended */
+static bool take(gne_ctx *x, int field, unsigned size, uint64_t *out)
+{
+    size_t off = x->c.off;
+    if (x->failed || gw_remaining(&x->c) < size) {
+        truncated(x, fields[field].name);
+        return false;
+    }
+    uint64_t v = get_num(x->c.data + off, size, size > 1 && x->big);
+    x->c.off += size;
+    gw_ftype t = fields[field].type;
+    if (t == GW_FT_I8 || t == GW_FT_I16 || t == GW_FT_I32 || t == GW_FT_I64)
+        gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
+    else
+        gw_emit_u(&x->e, field, off, size, v);
+    if (out)
+        *out = v;
+    return true;
+}
+
+static void take_bytes(gne_ctx *x, int field, size_t n)
+{
+    if (n)
+        gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
+    x->c.off += n;
+}
+
+/* the 32-byte NUL-padded game name; the item covers the text only */
+static void game_name(gne_ctx *x, uint8_t copy[32])
+{
+    const uint8_t *p = x->c.data + x->c.off;
+    const uint8_t *nul = memchr(p, 0, 32);
+    size_t n = nul ? (size_t)(nul - p) : 32;
+    gw_emit_b(&x->e, GF_GAME_NAME, x->c.off, n, p, n);
+    if (!nul)
+        gw_emit_finding(&x->e, GE_GAME_NAME, x->c.off, 32, "Game name without a NUL");
+    if (copy)
+        memcpy(copy, p, 32);
+    char text[48];
+    gw_clean_text(text, sizeof text, p, n, 32);
+    gw_summary_add(&x->sum, " game \"%s\"", text);
+    x->c.off += 32;
+}
+
+static void emit_order(gne_ctx *x, size_t off)
+{
+    gw_emit_gen_u(&x->e, GF_BYTE_ORDER, off, x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
+}
+
+static void emit_rates(gne_ctx *x, size_t off)
+{
+    gne_conv *c = x->conv;
+    if (c->rate_known[1])
+        gw_emit_gen_u(&x->e, GF_RATE_C2S, off, c->rate[1]);
+    if (c->rate_known[0])
+        gw_emit_gen_u(&x->e, GF_RATE_S2C, off, c->rate[0]);
+}
+
+/* the build field's two bytes tell the byte order: gnelib keeps builds
+   below 256 so that one of them is zero */
+static uint8_t order_of_build(const uint8_t *b)
+{
+    if (b[0] && !b[1])
+        return GNE_ORDER_LITTLE;
+    if (!b[0] && b[1])
+        return GNE_ORDER_BIG;
+    return 0;
+}
+
+static void note_assumed_order(gne_ctx *x, size_t off, const char *why)
+{
+    if (x->conv->order_noted || gw_gne_byte_order != GNE_ORDER_AUTO)
+        return;
+    x->conv->order_noted = true;
+    gw_emit_finding(&x->e, GE_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
+                    x->big ? "big-endian" : "little-endian");
+}
+
+static void connection_request(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    const uint8_t *p = x->c.data + x->c.off;
+    size_t start = x->c.off;
+    uint8_t order = len >= 7 ? order_of_build(p + 5) : 0;
+    if (order)
+        c->order = order;
+    x->big = is_big(c);
+    c->client_dir = (uint8_t)x->pi->dir;
+    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REQUEST);
+    emit_order(x, start + 5);
+    gw_summary_add(&x->sum, "Connection request");
+    if (len != 48)
+        gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
+    if (!order)
+        note_assumed_order(x, start + 5, "Build field with no zero byte");
+    c->stage = HS_WAIT_REPLY;
+    uint64_t v, sub, build, user, rate, unrel;
+    take_bytes(x, GF_MAGIC, 3);
+    if (!take(x, GF_VERSION, 1, &v) || !take(x, GF_SUB_VERSION, 1, &sub) ||
+        !take(x, GF_BUILD, 2, &build))
+        return;
+    gw_summary_add(&x->sum, " GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
+    if (gw_remaining(&x->c) < 32) {
+        truncated(x, "game name");
+        return;
+    }
+    game_name(x, c->req_name);
+    if (!take(x, GF_USER_VERSION, 4, &user) || !take(x, GF_RATE, 4, &rate) ||
+        !take(x, GF_UNRELIABLE, 1, &unrel))
+        return;
+    c->have_request = true;
+    c->req_version = (uint8_t)v;
+    c->req_sub = (uint8_t)sub;
+    c->req_build = (uint16_t)build;
+    c->req_order = x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    c->req_user = (uint32_t)user;
+    c->rate[0] = (uint32_t)rate;
+    c->rate_known[0] = true;
+    c->unreliable = unrel != 0;
+    gw_summary_add(&x->sum, ", user %u", (unsigned)user);
+    if (unrel)
+        gw_summary_add(&x->sum, ", UDP requested");
+}
+
+static void refusal(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    size_t start = x->c.off;
+    /* the refusal's build is in the server's order, which may differ */
+    uint8_t order = len >= 8 ? order_of_build(x->c.data + start + 6) : 0;
+    bool big = x->big;
+    if (order && gw_gne_byte_order == GNE_ORDER_AUTO)
+        x->big = order == GNE_ORDER_BIG;
+    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REFUSAL);
+    emit_order(x, start + 6);
+    gw_summary_add(&x->sum, "Refused:");
+    c->stage = HS_DONE;
+    if (len != 44)
+        gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
+    uint64_t v, sub, build, user;
+    take_bytes(x, GF_MAGIC, 3);
+    take(x, GF_RESPONSE, 1, NULL);
+    if (!take(x, GF_VERSION, 1, &v) || !take(x, GF_SUB_VERSION, 1, &sub) ||
+        !take(x, GF_BUILD, 2, &build))
+        goto out;
+    gw_summary_add(&x->sum, " server GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
+    if (gw_remaining(&x->c) < 32) {
+        truncated(x, "game name");
+        goto out;
+    }
+    uint8_t name[32];
+    game_name(x, name);
+    if (!take(x, GF_USER_VERSION, 4, &user))
+        goto out;
+    gw_summary_add(&x->sum, ", user %u", (unsigned)user);
+    if (c->have_request && v == c->req_version && sub == c->req_sub && build == c->req_build &&
+        user == c->req_user && memcmp(name, c->req_name, 32) == 0) {
+        uint8_t server_order = x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+        if (server_order != c->req_order)
+            gw_emit_finding(&x->e, GE_ORDER_MISMATCH, start + 6, 2,
+                            "Versions match but the client sends %s and the server %s data",
+                            c->req_order == GNE_ORDER_BIG ? "big-endian" : "little-endian",
+                            server_order == GNE_ORDER_BIG ? "big-endian" : "little-endian");
+        else
+            gw_emit_finding(&x->e, GE_VERSIONS_MATCH, start, len,
+                            "Refused, yet every version field matches the request");
+    }
+out:
+    x->big = big;
+}
+
+static void check_port(gne_ctx *x, size_t off, int64_t port, bool allow_none)
+{
+    if (port > 65535 || port < (allow_none ? -1 : 0))
+        gw_emit_finding(&x->e, GE_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
+}
+
+static void accept_msg(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    size_t start = x->c.off;
+    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_ACCEPT);
+    emit_order(x, start);
+    gw_summary_add(&x->sum, "Accepted");
+    c->stage = HS_DONE;
+    if (len != 12)
+        gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
+    uint64_t rate, port;
+    take_bytes(x, GF_MAGIC, 3);
+    take(x, GF_RESPONSE, 1, NULL);
+    if (!take(x, GF_RATE, 4, &rate))
+        return;
+    c->rate[1] = (uint32_t)rate;
+    c->rate_known[1] = true;
+    gw_summary_add(&x->sum, ", rate %u", (unsigned)rate);
+    if (len < 12 && gw_remaining(&x->c) == 0) {
+        emit_rates(x, start);
+        return;   /* no port: not an IP link */
+    }
+    size_t poff = x->c.off;
+    if (!take(x, GF_UDP_PORT, 4, &port))
+        return;
+    int64_t sport = (int64_t)gw_sign_extend(port, 4);
+    check_port(x, poff, sport, true);
+    emit_rates(x, start);
+    if (sport > 0 && sport <= 65535) {
+        gw_summary_add(&x->sum, ", UDP port %lld", (long long)sport);
+        if (c->unreliable) {
+            c->stage = HS_WAIT_PORT;
+            c->link_frame = x->pi->frame;
+            if (x->sink->expect)
+                x->sink->expect(x->sink->ctx, GW_TRANSPORT_UDP, !c->client_dir, (uint16_t)sport, c);
+        }
+    } else {
+        gw_summary_add(&x->sum, ", no UDP");
+    }
+}
+
+static void udp_port_msg(gne_ctx *x)
+{
+    size_t start = x->c.off;
+    uint64_t port;
+    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_UDP_PORT);
+    emit_order(x, start);
+    x->conv->stage = HS_DONE;
+    if (take(x, GF_UDP_PORT, 4, &port)) {
+        int64_t sport = (int64_t)gw_sign_extend(port, 4);
+        check_port(x, start, sport, false);
+        gw_summary_add(&x->sum, "Client UDP port %lld", (long long)sport);
+    }
+}
+
+/* ---- packets ---- */
+
+static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
+{
+    int64_t us = (int64_t)sec * 1000000 + usec;
+    const char *sign = us < 0 ? "-" : "";
+    if (us < 0)
+        us = -us;
+    snprintf(buf, n, "%s%lld.%06lld s", sign, (long long)(us / 1000000), (long long)(us % 1000000));
+}
+
+/* a gtime under a label; returns it in nanoseconds */
+static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
+{
+    if (x->failed || gw_remaining(&x->c) < 8) {
+        truncated(x, what);
+        return false;
+    }
+    size_t off = x->c.off;
+    int32_t sec = (int32_t)get_num(x->c.data + off, 4, x->big);
+    int32_t usec = (int32_t)get_num(x->c.data + off + 4, 4, x->big);
+    char label[96], t[40];
+    print_gtime(t, sizeof t, sec, usec);
+    snprintf(label, sizeof label, "%s: %s", what, t);
+    gw_emit_label(&x->e, GF_TIME, off, 8, label);
+    gw_emit_push(&x->e);
+    take(x, GF_TIME_SEC, 4, NULL);
+    take(x, GF_TIME_USEC, 4, NULL);
+    if (usec < 0 || usec > 999999)
+        gw_emit_finding(&x->e, GE_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
+    gw_emit_pop(&x->e, off + 8);
+    *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
+    *zero = sec == 0 && usec == 0;
+    return true;
+}
+
+static void ping(gne_ctx *x, size_t start)
+{
+    gne_conv *c = x->conv;
+    uint64_t id;
+    int64_t t2, t3;
+    bool z2, z3;
+    if (!take(x, GF_PING_REQ_ID, 4, &id) || !gtime(x, "T2 (remote receive time)", &t2, &z2) ||
+        !gtime(x, "T3 (remote send time)", &t3, &z3))
+        return;
+    bool reply = !(z2 && z3);
+    int dir = x->pi->dir ? 1 : 0;
+    gw_emit_gen_u(&x->e, GF_PING_REPLY, start, reply);
+    if (!reply) {
+        ping_request *r = &c->pings[dir][c->ping_next[dir]++ % GNE_PINGS];
+        *r = (ping_request){(uint32_t)id, x->pi->frame, x->pi->time_ns, true, false};
+        gw_summary_add(&x->sum, "Ping request %u", (unsigned)id);
+        return;
+    }
+    gw_summary_add(&x->sum, "Ping reply %u", (unsigned)id);
+    if (t2 > t3)
+        gw_emit_finding(&x->e, GE_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
+                        (long long)((t2 - t3) / 1000));
+    /* the request came the other way; newest first */
+    ping_request *req = NULL;
+    for (unsigned k = 1; k <= GNE_PINGS && !req; k++) {
+        ping_request *r = &c->pings[!dir][(c->ping_next[!dir] - k) % GNE_PINGS];
+        if (r->used && r->id == id)
+            req = r;
+    }
+    if (!req || req->answered) {
+        gw_emit_finding(&x->e, GE_PING_UNMATCHED, start, 1, "No unanswered request %u was seen",
+                        (unsigned)id);
+        return;
+    }
+    req->answered = true;
+    int64_t t1 = req->t1, t4 = x->pi->time_ns;
+    int64_t rtt = (t4 - t1) - (t3 - t2);
+    int64_t offset = ((t2 - t1) + (t3 - t4)) / 2;
+    gw_emit_gen_u(&x->e, GF_PING_REQUEST_FRAME, start, req->frame);
+    gw_emit_gen_i(&x->e, GF_PING_RTT, start, rtt);
+    gw_emit_gen_i(&x->e, GF_PING_OFFSET, start, offset);
+    gw_emit_gen_i(&x->e, GF_PING_OFFSET_ERROR, start, rtt / 2);
+    gw_summary_add(&x->sum, " (RTT %.3f ms)", (double)rtt / 1e6);
+}
+
+static bool packet(gne_ctx *x, int depth, size_t tail);
+
+/* the packet inside a ChannelPacket or an object packet, or a lone 255 */
+static bool wrapped(gne_ctx *x, int depth, size_t tail)
+{
+    if (x->failed || !gw_remaining(&x->c)) {
+        truncated(x, "wrapped packet");
+        return false;
+    }
+    if (x->c.data[x->c.off] == ID_END) {
+        take(x, GF_END, 1, NULL);
+        gw_summary_add(&x->sum, "no packet");
+        return true;
+    }
+    if (depth + 1 >= GNE_WRAP_DEPTH) {
+        x->failed = true;
+        size_t n = gw_remaining(&x->c);
+        gw_emit_finding(&x->e, GE_TOO_DEEP, x->c.off, n, "Wrapped packets nested %d deep", depth + 1);
+        take_bytes(x, GF_DATA, n);
+        return false;
+    }
+    return packet(x, depth + 1, tail);
+}
+
+/* where an application-defined body ends: everything up to the fields of
+   the packets wrapping it (tail bytes) and the message's final 255 */
+static size_t user_end(const gne_ctx *x, size_t tail)
+{
+    size_t end = x->c.len;
+    if (end > x->c.off && x->c.data[end - 1] == ID_END)
+        end--;
+    return end >= x->c.off + tail ? end - tail : x->c.off;
+}
+
+static bool packet(gne_ctx *x, int depth, size_t tail)
+{
+    size_t start = x->c.off;
+    uint8_t id = x->c.data[start];
+    const char *name = gw_value_name_of(packet_names, id);
+    char label[64];
+    snprintf(label, sizeof label, "%s (%u)", name, id);
+    gw_emit_label(&x->e, GF_PACKET, start, 1, label);
+    gw_emit_push(&x->e);
+    take(x, GF_PACKET_ID, 1, NULL);
+    uint64_t v;
+    bool ok = true;
+    switch (id) {
+    case ID_EMPTY:
+        gw_summary_add(&x->sum, "Empty");
+        break;
+    case ID_EXIT:
+        gw_summary_add(&x->sum, "Exit");
+        break;
+    case ID_CUSTOM:
+        if ((ok = take(x, GF_CUSTOM_LENGTH, 2, &v))) {
+            if (gw_remaining(&x->c) < v)
+                truncated(x, "custom data");
+            else
+                take_bytes(x, GF_CUSTOM_DATA, (size_t)v);
+            ok = !x->failed;
+            gw_summary_add(&x->sum, "Custom (%u bytes)", (unsigned)v);
+        }
+        break;
+    case ID_RATE:
+        if ((ok = take(x, GF_RATE, 4, &v))) {
+            x->conv->rate[role(x)] = (uint32_t)v;
+            x->conv->rate_known[role(x)] = true;
+            emit_rates(x, start);
+            gw_summary_add(&x->sum, "Rate adjust %u B/s", (unsigned)v);
+        }
+        break;
+    case ID_PING:
+        ping(x, start);
+        ok = !x->failed;
+        break;
+    case ID_CHANNEL:
+        gw_summary_add(&x->sum, "Channel [");
+        if ((ok = wrapped(x, depth, tail + 2))) {
+            uint64_t ch, from;
+            ok = take(x, GF_CHANNEL, 1, &ch) && take(x, GF_CHANNEL_FROM, 1, &from);
+            if (ok)
+                gw_summary_add(&x->sum, "] channel %u from %u", (unsigned)ch, (unsigned)from);
+        }
+        break;
+    case ID_OBJ_CREATE: case ID_OBJ_UPDATE: case ID_OBJ_DEATH:
+        gw_summary_add(&x->sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
+                                        : id == ID_OBJ_UPDATE ? "Object update" : "Object death");
+        if ((ok = wrapped(x, depth, tail + 2)) && (ok = take(x, GF_OBJECT_ID, 2, &v)))
+            gw_summary_add(&x->sum, "] object %u", (unsigned)v);
+        break;
+    default: {
+        /* reserved and application-defined: the length is not known */
+        size_t end = user_end(x, tail);
+        if (id < 16) {
+            gw_emit_finding(&x->e, GE_RESERVED, start, 1, "Reserved packet id %u", id);
+            take_bytes(x, GF_DATA, end - x->c.off);
+            gw_summary_add(&x->sum, "Reserved %u", id);
+        } else {
+            gw_emit_gen_u(&x->e, GF_USER_LENGTH_UNKNOWN, start, 1);
+            take_bytes(x, GF_USER_DATA, end - x->c.off);
+            gw_summary_add(&x->sum, "User %u", id);
+        }
+        break;
+    }
+    }
+    gw_emit_pop(&x->e, x->c.off);
+    return ok && !x->failed;
+}
+
+static void packets(gne_ctx *x)
+{
+    size_t start = x->c.off, len = gw_remaining(&x->c);
+    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_PACKETS);
+    emit_order(x, start);
+    if (x->conv->link_frame && x->pi->transport == GW_TRANSPORT_UDP)
+        gw_emit_gen_u(&x->e, GF_LINK_FRAME, start, x->conv->link_frame);
+    if (len > GNE_MESSAGE_MAX)
+        gw_emit_finding(&x->e, GE_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
+                        GNE_MESSAGE_MAX);
+    int n = 0;
+    while (!x->failed) {
+        if (!gw_remaining(&x->c)) {
+            gw_emit_finding(&x->e, GE_UNTERMINATED, x->c.off, 0,
+                            "The message ends after %d packet%s without 255", n, n == 1 ? "" : "s");
+            break;
+        }
+        if (x->c.data[x->c.off] == ID_END) {
+            take(x, GF_END, 1, NULL);
+            size_t rest = gw_remaining(&x->c);
+            if (rest) {
+                gw_emit_finding(&x->e, GE_TRAILING, x->c.off, rest, "%zu byte%s after the 255", rest,
+                                rest == 1 ? "" : "s");
+                take_bytes(x, GF_TRAILING, rest);
+            }
+            break;
+        }
+        if (n++)
+            gw_summary_add(&x->sum, ", ");
+        packet(x, 0, 0);
+    }
+    if (n == 0)
+        gw_summary_add(&x->sum, "Empty message");
+}
+
+static void message(gne_ctx *x)
+{
+    gne_conv *c = x->conv;
+    size_t len = gw_remaining(&x->c);
+    const uint8_t *p = x->c.data + x->c.off;
+    bool gne = len >= 3 && p[0] == 'G' && p[1] == 'N' && p[2] == 'E';
+    x->big = is_big(c);
+    bool tcp = x->pi->transport == GW_TRANSPORT_TCP;
+
+    if (tcp && c->stage == HS_START) {
+        c->stage = HS_DONE;
+        if (gne && len == 48)
+            return connection_request(x, len);
+        /* a server reply seen first: the other side is the client */
+        if (gne && len >= 4 && (p[3] == 0 || p[3] == 1) && (len == 44 || len == 12)) {
+            c->client_dir = (uint8_t)!x->pi->dir;
+            c->stage = HS_WAIT_REPLY;
+        } else if (gne && len >= 7) {
+            return connection_request(x, len);
+        }
+    }
+    if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 1) {
+        if (gne && len >= 4 && p[3] == 0)
+            return refusal(x, len);
+        if (gne && len >= 4 && p[3] == 1)
+            return accept_msg(x, len);
+        c->stage = HS_DONE;
+        gw_emit_finding(&x->e, GE_BAD_MAGIC, x->c.off, len < 4 ? len : 4,
+                        "Expected a refusal or an accept");
+    }
+    if (tcp && c->stage == HS_WAIT_PORT && role(x) == 0) {
+        if (len == 4)
+            return udp_port_msg(x);
+        c->stage = HS_DONE;
+        gw_emit_finding(&x->e, GE_BAD_LENGTH, x->c.off, len,
+                        "Expected the client's 4-byte UDP port, got %zu bytes", len);
+    }
+    if (c->stage != HS_DONE && c->stage != HS_WAIT_PORT && c->stage != HS_WAIT_REPLY)
+        c->stage = HS_DONE;
+    if (!c->order)
+        note_assumed_order(x, x->c.off, tcp ? "No connection request seen" : "No TCP connection linked");
+    packets(x);
+}
+
+static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
+                       const gw_sink *sink)
+{
+    gne_ctx xs, *x = &xs;
+    memset(x, 0, sizeof xs);
+    x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->c = (gw_cursor){data, len, 0};
+    x->conv = conv;
+    x->pi = pi;
+    x->sink = sink;
+
+    if (pi->transport == GW_TRANSPORT_TCP) {
+        if (len < 4 || data[0] != 'N' || data[1] != 'L') {
+            gw_emit_gen_u(&x->e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->e, GE_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
+            take_bytes(x, GF_DATA, len);
+            gw_summary_add(&x->sum, "Out of sync (%zu bytes skipped)", len);
+            sink->summary(sink->ctx, x->sum.text);
+            return;
+        }
+        uint64_t n;
+        take_bytes(x, GF_NL_MAGIC, 2);
+        x->big = true; /* the NL length is always big-endian */
+        take(x, GF_NL_LENGTH, 2, &n);
+        if (n > GNE_NL_MAX) {
+            gw_emit_gen_u(&x->e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->e, GE_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
+                            (unsigned)n, GNE_NL_MAX);
+            take_bytes(x, GF_DATA, len - 4);
+            gw_summary_add(&x->sum, "Out of sync (NL length %u)", (unsigned)n);
+            sink->summary(sink->ctx, x->sum.text);
+            return;
+        }
+        if (4 + n < len)
+            x->c.len = 4 + (size_t)n;
+        if (4 + n > len)
+            gw_emit_finding(&x->e, GE_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
+                            (unsigned)n, len - 4);
+    }
+    x->msg_start = x->c.off;
+    message(x);
+    sink->summary(sink->ctx, x->sum.text);
+}
+
+/* NL framing; on a bad header, the bytes up to the next "NL" form one
+   (reported) PDU, so decoding resynchronises there */
+static long gne_pdu_length(const uint8_t *data, size_t avail)
+{
+    size_t from = 1;
+    if (avail < 4)
+        return 0;
+    if (data[0] == 'N' && data[1] == 'L') {
+        unsigned n = (unsigned)(data[2] << 8 | data[3]);
+        if (n <= GNE_NL_MAX)
+            return 4 + (long)n;
+        from = 2;
+    }
+    for (size_t i = from; i + 1 < avail; i++)
+        if (data[i] == 'N' && data[i + 1] == 'L')
+            return (long)i;
+    return GW_PDU_INVALID;
+}
+
+/* the first data of a GNE connection: the connection request's NL header
+   (gnelib sends it in a segment of its own), or a whole handshake message */
+static bool gne_heuristic(int transport, const uint8_t *d, size_t len)
+{
+    if (transport != GW_TRANSPORT_TCP || len < 4 || d[0] != 'N' || d[1] != 'L' || d[2] != 0)
+        return false;
+    if (len == 4)
+        return d[3] == 48;
+    if (len < 8 || d[4] != 'G' || d[5] != 'N' || d[6] != 'E')
+        return false;
+    return d[3] == 48 || (d[3] == 44 && d[7] == 0) || (d[3] == 12 && d[7] == 1);
+}
+
+const gw_protocol gw_gne_protocol = {
+    .name = "gne",
+    .short_name = "GNE",
+    .long_name = "Gillius's Game Networking Engine",
+    .transports = GW_TRANSPORT_TCP | GW_TRANSPORT_UDP,
+    .default_port = 0,
+    .fields = fields,
+    .n_fields = GF_COUNT,
+    .findings = findings,
+    .n_findings = GE_COUNT,
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(gne_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .conv_link = conv_link,
+    .decode = gne_decode,
+    .pdu_length = gne_pdu_length,
+    .pdu_header = 4,
+    .heuristic = gne_heuristic,
+};
