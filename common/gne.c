@@ -216,6 +216,7 @@ static void truncated(gne_ctx *x, const char *what)
         gw_emit_b(&x->e, GF_DATA, x->c.off, n, x->c.data + x->c.off, n);
     gw_emit_finding(&x->e, GE_TRUNCATED, x->c.off, n, "Truncated: %s missing at offset %zu", what,
                     x->c.off);
+    gw_summary_add(&x->sum, " (truncated)");
     x->c.off = x->c.len;
 }
 
@@ -259,7 +260,7 @@ static void game_name(gne_ctx *x, uint8_t copy[32])
         memcpy(copy, p, 32);
     char text[48];
     gw_clean_text(text, sizeof text, p, n, 32);
-    gw_summary_add(&x->sum, " game \"%s\"", text);
+    gw_summary_add(&x->sum, ", game \"%s\"", text);
     x->c.off += 32;
 }
 
@@ -309,7 +310,7 @@ static void connection_request(gne_ctx *x, size_t len)
     c->client_dir = (uint8_t)x->pi->dir;
     gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REQUEST);
     emit_order(x, start + 5);
-    gw_summary_add(&x->sum, "Connection request");
+    gw_summary_add(&x->sum, "Connection request:");
     if (len != 48)
         gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
     if (!order)
@@ -424,10 +425,12 @@ static void accept_msg(gne_ctx *x, size_t len)
     int64_t sport = (int64_t)gw_sign_extend(port, 4);
     check_port(x, poff, sport, true);
     emit_rates(x, start);
-    if (sport > 0 && sport <= 65535) {
+    if (sport > 0) {
+        /* the client answers any positive port with its own */
         gw_summary_add(&x->sum, ", UDP port %lld", (long long)sport);
-        if (c->unreliable) {
+        if (c->unreliable)
             c->stage = HS_WAIT_PORT;
+        if (c->unreliable && sport <= 65535) {
             c->link_frame = x->pi->frame;
             if (x->sink->expect)
                 x->sink->expect(x->sink->ctx, GW_TRANSPORT_UDP, !c->client_dir, (uint16_t)sport, c);
@@ -493,12 +496,17 @@ static void ping(gne_ctx *x, size_t start)
     uint64_t id;
     int64_t t2, t3;
     bool z2, z3;
-    if (!take(x, GF_PING_REQ_ID, 4, &id) || !gtime(x, "T2 (remote receive time)", &t2, &z2) ||
-        !gtime(x, "T3 (remote send time)", &t3, &z3))
+    if (!take(x, GF_PING_REQ_ID, 4, &id))
+        return;
+    size_t tpos = x->sum.len;
+    gw_summary_add(&x->sum, "Ping %u", (unsigned)id);
+    if (!gtime(x, "T2 (remote receive time)", &t2, &z2) || !gtime(x, "T3 (remote send time)", &t3, &z3))
         return;
     bool reply = !(z2 && z3);
     int dir = x->pi->dir ? 1 : 0;
     gw_emit_gen_u(&x->e, GF_PING_REPLY, start, reply);
+    x->sum.len = tpos; /* now known: request or reply */
+    x->sum.text[tpos] = '\0';
     if (!reply) {
         ping_request *r = &c->pings[dir][c->ping_next[dir]++ % GNE_PINGS];
         *r = (ping_request){(uint32_t)id, x->pi->frame, x->pi->time_ns, true, false};
@@ -549,8 +557,10 @@ static bool wrapped(gne_ctx *x, int depth, size_t tail)
     if (depth + 1 >= GNE_WRAP_DEPTH) {
         x->failed = true;
         size_t n = gw_remaining(&x->c);
-        gw_emit_finding(&x->e, GE_TOO_DEEP, x->c.off, n, "Wrapped packets nested %d deep", depth + 1);
+        gw_emit_finding(&x->e, GE_TOO_DEEP, x->c.off, n, "Wrapped packets nested more than %d deep",
+                        GNE_WRAP_DEPTH);
         take_bytes(x, GF_DATA, n);
+        gw_summary_add(&x->sum, "...");
         return false;
     }
     return packet(x, depth + 1, tail);
@@ -587,19 +597,21 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
         break;
     case ID_CUSTOM:
         if ((ok = take(x, GF_CUSTOM_LENGTH, 2, &v))) {
+            gw_summary_add(&x->sum, "Custom (%u bytes)", (unsigned)v);
             if (gw_remaining(&x->c) < v)
                 truncated(x, "custom data");
             else
                 take_bytes(x, GF_CUSTOM_DATA, (size_t)v);
             ok = !x->failed;
-            gw_summary_add(&x->sum, "Custom (%u bytes)", (unsigned)v);
         }
         break;
     case ID_RATE:
         if ((ok = take(x, GF_RATE, 4, &v))) {
-            x->conv->rate[role(x)] = (uint32_t)v;
-            x->conv->rate_known[role(x)] = true;
-            emit_rates(x, start);
+            if (depth == 0) { /* wrapped, it is application data */
+                x->conv->rate[role(x)] = (uint32_t)v;
+                x->conv->rate_known[role(x)] = true;
+                emit_rates(x, start);
+            }
             gw_summary_add(&x->sum, "Rate adjust %u B/s", (unsigned)v);
         }
         break;
@@ -784,16 +796,14 @@ static long gne_pdu_length(const uint8_t *data, size_t avail)
 }
 
 /* the first data of a GNE connection: the connection request's NL header
-   (gnelib sends it in a segment of its own), or a whole handshake message */
+   (gnelib sends it in a segment of its own), or a frame starting "GNE" */
 static bool gne_heuristic(int transport, const uint8_t *d, size_t len)
 {
     if (transport != GW_TRANSPORT_TCP || len < 4 || d[0] != 'N' || d[1] != 'L' || d[2] != 0)
         return false;
     if (len == 4)
         return d[3] == 48;
-    if (len < 8 || d[4] != 'G' || d[5] != 'N' || d[6] != 'E')
-        return false;
-    return d[3] == 48 || (d[3] == 44 && d[7] == 0) || (d[3] == 12 && d[7] == 1);
+    return len >= 7 && d[3] >= 3 && d[4] == 'G' && d[5] == 'N' && d[6] == 'E';
 }
 
 const gw_protocol gw_gne_protocol = {

@@ -1,9 +1,15 @@
 #!/bin/sh
 # check_expected.sh PCAPTOOL CAPTURE EXPECTED.jsonl
 # pcaptool's JSON Lines for CAPTURE must equal the reviewed expected output.
+# Options pcaptool needs for the capture (e.g. --port) are in EXPECTED's
+# name with .args instead of .jsonl.
 set -u
 out=$(mktemp)
-"$1" decode --format json --fail-on never "$2" > "$out"
+args_file="${3%.jsonl}.args"
+args=""
+[ -f "$args_file" ] && args=$(cat "$args_file")
+# shellcheck disable=SC2086
+"$1" decode --format json --fail-on never $args "$2" > "$out"
 rc=$?
 if [ $rc -ne 0 ]; then
     echo "pcaptool exited $rc"; rm -f "$out"; exit 1

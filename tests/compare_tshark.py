@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-PROTOS = ("dnp", "openttd")
+PROTOS = ("dnp", "openttd", "gne")
 
 
 def fail(msg):
@@ -116,6 +116,7 @@ def same(a, b):
 # per-capture options: (tshark's, pcaptool's)
 OPTIONS = {
     "openttd-gen-resegmented.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
+    "gne-gen-midstream.pcap": (["-d", "tcp.port==5105,gne"], ["--port", "gne=5105"]),
 }
 
 
