@@ -77,6 +77,22 @@ expect tcp-port-2 test "$(wc -l < "$tmp/out")" -eq 2
 check openttd-forced 0 "$T" decode --format json --fail-on never --option openttd.version=14 "$C/openttd-13.0-join.pcap"
 expect openttd-forced-used grep -q '"frame":4,.*"openttd.version":\[14\]' "$tmp/out"
 
+# GNE has no port: heuristics find it, a port given finds a connection
+# whose handshake was not captured, the UDP link follows the handshake
+check gne-heur 0 "$T" decode "$C/gne-exhello_unrel.pcap"
+expect gne-heur-all test "$(grep -c ' GNE ' "$tmp/out")" -eq 8
+expect gne-udp-link grep -q '^14 .*:45501 -> 127.0.0.1:39182 GNE User 16' "$tmp/out"
+expect gne-stream-cut-is-a-note grep -q 'note tcp.end_inside_pdu' "$tmp/out"
+check gne-no-heur 0 "$T" decode --no-heuristics "$C/gne-exhello_unrel.pcap"
+expect gne-no-heur-silent test ! -s "$tmp/out"
+check gne-midstream-silent 0 "$T" decode "$C/gne-gen-midstream.pcap"
+expect gne-midstream-nothing test ! -s "$tmp/out"
+check gne-midstream-port 0 "$T" decode --port gne=5105 "$C/gne-gen-midstream.pcap"
+expect gne-midstream-3-pdus-and-the-byte-order-note test "$(wc -l < "$tmp/out")" -eq 4
+check gne-malformed-fails 1 "$T" decode "$C/gne-gen-malformed.pcap"
+check gne-order-forced 1 "$T" decode --format json --option gne.byte_order=big "$C/gne-exhello_unrel.pcap"
+expect gne-order-forced-used grep -q '"frame":10,.*"gne.byte_order":\[2\],.*"gne.udp_port":\[244908032\]' "$tmp/out"
+
 # decoder options
 check option-spec 0 "$T" decode --format json --fail-on never --option dnp.update_layout=spec "$C/dnp-gen-commands.pcap"
 expect option-spec-used grep -q '"frame":9,.*"dnp.update_layout":\[2\]' "$tmp/out"
@@ -93,6 +109,10 @@ for f in dnp.command dnp.seq dnp.link_id dnp.value_count dnp.value.type dnp.mess
 done
 check fields-openttd 0 "$T" fields openttd
 for f in openttd.size openttd.type openttd.frame openttd.client_id; do
+    expect "field-$f" grep -q "^$f	" "$tmp/out"
+done
+check fields-gne 0 "$T" fields gne
+for f in gne.nl.length gne.game_name gne.user_version gne.build gne.rate gne.udp_port gne.packet.id gne.ping.req_id; do
     expect "field-$f" grep -q "^$f	" "$tmp/out"
 done
 check findings 0 "$T" findings

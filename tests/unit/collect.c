@@ -39,11 +39,22 @@ static void c_source(void *ctx, int src, const char *name, const uint8_t *d, siz
     }
 }
 
+static void c_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+{
+    collect *c = ctx;
+    c->n_expect++;
+    c->expect_transport = transport;
+    c->expect_side = port_side;
+    c->expect_port = port;
+    c->expect_conv = conv;
+}
+
 void collect_init(collect *c)
 {
     memset(c, 0, sizeof *c);
     c->sink = (gw_sink){.ctx = c, .item = c_item, .push = c_push, .pop = c_pop,
-                        .finding = c_finding, .summary = c_summary, .source = c_source};
+                        .finding = c_finding, .summary = c_summary, .source = c_source,
+                        .expect = c_expect};
 }
 
 size_t unhex(const char *hex, uint8_t *out)

@@ -17,6 +17,10 @@ typedef struct {
     int sources;
     uint8_t src_data[4][4096];
     size_t src_len[4];
+    /* the last expect() call */
+    int n_expect, expect_transport, expect_side;
+    uint16_t expect_port;
+    const void *expect_conv;
     gw_sink sink;
 } collect;
 

@@ -1,0 +1,360 @@
+/* Unit tests of the GNE decoder on byte vectors from the real gnelib
+ * captures (gne-exhello_unrel.pcap) and written by hand from WIRE-NOTES.md
+ * section 3; expected values worked out by hand. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "gne.h"
+
+static const gw_protocol *P = &gw_gne_protocol;
+static void *conv;
+static collect c;
+
+static void *new_conv(void)
+{
+    void *s = calloc(1, P->conv_size);
+    P->conv_init(s);
+    return s;
+}
+
+static void setup(void)
+{
+    conv = new_conv();
+    gw_gne_byte_order = GNE_ORDER_AUTO;
+}
+
+static void teardown(void)
+{
+    P->conv_free(conv);
+    free(conv);
+}
+
+TestSuite(gne, .init = setup, .fini = teardown);
+
+static int field(const char *abbrev)
+{
+    for (int i = 0; i < P->n_fields; i++)
+        if (strcmp(P->fields[i].abbrev, abbrev) == 0)
+            return i;
+    cr_assert_fail("no field %s", abbrev);
+    return -1;
+}
+
+static int finding(const char *code)
+{
+    for (int i = 0; i < P->n_findings; i++)
+        if (strcmp(P->findings[i].code, code) == 0)
+            return i;
+    cr_assert_fail("no finding %s", code);
+    return -1;
+}
+
+/* a TCP PDU (an NL frame) from the client (dir 0) or the server (dir 1) */
+static void tcp(int dir, int64_t t_ns, const char *hex)
+{
+    collect_decode(&c, P, conv, 1, t_ns, dir, hex);
+    uint8_t tmp[600];
+    size_t n = unhex(hex, tmp);
+    if (n >= 4 && tmp[0] == 'N' && tmp[1] == 'L' && tmp[2] == 0)
+        cr_assert_eq(tmp[3], n - 4, "test vector: NL length %u for %zu bytes", tmp[3], n - 4);
+}
+
+static void udp(void *cv, int dir, const char *hex)
+{
+    static uint8_t buf[512];
+    size_t n = unhex(hex, buf);
+    gw_pdu_info pi = {9, 0, dir, GW_TRANSPORT_UDP};
+    collect_init(&c);
+    P->decode(cv, &pi, buf, n, &c.sink);
+}
+
+static const gw_item *item(const char *abbrev, int k)
+{
+    const gw_item *it = collect_get(&c, field(abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    return it;
+}
+
+static uint64_t U(const char *abbrev, int k) { return item(abbrev, k)->v.u; }
+static int64_t I(const char *abbrev, int k) { return item(abbrev, k)->v.i; }
+
+static void S(const char *abbrev, const char *expect)
+{
+    const gw_item *it = item(abbrev, 0);
+    cr_assert_eq(it->v.b.n, strlen(expect), "%s length", abbrev);
+    cr_assert(memcmp(it->v.b.p, expect, it->v.b.n) == 0, "%s value", abbrev);
+}
+
+static bool has(const char *code) { return collect_has_finding(&c, finding(code)); }
+
+/* gnelib's exhello handshake, bytes from gne-exhello_unrel.pcap frames 4+6
+   and 8+10: little-endian build 07 00, a UDP link on 39182 (0e 99) */
+#define EXHELLO_CRP "4e4c0030 474e45 00 00 0700 68656c6c6f206578616d706c6573 " \
+                    "000000000000000000000000000000000000 01000000 00000000 01"
+#define EXHELLO_CAP "4e4c000c 474e45 01 00000000 0e990000"
+
+Test(gne, real_request_and_accept)
+{
+    uint8_t tmp[64];
+    cr_assert_eq(unhex(EXHELLO_CRP, tmp), 52);
+    tcp(0, 0, EXHELLO_CRP);
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("gne.nl.length", 0), 48);
+    cr_assert_eq(U("gne.message", 0), 1);
+    cr_assert_eq(U("gne.byte_order", 0), GNE_ORDER_LITTLE);
+    S("gne.magic", "GNE");
+    cr_assert_eq(U("gne.version", 0), 0);
+    cr_assert_eq(U("gne.sub_version", 0), 0);
+    cr_assert_eq(U("gne.build", 0), 7);
+    S("gne.game_name", "hello examples");
+    cr_assert_eq(U("gne.user_version", 0), 1);
+    cr_assert_eq(U("gne.rate", 0), 0);
+    cr_assert_eq(U("gne.unreliable", 0), 1);
+
+    tcp(1, 0, EXHELLO_CAP);
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("gne.message", 0), 3);
+    cr_assert_eq(U("gne.response", 0), 1);
+    cr_assert_eq(I("gne.udp_port", 0), 39182);
+    /* the server's UDP port is on the responder's side: a link is expected */
+    cr_assert_eq(c.n_expect, 1);
+    cr_assert_eq(c.expect_transport, GW_TRANSPORT_UDP);
+    cr_assert_eq(c.expect_side, 1);
+    cr_assert_eq(c.expect_port, 39182);
+    cr_assert_eq(c.expect_conv, conv);
+
+    /* the client's port message: bd b1 00 00 = 45501 (frame 16) */
+    tcp(0, 0, "4e4c0004 bdb10000");
+    cr_assert_eq(U("gne.message", 0), 4);
+    cr_assert_eq(I("gne.udp_port", 0), 45501);
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_str_eq(c.summary, "Client UDP port 45501");
+}
+
+Test(gne, big_endian_connection_and_its_udp_link)
+{
+    /* build 00 07: big-endian data; user 1, rate 6400 = 0x1900 */
+    tcp(0, 0, "4e4c0030 474e45 00 00 0007 6f6c64 " /* "old" */
+              "0000000000000000000000000000000000000000000000000000000000 " /* 29 */
+              "00000001 00001900 01");
+    cr_assert_eq(U("gne.byte_order", 0), GNE_ORDER_BIG);
+    cr_assert_eq(U("gne.build", 0), 7);
+    S("gne.game_name", "old");
+    cr_assert_eq(U("gne.user_version", 0), 1);
+    cr_assert_eq(U("gne.rate", 0), 6400);
+    tcp(1, 0, "4e4c000c 474e45 01 00003200 0000a02b"); /* rate 12800, port 41003 */
+    cr_assert_eq(U("gne.rate", 0), 12800);
+    cr_assert_eq(I("gne.udp_port", 0), 41003);
+    cr_assert_eq(U("gne.rate.client_to_server", 0), 12800);
+    cr_assert_eq(U("gne.rate.server_to_client", 0), 6400);
+    cr_assert_eq(c.expect_port, 41003);
+
+    /* the linked UDP conversation inherits the byte order */
+    void *link = new_conv();
+    P->conv_link(link, conv);
+    udp(link, 0, "04 00000002 0000000000000000 0000000000000000 ff");
+    cr_assert_eq(U("gne.ping.req_id", 0), 2);
+    cr_assert_eq(U("gne.byte_order", 0), GNE_ORDER_BIG);
+    cr_assert_eq(U("gne.link.frame", 0), 1);
+    cr_assert_eq(c.n_findings, 0);
+    P->conv_free(link);
+    free(link);
+
+    /* forced little-endian reads the same bytes otherwise */
+    gw_gne_byte_order = GNE_ORDER_LITTLE;
+    tcp(0, 0, "4e4c0006 03 00000c80 ff");
+    cr_assert_eq(U("gne.rate", 0), 0x800c0000u);
+    gw_gne_byte_order = GNE_ORDER_BIG;
+    tcp(0, 0, "4e4c0006 03 00000c80 ff");
+    cr_assert_eq(U("gne.rate", 0), 0xc80);
+}
+
+Test(gne, ping_round_trip_and_offset)
+{
+    tcp(0, 0, EXHELLO_CRP);
+    tcp(1, 0, "4e4c000c 474e45 01 00000000 ffffffff");
+    /* request id 7 at T1 = 1.000 s; reply at T4 = 1.002 s with
+       T2 = T3 = 100 s + 500 us (64000000 f4010000) */
+    tcp(0, 1000000000, "4e4c0016 04 07000000 0000000000000000 0000000000000000 ff");
+    cr_assert_eq(U("gne.ping.reply", 0), 0);
+    cr_assert_str_eq(c.summary, "Ping request 7");
+    tcp(1, 1002000000, "4e4c0016 04 07000000 64000000f4010000 64000000f4010000 ff");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("gne.ping.req_id", 0), 7);
+    cr_assert_eq(U("gne.ping.reply", 0), 1);
+    cr_assert_eq(I("gne.time.sec", 0), 100);
+    cr_assert_eq(I("gne.time.usec", 1), 500);
+    cr_assert_eq(U("gne.ping.request_frame", 0), 1);
+    /* R = (1.002 - 1.000) - 0 = 2 ms */
+    cr_assert_eq(I("gne.ping.rtt", 0), 2000000);
+    /* O = ((100.0005 - 1.000) + (100.0005 - 1.002)) / 2 = 98.9995 s */
+    cr_assert_eq(I("gne.ping.offset", 0), 98999500000LL);
+    cr_assert_eq(I("gne.ping.offset_error", 0), 1000000);
+    /* answered once only; a server request is paired separately */
+    tcp(1, 1003000000, "4e4c0016 04 07000000 64000000f4010000 64000000f4010000 ff");
+    cr_assert(has("gne.ping.unmatched"));
+    /* a negative gtime: -5 s + 500000 us = -4.5 s */
+    tcp(1, 0, "4e4c0016 04 01000000 0000000000000000 0000000000000000 ff");
+    tcp(0, 0, "4e4c0016 04 01000000 fbffffff20a10700 fbffffff20a10700 ff");
+    cr_assert_eq(I("gne.time.sec", 0), -5);
+    cr_assert_eq(I("gne.time.usec", 0), 500000);
+    cr_assert_eq(I("gne.ping.offset", 0), -4500000000LL);
+    /* usec out of range, T2 after T3 */
+    tcp(1, 0, "4e4c0016 04 02000000 0000000000000000 0000000000000000 ff");
+    tcp(0, 0, "4e4c0016 04 02000000 0100000040420f00 0100000005000000 ff");
+    cr_assert(has("gne.time.bad_usec"));
+    cr_assert(has("gne.ping.t2_after_t3"));
+}
+
+Test(gne, wrapped_packets)
+{
+    tcp(0, 0, EXHELLO_CRP);
+    tcp(1, 0, "4e4c000c 474e45 01 00000000 ffffffff");
+    /* Channel[ObjectUpdate[Custom "xy"] object 9] channel 4 from 0 */
+    tcp(0, 0, "4e4c000c 05 07 01 0200 7879 0900 04 00 ff");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(collect_count(&c, field("gne.packet.id")), 3);
+    cr_assert_eq(U("gne.packet.id", 0), 5);
+    cr_assert_eq(U("gne.packet.id", 1), 7);
+    cr_assert_eq(U("gne.packet.id", 2), 1);
+    cr_assert_eq(U("gne.custom.length", 0), 2);
+    S("gne.custom.data", "xy");
+    cr_assert_eq(U("gne.object_id", 0), 9);
+    cr_assert_eq(U("gne.channel", 0), 4);
+    cr_assert_eq(U("gne.channel.from", 0), 0);
+    cr_assert_eq(U("gne.end", 0), 255);
+    /* ObjectDeath with no packet: the lone 255, then object 40001 */
+    tcp(1, 0, "4e4c0005 08 ff 419c ff");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(collect_count(&c, field("gne.packet.id")), 1);
+    cr_assert_eq(U("gne.object_id", 0), 40001);
+    /* a user packet in a channel: data up to the channel's 2 bytes */
+    tcp(1, 0, "4e4c0008 05 10 616263 06 01 ff");
+    cr_assert_eq(c.n_findings, 0);
+    S("gne.user.data", "abc");
+    cr_assert_eq(U("gne.user.length_unknown", 0), 1);
+    cr_assert_eq(U("gne.channel", 0), 6);
+    cr_assert_eq(U("gne.channel.from", 0), 1);
+    /* nine channels deep */
+    tcp(1, 0, "4e4c0015 050505050505050505 00 0102 0102 0102 0102 0102 ff");
+    cr_assert(has("gne.packet.too_deep"));
+    cr_assert_eq(collect_count(&c, field("gne.packet.id")), 8);
+}
+
+Test(gne, message_faults)
+{
+    tcp(0, 0, EXHELLO_CRP);
+    tcp(1, 0, "4e4c000c 474e45 01 00000000 ffffffff");
+    tcp(0, 0, "4e4c0002 00 02");
+    cr_assert(has("gne.message.unterminated"));
+    tcp(0, 0, "4e4c0004 02 ff 6a6b");
+    cr_assert(has("gne.message.trailing"));
+    S("gne.trailing", "jk");
+    tcp(0, 0, "4e4c0004 0c 01 02 ff");
+    cr_assert(has("gne.packet.reserved"));
+    tcp(0, 0, "4e4c0006 01 3200 6162 ff");
+    cr_assert(has("gne.packet.truncated"));
+    cr_assert(!has("gne.message.unterminated")); /* one finding for one fault */
+}
+
+Test(gne, refusals)
+{
+    /* client: build 7 LE, game "g", user 2 */
+    const char *crp = "4e4c0030 474e45 00 00 0700 67 00000000000000000000000000000000000000000000000000000000000000 "
+                      "02000000 00000000 00";
+    tcp(0, 0, crp);
+    tcp(1, 0, "4e4c002c 474e45 00 00 00 0700 67 00000000000000000000000000000000000000000000000000000000000000 "
+              "02000000");
+    cr_assert_eq(U("gne.message", 0), 2);
+    cr_assert_eq(U("gne.response", 0), 0);
+    cr_assert(has("gne.refusal.versions_match"));
+    /* the same versions from a big-endian server (gnelib 0.70) */
+    teardown();
+    setup();
+    tcp(0, 0, crp);
+    tcp(1, 0, "4e4c002c 474e45 00 00 00 0007 67 00000000000000000000000000000000000000000000000000000000000000 "
+              "00000002");
+    cr_assert_eq(U("gne.byte_order", 0), GNE_ORDER_BIG);
+    cr_assert_eq(U("gne.user_version", 0), 2);
+    cr_assert(has("gne.refusal.byte_order_mismatch"));
+    cr_assert(!has("gne.refusal.versions_match"));
+    /* a real refusal: the games differ, no finding */
+    teardown();
+    setup();
+    tcp(0, 0, crp);
+    tcp(1, 0, "4e4c002c 474e45 00 00 00 0700 68 00000000000000000000000000000000000000000000000000000000000000 "
+              "02000000");
+    cr_assert_eq(c.n_findings, 0);
+}
+
+Test(gne, handshake_faults)
+{
+    tcp(0, 0, "4e4c0007 474e45 00 00 0700");
+    cr_assert(has("gne.handshake.bad_length"));
+    teardown();
+    setup();
+    tcp(0, 0, EXHELLO_CRP);
+    tcp(1, 0, "4e4c000c 474e45 01 00000000 70110100"); /* port 70000 */
+    cr_assert(has("gne.udp_port.out_of_range"));
+    cr_assert_eq(c.n_expect, 0);
+    tcp(0, 0, "4e4c0004 fbffffff"); /* the client's port message: -5 */
+    cr_assert_eq(I("gne.udp_port", 0), -5);
+    cr_assert(has("gne.udp_port.out_of_range"));
+}
+
+Test(gne, framing)
+{
+    uint8_t d[32];
+    cr_assert_eq(P->pdu_length(d, unhex("4e4c0030", d)), 52);
+    cr_assert_eq(P->pdu_length(d, unhex("4e4c4000", d)), 4 + 16384);
+    /* too long: the next NL is the next PDU */
+    cr_assert_eq(P->pdu_length(d, unhex("4e4c4001 00 4e4c", d)), 5);
+    cr_assert_eq(P->pdu_length(d, unhex("4e4c4001 00", d)), GW_PDU_INVALID);
+    /* bad magic: up to the next NL */
+    cr_assert_eq(P->pdu_length(d, unhex("78797a 4e4c0002", d)), 3);
+    cr_assert_eq(P->pdu_length(d, unhex("78797a00", d)), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(d, unhex("4e4c00", d)), 0);
+
+    tcp(0, 0, "78797a00");
+    cr_assert(has("gne.nl.out_of_sync"));
+    tcp(0, 0, "4e4c4001 0000");
+    cr_assert(has("gne.nl.too_long"));
+}
+
+Test(gne, heuristic)
+{
+    uint8_t d[64];
+    cr_assert(P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c0030", d)));
+    cr_assert(P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c0030 474e450000", d)));
+    cr_assert(P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c002f 474e450000", d)));
+    cr_assert(!P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c002f", d)));
+    cr_assert(!P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c0016 04000000", d)));
+    cr_assert(!P->heuristic(GW_TRANSPORT_TCP, d, unhex("474554202f20485454", d)));
+    cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("ff", d)));
+}
+
+/* every prefix of a few messages: no crash, and a finding for each cut */
+Test(gne, every_prefix)
+{
+    const char *contents[] = {
+        "04 07000000 64000000f4010000 64000000f4010000 ff",
+        "05 07 01 0200 7879 0900 04 00 ff",
+        "01 0500 416c696365 ff",
+        "03 800c0000 ff",
+    };
+    for (size_t i = 0; i < sizeof contents / sizeof contents[0]; i++) {
+        uint8_t body[64];
+        size_t n = unhex(contents[i], body);
+        for (size_t k = 0; k < n; k++) {
+            char hex[256];
+            int at = snprintf(hex, sizeof hex, "4e4c%04zx", k);
+            for (size_t j = 0; j < k; j++)
+                at += snprintf(hex + at, sizeof hex - (size_t)at, "%02x", body[j]);
+            tcp(0, 0, hex);
+            cr_assert(c.n_findings > 0, "message %zu cut at %zu: no finding", i, k);
+        }
+    }
+}
