@@ -182,7 +182,6 @@ typedef struct {
     const gw_sink *sink;
     bool big;          /* data byte order of this message */
     bool failed;       /* a finding stopped the decoding */
-    size_t msg_start;  /* first byte of the message content */
     gw_summary sum;
 } gne_ctx;
 
@@ -700,32 +699,32 @@ static void message(gne_ctx *x)
     if (tcp && c->stage == HS_START) {
         c->stage = HS_DONE;
         if (gne && len == 48)
-            return connection_request(x, len);
+            { connection_request(x, len); return; }
         /* a server reply seen first: the other side is the client */
         if (gne && len >= 4 && (p[3] == 0 || p[3] == 1) && (len == 44 || len == 12)) {
             c->client_dir = (uint8_t)!x->pi->dir;
             c->stage = HS_WAIT_REPLY;
         } else if (gne && len >= 7) {
-            return connection_request(x, len);
+            { connection_request(x, len); return; }
         }
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 1) {
         if (gne && len >= 4 && p[3] == 0)
-            return refusal(x, len);
+            { refusal(x, len); return; }
         if (gne && len >= 4 && p[3] == 1)
-            return accept_msg(x, len);
+            { accept_msg(x, len); return; }
         c->stage = HS_DONE;
         gw_emit_finding(&x->e, GE_BAD_MAGIC, x->c.off, len < 4 ? len : 4,
                         "Expected a refusal or an accept");
     }
     if (tcp && c->stage == HS_WAIT_PORT && role(x) == 0) {
         if (len == 4)
-            return udp_port_msg(x);
+            { udp_port_msg(x); return; }
         c->stage = HS_DONE;
         gw_emit_finding(&x->e, GE_BAD_LENGTH, x->c.off, len,
                         "Expected the client's 4-byte UDP port, got %zu bytes", len);
     }
-    if (c->stage != HS_DONE && c->stage != HS_WAIT_PORT && c->stage != HS_WAIT_REPLY)
+    if (c->stage == HS_START) /* UDP on a port given by the user */
         c->stage = HS_DONE;
     if (!c->order)
         note_assumed_order(x, x->c.off, tcp ? "No connection request seen" : "No TCP connection linked");
@@ -771,7 +770,6 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
             gw_emit_finding(&x->e, GE_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
                             (unsigned)n, len - 4);
     }
-    x->msg_start = x->c.off;
     message(x);
     sink->summary(sink->ctx, x->sum.text);
 }
