@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-PROTOS = ("dnp", "openttd", "gne")
+PROTOS = ("dnp", "openttd", "gne", "eoudp")
 
 
 def fail(msg):

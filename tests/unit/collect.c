@@ -113,3 +113,21 @@ int collect_has_finding(const collect *c, int finding)
             return 1;
     return 0;
 }
+
+int collect_field(const gw_protocol *p, const char *abbrev)
+{
+    for (int i = 0; i < p->n_fields; i++)
+        if (strcmp(p->fields[i].abbrev, abbrev) == 0)
+            return i;
+    fprintf(stderr, "no field %s in %s\n", abbrev, p->name);
+    abort();
+}
+
+int collect_finding(const gw_protocol *p, const char *code)
+{
+    for (int i = 0; i < p->n_findings; i++)
+        if (strcmp(p->findings[i].code, code) == 0)
+            return i;
+    fprintf(stderr, "no finding %s in %s\n", code, p->name);
+    abort();
+}

@@ -34,5 +34,8 @@ void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame
 int collect_count(const collect *c, int field);
 const gw_item *collect_get(const collect *c, int field, int k);
 int collect_has_finding(const collect *c, int finding);
+/* index of a field / finding of p by name (aborts when unknown) */
+int collect_field(const gw_protocol *p, const char *abbrev);
+int collect_finding(const gw_protocol *p, const char *code);
 
 #endif

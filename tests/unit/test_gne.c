@@ -34,23 +34,9 @@ static void teardown(void)
 
 TestSuite(gne, .init = setup, .fini = teardown);
 
-static int field(const char *abbrev)
-{
-    for (int i = 0; i < P->n_fields; i++)
-        if (strcmp(P->fields[i].abbrev, abbrev) == 0)
-            return i;
-    cr_assert_fail("no field %s", abbrev);
-    return -1;
-}
+#define field(abbrev) collect_field(P, abbrev)
 
-static int finding(const char *code)
-{
-    for (int i = 0; i < P->n_findings; i++)
-        if (strcmp(P->findings[i].code, code) == 0)
-            return i;
-    cr_assert_fail("no finding %s", code);
-    return -1;
-}
+#define finding(code) collect_finding(P, code)
 
 /* a TCP PDU (an NL frame) from the client (dir 0) or the server (dir 1) */
 static void tcp(int dir, int64_t t_ns, const char *hex)

@@ -1,0 +1,627 @@
+/* eoudp.c - the EOUDP decoder.
+ *
+ * A datagram is a header (four generations: 21, 22, 22 or 26 bytes; the
+ * implementation writes it big-endian) and a payload in host order
+ * (little-endian). The generation and header byte order are told by the
+ * size field, which must equal the payload length; when several fit, the
+ * conversation's earlier choice, then the option, decides.
+ */
+#include "eoudp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int gw_eoudp_generation = EOUDP_GEN_AUTO;
+int gw_eoudp_default = EOUDP_GEN_F64;
+int gw_eoudp_numbering = EOUDP_NUM_IMPL;
+
+/* ---- tables ------------------------------------------------------------ */
+
+static const gw_value_name generation_names[] = {
+    {EOUDP_GEN_RFC, "RFC text (21-byte header)", 0},
+    {EOUDP_GEN_PAD, "Implementation until 31 Dec 2023 (22 bytes, pad)", 0},
+    {EOUDP_GEN_IMP, "Implementation 1-8 Jan 2024 (22 bytes, important)", 0},
+    {EOUDP_GEN_F64, "Implementation from 8 Jan 2024 (26 bytes, f64 timestamp)", 0},
+    {0, NULL, 0}};
+
+static const gw_value_name order_names[] = {
+    {EOUDP_BIG, "Big-endian", 0}, {EOUDP_LITTLE, "Little-endian", 0}, {0, NULL, 0}};
+
+enum basis { BASIS_SIZE = 1, BASIS_CONVERSATION, BASIS_OPTION, BASIS_FORCED };
+static const gw_value_name basis_names[] = {
+    {BASIS_SIZE, "the size field (only one generation fits)", 0},
+    {BASIS_CONVERSATION, "earlier datagrams of the conversation (several fit)", 0},
+    {BASIS_OPTION, "the default generation option (several or none fit)", 0},
+    {BASIS_FORCED, "forced by the generation option", 0},
+    {0, NULL, 0}};
+
+/* payload layouts */
+enum layout { L_NONE, L_INFO, L_ID, L_PLAYER, L_STRING_SYSTEM, L_COMPONENT, L_STRING_EVENTS,
+              L_ENTITY, L_DEL_COMPONENT, L_EVENT_BOOL, L_EVENT, L_CONNECT, L_UNKNOWN };
+
+typedef struct {
+    uint8_t code;
+    const char *name;
+    uint8_t layout;
+    bool text_only;  /* the text's alternative numbering */
+} command;
+
+static const command commands[] = {
+    {0x00, "Packet info", L_INFO, false},
+    {0x01, "Acknowledge", L_ID, false},
+    {0x02, "Accept connection", L_PLAYER, false},
+    {0x03, "Reject connection", L_NONE, false},
+    {0x0b, "System to load", L_STRING_SYSTEM, false},
+    {0x0c, "Entity component", L_COMPONENT, false},
+    {0x0d, "Game events", L_STRING_EVENTS, false},
+    {0x0e, "Deleted entity", L_ENTITY, false},
+    {0x0f, "Deleted component", L_DEL_COMPONENT, false},
+    {0x10, "Important event", L_EVENT_BOOL, false},
+    {0x81, "Connect", L_CONNECT, false},
+    {0x82, "Disconnect", L_NONE, false},
+    {0x8b, "Events", L_EVENT_BOOL, false},
+    /* the text's details and usage sections */
+    {0x10, "Deleted component (text)", L_DEL_COMPONENT, true},
+    {0x11, "Events (text)", L_EVENT, true},
+    {0x8a, "Key events (text)", L_EVENT_BOOL, true},
+    {0x8c, "Important events (text)", L_EVENT_BOOL, true},
+};
+
+static const gw_value_name command_names[] = {
+    {0x00, "Packet info", 0}, {0x01, "Acknowledge", 0}, {0x02, "Accept connection", 0},
+    {0x03, "Reject connection", 0}, {0x0b, "System to load", 0}, {0x0c, "Entity component", 0},
+    {0x0d, "Game events", 0}, {0x0e, "Deleted entity", 0}, {0x0f, "Deleted component", 0},
+    {0x10, "Important event / deleted component (text)", 0}, {0x11, "Events (text)", 0},
+    {0x81, "Connect", 0}, {0x82, "Disconnect", 0}, {0x8a, "Key events (text)", 0},
+    {0x8b, "Events", 0}, {0x8c, "Important events (text)", 0}, {0, NULL, 0}};
+
+#define EOUDP_FIELDS(X, LINK) \
+    X(COMMAND, "eoudp.command", "Command", U8, HEX, command_names, "Command code (below 0x80 from the server, from 0x80 from the client)") \
+    X(TIMESTAMP, "eoudp.timestamp", "Timestamp", DOUBLE, NONE, NULL, "Sender's time, milliseconds since the Unix epoch (f32 in the 21/22-byte headers, f64 in the 26-byte one)") \
+    X(ID, "eoudp.id", "Id", U64, DEC, NULL, "Per-direction packet counter") \
+    X(IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, "The receiver must acknowledge this packet") \
+    X(PAD, "eoudp.pad", "Pad", U8, HEX, NULL, "Zero pad byte of the 22-byte header until 31 Dec 2023") \
+    X(SIZE, "eoudp.size", "Size", U64, DEC, NULL, "Payload length") \
+    X(GENERATION, "eoudp.generation", "Header generation", U8, DEC, generation_names, "Which header layout this datagram uses") \
+    X(HEADER_ORDER, "eoudp.header_order", "Header byte order", U8, DEC, order_names, "Byte order of the header fields (the implementation swaps them to big-endian)") \
+    X(BASIS, "eoudp.generation.basis", "Generation chosen from", U8, DEC, basis_names, "What decided the header generation") \
+    X(INFO_RECEIVED, "eoudp.info.received", "Packets received", I32, DEC, NULL, "Packets the sender received since its last packet info") \
+    X(INFO_SENT, "eoudp.info.sent", "Packets sent", I32, DEC, NULL, "Packets the sender sent since its last packet info") \
+    X(ACK_ID, "eoudp.ack_id", "Acknowledged id", U64, DEC, NULL, "Id of the important packet acknowledged") \
+    LINK(ACK_REQUEST_FRAME, "eoudp.ack.request_frame", "Acknowledges frame", "The important packet this acknowledge answers", 0, EF_ACKED_IN) \
+    X(ACK_TIME, "eoudp.ack.time", "Acknowledge time", RELTIME, NONE, NULL, "Time from the important packet to its acknowledge") \
+    LINK(ACKED_IN, "eoudp.ack.acked_in", "Acknowledged in frame", "The acknowledge of this important packet (two-pass)", GW_FIELD_TWO_PASS, -1) \
+    X(PLAYER, "eoudp.player", "Player id", U64, DEC, NULL, "The player id an accept gives") \
+    LINK(CONNECT_FRAME, "eoudp.connect_frame", "Connect in frame", "The connect this accept or reject answers", 0, -1) \
+    X(ENTITY, "eoudp.entity", "Entity", U64, DEC, NULL, "Entity id") \
+    X(STRING_LENGTH, "eoudp.string.length", "String length", U32, DEC, NULL, "Length of the string that follows") \
+    X(COMPONENT, "eoudp.component", "Component", STRING, NONE, NULL, "Component name") \
+    X(SYSTEM, "eoudp.system", "System", STRING, NONE, NULL, "System to load") \
+    X(GAME_EVENTS, "eoudp.game_events", "Game events", STRING, NONE, NULL, "Game events") \
+    X(CONTENT_LENGTH, "eoudp.content.length", "Content length", U32, DEC, NULL, "Length of the component content") \
+    X(CONTENT, "eoudp.content", "Content", BYTES, NONE, NULL, "Component content (the component's own layout)") \
+    X(EVENT, "eoudp.event", "Event", U32, DEC, NULL, "Event (key) code") \
+    X(PRESSED, "eoudp.pressed", "Pressed", BOOL, NONE, NULL, "Key press (true) or release") \
+    X(CONNECT_TIMESTAMP, "eoudp.connect.timestamp", "Client timestamp", DOUBLE, NONE, NULL, "The text's connect payload: client time (f32)") \
+    X(CONNECT_ID, "eoudp.connect.server_id", "Server id", U64, DEC, NULL, "The text's connect payload: the server to connect to") \
+    X(PAYLOAD, "eoudp.payload", "Payload", BYTES, NONE, NULL, "Payload not decoded field by field") \
+    X(TRAILING, "eoudp.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the command's fields")
+
+#define AS_FENUM(id, ...) EF_##id,
+enum eoudp_field { EOUDP_FIELDS(AS_FENUM, AS_FENUM) EF_COUNT };
+#define AS_FIELD(id, abbrev, name, type, base, names, blurb) \
+    [EF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, 0, blurb, 0, -1},
+#define AS_LINK(id, abbrev, name, blurb, flags, reverse) \
+    [EF_##id] = {abbrev, name, GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, blurb, flags, reverse},
+static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
+
+#define EOUDP_FINDINGS(X) \
+    X(TRUNCATED, "eoudp.truncated", ERROR, "The datagram ends before a field its command must contain") \
+    X(SIZE_MISMATCH, "eoudp.size.mismatch", ERROR, "No header generation's size field matches the datagram length") \
+    X(STRING_PAST_END, "eoudp.string.past_end", ERROR, "A string or content length runs past the end of the datagram") \
+    X(STRING_NUL, "eoudp.string.nul_terminated", NOTE, "A NUL-terminated string (the text's form; the implementation sends none)") \
+    X(TRAILING, "eoudp.trailing", WARNING, "Bytes after the command's fields") \
+    X(UNKNOWN_COMMAND, "eoudp.command.unknown", WARNING, "A command code no generation defines") \
+    X(WRONG_SIDE, "eoudp.command.wrong_side", WARNING, "A server command (below 0x80) from the client, or a client command from the server") \
+    X(ID_DUPLICATE, "eoudp.id.duplicate", NOTE, "The same id as the previous packet in this direction (a resend, or the Dec 2023 build's doubled sends)") \
+    X(ID_OLDER, "eoudp.id.reordered", NOTE, "An id lower than one already seen in this direction: reordered or resent") \
+    X(ID_GAP, "eoudp.id.gap", NOTE, "Ids skipped in this direction: packets lost or not captured") \
+    X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, "An acknowledge for no important packet seen, or one already acknowledged") \
+    X(GEN_FORCED, "eoudp.generation.forced", NOTE, "The header generation was not told by the size field")
+
+#define AS_EENUM(id, code, sev, summary) EE_##id,
+enum eoudp_finding { EOUDP_FINDINGS(AS_EENUM) EE_COUNT };
+#define AS_FINDING(id, code, sev, summary) [EE_##id] = {code, GW_SEV_##sev, summary},
+static const gw_finding_def findings[EE_COUNT] = {EOUDP_FINDINGS(AS_FINDING)};
+
+static const gw_choice generation_choices[] = {
+    {EOUDP_GEN_AUTO, "auto", "From the size field, then the conversation"},
+    {EOUDP_GEN_RFC, "21", "RFC text, 21 bytes"},
+    {EOUDP_GEN_PAD, "22pad", "22 bytes with a pad byte (until 31 Dec 2023)"},
+    {EOUDP_GEN_IMP, "22important", "22 bytes with important (1-8 Jan 2024)"},
+    {EOUDP_GEN_F64, "26", "26 bytes, f64 timestamp (from 8 Jan 2024)"},
+    {0, NULL, NULL}};
+
+static const gw_choice default_choices[] = {
+    {EOUDP_GEN_RFC, "21", "RFC text, 21 bytes"},
+    {EOUDP_GEN_PAD, "22pad", "22 bytes with a pad byte (until 31 Dec 2023)"},
+    {EOUDP_GEN_IMP, "22important", "22 bytes with important (1-8 Jan 2024)"},
+    {EOUDP_GEN_F64, "26", "26 bytes, f64 timestamp (from 8 Jan 2024)"},
+    {0, NULL, NULL}};
+
+static const gw_choice numbering_choices[] = {
+    {EOUDP_NUM_IMPL, "implementation", "The implementation's codes (0x10 important event, 0x8b events)"},
+    {EOUDP_NUM_TEXT, "text", "The text's details section (0x10 deleted component, 0x11 events, 0x8a, 0x8c)"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    {"generation", "Header generation", "Header layout: told by the size field, or forced",
+     generation_choices, &gw_eoudp_generation},
+    {"default_generation", "Generation when ambiguous",
+     "Used when several (or no) generations fit and the conversation has no earlier choice",
+     default_choices, &gw_eoudp_default},
+    {"numbering", "Command numbering", "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have",
+     numbering_choices, &gw_eoudp_numbering},
+};
+
+/* ---- conversation ------------------------------------------------------ */
+
+typedef struct {
+    uint64_t id;
+    uint32_t frame;
+    int64_t t;
+    bool used, acked;
+} pending;
+
+typedef struct {
+    uint8_t gen, order;      /* the last choice */
+    int8_t client_dir;       /* -1: not known yet */
+    bool have_id[2];
+    uint64_t last_id[2];
+    uint32_t connect_frame;
+    pending imp[2][EOUDP_ACKS];
+    unsigned imp_next[2];
+} eoudp_conv;
+
+static void conv_init(void *p)
+{
+    memset(p, 0, sizeof(eoudp_conv));
+    ((eoudp_conv *)p)->client_dir = -1;
+}
+static void conv_free(void *p) { (void)p; }
+
+/* ---- header ------------------------------------------------------------ */
+
+static size_t header_len(int gen)
+{
+    return gen == EOUDP_GEN_RFC ? 21 : gen == EOUDP_GEN_F64 ? 26 : 22;
+}
+
+static size_t size_off(int gen)
+{
+    return gen == EOUDP_GEN_F64 ? 18 : gen == EOUDP_GEN_IMP ? 14 : 13;
+}
+
+static uint64_t get(const uint8_t *p, unsigned n, bool big)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (big ? 8 * (n - 1 - i) : 8 * i);
+    return v;
+}
+
+static bool fits(int gen, int order, const uint8_t *d, size_t len)
+{
+    size_t h = header_len(gen);
+    if (len < h)
+        return false;
+    if (get(d + size_off(gen), 8, order == EOUDP_BIG) != len - h)
+        return false;
+    return gen != EOUDP_GEN_PAD || d[21] == 0;
+}
+
+typedef struct {
+    int gen, order, basis;
+    bool consistent;
+} header_choice;
+
+static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GEN_RFC};
+
+static header_choice choose(const eoudp_conv *c, const uint8_t *d, size_t len)
+{
+    header_choice fit[8];
+    int n = 0;
+    for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
+        for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+            if ((gw_eoudp_generation != EOUDP_GEN_AUTO && gw_eoudp_generation != gens[g]) ||
+                !fits(gens[g], o, d, len))
+                continue;
+            bool same_both_ways = false; /* e.g. size 0: the order is not told */
+            for (int i = 0; i < n; i++)
+                same_both_ways |= fit[i].gen == gens[g];
+            if (!same_both_ways)
+                fit[n++] = (header_choice){gens[g], o, BASIS_SIZE, true};
+        }
+    if (gw_eoudp_generation != EOUDP_GEN_AUTO) {
+        if (n)
+            return (header_choice){fit[0].gen, fit[0].order, BASIS_FORCED, true};
+        return (header_choice){gw_eoudp_generation, c->order ? c->order : EOUDP_BIG, BASIS_FORCED, false};
+    }
+    if (n == 1)
+        return fit[0];
+    for (int i = 0; i < n; i++)
+        if (c->gen && fit[i].gen == c->gen && fit[i].order == c->order)
+            return (header_choice){c->gen, c->order, BASIS_CONVERSATION, true};
+    for (int i = 0; i < n; i++)
+        if (fit[i].gen == gw_eoudp_default)
+            return (header_choice){fit[i].gen, fit[i].order, BASIS_OPTION, true};
+    if (n)
+        return (header_choice){fit[0].gen, fit[0].order, BASIS_OPTION, true};
+    /* nothing fits: the size field lies */
+    if (c->gen)
+        return (header_choice){c->gen, c->order, BASIS_CONVERSATION, false};
+    return (header_choice){gw_eoudp_default, EOUDP_BIG, BASIS_OPTION, false};
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+typedef struct {
+    gw_emit e;
+    gw_cursor c;
+    eoudp_conv *conv;
+    const gw_pdu_info *pi;
+    bool failed;
+    gw_summary sum;
+} eoudp_ctx;
+
+static void truncated(eoudp_ctx *x, const char *what)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    size_t n = gw_remaining(&x->c);
+    if (n)
+        gw_emit_b(&x->e, EF_PAYLOAD, x->c.off, n, x->c.data + x->c.off, n);
+    gw_emit_finding(&x->e, EE_TRUNCATED, x->c.off, n, "Truncated: %s missing at offset %zu", what,
+                    x->c.off);
+    gw_summary_add(&x->sum, " (truncated)");
+    x->c.off = x->c.len;
+}
+
+/* a payload number: little-endian (host order) */
+static bool num(eoudp_ctx *x, int field, unsigned size, uint64_t *out)
+{
+    if (x->failed || gw_remaining(&x->c) < size) {
+        truncated(x, fields[field].name);
+        return false;
+    }
+    size_t off = x->c.off;
+    uint64_t v = get(x->c.data + off, size, false);
+    x->c.off += size;
+    if (fields[field].type == GW_FT_I32)
+        gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
+    else
+        gw_emit_u(&x->e, field, off, size, v);
+    if (out)
+        *out = v;
+    return true;
+}
+
+/* u32 length + bytes; STRING fields cover the text, a trailing NUL is
+   accepted and reported */
+static bool lenbytes(eoudp_ctx *x, int len_field, int field)
+{
+    uint64_t n;
+    size_t at = x->c.off;
+    if (!num(x, len_field, 4, &n))
+        return false;
+    if (n > gw_remaining(&x->c)) {
+        x->failed = true;
+        size_t rest = gw_remaining(&x->c);
+        gw_emit_finding(&x->e, EE_STRING_PAST_END, at, 4, "%s of %llu bytes, %zu left",
+                        fields[field].name, (unsigned long long)n, rest);
+        if (rest)
+            gw_emit_b(&x->e, EF_PAYLOAD, x->c.off, rest, x->c.data + x->c.off, rest);
+        gw_summary_add(&x->sum, " (length past the end)");
+        x->c.off = x->c.len;
+        return false;
+    }
+    const uint8_t *p = x->c.data + x->c.off;
+    size_t shown = (size_t)n;
+    if (fields[field].type == GW_FT_STRING && shown && p[shown - 1] == 0) {
+        shown--;
+        gw_emit_finding(&x->e, EE_STRING_NUL, x->c.off + shown, 1, "%s ends with a NUL",
+                        fields[field].name);
+    }
+    gw_emit_b(&x->e, field, x->c.off, shown, p, shown);
+    if (fields[field].type == GW_FT_STRING) {
+        char text[48];
+        gw_clean_text(text, sizeof text, p, shown, 32);
+        gw_summary_add(&x->sum, " %s", text);
+    }
+    x->c.off += (size_t)n;
+    return true;
+}
+
+static const command *command_of(uint8_t code)
+{
+    bool text = gw_eoudp_numbering == EOUDP_NUM_TEXT;
+    const command *found = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].code == code && (!found || commands[i].text_only == text))
+            found = &commands[i];
+    return found; /* 0x11, 0x8a, 0x8c exist only in the text: decoded either way */
+}
+
+/* the sender's role: 0 client, 1 server, learnt from the first command that
+   only one side sends */
+static void check_side(eoudp_ctx *x, uint8_t code)
+{
+    eoudp_conv *c = x->conv;
+    int dir = x->pi->dir;
+    if (code <= 0x01)
+        return;
+    bool client_cmd = code >= 0x80;
+    if (c->client_dir < 0) {
+        c->client_dir = (int8_t)(client_cmd ? dir : !dir);
+        return;
+    }
+    if (client_cmd != (dir == c->client_dir))
+        gw_emit_finding(&x->e, EE_WRONG_SIDE, 0, 1, "%s command 0x%02x from the %s",
+                        client_cmd ? "A client" : "A server", code, client_cmd ? "server" : "client");
+}
+
+static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n)
+{
+    eoudp_conv *c = x->conv;
+    int d = x->pi->dir ? 1 : 0;
+    if (c->have_id[d]) {
+        uint64_t last = c->last_id[d];
+        if (id == last)
+            gw_emit_finding(&x->e, EE_ID_DUPLICATE, off, n, "Id %llu again", (unsigned long long)id);
+        else if (id < last)
+            gw_emit_finding(&x->e, EE_ID_OLDER, off, n, "Id %llu after %llu", (unsigned long long)id,
+                            (unsigned long long)last);
+        else if (id > last + 1)
+            gw_emit_finding(&x->e, EE_ID_GAP, off, n, "%llu id%s skipped after %llu",
+                            (unsigned long long)(id - last - 1), id - last - 1 == 1 ? "" : "s",
+                            (unsigned long long)last);
+    }
+    if (!c->have_id[d] || id > c->last_id[d])
+        c->last_id[d] = id;
+    c->have_id[d] = true;
+}
+
+static void ack(eoudp_ctx *x, uint64_t id, size_t off)
+{
+    eoudp_conv *c = x->conv;
+    int other = x->pi->dir ? 0 : 1;
+    pending *p = NULL;
+    for (unsigned k = 1; k <= EOUDP_ACKS && !p; k++) {
+        pending *q = &c->imp[other][(c->imp_next[other] - k) % EOUDP_ACKS];
+        if (q->used && q->id == id)
+            p = q;
+    }
+    if (!p || p->acked) {
+        gw_emit_finding(&x->e, EE_ACK_UNMATCHED, off, 8, "Id %llu: %s", (unsigned long long)id,
+                        p ? "already acknowledged" : "no important packet with this id seen");
+        return;
+    }
+    p->acked = true;
+    gw_emit_gen_u(&x->e, EF_ACK_REQUEST_FRAME, off, p->frame);
+    gw_emit_gen_i(&x->e, EF_ACK_TIME, off, x->pi->time_ns - p->t);
+}
+
+static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
+{
+    uint64_t v, w;
+    switch (cmd ? cmd->layout : L_UNKNOWN) {
+    case L_NONE:
+        break;
+    case L_INFO:
+        if (num(x, EF_INFO_RECEIVED, 4, &v) && num(x, EF_INFO_SENT, 4, &w))
+            gw_summary_add(&x->sum, " received %d sent %d", (int32_t)v, (int32_t)w);
+        break;
+    case L_ID: {
+        size_t off = x->c.off;
+        if (num(x, EF_ACK_ID, 8, &v)) {
+            gw_summary_add(&x->sum, " %llu", (unsigned long long)v);
+            ack(x, v, off);
+        }
+        break;
+    }
+    case L_PLAYER:
+        if (num(x, EF_PLAYER, 8, &v))
+            gw_summary_add(&x->sum, " player %llu", (unsigned long long)v);
+        break;
+    case L_STRING_SYSTEM:
+        lenbytes(x, EF_STRING_LENGTH, EF_SYSTEM);
+        break;
+    case L_STRING_EVENTS:
+        lenbytes(x, EF_STRING_LENGTH, EF_GAME_EVENTS);
+        break;
+    case L_COMPONENT:
+        if (num(x, EF_ENTITY, 8, &v)) {
+            gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
+            if (lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT))
+                lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT);
+        }
+        break;
+    case L_ENTITY:
+        if (num(x, EF_ENTITY, 8, &v))
+            gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
+        break;
+    case L_DEL_COMPONENT:
+        if (num(x, EF_ENTITY, 8, &v)) {
+            gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
+            if (lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && gw_remaining(&x->c))
+                lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT); /* the text's content field */
+        }
+        break;
+    case L_EVENT_BOOL:
+        if (num(x, EF_EVENT, 4, &v) && num(x, EF_PRESSED, 1, &w))
+            gw_summary_add(&x->sum, " %llu %s", (unsigned long long)v, w ? "pressed" : "released");
+        break;
+    case L_EVENT:
+        if (num(x, EF_EVENT, 4, &v))
+            gw_summary_add(&x->sum, " %llu", (unsigned long long)v);
+        break;
+    case L_CONNECT:
+        /* the implementation sends nothing; the text: f32 timestamp, u64 id */
+        if (gw_remaining(&x->c) >= 12) {
+            size_t off = x->c.off;
+            float f;
+            uint32_t bits = (uint32_t)get(x->c.data + off, 4, false);
+            memcpy(&f, &bits, 4);
+            gw_emit_d(&x->e, EF_CONNECT_TIMESTAMP, off, 4, f);
+            x->c.off += 4;
+            num(x, EF_CONNECT_ID, 8, NULL);
+        }
+        break;
+    default: {
+        size_t n = gw_remaining(&x->c);
+        gw_emit_finding(&x->e, EE_UNKNOWN_COMMAND, 0, 1, "Command 0x%02x", code);
+        if (n)
+            gw_emit_b(&x->e, EF_PAYLOAD, x->c.off, n, x->c.data + x->c.off, n);
+        x->c.off = x->c.len;
+        break;
+    }
+    }
+}
+
+static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_t len,
+                         const gw_sink *sink)
+{
+    eoudp_ctx xs, *x = &xs;
+    memset(x, 0, sizeof xs);
+    eoudp_conv *c = conv;
+    x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->c = (gw_cursor){d, len, 0};
+    x->conv = c;
+    x->pi = pi;
+
+    header_choice h = choose(c, d, len);
+    size_t hl = header_len(h.gen);
+    bool big = h.order == EOUDP_BIG;
+    uint8_t code = len ? d[0] : 0;
+    const command *cmd = command_of(code);
+    gw_emit_gen_u(&x->e, EF_GENERATION, 0, (uint64_t)h.gen);
+    gw_emit_gen_u(&x->e, EF_HEADER_ORDER, 0, (uint64_t)h.order);
+    gw_emit_gen_u(&x->e, EF_BASIS, 0, (uint64_t)h.basis);
+    gw_summary_add(&x->sum, "%s", cmd ? cmd->name : "Unknown command");
+    if (len < hl) {
+        if (len)
+            gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
+        x->c.off = len ? 1 : 0;
+        truncated(x, "header");
+        sink->summary(sink->ctx, x->sum.text);
+        return;
+    }
+    if (h.consistent) {
+        c->gen = (uint8_t)h.gen;
+        c->order = (uint8_t)h.order;
+    }
+    if (h.basis != BASIS_SIZE && h.basis != BASIS_FORCED)
+        gw_emit_finding(&x->e, EE_GEN_FORCED, 0, hl, "%s generation taken from %s",
+                        h.consistent ? "Several generations fit:" : "No generation fits:",
+                        gw_value_name_of(basis_names, (uint32_t)h.basis));
+
+    /* header */
+    gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
+    size_t id_off;
+    if (h.gen == EOUDP_GEN_F64) {
+        uint64_t bits = get(d + 1, 8, big);
+        double t;
+        memcpy(&t, &bits, 8);
+        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 8, t);
+        id_off = 9;
+    } else {
+        uint32_t bits = (uint32_t)get(d + 1, 4, big);
+        float t;
+        memcpy(&t, &bits, 4);
+        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 4, t);
+        id_off = 5;
+    }
+    uint64_t id = get(d + id_off, 8, big);
+    gw_emit_u(&x->e, EF_ID, id_off, 8, id);
+    bool important = false;
+    if (h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64) {
+        important = d[id_off + 8] != 0;
+        gw_emit_u(&x->e, EF_IMPORTANT, id_off + 8, 1, important);
+    }
+    size_t so = size_off(h.gen);
+    uint64_t size = get(d + so, 8, big);
+    gw_emit_u(&x->e, EF_SIZE, so, 8, size);
+    if (h.gen == EOUDP_GEN_PAD)
+        gw_emit_u(&x->e, EF_PAD, 21, 1, d[21]);
+    gw_summary_add(&x->sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
+    if (!h.consistent)
+        gw_emit_finding(&x->e, EE_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
+                        (unsigned long long)size, len - hl);
+
+    check_side(x, code);
+    track_id(x, id, id_off, 8);
+    if (important) {
+        int dir = pi->dir ? 1 : 0;
+        c->imp[dir][c->imp_next[dir]++ % EOUDP_ACKS] =
+            (pending){id, pi->frame, pi->time_ns, true, false};
+    }
+    if (code == 0x81)
+        c->connect_frame = pi->frame;
+    if ((code == 0x02 || code == 0x03) && c->connect_frame)
+        gw_emit_gen_u(&x->e, EF_CONNECT_FRAME, 0, c->connect_frame);
+
+    /* payload: within the size when it fits, else what the datagram has */
+    x->c.off = hl;
+    if (h.consistent)
+        x->c.len = len;
+    payload(x, cmd, code);
+    if (!x->failed && gw_remaining(&x->c)) {
+        size_t off = x->c.off, n = gw_remaining(&x->c);
+        gw_emit_b(&x->e, EF_TRAILING, off, n, d + off, n);
+        gw_emit_finding(&x->e, EE_TRAILING, off, n, "%zu byte%s after the command's fields", n,
+                        n == 1 ? "" : "s");
+    }
+    sink->summary(sink->ctx, x->sum.text);
+}
+
+/* a datagram whose size field fits some generation, with a known command
+   and, for the 26-byte header, a plausible f64 timestamp */
+static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
+{
+    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(d[0]))
+        return false;
+    for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
+        for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+            if (!fits(gens[g], o, d, len))
+                continue;
+            if (gens[g] != EOUDP_GEN_F64)
+                return true;
+            uint64_t bits = get(d + 1, 8, o == EOUDP_BIG);
+            double t;
+            memcpy(&t, &bits, 8);
+            if (isfinite(t) && t > 0)
+                return true;
+        }
+    return false;
+}
+
+const gw_protocol gw_eoudp_protocol = {
+    .name = "eoudp",
+    .short_name = "EOUDP",
+    .long_name = "Exodia On UDP",
+    .transports = GW_TRANSPORT_UDP,
+    .default_port = EOUDP_PORT,
+    .fields = fields,
+    .n_fields = EF_COUNT,
+    .findings = findings,
+    .n_findings = EE_COUNT,
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(eoudp_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .decode = eoudp_decode,
+    .heuristic = eoudp_heuristic,
+};

@@ -1,0 +1,130 @@
+/* Unit tests of the EOUDP decoder: real datagrams from
+ * eoudp-gen3-r-type-head-session.pcap (R-Type at HEAD, 26-byte header) and
+ * hand-written ones for the older header generations (WIRE-NOTES.md
+ * section 4); expected values worked out by hand. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "eoudp.h"
+
+static const gw_protocol *P = &gw_eoudp_protocol;
+static void *conv;
+static collect c;
+
+static void setup(void)
+{
+    conv = calloc(1, P->conv_size);
+    P->conv_init(conv);
+    gw_eoudp_generation = EOUDP_GEN_AUTO;
+    gw_eoudp_default = EOUDP_GEN_F64;
+    gw_eoudp_numbering = EOUDP_NUM_IMPL;
+}
+
+static void teardown(void)
+{
+    P->conv_free(conv);
+    free(conv);
+}
+
+TestSuite(eoudp, .init = setup, .fini = teardown);
+
+#define field(abbrev) collect_field(P, abbrev)
+
+static bool has(const char *code) { return collect_has_finding(&c, collect_finding(P, code)); }
+
+static const gw_item *item(const char *abbrev, int k)
+{
+    const gw_item *it = collect_get(&c, field(abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    return it;
+}
+static uint64_t U(const char *abbrev) { return item(abbrev, 0)->v.u; }
+
+static void dec(int dir, int64_t t, const char *hex)
+{
+    collect_decode(&c, P, conv, 1, t, dir, hex);
+}
+
+Test(eoudp, real_connect_ack_and_component)
+{
+    /* frame 1: 81, f64 BE 427a1fccd5288000, id 0, important 1, size 0 */
+    dec(0, 1000, "81 427a1fccd5288000 0000000000000000 01 0000000000000000");
+    cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_F64);
+    cr_assert_eq(U("eoudp.header_order"), EOUDP_BIG);
+    cr_assert_eq(U("eoudp.command"), 0x81);
+    cr_assert_eq(U("eoudp.important"), 1);
+    cr_assert_eq(U("eoudp.size"), 0);
+    /* 0x427a1fccd5288000 = 1795242676872.0 ms */
+    cr_assert_float_eq(item("eoudp.timestamp", 0)->v.d, 1795242676872.0, 1e-3);
+    cr_assert_eq(c.n_findings, 0);
+    /* frame 2: the server acknowledges id 0 (payload u64 little-endian) */
+    dec(1, 296000, "01 427a1fccd5289000 0000000000000000 00 0000000000000008 0000000000000000");
+    cr_assert_eq(U("eoudp.ack_id"), 0);
+    cr_assert_eq(U("eoudp.ack.request_frame"), 1);
+    cr_assert_eq(item("eoudp.ack.time", 0)->v.i, 295000);
+    /* frame 4: entity component: entity c0e4d2c73b705393 (LE), "TagComponent",
+       content "Player_0" */
+    dec(1, 0, "0c 427a1fccd5671000 0000000000000001 00 0000000000000024 c0e4d2c73b705393 "
+              "0c000000 546167436f6d706f6e656e74 08000000 506c617965725f30");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("eoudp.id"), 1);
+    cr_assert_eq(U("eoudp.entity"), 0x9353703bc7d2e4c0ull);
+    const gw_item *s = item("eoudp.component", 0);
+    cr_assert(s->v.b.n == 12 && memcmp(s->v.b.p, "TagComponent", 12) == 0);
+    cr_assert_eq(U("eoudp.content.length"), 8);
+}
+
+Test(eoudp, older_generations)
+{
+    /* RFC text, 21 bytes: 0e, f32, id 7, size 8, entity 5 */
+    dec(1, 0, "0e 47c35000 0000000000000007 0000000000000008 0500000000000000");
+    cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_RFC);
+    cr_assert_eq(U("eoudp.entity"), 5);
+    cr_assert_float_eq(item("eoudp.timestamp", 0)->v.d, 100000.0, 1e-6); /* 0x47c35000 */
+    /* 22 bytes with important (1-8 Jan 2024): important 1, size 8 */
+    teardown(); setup();
+    dec(1, 0, "0e 47c35000 0000000000000007 01 0000000000000008 0500000000000000");
+    cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_IMP);
+    cr_assert_eq(U("eoudp.important"), 1);
+    /* 22 bytes with the pad (until 31 Dec 2023) */
+    teardown(); setup();
+    dec(1, 0, "0e 47c35000 0000000000000007 0000000000000008 00 0500000000000000");
+    cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_PAD);
+    cr_assert_eq(U("eoudp.entity"), 5);
+}
+
+Test(eoudp, ambiguous_then_conversation)
+{
+    /* an empty payload with important 0 fits both 22-byte headers: the
+       option decides, a note says so */
+    gw_eoudp_default = EOUDP_GEN_PAD;
+    dec(0, 0, "82 47c35000 0000000000000001 00 0000000000000000");
+    cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_PAD);
+    cr_assert(has("eoudp.generation.forced"));
+}
+
+Test(eoudp, malformed)
+{
+    dec(1, 0, "0c 427a1fccd5671000 0000000000000001 00 0000000000000010 0100000000000000 ff000000 41");
+    cr_assert(has("eoudp.size.mismatch") || has("eoudp.string.past_end"));
+    dec(1, 0, "0c 427a1fccd5671000 0000000000000002 00 000000000000000d 0100000000000000 ff000000 41");
+    cr_assert(has("eoudp.string.past_end"));
+    dec(1, 0, "0c 427a");
+    cr_assert(has("eoudp.truncated"));
+    dec(1, 0, "0b 427a1fccd5671000 0000000000000003 00 0000000000000007 03000000 616200");
+    cr_assert(has("eoudp.string.nul_terminated"));
+    /* a client command from the server once the client is known */
+    dec(0, 0, "81 427a1fccd5288000 0000000000000000 01 0000000000000000");
+    dec(1, 0, "82 427a1fccd5288000 0000000000000004 00 0000000000000000");
+    cr_assert(has("eoudp.command.wrong_side"));
+}
+
+Test(eoudp, heuristic)
+{
+    uint8_t d[64];
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
+    cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000005", d)));
+    cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("45 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
+}
