@@ -203,20 +203,12 @@ static size_t size_off(int gen)
     return gen == EOUDP_GEN_F64 ? 18 : gen == EOUDP_GEN_IMP ? 14 : 13;
 }
 
-static uint64_t get(const uint8_t *p, unsigned n, bool big)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (big ? 8 * (n - 1 - i) : 8 * i);
-    return v;
-}
-
 static bool fits(int gen, int order, const uint8_t *d, size_t len)
 {
     size_t h = header_len(gen);
     if (len < h)
         return false;
-    if (get(d + size_off(gen), 8, order == EOUDP_BIG) != len - h)
+    if (gw_get_uint(d + size_off(gen), 8, order == EOUDP_BIG) != len - h)
         return false;
     return gen != EOUDP_GEN_PAD || d[21] == 0;
 }
@@ -297,7 +289,7 @@ static bool num(eoudp_ctx *x, int field, unsigned size, uint64_t *out)
         return false;
     }
     size_t off = x->c.off;
-    uint64_t v = get(x->c.data + off, size, false);
+    uint64_t v = gw_get_uint(x->c.data + off, size, false);
     x->c.off += size;
     if (fields[field].type == GW_FT_I32)
         gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
@@ -472,7 +464,7 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         if (gw_remaining(&x->c) >= 12) {
             size_t off = x->c.off;
             float f;
-            uint32_t bits = (uint32_t)get(x->c.data + off, 4, false);
+            uint32_t bits = (uint32_t)gw_get_uint(x->c.data + off, 4, false);
             memcpy(&f, &bits, 4);
             gw_emit_d(&x->e, EF_CONNECT_TIMESTAMP, off, 4, f);
             x->c.off += 4;
@@ -531,19 +523,19 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
     size_t id_off;
     if (h.gen == EOUDP_GEN_F64) {
-        uint64_t bits = get(d + 1, 8, big);
+        uint64_t bits = gw_get_uint(d + 1, 8, big);
         double t;
         memcpy(&t, &bits, 8);
         gw_emit_d(&x->e, EF_TIMESTAMP, 1, 8, t);
         id_off = 9;
     } else {
-        uint32_t bits = (uint32_t)get(d + 1, 4, big);
+        uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, big);
         float t;
         memcpy(&t, &bits, 4);
         gw_emit_d(&x->e, EF_TIMESTAMP, 1, 4, t);
         id_off = 5;
     }
-    uint64_t id = get(d + id_off, 8, big);
+    uint64_t id = gw_get_uint(d + id_off, 8, big);
     gw_emit_u(&x->e, EF_ID, id_off, 8, id);
     bool important = false;
     if (h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64) {
@@ -551,7 +543,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         gw_emit_u(&x->e, EF_IMPORTANT, id_off + 8, 1, important);
     }
     size_t so = size_off(h.gen);
-    uint64_t size = get(d + so, 8, big);
+    uint64_t size = gw_get_uint(d + so, 8, big);
     gw_emit_u(&x->e, EF_SIZE, so, 8, size);
     if (h.gen == EOUDP_GEN_PAD)
         gw_emit_u(&x->e, EF_PAD, 21, 1, d[21]);
@@ -598,7 +590,7 @@ static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
                 continue;
             if (gens[g] != EOUDP_GEN_F64)
                 return true;
-            uint64_t bits = get(d + 1, 8, o == EOUDP_BIG);
+            uint64_t bits = gw_get_uint(d + 1, 8, o == EOUDP_BIG);
             double t;
             memcpy(&t, &bits, 8);
             if (isfinite(t) && t > 0)

@@ -197,14 +197,6 @@ static bool is_big(const gne_conv *c)
     return c->order == GNE_ORDER_BIG;
 }
 
-static uint64_t get_num(const uint8_t *p, unsigned size, bool big)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < size; i++)
-        v |= (uint64_t)p[i] << (big ? 8 * (size - 1 - i) : 8 * i);
-    return v;
-}
-
 static void truncated(gne_ctx *x, const char *what)
 {
     if (x->failed)
@@ -227,7 +219,7 @@ static bool take(gne_ctx *x, int field, unsigned size, uint64_t *out)
         truncated(x, fields[field].name);
         return false;
     }
-    uint64_t v = get_num(x->c.data + off, size, size > 1 && x->big);
+    uint64_t v = gw_get_uint(x->c.data + off, size, size > 1 && x->big);
     x->c.off += size;
     gw_ftype t = fields[field].type;
     if (t == GW_FT_I8 || t == GW_FT_I16 || t == GW_FT_I32 || t == GW_FT_I64)
@@ -472,8 +464,8 @@ static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
         return false;
     }
     size_t off = x->c.off;
-    int32_t sec = (int32_t)get_num(x->c.data + off, 4, x->big);
-    int32_t usec = (int32_t)get_num(x->c.data + off + 4, 4, x->big);
+    int32_t sec = (int32_t)gw_get_uint(x->c.data + off, 4, x->big);
+    int32_t usec = (int32_t)gw_get_uint(x->c.data + off + 4, 4, x->big);
     char label[96], t[40];
     print_gtime(t, sizeof t, sec, usec);
     snprintf(label, sizeof label, "%s: %s", what, t);

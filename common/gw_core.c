@@ -78,6 +78,14 @@ bool gw_skip(gw_cursor *c, size_t n)
     return true;
 }
 
+uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (big_endian ? 8 * (n - 1 - i) : 8 * i);
+    return v;
+}
+
 /* IEEE 754 binary16: 1 sign bit, 5 exponent bits (bias 15), 10 fraction bits */
 double gw_half_to_double(uint16_t h)
 {

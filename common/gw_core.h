@@ -196,6 +196,9 @@ bool gw_read_u32le(gw_cursor *c, uint32_t *v);
 bool gw_read_u64le(gw_cursor *c, uint64_t *v);
 bool gw_skip(gw_cursor *c, size_t n);
 
+/* an unsigned number of n (1..8) bytes at p, in either byte order */
+uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian);
+
 double gw_half_to_double(uint16_t h);
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
 

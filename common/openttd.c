@@ -458,15 +458,11 @@ static void truncated(ottd_ctx *x, const char *what)
 static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
 {
     size_t off = x->c.off;
-    uint64_t v = 0;
     if (gw_remaining(&x->c) < size) {
         truncated(x, fields[field].name);
         return false;
     }
-    for (unsigned i = 0; i < size; i++) {
-        unsigned shift = big_endian ? 8 * (size - 1 - i) : 8 * i;
-        v |= (uint64_t)x->c.data[off + i] << shift;
-    }
+    uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
     x->c.off += size;
     gw_emit_u(&x->e, field, off, size, v);
     x->val[field] = v;
