@@ -70,6 +70,16 @@ flow_table *flows_new(void)
     return t;
 }
 
+/* a fresh decoder state for p, or one linked to `parent` (gw_protocol.conv_link) */
+static void *new_state(const gw_protocol *p, const void *parent)
+{
+    void *s = g_malloc0(p->conv_size);
+    p->conv_init(s);
+    if (parent)
+        p->conv_link(s, parent);
+    return s;
+}
+
 static void drop_expectation(expectation *e)
 {
     if (e->p) {
@@ -126,11 +136,7 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     make_key(pk, k);
     flow *f = g_new0(flow, 1);
     f->p = p;
-    f->state = state;
-    if (!f->state) {
-        f->state = g_malloc0(p->conv_size);
-        p->conv_init(f->state);
-    }
+    f->state = state ? state : new_state(p, NULL);
     f->ip_version = pk->ip_version;
     f->l4 = pk->l4;
     set_endpoints(f, pk, reply);
@@ -185,12 +191,12 @@ int flow_direction(const flow *f, const net_packet *pk)
     return (memcmp(f->init_addr, pk->src, 16) == 0 && f->init_port == pk->sport) ? 0 : 1;
 }
 
-void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, void *state)
+void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent)
 {
     expectation *e = &t->expected[t->n_expected++ % FLOWS_EXPECT_MAX];
     drop_expectation(e);
-    *e = (expectation){.p = f->p, .state = state, .ip_version = f->ip_version, .port = port,
-                       .owner_side = port_side};
+    *e = (expectation){.p = f->p, .state = new_state(f->p, parent), .ip_version = f->ip_version,
+                       .port = port, .owner_side = port_side};
     memcpy(e->owner, port_side ? f->resp_addr : f->init_addr, 16);
     memcpy(e->other, port_side ? f->init_addr : f->resp_addr, 16);
 }

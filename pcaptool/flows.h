@@ -36,10 +36,11 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
 void flow_restart(flow *f, const net_packet *pk);
 /* a conversation announced by a decoder (gw_sink.expect): `port` on the
    address of side port_side of f, any port on its other side's address.
-   `state` (the decoder's, already linked) is adopted by the flow that
-   matches; at most FLOWS_EXPECT_MAX wait, the oldest is dropped. */
+   The flow that matches gets a state linked to `parent` (f's decoder state,
+   gw_protocol.conv_link); at most FLOWS_EXPECT_MAX wait, the oldest is
+   dropped. */
 #define FLOWS_EXPECT_MAX 256
-void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, void *state);
+void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent);
 /* the expected conversation pk (UDP) belongs to, now claimed, or NULL */
 flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted);
 void flows_foreach(flow_table *t, void (*fn)(flow *f, void *ctx), void *ctx);

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
     fputs("Usage: pcaptool COMMAND [OPTIONS] [FILE...]\n"
           "\n"
-          "Decode game network protocols (DNP, OpenTTD, GNE) in pcap and pcapng files.\n"
+          "Decode game network protocols (DNP, OpenTTD, GNE, EOUDP) in pcap and pcapng files.\n"
           "\n"
           "Commands:\n"
           "  decode FILE...     decode every PDU of the known protocols\n"
@@ -177,13 +177,8 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
 static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
 {
     run_ctx *r = ctx;
-    const gw_protocol *p = r->f->p;
-    if (transport != GW_TRANSPORT_UDP || !p->conv_link)
-        return;
-    void *state = g_malloc0(p->conv_size);
-    p->conv_init(state);
-    p->conv_link(state, conv);
-    flows_expect(r->flows, r->f, port_side, port, state);
+    if (transport == GW_TRANSPORT_UDP && r->f->p->conv_link)
+        flows_expect(r->flows, r->f, port_side, port, conv);
 }
 
 static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
