@@ -28,12 +28,13 @@ static const gw_value_name generation_names[] = {
 static const gw_value_name order_names[] = {
     {EOUDP_BIG, "Big-endian", 0}, {EOUDP_LITTLE, "Little-endian", 0}, {0, NULL, 0}};
 
-enum basis { BASIS_SIZE = 1, BASIS_CONVERSATION, BASIS_OPTION, BASIS_FORCED };
+enum basis { BASIS_SIZE = 1, BASIS_CONVERSATION, BASIS_OPTION, BASIS_FORCED, BASIS_NEWEST };
 static const gw_value_name basis_names[] = {
     {BASIS_SIZE, "the size field (only one generation fits)", 0},
-    {BASIS_CONVERSATION, "earlier datagrams of the conversation (several fit)", 0},
-    {BASIS_OPTION, "the default generation option (several or none fit)", 0},
+    {BASIS_CONVERSATION, "earlier datagrams of the conversation", 0},
+    {BASIS_OPTION, "the default generation option", 0},
     {BASIS_FORCED, "forced by the generation option", 0},
+    {BASIS_NEWEST, "the newest generation that fits", 0},
     {0, NULL, 0}};
 
 /* payload layouts */
@@ -80,7 +81,7 @@ static const gw_value_name command_names[] = {
     X(COMMAND, "eoudp.command", "Command", U8, HEX, command_names, "Command code (below 0x80 from the server, from 0x80 from the client)") \
     X(TIMESTAMP, "eoudp.timestamp", "Timestamp", DOUBLE, NONE, NULL, "Sender's time, milliseconds since the Unix epoch (f32 in the 21/22-byte headers, f64 in the 26-byte one)") \
     X(ID, "eoudp.id", "Id", U64, DEC, NULL, "Per-direction packet counter") \
-    X(IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, "The receiver must acknowledge this packet") \
+    X(IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, "The receiver must acknowledge this packet (a header byte from Jan 2024; before, implied by the command and shown generated)") \
     X(PAD, "eoudp.pad", "Pad", U8, HEX, NULL, "Zero pad byte of the 22-byte header until 31 Dec 2023") \
     X(SIZE, "eoudp.size", "Size", U64, DEC, NULL, "Payload length") \
     X(GENERATION, "eoudp.generation", "Header generation", U8, DEC, generation_names, "Which header layout this datagram uses") \
@@ -88,9 +89,14 @@ static const gw_value_name command_names[] = {
     X(BASIS, "eoudp.generation.basis", "Generation chosen from", U8, DEC, basis_names, "What decided the header generation") \
     X(INFO_RECEIVED, "eoudp.info.received", "Packets received", I32, DEC, NULL, "Packets the sender received since its last packet info") \
     X(INFO_SENT, "eoudp.info.sent", "Packets sent", I32, DEC, NULL, "Packets the sender sent since its last packet info") \
+    X(SEEN_RECEIVED, "eoudp.info.seen_received", "Packets to the sender in the capture", U32, DEC, NULL, "Datagrams the capture saw going to the sender over the same span (since the last packet info either way)") \
+    X(SEEN_SENT, "eoudp.info.seen_sent", "Packets from the sender in the capture", U32, DEC, NULL, "Datagrams the capture saw coming from the sender over the same span") \
+    X(LOSS_TO, "eoudp.loss.to_sender", "Lost on the way to the sender", I64, DEC, NULL, "Since the conversation began: datagrams the capture saw going to the sender minus those it says it received (negative: it counted more than the capture saw)") \
+    X(LOSS_FROM, "eoudp.loss.from_sender", "Sent but not captured", I64, DEC, NULL, "Since the conversation began: datagrams the sender says it sent minus those the capture saw from it (lost before the capture point, or not captured)") \
     X(ACK_ID, "eoudp.ack_id", "Acknowledged id", U64, DEC, NULL, "Id of the important packet acknowledged") \
     LINK(ACK_REQUEST_FRAME, "eoudp.ack.request_frame", "Acknowledges frame", "The important packet this acknowledge answers", 0, EF_ACKED_IN) \
     X(ACK_TIME, "eoudp.ack.time", "Acknowledge time", RELTIME, NONE, NULL, "Time from the important packet to its acknowledge") \
+    LINK(RESEND_OF, "eoudp.resend_of", "Resend of frame", "The first send of this important packet (same id)", 0, -1) \
     LINK(ACKED_IN, "eoudp.ack.acked_in", "Acknowledged in frame", "The acknowledge of this important packet (two-pass)", GW_FIELD_TWO_PASS, -1) \
     X(PLAYER, "eoudp.player", "Player id", U64, DEC, NULL, "The player id an accept gives") \
     LINK(CONNECT_FRAME, "eoudp.connect_frame", "Connect in frame", "The connect this accept or reject answers", 0, -1) \
@@ -126,8 +132,10 @@ static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
     X(WRONG_SIDE, "eoudp.command.wrong_side", WARNING, "A server command (below 0x80) from the client, or a client command from the server") \
     X(ID_DUPLICATE, "eoudp.id.duplicate", NOTE, "The same id as the previous packet in this direction (a resend, or the Dec 2023 build's doubled sends)") \
     X(ID_OLDER, "eoudp.id.reordered", NOTE, "An id lower than one already seen in this direction: reordered or resent") \
+    X(RESENT, "eoudp.resent", NOTE, "An important packet sent again with its id (its acknowledge did not come)") \
     X(ID_GAP, "eoudp.id.gap", NOTE, "Ids skipped in this direction: packets lost or not captured") \
     X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, "An acknowledge for no important packet seen, or one already acknowledged") \
+    X(ACK_MISSING, "eoudp.ack.missing", WARNING, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
     X(GEN_FORCED, "eoudp.generation.forced", NOTE, "The header generation was not told by the size field")
 
 #define AS_EENUM(id, code, sev, summary) EE_##id,
@@ -171,8 +179,18 @@ typedef struct {
     uint64_t id;
     uint32_t frame;
     int64_t t;
+    uint8_t code, id_off;
     bool used, acked;
 } pending;
+
+/* the counters behind packet info (0x00), as the capture sees them: the
+   implementation resets both of an endpoint's counters when it sends a
+   packet info (which then counts as its first sent packet) and when it
+   receives one (after counting it) */
+typedef struct {
+    uint32_t sent, received;          /* since the endpoint's last reset */
+    int64_t claimed_sent, claimed_received, seen_sent, seen_received; /* totals */
+} counters;
 
 typedef struct {
     uint8_t gen, order;      /* the last choice */
@@ -180,8 +198,9 @@ typedef struct {
     bool have_id[2];
     uint64_t last_id[2];
     uint32_t connect_frame;
-    pending imp[2][EOUDP_ACKS];
+    pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
     unsigned imp_next[2];
+    counters count[2];       /* of the sender of direction d */
 } eoudp_conv;
 
 static void conv_init(void *p)
@@ -190,6 +209,27 @@ static void conv_init(void *p)
     ((eoudp_conv *)p)->client_dir = -1;
 }
 static void conv_free(void *p) { (void)p; }
+
+static void missing_message(char *buf, size_t n, const pending *q)
+{
+    snprintf(buf, n, "Important packet id %llu (command 0x%02x) never acknowledged",
+             (unsigned long long)q->id, q->code);
+}
+
+/* the end of the conversation: the important packets still unanswered */
+static void conv_end(void *p, const gw_end_sink *sink)
+{
+    eoudp_conv *c = p;
+    char msg[128];
+    for (int d = 0; d < 2; d++)
+        for (unsigned k = 0; k < EOUDP_ACKS; k++) {
+            const pending *q = &c->imp[d][(c->imp_next[d] + k) % EOUDP_ACKS];
+            if (!q->used || q->acked)
+                continue;
+            missing_message(msg, sizeof msg, q);
+            sink->finding(sink->ctx, q->frame, q->t, d, EE_ACK_MISSING, q->id_off, 8, msg);
+        }
+}
 
 /* ---- header ------------------------------------------------------------ */
 
@@ -219,37 +259,56 @@ typedef struct {
 } header_choice;
 
 static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GEN_RFC};
+#define N_GENS (sizeof gens / sizeof gens[0])
+
+/* for each generation (in gens[] order), the byte orders whose size field
+   fits: bit EOUDP_BIG, bit EOUDP_LITTLE (both when the order is not told,
+   e.g. size 0) */
+static unsigned fitting(const uint8_t *d, size_t len, unsigned orders[N_GENS])
+{
+    unsigned n = 0;
+    for (size_t g = 0; g < N_GENS; g++) {
+        orders[g] = 0;
+        for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
+            if (fits(gens[g], o, d, len))
+                orders[g] |= 1u << o;
+        n += orders[g] != 0;
+    }
+    return n;
+}
+
+/* of the orders that fit, the conversation's, else big-endian (the
+   implementation's) */
+static int pick_order(unsigned orders, int conv_order)
+{
+    if (conv_order && (orders & (1u << conv_order)))
+        return conv_order;
+    return (orders & (1u << EOUDP_BIG)) ? EOUDP_BIG : EOUDP_LITTLE;
+}
 
 static header_choice choose(const eoudp_conv *c, const uint8_t *d, size_t len)
 {
-    header_choice fit[8];
-    int n = 0;
-    for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
-        for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
-            if ((gw_eoudp_generation != EOUDP_GEN_AUTO && gw_eoudp_generation != gens[g]) ||
-                !fits(gens[g], o, d, len))
-                continue;
-            bool same_both_ways = false; /* e.g. size 0: the order is not told */
-            for (int i = 0; i < n; i++)
-                same_both_ways |= fit[i].gen == gens[g];
-            if (!same_both_ways)
-                fit[n++] = (header_choice){gens[g], o, BASIS_SIZE, true};
-        }
+    unsigned orders[N_GENS];
+    unsigned n = fitting(d, len, orders);
     if (gw_eoudp_generation != EOUDP_GEN_AUTO) {
-        if (n)
-            return (header_choice){fit[0].gen, fit[0].order, BASIS_FORCED, true};
-        return (header_choice){gw_eoudp_generation, c->order ? c->order : EOUDP_BIG, BASIS_FORCED, false};
+        for (size_t g = 0; g < N_GENS; g++)
+            if (gens[g] == gw_eoudp_generation && orders[g])
+                return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_FORCED, true};
+        return (header_choice){gw_eoudp_generation, c->order ? c->order : EOUDP_BIG, BASIS_FORCED,
+                               false};
     }
-    if (n == 1)
-        return fit[0];
-    for (int i = 0; i < n; i++)
-        if (c->gen && fit[i].gen == c->gen && fit[i].order == c->order)
-            return (header_choice){c->gen, c->order, BASIS_CONVERSATION, true};
-    for (int i = 0; i < n; i++)
-        if (fit[i].gen == gw_eoudp_default)
-            return (header_choice){fit[i].gen, fit[i].order, BASIS_OPTION, true};
-    if (n)
-        return (header_choice){fit[0].gen, fit[0].order, BASIS_OPTION, true};
+    /* one generation fits; or several: the conversation's, the option's,
+       the newest */
+    for (size_t g = 0; g < N_GENS; g++)
+        if (orders[g] && (n == 1 || gens[g] == c->gen))
+            return (header_choice){gens[g], pick_order(orders[g], c->order),
+                                   n == 1 ? BASIS_SIZE : BASIS_CONVERSATION, true};
+    for (size_t g = 0; g < N_GENS; g++)
+        if (orders[g] && gens[g] == gw_eoudp_default)
+            return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_OPTION, true};
+    for (size_t g = 0; g < N_GENS; g++)
+        if (orders[g])
+            return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_NEWEST, true};
     /* nothing fits: the size field lies */
     if (c->gen)
         return (header_choice){c->gen, c->order, BASIS_CONVERSATION, false};
@@ -264,6 +323,7 @@ typedef struct {
     eoudp_conv *conv;
     const gw_pdu_info *pi;
     bool failed;
+    bool copy;       /* the same id as the previous datagram this way */
     gw_summary sum;
 } eoudp_ctx;
 
@@ -364,15 +424,18 @@ static void check_side(eoudp_ctx *x, uint8_t code)
                         client_cmd ? "A client" : "A server", code, client_cmd ? "server" : "client");
 }
 
-static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n)
+/* ids per direction; a resend of an important packet is expected to go
+   back in the numbering and is not reported as reordered */
+static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n, bool resend)
 {
     eoudp_conv *c = x->conv;
     int d = x->pi->dir ? 1 : 0;
     if (c->have_id[d]) {
         uint64_t last = c->last_id[d];
+        x->copy = id == last;
         if (id == last)
             gw_emit_finding(&x->e, EE_ID_DUPLICATE, off, n, "Id %llu again", (unsigned long long)id);
-        else if (id < last)
+        else if (id < last && !resend)
             gw_emit_finding(&x->e, EE_ID_OLDER, off, n, "Id %llu after %llu", (unsigned long long)id,
                             (unsigned long long)last);
         else if (id > last + 1)
@@ -385,16 +448,20 @@ static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n)
     c->have_id[d] = true;
 }
 
+/* the important packet with this id that direction d sent, or NULL */
+static pending *find_pending(eoudp_conv *c, int d, uint64_t id)
+{
+    for (unsigned k = 1; k <= EOUDP_ACKS; k++) {
+        pending *q = &c->imp[d][(c->imp_next[d] - k) % EOUDP_ACKS];
+        if (q->used && q->id == id)
+            return q;
+    }
+    return NULL;
+}
+
 static void ack(eoudp_ctx *x, uint64_t id, size_t off)
 {
-    eoudp_conv *c = x->conv;
-    int other = x->pi->dir ? 0 : 1;
-    pending *p = NULL;
-    for (unsigned k = 1; k <= EOUDP_ACKS && !p; k++) {
-        pending *q = &c->imp[other][(c->imp_next[other] - k) % EOUDP_ACKS];
-        if (q->used && q->id == id)
-            p = q;
-    }
+    pending *p = find_pending(x->conv, x->pi->dir ? 0 : 1, id);
     if (!p || p->acked) {
         gw_emit_finding(&x->e, EE_ACK_UNMATCHED, off, 8, "Id %llu: %s", (unsigned long long)id,
                         p ? "already acknowledged" : "no important packet with this id seen");
@@ -405,6 +472,74 @@ static void ack(eoudp_ctx *x, uint64_t id, size_t off)
     gw_emit_gen_i(&x->e, EF_ACK_TIME, off, x->pi->time_ns - p->t);
 }
 
+/* before the header had its flag: the text's "MUST get an acknowledge"
+   commands (21 bytes), or what the Dec 2023 implementation sent with
+   SendImportantPacket (22 bytes with pad: 0x0c, 0x0e, 0x0f; its important
+   0x8b events look like the ordinary ones) */
+static bool implied_important(int gen, uint8_t code)
+{
+    if (gen == EOUDP_GEN_RFC)
+        return (code >= 0x0b && code <= 0x10) || code == 0x81 || code == 0x8c;
+    return code == 0x0c || code == 0x0e || code == 0x0f;
+}
+
+/* an important packet waits for its acknowledge; a resend (same id) keeps
+   the first one's time. The oldest of EOUDP_ACKS waiting is given up with
+   a finding here. */
+static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
+{
+    eoudp_conv *c = x->conv;
+    int d = x->pi->dir ? 1 : 0;
+    if (find_pending(c, d, id))
+        return;
+    pending *slot = &c->imp[d][c->imp_next[d]++ % EOUDP_ACKS];
+    if (slot->used && !slot->acked) {
+        char msg[128];
+        missing_message(msg, sizeof msg, slot);
+        gw_emit_finding(&x->e, EE_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
+                        msg, slot->frame, EOUDP_ACKS);
+    }
+    *slot = (pending){id, x->pi->frame, x->pi->time_ns, code, (uint8_t)id_off, true, false};
+}
+
+/* packet info counters: every datagram counts for its sender and receiver,
+   except a copy (the same id again at once: the Dec 2023 build's doubled
+   sends, or HEAD's accept after the connect's acknowledge, which went out
+   from a connection object of its own) */
+static void count_packet(eoudp_ctx *x, uint8_t code)
+{
+    int d = x->pi->dir ? 1 : 0;
+    if (x->copy)
+        return;
+    counters *from = &x->conv->count[d], *to = &x->conv->count[!d];
+    if (code == 0x00) { /* compared in payload(); then the sender resets */
+        from->sent = 1;
+        from->received = 0;
+    } else {
+        from->sent++;
+    }
+    to->received++;
+    if (code == 0x00)
+        to->sent = to->received = 0;
+}
+
+/* a packet info: the sender's counts against the capture's */
+static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
+{
+    if (x->copy)
+        return;
+    counters *k = &x->conv->count[x->pi->dir ? 1 : 0];
+    k->claimed_received += received;
+    k->claimed_sent += sent;
+    k->seen_received += k->received;
+    k->seen_sent += k->sent;
+    size_t at = x->c.off - 8;
+    gw_emit_gen_u(&x->e, EF_SEEN_RECEIVED, at, k->received);
+    gw_emit_gen_u(&x->e, EF_SEEN_SENT, at + 4, k->sent);
+    gw_emit_gen_i(&x->e, EF_LOSS_TO, at, k->seen_received - k->claimed_received);
+    gw_emit_gen_i(&x->e, EF_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
+}
+
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
     uint64_t v, w;
@@ -412,8 +547,10 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     case L_NONE:
         break;
     case L_INFO:
-        if (num(x, EF_INFO_RECEIVED, 4, &v) && num(x, EF_INFO_SENT, 4, &w))
+        if (num(x, EF_INFO_RECEIVED, 4, &v) && num(x, EF_INFO_SENT, 4, &w)) {
             gw_summary_add(&x->sum, " received %d sent %d", (int32_t)v, (int32_t)w);
+            packet_info(x, (int32_t)v, (int32_t)w);
+        }
         break;
     case L_ID: {
         size_t off = x->c.off;
@@ -537,10 +674,13 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     }
     uint64_t id = gw_get_uint(d + id_off, 8, big);
     gw_emit_u(&x->e, EF_ID, id_off, 8, id);
-    bool important = false;
+    bool important;
     if (h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64) {
         important = d[id_off + 8] != 0;
         gw_emit_u(&x->e, EF_IMPORTANT, id_off + 8, 1, important);
+    } else {
+        important = implied_important(h.gen, code);
+        gw_emit_gen_u(&x->e, EF_IMPORTANT, 0, important);
     }
     size_t so = size_off(h.gen);
     uint64_t size = gw_get_uint(d + so, 8, big);
@@ -553,12 +693,18 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
                         (unsigned long long)size, len - hl);
 
     check_side(x, code);
-    track_id(x, id, id_off, 8);
-    if (important) {
-        int dir = pi->dir ? 1 : 0;
-        c->imp[dir][c->imp_next[dir]++ % EOUDP_ACKS] =
-            (pending){id, pi->frame, pi->time_ns, true, false};
+    int dir = pi->dir ? 1 : 0;
+    const pending *first = important ? find_pending(c, dir, id) : NULL;
+    bool resend = first && !(c->have_id[dir] && c->last_id[dir] == id); /* not a copy */
+    if (resend) {
+        gw_emit_gen_u(&x->e, EF_RESEND_OF, id_off, first->frame);
+        gw_emit_finding(&x->e, EE_RESENT, id_off, 8, "Id %llu sent again (first in frame %u%s)",
+                        (unsigned long long)id, first->frame,
+                        first->acked ? ", already acknowledged" : "");
     }
+    track_id(x, id, id_off, 8, resend);
+    if (important)
+        wait_for_ack(x, id, code, id_off);
     if (code == 0x81)
         c->connect_frame = pi->frame;
     if ((code == 0x02 || code == 0x03) && c->connect_frame)
@@ -569,6 +715,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     if (h.consistent)
         x->c.len = len;
     payload(x, cmd, code);
+    count_packet(x, code);
     if (!x->failed && gw_remaining(&x->c)) {
         size_t off = x->c.off, n = gw_remaining(&x->c);
         gw_emit_b(&x->e, EF_TRAILING, off, n, d + off, n);
@@ -582,20 +729,18 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
    and, for the 26-byte header, a plausible f64 timestamp */
 static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
 {
-    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(d[0]))
+    unsigned orders[N_GENS];
+    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(d[0]) || !fitting(d, len, orders))
         return false;
-    for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
-        for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
-            if (!fits(gens[g], o, d, len))
-                continue;
-            if (gens[g] != EOUDP_GEN_F64)
-                return true;
-            uint64_t bits = gw_get_uint(d + 1, 8, o == EOUDP_BIG);
-            double t;
-            memcpy(&t, &bits, 8);
-            if (isfinite(t) && t > 0)
-                return true;
-        }
+    if (orders[0] == 0 || orders[1] || orders[2] || orders[3])
+        return true; /* an older generation fits */
+    for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++) { /* only the f64 one: is it a time? */
+        uint64_t bits = gw_get_uint(d + 1, 8, o == EOUDP_BIG);
+        double t;
+        memcpy(&t, &bits, 8);
+        if ((orders[0] & (1u << o)) && isfinite(t) && t > 0)
+            return true;
+    }
     return false;
 }
 
@@ -614,6 +759,7 @@ const gw_protocol gw_eoudp_protocol = {
     .conv_size = sizeof(eoudp_conv),
     .conv_init = conv_init,
     .conv_free = conv_free,
+    .conv_end = conv_end,
     .decode = eoudp_decode,
     .heuristic = eoudp_heuristic,
 };

@@ -110,6 +110,16 @@ typedef struct gw_sink {
 
 typedef enum { GW_TRANSPORT_UDP = 1, GW_TRANSPORT_TCP = 2 } gw_transport;
 
+/* findings only known once a conversation has ended (e.g. a request that was
+   never answered), each about an earlier PDU: its frame, capture time,
+   direction, and the byte range within it. Wireshark shows them on that
+   frame (second pass); pcaptool prints them when the conversation ends. */
+typedef struct {
+    void *ctx;
+    void (*finding)(void *ctx, uint32_t frame, int64_t time_ns, int dir, int finding,
+                    size_t off, size_t len, const char *msg);
+} gw_end_sink;
+
 /* ---- per-PDU context handed to every decoder --------------------------- */
 
 typedef struct {
@@ -156,6 +166,10 @@ typedef struct gw_protocol {
     void (*conv_free)(void *conv);
     /* a conversation announced by sink->expect() inherits from its parent */
     void (*conv_link)(void *conv, const void *parent);
+    /* the conversation has ended (end of capture, or its state is given up):
+       report what is still open. Called at most once, before conv_free. May
+       be NULL. */
+    void (*conv_end)(void *conv, const gw_end_sink *sink);
     /* decode one PDU (for UDP: one datagram) */
     void (*decode)(void *conv, const gw_pdu_info *pi, const uint8_t *data,
                    size_t len, const gw_sink *sink);

@@ -21,6 +21,8 @@ typedef struct {
 
 struct flow_table {
     GHashTable *h; /* flow_key* -> flow* */
+    flow_end_fn ended;
+    void *ended_ctx;
     expectation expected[FLOWS_EXPECT_MAX];
     unsigned n_expected;   /* slots used so far (then a ring) */
 };
@@ -63,9 +65,11 @@ static void make_key(const net_packet *pk, flow_key *k)
     k->port_b = swap ? pk->sport : pk->dport;
 }
 
-flow_table *flows_new(void)
+flow_table *flows_new(flow_end_fn ended, void *ctx)
 {
     flow_table *t = g_new0(flow_table, 1);
+    t->ended = ended;
+    t->ended_ctx = ctx;
     t->h = g_hash_table_new_full(key_hash, key_equal, g_free, flow_destroy);
     return t;
 }
@@ -89,8 +93,27 @@ static void drop_expectation(expectation *e)
     }
 }
 
+typedef struct {
+    flow_table *t;
+    int64_t before; /* flows last seen before this end; INT64_MAX: all */
+} end_args;
+
+/* g_hash_table_foreach_remove: the flows idle since `before` end */
+static gboolean end_idle(gpointer k, gpointer v, gpointer u)
+{
+    (void)k;
+    end_args *a = u;
+    flow *f = v;
+    if (f->last_seen_ns >= a->before)
+        return FALSE;
+    a->t->ended(f, a->t->ended_ctx);
+    return TRUE;
+}
+
 void flows_free(flow_table *t)
 {
+    end_args all = {t, INT64_MAX};
+    g_hash_table_foreach_remove(t->h, end_idle, &all);
     for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
         drop_expectation(&t->expected[i]);
     g_hash_table_destroy(t->h);
@@ -102,12 +125,6 @@ flow *flows_find(flow_table *t, const net_packet *pk)
     flow_key k;
     make_key(pk, &k);
     return g_hash_table_lookup(t->h, &k);
-}
-
-static gboolean idle(gpointer k, gpointer v, gpointer before)
-{
-    (void)k;
-    return ((flow *)v)->last_seen_ns < *(const int64_t *)before;
 }
 
 /* the initiator is pk's sender, or its receiver when `reply` */
@@ -125,12 +142,10 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     *evicted = 0;
     if (g_hash_table_size(t->h) >= FLOWS_MAX) {
         /* drop the conversations idle for a minute, or all of them */
-        int64_t before = now_ns - 60 * (int64_t)1000000000;
-        *evicted = g_hash_table_foreach_remove(t->h, idle, &before);
-        if (*evicted == 0) {
-            *evicted = g_hash_table_size(t->h);
-            g_hash_table_remove_all(t->h);
-        }
+        end_args idle = {t, now_ns - 60 * (int64_t)1000000000}, all = {t, INT64_MAX};
+        *evicted = g_hash_table_foreach_remove(t->h, end_idle, &idle);
+        if (*evicted == 0)
+            *evicted = g_hash_table_foreach_remove(t->h, end_idle, &all);
     }
     flow_key *k = g_new(flow_key, 1);
     make_key(pk, k);
@@ -149,8 +164,9 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     return f;
 }
 
-void flow_restart(flow *f, const net_packet *pk)
+void flow_restart(flow_table *t, flow *f, const net_packet *pk)
 {
+    t->ended(f, t->ended_ctx);
     f->p->conv_free(f->state);
     memset(f->state, 0, f->p->conv_size);
     f->p->conv_init(f->state);
@@ -158,24 +174,6 @@ void flow_restart(flow *f, const net_packet *pk)
     for (int d = 0; d < 2; d++)
         if (f->tcp[d])
             tcp_half_reset(f->tcp[d]);
-}
-
-typedef struct {
-    void (*fn)(flow *f, void *ctx);
-    void *ctx;
-} foreach_ctx;
-
-static void each(gpointer k, gpointer v, gpointer u)
-{
-    (void)k;
-    foreach_ctx *fc = u;
-    fc->fn(v, fc->ctx);
-}
-
-void flows_foreach(flow_table *t, void (*fn)(flow *f, void *ctx), void *ctx)
-{
-    foreach_ctx fc = {fn, ctx};
-    g_hash_table_foreach(t->h, each, &fc);
 }
 
 void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz)

@@ -23,7 +23,10 @@ typedef struct {
 
 typedef struct flow_table flow_table;
 
-flow_table *flows_new(void);
+/* `ended` is called for every flow before its state is given up: evicted,
+   restarted, or at flows_free (the end of the capture) */
+typedef void (*flow_end_fn)(flow *f, void *ctx);
+flow_table *flows_new(flow_end_fn ended, void *ctx);
 void flows_free(flow_table *t);
 flow *flows_find(flow_table *t, const net_packet *pk);
 /* claim the conversation of pk for p; the initiator is pk's sender, or its
@@ -33,7 +36,7 @@ flow *flows_find(flow_table *t, const net_packet *pk);
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
                 int64_t now_ns, bool reply, unsigned *evicted);
 /* a new connection on the same addresses and ports: fresh state */
-void flow_restart(flow *f, const net_packet *pk);
+void flow_restart(flow_table *t, flow *f, const net_packet *pk);
 /* a conversation announced by a decoder (gw_sink.expect): `port` on the
    address of side port_side of f, any port on its other side's address.
    The flow that matches gets a state linked to `parent` (f's decoder state,
@@ -43,7 +46,6 @@ void flow_restart(flow *f, const net_packet *pk);
 void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent);
 /* the expected conversation pk (UDP) belongs to, now claimed, or NULL */
 flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted);
-void flows_foreach(flow_table *t, void (*fn)(flow *f, void *ctx), void *ctx);
 /* "ip:port" of the initiator (0) or responder (1) */
 void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz);
 /* 0 when pk was sent by the initiator */

@@ -206,23 +206,50 @@ static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
         break;
     }
     out_meta m = {r->frame, r->now, r->src, r->dst};
-    out_event_write(stdout, r->o->format, &m, d->code, d->severity, msg);
+    out_finding fd = {.proto = "tcp", .short_name = "TCP", .summary = msg, .code = d->code,
+                      .severity = d->severity, .message = msg};
+    out_finding_write(stdout, r->o->format, &m, &fd);
     if ((unsigned)d->severity + 1 > r->max_sev)
         r->max_sev = (unsigned)d->severity + 1;
 }
 
-static void finish_flow(flow *f, void *ctx)
+/* a finding the decoder reports as its conversation ends, about an earlier
+   frame */
+static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, int finding,
+                           size_t off, size_t len, const char *msg)
 {
     run_ctx *r = ctx;
-    if (!f->tcp[0])
-        return;
-    tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
+    const gw_finding_def *d = &r->f->p->findings[finding];
+    char src[64], dst[64];
+    flow_endpoint(r->f, dir, src, sizeof src);
+    flow_endpoint(r->f, !dir, dst, sizeof dst);
+    out_meta m = {frame, time_ns, src, dst};
+    out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
+                      .summary = "End of conversation", .code = d->code, .severity = d->severity,
+                      .off = off, .len = len, .message = msg, .end_of_conversation = true};
+    out_finding_write(stdout, r->o->format, &m, &fd);
+    if ((unsigned)d->severity + 1 > r->max_sev)
+        r->max_sev = (unsigned)d->severity + 1;
+}
+
+/* a conversation ends (end of file, evicted or restarted): the TCP bytes
+   still waiting, then what the decoder left open */
+static void on_flow_end(flow *f, void *ctx)
+{
+    run_ctx *r = ctx;
     r->f = f;
-    for (int d = 0; d < 2; d++) {
-        r->dir = d;
-        flow_endpoint(f, d, r->src, sizeof r->src);
-        flow_endpoint(f, !d, r->dst, sizeof r->dst);
-        tcp_half_finish(f->tcp[d], &ts);
+    if (f->tcp[0]) {
+        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
+        for (int d = 0; d < 2; d++) {
+            r->dir = d;
+            flow_endpoint(f, d, r->src, sizeof r->src);
+            flow_endpoint(f, !d, r->dst, sizeof r->dst);
+            tcp_half_finish(f->tcp[d], &ts);
+        }
+    }
+    if (f->p->conv_end) {
+        gw_end_sink es = {r, on_end_finding};
+        f->p->conv_end(f->state, &es);
     }
 }
 
@@ -238,7 +265,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     if (f) {
         if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
             r->now != f->last_seen_ns)
-            flow_restart(f, pk); /* a new connection reusing the ports (not a SYN
+            flow_restart(flows, f, pk); /* a new connection reusing the ports (not a SYN
                                     retransmission in the same instant) */
     } else {
         unsigned evicted = 0;
@@ -289,8 +316,8 @@ static int decode_file(const options *o, const char *path, out_pdu *out, unsigne
         pcap_close(pc);
         return EXIT_USAGE;
     }
-    flow_table *flows = flows_new();
-    run_ctx r = {.o = o, .flows = flows, .path = path, .out = out, .max_sev = *max_sev};
+    run_ctx r = {.o = o, .path = path, .out = out, .max_sev = *max_sev};
+    flow_table *flows = r.flows = flows_new(on_flow_end, &r);
     out_pdu_on_expect(out, on_expect, &r);
     struct pcap_pkthdr *hdr;
     const u_char *data;
@@ -303,7 +330,6 @@ static int decode_file(const options *o, const char *path, out_pdu *out, unsigne
         r.now = (int64_t)hdr->ts.tv_sec * 1000000000 + hdr->ts.tv_usec;
         packet(&r, flows, &pk);
     }
-    flows_foreach(flows, finish_flow, &r);
     flows_free(flows);
     *max_sev = r.max_sev;
     int result = 0;
@@ -328,7 +354,8 @@ static int cmd_list(int argc, char **argv, bool fields)
             continue;
         if (fields)
             for (int k = 0; k < p->n_fields; k++)
-                printf("%s\t%s\t%s\n", p->fields[k].abbrev, p->fields[k].name, p->fields[k].blurb);
+                printf("%s\t%s\t%s%s\n", p->fields[k].abbrev, p->fields[k].name, p->fields[k].blurb,
+                       p->fields[k].flags & GW_FIELD_TWO_PASS ? "\twireshark-two-pass" : "");
         else
             for (int k = 0; k < p->n_findings; k++)
                 printf("%s\t%s\t%s\n", p->findings[k].code,

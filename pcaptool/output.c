@@ -386,17 +386,18 @@ void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_m
         write_text(o, f, verbose, m);
 }
 
-void out_event_write(FILE *f, out_format fmt, const out_meta *m, const char *code,
-                     gw_severity sev, const char *message)
+void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_finding *fd)
 {
     if (fmt == OUT_JSON) {
-        json_head(f, m, "tcp", message);
-        fprintf(f, ",\"fields\":{},\"findings\":[{\"code\":\"%s\",\"severity\":\"%s\",\"offset\":0,"
-                   "\"length\":0,\"message\":", code, gw_severity_name(sev));
-        out_json_string(f, (const uint8_t *)message, strlen(message));
-        fputs("}]}\n", f);
+        json_head(f, m, fd->proto, fd->summary);
+        fprintf(f, ",\"fields\":{},\"findings\":[{\"code\":\"%s\",\"severity\":\"%s\","
+                   "\"offset\":%zu,\"length\":%zu,\"message\":",
+                fd->code, gw_severity_name(fd->severity), fd->off, fd->len);
+        out_json_string(f, (const uint8_t *)fd->message, strlen(fd->message));
+        fputs(fd->end_of_conversation ? "}],\"end_of_conversation\":true}\n" : "}]}\n", f);
     } else {
-        text_head(f, m, "TCP", message);
-        fprintf(f, "    %s %s @0: %s\n", gw_severity_name(sev), code, message);
+        text_head(f, m, fd->short_name, fd->summary);
+        fprintf(f, "    %s %s @%zu: %s\n", gw_severity_name(fd->severity), fd->code, fd->off,
+                fd->message);
     }
 }

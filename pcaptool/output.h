@@ -3,6 +3,7 @@
 #ifndef PCAPTOOL_OUTPUT_H
 #define PCAPTOOL_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "gw_core.h"
@@ -30,10 +31,18 @@ typedef struct {
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
 
-/* a transport-level finding (TCP gaps and the like), as a record of its own
-   with proto "tcp" */
-void out_event_write(FILE *f, out_format fmt, const out_meta *m, const char *code,
-                     gw_severity sev, const char *message);
+/* a finding as a record of its own: a transport-level one (TCP gaps and the
+   like, proto "tcp"), or one a decoder reports when a conversation ends
+   (about an earlier frame: the record carries "end_of_conversation": true) */
+typedef struct {
+    const char *proto, *short_name, *summary;
+    const char *code;
+    gw_severity severity;
+    size_t off, len;
+    const char *message;
+    bool end_of_conversation;
+} out_finding;
+void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_finding *fd);
 
 /* JSON string escaping; invalid UTF-8 bytes become U+FFFD */
 void out_json_string(FILE *f, const uint8_t *p, size_t n);

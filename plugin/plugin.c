@@ -36,6 +36,7 @@ typedef struct {
     expert_field *ei;
     dissector_handle_t udp_handle, tcp_handle;
     wmem_map_t *records_by_frame; /* frame -> first rec_pdu of the frame */
+    wmem_map_t *convs;            /* every ws_conv of the file (a set) */
 } ws_proto;
 
 static ws_proto protos[MAX_PROTOS];
@@ -137,6 +138,7 @@ typedef struct {
     int owner_side;
     void *state;
     const gw_protocol *p;
+    gboolean ended;         /* conv_end() called */
 } ws_conv;
 
 static gboolean free_conv_state(wmem_allocator_t *allocator _U_, wmem_cb_event_t event _U_, void *data)
@@ -154,7 +156,42 @@ static ws_conv *new_conv(ws_proto *wp, conversation_t *conv)
     wp->p->conv_init(c->state);
     wmem_register_callback(wmem_file_scope(), free_conv_state, c);
     conversation_add_proto_data(conv, wp->proto, c);
+    wmem_map_insert(wp->convs, c, c);
     return c;
+}
+
+/* ---- the end of the first pass: what conversations left open ---- */
+
+static void end_finding(void *ctx, uint32_t frame, int64_t time_ns _U_, int dir _U_, int finding,
+                        size_t off, size_t len, const char *msg)
+{
+    ws_proto *wp = ctx;
+    rec_pdu *rec = wmem_map_lookup(wp->records_by_frame, GUINT_TO_POINTER(frame));
+    if (!rec)
+        return;
+    rec_ev ev = {.kind = EV_FINDING, .index = finding, .off = (guint32)off, .len = (guint32)len,
+                 .text = wmem_strdup(wmem_file_scope(), msg)};
+    wmem_array_append_one(rec->ev, ev);
+}
+
+static void end_conv(gpointer key, gpointer value _U_, gpointer user)
+{
+    ws_proto *wp = user;
+    ws_conv *c = key;
+    if (c->ended || !wp->p->conv_end)
+        return;
+    c->ended = TRUE;
+    gw_end_sink es = {wp, end_finding};
+    wp->p->conv_end(c->state, &es);
+}
+
+/* Wireshark calls this after its first, in-order pass over a file (tshark
+   with -2, the GUI once a file is read): the findings show from the second
+   pass on, on the frames they concern */
+static void end_all_conversations(void)
+{
+    for (int i = 0; i < n_protos; i++)
+        wmem_map_foreach(protos[i].convs, end_conv, &protos[i]);
 }
 
 static ws_conv *get_conv(ws_proto *wp, packet_info *pinfo)
@@ -552,6 +589,8 @@ static void register_one(ws_proto *wp)
     }
     wp->records_by_frame = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(),
                                                   g_direct_hash, g_direct_equal);
+    wp->convs = wmem_map_new_autoreset(wmem_epan_scope(), wmem_file_scope(), g_direct_hash,
+                                       g_direct_equal);
 }
 
 static void proto_register_gamewire(void)
@@ -561,6 +600,7 @@ static void proto_register_gamewire(void)
         register_one(&protos[n_protos]);
         n_protos++;
     }
+    register_postseq_cleanup_routine(end_all_conversations);
 }
 
 /* a port preference (and Decode As); a protocol with no default port gets

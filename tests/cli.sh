@@ -115,6 +115,33 @@ check fields-gne 0 "$T" fields gne
 for f in gne.nl.length gne.game_name gne.user_version gne.build gne.rate gne.udp_port gne.packet.id gne.ping.req_id; do
     expect "field-$f" grep -q "^$f	" "$tmp/out"
 done
+check fields-eoudp 0 "$T" fields eoudp
+for f in eoudp.command eoudp.timestamp eoudp.id eoudp.size eoudp.important eoudp.entity eoudp.component eoudp.ack_id; do
+    expect "field-$f" grep -q "^$f	" "$tmp/out"
+done
+expect two-pass-marked grep -q '^eoudp.ack.acked_in	.*	wireshark-two-pass$' "$tmp/out"
+
+# EOUDP: an important packet never acknowledged is reported when its
+# conversation ends, as a record of its own about that frame
+check eoudp-end 0 "$T" decode --format json "$C/eoudp-gen-lost-acks.pcap"
+expect eoudp-end-record grep -q '^{"frame":6,.*"code":"eoudp.ack.missing".*"end_of_conversation":true}$' "$tmp/out"
+expect eoudp-end-last test "$(tail -n 1 "$tmp/out" | grep -c end_of_conversation)" -eq 1
+check eoudp-end-fails-on-warning 1 "$T" decode --fail-on warning "$C/eoudp-gen-lost-acks.pcap"
+expect eoudp-end-text grep -q '^6 .* EOUDP End of conversation$' "$tmp/out"
+# the text's numbering: 0x10 is a deleted component
+check eoudp-numbering 0 "$T" decode --option eoudp.numbering=text "$C/eoudp-gen-text-numbering.pcap"
+expect eoudp-numbering-text grep -q 'Deleted component (text) #2 (important) entity 9 Sprite' "$tmp/out"
+check eoudp-numbering-default 0 "$T" decode "$C/eoudp-gen-text-numbering.pcap"
+expect eoudp-numbering-impl grep -q 'Important event #2' "$tmp/out"
+# a forced generation that does not fit says so
+check eoudp-forced 1 "$T" decode --option eoudp.generation=21 "$C/eoudp-gen3-r-type-head-session.pcap"
+expect eoudp-forced-mismatch grep -q 'error eoudp.size.mismatch' "$tmp/out"
+# found by the heuristic on port 40000, not without it
+check eoudp-heuristic 0 "$T" decode "$C/eoudp-gen-generations.pcap"
+expect eoudp-heuristic-found grep -q '10.0.0.2:40000 -> 10.0.0.6:40001 EOUDP Reject connection' "$tmp/out"
+check eoudp-no-heuristic 0 "$T" decode --no-heuristics "$C/eoudp-gen-generations.pcap"
+expect eoudp-no-heuristic-skipped test "$(grep -c ':4000[01] ' "$tmp/out")" -eq 0
+
 check findings 0 "$T" findings
 expect findings-listed grep -q '^dnp.truncated	error	' "$tmp/out"
 check fields-bad 2 "$T" fields nosuch

@@ -7,6 +7,10 @@
 # 06 0300 00).
 # GNE: in gne-exping_ping.pcap the ping request 0 of frame 14 (04 00000000
 # then 16 zero bytes) is answered in frame 18 (04 00000000 9538016b ...).
+# EOUDP: in eoudp-gen-lost-acks.pcap (tests/gen/gen_eoudp.c) the component
+# of frame 4 (id 2) is acknowledged in frame 7; id 3 (frame 5, resent in
+# frame 8) in frame 9; id 4 (frame 6) never: an expert info on frame 6 that
+# Wireshark can only add once it has seen the whole file.
 set -u
 here=$(dirname "$0")
 fails=0
@@ -26,4 +30,10 @@ expect "$out" "3	5	" "48	49	" "5		3" "49		48"
 out=$(bash "$here/../scripts/tshark-plugin.sh" "$1" -2 -r "$2/gne-exping_ping.pcap" \
       -T fields -e frame.number -e gne.ping.reply_frame -e gne.ping.request_frame -Y gne.ping.req_id 2>&1)
 expect "$out" "14	18	" "18		14"
+out=$(bash "$here/../scripts/tshark-plugin.sh" "$1" -2 -r "$2/eoudp-gen-lost-acks.pcap" \
+      -T fields -e frame.number -e eoudp.ack.acked_in -e eoudp.resend_of -Y "eoudp.command == 0x0c" 2>&1)
+expect "$out" "4	7	" "5	9	" "6		" "8		5"
+out=$(bash "$here/../scripts/tshark-plugin.sh" "$1" -2 -r "$2/eoudp-gen-lost-acks.pcap" \
+      -T fields -e frame.number -e _ws.expert.message -Y eoudp.ack.missing 2>&1)
+expect "$out" "6	Important packet id 4 (command 0x0c) never acknowledged"
 exit $fails

@@ -3,6 +3,7 @@
  * hand-written ones for the older header generations (WIRE-NOTES.md
  * section 4); expected values worked out by hand. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,4 +128,118 @@ Test(eoudp, heuristic)
     cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
     cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000005", d)));
     cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("45 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
+}
+
+static void decf(uint32_t frame, int dir, int64_t t, const char *hex)
+{
+    collect_decode(&c, P, conv, frame, t, dir, hex);
+}
+
+Test(eoudp, order_kept_from_the_conversation)
+{
+    /* the text's header read little-endian: a 12-byte connect payload tells
+       the order (size 0c 00.. little-endian)... */
+    dec(0, 0, "81 2bf7d053 0000000000000000 0c00000000000000 2bf7d053 0700000000000000");
+    cr_assert_eq(U("eoudp.header_order"), EOUDP_LITTLE);
+    cr_assert_eq(U("eoudp.connect.server_id"), 7);
+    /* ...which an empty datagram (size 0 reads the same both ways) keeps:
+       id 0b 00.. is 11, not 0x0b00000000000000 */
+    dec(0, 0, "82 2bf7d053 0b00000000000000 0000000000000000");
+    cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_RFC);
+    cr_assert_eq(U("eoudp.header_order"), EOUDP_LITTLE);
+    cr_assert_eq(U("eoudp.id"), 11);
+    cr_assert_eq(U("eoudp.generation.basis"), 1); /* only the 21-byte header fits */
+}
+
+/* records what conv_end() reports */
+static struct {
+    int n;
+    uint32_t frame[8];
+    int finding[8], dir[8];
+    size_t off[8];
+} ended;
+
+static void on_end(void *ctx, uint32_t frame, int64_t t, int dir, int finding, size_t off,
+                   size_t len, const char *msg)
+{
+    (void)ctx; (void)t; (void)len; (void)msg;
+    if (ended.n < 8) {
+        ended.frame[ended.n] = frame;
+        ended.finding[ended.n] = finding;
+        ended.dir[ended.n] = dir;
+        ended.off[ended.n++] = off;
+    }
+}
+
+Test(eoudp, unacknowledged_reported_at_the_end)
+{
+    memset(&ended, 0, sizeof ended);
+    /* frames 4 and 5: two important deleted entities (ids 2 and 3) from the
+       server; frame 6: the client acknowledges id 2 only */
+    decf(4, 1, 0, "0e 427a1fccd5671000 0000000000000002 01 0000000000000008 0500000000000000");
+    decf(5, 1, 0, "0e 427a1fccd5671000 0000000000000003 01 0000000000000008 0600000000000000");
+    decf(6, 0, 7000, "01 427a1fccd5671000 0000000000000000 00 0000000000000008 0200000000000000");
+    cr_assert_eq(U("eoudp.ack.request_frame"), 4);
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    cr_assert_eq(ended.n, 1);
+    cr_assert_eq(ended.frame[0], 5);
+    cr_assert_eq(ended.dir[0], 1);
+    cr_assert_eq(ended.off[0], 9); /* the id field */
+    cr_assert_eq(ended.finding[0], collect_finding(P, "eoudp.ack.missing"));
+}
+
+Test(eoudp, oldest_unacknowledged_given_up_with_a_finding)
+{
+    char hex[256];
+    /* EOUDP_ACKS important packets wait; the next one pushes out frame 1 */
+    for (unsigned i = 0; i <= EOUDP_ACKS; i++) {
+        snprintf(hex, sizeof hex, "0e 427a1fccd5671000 %016x 01 0000000000000008 0500000000000000", i);
+        decf(i + 1, 1, 0, hex);
+        cr_assert_eq(has("eoudp.ack.missing"), i == EOUDP_ACKS, "packet %u", i);
+    }
+    cr_assert(strstr(c.summary, "Deleted entity") != NULL);
+}
+
+Test(eoudp, resend_links_to_the_first_send)
+{
+    decf(1, 1, 0, "0e 427a1fccd5671000 0000000000000002 01 0000000000000008 0500000000000000");
+    decf(2, 1, 0, "0e 427a1fccd5671000 0000000000000003 00 0000000000000008 0600000000000000");
+    decf(3, 1, 0, "0e 427a1fccd5671000 0000000000000002 01 0000000000000008 0500000000000000");
+    cr_assert_eq(U("eoudp.resend_of"), 1);
+    cr_assert(has("eoudp.resent"));
+    cr_assert(!has("eoudp.id.reordered"));
+    /* the acknowledge answers the first send */
+    decf(4, 0, 9000, "01 427a1fccd5671000 0000000000000000 00 0000000000000008 0200000000000000");
+    cr_assert_eq(U("eoudp.ack.request_frame"), 1);
+    cr_assert_eq(item("eoudp.ack.time", 0)->v.i, 9000);
+}
+
+Test(eoudp, packet_info_against_the_capture)
+{
+    /* the server sends ids 0, 1 and (after id 2, lost) 3; the client sends
+       one datagram; then the server's packet info says: received 1, sent 4 */
+    const char *srv = "0e 427a1fccd5671000 %016x 00 0000000000000008 0500000000000000";
+    char hex[128];
+    unsigned ids[] = {0, 1, 3};
+    for (int i = 0; i < 3; i++) {
+        snprintf(hex, sizeof hex, srv, ids[i]);
+        dec(1, 0, hex);
+    }
+    dec(0, 0, "8b 427a1fccd5671000 0000000000000000 00 0000000000000005 2000000001");
+    dec(1, 0, "00 427a1fccd5671000 0000000000000004 00 0000000000000008 01000000 04000000");
+    cr_assert_eq(U("eoudp.info.received"), 1);
+    cr_assert_eq(U("eoudp.info.sent"), 4);
+    cr_assert_eq(U("eoudp.info.seen_received"), 1);
+    cr_assert_eq(U("eoudp.info.seen_sent"), 3);
+    cr_assert_eq(item("eoudp.loss.to_sender", 0)->v.i, 0);
+    cr_assert_eq(item("eoudp.loss.from_sender", 0)->v.i, 1);
+    /* receiving it reset the client's counters: one more server datagram,
+       then the client's info says received 0 (it lost that one) sent 0 */
+    dec(1, 0, "0e 427a1fccd5671000 0000000000000005 00 0000000000000008 0500000000000000");
+    dec(0, 0, "00 427a1fccd5671000 0000000000000001 00 0000000000000008 00000000 00000000");
+    cr_assert_eq(U("eoudp.info.seen_received"), 1);
+    cr_assert_eq(U("eoudp.info.seen_sent"), 0);
+    cr_assert_eq(item("eoudp.loss.to_sender", 0)->v.i, 1);
+    cr_assert_eq(item("eoudp.loss.from_sender", 0)->v.i, 0);
 }
