@@ -1,12 +1,14 @@
-/* Unit tests of pcaptool's own parts: link/IP/UDP parsing and JSON strings.
- * Frames are written out by hand from the header layouts (RFC 791, 8200,
- * 768; IEEE 802.1Q; Linux cooked capture v2). */
+/* Unit tests of pcaptool's own parts: link/IP/UDP parsing, JSON strings,
+ * the conversation table. Frames are written out by hand from the header
+ * layouts (RFC 791, 8200, 768; IEEE 802.1Q; Linux cooked capture v2). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
+#include "eoudp.h"
+#include "flows.h"
 #include "netparse.h"
 #include "output.h"
 
@@ -93,4 +95,33 @@ Test(output, json_strings_escape_and_replace_invalid_utf8)
     fclose(f);
     cr_assert_str_eq(buf, "\"a\\\"b\\\\\\n\\u0001\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\"");
     free(buf);
+}
+
+/* every conversation's end is announced once before its state goes: when
+   the table is freed, and when a new connection restarts it */
+static int ended_count;
+static void count_end(flow *f, void *ctx)
+{
+    (void)f;
+    (void)ctx;
+    ended_count++;
+}
+
+Test(flows, end_announced_once_per_conversation)
+{
+    ended_count = 0;
+    flow_table *t = flows_new(count_end, NULL);
+    net_packet a = {.ip_version = 4, .l4 = NET_UDP, .sport = 8083, .dport = 8082};
+    a.src[15] = 1;
+    a.dst[15] = 2;
+    net_packet b = a;
+    b.sport = 9000;
+    unsigned evicted;
+    flow *fa = flows_add(t, &a, &gw_eoudp_protocol, NULL, 0, false, &evicted);
+    flows_add(t, &b, &gw_eoudp_protocol, NULL, 0, false, &evicted);
+    cr_assert_eq(flows_find(t, &a), fa);
+    flow_restart(t, fa, &a);
+    cr_assert_eq(ended_count, 1);
+    flows_free(t);
+    cr_assert_eq(ended_count, 3);
 }
