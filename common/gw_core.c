@@ -11,12 +11,14 @@ extern const gw_protocol gw_dnp_protocol;
 extern const gw_protocol gw_openttd_protocol;
 extern const gw_protocol gw_gne_protocol;
 extern const gw_protocol gw_eoudp_protocol;
+extern const gw_protocol gw_opendrakan_protocol;
 
 const gw_protocol *const gw_protocols[] = {
     &gw_dnp_protocol,
     &gw_openttd_protocol,
     &gw_gne_protocol,
     &gw_eoudp_protocol,
+    &gw_opendrakan_protocol,
     NULL,
 };
 

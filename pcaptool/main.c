@@ -38,7 +38,8 @@ static void usage(FILE *f)
 {
     fputs("Usage: pcaptool COMMAND [OPTIONS] [FILE...]\n"
           "\n"
-          "Decode game network protocols (DNP, OpenTTD, GNE, EOUDP) in pcap and pcapng files.\n"
+          "Decode game network protocols (DNP, OpenTTD, GNE, EOUDP, OpenDrakan) in pcap and\n"
+          "pcapng files.\n"
           "\n"
           "Commands:\n"
           "  decode FILE...     decode every PDU of the known protocols\n"

@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 
-PROTOS = ("dnp", "openttd", "gne", "eoudp")
+PROTOS = ("dnp", "openttd", "gne", "eoudp", "opendrakan")
 
 
 def fail(msg):

@@ -77,6 +77,14 @@ size_t unhex(const char *hex, uint8_t *out)
 void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
                     int dir, const char *hex)
 {
+    /* TCP when the protocol has it */
+    collect_decode_on(c, p, conv, frame, time_ns, dir,
+                      p->transports & GW_TRANSPORT_TCP ? GW_TRANSPORT_TCP : GW_TRANSPORT_UDP, hex);
+}
+
+void collect_decode_on(collect *c, const gw_protocol *p, void *conv, uint32_t frame,
+                       int64_t time_ns, int dir, int transport, const char *hex)
+{
     collect_init(c);
     size_t n = unhex(hex, bytes_buf);
     /* decode from an exact-size heap copy so ASan sees any overread; it
@@ -85,8 +93,7 @@ void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame
     free(copy);
     copy = malloc(n ? n : 1);
     memcpy(copy, bytes_buf, n);
-    /* TCP when the protocol has it (use P->decode directly for UDP) */
-    gw_pdu_info pi = {frame, time_ns, dir, p->transports & GW_TRANSPORT_TCP ? GW_TRANSPORT_TCP : GW_TRANSPORT_UDP};
+    gw_pdu_info pi = {frame, time_ns, dir, transport};
     p->decode(conv, &pi, copy, n, &c->sink);
 }
 

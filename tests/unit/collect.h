@@ -30,6 +30,9 @@ size_t unhex(const char *hex, uint8_t *out);
 /* decode hex bytes (spaces ignored) with protocol p */
 void collect_decode(collect *c, const gw_protocol *p, void *conv, uint32_t frame, int64_t time_ns,
                     int dir, const char *hex);
+/* the same over a given transport (GW_TRANSPORT_*) */
+void collect_decode_on(collect *c, const gw_protocol *p, void *conv, uint32_t frame,
+                       int64_t time_ns, int dir, int transport, const char *hex);
 /* number of values of a field, and the k-th one */
 int collect_count(const collect *c, int field);
 const gw_item *collect_get(const collect *c, int field, int k);

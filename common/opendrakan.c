@@ -1,0 +1,869 @@
+/* opendrakan.c - the OpenDrakan decoder.
+ *
+ * A packet is type u8, payload length u16 little-endian, payload; several
+ * may share a UDP datagram (TCP: the framing gives one at a time). Numbers
+ * are little-endian, ticks i64 (0 = none). Object state bundles are chains
+ * of value/jump mask pairs, 7 states a group. Snapshot completeness is
+ * tracked per conversation: change packets per tick against the confirm
+ * packet's count, in any order.
+ */
+#include "opendrakan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int gw_od_variant = OD_VARIANT_REFERENCE;
+int gw_od_bools = OD_BOOLS_AUTO;
+int gw_od_bools_default = OD_BOOLS_BYTES;
+
+/* ---- tables ------------------------------------------------------------ */
+
+enum {
+    T_DB_ENTRY, T_LOAD_LEVEL, T_STATES, T_EXTRA_STATES, T_CONFIRM, T_GLOBAL_MESSAGE,
+    T_OBJECT_MESSAGE, T_EVENT, T_ACK, T_ACTION, T_ANALOG,
+    /* the draft's packets the code does not have: numbered by this project */
+    T_OBJECT_CREATED, T_LIFECYCLE, T_SOUND, T_COUNT
+};
+
+static const gw_value_name type_names[] = {
+    {T_DB_ENTRY, "GLOBAL_DB_TABLE_ENTRY", 0}, {T_LOAD_LEVEL, "LOAD_LEVEL", 0},
+    {T_STATES, "OBJECT_STATES_CHANGED", 0}, {T_EXTRA_STATES, "OBJECT_EXTRA_STATES_CHANGED", 0},
+    {T_CONFIRM, "CONFIRM_SNAPSHOT", 0}, {T_GLOBAL_MESSAGE, "GLOBAL_MESSAGE", 0},
+    {T_OBJECT_MESSAGE, "OBJECT_MESSAGE", 0}, {T_EVENT, "EVENT", 0},
+    {T_ACK, "ACKNOWLEDGE_SNAPSHOT", 0}, {T_ACTION, "ACTION_TRIGGERED", 0},
+    {T_ANALOG, "ANALOG_ACTION_TRIGGERED", 0}, {T_OBJECT_CREATED, "OBJECT_CREATED (draft)", 0},
+    {T_LIFECYCLE, "OBJECT_LIFECYCLE_STATE_CHANGED (draft)", 0}, {T_SOUND, "SOUND (draft)", 0},
+    {0, NULL, 0}};
+
+static const gw_value_name variant_names[] = {
+    {0, "Action", 0}, {1, "Object animation", 0}, {2, "Object message", 0}, {0, NULL, 0}};
+static const gw_value_name bone_mode_names[] = {
+    {0, "Normal", 0}, {1, "Accumulate", 0}, {2, "Ignore", 0}, {0, NULL, 0}};
+static const gw_value_name playback_names[] = {
+    {0, "Normal", 0}, {1, "Looping", 0}, {2, "Ping-pong", 0}, {0, NULL, 0}};
+static const gw_value_name action_state_names[] = {
+    {0, "Begin", 0}, {1, "End", 0}, {2, "Repeat", 0}, {0, NULL, 0}};
+static const gw_value_name lifecycle_names[] = {
+    {0, "Loaded", 0}, {1, "Spawned", 0}, {2, "Running", 0}, {3, "Destroyed", 0}, {0, NULL, 0}};
+static const gw_value_name bools_names[] = {
+    {OD_BOOLS_BYTES, "One byte each (reference master)", 0},
+    {OD_BOOLS_PACKED, "Packed LSB-first (draft, net-dev)", 0}, {0, NULL, 0}};
+
+#define OD_FIELDS(X, LINK) \
+    X(PACKET, "opendrakan.packet", "Packet", NONE, NONE, NULL, 0, "One packet (several may share a datagram)") \
+    X(TYPE, "opendrakan.type", "Type", U8, DEC, type_names, 0, "Packet type") \
+    X(LENGTH, "opendrakan.length", "Payload length", U16, DEC, NULL, 0, "Payload length (the 3 header bytes not included)") \
+    X(TICK, "opendrakan.tick", "Tick", I64, DEC, NULL, 0, "Server tick (one-based; 0 = none)") \
+    X(OBJECT_ID, "opendrakan.object_id", "Object id", U32, DEC, NULL, 0, "Level object id") \
+    X(DB_INDEX, "opendrakan.db_index", "Global database index", U32, DEC, NULL, 0, "Index in the server's global database table") \
+    X(DB_PATH, "opendrakan.db_path", "Database path", STRING, NONE, NULL, 0, "Database path (relative to the engine root)") \
+    X(DB_COUNT, "opendrakan.db_count", "Loaded databases", U32, DEC, NULL, 0, "Number of databases the server loaded (the table's size)") \
+    X(LEVEL_PATH, "opendrakan.level_path", "Level path", STRING, NONE, NULL, 0, "Level to load") \
+    X(BUNDLE, "opendrakan.bundle", "State bundle", NONE, NONE, NULL, 0, "Object states present, with their jump flags") \
+    X(VALUE_MASK, "opendrakan.value_mask", "Value mask", U8, HEX, NULL, 0, "States of this group present (bit 0x80: another group follows)") \
+    X(JUMP_MASK, "opendrakan.jump_mask", "Jump mask", U8, HEX, NULL, 0, "States of this group that jump (not interpolated)") \
+    X(BOOLS, "opendrakan.bool_encoding", "Boolean encoding", U8, DEC, bools_names, 0, "How the bundle's booleans are written") \
+    X(STATE, "opendrakan.state", "State", NONE, NONE, NULL, 0, "One state of the bundle") \
+    X(JUMP, "opendrakan.jump", "Jump", BOOL, NONE, NULL, 0, "This state jumps (from the jump mask)") \
+    X(POS_X, "opendrakan.position.x", "Position x", DOUBLE, NONE, NULL, 0, "f32") \
+    X(POS_Y, "opendrakan.position.y", "Position y", DOUBLE, NONE, NULL, 0, "f32") \
+    X(POS_Z, "opendrakan.position.z", "Position z", DOUBLE, NONE, NULL, 0, "f32") \
+    X(ROT_X, "opendrakan.rotation.x", "Rotation x", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
+    X(ROT_Y, "opendrakan.rotation.y", "Rotation y", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
+    X(ROT_Z, "opendrakan.rotation.z", "Rotation z", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
+    X(ROT_W, "opendrakan.rotation.w", "Rotation w", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
+    X(SCALE_X, "opendrakan.scale.x", "Scale x", DOUBLE, NONE, NULL, 0, "f32") \
+    X(SCALE_Y, "opendrakan.scale.y", "Scale y", DOUBLE, NONE, NULL, 0, "f32") \
+    X(SCALE_Z, "opendrakan.scale.z", "Scale z", DOUBLE, NONE, NULL, 0, "f32") \
+    X(VISIBLE, "opendrakan.visible", "Visible", BOOL, NONE, NULL, 0, "Visibility state") \
+    X(RUNNING, "opendrakan.running", "Running", BOOL, NONE, NULL, 0, "Running state") \
+    X(EXTRA_STATES, "opendrakan.extra_states", "Extra states", BYTES, NONE, NULL, 0, "The object class's own state bundle (its states' types are the class's)") \
+    X(REALTIME, "opendrakan.realtime", "Real time", DOUBLE, NONE, NULL, 0, "Server time, seconds (f64)") \
+    X(CHANGE_COUNT, "opendrakan.change_count", "Discrete changes", U32, DEC, NULL, 0, "Change packets the snapshot consists of") \
+    X(REFERENCE_TICK, "opendrakan.reference_tick", "Reference tick", I64, DEC, NULL, 0, "Tick the snapshot is delta-encoded against (0: a full snapshot)") \
+    X(CHANGES_SEEN, "opendrakan.snapshot.changes_seen", "Changes seen", U32, DEC, NULL, 0, "Change packets of this tick captured so far") \
+    X(COMPLETE, "opendrakan.snapshot.complete", "Snapshot complete", BOOL, NONE, NULL, 0, "All the snapshot's changes and its confirm have arrived") \
+    LINK(CONFIRM_FRAME, "opendrakan.snapshot.confirm_frame", "Confirm in frame", "The confirm packet of this tick's snapshot", 0, -1) \
+    X(CHANNEL, "opendrakan.channel", "Channel", U32, HEX, NULL, 0, "Message channel code") \
+    X(SENDER, "opendrakan.sender", "Sender object", U32, DEC, NULL, 0, "Sending object id") \
+    X(RECEIVER, "opendrakan.receiver", "Receiver object", U32, DEC, NULL, 0, "Receiving object id") \
+    X(BODY, "opendrakan.body", "Message body", BYTES, NONE, NULL, 0, "Message body") \
+    X(VARIANT, "opendrakan.event.variant", "Event variant", U8, DEC, variant_names, 0, "Which event") \
+    X(ACTION, "opendrakan.action", "Action code", I32, DEC, NULL, 0, "Input action code") \
+    X(KEY_DOWN, "opendrakan.key_down", "Key down", BOOL, NONE, NULL, 0, "Action event: key pressed") \
+    X(ACTION_STATE, "opendrakan.action_state", "Action state", U8, DEC, action_state_names, 0, "Action triggered: begin, end or repeat") \
+    X(ANALOG_X, "opendrakan.analog.x", "Axis x", DOUBLE, NONE, NULL, 0, "f32") \
+    X(ANALOG_Y, "opendrakan.analog.y", "Axis y", DOUBLE, NONE, NULL, 0, "f32") \
+    X(GREF, "opendrakan.gref", "Asset reference", NONE, NONE, NULL, 0, "Global asset reference: asset id and global database index") \
+    X(ASSET, "opendrakan.gref.asset", "Asset id", U16, DEC, NULL, 0, "Asset id in its database") \
+    X(GREF_DB, "opendrakan.gref.db_index", "Global database index", U32, DEC, NULL, 0, "Index in the global database table") \
+    X(GREF_PATH, "opendrakan.gref.db_path", "Database path", STRING, NONE, NULL, 0, "The path the global database table gives this index") \
+    X(ANIM_CHANNEL, "opendrakan.anim.channel", "Animation channel", I32, DEC, NULL, 0, "Skeleton channel (-1: the whole skeleton)") \
+    X(ANIM_SPEED, "opendrakan.anim.speed", "Speed", DOUBLE, NONE, NULL, 0, "Speed modifier (f32)") \
+    X(ANIM_START, "opendrakan.anim.start_time", "Start time", DOUBLE, NONE, NULL, 0, "f32, seconds") \
+    X(ANIM_TRANSITION, "opendrakan.anim.transition_time", "Transition time", DOUBLE, NONE, NULL, 0, "f32, seconds") \
+    X(ANIM_FLAGS, "opendrakan.anim.flags", "Animation flags", U8, HEX, NULL, 0, "Bone modes of the three axes and the playback type") \
+    X(BONE_X, "opendrakan.anim.bone_mode_x", "Bone mode x", U8, DEC, bone_mode_names, 0x03, "Bits 0-1") \
+    X(BONE_Y, "opendrakan.anim.bone_mode_y", "Bone mode y", U8, DEC, bone_mode_names, 0x0c, "Bits 2-3") \
+    X(BONE_Z, "opendrakan.anim.bone_mode_z", "Bone mode z", U8, DEC, bone_mode_names, 0x30, "Bits 4-5") \
+    X(PLAYBACK, "opendrakan.anim.playback", "Playback type", U8, DEC, playback_names, 0xc0, "Bits 6-7") \
+    X(MESSAGE, "opendrakan.message", "Message", I32, DEC, NULL, 0, "Object message code") \
+    X(NEW_OBJECT, "opendrakan.new_object_id", "New object id", U32, DEC, NULL, 0, "Draft: the created object") \
+    X(PROTOTYPE, "opendrakan.prototype_id", "Prototype object id", U32, DEC, NULL, 0, "Draft: the object cloned") \
+    X(LIFECYCLE, "opendrakan.lifecycle_state", "Lifecycle state", U8, DEC, lifecycle_names, 0, "Draft: the object's new lifecycle state") \
+    X(DATA, "opendrakan.data", "Data", BYTES, NONE, NULL, 0, "Bytes not decoded field by field") \
+    X(TRAILING, "opendrakan.trailing", "Trailing bytes", BYTES, NONE, NULL, 0, "Payload bytes after the packet's fields")
+
+#define AS_FENUM(id, ...) EF_##id,
+enum od_field { OD_FIELDS(AS_FENUM, AS_FENUM) EF_COUNT };
+#define AS_FIELD(id, abbrev, name, type, base, names, mask, blurb) \
+    [EF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, mask, blurb, 0, -1},
+#define AS_LINK(id, abbrev, name, blurb, flags, reverse) \
+    [EF_##id] = {abbrev, name, GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, blurb, flags, reverse},
+static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
+
+#define OD_FINDINGS(X) \
+    X(TRUNCATED, "opendrakan.truncated", ERROR, "The packet (or datagram) ends before its header or payload does") \
+    X(PAYLOAD_SHORT, "opendrakan.payload.short", ERROR, "The payload ends before a field its type must contain") \
+    X(TRAILING, "opendrakan.trailing", WARNING, "Payload bytes after the packet's fields") \
+    X(UNKNOWN_TYPE, "opendrakan.type.unknown", ERROR, "A packet type the variant does not define: the rest is not decoded") \
+    X(UNEXPECTED_LINK, "opendrakan.link.unexpected", NOTE, "A packet the reference sends reliably (TCP) seen on UDP, or the reverse") \
+    X(TICK_ZERO, "opendrakan.tick.zero", WARNING, "Tick 0 (invalid) where a tick is required") \
+    X(BUNDLE_PAST_END, "opendrakan.bundle.past_end", ERROR, "The state bundle's mask chain or a state runs past the payload") \
+    X(BUNDLE_NO_STATE, "opendrakan.bundle.no_such_state", ERROR, "A value mask bit for a state objects do not have") \
+    X(BUNDLE_JUMP_ONLY, "opendrakan.bundle.jump_without_value", NOTE, "A jump bit for a state the bundle does not contain") \
+    X(BUNDLE_BOOLS, "opendrakan.bundle.bools_assumed", NOTE, "Neither boolean encoding fits the payload length: the option's is used") \
+    X(EVENT_VARIANT, "opendrakan.event.unknown_variant", ERROR, "An event variant the reference does not have") \
+    X(ANIM_FLAGS, "opendrakan.anim.bad_flags", WARNING, "An animation flags byte with a bone mode or playback type of 3 (undefined)") \
+    X(GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, "An asset reference to a global database index the captured table does not have") \
+    X(DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, "LOAD_LEVEL's database count differs from the table entries seen") \
+    X(SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
+    X(SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
+    X(SNAP_EXCESS, "opendrakan.snapshot.excess", WARNING, "More change packets for a tick than its confirm counts") \
+    X(SNAP_RECONFIRMED, "opendrakan.snapshot.reconfirmed", NOTE, "A second confirm packet for the same tick") \
+    X(REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, "A delta snapshot against a tick the client never acknowledged") \
+    X(ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, "An acknowledgement of a tick never confirmed") \
+    X(ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, "An acknowledgement of a snapshot not all of whose changes were seen") \
+    X(SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, "More ticks open at once than are tracked: the oldest is given up unresolved")
+
+#define AS_EENUM(id, code, sev, summary) EE_##id,
+enum od_finding { OD_FINDINGS(AS_EENUM) EE_COUNT };
+#define AS_FINDING(id, code, sev, summary) [EE_##id] = {code, GW_SEV_##sev, summary},
+static const gw_finding_def findings[EE_COUNT] = {OD_FINDINGS(AS_FINDING)};
+
+static const gw_choice variant_choices[] = {
+    {OD_VARIANT_REFERENCE, "reference", "What Zalasus/opendrakan writes"},
+    {OD_VARIANT_DRAFT, "draft", "The draft: real time in messages and actions, the draft-only packets (11-13)"},
+    {0, NULL, NULL}};
+static const gw_choice bools_choices[] = {
+    {OD_BOOLS_AUTO, "auto", "From the payload length"},
+    {OD_BOOLS_BYTES, "bytes", "One byte each (reference master)"},
+    {OD_BOOLS_PACKED, "packed", "Packed LSB-first (draft, net-dev)"},
+    {0, NULL, NULL}};
+static const gw_choice bools_default_choices[] = {
+    {OD_BOOLS_BYTES, "bytes", "One byte each (reference master)"},
+    {OD_BOOLS_PACKED, "packed", "Packed LSB-first (draft, net-dev)"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    {"variant", "Layouts", "The reference code's packet layouts or the draft's", variant_choices,
+     &gw_od_variant},
+    {"bools", "Boolean states", "How a state bundle's booleans are read", bools_choices, &gw_od_bools},
+    {"default_bools", "Boolean states when the length does not tell",
+     "Used when neither encoding fits the payload length", bools_default_choices,
+     &gw_od_bools_default},
+};
+
+/* ---- conversation ------------------------------------------------------ */
+
+typedef struct {
+    int64_t tick;
+    uint32_t changes, count;
+    uint32_t first_change_frame, confirm_frame;
+    int64_t first_change_t, confirm_t;
+    int first_change_dir, confirm_dir;
+    uint32_t first_change_off, confirm_off; /* of the tick in its frame */
+    bool used, confirmed;
+} snapshot;
+
+typedef struct {
+    uint32_t index;
+    char path[OD_DB_PATH];
+} db_entry;
+
+typedef struct {
+    db_entry db[OD_DB_ENTRIES];
+    unsigned n_db;
+    snapshot snap[OD_SNAPSHOTS];
+    unsigned snap_next;
+    int64_t acked[OD_ACKS];
+    unsigned n_acked;
+} od_conv;
+
+static void conv_init(void *p) { memset(p, 0, sizeof(od_conv)); }
+static void conv_free(void *p) { (void)p; }
+
+static void report_open(const snapshot *s, const gw_end_sink *sink)
+{
+    char msg[160];
+    if (!s->used)
+        return;
+    if (s->confirmed && s->changes < s->count) {
+        snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)s->tick,
+                 s->changes, s->count);
+        sink->finding(sink->ctx, s->confirm_frame, s->confirm_t, s->confirm_dir,
+                      EE_SNAP_INCOMPLETE, s->confirm_off, 8, msg);
+    } else if (!s->confirmed && s->changes) {
+        snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)s->tick,
+                 s->changes, s->changes == 1 ? "" : "s");
+        sink->finding(sink->ctx, s->first_change_frame, s->first_change_t, s->first_change_dir,
+                      EE_SNAP_UNCONFIRMED, s->first_change_off, 8, msg);
+    }
+}
+
+static void conv_end(void *p, const gw_end_sink *sink)
+{
+    od_conv *c = p;
+    for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
+        report_open(&c->snap[(c->snap_next + k) % OD_SNAPSHOTS], sink);
+}
+
+/* ---- decoding helpers -------------------------------------------------- */
+
+typedef struct {
+    gw_emit e;
+    gw_cursor c;          /* over the current packet's payload (len = its end) */
+    od_conv *conv;
+    const gw_pdu_info *pi;
+    size_t tick_at;       /* the current packet's tick (its payload start) */
+    bool failed;
+    gw_summary sum;
+} od_ctx;
+
+static void short_payload(od_ctx *x, const char *what)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    size_t n = gw_remaining(&x->c);
+    if (n)
+        gw_emit_b(&x->e, EF_DATA, x->c.off, n, x->c.data + x->c.off, n);
+    gw_emit_finding(&x->e, EE_PAYLOAD_SHORT, x->c.off, n, "%s missing at offset %zu", what,
+                    x->c.off);
+    gw_summary_add(&x->sum, " (short)");
+    x->c.off = x->c.len;
+}
+
+/* a little-endian number: unsigned, signed (I32/I64 fields) or f32/f64 (DOUBLE) */
+static bool num(od_ctx *x, int field, unsigned size, uint64_t *out)
+{
+    if (x->failed || gw_remaining(&x->c) < size) {
+        short_payload(x, fields[field].name);
+        return false;
+    }
+    size_t off = x->c.off;
+    uint64_t v = gw_get_uint(x->c.data + off, size, false);
+    x->c.off += size;
+    switch (fields[field].type) {
+    case GW_FT_I32: case GW_FT_I64:
+        gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
+        break;
+    case GW_FT_DOUBLE:
+        if (size == 4) {
+            uint32_t b = (uint32_t)v;
+            float f;
+            memcpy(&f, &b, 4);
+            gw_emit_d(&x->e, field, off, 4, f);
+        } else {
+            double d;
+            memcpy(&d, &v, 8);
+            gw_emit_d(&x->e, field, off, 8, d);
+        }
+        break;
+    default:
+        gw_emit_u(&x->e, field, off, size, v);
+        break;
+    }
+    if (out)
+        *out = v;
+    return true;
+}
+
+static bool tick(od_ctx *x, int field, int64_t *out)
+{
+    uint64_t v;
+    size_t off = x->c.off;
+    if (!num(x, field, 8, &v))
+        return false;
+    *out = (int64_t)v;
+    if (v == 0 && field == EF_TICK)
+        gw_emit_finding(&x->e, EE_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+    return true;
+}
+
+static void rest_as(od_ctx *x, int field)
+{
+    size_t n = gw_remaining(&x->c);
+    if (x->failed)
+        return;
+    gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
+    if (fields[field].type == GW_FT_STRING) {
+        char text[72];
+        gw_clean_text(text, sizeof text, x->c.data + x->c.off, n, 48);
+        gw_summary_add(&x->sum, " %s", text);
+    }
+    x->c.off = x->c.len;
+}
+
+static const char *db_path(const od_conv *c, uint32_t index)
+{
+    for (unsigned i = 0; i < c->n_db && i < OD_DB_ENTRIES; i++)
+        if (c->db[i].index == index)
+            return c->db[i].path;
+    return NULL;
+}
+
+/* ---- state bundles ----------------------------------------------------- */
+
+enum kind { K_VEC3, K_QUAT, K_BOOL };
+static const struct {
+    const char *name;
+    enum kind kind;
+    int field; /* the first of its fields */
+} object_states[] = {
+    {"Position", K_VEC3, EF_POS_X}, {"Rotation", K_QUAT, EF_ROT_X}, {"Scale", K_VEC3, EF_SCALE_X},
+    {"Visibility", K_BOOL, EF_VISIBLE}, {"Running", K_BOOL, EF_RUNNING},
+};
+#define N_OBJECT_STATES 5
+
+/* Walk a bundle at d[0..len) with an encoding of the booleans. With x,
+   emit it; without, only measure. Returns the bytes used, or -1 when it
+   does not fit (runs past the end, or names a state objects lack). */
+static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, int bools)
+{
+    size_t off = 0;
+    int packed_bits = -1; /* packed: bits of the current boolean byte left to read */
+    size_t packed_at = 0;
+    for (int group = 0;; group++) {
+        if (len - off < 2) {
+            if (x)
+                gw_emit_finding(&x->e, EE_BUNDLE_PAST_END, base + off, len - off,
+                                "The mask pair of state group %d is missing", group);
+            return -1;
+        }
+        uint8_t vm = d[off], jm = d[off + 1];
+        size_t masks = off;
+        if (x) {
+            gw_emit_u(&x->e, EF_VALUE_MASK, base + off, 1, vm);
+            gw_emit_u(&x->e, EF_JUMP_MASK, base + off + 1, 1, jm);
+        }
+        off += 2;
+        packed_bits = -1;
+        for (int i = 0; i < 7; i++) {
+            int s = group * 7 + i;
+            if (!(vm & (1u << i))) {
+                if ((jm & (1u << i)) && x)
+                    gw_emit_finding(&x->e, EE_BUNDLE_JUMP_ONLY, base + masks + 1, 1,
+                                    "Jump bit %d set, value bit clear", i);
+                continue;
+            }
+            if (s >= N_OBJECT_STATES) {
+                if (x)
+                    gw_emit_finding(&x->e, EE_BUNDLE_NO_STATE, base + masks, 1,
+                                    "State %d (group %d bit %d): objects have %d states", s, group,
+                                    i, N_OBJECT_STATES);
+                return -1;
+            }
+            bool jump = (jm >> i) & 1;
+            size_t n = object_states[s].kind == K_VEC3 ? 12 : object_states[s].kind == K_QUAT ? 16 : 1;
+            bool is_bool = object_states[s].kind == K_BOOL;
+            if (is_bool && bools == OD_BOOLS_PACKED) {
+                if (packed_bits <= 0) { /* a new boolean byte */
+                    packed_at = off;
+                    packed_bits = 8;
+                    n = 1;
+                } else {
+                    n = 0;
+                }
+            } else {
+                packed_bits = -1;
+            }
+            if (len - off < n) {
+                if (x)
+                    gw_emit_finding(&x->e, EE_BUNDLE_PAST_END, base + off, len - off,
+                                    "%s: %zu bytes needed, %zu left", object_states[s].name, n,
+                                    len - off);
+                return -1;
+            }
+            if (x) {
+                char label[48];
+                snprintf(label, sizeof label, "%s%s", object_states[s].name, jump ? " (jump)" : "");
+                size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
+                gw_emit_label(&x->e, EF_STATE, base + at, is_bool ? 1 : n, label);
+                gw_emit_push(&x->e);
+                gw_emit_u(&x->e, EF_JUMP, base + masks + 1, 1, jump);
+                if (is_bool) {
+                    unsigned v = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1
+                                                          : d[off] != 0;
+                    gw_emit_u(&x->e, object_states[s].field, base + at, 1, v);
+                } else {
+                    for (size_t k = 0; k < n / 4; k++) {
+                        uint32_t b = (uint32_t)gw_get_uint(d + off + 4 * k, 4, false);
+                        float f;
+                        memcpy(&f, &b, 4);
+                        gw_emit_d(&x->e, object_states[s].field + (int)k, base + off + 4 * k, 4, f);
+                    }
+                }
+                gw_emit_pop(&x->e, base + at + (is_bool ? 1 : n));
+                gw_summary_add(&x->sum, "%s%s%s", x->sum.len && x->sum.text[x->sum.len - 1] == '[' ? "" : " ",
+                               object_states[s].name, jump ? "*" : "");
+            }
+            if (is_bool && bools == OD_BOOLS_PACKED)
+                packed_bits--;
+            off += n;
+        }
+        if (!(vm & 0x80))
+            return (long)off;
+    }
+}
+
+static int count_bools(const uint8_t *d, size_t len)
+{
+    /* booleans present in group 0 (objects have no more states) */
+    return len >= 2 ? ((d[0] >> 3) & 1) + ((d[0] >> 4) & 1) : 0;
+}
+
+static void bundle(od_ctx *x)
+{
+    const uint8_t *d = x->c.data + x->c.off;
+    size_t len = gw_remaining(&x->c), base = x->c.off;
+    int enc = gw_od_bools;
+    bool assumed = false;
+    if (enc == OD_BOOLS_AUTO) {
+        long bytes = walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
+        long packed = walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
+        bool fb = bytes == (long)len, fp = packed == (long)len;
+        enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : gw_od_bools_default;
+        assumed = !fb && !fp && count_bools(d, len) >= 2;
+    }
+    gw_emit_label(&x->e, EF_BUNDLE, base, len, NULL);
+    gw_emit_push(&x->e);
+    if (count_bools(d, len) >= 2)
+        gw_emit_gen_u(&x->e, EF_BOOLS, base, (uint64_t)enc);
+    if (assumed)
+        gw_emit_finding(&x->e, EE_BUNDLE_BOOLS, base, len,
+                        "Neither encoding fits %zu bytes: %s used", len,
+                        gw_value_name_of(bools_names, (uint32_t)enc));
+    gw_summary_add(&x->sum, " [");
+    long used = walk_bundle(x, d, len, base, enc);
+    gw_summary_add(&x->sum, "]");
+    if (used < 0) {
+        x->failed = true;
+        gw_summary_add(&x->sum, " (malformed)");
+        x->c.off = x->c.len;
+    } else {
+        x->c.off += (size_t)used;
+    }
+    gw_emit_pop(&x->e, x->c.off);
+}
+
+/* ---- snapshots --------------------------------------------------------- */
+
+static snapshot *find_snapshot(od_conv *c, int64_t t)
+{
+    for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
+        if (c->snap[k].used && c->snap[k].tick == t)
+            return &c->snap[k];
+    return NULL;
+}
+
+static snapshot *add_snapshot(od_ctx *x, int64_t t)
+{
+    od_conv *c = x->conv;
+    snapshot *s = &c->snap[c->snap_next++ % OD_SNAPSHOTS];
+    if (s->used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
+        gw_emit_finding(&x->e, EE_SNAP_FORGOTTEN, x->tick_at, 8,
+                        "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
+                        s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
+    *s = (snapshot){.tick = t, .used = true};
+    return s;
+}
+
+static void snapshot_change(od_ctx *x, int64_t t)
+{
+    snapshot *s = find_snapshot(x->conv, t);
+    if (!s) {
+        s = add_snapshot(x, t);
+        s->first_change_frame = x->pi->frame;
+        s->first_change_t = x->pi->time_ns;
+        s->first_change_dir = x->pi->dir;
+        s->first_change_off = (uint32_t)x->tick_at;
+    }
+    s->changes++;
+    if (!s->confirmed)
+        return;
+    gw_emit_gen_u(&x->e, EF_CONFIRM_FRAME, x->tick_at, s->confirm_frame);
+    gw_emit_gen_u(&x->e, EF_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->e, EF_COMPLETE, x->tick_at, s->changes == s->count);
+    if (s->changes > s->count)
+        gw_emit_finding(&x->e, EE_SNAP_EXCESS, x->tick_at, 8, "Change %u of a snapshot of %u", s->changes,
+                        s->count);
+}
+
+static bool was_acked(const od_conv *c, int64_t t)
+{
+    unsigned n = c->n_acked < OD_ACKS ? c->n_acked : OD_ACKS;
+    for (unsigned k = 0; k < n; k++)
+        if (c->acked[k] == t)
+            return true;
+    return false;
+}
+
+static void confirm(od_ctx *x)
+{
+    int64_t t, ref;
+    uint64_t count;
+    if (!tick(x, EF_TICK, &t) || !num(x, EF_REALTIME, 8, NULL) || !num(x, EF_CHANGE_COUNT, 4, &count))
+        return;
+    size_t ref_off = x->c.off;
+    if (!tick(x, EF_REFERENCE_TICK, &ref))
+        return;
+    gw_summary_add(&x->sum, " tick %lld, %llu change%s, %s", (long long)t, (unsigned long long)count,
+                   count == 1 ? "" : "s", ref ? "delta" : "full");
+    if (ref && !was_acked(x->conv, ref))
+        gw_emit_finding(&x->e, EE_REF_UNACKED, ref_off, 8,
+                        "Delta against tick %lld, which the client has not acknowledged",
+                        (long long)ref);
+    snapshot *s = find_snapshot(x->conv, t);
+    if (!s)
+        s = add_snapshot(x, t);
+    if (s->confirmed)
+        gw_emit_finding(&x->e, EE_SNAP_RECONFIRMED, x->tick_at, 8, "Tick %lld confirmed before in frame %u",
+                        (long long)t, s->confirm_frame);
+    s->confirmed = true;
+    s->count = (uint32_t)count;
+    s->confirm_frame = x->pi->frame;
+    s->confirm_t = x->pi->time_ns;
+    s->confirm_dir = x->pi->dir;
+    s->confirm_off = (uint32_t)x->tick_at;
+    gw_emit_gen_u(&x->e, EF_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->e, EF_COMPLETE, x->tick_at, s->changes == s->count);
+    if (s->changes > s->count)
+        gw_emit_finding(&x->e, EE_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
+                        s->changes, s->count);
+    gw_summary_add(&x->sum, s->changes >= s->count ? " (complete)" : " (%u seen)", s->changes);
+}
+
+static void acknowledge(od_ctx *x)
+{
+    int64_t t;
+    size_t off = x->c.off;
+    if (!tick(x, EF_TICK, &t))
+        return;
+    gw_summary_add(&x->sum, " tick %lld", (long long)t);
+    od_conv *c = x->conv;
+    c->acked[c->n_acked++ % OD_ACKS] = t;
+    snapshot *s = find_snapshot(c, t);
+    if (!s || !s->confirmed) {
+        gw_emit_finding(&x->e, EE_ACK_UNCONFIRMED, off, 8, "Tick %lld was not confirmed", (long long)t);
+        return;
+    }
+    gw_emit_gen_u(&x->e, EF_CONFIRM_FRAME, off, s->confirm_frame);
+    if (s->changes < s->count)
+        gw_emit_finding(&x->e, EE_ACK_INCOMPLETE, off, 8, "Tick %lld: %u of %u changes seen",
+                        (long long)t, s->changes, s->count);
+}
+
+/* ---- packets ----------------------------------------------------------- */
+
+static void gref(od_ctx *x)
+{
+    uint64_t asset, db;
+    size_t off = x->c.off;
+    if (gw_remaining(&x->c) < 6) {
+        short_payload(x, "Asset reference");
+        return;
+    }
+    gw_emit_label(&x->e, EF_GREF, off, 6, NULL);
+    gw_emit_push(&x->e);
+    num(x, EF_ASSET, 2, &asset);
+    num(x, EF_GREF_DB, 4, &db);
+    const char *path = db_path(x->conv, (uint32_t)db);
+    if (path)
+        gw_emit_b(&x->e, EF_GREF_PATH, off + 2, 4, (const uint8_t *)path, strlen(path));
+    else if (x->conv->n_db)
+        gw_emit_finding(&x->e, EE_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
+                        (unsigned long long)db);
+    gw_emit_pop(&x->e, off + 6);
+    gw_summary_add(&x->sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
+}
+
+static void event(od_ctx *x)
+{
+    uint64_t variant, v, w;
+    if (!num(x, EF_REALTIME, 8, NULL) || !num(x, EF_VARIANT, 1, &variant))
+        return;
+    gw_summary_add(&x->sum, " %s", gw_value_name_of(variant_names, (uint32_t)variant));
+    switch (variant) {
+    case 0:
+        if (num(x, EF_ACTION, 4, &v) && num(x, EF_KEY_DOWN, 1, &w))
+            gw_summary_add(&x->sum, " %d %s", (int32_t)v, w ? "down" : "up");
+        break;
+    case 1:
+        if (!num(x, EF_OBJECT_ID, 4, &v))
+            return;
+        gw_summary_add(&x->sum, " object %llu", (unsigned long long)v);
+        gref(x);
+        if (num(x, EF_ANIM_CHANNEL, 4, NULL) && num(x, EF_ANIM_SPEED, 4, NULL) &&
+            num(x, EF_ANIM_START, 4, NULL) && num(x, EF_ANIM_TRANSITION, 4, NULL)) {
+            size_t off = x->c.off;
+            if (!num(x, EF_ANIM_FLAGS, 1, &w))
+                return;
+            gw_emit_push(&x->e);
+            gw_emit_u(&x->e, EF_BONE_X, off, 1, w);
+            gw_emit_u(&x->e, EF_BONE_Y, off, 1, w);
+            gw_emit_u(&x->e, EF_BONE_Z, off, 1, w);
+            gw_emit_u(&x->e, EF_PLAYBACK, off, 1, w);
+            gw_emit_pop(&x->e, off + 1);
+            if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
+                gw_emit_finding(&x->e, EE_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
+                                (unsigned long long)w);
+            gw_summary_add(&x->sum, " %s", gw_value_name_of(playback_names, (uint32_t)(w >> 6)));
+        }
+        break;
+    case 2:
+        if (num(x, EF_SENDER, 4, &v) && num(x, EF_RECEIVER, 4, &w) && num(x, EF_MESSAGE, 4, NULL))
+            gw_summary_add(&x->sum, " %llu -> %llu", (unsigned long long)v, (unsigned long long)w);
+        break;
+    default:
+        gw_emit_finding(&x->e, EE_EVENT_VARIANT, x->c.off - 1, 1, "Event variant %llu",
+                        (unsigned long long)variant);
+        rest_as(x, EF_DATA);
+        break;
+    }
+}
+
+static void payload(od_ctx *x, unsigned type)
+{
+    od_conv *c = x->conv;
+    bool draft = gw_od_variant == OD_VARIANT_DRAFT;
+    uint64_t v, w;
+    int64_t t;
+    switch (type) {
+    case T_DB_ENTRY: {
+        if (!num(x, EF_DB_INDEX, 4, &v))
+            return;
+        size_t n = gw_remaining(&x->c);
+        const uint8_t *p = x->c.data + x->c.off;
+        gw_summary_add(&x->sum, " %llu", (unsigned long long)v);
+        if (c->n_db < OD_DB_ENTRIES && !db_path(c, (uint32_t)v)) {
+            db_entry *e = &c->db[c->n_db++];
+            e->index = (uint32_t)v;
+            size_t k = n < OD_DB_PATH - 1 ? n : OD_DB_PATH - 1;
+            memcpy(e->path, p, k);
+            e->path[k] = 0;
+        }
+        rest_as(x, EF_DB_PATH);
+        break;
+    }
+    case T_LOAD_LEVEL:
+        if (!num(x, EF_DB_COUNT, 4, &v))
+            return;
+        if (v != c->n_db)
+            gw_emit_finding(&x->e, EE_DB_INCOMPLETE, x->c.off - 4, 4,
+                            "%llu databases loaded, %u table entries seen", (unsigned long long)v,
+                            c->n_db);
+        rest_as(x, EF_LEVEL_PATH);
+        break;
+    case T_STATES:
+    case T_EXTRA_STATES:
+        if (!tick(x, EF_TICK, &t) || !num(x, EF_OBJECT_ID, 4, &v))
+            return;
+        gw_summary_add(&x->sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
+        if (type == T_STATES)
+            bundle(x);
+        else
+            rest_as(x, EF_EXTRA_STATES);
+        snapshot_change(x, t);
+        break;
+    case T_CONFIRM:
+        confirm(x);
+        break;
+    case T_GLOBAL_MESSAGE:
+        if (!num(x, EF_CHANNEL, 4, &v) || (draft && !num(x, EF_REALTIME, 8, NULL)))
+            return;
+        gw_summary_add(&x->sum, " channel 0x%llx", (unsigned long long)v);
+        if (gw_remaining(&x->c))
+            rest_as(x, EF_BODY);
+        break;
+    case T_OBJECT_MESSAGE: /* the draft's layout (the reference never builds it) */
+        if (num(x, EF_CHANNEL, 4, &v) && num(x, EF_SENDER, 4, NULL) && num(x, EF_RECEIVER, 4, NULL) &&
+            num(x, EF_REALTIME, 8, NULL)) {
+            gw_summary_add(&x->sum, " channel 0x%llx", (unsigned long long)v);
+            if (gw_remaining(&x->c))
+                rest_as(x, EF_BODY);
+        }
+        break;
+    case T_EVENT:
+        event(x);
+        break;
+    case T_ACK:
+        acknowledge(x);
+        break;
+    case T_ACTION:
+        if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
+            num(x, EF_ACTION_STATE, 1, &w))
+            gw_summary_add(&x->sum, " %d %s", (int32_t)v,
+                           gw_value_name_of(action_state_names, (uint32_t)w));
+        break;
+    case T_ANALOG:
+        if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
+            num(x, EF_ANALOG_X, 4, NULL) && num(x, EF_ANALOG_Y, 4, NULL))
+            gw_summary_add(&x->sum, " %d", (int32_t)v);
+        break;
+    case T_OBJECT_CREATED:
+        if (tick(x, EF_TICK, &t) && num(x, EF_NEW_OBJECT, 4, &v) && num(x, EF_PROTOTYPE, 4, NULL))
+            gw_summary_add(&x->sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
+        break;
+    case T_LIFECYCLE:
+        if (tick(x, EF_TICK, &t) && num(x, EF_OBJECT_ID, 4, &v) && num(x, EF_LIFECYCLE, 1, &w))
+            gw_summary_add(&x->sum, " object %llu %s", (unsigned long long)v,
+                           gw_value_name_of(lifecycle_names, (uint32_t)w));
+        break;
+    case T_SOUND:
+        if (num(x, EF_REALTIME, 8, NULL))
+            gref(x);
+        break;
+    }
+}
+
+static bool known_type(unsigned type)
+{
+    return type < (gw_od_variant == OD_VARIANT_DRAFT ? T_COUNT : T_OBJECT_CREATED);
+}
+
+static bool reliable(unsigned type)
+{
+    return !(type == T_STATES || type == T_EXTRA_STATES || type == T_CONFIRM || type == T_ACK ||
+             type == T_OBJECT_CREATED || type == T_LIFECYCLE);
+}
+
+/* one packet at d[off..len); returns where the next starts (len: stop) */
+static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
+{
+    unsigned type = d[off];
+    bool known = known_type(type);
+    size_t have = len - off;
+    size_t plen = have >= 3 ? (size_t)gw_get_uint(d + off + 1, 2, false) : 0;
+    size_t end = have >= 3 && plen <= have - 3 ? off + 3 + plen : len;
+    if (x->sum.len)
+        gw_summary_add(&x->sum, " | ");
+    gw_summary_add(&x->sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
+    gw_emit_label(&x->e, EF_PACKET, off, end - off, gw_value_name_of(type_names, type));
+    gw_emit_push(&x->e);
+    gw_emit_u(&x->e, EF_TYPE, off, 1, type);
+    if (have < 3) {
+        gw_emit_b(&x->e, EF_DATA, off, have, d + off, have);
+        gw_emit_finding(&x->e, EE_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
+                        have, have == 1 ? "" : "s");
+        gw_summary_add(&x->sum, " (truncated)");
+        gw_emit_pop(&x->e, len);
+        return len;
+    }
+    gw_emit_u(&x->e, EF_LENGTH, off + 1, 2, plen);
+    if (plen > have - 3) {
+        gw_emit_finding(&x->e, EE_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
+                        have - 3);
+        gw_summary_add(&x->sum, " (truncated)");
+    }
+    if (!known) {
+        gw_emit_finding(&x->e, EE_UNKNOWN_TYPE, off, 1, "Type %u", type);
+        if (end > off + 3)
+            gw_emit_b(&x->e, EF_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
+        gw_emit_pop(&x->e, end);
+        return len; /* where the next one starts is not known */
+    }
+    if (reliable(type) != (x->pi->transport == GW_TRANSPORT_TCP))
+        gw_emit_finding(&x->e, EE_UNEXPECTED_LINK, off, 1, "%s over %s",
+                        gw_value_name_of(type_names, type),
+                        x->pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
+    x->c = (gw_cursor){d, end, off + 3};
+    x->tick_at = off + 3;
+    x->failed = false;
+    payload(x, type);
+    if (!x->failed && gw_remaining(&x->c)) {
+        size_t n = gw_remaining(&x->c);
+        gw_emit_b(&x->e, EF_TRAILING, x->c.off, n, d + x->c.off, n);
+        gw_emit_finding(&x->e, EE_TRAILING, x->c.off, n, "%zu byte%s after the fields", n,
+                        n == 1 ? "" : "s");
+    }
+    gw_emit_pop(&x->e, end);
+    return end;
+}
+
+static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_t len,
+                      const gw_sink *sink)
+{
+    od_ctx xs, *x = &xs;
+    memset(x, 0, sizeof xs);
+    x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->conv = conv;
+    x->pi = pi;
+    for (size_t off = 0; off < len;)
+        off = packet(x, d, len, off);
+    sink->summary(sink->ctx, x->sum.text);
+}
+
+/* TCP framing: 3-byte header, the payload length; a type the variant does
+   not know cannot start a packet */
+static long od_pdu_length(const uint8_t *d, size_t avail)
+{
+    (void)avail;
+    if (!known_type(d[0]))
+        return GW_PDU_INVALID;
+    return 3 + (long)gw_get_uint(d + 1, 2, false);
+}
+
+/* the datagram or first segment is a chain of whole packets of known
+   types, each long enough for its fixed fields */
+static bool od_heuristic(int transport, const uint8_t *d, size_t len)
+{
+    (void)transport;
+    static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 14};
+    size_t off = 0;
+    int n = 0;
+    while (off < len) {
+        if (len - off < 3 || !known_type(d[off]))
+            return false;
+        size_t plen = (size_t)gw_get_uint(d + off + 1, 2, false);
+        if (plen < min_payload[d[off]])
+            return false;
+        if (plen > len - off - 3)
+            return false;
+        off += 3 + plen;
+        n++;
+    }
+    return n > 0;
+}
+
+const gw_protocol gw_opendrakan_protocol = {
+    .name = "opendrakan",
+    .short_name = "OpenDrakan",
+    .long_name = "OpenDrakan network protocol",
+    .transports = GW_TRANSPORT_UDP | GW_TRANSPORT_TCP,
+    .default_port = OD_PORT,
+    .fields = fields,
+    .n_fields = EF_COUNT,
+    .findings = findings,
+    .n_findings = EE_COUNT,
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(od_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .conv_end = conv_end,
+    .decode = od_decode,
+    .pdu_length = od_pdu_length,
+    .pdu_header = 3,
+    .heuristic = od_heuristic,
+};

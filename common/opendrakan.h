@@ -1,0 +1,33 @@
+/* opendrakan.h - the OpenDrakan network protocol (TCP and UDP port 27046).
+ *
+ * Wire facts: ../shared/specs/WIRE-NOTES.md section 5 (Zalasus/opendrakan,
+ * which has packets but no transport: this project puts reliable packets on
+ * TCP and unreliable ones on UDP, one port) and opendrakan.md (the draft).
+ */
+#ifndef GW_OPENDRAKAN_H
+#define GW_OPENDRAKAN_H
+
+#include "gw_core.h"
+
+#define OD_PORT 27046
+#define OD_DB_ENTRIES 64   /* global database table entries remembered */
+#define OD_DB_PATH 96      /* bytes of a database path remembered */
+#define OD_SNAPSHOTS 64    /* snapshots tracked per conversation */
+#define OD_ACKS 64         /* acknowledged ticks remembered */
+
+/* which layouts: what the reference code writes, or the draft text */
+enum od_variant { OD_VARIANT_REFERENCE = 0, OD_VARIANT_DRAFT = 1 };
+/* booleans in a state bundle */
+enum od_bools {
+    OD_BOOLS_AUTO = 0,   /* option value: from the payload length */
+    OD_BOOLS_BYTES = 1,  /* one byte each: the reference's master branch */
+    OD_BOOLS_PACKED = 2, /* packed LSB-first: the draft and net-dev */
+};
+
+extern int gw_od_variant;        /* option opendrakan.variant */
+extern int gw_od_bools;          /* option opendrakan.bools */
+extern int gw_od_bools_default;  /* option opendrakan.default_bools */
+
+extern const gw_protocol gw_opendrakan_protocol;
+
+#endif

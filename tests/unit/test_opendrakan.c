@@ -1,0 +1,224 @@
+/* Unit tests of the OpenDrakan decoder: packets from
+ * opendrakan-reference-master.pcap (bytes of the reference's own
+ * PacketBuilder) and hand-written ones for the draft's layouts, packed
+ * booleans, malformed chains and snapshot bookkeeping (WIRE-NOTES.md
+ * section 5); expected values worked out by hand. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "opendrakan.h"
+
+static const gw_protocol *P = &gw_opendrakan_protocol;
+static void *conv;
+static collect c;
+
+static void setup(void)
+{
+    conv = calloc(1, P->conv_size);
+    P->conv_init(conv);
+    gw_od_variant = OD_VARIANT_REFERENCE;
+    gw_od_bools = OD_BOOLS_AUTO;
+    gw_od_bools_default = OD_BOOLS_BYTES;
+}
+
+static void teardown(void)
+{
+    P->conv_free(conv);
+    free(conv);
+}
+
+TestSuite(opendrakan, .init = setup, .fini = teardown);
+
+static bool has(const char *code) { return collect_has_finding(&c, collect_finding(P, code)); }
+static int count(const char *abbrev) { return collect_count(&c, collect_field(P, abbrev)); }
+static const gw_item *item(const char *abbrev, int k)
+{
+    const gw_item *it = collect_get(&c, collect_field(P, abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    return it;
+}
+static uint64_t U(const char *abbrev) { return item(abbrev, 0)->v.u; }
+static double D(const char *abbrev, int k) { return item(abbrev, k)->v.d; }
+
+enum { UDP = GW_TRANSPORT_UDP, TCP = GW_TRANSPORT_TCP };
+
+static void dec(uint32_t frame, int transport, const char *hex)
+{
+    collect_decode_on(&c, P, conv, frame, 0, 0, transport, hex);
+}
+
+/* what conv_end() reports */
+static int n_end, end_finding[16];
+static uint32_t end_frame[16];
+static void on_end(void *ctx, uint32_t frame, int64_t t, int dir, int finding, size_t off,
+                   size_t len, const char *msg)
+{
+    (void)ctx; (void)t; (void)dir; (void)off; (void)len; (void)msg;
+    if (n_end < 16) {
+        end_frame[n_end] = frame;
+        end_finding[n_end++] = finding;
+    }
+}
+
+Test(opendrakan, reference_states_all_five)
+{
+    /* frame 10: type 2, length 0x38 = 56, tick 1000, object 0x1234, masks
+       1f 00, position (1.5, -2.25, 3), rotation (.5, -.5, .5, .5), scale
+       (1, 2, .5), visible 1, running 0: one byte each (2 bools: 16 + 2
+       bytes, packed would be 1) */
+    dec(10, UDP,
+        "02 3800 e803000000000000 34120000 1f00 0000c03f 000010c0 00004040"
+        " 0000003f 000000bf 0000003f 0000003f 0000803f 00000040 0000003f 01 00");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.type"), 2);
+    cr_assert_eq(U("opendrakan.length"), 56);
+    cr_assert_eq(item("opendrakan.tick", 0)->v.i, 1000);
+    cr_assert_eq(U("opendrakan.object_id"), 0x1234);
+    cr_assert_eq(U("opendrakan.value_mask"), 0x1f);
+    cr_assert_eq(U("opendrakan.bool_encoding"), OD_BOOLS_BYTES);
+    cr_assert_float_eq(D("opendrakan.position.y", 0), -2.25, 1e-9);
+    cr_assert_float_eq(D("opendrakan.rotation.y", 0), -0.5, 1e-9);
+    cr_assert_float_eq(D("opendrakan.scale.y", 0), 2.0, 1e-9);
+    cr_assert_eq(U("opendrakan.visible"), 1);
+    cr_assert_eq(item("opendrakan.running", 0)->v.u, 0);
+    cr_assert_eq(count("opendrakan.jump"), 5);
+}
+
+Test(opendrakan, packed_booleans_told_by_the_length)
+{
+    /* visibility and running, running jumps: masks 18 10; packed LSB-first
+       into one byte 0x02 (visible 0, running 1): payload 8+4+2+1 = 15 */
+    dec(1, UDP, "02 0f00 0100000000000000 2b000000 1810 02");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.bool_encoding"), OD_BOOLS_PACKED);
+    cr_assert_eq(item("opendrakan.visible", 0)->v.u, 0);
+    cr_assert_eq(U("opendrakan.running"), 1);
+    cr_assert_eq(item("opendrakan.jump", 1)->v.u, 1);
+    /* the same states one byte each: 16 bytes (frame 14 of the capture) */
+    dec(2, UDP, "02 1000 ec03000000000000 2b000000 1810 00 01");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.bool_encoding"), OD_BOOLS_BYTES);
+    cr_assert_eq(U("opendrakan.running"), 1);
+}
+
+Test(opendrakan, malformed_chains)
+{
+    /* 0x80: another group follows, but the payload ends */
+    dec(1, UDP, "02 0e00 0100000000000000 01000000 8000");
+    cr_assert(has("opendrakan.bundle.past_end"));
+    /* a second group naming state 7 (objects have 5) */
+    dec(2, UDP, "02 1000 0100000000000000 01000000 8000 0100");
+    cr_assert(has("opendrakan.bundle.no_such_state"));
+    /* position announced, 4 of its 12 bytes there */
+    dec(3, UDP, "02 1200 0100000000000000 01000000 0100 0000803f");
+    cr_assert(has("opendrakan.bundle.past_end"));
+    /* a jump bit without its value bit */
+    dec(4, UDP, "02 0e00 0100000000000000 01000000 0002");
+    cr_assert(has("opendrakan.bundle.jump_without_value"));
+    /* a payload length past the datagram, then a packet cut in its header */
+    dec(5, UDP, "08 0800 e8030000");
+    cr_assert(has("opendrakan.truncated"));
+    dec(6, UDP, "08 08");
+    cr_assert(has("opendrakan.truncated"));
+    /* unknown type */
+    dec(7, TCP, "2a 0000");
+    cr_assert(has("opendrakan.type.unknown"));
+}
+
+Test(opendrakan, snapshot_complete_in_any_order)
+{
+    /* tick 5: one change, the confirm (count 2, full), the second change:
+       it completes the snapshot and links to the confirm */
+    dec(1, UDP, "02 0e00 0500000000000000 01000000 0000");
+    dec(2, UDP, "04 1c00 0500000000000000 0000000000000040 02000000 0000000000000000");
+    cr_assert_eq(U("opendrakan.change_count"), 2);
+    cr_assert_eq(U("opendrakan.snapshot.changes_seen"), 1);
+    cr_assert_eq(U("opendrakan.snapshot.complete"), 0);
+    cr_assert_float_eq(D("opendrakan.realtime", 0), 2.0, 1e-12);
+    dec(3, UDP, "02 0e00 0500000000000000 02000000 0000");
+    cr_assert_eq(U("opendrakan.snapshot.confirm_frame"), 2);
+    cr_assert_eq(U("opendrakan.snapshot.complete"), 1);
+    /* the client acknowledges it; a delta against tick 5 is then fine */
+    dec(4, UDP, "08 0800 0500000000000000");
+    cr_assert_eq(c.n_findings, 0);
+    dec(5, UDP, "04 1c00 0600000000000000 0000000000000040 01000000 0500000000000000");
+    cr_assert(!has("opendrakan.snapshot.reference_unacked"));
+    /* tick 7: confirmed with 2 changes, one arrives; a delta against 6,
+       never acknowledged; an acknowledgement of tick 9, never confirmed */
+    dec(6, UDP, "04 1c00 0700000000000000 0000000000000040 02000000 0600000000000000");
+    cr_assert(has("opendrakan.snapshot.reference_unacked"));
+    dec(7, UDP, "02 0e00 0700000000000000 01000000 0000");
+    dec(8, UDP, "08 0800 0900000000000000");
+    cr_assert(has("opendrakan.ack.unconfirmed"));
+    /* at the end: tick 6 (1 change expected, none) and 7 incomplete */
+    n_end = 0;
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    cr_assert_eq(n_end, 2);
+    int incomplete = collect_finding(P, "opendrakan.snapshot.incomplete");
+    cr_assert(end_finding[0] == incomplete && end_finding[1] == incomplete);
+    cr_assert((end_frame[0] == 5 && end_frame[1] == 6) || (end_frame[0] == 6 && end_frame[1] == 5));
+}
+
+Test(opendrakan, several_packets_in_one_datagram)
+{
+    dec(1, UDP, "08 0800 0100000000000000 08 0800 0200000000000000");
+    cr_assert_eq(count("opendrakan.type"), 2);
+    cr_assert_eq(item("opendrakan.tick", 1)->v.i, 2);
+    cr_assert(strstr(c.summary, " | ") != NULL);
+}
+
+Test(opendrakan, events_and_the_database_table)
+{
+    /* frames 4 and 6: table entries 3 and 0x12345678 */
+    dec(4, TCP, "00 1400 03000000 436f6d6d6f6e2f636f6d6d6f6e2e6462");
+    cr_assert_eq(U("opendrakan.db_index"), 3);
+    /* an animation event against entry 3: asset 0x0102, channel -1, flags
+       0x9a = playback 2 (bits 6-7), bone modes z 1, y 2, x 2 */
+    dec(5, TCP, "07 2400 0000000000001040 01 43000000 0201 03000000 ffffffff 0000803f"
+                " 00000000 00000000 9a");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.gref.asset"), 0x0102);
+    const gw_item *path = item("opendrakan.gref.db_path", 0);
+    cr_assert(path->v.b.n == 16 && memcmp(path->v.b.p, "Common/common.db", 16) == 0);
+    cr_assert_eq(item("opendrakan.anim.channel", 0)->v.i, -1);
+    cr_assert_eq(U("opendrakan.anim.flags"), 0x9a); /* masked by the front ends */
+    cr_assert_eq(gw_field_masked(&P->fields[collect_field(P, "opendrakan.anim.playback")], 0x9a), 2);
+    cr_assert_eq(gw_field_masked(&P->fields[collect_field(P, "opendrakan.anim.bone_mode_z")], 0x9a), 1);
+    /* frame 40: action 3 begin (reference: no real time) */
+    dec(40, TCP, "09 0500 03000000 00");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(item("opendrakan.action", 0)->v.i, 3);
+}
+
+Test(opendrakan, draft_layouts)
+{
+    gw_od_variant = OD_VARIANT_DRAFT;
+    /* action with the draft's real time first: 1.5 s, action 3, repeat */
+    dec(1, TCP, "09 0d00 000000000000f83f 03000000 02");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_float_eq(D("opendrakan.realtime", 0), 1.5, 1e-12);
+    cr_assert_eq(U("opendrakan.action_state"), 2);
+    /* the draft-only lifecycle packet (this project's code 12): destroyed */
+    dec(2, UDP, "0c 0d00 0a00000000000000 07000000 03");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.lifecycle_state"), 3);
+    /* the reference does not know code 12 */
+    gw_od_variant = OD_VARIANT_REFERENCE;
+    dec(3, UDP, "0c 0d00 0a00000000000000 07000000 03");
+    cr_assert(has("opendrakan.type.unknown"));
+}
+
+Test(opendrakan, framing_and_heuristic)
+{
+    uint8_t d[64];
+    size_t n = unhex("09 0500 03000000 00", d);
+    cr_assert_eq(P->pdu_length(d, 3), 8);
+    cr_assert(P->heuristic(TCP, d, n));
+    cr_assert(!P->heuristic(TCP, d, n - 1)); /* not a whole packet */
+    d[0] = 0x2a;
+    cr_assert_eq(P->pdu_length(d, 3), GW_PDU_INVALID);
+    cr_assert(!P->heuristic(UDP, d, n));
+}
