@@ -344,19 +344,10 @@ static void truncated(eoudp_ctx *x, const char *what)
 /* a payload number: little-endian (host order) */
 static bool num(eoudp_ctx *x, int field, unsigned size, uint64_t *out)
 {
-    if (x->failed || gw_remaining(&x->c) < size) {
+    if (x->failed || !gw_take_number(&x->e, &x->c, fields, field, size, false, out)) {
         truncated(x, fields[field].name);
         return false;
     }
-    size_t off = x->c.off;
-    uint64_t v = gw_get_uint(x->c.data + off, size, false);
-    x->c.off += size;
-    if (fields[field].type == GW_FT_I32)
-        gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
-    else
-        gw_emit_u(&x->e, field, off, size, v);
-    if (out)
-        *out = v;
     return true;
 }
 
@@ -598,15 +589,8 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         break;
     case L_CONNECT:
         /* the implementation sends nothing; the text: f32 timestamp, u64 id */
-        if (gw_remaining(&x->c) >= 12) {
-            size_t off = x->c.off;
-            float f;
-            uint32_t bits = (uint32_t)gw_get_uint(x->c.data + off, 4, false);
-            memcpy(&f, &bits, 4);
-            gw_emit_d(&x->e, EF_CONNECT_TIMESTAMP, off, 4, f);
-            x->c.off += 4;
+        if (gw_remaining(&x->c) >= 12 && num(x, EF_CONNECT_TIMESTAMP, 4, NULL))
             num(x, EF_CONNECT_ID, 8, NULL);
-        }
         break;
     default: {
         size_t n = gw_remaining(&x->c);

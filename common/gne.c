@@ -214,20 +214,10 @@ static void truncated(gne_ctx *x, const char *what)
 /* a number in the message's byte order; signed fields are sign-extended */
 static bool take(gne_ctx *x, int field, unsigned size, uint64_t *out)
 {
-    size_t off = x->c.off;
-    if (x->failed || gw_remaining(&x->c) < size) {
+    if (x->failed || !gw_take_number(&x->e, &x->c, fields, field, size, size > 1 && x->big, out)) {
         truncated(x, fields[field].name);
         return false;
     }
-    uint64_t v = gw_get_uint(x->c.data + off, size, size > 1 && x->big);
-    x->c.off += size;
-    gw_ftype t = fields[field].type;
-    if (t == GW_FT_I8 || t == GW_FT_I16 || t == GW_FT_I32 || t == GW_FT_I64)
-        gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
-    else
-        gw_emit_u(&x->e, field, off, size, v);
-    if (out)
-        *out = v;
     return true;
 }
 

@@ -255,3 +255,36 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char
     va_end(ap);
     e->sink->finding(e->sink->ctx, finding, e->src, off, len, msg);
 }
+
+bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field, unsigned size,
+                    bool big_endian, uint64_t *out)
+{
+    if (gw_remaining(c) < size)
+        return false;
+    size_t off = c->off;
+    uint64_t v = gw_get_uint(c->data + off, size, big_endian);
+    c->off += size;
+    switch (fields[field].type) {
+    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+        gw_emit_i(e, field, off, size, (int64_t)gw_sign_extend(v, size));
+        break;
+    case GW_FT_DOUBLE:
+        if (size == 4) {
+            uint32_t b = (uint32_t)v;
+            float f;
+            memcpy(&f, &b, 4);
+            gw_emit_d(e, field, off, 4, f);
+        } else {
+            double d;
+            memcpy(&d, &v, 8);
+            gw_emit_d(e, field, off, 8, d);
+        }
+        break;
+    default:
+        gw_emit_u(e, field, off, size, v);
+        break;
+    }
+    if (out)
+        *out = v;
+    return true;
+}

@@ -252,4 +252,10 @@ void gw_emit_pop(gw_emit *e, size_t end);
 void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Read a number of `size` bytes at the cursor and emit it as field `field`
+   of `fields`, by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned.
+   False (nothing read or emitted) when fewer than `size` bytes remain. */
+bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field, unsigned size,
+                    bool big_endian, uint64_t *out);
+
 #endif

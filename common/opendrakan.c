@@ -254,38 +254,13 @@ static void short_payload(od_ctx *x, const char *what)
     x->c.off = x->c.len;
 }
 
-/* a little-endian number: unsigned, signed (I32/I64 fields) or f32/f64 (DOUBLE) */
+/* a little-endian number, emitted by its field's type */
 static bool num(od_ctx *x, int field, unsigned size, uint64_t *out)
 {
-    if (x->failed || gw_remaining(&x->c) < size) {
+    if (x->failed || !gw_take_number(&x->e, &x->c, fields, field, size, false, out)) {
         short_payload(x, fields[field].name);
         return false;
     }
-    size_t off = x->c.off;
-    uint64_t v = gw_get_uint(x->c.data + off, size, false);
-    x->c.off += size;
-    switch (fields[field].type) {
-    case GW_FT_I32: case GW_FT_I64:
-        gw_emit_i(&x->e, field, off, size, (int64_t)gw_sign_extend(v, size));
-        break;
-    case GW_FT_DOUBLE:
-        if (size == 4) {
-            uint32_t b = (uint32_t)v;
-            float f;
-            memcpy(&f, &b, 4);
-            gw_emit_d(&x->e, field, off, 4, f);
-        } else {
-            double d;
-            memcpy(&d, &v, 8);
-            gw_emit_d(&x->e, field, off, 8, d);
-        }
-        break;
-    default:
-        gw_emit_u(&x->e, field, off, size, v);
-        break;
-    }
-    if (out)
-        *out = v;
     return true;
 }
 
