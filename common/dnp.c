@@ -330,13 +330,10 @@ static bool take_u(dnp_ctx *x, int field, unsigned size, uint32_t *out, const ch
 /* bytes to the end of the datagram, if any, are trailing */
 static void check_end(dnp_ctx *x)
 {
-    if (x->failed || gw_remaining(&x->c) == 0)
-        return;
-    size_t off = x->c.off, n = gw_remaining(&x->c);
-    gw_emit_b(&x->e, DNP_F_TRAILING, off, n, x->c.data + off, n);
-    gw_emit_finding(&x->e, DNP_E_TRAILING, off, n, "%zu trailing byte%s after the command", n,
-                    n == 1 ? "" : "s");
-    x->c.off = x->c.len;
+    size_t n = gw_remaining(&x->c);
+    if (!x->failed && n)
+        gw_emit_rest(&x->e, &x->c, DNP_F_TRAILING, DNP_E_TRAILING,
+                     "%zu trailing byte%s after the command", n, n == 1 ? "" : "s");
 }
 
 static void undecoded_rest(dnp_ctx *x)

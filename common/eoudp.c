@@ -332,13 +332,9 @@ static void truncated(eoudp_ctx *x, const char *what)
     if (x->failed)
         return;
     x->failed = true;
-    size_t n = gw_remaining(&x->c);
-    if (n)
-        gw_emit_b(&x->e, EF_PAYLOAD, x->c.off, n, x->c.data + x->c.off, n);
-    gw_emit_finding(&x->e, EE_TRUNCATED, x->c.off, n, "Truncated: %s missing at offset %zu", what,
-                    x->c.off);
+    gw_emit_rest(&x->e, &x->c, EF_PAYLOAD, EE_TRUNCATED, "Truncated: %s missing at offset %zu",
+                 what, x->c.off);
     gw_summary_add(&x->sum, " (truncated)");
-    x->c.off = x->c.len;
 }
 
 /* a payload number: little-endian (host order) */
@@ -474,15 +470,13 @@ static bool implied_important(int gen, uint8_t code)
     return code == 0x0c || code == 0x0e || code == 0x0f;
 }
 
-/* an important packet waits for its acknowledge; a resend (same id) keeps
-   the first one's time. The oldest of EOUDP_ACKS waiting is given up with
-   a finding here. */
+/* a new important packet (not a resend: that keeps the first one's entry
+   and time) waits for its acknowledge. The oldest of EOUDP_ACKS waiting is
+   given up with a finding here. */
 static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
 {
     eoudp_conv *c = x->conv;
     int d = x->pi->dir ? 1 : 0;
-    if (find_pending(c, d, id))
-        return;
     pending *slot = &c->imp[d][c->imp_next[d]++ % EOUDP_ACKS];
     if (slot->used && !slot->acked) {
         char msg[128];
@@ -687,25 +681,21 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
                         first->acked ? ", already acknowledged" : "");
     }
     track_id(x, id, id_off, 8, resend);
-    if (important)
+    if (important && !first)
         wait_for_ack(x, id, code, id_off);
     if (code == 0x81)
         c->connect_frame = pi->frame;
     if ((code == 0x02 || code == 0x03) && c->connect_frame)
         gw_emit_gen_u(&x->e, EF_CONNECT_FRAME, 0, c->connect_frame);
 
-    /* payload: within the size when it fits, else what the datagram has */
+    /* payload: what the datagram has (the size field may lie) */
     x->c.off = hl;
-    if (h.consistent)
-        x->c.len = len;
     payload(x, cmd, code);
     count_packet(x, code);
-    if (!x->failed && gw_remaining(&x->c)) {
-        size_t off = x->c.off, n = gw_remaining(&x->c);
-        gw_emit_b(&x->e, EF_TRAILING, off, n, d + off, n);
-        gw_emit_finding(&x->e, EE_TRAILING, off, n, "%zu byte%s after the command's fields", n,
-                        n == 1 ? "" : "s");
-    }
+    size_t n = gw_remaining(&x->c);
+    if (!x->failed && n)
+        gw_emit_rest(&x->e, &x->c, EF_TRAILING, EE_TRAILING, "%zu byte%s after the command's fields",
+                     n, n == 1 ? "" : "s");
     sink->summary(sink->ctx, x->sum.text);
 }
 

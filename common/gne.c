@@ -202,13 +202,9 @@ static void truncated(gne_ctx *x, const char *what)
     if (x->failed)
         return;
     x->failed = true;
-    size_t n = gw_remaining(&x->c);
-    if (n)
-        gw_emit_b(&x->e, GF_DATA, x->c.off, n, x->c.data + x->c.off, n);
-    gw_emit_finding(&x->e, GE_TRUNCATED, x->c.off, n, "Truncated: %s missing at offset %zu", what,
-                    x->c.off);
+    gw_emit_rest(&x->e, &x->c, GF_DATA, GE_TRUNCATED, "Truncated: %s missing at offset %zu", what,
+                 x->c.off);
     gw_summary_add(&x->sum, " (truncated)");
-    x->c.off = x->c.len;
 }
 
 /* a number in the message's byte order; signed fields are sign-extended */

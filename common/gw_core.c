@@ -246,14 +246,33 @@ void gw_emit_pop(gw_emit *e, size_t end)
     e->sink->pop(e->sink->ctx, end);
 }
 
-void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, ...)
+static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, va_list ap)
 {
     char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    e->sink->finding(e->sink->ctx, finding, e->src, off, len, msg);
+}
+
+void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vfinding(e, finding, off, len, fmt, ap);
     va_end(ap);
-    e->sink->finding(e->sink->ctx, finding, e->src, off, len, msg);
+}
+
+void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const char *fmt, ...)
+{
+    size_t off = c->off, n = gw_remaining(c);
+    if (n)
+        gw_emit_b(e, data_field, off, n, c->data + off, n);
+    if (finding >= 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vfinding(e, finding, off, n, fmt, ap);
+        va_end(ap);
+    }
+    c->off = c->len;
 }
 
 bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field, unsigned size,

@@ -252,6 +252,12 @@ void gw_emit_pop(gw_emit *e, size_t end);
 void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* The rest of the PDU, not decoded field by field: its bytes (if any) shown
+   as `data_field`, a finding over them when `finding` >= 0 (with the
+   formatted message), and the cursor moved to the end. */
+void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Read a number of `size` bytes at the cursor and emit it as field `field`
    of `fields`, by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned.
    False (nothing read or emitted) when fewer than `size` bytes remain. */

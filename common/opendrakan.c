@@ -245,13 +245,9 @@ static void short_payload(od_ctx *x, const char *what)
     if (x->failed)
         return;
     x->failed = true;
-    size_t n = gw_remaining(&x->c);
-    if (n)
-        gw_emit_b(&x->e, EF_DATA, x->c.off, n, x->c.data + x->c.off, n);
-    gw_emit_finding(&x->e, EE_PAYLOAD_SHORT, x->c.off, n, "%s missing at offset %zu", what,
-                    x->c.off);
+    gw_emit_rest(&x->e, &x->c, EF_DATA, EE_PAYLOAD_SHORT, "%s missing at offset %zu", what,
+                 x->c.off);
     gw_summary_add(&x->sum, " (short)");
-    x->c.off = x->c.len;
 }
 
 /* a little-endian number, emitted by its field's type */
@@ -412,18 +408,18 @@ static void bundle(od_ctx *x)
 {
     const uint8_t *d = x->c.data + x->c.off;
     size_t len = gw_remaining(&x->c), base = x->c.off;
-    int enc = gw_od_bools;
+    int enc = gw_od_bools, n_bools = count_bools(d, len);
     bool assumed = false;
     if (enc == OD_BOOLS_AUTO) {
         long bytes = walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
         long packed = walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
         bool fb = bytes == (long)len, fp = packed == (long)len;
         enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : gw_od_bools_default;
-        assumed = !fb && !fp && count_bools(d, len) >= 2;
+        assumed = !fb && !fp && n_bools >= 2;
     }
     gw_emit_label(&x->e, EF_BUNDLE, base, len, NULL);
     gw_emit_push(&x->e);
-    if (count_bools(d, len) >= 2)
+    if (n_bools >= 2)
         gw_emit_gen_u(&x->e, EF_BOOLS, base, (uint64_t)enc);
     if (assumed)
         gw_emit_finding(&x->e, EE_BUNDLE_BOOLS, base, len,
@@ -766,12 +762,10 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     x->tick_at = off + 3;
     x->failed = false;
     payload(x, type);
-    if (!x->failed && gw_remaining(&x->c)) {
-        size_t n = gw_remaining(&x->c);
-        gw_emit_b(&x->e, EF_TRAILING, x->c.off, n, d + x->c.off, n);
-        gw_emit_finding(&x->e, EE_TRAILING, x->c.off, n, "%zu byte%s after the fields", n,
-                        n == 1 ? "" : "s");
-    }
+    size_t n = gw_remaining(&x->c);
+    if (!x->failed && n)
+        gw_emit_rest(&x->e, &x->c, EF_TRAILING, EE_TRAILING, "%zu byte%s after the fields", n,
+                     n == 1 ? "" : "s");
     gw_emit_pop(&x->e, end);
     return end;
 }

@@ -457,15 +457,10 @@ static void truncated(ottd_ctx *x, const char *what)
 
 static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
 {
-    size_t off = x->c.off;
-    if (gw_remaining(&x->c) < size) {
+    if (!gw_take_number(&x->e, &x->c, fields, field, size, big_endian, &x->val[field])) {
         truncated(x, fields[field].name);
         return false;
     }
-    uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
-    x->c.off += size;
-    gw_emit_u(&x->e, field, off, size, v);
-    x->val[field] = v;
     x->seen[field] = true;
     return true;
 }
@@ -871,12 +866,10 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             if (pk == PK_SERVER_GAME_INFO && x->seen[OF_REVISION] && !cv->version)
                 learn_version(x, x->str[OF_REVISION], x->str_len[OF_REVISION],
                               (size_t)(x->str[OF_REVISION] - data));
-            if (!x->failed && gw_remaining(&x->c)) {
-                size_t off = x->c.off, n = gw_remaining(&x->c);
-                gw_emit_b(&x->e, OF_TRAILING, off, n, data + off, n);
-                gw_emit_finding(&x->e, OE_TRAILING, off, n, "%zu byte%s after the last field", n,
-                                n == 1 ? "" : "s");
-            }
+            size_t n = gw_remaining(&x->c);
+            if (!x->failed && n)
+                gw_emit_rest(&x->e, &x->c, OF_TRAILING, OE_TRAILING,
+                             "%zu byte%s after the last field", n, n == 1 ? "" : "s");
             analyse(x, pk, type_off);
         }
     }
