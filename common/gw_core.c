@@ -231,6 +231,14 @@ void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v)
     emit(e, field, off, 0, (gw_value){.i = v}, GW_ITEM_GENERATED, NULL);
 }
 
+void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n)
+{
+    gw_value v;
+    v.b.p = (const uint8_t *)p;
+    v.b.n = n;
+    emit(e, field, off, len, v, GW_ITEM_GENERATED, NULL);
+}
+
 void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label)
 {
     emit(e, field, off, len, (gw_value){.u = 0}, 0, label);

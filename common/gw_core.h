@@ -77,7 +77,8 @@ typedef struct {
 
 /* An item a decoder reports. Invariant the front ends rely on: a STRING or
  * BYTES item covers exactly its value's bytes (v.b.p == source + off and
- * v.b.n == len), so Wireshark can read it from the tvb. */
+ * v.b.n == len), so Wireshark can read it from the tvb; except a GENERATED
+ * STRING, a text derived from earlier packets (gw_emit_gen_s). */
 typedef struct {
     int field;        /* index into the protocol's field table */
     int src;          /* data source: 0 = the PDU, >0 = one opened by source() */
@@ -246,6 +247,8 @@ void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v);
 void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n);
 void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v);
 void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v);
+/* a derived text shown at d[off..off+len): n bytes at p (UTF-8 expected) */
+void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n);
 void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label);
 void gw_emit_push(gw_emit *e);
 void gw_emit_pop(gw_emit *e, size_t end);

@@ -129,6 +129,7 @@ static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
     X(UNKNOWN_TYPE, "opendrakan.type.unknown", ERROR, "A packet type the variant does not define: the rest is not decoded") \
     X(UNEXPECTED_LINK, "opendrakan.link.unexpected", NOTE, "A packet the reference sends reliably (TCP) seen on UDP, or the reverse") \
     X(TICK_ZERO, "opendrakan.tick.zero", WARNING, "Tick 0 (invalid) where a tick is required") \
+    X(TICK_TOP_BIT, "opendrakan.tick.top_bit", WARNING, "A tick with its top bit set: negative as the code's i64, beyond 2^63 as the draft's u64") \
     X(BUNDLE_PAST_END, "opendrakan.bundle.past_end", ERROR, "The state bundle's mask chain or a state runs past the payload") \
     X(BUNDLE_NO_STATE, "opendrakan.bundle.no_such_state", ERROR, "A value mask bit for a state objects do not have") \
     X(BUNDLE_JUMP_ONLY, "opendrakan.bundle.jump_without_value", NOTE, "A jump bit for a state the bundle does not contain") \
@@ -269,6 +270,9 @@ static bool tick(od_ctx *x, int field, int64_t *out)
     *out = (int64_t)v;
     if (v == 0 && field == EF_TICK)
         gw_emit_finding(&x->e, EE_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+    if (v >> 63)
+        gw_emit_finding(&x->e, EE_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
+                        (long long)v, (unsigned long long)v);
     return true;
 }
 
@@ -284,6 +288,13 @@ static void rest_as(od_ctx *x, int field)
         gw_summary_add(&x->sum, " %s", text);
     }
     x->c.off = x->c.len;
+}
+
+/* a value's name for summaries ("Unknown" when it has none) */
+static const char *name_of(const gw_value_name *names, uint32_t v)
+{
+    const char *s = gw_value_name_of(names, v);
+    return s ? s : "Unknown";
 }
 
 static const char *db_path(const od_conv *c, uint32_t index)
@@ -522,7 +533,8 @@ static void confirm(od_ctx *x)
     if (s->changes > s->count)
         gw_emit_finding(&x->e, EE_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
                         s->changes, s->count);
-    gw_summary_add(&x->sum, s->changes >= s->count ? " (complete)" : " (%u seen)", s->changes);
+    gw_summary_add(&x->sum, s->changes == s->count ? " (complete)"
+                            : s->changes > s->count ? " (%u seen: too many)" : " (%u seen)", s->changes);
 }
 
 static void acknowledge(od_ctx *x)
@@ -561,7 +573,7 @@ static void gref(od_ctx *x)
     num(x, EF_GREF_DB, 4, &db);
     const char *path = db_path(x->conv, (uint32_t)db);
     if (path)
-        gw_emit_b(&x->e, EF_GREF_PATH, off + 2, 4, (const uint8_t *)path, strlen(path));
+        gw_emit_gen_s(&x->e, EF_GREF_PATH, off + 2, 4, path, strlen(path));
     else if (x->conv->n_db)
         gw_emit_finding(&x->e, EE_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
                         (unsigned long long)db);
@@ -574,7 +586,7 @@ static void event(od_ctx *x)
     uint64_t variant, v, w;
     if (!num(x, EF_REALTIME, 8, NULL) || !num(x, EF_VARIANT, 1, &variant))
         return;
-    gw_summary_add(&x->sum, " %s", gw_value_name_of(variant_names, (uint32_t)variant));
+    gw_summary_add(&x->sum, " %s", name_of(variant_names, (uint32_t)variant));
     switch (variant) {
     case 0:
         if (num(x, EF_ACTION, 4, &v) && num(x, EF_KEY_DOWN, 1, &w))
@@ -599,7 +611,7 @@ static void event(od_ctx *x)
             if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
                 gw_emit_finding(&x->e, EE_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
                                 (unsigned long long)w);
-            gw_summary_add(&x->sum, " %s", gw_value_name_of(playback_names, (uint32_t)(w >> 6)));
+            gw_summary_add(&x->sum, " %s", name_of(playback_names, (uint32_t)(w >> 6)));
         }
         break;
     case 2:
@@ -685,21 +697,25 @@ static void payload(od_ctx *x, unsigned type)
         if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
             num(x, EF_ACTION_STATE, 1, &w))
             gw_summary_add(&x->sum, " %d %s", (int32_t)v,
-                           gw_value_name_of(action_state_names, (uint32_t)w));
+                           name_of(action_state_names, (uint32_t)w));
         break;
     case T_ANALOG:
         if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
             num(x, EF_ANALOG_X, 4, NULL) && num(x, EF_ANALOG_Y, 4, NULL))
             gw_summary_add(&x->sum, " %d", (int32_t)v);
         break;
-    case T_OBJECT_CREATED:
-        if (tick(x, EF_TICK, &t) && num(x, EF_NEW_OBJECT, 4, &v) && num(x, EF_PROTOTYPE, 4, NULL))
+    case T_OBJECT_CREATED: /* the draft's other snapshot changes */
+        if (tick(x, EF_TICK, &t) && num(x, EF_NEW_OBJECT, 4, &v) && num(x, EF_PROTOTYPE, 4, NULL)) {
             gw_summary_add(&x->sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
+            snapshot_change(x, t);
+        }
         break;
     case T_LIFECYCLE:
-        if (tick(x, EF_TICK, &t) && num(x, EF_OBJECT_ID, 4, &v) && num(x, EF_LIFECYCLE, 1, &w))
-            gw_summary_add(&x->sum, " object %llu %s", (unsigned long long)v,
-                           gw_value_name_of(lifecycle_names, (uint32_t)w));
+        if (tick(x, EF_TICK, &t) && num(x, EF_OBJECT_ID, 4, &v) && num(x, EF_LIFECYCLE, 1, &w)) {
+            gw_summary_add(&x->sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
+                           name_of(lifecycle_names, (uint32_t)w));
+            snapshot_change(x, t);
+        }
         break;
     case T_SOUND:
         if (num(x, EF_REALTIME, 8, NULL))

@@ -8,6 +8,7 @@
  * whatever order Wireshark revisits it.
  */
 #include <epan/conversation.h>
+#include <epan/charsets.h>
 #include <epan/expert.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
@@ -81,6 +82,8 @@ static void rec_item(void *ctx, const gw_item *it)
     rec_ev ev = {.kind = EV_ITEM, .src = (guint8)it->src, .flags = (guint16)it->flags,
                  .index = it->field, .off = (guint32)it->off, .len = (guint32)it->len,
                  .v = it->v, .text = it->label ? wmem_strdup(wmem_file_scope(), it->label) : NULL};
+    if (f->type == GW_FT_STRING && (it->flags & GW_ITEM_GENERATED)) /* not in the tvb */
+        ev.text = (const char *)get_utf_8_string(wmem_file_scope(), it->v.b.p, (gint)it->v.b.n);
     rec_push_ev(rc, &ev);
     /* a back link also shows on the frame it points to (seen on later passes) */
     if (f->type == GW_FT_FRAMENUM && f->reverse >= 0) {
@@ -318,7 +321,9 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                 break;
             }
             case GW_FT_STRING:
-                last = proto_tree_add_item(cur, hf, t, off, len, ENC_UTF_8);
+                last = ev->flags & GW_ITEM_GENERATED
+                           ? proto_tree_add_string(cur, hf, t, off, len, ev->text)
+                           : proto_tree_add_item(cur, hf, t, off, len, ENC_UTF_8);
                 break;
             case GW_FT_BYTES:
                 last = proto_tree_add_item(cur, hf, t, off, len, ENC_NA);

@@ -142,6 +142,24 @@ expect eoudp-heuristic-found grep -q '10.0.0.2:40000 -> 10.0.0.6:40001 EOUDP Rej
 check eoudp-no-heuristic 0 "$T" decode --no-heuristics "$C/eoudp-gen-generations.pcap"
 expect eoudp-no-heuristic-skipped test "$(grep -c ':4000[01] ' "$tmp/out")" -eq 0
 
+check opendrakan-clean 0 "$T" decode --fail-on note "$C/opendrakan-gen-packets.pcap"
+expect opendrakan-shared-segment test "$(grep -c '^4 .* OpenDrakan GLOBAL_DB_TABLE_ENTRY' "$tmp/out")" -eq 3
+expect opendrakan-split-header grep -q '^7 .* OpenDrakan LOAD_LEVEL Dragon/Level3.lvl$' "$tmp/out"
+check opendrakan-snapshots 0 "$T" decode --format json "$C/opendrakan-gen-snapshots.pcap"
+expect opendrakan-incomplete-end grep -q '^{"frame":27,.*"code":"opendrakan.snapshot.incomplete".*"end_of_conversation":true}$' "$tmp/out"
+expect opendrakan-unconfirmed-end grep -q '^{"frame":29,.*"code":"opendrakan.snapshot.unconfirmed"' "$tmp/out"
+expect opendrakan-complete-late grep -q '^{"frame":22,.*"opendrakan.snapshot.confirm_frame":\[19\],"opendrakan.snapshot.changes_seen":\[2\],"opendrakan.snapshot.complete":\[true\]' "$tmp/out"
+check opendrakan-snapshots-warn 1 "$T" decode --fail-on warning "$C/opendrakan-gen-snapshots.pcap"
+check opendrakan-malformed 1 "$T" decode "$C/opendrakan-gen-malformed.pcap"
+expect opendrakan-malformed-goes-on grep -q '^22 .* CONFIRM_SNAPSHOT tick 2, 1 change, full (complete)$' "$tmp/out"
+check opendrakan-draft 0 "$T" decode --option opendrakan.variant=draft "$C/opendrakan-gen-draft.pcap"
+expect opendrakan-draft-sound grep -q 'SOUND (draft) asset 12/Sounds/sfx.db$' "$tmp/out"
+check opendrakan-reference-reads-draft 1 "$T" decode "$C/opendrakan-gen-draft.pcap"
+expect opendrakan-reference-unknown grep -q 'error opendrakan.type.unknown' "$tmp/out"
+check opendrakan-bools-forced 1 "$T" decode --fail-on warning --option opendrakan.bools=packed "$C/opendrakan-reference-master.pcap"
+expect opendrakan-bools-forced-trailing grep -q 'warning opendrakan.trailing' "$tmp/out"
+check opendrakan-bad-option 2 "$T" decode --option opendrakan.variant=nope "$C/opendrakan-gen-draft.pcap"
+
 check findings 0 "$T" findings
 expect findings-listed grep -q '^dnp.truncated	error	' "$tmp/out"
 check fields-bad 2 "$T" fields nosuch

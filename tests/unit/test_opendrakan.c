@@ -4,6 +4,7 @@
  * booleans, malformed chains and snapshot bookkeeping (WIRE-NOTES.md
  * section 5); expected values worked out by hand. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,9 +206,21 @@ Test(opendrakan, draft_layouts)
     dec(2, UDP, "0c 0d00 0a00000000000000 07000000 03");
     cr_assert_eq(c.n_findings, 0);
     cr_assert_eq(U("opendrakan.lifecycle_state"), 3);
+    /* tick 10's snapshot: that lifecycle change, a created object (code 11:
+       tick 10, object 8 cloned from 7) and the confirm counting both */
+    dec(3, UDP, "0b 1000 0a00000000000000 08000000 07000000"
+                " 04 1c00 0a00000000000000 0000000000000000 02000000 0000000000000000");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.new_object_id"), 8);
+    cr_assert_eq(U("opendrakan.snapshot.changes_seen"), 2);
+    cr_assert_eq(U("opendrakan.snapshot.complete"), 1);
+    /* a u64 tick beyond the code's i64: 2^63 + 1 */
+    dec(4, UDP, "08 0800 0100000000000080");
+    cr_assert(has("opendrakan.tick.top_bit"));
+    cr_assert_eq((uint64_t)item("opendrakan.tick", 0)->v.i, 0x8000000000000001ull);
     /* the reference does not know code 12 */
     gw_od_variant = OD_VARIANT_REFERENCE;
-    dec(3, UDP, "0c 0d00 0a00000000000000 07000000 03");
+    dec(5, UDP, "0c 0d00 0a00000000000000 07000000 03");
     cr_assert(has("opendrakan.type.unknown"));
 }
 
@@ -221,4 +234,76 @@ Test(opendrakan, framing_and_heuristic)
     d[0] = 0x2a;
     cr_assert_eq(P->pdu_length(d, 3), GW_PDU_INVALID);
     cr_assert(!P->heuristic(UDP, d, n));
+}
+
+/* Every bundle of ObjectStates: each of the 5 states absent, present, or
+   present and jumping (3^5 = 243), in both boolean encodings, written here
+   from WIRE-NOTES section 5 (one mask pair; states in order; booleans one
+   byte each, or the present ones packed LSB-first into one byte) and read
+   back with the encoding told by the length. */
+static void hex_f32(char **h, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    for (int i = 0; i < 4; i++)
+        *h += sprintf(*h, "%02x", (u >> (8 * i)) & 0xff);
+}
+
+Test(opendrakan, every_bundle_in_both_encodings)
+{
+    for (int enc = OD_BOOLS_BYTES; enc <= OD_BOOLS_PACKED; enc++) {
+        for (int combo = 0; combo < 243; combo++) {
+            unsigned vm = 0, jm = 0;
+            for (int s = 0, d = combo; s < 5; s++, d /= 3) {
+                vm |= (d % 3 != 0) << s;
+                jm |= (d % 3 == 2) << s;
+            }
+            unsigned visible = (combo / 7) & 1, running = (combo / 11) & 1;
+            char hex[256], body[200], *h = body;
+            h += sprintf(h, "%02x%02x", vm, jm);
+            size_t n = 2;
+            if (vm & 1) { hex_f32(&h, 1.5f); hex_f32(&h, (float)combo); hex_f32(&h, -3.0f); n += 12; }
+            if (vm & 2) { for (int i = 0; i < 4; i++) hex_f32(&h, 0.25f * i); n += 16; }
+            if (vm & 4) { hex_f32(&h, 2.0f); hex_f32(&h, 4.0f); hex_f32(&h, (float)enc); n += 12; }
+            if (enc == OD_BOOLS_BYTES) {
+                if (vm & 8) { h += sprintf(h, "%02x", visible); n++; }
+                if (vm & 16) { h += sprintf(h, "%02x", running); n++; }
+            } else if (vm & 0x18) {
+                unsigned byte = 0, bit = 0;
+                if (vm & 8) byte |= visible << bit++;
+                if (vm & 16) byte |= running << bit++;
+                h += sprintf(h, "%02x", byte);
+                n++;
+            }
+            sprintf(hex, "02 %02zx%02zx 0500000000000000 09000000 %s", (12 + n) & 0xff, (12 + n) >> 8, body);
+            dec((uint32_t)combo + 1, UDP, hex);
+            cr_assert_eq(c.n_findings, 0, "combo %d enc %d: %d findings", combo, enc, c.n_findings);
+            cr_assert_eq(U("opendrakan.value_mask"), vm);
+            cr_assert_eq(U("opendrakan.jump_mask"), jm);
+            int present = __builtin_popcount(vm);
+            cr_assert_eq(count("opendrakan.jump"), present, "combo %d", combo);
+            for (int s = 0, k = 0; s < 5; s++)
+                if (vm & (1u << s))
+                    cr_assert_eq(item("opendrakan.jump", k++)->v.u, (jm >> s) & 1, "combo %d state %d", combo, s);
+            cr_assert_eq(count("opendrakan.position.y"), vm & 1);
+            if (vm & 1)
+                cr_assert_float_eq(D("opendrakan.position.y", 0), (double)combo, 1e-9);
+            cr_assert_eq(count("opendrakan.rotation.w"), (vm >> 1) & 1);
+            if (vm & 2)
+                cr_assert_float_eq(D("opendrakan.rotation.w", 0), 0.75, 1e-9);
+            cr_assert_eq(count("opendrakan.scale.z"), (vm >> 2) & 1);
+            if (vm & 4)
+                cr_assert_float_eq(D("opendrakan.scale.z", 0), (double)enc, 1e-9);
+            cr_assert_eq(count("opendrakan.visible"), (vm >> 3) & 1);
+            if (vm & 8)
+                cr_assert_eq(U("opendrakan.visible"), visible, "combo %d enc %d", combo, enc);
+            cr_assert_eq(count("opendrakan.running"), (vm >> 4) & 1);
+            if (vm & 16)
+                cr_assert_eq(U("opendrakan.running"), running, "combo %d enc %d", combo, enc);
+            /* the encoding is told (and shown) only when both booleans are there */
+            cr_assert_eq(count("opendrakan.bool_encoding"), (vm & 0x18) == 0x18);
+            if ((vm & 0x18) == 0x18)
+                cr_assert_eq(U("opendrakan.bool_encoding"), (unsigned)enc);
+        }
+    }
 }
