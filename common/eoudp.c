@@ -133,6 +133,7 @@ static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
     X(ID_DUPLICATE, "eoudp.id.duplicate", NOTE, "The same id as the previous packet in this direction (a resend, or the Dec 2023 build's doubled sends)") \
     X(ID_OLDER, "eoudp.id.reordered", NOTE, "An id lower than one already seen in this direction: reordered or resent") \
     X(RESENT, "eoudp.resent", NOTE, "An important packet sent again with its id (its acknowledge did not come)") \
+    X(CONNECT_NOT_FIRST, "eoudp.connect.not_first", WARNING, "The conversation does not begin with a connect (0x81) from the client") \
     X(ID_GAP, "eoudp.id.gap", NOTE, "Ids skipped in this direction: packets lost or not captured") \
     X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, "An acknowledge for no important packet seen, or one already acknowledged") \
     X(ACK_MISSING, "eoudp.ack.missing", WARNING, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
@@ -142,6 +143,21 @@ static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
 enum eoudp_finding { EOUDP_FINDINGS(AS_EENUM) EE_COUNT };
 #define AS_FINDING(id, code, sev, summary) [EE_##id] = {code, GW_SEV_##sev, summary},
 static const gw_finding_def findings[EE_COUNT] = {EOUDP_FINDINGS(AS_FINDING)};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {EE_CONNECT_NOT_FIRST, "eoudp.md, 0x81: \"This command is used to connect to the server\", answered by "
+                           "0x02 accept or 0x03 reject: a session begins with it"},
+    {EE_ACK_MISSING, "eoudp.md, Commands: \"0x0c - Send entities with their components MUST get an "
+                     "acknowledge\" (likewise 0x0b, 0x0d-0x10, 0x81); WIRE-NOTES 4: \"When important is "
+                     "set the receiver answers with 0x01 carrying that id\""},
+    {EE_ID_GAP, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
+    {EE_ID_OLDER, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
+    {EE_WRONG_SIDE, "eoudp.md, Commands: \"command inferior to 0x80 are server commands and superior to "
+                    "0x80 are client commands\""},
+    {EE_SIZE_MISMATCH, "eoudp.md, Representation: \"Size - ... representing the size of the content of "
+                       "the packet\""},
+};
 
 static const gw_choice generation_choices[] = {
     {EOUDP_GEN_AUTO, "auto", "From the size field, then the conversation"},
@@ -197,6 +213,7 @@ typedef struct {
     int8_t client_dir;       /* -1: not known yet */
     bool have_id[2];
     uint64_t last_id[2];
+    bool begun;              /* a datagram with a whole header was seen */
     uint32_t connect_frame;
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
     unsigned imp_next[2];
@@ -670,6 +687,11 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         gw_emit_finding(&x->e, EE_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
                         (unsigned long long)size, len - hl);
 
+    if (!c->begun && code != 0x81)
+        gw_emit_finding(&x->e, EE_CONNECT_NOT_FIRST, 0, 1,
+                        "The conversation begins with 0x%02x (or the capture began after its connect)",
+                        code);
+    c->begun = true;
     check_side(x, code);
     int dir = pi->dir ? 1 : 0;
     const pending *first = important ? find_pending(c, dir, id) : NULL;
@@ -728,6 +750,8 @@ const gw_protocol gw_eoudp_protocol = {
     .n_fields = EF_COUNT,
     .findings = findings,
     .n_findings = EE_COUNT,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(eoudp_conv),

@@ -61,6 +61,15 @@ typedef struct {
     const char *summary;  /* what it means, one line */
 } gw_finding_def;
 
+/* A behaviour rule: a finding that says what a correct peer must or must
+ * not do, with the sentence of the protocol text or reference behaviour it
+ * enforces. pcaptool validate reports every finding; its catalogue, JUnit
+ * test cases and per-rule captures are about the rules. */
+typedef struct {
+    int finding;          /* index into the protocol's findings */
+    const char *enforces; /* the text or behaviour, quoted or paraphrased, with its source */
+} gw_rule;
+
 /* ---- values and the sink ----------------------------------------------- */
 
 typedef struct {
@@ -138,6 +147,13 @@ typedef struct {
     const char *title;  /* as shown: "Automatic" */
 } gw_choice;           /* lists end with {0, NULL, NULL} */
 
+/* conformance profiles (a protocol's "profile" option, pcaptool --profile) */
+enum gw_profile {
+    GW_PROFILE_REFERENCE = 0, /* what the reference implementation does */
+    GW_PROFILE_SPEC = 1,      /* the published text, literally */
+};
+extern const gw_choice gw_profile_choices[];
+
 typedef struct {
     const char *name;          /* "update_layout": full name is proto.name */
     const char *title;
@@ -159,6 +175,8 @@ typedef struct gw_protocol {
     int n_fields;
     const gw_finding_def *findings;
     int n_findings;
+    const gw_rule *rules;
+    int n_rules;
     const gw_option *options;
     int n_options;
     /* conversation state */

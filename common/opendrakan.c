@@ -15,6 +15,7 @@
 int gw_od_variant = OD_VARIANT_REFERENCE;
 int gw_od_bools = OD_BOOLS_AUTO;
 int gw_od_bools_default = OD_BOOLS_BYTES;
+int gw_od_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ------------------------------------------------------------ */
 
@@ -145,12 +146,42 @@ static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
     X(REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, "A delta snapshot against a tick the client never acknowledged") \
     X(ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, "An acknowledgement of a tick never confirmed") \
     X(ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, "An acknowledgement of a snapshot not all of whose changes were seen") \
+    X(BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, "Profile spec: booleans one byte each where the draft packs them into one") \
+    X(DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, "Profile reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
     X(SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, "More ticks open at once than are tracked: the oldest is given up unresolved")
 
 #define AS_EENUM(id, code, sev, summary) EE_##id,
 enum od_finding { OD_FINDINGS(AS_EENUM) EE_COUNT };
 #define AS_FINDING(id, code, sev, summary) [EE_##id] = {code, GW_SEV_##sev, summary},
 static const gw_finding_def findings[EE_COUNT] = {OD_FINDINGS(AS_FINDING)};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {EE_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Once a confirmed snapshot contains as many "
+                         "changes as stated by the confirmation, it is complete\""},
+    {EE_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Then, a confirmation packet is "
+                          "transmitted, which states how many discrete changes the snapshot with the given "
+                          "tick should contain\""},
+    {EE_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
+                     "changes the snapshot with the given tick should contain\""},
+    {EE_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
+                     "delta encoding\""},
+    {EE_ACK_UNCONFIRMED, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+                         "it has received a snapshot in full\""},
+    {EE_ACK_INCOMPLETE, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+                        "it has received a snapshot in full\""},
+    {EE_TICK_ZERO, "opendrakan.md, Tick number: \"Tick numbers should be one-based, since some protocol "
+                   "features need to be able to pass an invalid tick\""},
+    {EE_DB_INCOMPLETE, "opendrakan.md, Load level: \"The total number of databases that are loaded is "
+                       "included in this packet so the client can verify that it received a complete "
+                       "database table\""},
+    {EE_UNEXPECTED_LINK, "WIRE-NOTES 5: \"The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), "
+                         "all others as reliable (TCP)\""},
+    {EE_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
+                        "after each other, they are combined into a single byte\" (profile spec)"},
+    {EE_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
+                          "opendrakan.md's packed booleans (profile reference, once per conversation)"},
+};
 
 static const gw_choice variant_choices[] = {
     {OD_VARIANT_REFERENCE, "reference", "What Zalasus/opendrakan writes"},
@@ -173,6 +204,8 @@ static const gw_option options[] = {
     {"default_bools", "Boolean states when the length does not tell",
      "Used when neither encoding fits the payload length", bools_default_choices,
      &gw_od_bools_default},
+    {"profile", "Conformance profile", "Judge by the reference code (master) or by the draft text",
+     gw_profile_choices, &gw_od_profile},
 };
 
 /* ---- conversation ------------------------------------------------------ */
@@ -199,6 +232,7 @@ typedef struct {
     unsigned snap_next;
     int64_t acked[OD_ACKS];
     unsigned n_acked;
+    bool bools_divergence_noted;
 } od_conv;
 
 static void conv_init(void *p) { memset(p, 0, sizeof(od_conv)); }
@@ -436,6 +470,14 @@ static void bundle(od_ctx *x)
         gw_emit_finding(&x->e, EE_BUNDLE_BOOLS, base, len,
                         "Neither encoding fits %zu bytes: %s used", len,
                         gw_value_name_of(bools_names, (uint32_t)enc));
+    if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed) {
+        if (gw_od_profile == GW_PROFILE_SPEC)
+            gw_emit_finding(&x->e, EE_BOOLS_UNPACKED, base, len, "%d booleans, one byte each", n_bools);
+        else if (!x->conv->bools_divergence_noted)
+            gw_emit_finding(&x->e, EE_DIVERGENCE_BOOLS, base, len,
+                            "Booleans one byte each (reference master); the draft packs them");
+        x->conv->bools_divergence_noted = true;
+    }
     gw_summary_add(&x->sum, " [");
     long used = walk_bundle(x, d, len, base, enc);
     gw_summary_add(&x->sum, "]");
@@ -841,6 +883,8 @@ const gw_protocol gw_opendrakan_protocol = {
     .n_fields = EF_COUNT,
     .findings = findings,
     .n_findings = EE_COUNT,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(od_conv),

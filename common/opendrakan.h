@@ -27,6 +27,7 @@ enum od_bools {
 extern int gw_od_variant;        /* option opendrakan.variant */
 extern int gw_od_bools;          /* option opendrakan.bools */
 extern int gw_od_bools_default;  /* option opendrakan.default_bools */
+extern int gw_od_profile;        /* option opendrakan.profile (enum gw_profile) */
 
 extern const gw_protocol gw_opendrakan_protocol;
 

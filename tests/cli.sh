@@ -142,7 +142,8 @@ expect eoudp-heuristic-found grep -q '10.0.0.2:40000 -> 10.0.0.6:40001 EOUDP Rej
 check eoudp-no-heuristic 0 "$T" decode --no-heuristics "$C/eoudp-gen-generations.pcap"
 expect eoudp-no-heuristic-skipped test "$(grep -c ':4000[01] ' "$tmp/out")" -eq 0
 
-check opendrakan-clean 0 "$T" decode --fail-on note "$C/opendrakan-gen-packets.pcap"
+check opendrakan-clean 0 "$T" decode --fail-on warning "$C/opendrakan-gen-packets.pcap"
+expect opendrakan-divergence-once test "$(grep -c 'note opendrakan.divergence.bools_bytes' "$tmp/out")" -eq 1
 expect opendrakan-shared-segment test "$(grep -c '^4 .* OpenDrakan GLOBAL_DB_TABLE_ENTRY' "$tmp/out")" -eq 3
 expect opendrakan-split-header grep -q '^7 .* OpenDrakan LOAD_LEVEL Dragon/Level3.lvl$' "$tmp/out"
 check opendrakan-snapshots 0 "$T" decode --format json "$C/opendrakan-gen-snapshots.pcap"
@@ -159,6 +160,28 @@ expect opendrakan-reference-unknown grep -q 'error opendrakan.type.unknown' "$tm
 check opendrakan-bools-forced 1 "$T" decode --fail-on warning --option opendrakan.bools=packed "$C/opendrakan-reference-master.pcap"
 expect opendrakan-bools-forced-trailing grep -q 'warning opendrakan.trailing' "$tmp/out"
 check opendrakan-bad-option 2 "$T" decode --option opendrakan.variant=nope "$C/opendrakan-gen-draft.pcap"
+
+check validate-help 0 "$T" validate --help
+expect validate-help-usage grep -q '^Usage: pcaptool validate' "$tmp/out"
+check validate-rules 0 "$T" validate --rules
+expect validate-rules-cited grep -q '^opendrakan.snapshot.incomplete	warning	.*	opendrakan.md, Snapshot transmission' "$tmp/out"
+check validate-pass 0 "$T" validate "$C/opendrakan-gen-packets.pcap"
+expect validate-pass-line grep -q '^PASS .*opendrakan-gen-packets.pcap (50 PDUs; 0 errors, 0 warnings, 1 note)$' "$tmp/out"
+check validate-fail 1 "$T" validate "$C/opendrakan-gen-malformed.pcap"
+expect validate-fail-line grep -q '^FAIL ' "$tmp/out"
+check validate-warning 1 "$T" validate --fail-on warning "$C/rules/eoudp.ack.missing.pcap"
+check validate-disabled 0 "$T" validate --fail-on warning --disable 'eoudp.ack.*' "$C/rules/eoudp.ack.missing.pcap"
+check validate-bad-rule 2 "$T" validate --disable nosuch.rule "$C/rules/eoudp.ack.missing.pcap"
+check validate-profile-spec 1 "$T" validate --profile spec --fail-on warning "$C/rules/opendrakan.bundle.bools_unpacked.pcap"
+check validate-bad-profile 2 "$T" validate --profile nope "$C/rules"
+check validate-bad-jobs 2 "$T" validate -j 0 "$C/rules"
+check validate-folder 0 "$T" validate -j 2 --fail-on never "$C/rules"
+expect validate-folder-count grep -q '^17 captures: 17 passed, 0 failed$' "$tmp/out"
+check validate-json 1 "$T" validate --format json --fail-on warning "$C/rules/eoudp.ack.missing.pcap"
+expect validate-json-finding grep -q '^{"record":"finding",.*"rule":"eoudp.ack.missing","severity":"warning","behaviour":true' "$tmp/out"
+expect validate-json-capture grep -q '^{"record":"capture",.*"verdict":"fail"}$' "$tmp/out"
+check validate-unreadable 2 "$T" validate "$C/no-such.pcap"
+check validate-empty-folder 2 "$T" validate "$tmp/empty-folder-that-does-not-exist/"
 
 check findings 0 "$T" findings
 expect findings-listed grep -q '^dnp.truncated	error	' "$tmp/out"

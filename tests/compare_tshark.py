@@ -121,6 +121,7 @@ OPTIONS = {
     "gne-gen-midstream.pcap": (["-d", "tcp.port==5105,gne"], ["--port", "gne=5105"]),
     "eoudp-gen-text-numbering.pcap": (["-o", "eoudp.numbering:text"], ["--option", "eoudp.numbering=text"]),
     "opendrakan-gen-draft.pcap": (["-o", "opendrakan.variant:draft"], ["--option", "opendrakan.variant=draft"]),
+    "opendrakan.bundle.bools_unpacked.pcap": (["-o", "opendrakan.profile:spec"], ["--profile", "spec"]),
 }
 
 

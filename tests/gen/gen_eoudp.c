@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -407,6 +408,66 @@ static void malformed(void)
     pw_close(&w);
 }
 
+/* ---- one capture per behaviour rule: a clean session that breaks that
+   rule once (pcaptool validate must report it and nothing else) ---- */
+
+static session rule_session(const char *code)
+{
+    char name[80];
+    snprintf(name, sizeof name, "rules/%s.pcap", code);
+    open_capture(name);
+    session s = {.gen = F64, .big = 1, .client = 1, .server = 2, .cport = 8083, .sport = 8082};
+    return s;
+}
+
+static void rule_captures(void)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/rules", outdir);
+    mkdir(dir, 0755);
+    session s;
+    /* a deleted entity before any connect */
+    s = rule_session("eoudp.connect.not_first");
+    p_reset(); p_u64(5);
+    send(&s, 1, 0x0e, 0);
+    pw_close(&w);
+    /* an important component never acknowledged */
+    s = rule_session("eoudp.ack.missing");
+    handshake(&s, 1);
+    component(&s, 7, "Tag", "x", 1);
+    pw_close(&w);
+    /* the server skips an id */
+    s = rule_session("eoudp.id.gap");
+    handshake(&s, 1);
+    s.id[1]++;
+    p_reset(); p_u64(5);
+    send(&s, 1, 0x0e, 0);
+    pw_close(&w);
+    /* the server's id goes back */
+    s = rule_session("eoudp.id.reordered");
+    handshake(&s, 1);
+    p_reset(); p_u64(5);
+    send(&s, 1, 0x0e, 0);
+    s.id[1] -= 2;
+    p_reset(); p_u64(6);
+    send(&s, 1, 0x0e, 0);
+    pw_close(&w);
+    /* the client sends a server command */
+    s = rule_session("eoudp.command.wrong_side");
+    handshake(&s, 1);
+    p_reset(); p_u64(5);
+    send(&s, 0, 0x0e, 0);
+    pw_close(&w);
+    /* a size field one short of the payload */
+    s = rule_session("eoudp.size.mismatch");
+    handshake(&s, 1);
+    p_reset(); p_u64(5);
+    header(&s, 0x0e, s.id[1]++, 0, 7);
+    b_raw(&dg, pl.p, pl.n);
+    put(&s, 1);
+    pw_close(&w);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -418,5 +479,6 @@ int main(int argc, char **argv)
     text_numbering();
     lost_acks();
     malformed();
+    rule_captures();
     return 0;
 }

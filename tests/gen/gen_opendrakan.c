@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -446,6 +447,116 @@ static void malformed(void)
     pw_close(&w);
 }
 
+/* ---- one capture per behaviour rule: a clean session that breaks that
+   rule once (pcaptool validate must report it and nothing else) ---- */
+
+static void rule_capture(const char *code, unsigned n_db)
+{
+    char name[80];
+    snprintf(name, sizeof name, "rules/%s.pcap", code);
+    open_capture(name);
+    tcp_open();
+    db_entry(0, "Common/common.db");
+    db_entry(1, "Dragon/dragon.db");
+    db_entry(7, "Sounds/sfx.db");
+    load_level(n_db, "Dragon/Level1.lvl");
+    tcp(DOWN);
+}
+
+static void rule_end(void)
+{
+    tcp_close();
+    pw_close(&w);
+}
+
+/* a clean snapshot: one change, its confirm, the acknowledgement */
+static void snapshot(uint64_t tick, uint64_t ref)
+{
+    states(tick, 1, 0x01, 0x00, BYTES, (int)tick);
+    confirm(tick, (double)tick / 60.0, 1, ref);
+    udp(DOWN);
+    acknowledge(tick);
+    udp(UP);
+}
+
+static void rule_captures(void)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/rules", outdir);
+    mkdir(dir, 0755);
+
+    rule_capture("opendrakan.snapshot.incomplete", 3); /* 1 of 2 changes, no ack */
+    snapshot(1, 0);
+    states(2, 1, 0x01, 0x00, BYTES, 2);
+    confirm(2, 0.1, 2, 1);
+    udp(DOWN);
+    rule_end();
+
+    rule_capture("opendrakan.snapshot.unconfirmed", 3); /* a change, no confirm */
+    snapshot(1, 0);
+    states(2, 1, 0x01, 0x00, BYTES, 2);
+    udp(DOWN);
+    rule_end();
+
+    rule_capture("opendrakan.snapshot.excess", 3); /* 2 changes, confirm says 1 */
+    snapshot(1, 0);
+    states(2, 1, 0x01, 0x00, BYTES, 2);
+    states(2, 2, 0x01, 0x00, BYTES, 2);
+    confirm(2, 0.1, 1, 1);
+    udp(DOWN);
+    acknowledge(2);
+    udp(UP);
+    rule_end();
+
+    rule_capture("opendrakan.snapshot.reference_unacked", 3); /* delta against 5 */
+    snapshot(1, 0);
+    snapshot(2, 5);
+    rule_end();
+
+    rule_capture("opendrakan.ack.unconfirmed", 3);
+    snapshot(1, 0);
+    acknowledge(9);
+    udp(UP);
+    rule_end();
+
+    rule_capture("opendrakan.ack.incomplete", 3); /* acked before its 2nd change */
+    snapshot(1, 0);
+    states(2, 1, 0x01, 0x00, BYTES, 2);
+    confirm(2, 0.1, 2, 1);
+    udp(DOWN);
+    acknowledge(2);
+    udp(UP);
+    states(2, 2, 0x01, 0x00, BYTES, 2);
+    udp(DOWN);
+    rule_end();
+
+    rule_capture("opendrakan.tick.zero", 3); /* a whole snapshot at tick 0 */
+    snapshot(0, 0);
+    rule_end();
+
+    rule_capture("opendrakan.db_table.incomplete", 4); /* 3 entries, count 4 */
+    snapshot(1, 0);
+    rule_end();
+
+    rule_capture("opendrakan.link.unexpected", 3); /* a GLOBAL_MESSAGE on UDP */
+    snapshot(1, 0);
+    p_u32(0x10); p_str("udp"); pk(5);
+    udp(DOWN);
+    rule_end();
+
+    /* booleans one byte each: a violation under --profile spec, noted once
+       under reference */
+    for (int k = 0; k < 2; k++) {
+        rule_capture(k ? "opendrakan.divergence.bools_bytes" : "opendrakan.bundle.bools_unpacked", 3);
+        states(1, 1, 0x18, 0x00, BYTES, 2);
+        confirm(1, 0.1, 1, 0);
+        udp(DOWN);
+        acknowledge(1);
+        udp(UP);
+        rule_end();
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -457,5 +568,6 @@ int main(int argc, char **argv)
     snapshots();
     draft();
     malformed();
+    rule_captures();
     return 0;
 }

@@ -22,6 +22,7 @@ static void setup(void)
     gw_od_variant = OD_VARIANT_REFERENCE;
     gw_od_bools = OD_BOOLS_AUTO;
     gw_od_bools_default = OD_BOOLS_BYTES;
+    gw_od_profile = GW_PROFILE_REFERENCE;
 }
 
 static void teardown(void)
@@ -33,6 +34,15 @@ static void teardown(void)
 TestSuite(opendrakan, .init = setup, .fini = teardown);
 
 static bool has(const char *code) { return collect_has_finding(&c, collect_finding(P, code)); }
+/* findings other than the once-per-conversation note that the booleans are
+   one byte each (the reference's way, profile reference) */
+static int other_findings(void)
+{
+    int n = 0, divergence = collect_finding(P, "opendrakan.divergence.bools_bytes");
+    for (int i = 0; i < c.n_findings; i++)
+        n += c.findings[i] != divergence;
+    return n;
+}
 static int count(const char *abbrev) { return collect_count(&c, collect_field(P, abbrev)); }
 static const gw_item *item(const char *abbrev, int k)
 {
@@ -72,7 +82,8 @@ Test(opendrakan, reference_states_all_five)
     dec(10, UDP,
         "02 3800 e803000000000000 34120000 1f00 0000c03f 000010c0 00004040"
         " 0000003f 000000bf 0000003f 0000003f 0000803f 00000040 0000003f 01 00");
-    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(c.n_findings, 1);
+    cr_assert(has("opendrakan.divergence.bools_bytes"));
     cr_assert_eq(U("opendrakan.type"), 2);
     cr_assert_eq(U("opendrakan.length"), 56);
     cr_assert_eq(item("opendrakan.tick", 0)->v.i, 1000);
@@ -99,9 +110,19 @@ Test(opendrakan, packed_booleans_told_by_the_length)
     cr_assert_eq(item("opendrakan.jump", 1)->v.u, 1);
     /* the same states one byte each: 16 bytes (frame 14 of the capture) */
     dec(2, UDP, "02 1000 ec03000000000000 2b000000 1810 00 01");
-    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(c.n_findings, 1);
+    cr_assert(has("opendrakan.divergence.bools_bytes"));
     cr_assert_eq(U("opendrakan.bool_encoding"), OD_BOOLS_BYTES);
     cr_assert_eq(U("opendrakan.running"), 1);
+    /* once per conversation under the reference profile; each time under spec */
+    dec(3, UDP, "02 1000 ec03000000000000 2b000000 1810 00 01");
+    cr_assert_eq(c.n_findings, 0);
+    gw_od_profile = GW_PROFILE_SPEC;
+    dec(4, UDP, "02 1000 ec03000000000000 2b000000 1810 00 01");
+    cr_assert(has("opendrakan.bundle.bools_unpacked"));
+    dec(5, UDP, "02 0f00 0100000000000000 2b000000 1810 02");
+    cr_assert_eq(c.n_findings, 0);
+    gw_od_profile = GW_PROFILE_REFERENCE;
 }
 
 Test(opendrakan, malformed_chains)
@@ -277,7 +298,7 @@ Test(opendrakan, every_bundle_in_both_encodings)
             }
             sprintf(hex, "02 %02zx%02zx 0500000000000000 09000000 %s", (12 + n) & 0xff, (12 + n) >> 8, body);
             dec((uint32_t)combo + 1, UDP, hex);
-            cr_assert_eq(c.n_findings, 0, "combo %d enc %d: %d findings", combo, enc, c.n_findings);
+            cr_assert_eq(other_findings(), 0, "combo %d enc %d: %d findings", combo, enc, c.n_findings);
             cr_assert_eq(U("opendrakan.value_mask"), vm);
             cr_assert_eq(U("opendrakan.jump_mask"), jm);
             int present = __builtin_popcount(vm);

@@ -1,0 +1,291 @@
+/* run.c - see run.h */
+#include "run.h"
+
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flows.h"
+#include "netparse.h"
+#include "tcpstream.h"
+
+void run_options_init(run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->heuristics = true;
+    for (int i = 0; gw_protocols[i]; i++) {
+        o->ports[i].n = gw_protocols[i]->default_port ? 1 : 0; /* GNE has none */
+        o->ports[i].ports[0] = gw_protocols[i]->default_port;
+    }
+}
+
+int run_proto_index(const char *name, size_t len)
+{
+    for (int i = 0; gw_protocols[i]; i++)
+        if (strlen(gw_protocols[i]->name) == len && strncmp(gw_protocols[i]->name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+bool run_parse_port(run_options *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq)
+        return false;
+    int pi = run_proto_index(arg, (size_t)(eq - arg));
+    char *end;
+    long port = strtol(eq + 1, &end, 10);
+    if (pi < 0 || *end || port < 1 || port > 65535)
+        return false;
+    run_ports *pl = &o->ports[pi];
+    if (!pl->set_by_user) {
+        pl->set_by_user = true;
+        pl->n = 0;
+    }
+    if (pl->n < RUN_MAX_PORTS)
+        pl->ports[pl->n++] = (uint16_t)port;
+    return true;
+}
+
+bool run_parse_option(const char *arg)
+{
+    const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
+    if (!dot || !eq || eq < dot)
+        return false;
+    int pi = run_proto_index(arg, (size_t)(dot - arg));
+    if (pi < 0)
+        return false;
+    const gw_protocol *p = gw_protocols[pi];
+    for (int i = 0; i < p->n_options; i++) {
+        const gw_option *op = &p->options[i];
+        if (strlen(op->name) != (size_t)(eq - dot - 1) || strncmp(op->name, dot + 1, (size_t)(eq - dot - 1)))
+            continue;
+        for (const gw_choice *c = op->choices; c->token; c++)
+            if (strcmp(c->token, eq + 1) == 0) {
+                *op->value = c->value;
+                return true;
+            }
+    }
+    return false;
+}
+
+static const gw_protocol *by_port(const run_options *o, const net_packet *pk)
+{
+    for (int i = 0; gw_protocols[i]; i++) {
+        const gw_protocol *p = gw_protocols[i];
+        if (!((pk->l4 == NET_UDP && (p->transports & GW_TRANSPORT_UDP)) ||
+              (pk->l4 == NET_TCP && (p->transports & GW_TRANSPORT_TCP))))
+            continue;
+        for (int k = 0; k < o->ports[i].n; k++)
+            if (pk->sport == o->ports[i].ports[k] || pk->dport == o->ports[i].ports[k])
+                return p;
+    }
+    return NULL;
+}
+
+static const gw_protocol *by_heuristic(const net_packet *pk)
+{
+    int transport = pk->l4 == NET_UDP ? GW_TRANSPORT_UDP : GW_TRANSPORT_TCP;
+    for (int i = 0; gw_protocols[i]; i++) {
+        const gw_protocol *p = gw_protocols[i];
+        if ((p->transports & transport) && p->heuristic &&
+            p->heuristic(transport, pk->payload, pk->payload_len))
+            return p;
+    }
+    return NULL;
+}
+
+/* what the reading of one file needs at hand */
+typedef struct {
+    const run_options *o;
+    const run_consumer *c;
+    flow_table *flows;
+    const char *path;
+    unsigned frame;
+    int64_t now;
+    flow *f;
+    int dir;
+    char src[64], dst[64];
+    unsigned max_sev;
+} run_ctx;
+
+static void raise_sev(run_ctx *r, unsigned sev)
+{
+    if (sev > r->max_sev)
+        r->max_sev = sev;
+}
+
+/* a decoder announces a linked conversation (GNE's UDP link) */
+static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+{
+    run_ctx *r = ctx;
+    if (transport == GW_TRANSPORT_UDP && r->f->p->conv_link)
+        flows_expect(r->flows, r->f, port_side, port, conv);
+}
+
+static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport)
+{
+    gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
+    const gw_sink *sink = r->c->pdu_begin(r->c->ctx, r->f->p, on_expect, r);
+    r->f->p->decode(r->f->state, &pi, data, len, sink);
+    out_meta m = {r->frame, r->now, r->src, r->dst};
+    raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
+}
+
+static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
+{
+    decode_pdu(ctx, data, len, GW_TRANSPORT_TCP);
+}
+
+static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
+{
+    run_ctx *r = ctx;
+    const gw_finding_def *d = &tcp_findings[ev];
+    char msg[160];
+    switch (ev) {
+    case TCP_EV_GAP:
+        snprintf(msg, sizeof msg, "%llu bytes never captured: the PDU that needed them is lost",
+                 (unsigned long long)bytes);
+        break;
+    case TCP_EV_OOO_LIMIT:
+        snprintf(msg, sizeof msg, "over %u bytes of early segments: %llu missing bytes given up",
+                 TCP_OOO_MAX, (unsigned long long)bytes);
+        break;
+    default:
+        snprintf(msg, sizeof msg, "the stream ends inside a PDU (%llu bytes pending)",
+                 (unsigned long long)bytes);
+        break;
+    }
+    out_meta m = {r->frame, r->now, r->src, r->dst};
+    out_finding fd = {.proto = "tcp", .short_name = "TCP", .summary = msg, .code = d->code,
+                      .severity = d->severity, .message = msg};
+    r->c->finding(r->c->ctx, NULL, (int)ev, &m, &fd);
+    raise_sev(r, (unsigned)d->severity + 1);
+}
+
+/* a finding the decoder reports as its conversation ends, about an earlier
+   frame */
+static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, int finding,
+                           size_t off, size_t len, const char *msg)
+{
+    run_ctx *r = ctx;
+    const gw_finding_def *d = &r->f->p->findings[finding];
+    char src[64], dst[64];
+    flow_endpoint(r->f, dir, src, sizeof src);
+    flow_endpoint(r->f, !dir, dst, sizeof dst);
+    out_meta m = {frame, time_ns, src, dst};
+    out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
+                      .summary = "End of conversation", .code = d->code, .severity = d->severity,
+                      .off = off, .len = len, .message = msg, .end_of_conversation = true};
+    r->c->finding(r->c->ctx, r->f->p, finding, &m, &fd);
+    raise_sev(r, (unsigned)d->severity + 1);
+}
+
+/* a conversation ends (end of file, evicted or restarted): the TCP bytes
+   still waiting, then what the decoder left open */
+static void on_flow_end(flow *f, void *ctx)
+{
+    run_ctx *r = ctx;
+    r->f = f;
+    if (f->tcp[0]) {
+        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
+        for (int d = 0; d < 2; d++) {
+            r->dir = d;
+            flow_endpoint(f, d, r->src, sizeof r->src);
+            flow_endpoint(f, !d, r->dst, sizeof r->dst);
+            tcp_half_finish(f->tcp[d], &ts);
+        }
+    }
+    if (f->p->conv_end) {
+        gw_end_sink es = {r, on_end_finding};
+        f->p->conv_end(f->state, &es);
+    }
+}
+/* one captured packet */
+static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
+{
+    bool tcp = pk->l4 == NET_TCP;
+    bool syn = tcp && (pk->tcp_flags & TCP_SYN);
+    /* like Wireshark, no protocol sees an empty datagram */
+    if (!tcp && pk->payload_len == 0)
+        return;
+    flow *f = flows_find(flows, pk);
+    if (f) {
+        if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
+            r->now != f->last_seen_ns)
+            flow_restart(flows, f, pk); /* a new connection reusing the ports (not a SYN
+                                    retransmission in the same instant) */
+    } else {
+        unsigned evicted = 0;
+        if (!tcp) /* a UDP link announced by a decoder comes first */
+            f = flows_add_expected(flows, pk, r->now, &evicted);
+        if (!f) {
+            if (tcp && pk->payload_len == 0 && !syn)
+                return;
+            const gw_protocol *p = by_port(r->o, pk);
+            if (!p && r->o->heuristics && pk->payload_len)
+                p = by_heuristic(pk);
+            if (!p)
+                return;
+            f = flows_add(flows, pk, p, NULL, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
+        }
+        if (evicted)
+            fprintf(stderr, "pcaptool: %s: frame %u: conversation table full, %u idle "
+                    "conversations forgotten\n", r->path, r->frame, evicted);
+    }
+    f->last_seen_ns = r->now;
+    r->f = f;
+    r->dir = flow_direction(f, pk);
+    net_format_endpoint(pk, 0, r->src, sizeof r->src);
+    net_format_endpoint(pk, 1, r->dst, sizeof r->dst);
+    if (tcp) {
+        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
+        tcp_half_segment(f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,
+                         pk->payload_len, &ts);
+    } else {
+        decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);
+    }
+}
+
+int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev)
+{
+    char err[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+    if (!pc) {
+        fprintf(stderr, "pcaptool: %s: cannot read capture: %s\n", path, err);
+        return -1;
+    }
+    int lt = pcap_datalink(pc);
+    if (!net_linktype_supported(lt)) {
+        fprintf(stderr, "pcaptool: %s: unsupported link type %d (%s)\n", path, lt,
+                pcap_datalink_val_to_name(lt) ? pcap_datalink_val_to_name(lt) : "unknown");
+        pcap_close(pc);
+        return -1;
+    }
+    run_ctx r = {.o = o, .c = c, .path = path, .max_sev = *max_sev};
+    flow_table *flows = r.flows = flows_new(on_flow_end, &r);
+    struct pcap_pkthdr *hdr;
+    const u_char *data;
+    int rc;
+    while ((rc = pcap_next_ex(pc, &hdr, &data)) == 1) {
+        r.frame++;
+        net_packet pk;
+        if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK)
+            continue;
+        r.now = (int64_t)hdr->ts.tv_sec * 1000000000 + hdr->ts.tv_usec;
+        packet(&r, flows, &pk);
+    }
+    flows_free(flows);
+    *max_sev = r.max_sev;
+    int result = 0;
+    if (rc == -1) {
+        fflush(stdout);
+        fprintf(stderr, "pcaptool: %s: capture file damaged after frame %u: %s\n", path, r.frame,
+                pcap_geterr(pc));
+        result = -1;
+    }
+    pcap_close(pc);
+    return result;
+}
+

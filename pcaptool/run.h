@@ -1,0 +1,56 @@
+/* run.h - reading one capture file through the decoders: link, IP, UDP and
+ * TCP reassembly, conversations, protocol choice. What becomes of each PDU
+ * and finding is up to the consumer (decode prints, validate counts). */
+#ifndef PCAPTOOL_RUN_H
+#define PCAPTOOL_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gw_core.h"
+#include "output.h"
+
+#define RUN_MAX_PORTS 16
+
+typedef struct {
+    uint16_t ports[RUN_MAX_PORTS];
+    int n;
+    bool set_by_user;
+} run_ports;
+
+/* how protocols are recognised */
+typedef struct {
+    bool heuristics;
+    run_ports ports[GW_MAX_PROTOCOLS]; /* per gw_protocols[] index */
+} run_options;
+
+void run_options_init(run_options *o);
+/* "dnp=3413": false when malformed or unknown */
+bool run_parse_port(run_options *o, const char *arg);
+/* "dnp.update_layout=spec": sets the decoder option; false when unknown */
+bool run_parse_option(const char *arg);
+/* index of a protocol in gw_protocols[] by name (len bytes), or -1 */
+int run_proto_index(const char *name, size_t len);
+
+/* where a file's PDUs and findings go */
+typedef void (*run_expect_fn)(void *run, int transport, int port_side, uint16_t port,
+                              const void *conv);
+typedef struct {
+    void *ctx;
+    /* the sink for the next PDU of p; its expect() must call fn(run, ...) */
+    const gw_sink *(*pdu_begin)(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run);
+    /* the PDU is decoded; returns its highest finding severity + 1 (0: none) */
+    unsigned (*pdu_end)(void *ctx, const gw_protocol *p, const out_meta *m);
+    /* a finding outside a PDU: a transport one (p NULL, index into
+       tcp_findings[]) or one reported as a conversation ends */
+    void (*finding)(void *ctx, const gw_protocol *p, int index, const out_meta *m,
+                    const out_finding *fd);
+} run_consumer;
+
+/* Read one capture file, raising *max_sev to the highest finding severity
+   + 1 seen. Returns 0, or -1 when the file cannot be read or is damaged (the
+   reason printed as one line on stderr; what came before the damage is
+   consumed). */
+int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev);
+
+#endif

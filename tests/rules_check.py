@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""rules_check.py PCAPTOOL CAPTURES RULES_DIR
+
+pcaptool validate against its rules:
+- every rule `pcaptool validate --rules` lists has captures/rules/<rule>.pcap,
+  and validating it (with RULES_DIR/<rule>.args, if any) reports that rule
+  and no other rule; other findings there are notes at most;
+- the real third-party captures validate clean (exit 0, reference profile);
+- --junit writes JUnit XML a parser reads, one suite per capture, whose only
+  failing case in a rule's capture is that rule (and --fail-on, exit codes).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+pcaptool, captures, rules_dir = sys.argv[1:4]
+REAL = ["dnp-denetwork-example.pcap", "openttd-13.0-join.pcap",
+        "openttd-13.0-password-chat-kick.pcapng", "gne-exhello_unrel.pcap",
+        "gne-exping_ping.pcap", "gne-expong_game.pcap", "gne-refused_wronggame.pcap",
+        "eoudp-gen3-r-type-head-session.pcap", "opendrakan-reference-master.pcap"]
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL " + msg)
+
+
+def args_of(rule):
+    path = os.path.join(rules_dir, rule + ".args")
+    return open(path).read().split() if os.path.exists(path) else []
+
+
+def validate(args):
+    return subprocess.run([pcaptool, "validate", "--no-progress"] + args,
+                          capture_output=True, text=True)
+
+
+listed = validate(["--rules"])
+rules = [line.split("\t")[0] for line in listed.stdout.splitlines()]
+if listed.returncode != 0 or len(rules) < 10:
+    fail("--rules: exit %d, %d rules" % (listed.returncode, len(rules)))
+for line in listed.stdout.splitlines():
+    parts = line.split("\t")
+    if len(parts) != 4 or parts[1] not in ("error", "warning", "note") or not parts[3]:
+        fail("--rules line without severity or citation: %r" % line)
+
+for rule in rules:
+    cap = os.path.join(captures, "rules", rule + ".pcap")
+    if not os.path.exists(cap):
+        fail("%s: no capture %s" % (rule, cap))
+        continue
+    r = validate(["--format", "json", "--fail-on", "never"] + args_of(rule) + [cap])
+    if r.returncode != 0:
+        fail("%s: exit %d: %s" % (rule, r.returncode, r.stderr.strip()))
+        continue
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    found = [x for x in records if x["record"] == "finding"]
+    broken = sorted({x["rule"] for x in found if x["behaviour"]})
+    others = sorted({x["rule"] for x in found if not x["behaviour"] and x["severity"] != "note"})
+    if broken != [rule] or others:
+        fail("%s: rules reported %s, other findings %s" % (rule, broken, others))
+        continue
+    # the same capture as JUnit: exactly that rule's case fails
+    with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
+        j = validate(["--fail-on", "note", "--junit", xml.name] + args_of(rule) + [cap])
+        if j.returncode != 1:
+            fail("%s: --fail-on note exit %d, expected 1" % (rule, j.returncode))
+        root = ET.parse(xml.name).getroot()
+        suites = root.findall("testsuite")
+        failed = [c.get("name") for s in suites for c in s.findall("testcase")
+                  if c.find("failure") is not None and not c.get("name").endswith(".well_formed")]
+        if root.tag != "testsuites" or len(suites) != 1 or failed != [rule]:
+            fail("%s: JUnit suites %d, failing cases %s" % (rule, len(suites), failed))
+            continue
+        cases = suites[0].findall("testcase")
+        if int(suites[0].get("failures")) != sum(c.find("failure") is not None for c in cases) or \
+                int(suites[0].get("tests")) != len(cases):
+            fail("%s: JUnit counts wrong: %s" % (rule, suites[0].attrib))
+            continue
+    print("ok %s" % rule)
+
+# the real captures pass under the reference profile
+real = [os.path.join(captures, c) for c in REAL]
+r = validate(["-j", "2"] + real)
+if r.returncode != 0:
+    fail("real captures: exit %d\n%s" % (r.returncode, r.stdout))
+else:
+    print("ok real captures validate clean: " + r.stdout.splitlines()[-1])
+
+# a folder, recursively, in parallel, as one JUnit document
+with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
+    r = validate(["-j", "2", "--fail-on", "never", "--junit", xml.name, os.path.join(captures, "rules")])
+    suites = ET.parse(xml.name).getroot().findall("testsuite")
+    names = [s.get("name") for s in suites]
+    if r.returncode != 0 or len(suites) != len(os.listdir(os.path.join(captures, "rules"))) \
+            or names != sorted(names):
+        fail("folder: exit %d, %d suites" % (r.returncode, len(suites)))
+    else:
+        print("ok folder: %d suites in order" % len(suites))
+
+# an unreadable file: exit 2, a one-line reason, still a suite (with an error)
+with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
+    r = validate(["--junit", xml.name, os.path.join(captures, "no-such.pcap")])
+    suite = ET.parse(xml.name).getroot().find("testsuite")
+    if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or suite.get("errors") != "1":
+        fail("unreadable: exit %d, stderr %r" % (r.returncode, r.stderr))
+    else:
+        print("ok unreadable file: exit 2")
+
+print("%d failures" % len(failures))
+sys.exit(1 if failures else 0)
