@@ -266,6 +266,13 @@ static void worker(gpointer data, gpointer user)
 {
     run_all *a = user;
     report *r = &a->reports[GPOINTER_TO_UINT(data) - 1];
+    if (json_out) {
+        /* kept until the capture's turn to be printed; without one, the
+           records go straight out (in whatever order) */
+        FILE *t = tmpfile();
+        if (t)
+            r->json = t;
+    }
     validate_one(a->o, r);
     g_mutex_lock(&a->lock);
     r->done = true;
@@ -589,9 +596,7 @@ int cmd_validate(int argc, char **argv)
     for (unsigned i = 0; i < n; i++) {
         reports[i].path = files->pdata[i];
         reports[i].tallies = g_array_new(FALSE, FALSE, sizeof(tally));
-        reports[i].json = json_out ? (jobs > 1 ? tmpfile() : stdout) : NULL;
-        if (json_out && !reports[i].json)
-            reports[i].json = stdout; /* no temporary file: in whatever order */
+        reports[i].json = stdout; /* a worker thread swaps in a temporary file */
     }
     bool bar = show_progress && n > 1 && isatty(STDERR_FILENO);
     run_all a = {.o = &ro, .reports = reports};

@@ -102,6 +102,14 @@ with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
     else:
         print("ok folder: %d suites in order" % len(suites))
 
+# the same records in the same order whatever -j
+one = validate(["-j", "1", "--format", "json", "--fail-on", "never", captures])
+two = validate(["-j", "2", "--format", "json", "--fail-on", "never", captures])
+if one.returncode != 0 or one.stdout != two.stdout or one.stdout.count('"record":"capture"') < 40:
+    fail("-j 1 and -j 2 differ (or exit %d)" % one.returncode)
+else:
+    print("ok -j 1 and -j 2 give the same %d records" % len(one.stdout.splitlines()))
+
 # an unreadable file: exit 2, a one-line reason, still a suite (with an error)
 with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
     r = validate(["--junit", xml.name, os.path.join(captures, "no-such.pcap")])
