@@ -133,15 +133,26 @@ static int cmd_list(int argc, char **argv, bool fields)
 
 bool parse_profile(const char *arg)
 {
-    if (strcmp(arg, "reference") && strcmp(arg, "spec"))
+    const gw_choice *c = gw_profile_choices;
+    while (c->token && strcmp(c->token, arg))
+        c++;
+    if (!c->token)
         return false;
-    char opt[64];
     for (int i = 0; gw_protocols[i]; i++)
         for (int k = 0; k < gw_protocols[i]->n_options; k++)
-            if (strcmp(gw_protocols[i]->options[k].name, "profile") == 0) {
-                snprintf(opt, sizeof opt, "%s.profile=%s", gw_protocols[i]->name, arg);
-                run_parse_option(opt);
-            }
+            if (strcmp(gw_protocols[i]->options[k].name, "profile") == 0)
+                *gw_protocols[i]->options[k].value = c->value;
+    return true;
+}
+
+bool parse_format(const char *arg, out_format *f)
+{
+    if (strcmp(arg, "json") == 0)
+        *f = OUT_JSON;
+    else if (strcmp(arg, "text") == 0)
+        *f = OUT_TEXT;
+    else
+        return false;
     return true;
 }
 
@@ -182,11 +193,7 @@ static int cmd_decode(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "f:Vh" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "json") == 0)
-                d.format = OUT_JSON;
-            else if (strcmp(optarg, "text") == 0)
-                d.format = OUT_TEXT;
-            else
+            if (!parse_format(optarg, &d.format))
                 return die_usage("unknown format '%s' (text or json)", optarg);
             break;
         case 'V': d.verbose = 1; break;

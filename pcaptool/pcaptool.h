@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "output.h"
 #include "run.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
@@ -14,6 +15,8 @@ int die_usage(const char *fmt, const char *arg);
 bool parse_fail_on(const char *arg, unsigned *fail_on);
 /* --profile reference|spec: sets every protocol's profile option */
 bool parse_profile(const char *arg);
+/* --format text|json */
+bool parse_format(const char *arg, out_format *f);
 
 /* the options decode and validate share, for getopt_long */
 #define RUN_SHORT_OPTS "p:no:"

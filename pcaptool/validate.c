@@ -546,15 +546,15 @@ int cmd_validate(int argc, char **argv)
     };
     int c, rc;
     char *end;
+    out_format format = OUT_TEXT;
     json_out = false;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:j:h" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "json") == 0)
-                json_out = true;
-            else if (strcmp(optarg, "text"))
+            if (!parse_format(optarg, &format))
                 return die_usage("unknown format '%s' (text or json)", optarg);
+            json_out = format == OUT_JSON;
             break;
         case 'J': junit = optarg; break;
         case 'j':

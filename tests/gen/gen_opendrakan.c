@@ -171,13 +171,18 @@ static void extra_states(uint64_t tick, uint32_t object, const char *blob, size_
     pk(3);
 }
 
-static void handshake(const char *level)
+/* the global database table: three entries */
+static void db_table(void)
 {
-    tcp_open();
-    /* three table entries in one segment */
     db_entry(0, "Common/common.db");
     db_entry(1, "Dragon/dragon.db");
     db_entry(7, "Sounds/sfx.db");
+}
+
+static void handshake(const char *level)
+{
+    tcp_open();
+    db_table(); /* in one segment */
     tcp(DOWN);
     /* LOAD_LEVEL in three segments, the first cut inside the header */
     load_level(3, level);
@@ -456,9 +461,7 @@ static void rule_capture(const char *code, unsigned n_db)
     snprintf(name, sizeof name, "rules/%s.pcap", code);
     open_capture(name);
     tcp_open();
-    db_entry(0, "Common/common.db");
-    db_entry(1, "Dragon/dragon.db");
-    db_entry(7, "Sounds/sfx.db");
+    db_table();
     load_level(n_db, "Dragon/Level1.lvl");
     tcp(DOWN);
 }
