@@ -694,8 +694,7 @@ static void cmd_connect_ack(dnp_ctx *x)
     if (result == 0) {
         if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "selected protocol"))
             return;
-        const char *pn = gw_value_name_of(protocol_names, proto);
-        summary_add(x, ", %s", pn ? pn : "unknown protocol");
+        summary_add(x, ", %s", gw_value_name_or(protocol_names, proto, "unknown protocol"));
     } else if (gw_remaining(&x->c) == 2) {
         gw_emit_finding(&x->e, DNP_E_PROTOCOL_IN_REJECTION, x->c.off, 2,
                         "Rejection carries a protocol");

@@ -171,6 +171,12 @@ const char *gw_value_name_of(const gw_value_name *names, uint32_t v)
     return NULL;
 }
 
+const char *gw_value_name_or(const gw_value_name *names, uint32_t v, const char *fallback)
+{
+    const char *s = gw_value_name_of(names, v);
+    return s ? s : fallback;
+}
+
 const char *gw_severity_name(gw_severity s)
 {
     switch (s) {

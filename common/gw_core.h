@@ -247,6 +247,8 @@ void gw_summary_add(gw_summary *s, const char *fmt, ...) __attribute__((format(p
 void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t max_chars);
 
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v);
+/* the same, or `fallback` when v has no name */
+const char *gw_value_name_or(const gw_value_name *names, uint32_t v, const char *fallback);
 const char *gw_severity_name(gw_severity s);
 
 /* the value a masked field shows (mask applied and shifted down) */

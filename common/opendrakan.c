@@ -324,13 +324,6 @@ static void rest_as(od_ctx *x, int field)
     x->c.off = x->c.len;
 }
 
-/* a value's name for summaries ("Unknown" when it has none) */
-static const char *name_of(const gw_value_name *names, uint32_t v)
-{
-    const char *s = gw_value_name_of(names, v);
-    return s ? s : "Unknown";
-}
-
 static const char *db_path(const od_conv *c, uint32_t index)
 {
     for (unsigned i = 0; i < c->n_db && i < OD_DB_ENTRIES; i++)
@@ -628,7 +621,7 @@ static void event(od_ctx *x)
     uint64_t variant, v, w;
     if (!num(x, EF_REALTIME, 8, NULL) || !num(x, EF_VARIANT, 1, &variant))
         return;
-    gw_summary_add(&x->sum, " %s", name_of(variant_names, (uint32_t)variant));
+    gw_summary_add(&x->sum, " %s", gw_value_name_or(variant_names, (uint32_t)variant, "Unknown"));
     switch (variant) {
     case 0:
         if (num(x, EF_ACTION, 4, &v) && num(x, EF_KEY_DOWN, 1, &w))
@@ -653,7 +646,7 @@ static void event(od_ctx *x)
             if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
                 gw_emit_finding(&x->e, EE_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
                                 (unsigned long long)w);
-            gw_summary_add(&x->sum, " %s", name_of(playback_names, (uint32_t)(w >> 6)));
+            gw_summary_add(&x->sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
         }
         break;
     case 2:
@@ -739,7 +732,7 @@ static void payload(od_ctx *x, unsigned type)
         if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
             num(x, EF_ACTION_STATE, 1, &w))
             gw_summary_add(&x->sum, " %d %s", (int32_t)v,
-                           name_of(action_state_names, (uint32_t)w));
+                           gw_value_name_or(action_state_names, (uint32_t)w, "Unknown"));
         break;
     case T_ANALOG:
         if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
@@ -755,7 +748,7 @@ static void payload(od_ctx *x, unsigned type)
     case T_LIFECYCLE:
         if (tick(x, EF_TICK, &t) && num(x, EF_OBJECT_ID, 4, &v) && num(x, EF_LIFECYCLE, 1, &w)) {
             gw_summary_add(&x->sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
-                           name_of(lifecycle_names, (uint32_t)w));
+                           gw_value_name_or(lifecycle_names, (uint32_t)w, "Unknown"));
             snapshot_change(x, t);
         }
         break;

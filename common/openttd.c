@@ -758,8 +758,8 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     if (x->seen[OF_CLIENT_ID] && pk != PK_SERVER_COMMAND)
         summary_add(x, " client %u", (unsigned)x->val[OF_CLIENT_ID]);
     if (x->seen[OF_ERROR_CODE]) {
-        const char *en = gw_value_name_of(error_names, (uint32_t)x->val[OF_ERROR_CODE]);
-        summary_add(x, " error %s", en ? en : "unknown");
+        summary_add(x, " error %s",
+                    gw_value_name_or(error_names, (uint32_t)x->val[OF_ERROR_CODE], "unknown"));
     }
     summary_text(x, OF_NAME, 40, " \"%s\"");
     summary_text(x, OF_MESSAGE, 60, " \"%s\"");
