@@ -13,6 +13,7 @@
 #include <string.h>
 
 int gw_dnp_update_layout = DNP_LAYOUT_AUTO;
+int gw_dnp_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ---------------------------------------------------------------- */
 
@@ -165,6 +166,74 @@ static const gw_finding_def findings[DNP_E_COUNT] = {
     [DNP_E_LONG_MISSING_FIRST] = E("dnp.long.missing_first", GW_SEV_WARNING, "A part of a long message whose first part was not seen"),
     [DNP_E_LONG_RESTARTED] = E("dnp.long.restarted", GW_SEV_WARNING, "A first part while another long message was incomplete: the earlier one is dropped"),
     [DNP_E_LONG_TOO_LONG] = E("dnp.long.too_long", GW_SEV_ERROR, "A long message over the reassembly limit: it is not reassembled"),
+    [DNP_E_NOT_ACCEPTED] = E("dnp.connect.not_accepted", GW_SEV_WARNING, "A command other than the connection handshake before the connection was accepted (or the capture began after the connect); once per connection"),
+    [DNP_E_NOT_OFFERED] = E("dnp.connect_ack.not_offered", GW_SEV_WARNING, "The accepting connection ack selects a protocol the client did not offer"),
+    [DNP_E_SEQ_FIRST] = E("dnp.seq.first_not_zero", GW_SEV_WARNING, "The first reliable number after an accepted connection is not 0"),
+    [DNP_E_SEQ_SKIPPED] = E("dnp.seq.skipped", GW_SEV_WARNING, "A reliable number never sent while later ones were (reported when the conversation ends)"),
+    [DNP_E_ACK_LATE] = E("dnp.ack.late", GW_SEV_WARNING, "A reliable command acknowledged more than 3 s (the reliable timeout) after it was first sent"),
+    [DNP_E_ACK_MISSING] = E("dnp.ack.missing", GW_SEV_WARNING, "A reliable command never acknowledged although the conversation went on for 3 s or more"),
+    [DNP_E_RESEND_EARLY] = E("dnp.resend.early", GW_SEV_WARNING, "A reliable command resent less than 0.4 s after its previous transmission (the interval is 0.5 s)"),
+    [DNP_E_RESEND_MISSING] = E("dnp.resend.missing", GW_SEV_WARNING, "A reliable command left unacknowledged for over 1 s without a resend (the interval is 0.5 s)"),
+    [DNP_E_ANSWER_BEFORE_ACK] = E("dnp.link.answer_before_ack", GW_SEV_WARNING, "Link up or link down answers a link state before its reliable ack"),
+    [DNP_E_ANSWER_UNEXPECTED] = E("dnp.link.answer_unexpected", GW_SEV_WARNING, "Link up or link down for no link state of the other side (or link up from the link's own sender)"),
+    [DNP_E_LINK_UNANSWERED] = E("dnp.link.unanswered", GW_SEV_WARNING, "A link state acknowledged but answered by neither link up nor link down within 3 s (reported when the conversation ends)"),
+    [DNP_E_UPDATE_NOT_UP] = E("dnp.link_update.not_up", GW_SEV_WARNING, "A link update for a link that is not up (no link up seen, or taken down)"),
+    [DNP_E_UPDATE_READ_ONLY] = E("dnp.link_update.read_only", GW_SEV_WARNING, "A link update from the receiver of a read-only link"),
+    [DNP_E_AFTER_CLOSE] = E("dnp.close.not_last", GW_SEV_WARNING, "A command after connection close (other than a new connection request); once per close"),
+    [DNP_E_REFERENCE_LAYOUT] = E("dnp.link_update.reference_layout", GW_SEV_WARNING, "Profile spec: a link update in the reference layout (u8 counts, value index, no type), not the text's"),
+    [DNP_E_NOT_IN_TEXT] = E("dnp.command.not_in_text", GW_SEV_WARNING, "Profile spec: a long command (10, 11), which the text does not define"),
+    [DNP_E_DIV_LAYOUT] = E("dnp.divergence.update_layout", GW_SEV_NOTE, "Profile reference: link updates in the reference layout, which differs from the text's (once per conversation)"),
+    [DNP_E_DIV_LONG] = E("dnp.divergence.long_commands", GW_SEV_NOTE, "Profile reference: long commands (10, 11), which the text does not define (once per conversation)"),
+    [DNP_E_DIV_WRAP] = E("dnp.divergence.wrap", GW_SEV_NOTE, "Profile reference: reliable numbers wrap from 65534 to 0 where the text wraps at 65536 (once per conversation)"),
+};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {DNP_E_NOT_ACCEPTED, "dnp.md, Connection Request: \"This is the only command accepted by the server from an "
+                         "unconnected client\""},
+    {DNP_E_NOT_OFFERED, "dnp.md, Connection Ack: \"The server checks if the client supports at least one protocol "
+                        "the server supports too\" (Protocol: \"Protocol selected by the server\")"},
+    {DNP_E_PROTOCOL_IN_REJECTION, "dnp.md, Connection Ack: Protocol \"is only present if Result Code has the value 0\""},
+    {DNP_E_SEQ_FIRST, "dnp.md, Reliable Communication: NextSendCommand \"has to be set to 0 upon every accepted "
+                      "connection request\""},
+    {DNP_E_SEQ_SKIPPED, "dnp.md, Reliable Communication: \"The sender assigns the next NextSendCommand ... It then "
+                        "increments NextSendCommand by one\""},
+    {DNP_E_SEQ_OUTSIDE_WINDOW, "dnp.md, Reliable Communication: \"ReliableWindowSize is 10 ... If the command is not "
+                               "accepted it has to be discarded\""},
+    {DNP_E_SEQ_65535, "WIRE-NOTES 1: \"The reference wraps modulo 65535 (0xFFFF is never used)\" (profile reference)"},
+    {DNP_E_ACK_LATE, "dnp.md, Reliable Communication: \"reliable commands can be delayed for up to ReliableTimeout "
+                     "(recommended 3s)\""},
+    {DNP_E_ACK_MISSING, "dnp.md, Reliable Communication: \"Every valid received command has to be acknowledged\""},
+    {DNP_E_RESEND_EARLY, "dnp.md, Reliable Communication: \"If a reliable command is not acknowledged before "
+                         "ReliableResendInterval (recommended 0.5s) the sender has to resend the same command\""},
+    {DNP_E_RESEND_MISSING, "dnp.md, Reliable Communication: \"This is repeated every ReliableResendInterval until the "
+                           "command is acknowledged or ReliableTimeout is reached\""},
+    {DNP_E_ANSWER_BEFORE_ACK, "WIRE-NOTES 1: \"A link state answered: the receiver sends the reliable ack (6), then "
+                              "link up (7), or link down (8) to refuse\""},
+    {DNP_E_ANSWER_UNEXPECTED, "dnp.md, Link up: \"Used to accept a Link State command\"; Network States: \"The receiver "
+                              "has to send back a Link Up command if the link is accepted\""},
+    {DNP_E_LINK_UNANSWERED, "dnp.md, Network States: \"The receiver has to send back a Link Up command if the link is "
+                            "accepted or a Link Down command to reject it\""},
+    {DNP_E_UPDATE_NOT_UP, "dnp.md, Link up: \"Only after receiving a Link Up command the client is allowed to send "
+                          "state updates\""},
+    {DNP_E_UPDATE_READ_ONLY, "dnp.md, Link update: \"Client or server is only allowed to send a state update if it has "
+                             "a read-write state\""},
+    {DNP_E_TYPE_MISMATCH, "dnp.md, Network States: \"the same count of values with the same data types\""},
+    {DNP_E_INDEX_RANGE, "dnp.md, Network States: \"the same count of values with the same data types\" (the "
+                        "reference's value index)"},
+    {DNP_E_AFTER_CLOSE, "dnp.md, Close Connection: \"Send by the client before closing connection to server. Send by "
+                        "server before disconnecting client\""},
+    {DNP_E_SPEC_LAYOUT, "WIRE-NOTES 1: link update, reference: \"link_count:u8 ... no type byte\" (profile reference)"},
+    {DNP_E_REFERENCE_LAYOUT, "dnp.md, Link update: \"UInt16 LinkCount\", \"UInt16 ValueCount\", ValueData with its "
+                             "type (profile spec)"},
+    {DNP_E_NOT_IN_TEXT, "dnp.md, Commands: codes 0 to 9 only; WIRE-NOTES 1: 10 and 11 \"Not in the spec text\" "
+                        "(profile spec)"},
+    {DNP_E_DIV_LAYOUT, "WIRE-NOTES 1: link update \"reference: ... spec text: LinkCount:u16 ...\" (reported once "
+                       "under profile reference)"},
+    {DNP_E_DIV_LONG, "WIRE-NOTES 1: commands 10 and 11 \"Not in the spec text\" (reported once under profile "
+                     "reference)"},
+    {DNP_E_DIV_WRAP, "WIRE-NOTES 1: \"The reference wraps modulo 65535 ...; the spec text says 65536\" (reported once "
+                     "under profile reference)"},
 };
 
 static const gw_choice layout_choices[] = {
@@ -178,12 +247,23 @@ static const gw_option options[] = {
      "Layout of link updates (command 9): the reference implementation's, the published text's, "
      "or recognised from the bytes",
      layout_choices, &gw_dnp_update_layout},
+    {"profile", "Conformance profile",
+     "Judge by the reference implementation (wraps at 65535, u8 link updates, long commands) or by the "
+     "published text", gw_profile_choices, &gw_dnp_profile},
 };
 
 /* ---- conversation state ---------------------------------------------------- */
 
+enum link_answer { ANSWER_NONE, ANSWER_UP, ANSWER_DOWN };
+
 typedef struct {
     uint32_t frame;  /* the link state that gave the types */
+    int64_t time_ns, acked_ns;
+    uint16_t seq;    /* its reliable number (the completing part of a long one) */
+    uint8_t dir;     /* its sender */
+    uint8_t flags;
+    bool acked;
+    uint8_t answer;  /* enum link_answer */
     uint16_t count;
     uint8_t types[]; /* value type per index */
 } dnp_link;
@@ -192,9 +272,10 @@ typedef struct {
 
 typedef struct {
     uint16_t seq;
-    uint8_t used;
+    uint8_t used, acked;
+    int32_t link_id;      /* a link state's link, or -1 */
     uint32_t first_frame;
-    int64_t first_time_ns;
+    int64_t first_time_ns, last_time_ns; /* first and latest transmission */
 } dnp_sent;
 
 typedef struct {
@@ -217,15 +298,28 @@ typedef struct {
 
 typedef struct {
     bool started;
+    bool fresh;              /* no reliable number since the accepted connection */
     uint16_t next;
     dnp_sent sent[HISTORY];
     unsigned sent_pos;
     dnp_long lng;
 } dnp_direction;
 
+enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSED };
+
+#define OFFERED_MAX 16
+
 typedef struct {
     GHashTable *links;       /* link id -> dnp_link* */
     dnp_direction dir[2];
+    uint8_t state;           /* enum conn_state */
+    bool midway;             /* the capture began inside the conversation */
+    bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
+    bool noted_layout, noted_long, noted_wrap; /* divergences reported */
+    uint8_t client_dir, closer_dir;
+    uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
+    uint16_t offered[OFFERED_MAX];
+    int64_t close_ns, last_ns;
 } dnp_conv;
 
 static void long_reset(dnp_long *l)
@@ -270,7 +364,7 @@ static void conv_restart(dnp_conv *c)
     g_hash_table_remove_all(c->links);
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
-        dd->started = true;
+        dd->started = dd->fresh = true;
         dd->next = 0;
         memset(dd->sent, 0, sizeof dd->sent);
         long_reset(&dd->lng);
@@ -286,6 +380,8 @@ typedef struct {
     const gw_pdu_info *pi;
     gw_summary sum;
     bool failed;     /* a structural error stopped decoding */
+    bool resend;     /* the reliable number was sent before */
+    dnp_sent *sent;  /* the reliable command's history entry */
 } dnp_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->sum, __VA_ARGS__)
@@ -518,10 +614,26 @@ static dnp_link *decode_typed_values(dnp_ctx *x)
     return link;
 }
 
-static void remember_link(dnp_ctx *x, uint16_t link_id, dnp_link *link)
+/* a link state (or the completion of a long one) carried by reliable
+   command x->sent; a resend leaves the link as its first transmission made it */
+static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link *link)
 {
-    if (link)
-        g_hash_table_replace(x->conv->links, GUINT_TO_POINTER(link_id), link);
+    if (!link)
+        return;
+    const dnp_link *old = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
+    if (x->resend && old && old->seq == x->sent->seq && old->dir == x->pi->dir) {
+        g_free(link);
+        return;
+    }
+    link->time_ns = x->pi->time_ns;
+    link->seq = x->sent->seq;
+    link->dir = (uint8_t)x->pi->dir;
+    link->flags = flags;
+    link->acked = x->sent->acked;
+    link->acked_ns = 0;
+    link->answer = ANSWER_NONE;
+    x->sent->link_id = link_id;
+    g_hash_table_replace(x->conv->links, GUINT_TO_POINTER(link_id), link);
 }
 
 /* ---- reliable numbering --------------------------------------------------- */
@@ -536,45 +648,88 @@ static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
     return NULL;
 }
 
-static uint16_t seq_next(uint16_t n)
+/* where reliable numbers wrap: the reference's 65535 or the text's 65536 */
+static unsigned seq_modulo(void)
 {
-    return (uint16_t)((n + 1u) % DNP_SEQ_MODULO);
+    return gw_dnp_profile == GW_PROFILE_SPEC ? 65536u : DNP_SEQ_MODULO;
 }
 
-/* The number of a reliable command sent in direction x->pi->dir. */
+static uint16_t seq_next(uint16_t n)
+{
+    return (uint16_t)((n + 1u) % seq_modulo());
+}
+
+/* how far seq is ahead of base in the numbering */
+static unsigned seq_ahead(uint16_t seq, uint16_t base)
+{
+    return (seq + seq_modulo() - base) % seq_modulo();
+}
+
+/* The number of a reliable command sent in direction x->pi->dir; x->sent
+   becomes its entry in the direction's history (for a resend, the first
+   transmission's). */
 static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
 {
     dnp_direction *d = &x->conv->dir[x->pi->dir];
     dnp_sent *prev = find_sent(d, seq);
-    if (seq == 0xffff)
+    bool ref = gw_dnp_profile == GW_PROFILE_REFERENCE;
+    if (seq == 0xffff && ref)
         gw_emit_finding(&x->e, DNP_E_SEQ_65535, off, 2,
                         "Reliable number 65535 (the reference never uses it)");
     if (prev) {
+        int64_t since = x->pi->time_ns - prev->last_time_ns;
         gw_emit_gen_u(&x->e, DNP_F_RESEND_OF, off, prev->first_frame);
         gw_emit_finding(&x->e, DNP_E_SEQ_RESEND, off, 2,
                         "Resend of reliable number %u (first sent in frame %u)", seq,
                         prev->first_frame);
+        if (since < DNP_RESEND_EARLY_NS && !prev->acked)
+            gw_emit_finding(&x->e, DNP_E_RESEND_EARLY, off, 2,
+                            "Reliable number %u resent %.3f s after its previous transmission", seq,
+                            (double)since / 1e9);
+        prev->last_time_ns = x->pi->time_ns;
+        x->resend = true;
+        x->sent = prev;
         return;
     }
     if (!d->started) {
         d->started = true;
         d->next = seq;
     }
-    unsigned ahead = (seq + DNP_SEQ_MODULO - d->next) % DNP_SEQ_MODULO;
-    if (seq == 0xffff)
+    if (d->fresh) {
+        d->fresh = false;
+        if (seq != 0) {
+            gw_emit_finding(&x->e, DNP_E_SEQ_FIRST, off, 2,
+                            "First reliable number after the accepted connection is %u", seq);
+            d->next = seq;
+        }
+    }
+    unsigned ahead = seq_ahead(seq, d->next);
+    if (seq == 0xffff && ref)
         ahead = 0;
     if (ahead >= DNP_WINDOW) {
         gw_emit_finding(&x->e, DNP_E_SEQ_OUTSIDE_WINDOW, off, 2,
                         "Reliable number %u outside the window [%u, %u)", seq, d->next,
-                        (d->next + DNP_WINDOW) % DNP_SEQ_MODULO);
+                        (d->next + DNP_WINDOW) % seq_modulo());
     } else if (ahead > 0) {
         gw_emit_finding(&x->e, DNP_E_SEQ_AHEAD, off, 2,
                         "Reliable number %u arrived before %u", seq, d->next);
     }
+    if (ref && seq == 0 && d->next == 0 && find_sent(d, 65534) && !find_sent(d, 65535) &&
+        !x->conv->noted_wrap) {
+        x->conv->noted_wrap = true;
+        gw_emit_finding(&x->e, DNP_E_DIV_WRAP, off, 2,
+                        "Reliable numbers wrap from 65534 to 0 (the text wraps at 65536)");
+    }
     dnp_sent *s = &d->sent[d->sent_pos];
     d->sent_pos = (d->sent_pos + 1) % HISTORY;
-    *s = (dnp_sent){.seq = seq, .used = 1, .first_frame = x->pi->frame, .first_time_ns = x->pi->time_ns};
-    if (seq == 0xffff) {
+    if (s->used && !s->acked && x->pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
+        gw_emit_finding(&x->e, DNP_E_ACK_MISSING, off, 2,
+                        "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
+                        s->seq, s->first_frame, HISTORY);
+    *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->pi->frame,
+                    .first_time_ns = x->pi->time_ns, .last_time_ns = x->pi->time_ns};
+    x->sent = s;
+    if (seq == 0xffff && ref) {
         d->next = 0;
         return;
     }
@@ -588,8 +743,8 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
 static int part_order(const void *a, const void *b, void *first)
 {
     unsigned f = *(const uint16_t *)first;
-    unsigned da = (((const dnp_part *)a)->seq + DNP_SEQ_MODULO - f) % DNP_SEQ_MODULO;
-    unsigned db = (((const dnp_part *)b)->seq + DNP_SEQ_MODULO - f) % DNP_SEQ_MODULO;
+    unsigned da = seq_ahead(((const dnp_part *)a)->seq, (uint16_t)f);
+    unsigned db = seq_ahead(((const dnp_part *)b)->seq, (uint16_t)f);
     return (da > db) - (da < db);
 }
 
@@ -633,7 +788,7 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     }
     if (!l->have_last)
         return false;
-    unsigned want = (l->last_seq + DNP_SEQ_MODULO - l->first_seq) % DNP_SEQ_MODULO + 1;
+    unsigned want = seq_ahead(l->last_seq, l->first_seq) + 1;
     if (l->parts->len != want)
         return false;
     g_array_sort_with_data(l->parts, part_order, &l->first_seq);
@@ -659,7 +814,12 @@ static void emit_reassembly_info(dnp_ctx *x, dnp_long *l, size_t off)
 static void cmd_connect_request(dnp_ctx *x)
 {
     uint32_t count, proto;
-    conv_restart(x->conv);
+    dnp_conv *c = x->conv;
+    conv_restart(c);
+    c->state = CONN_REQUESTED;
+    c->client_dir = (uint8_t)x->pi->dir;
+    c->flagged_state = false;
+    c->n_offered = 0;
     if (!take_u(x, DNP_F_PROTOCOL_COUNT, 2, &count, "protocol count"))
         return;
     if (count == 0)
@@ -668,6 +828,10 @@ static void cmd_connect_request(dnp_ctx *x)
     for (i = 0; i < count; i++) {
         if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "protocol"))
             break;
+        if (c->n_offered < OFFERED_MAX)
+            c->offered[c->n_offered] = (uint16_t)proto;
+        if (c->n_offered <= OFFERED_MAX)
+            c->n_offered++;
         const char *nm = gw_value_name_of(protocol_names, proto);
         summary_add(x, i ? ", " : " (");
         if (i == 4)
@@ -691,10 +855,21 @@ static void cmd_connect_ack(dnp_ctx *x)
     summary_add(x, ": %s", rn ? rn : "unknown result");
     if (!rn)
         gw_emit_finding(&x->e, DNP_E_UNKNOWN_RESULT, 1, 1, "Unknown result code %u", result);
+    dnp_conv *c = x->conv;
+    bool answers = c->state == CONN_REQUESTED && x->pi->dir != c->client_dir;
+    if (answers)
+        c->state = result == 0 ? CONN_OPEN : CONN_REFUSED;
     if (result == 0) {
+        size_t poff = x->c.off;
         if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "selected protocol"))
             return;
         summary_add(x, ", %s", gw_value_name_or(protocol_names, proto, "unknown protocol"));
+        bool offered = !answers || c->n_offered > OFFERED_MAX;
+        for (unsigned k = 0; k < c->n_offered && !offered; k++)
+            offered = c->offered[k] == proto;
+        if (!offered)
+            gw_emit_finding(&x->e, DNP_E_NOT_OFFERED, poff, 2,
+                            "Protocol %u selected, but the client did not offer it", proto);
     } else if (gw_remaining(&x->c) == 2) {
         gw_emit_finding(&x->e, DNP_E_PROTOCOL_IN_REJECTION, x->c.off, 2,
                         "Rejection carries a protocol");
@@ -759,8 +934,30 @@ static void cmd_link_state(dnp_ctx *x)
     dnp_link *link = decode_typed_values(x);
     if (link)
         summary_add(x, ", %u value%s", link->count, link->count == 1 ? "" : "s");
-    remember_link(x, (uint16_t)link_id, link);
+    remember_link(x, (uint16_t)link_id, (uint8_t)(flags & 1), link);
     check_end(x);
+}
+
+/* the first successful ack of reliable command s, `took` after it was first sent */
+static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
+{
+    s->acked = 1;
+    if (took > DNP_RELIABLE_TIMEOUT_NS)
+        gw_emit_finding(&x->e, DNP_E_ACK_LATE, off, 2,
+                        "Reliable number %u acknowledged %.3f s after frame %u (timeout 3 s)", s->seq,
+                        (double)took / 1e9, s->first_frame);
+    int64_t quiet = x->pi->time_ns - s->last_time_ns;
+    if (quiet > DNP_RESEND_MISSING_NS)
+        gw_emit_finding(&x->e, DNP_E_RESEND_MISSING, off, 2,
+                        "Reliable number %u went %.3f s without a resend before this ack", s->seq,
+                        (double)quiet / 1e9);
+    if (s->link_id < 0)
+        return;
+    dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER((unsigned)s->link_id));
+    if (link && link->seq == s->seq && link->dir != x->pi->dir) {
+        link->acked = true;
+        link->acked_ns = x->pi->time_ns;
+    }
 }
 
 static void cmd_reliable_ack(dnp_ctx *x)
@@ -781,8 +978,11 @@ static void cmd_reliable_ack(dnp_ctx *x)
     /* an ack answers a command sent the other way */
     dnp_sent *s = find_sent(&x->conv->dir[!x->pi->dir], (uint16_t)seq);
     if (s) {
+        int64_t took = x->pi->time_ns - s->first_time_ns;
         gw_emit_gen_u(&x->e, DNP_F_ACK_REQUEST_FRAME, off, s->first_frame);
-        gw_emit_gen_i(&x->e, DNP_F_ACK_TIME, off, x->pi->time_ns - s->first_time_ns);
+        gw_emit_gen_i(&x->e, DNP_F_ACK_TIME, off, took);
+        if (!s->acked && code == 0)
+            ack_reliable(x, s, took, off);
     } else {
         gw_emit_finding(&x->e, DNP_E_ACK_UNMATCHED, off, 2,
                         "Ack of reliable number %u, which was not seen", seq);
@@ -790,13 +990,32 @@ static void cmd_reliable_ack(dnp_ctx *x)
     check_end(x);
 }
 
-static void cmd_link_up_down(dnp_ctx *x)
+static void cmd_link_up_down(dnp_ctx *x, bool up)
 {
     uint32_t link_id;
     if (!take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
         return;
     summary_add(x, " %u", link_id);
     check_end(x);
+    dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
+    bool from_sender = link && link->dir == x->pi->dir;
+    if (!link) {
+        if (!x->conv->midway)
+            gw_emit_finding(&x->e, DNP_E_ANSWER_UNEXPECTED, 1, 2, "Link %s for link %u, which no link state set up",
+                            up ? "up" : "down", link_id);
+        return;
+    }
+    if (up && from_sender) {
+        gw_emit_finding(&x->e, DNP_E_ANSWER_UNEXPECTED, 1, 2,
+                        "Link up for link %u from the side that sent its link state (frame %u)", link_id,
+                        link->frame);
+        return;
+    }
+    if (!from_sender && link->answer == ANSWER_NONE && !link->acked)
+        gw_emit_finding(&x->e, DNP_E_ANSWER_BEFORE_ACK, 1, 2,
+                        "Link %s for link %u before the ack of its link state (frame %u)", up ? "up" : "down",
+                        link_id, link->frame);
+    link->answer = up ? ANSWER_UP : ANSWER_DOWN;
 }
 
 /* -- link update (9) -- */
@@ -860,6 +1079,17 @@ static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, i
     return gw_remaining(&c) == 0;
 }
 
+/* may this side update the link? */
+static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, size_t off)
+{
+    if (link->answer != ANSWER_UP)
+        gw_emit_finding(&x->e, DNP_E_UPDATE_NOT_UP, off, 2, "Link %u is %s", id,
+                        link->answer == ANSWER_DOWN ? "down" : "not up (no link up seen)");
+    if (link->dir != x->pi->dir && (link->flags & 1))
+        gw_emit_finding(&x->e, DNP_E_UPDATE_READ_ONLY, off, 2,
+                        "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
+}
+
 static void cmd_link_update(dnp_ctx *x)
 {
     int layout = gw_dnp_update_layout;
@@ -875,9 +1105,18 @@ static void cmd_link_update(dnp_ctx *x)
                             "Both link-update layouts fit; decoded as the reference's");
     }
     gw_emit_gen_u(&x->e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
-    if (layout == DNP_LAYOUT_SPEC)
+    if (gw_dnp_profile == GW_PROFILE_SPEC) {
+        if (layout == DNP_LAYOUT_REFERENCE)
+            gw_emit_finding(&x->e, DNP_E_REFERENCE_LAYOUT, 1, gw_remaining(&x->c),
+                            "Link update in the reference layout (u8 counts, value index, no type)");
+    } else if (layout == DNP_LAYOUT_SPEC) {
         gw_emit_finding(&x->e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->c),
                         "Link update in the published text's layout (u16 counts, type bytes)");
+    } else if (!x->conv->noted_layout) {
+        x->conv->noted_layout = true;
+        gw_emit_finding(&x->e, DNP_E_DIV_LAYOUT, 1, gw_remaining(&x->c),
+                        "Link updates in the reference layout (the text has u16 counts and a type per value)");
+    }
 
     bool spec = layout == DNP_LAYOUT_SPEC;
     unsigned cs = spec ? 2 : 1;
@@ -900,8 +1139,10 @@ static void cmd_link_update(dnp_ctx *x)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues,
                         nvalues == 1 ? "" : "s");
         const dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(id));
-        if (link)
+        if (link) {
             gw_emit_gen_u(&x->e, DNP_F_TYPES_FROM, lstart, link->frame);
+            check_update_allowed(x, link, (uint16_t)id, lstart);
+        }
         if (!spec && !link) {
             gw_emit_finding(&x->e, DNP_E_UNKNOWN_LINK, lstart, gw_remaining(&x->c),
                             "Link %u: no link state seen, value types unknown", id);
@@ -1059,11 +1300,129 @@ static void cmd_link_state_long(dnp_ctx *x)
     dnp_link *link = decode_typed_values(x);
     if (link)
         summary_add(x, ", reassembled: %u value%s", link->count, link->count == 1 ? "" : "s");
-    remember_link(x, (uint16_t)link_id, link);
+    remember_link(x, (uint16_t)link_id, (uint8_t)(flags & 1), link);
     check_end(x);
     x->c = saved;
     x->e.src = 0;
     long_reset(l);
+}
+
+/* ---- the connection's life ------------------------------------------------ */
+
+/* Before the connection is accepted only the handshake; after a close
+   nothing but a new connection request (the peer's commands that crossed
+   the close excepted). Each reported once per connection or close. */
+static void check_connection(dnp_ctx *x, uint8_t cmd)
+{
+    dnp_conv *c = x->conv;
+    if (cmd == DNP_CONNECT_REQUEST && x->pi->dir == c->client_dir)
+        return;
+    if (cmd == DNP_CONNECT_REQUEST && c->state == CONN_NONE)
+        return;
+    switch (c->state) {
+    case CONN_NONE:
+        c->midway = true;
+        c->state = CONN_OPEN;
+        gw_emit_finding(&x->e, DNP_E_NOT_ACCEPTED, 0, 1,
+                        "The conversation begins with command %u, not a connection request (or the capture "
+                        "began after it)", cmd);
+        return;
+    case CONN_REQUESTED:
+        if (cmd == DNP_CONNECT_ACK && x->pi->dir != c->client_dir)
+            return;
+        /* fall through */
+    case CONN_REFUSED:
+        if (!c->flagged_state)
+            gw_emit_finding(&x->e, DNP_E_NOT_ACCEPTED, 0, 1, "Command %u %s", cmd,
+                            c->state == CONN_REFUSED ? "after the connection was refused"
+                                                     : "before the connection was accepted");
+        c->flagged_state = true;
+        return;
+    case CONN_CLOSED:
+        if (c->flagged_state ||
+            (x->pi->dir != c->closer_dir && x->pi->time_ns - c->close_ns <= DNP_CLOSE_CROSSING_NS))
+            return;
+        c->flagged_state = true;
+        gw_emit_finding(&x->e, DNP_E_AFTER_CLOSE, 0, 1, "Command %u %.3f s after the %s closed the connection",
+                        cmd, (double)(x->pi->time_ns - c->close_ns) / 1e9,
+                        x->pi->dir == c->closer_dir ? "same side" : "other side");
+        return;
+    default:
+        if (cmd == DNP_CLOSE) {
+            c->state = CONN_CLOSED;
+            c->closer_dir = (uint8_t)x->pi->dir;
+            c->close_ns = x->pi->time_ns;
+            c->flagged_state = false;
+        }
+        return;
+    }
+}
+
+/* what the end of the conversation leaves open, in frame order */
+typedef struct {
+    uint32_t frame;
+    int64_t time_ns;
+    int dir, finding;
+    size_t off;
+    char msg[112];
+} dnp_open_item;
+
+static int open_item_order(const void *a, const void *b)
+{
+    uint32_t fa = ((const dnp_open_item *)a)->frame, fb = ((const dnp_open_item *)b)->frame;
+    return (fa > fb) - (fa < fb);
+}
+
+static void conv_end(void *p, const gw_end_sink *sink)
+{
+    dnp_conv *c = p;
+    GArray *open = g_array_new(FALSE, TRUE, sizeof(dnp_open_item));
+    dnp_open_item it;
+    for (int d = 0; d < 2; d++) {
+        dnp_direction *dd = &c->dir[d];
+        const dnp_sent *skipped_by = NULL;
+        unsigned later = 0;
+        for (unsigned i = 0; i < HISTORY; i++) {
+            const dnp_sent *s = &dd->sent[(dd->sent_pos + i) % HISTORY];
+            if (!s->used)
+                continue;
+            unsigned ahead = seq_ahead(s->seq, dd->next);
+            if (dd->started && ahead > 0 && ahead < DNP_WINDOW) {
+                later++;
+                if (!skipped_by || s->first_frame < skipped_by->first_frame)
+                    skipped_by = s;
+            }
+            if (s->acked || c->last_ns - s->first_time_ns < DNP_RELIABLE_TIMEOUT_NS)
+                continue;
+            it = (dnp_open_item){s->first_frame, s->first_time_ns, d, DNP_E_ACK_MISSING, 1, ""};
+            snprintf(it.msg, sizeof it.msg, "Reliable number %u never acknowledged", s->seq);
+            g_array_append_val(open, it);
+        }
+        if (skipped_by) {
+            it = (dnp_open_item){skipped_by->first_frame, skipped_by->first_time_ns, d, DNP_E_SEQ_SKIPPED, 1, ""};
+            snprintf(it.msg, sizeof it.msg, "Reliable number %u never sent, but %u later one%s", dd->next,
+                     later, later == 1 ? " was" : "s were");
+            g_array_append_val(open, it);
+        }
+    }
+    GHashTableIter hi;
+    gpointer key, val;
+    g_hash_table_iter_init(&hi, c->links);
+    while (g_hash_table_iter_next(&hi, &key, &val)) {
+        const dnp_link *l = val;
+        if (!l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
+            continue;
+        it = (dnp_open_item){l->frame, l->time_ns, l->dir, DNP_E_LINK_UNANSWERED, 3, ""};
+        snprintf(it.msg, sizeof it.msg, "Link %u acknowledged but neither link up nor link down followed",
+                 GPOINTER_TO_UINT(key));
+        g_array_append_val(open, it);
+    }
+    g_array_sort(open, open_item_order);
+    for (guint i = 0; i < open->len; i++) {
+        const dnp_open_item *o = &g_array_index(open, dnp_open_item, i);
+        sink->finding(sink->ctx, o->frame, o->time_ns, o->dir, o->finding, o->off, 2, o->msg);
+    }
+    g_array_free(open, TRUE);
 }
 
 /* ---- entry points ----------------------------------------------------------- */
@@ -1073,12 +1432,14 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 {
     dnp_ctx x = {.e = {.sink = sink, .defs = findings}, .c = {data, len, 0}, .conv = conv, .pi = pi};
     uint8_t cmd;
+    x.conv->last_ns = pi->time_ns;
     if (!gw_read_u8(&x.c, &cmd)) {
         truncated(&x, "command code");
         sink->summary(sink->ctx, "Empty datagram");
         return;
     }
     gw_emit_u(&x.e, DNP_F_COMMAND, 0, 1, cmd);
+    check_connection(&x, cmd);
     const char *name = gw_value_name_of(command_names, cmd);
     if (name)
         summary_add(&x, "%s", name);
@@ -1093,11 +1454,22 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     case DNP_RELIABLE_MESSAGE: cmd_message(&x, true); break;
     case DNP_LINK_STATE: cmd_link_state(&x); break;
     case DNP_RELIABLE_ACK: cmd_reliable_ack(&x); break;
-    case DNP_LINK_UP:
-    case DNP_LINK_DOWN: cmd_link_up_down(&x); break;
+    case DNP_LINK_UP: cmd_link_up_down(&x, true); break;
+    case DNP_LINK_DOWN: cmd_link_up_down(&x, false); break;
     case DNP_LINK_UPDATE: cmd_link_update(&x); break;
-    case DNP_RELIABLE_MESSAGE_LONG: cmd_message_long(&x); break;
-    case DNP_LINK_STATE_LONG: cmd_link_state_long(&x); break;
+    case DNP_RELIABLE_MESSAGE_LONG:
+    case DNP_LINK_STATE_LONG:
+        if (gw_dnp_profile == GW_PROFILE_SPEC) {
+            gw_emit_finding(&x.e, DNP_E_NOT_IN_TEXT, 0, 1, "Command %u is not in the published text", cmd);
+        } else if (!x.conv->noted_long) {
+            x.conv->noted_long = true;
+            gw_emit_finding(&x.e, DNP_E_DIV_LONG, 0, 1, "Command %u: the published text has no long commands", cmd);
+        }
+        if (cmd == DNP_RELIABLE_MESSAGE_LONG)
+            cmd_message_long(&x);
+        else
+            cmd_link_state_long(&x);
+        break;
     default:
         gw_emit_finding(&x.e, DNP_E_UNKNOWN_COMMAND, 0, 1, "Unknown command code %u", cmd);
         undecoded_rest(&x);
@@ -1155,11 +1527,14 @@ const gw_protocol gw_dnp_protocol = {
     .n_fields = DNP_F_COUNT,
     .findings = findings,
     .n_findings = DNP_E_COUNT,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(dnp_conv),
     .conv_init = conv_init,
     .conv_free = conv_free,
+    .conv_end = conv_end,
     .decode = dnp_decode,
     .heuristic = dnp_heuristic,
 };

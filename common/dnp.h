@@ -95,6 +95,27 @@ enum dnp_finding {
     DNP_E_LONG_MISSING_FIRST,
     DNP_E_LONG_RESTARTED,
     DNP_E_LONG_TOO_LONG,
+    /* behaviour over the conversation (rules) */
+    DNP_E_NOT_ACCEPTED,
+    DNP_E_NOT_OFFERED,
+    DNP_E_SEQ_FIRST,
+    DNP_E_SEQ_SKIPPED,
+    DNP_E_ACK_LATE,
+    DNP_E_ACK_MISSING,
+    DNP_E_RESEND_EARLY,
+    DNP_E_RESEND_MISSING,
+    DNP_E_ANSWER_BEFORE_ACK,
+    DNP_E_ANSWER_UNEXPECTED,
+    DNP_E_LINK_UNANSWERED,
+    DNP_E_UPDATE_NOT_UP,
+    DNP_E_UPDATE_READ_ONLY,
+    DNP_E_AFTER_CLOSE,
+    /* where the reference and the text differ (profiles) */
+    DNP_E_REFERENCE_LAYOUT,
+    DNP_E_NOT_IN_TEXT,
+    DNP_E_DIV_LAYOUT,
+    DNP_E_DIV_LONG,
+    DNP_E_DIV_WRAP,
     DNP_E_COUNT
 };
 
@@ -105,10 +126,16 @@ enum dnp_update_layout {
     DNP_LAYOUT_SPEC = 2,
 };
 extern int gw_dnp_update_layout;
+extern int gw_dnp_profile; /* enum gw_profile (preference dnp.profile) */
 
 #define DNP_PORT 3413
 #define DNP_WINDOW 10
-#define DNP_SEQ_MODULO 65535u    /* the reference wraps here; the text says 65536 */
+#define DNP_SEQ_MODULO 65535u    /* the reference wraps here; the text (profile spec) says 65536 */
+/* timing of reliable commands (dnp.md, Reliable Communication; WIRE-NOTES 1) */
+#define DNP_RELIABLE_TIMEOUT_NS 3000000000ll /* acknowledged within 3 s */
+#define DNP_RESEND_EARLY_NS 400000000ll      /* resend every 0.5 s: sooner than 0.4 s is early */
+#define DNP_RESEND_MISSING_NS 1000000000ll   /* unacknowledged 1 s (two intervals) without a resend */
+#define DNP_CLOSE_CROSSING_NS 500000000ll    /* the peer's commands this soon after a close crossed it */
 #define DNP_REASSEMBLY_MAX (1u << 20) /* bytes of one long message we keep */
 
 extern const gw_protocol gw_dnp_protocol;

@@ -44,7 +44,7 @@ expect not-a-capture-one-line test "$(wc -l < "$tmp/err")" -eq 1
 size=$(wc -c < "$C/dnp-denetwork-example.pcap")
 head -c $((size - 10)) "$C/dnp-denetwork-example.pcap" > "$tmp/cut.pcap"
 check cut-capture 2 "$T" decode "$tmp/cut.pcap"
-expect cut-capture-decodes-the-rest test "$(wc -l < "$tmp/out")" -eq 52
+expect cut-capture-decodes-the-rest test "$(grep -c ' DNP ' "$tmp/out")" -eq 52
 expect cut-capture-says-where grep -q 'damaged after frame 52' "$tmp/err"
 
 check no-dnp-is-silent 0 "$T" decode "$C/other-gen-no-dnp.pcap"
@@ -61,9 +61,9 @@ check warnings-fail-on-warning 1 "$T" decode --fail-on warning "$C/dnp-gen-seque
 check other-port-no-heur 0 "$T" decode --port dnp=9999 --no-heuristics "$C/dnp-denetwork-example.pcap"
 expect other-port-no-heur-silent test ! -s "$tmp/out"
 check other-port-heur 0 "$T" decode --port dnp=9999 "$C/dnp-denetwork-example.pcap"
-expect heuristic-finds-it test "$(wc -l < "$tmp/out")" -eq 53
+expect heuristic-finds-it test "$(grep -c ' DNP ' "$tmp/out")" -eq 53
 check port-47100 0 "$T" decode --no-heuristics --port dnp=47100 "$C/dnp-gen-heuristic.pcap"
-expect port-47100-7-pdus test "$(wc -l < "$tmp/out")" -eq 7
+expect port-47100-7-pdus test "$(grep -c ' DNP ' "$tmp/out")" -eq 7
 check bad-port 2 "$T" decode --port dnp=70000 "$C/dnp-denetwork-example.pcap"
 check bad-port-proto 2 "$T" decode --port xyz=1 "$C/dnp-denetwork-example.pcap"
 
@@ -176,7 +176,8 @@ check validate-profile-spec 1 "$T" validate --profile spec --fail-on warning "$C
 check validate-bad-profile 2 "$T" validate --profile nope "$C/rules"
 check validate-bad-jobs 2 "$T" validate -j 0 "$C/rules"
 check validate-folder 0 "$T" validate -j 2 --fail-on never "$C/rules"
-expect validate-folder-count grep -q '^17 captures: 17 passed, 0 failed$' "$tmp/out"
+n_rules=$(find "$C/rules" -name '*.pcap' | wc -l)
+expect validate-folder-count grep -q "^$n_rules captures: $n_rules passed, 0 failed\$" "$tmp/out"
 check validate-json 1 "$T" validate --format json --fail-on warning "$C/rules/eoudp.ack.missing.pcap"
 expect validate-json-finding grep -q '^{"record":"finding",.*"rule":"eoudp.ack.missing","severity":"warning","behaviour":true' "$tmp/out"
 expect validate-json-capture grep -q '^{"record":"capture",.*"verdict":"fail"}$' "$tmp/out"

@@ -122,6 +122,9 @@ OPTIONS = {
     "eoudp-gen-text-numbering.pcap": (["-o", "eoudp.numbering:text"], ["--option", "eoudp.numbering=text"]),
     "opendrakan-gen-draft.pcap": (["-o", "opendrakan.variant:draft"], ["--option", "opendrakan.variant=draft"]),
     "opendrakan.bundle.bools_unpacked.pcap": (["-o", "opendrakan.profile:spec"], ["--profile", "spec"]),
+    "dnp.link_update.type_mismatch.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
+    "dnp.link_update.reference_layout.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
+    "dnp.command.not_in_text.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
 }
 
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -370,6 +371,242 @@ static void gen_links(void)
     }
 }
 
+/* ---- one capture per behaviour rule (captures/rules/RULE.pcap) ---------- */
+
+static pcapw rw;
+#define RC 1
+#define RCP 40100
+#define MS 1000ull /* pw_advance units: microseconds */
+
+static void rule_open(const char *rule)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/rules/%s.pcap", outdir, rule);
+    pw_open(&rw, p, LT_ETH, 0);
+}
+static void rc2s(void) { c2s(&rw, RC, RCP); }
+static void rs2c(void) { s2c(&rw, RC, RCP); }
+static void rule_handshake(void)
+{
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    MSG(b_hex(&b, "01 00 0000")); rs2c();
+}
+/* the server links link 0 (UInt8 5, Float16 -2.5) with reliable number 0 */
+static void server_link(unsigned flags)
+{
+    MSG(b_hex(&b, "05 0000 0000"); b_u8(&b, flags); b_hex(&b, "0000 0200 01 05 08 00c1")); rs2c();
+}
+/* the client acknowledges it and takes it up */
+static void client_takes_link(void)
+{
+    MSG(ack(0, 0)); rc2s();
+    MSG(b_hex(&b, "07 0000")); rc2s();
+}
+/* the server's reliable message #seq, resent every 500 ms `resends` times */
+static void server_reliable(unsigned seq, int resends)
+{
+    for (int i = 0; i <= resends; i++) {
+        if (i)
+            pw_advance(&rw, 500 * MS - 1000);
+        MSG(b_u8(&b, 4); b_u16(&b, seq); b_hex(&b, "aa")); rs2c();
+    }
+}
+static const char *ref_update = "09 01 0000 01 0000 07"; /* link 0: [0] UInt8 7 */
+
+static void rule_captures(void)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/rules", outdir);
+    mkdir(dir, 0755);
+
+    /* an unreliable message before the connection is accepted */
+    rule_open("dnp.connect.not_accepted");
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    MSG(b_hex(&b, "03 0102")); rc2s();
+    MSG(b_hex(&b, "01 00 0000")); rs2c();
+    pw_close(&rw);
+
+    /* the client offers DNP1 (0), the server selects protocol 5 */
+    rule_open("dnp.connect_ack.not_offered");
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    MSG(b_hex(&b, "01 00 0500")); rs2c();
+    pw_close(&rw);
+
+    /* a rejection that carries a protocol */
+    rule_open("dnp.connect_ack.protocol_in_rejection");
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    MSG(b_hex(&b, "01 01 0000")); rs2c();
+    pw_close(&rw);
+
+    /* the server's first reliable number is 1 */
+    rule_open("dnp.seq.first_not_zero");
+    rule_handshake();
+    server_reliable(1, 0);
+    MSG(ack(1, 0)); rc2s();
+    pw_close(&rw);
+
+    /* the server sends #0 and #2, never #1 */
+    rule_open("dnp.seq.skipped");
+    rule_handshake();
+    server_reliable(0, 0);
+    MSG(ack(0, 0)); rc2s();
+    server_reliable(2, 0);
+    MSG(ack(2, 0)); rc2s();
+    pw_close(&rw);
+
+    /* #15 after #0: outside the window [1, 11) */
+    rule_open("dnp.seq.outside_window");
+    rule_handshake();
+    server_reliable(0, 0);
+    MSG(ack(0, 0)); rc2s();
+    server_reliable(15, 0);
+    MSG(ack(15, 0)); rc2s();
+    pw_close(&rw);
+
+    /* from the middle of a conversation (validated with connect.not_accepted
+       disabled): the server numbers 65534 then 65535 */
+    rule_open("dnp.seq.reserved_65535");
+    server_reliable(65534, 0);
+    MSG(ack(65534, 0)); rc2s();
+    server_reliable(65535, 0);
+    MSG(ack(65535, 0)); rc2s();
+    pw_close(&rw);
+
+    /* resent every 0.5 s, acknowledged 3.2 s after the first transmission */
+    rule_open("dnp.ack.late");
+    rule_handshake();
+    server_reliable(0, 6);
+    pw_advance(&rw, 200 * MS - 1000);
+    MSG(ack(0, 0)); rc2s();
+    pw_close(&rw);
+
+    /* resent until the 3 s timeout, never acknowledged; the conversation goes on */
+    rule_open("dnp.ack.missing");
+    rule_handshake();
+    server_reliable(0, 6);
+    pw_advance(&rw, 500 * MS);
+    MSG(b_hex(&b, "03 01")); rs2c();
+    pw_close(&rw);
+
+    /* resent after 0.1 s */
+    rule_open("dnp.resend.early");
+    rule_handshake();
+    server_reliable(0, 0);
+    pw_advance(&rw, 100 * MS - 1000);
+    server_reliable(0, 0);
+    MSG(ack(0, 0)); rc2s();
+    pw_close(&rw);
+
+    /* acknowledged after 1.5 s without a resend */
+    rule_open("dnp.resend.missing");
+    rule_handshake();
+    server_reliable(0, 0);
+    pw_advance(&rw, 1500 * MS - 1000);
+    MSG(ack(0, 0)); rc2s();
+    pw_close(&rw);
+
+    /* link up before the reliable ack of the link state */
+    rule_open("dnp.link.answer_before_ack");
+    rule_handshake();
+    server_link(0);
+    MSG(b_hex(&b, "07 0000")); rc2s();
+    MSG(ack(0, 0)); rc2s();
+    pw_close(&rw);
+
+    /* link up for a link nobody set up */
+    rule_open("dnp.link.answer_unexpected");
+    rule_handshake();
+    MSG(b_hex(&b, "07 0500")); rc2s();
+    pw_close(&rw);
+
+    /* a link state acknowledged, then 3.5 s without link up or down */
+    rule_open("dnp.link.unanswered");
+    rule_handshake();
+    server_link(0);
+    MSG(ack(0, 0)); rc2s();
+    pw_advance(&rw, 3500 * MS);
+    MSG(b_hex(&b, "03 01")); rs2c();
+    pw_close(&rw);
+
+    /* a link update before any link up */
+    rule_open("dnp.link_update.not_up");
+    rule_handshake();
+    server_link(0);
+    MSG(ack(0, 0)); rc2s();
+    MSG(b_hex(&b, ref_update)); rs2c();
+    pw_close(&rw);
+
+    /* the client updates a link the server made read-only */
+    rule_open("dnp.link_update.read_only");
+    rule_handshake();
+    server_link(1);
+    client_takes_link();
+    MSG(b_hex(&b, ref_update)); rc2s();
+    pw_close(&rw);
+
+    /* the text's layout (validated under --profile spec), a Float32 where
+       the link state has UInt8 */
+    rule_open("dnp.link_update.type_mismatch");
+    rule_handshake();
+    server_link(0);
+    client_takes_link();
+    MSG(b_hex(&b, "09 0100 0000 0100 09 0000803f")); rs2c();
+    pw_close(&rw);
+
+    /* value index 5 of a link with two values */
+    rule_open("dnp.link_update.index_out_of_range");
+    rule_handshake();
+    server_link(0);
+    client_takes_link();
+    MSG(b_hex(&b, "09 01 0000 01 0500 07")); rs2c();
+    pw_close(&rw);
+
+    /* the client closes, then sends a message 0.1 s later */
+    rule_open("dnp.close.not_last");
+    rule_handshake();
+    MSG(b_hex(&b, "02")); rc2s();
+    pw_advance(&rw, 100 * MS);
+    MSG(b_hex(&b, "03 01")); rc2s();
+    pw_close(&rw);
+
+    /* the text's layout under the reference profile: UInt8 9, Float16 1.0 */
+    rule_open("dnp.link_update.spec_layout");
+    rule_handshake();
+    server_link(0);
+    client_takes_link();
+    MSG(b_hex(&b, "09 0100 0000 0200 01 09 08 003c")); rs2c();
+    pw_close(&rw);
+
+    /* what the reference does and the text does not: warnings under
+       --profile spec, noted once under the reference profile */
+    static const char *const spec_rule[2] = {"dnp.link_update.reference_layout", "dnp.command.not_in_text"};
+    static const char *const ref_rule[2] = {"dnp.divergence.update_layout", "dnp.divergence.long_commands"};
+    for (int profile = 0; profile < 2; profile++) {
+        /* a reference link update */
+        rule_open(profile ? spec_rule[0] : ref_rule[0]);
+        rule_handshake();
+        server_link(0);
+        client_takes_link();
+        MSG(b_hex(&b, ref_update)); rs2c();
+        pw_close(&rw);
+        /* a long message (one part, first and last) */
+        rule_open(profile ? spec_rule[1] : ref_rule[1]);
+        rule_handshake();
+        MSG(b_hex(&b, "0a 0000 03 616263")); rs2c();
+        MSG(ack(0, 0)); rc2s();
+        pw_close(&rw);
+    }
+
+    /* from the middle (connect.not_accepted disabled): 65533, 65534, 0 */
+    rule_open("dnp.divergence.wrap");
+    static const unsigned wrap[] = {65533, 65534, 0};
+    for (int i = 0; i < 3; i++) {
+        server_reliable(wrap[i], 0);
+        MSG(ack(wrap[i], 0)); rc2s();
+    }
+    pw_close(&rw);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -383,6 +620,7 @@ int main(int argc, char **argv)
     gen_heuristic();
     gen_links();
     gen_no_dnp();
+    rule_captures();
     free(b.p);
     return 0;
 }
