@@ -271,12 +271,32 @@ static const gw_field fields[OF_COUNT] = {OTTD_FIELDS(AS_FIELD)};
     X(FRAME_BACK, "openttd.frame.backwards", WARNING, "A frame counter lower than the previous one in the same direction") \
     X(MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, "The map bytes received differ from SERVER_MAP_SIZE") \
     X(NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, "The first map data does not start with a savegame header") \
-    X(ENCRYPTED, "openttd.encrypted_packet", NOTE, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded")
+    X(ENCRYPTED, "openttd.encrypted_packet", NOTE, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
+    X(JOIN_ORDER, "openttd.join.out_of_order", WARNING, "A packet of the join sequence (JOIN, passwords, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK) before the step it follows, or after a later one (13.x and newer, once JOIN was seen)") \
+    X(COMMAND_PASSED, "openttd.command.frame_passed", WARNING, "A SERVER_COMMAND to be executed in a frame the server has already sent (it must be later than the last SERVER_FRAME)") \
+    X(WRONG_DIRECTION, "openttd.direction.wrong", WARNING, "A SERVER_ packet from the client (the side that opened the TCP connection) or a CLIENT_ packet from the server")
 
 #define AS_EENUM(id, code, sev, summary) OE_##id,
 enum ottd_finding { OTTD_FINDINGS(AS_EENUM) OE_COUNT };
 #define AS_FINDING(id, code, sev, summary) [OE_##id] = {code, GW_SEV_##sev, summary},
 static const gw_finding_def findings[OE_COUNT] = {OTTD_FINDINGS(AS_FINDING)};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {OE_JOIN_ORDER, "openttd-wiki.md, Joining: \"it first fetches some data ... Then it verifies itself, gives his name "
+                    "and, if needed, passwords. Then it asks for a copy of the current map\"; WIRE-NOTES 2: the 13.x "
+                    "packets JOIN, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK"},
+    {OE_MAP_MISMATCH, "WIRE-NOTES 2: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries"},
+    {OE_FRAME_BACK, "openttd-wiki.md: \"the server sends out a FRAME-packet every frame\"; CLIENT_ACK \"Tell the server we "
+                    "are done with this frame\": frame counters only advance"},
+    {OE_ACK_BEYOND_MAX, "openttd-wiki.md: \"Because a client can never be beyond the max-frame\""},
+    {OE_COMMAND_PASSED, "openttd-wiki.md: \"Just before that, the server has sent all DoCommands for the max-frame in the "
+                        "FRAME-packet ... all DoCommands are executed on the same frame\""},
+    {OE_WRONG_DIRECTION, "openttd-wiki.md: packets named PACKET_CLIENT_* are sent by the client, PACKET_SERVER_* by the "
+                         "server"},
+    {OE_TOO_LARGE, "WIRE-NOTES 2: \"Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some "
+                   "others\""},
+};
 
 static const gw_choice version_choices[] = {
     {OTTD_V_AUTO, "auto", "From the revision string (the default numbering until one is seen)"},
@@ -423,7 +443,56 @@ typedef struct {
     bool map_announced;
     uint32_t map_total, map_received;
     bool map_header_seen;
+    uint8_t join_step;        /* enum join_step reached, JOIN_NONE until CLIENT_JOIN */
 } ottd_conv;
+
+/* the join sequence of 13.x and newer, in order; a packet may come once its
+   step's predecessor was reached and as long as no later step was */
+enum join_step {
+    JOIN_NONE, JOIN_JOIN, JOIN_AUTH, JOIN_WELCOME, JOIN_GETMAP, JOIN_WAIT, JOIN_MAP_BEGIN,
+    JOIN_MAP_SIZE, JOIN_MAP_DATA, JOIN_MAP_DONE, JOIN_MAP_OK
+};
+
+typedef struct {
+    uint8_t step, after; /* its step, and the step that must have been reached */
+} join_rule;
+
+static join_rule join_rule_of(int pk)
+{
+    switch (pk) {
+    case PK_CLIENT_JOIN: return (join_rule){JOIN_JOIN, JOIN_NONE};
+    case PK_SERVER_CHECK_NEWGRFS: case PK_CLIENT_NEWGRFS_CHECKED:
+    case PK_SERVER_NEED_GAME_PASSWORD: case PK_CLIENT_GAME_PASSWORD:
+    case PK_SERVER_NEED_COMPANY_PASSWORD: case PK_CLIENT_COMPANY_PASSWORD:
+    case PK_SERVER_AUTH_REQUEST: case PK_CLIENT_AUTH_RESPONSE:
+    case PK_SERVER_ENABLE_ENCRYPTION: case PK_CLIENT_IDENTIFY:
+        return (join_rule){JOIN_AUTH, JOIN_JOIN};
+    case PK_SERVER_WELCOME: return (join_rule){JOIN_WELCOME, JOIN_JOIN};
+    case PK_CLIENT_GETMAP: return (join_rule){JOIN_GETMAP, JOIN_WELCOME};
+    case PK_SERVER_WAIT: return (join_rule){JOIN_WAIT, JOIN_GETMAP};
+    case PK_SERVER_MAP_BEGIN: return (join_rule){JOIN_MAP_BEGIN, JOIN_GETMAP};
+    case PK_SERVER_MAP_SIZE: return (join_rule){JOIN_MAP_SIZE, JOIN_MAP_BEGIN};
+    case PK_SERVER_MAP_DATA: return (join_rule){JOIN_MAP_DATA, JOIN_MAP_SIZE};
+    case PK_SERVER_MAP_DONE: return (join_rule){JOIN_MAP_DONE, JOIN_MAP_SIZE};
+    case PK_CLIENT_MAP_OK: return (join_rule){JOIN_MAP_OK, JOIN_MAP_DONE};
+    default: return (join_rule){JOIN_NONE, JOIN_NONE};
+    }
+}
+
+static const char *const join_step_names[] = {
+    "nothing", "CLIENT_JOIN", "the password/identification exchange", "SERVER_WELCOME", "CLIENT_GETMAP",
+    "SERVER_WAIT", "SERVER_MAP_BEGIN", "SERVER_MAP_SIZE", "SERVER_MAP_DATA", "SERVER_MAP_DONE", "CLIENT_MAP_OK"};
+
+/* which side sends a TCP game packet: 0 the client, 1 the server, -1 either */
+static int sender_of(int pk)
+{
+    const char *name = gw_value_name_of(packet_names, (uint32_t)pk);
+    if (!name)
+        return -1;
+    if (!strncmp(name, "CLIENT_", 7))
+        return 0;
+    return strncmp(name, "SERVER_", 7) ? -1 : 1;
+}
 
 static void conv_init(void *p) { memset(p, 0, sizeof(ottd_conv)); }
 static void conv_free(void *p) { (void)p; }
@@ -678,9 +747,27 @@ static void summary_text(ottd_ctx *x, int field, size_t max_chars, const char *f
 }
 
 /* after the fields: what the packet means for the connection */
+static void check_join(ottd_ctx *x, int pk, size_t type_off)
+{
+    ottd_conv *cv = x->conv;
+    join_rule r = join_rule_of(pk);
+    if (r.step == JOIN_NONE || x->version == OTTD_V_OLD || (cv->join_step == JOIN_NONE && pk != PK_CLIENT_JOIN))
+        return; /* not a join packet, the wiki's era, or a capture begun after the join */
+    bool repeats = r.step == JOIN_AUTH || r.step == JOIN_WAIT || r.step == JOIN_MAP_DATA;
+    if (cv->join_step < r.after)
+        gw_emit_finding(&x->e, OE_JOIN_ORDER, type_off, 1, "%s before %s", join_step_names[r.step],
+                        join_step_names[r.after]);
+    else if (cv->join_step > r.step || (cv->join_step == r.step && !repeats))
+        gw_emit_finding(&x->e, OE_JOIN_ORDER, type_off, 1, "%s after %s", join_step_names[r.step],
+                        join_step_names[cv->join_step]);
+    if (r.step > cv->join_step)
+        cv->join_step = r.step;
+}
+
 static void analyse(ottd_ctx *x, int pk, size_t type_off)
 {
     ottd_conv *cv = x->conv;
+    check_join(x, pk, type_off);
     switch (pk) {
     case PK_SERVER_FRAME:
         if (!x->seen[OF_FRAME] || !x->seen[OF_FRAME_MAX])
@@ -744,8 +831,13 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         cv->encrypted = true;
         break;
     case PK_SERVER_COMMAND:
-        if (x->seen[OF_FRAME])
-            summary_add(x, " cmd %u frame %u", (unsigned)x->val[OF_CMD], (unsigned)x->val[OF_FRAME]);
+        if (!x->seen[OF_FRAME])
+            break;
+        summary_add(x, " cmd %u frame %u", (unsigned)x->val[OF_CMD], (unsigned)x->val[OF_FRAME]);
+        if (cv->have_server_frame && x->val[OF_FRAME] <= cv->server_frame && x->version != OTTD_V_OLD)
+            gw_emit_finding(&x->e, OE_COMMAND_PASSED, type_off, 1,
+                            "Command for frame %u, but SERVER_FRAME %u was already sent", (unsigned)x->val[OF_FRAME],
+                            cv->server_frame);
         break;
     case PK_CLIENT_COMMAND:
         if (x->seen[OF_CMD])
@@ -849,6 +941,10 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
         } else {
             summary_add(x, "%s", pn);
+            int sender = udp ? -1 : sender_of(pk);
+            if (sender >= 0 && sender != pi->dir)
+                gw_emit_finding(&x->e, OE_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
+                                pi->dir ? "server" : "client");
             unsigned limit = large_packet(pk) ? OPENTTD_MTU_LARGE : OPENTTD_MTU;
             if (size > limit)
                 gw_emit_finding(&x->e, OE_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
@@ -924,6 +1020,8 @@ const gw_protocol gw_openttd_protocol = {
     .n_fields = OF_COUNT,
     .findings = findings,
     .n_findings = OE_COUNT,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(ottd_conv),

@@ -203,8 +203,10 @@ static ws_conv *get_conv(ws_proto *wp, packet_info *pinfo)
     ws_conv *c = conversation_get_proto_data(conv, wp->proto);
     if (!c) {
         c = new_conv(wp, conv);
-        copy_address_wmem(wmem_file_scope(), &c->initiator, &pinfo->src);
-        c->initiator_port = pinfo->srcport;
+        /* the side that opened the conversation (TCP: the SYN's sender),
+           not the sender of the first PDU, as pcaptool's flows */
+        copy_address_wmem(wmem_file_scope(), &c->initiator, conversation_key_addr1(conv->key_ptr));
+        c->initiator_port = conversation_key_port1(conv->key_ptr);
     }
     return c;
 }

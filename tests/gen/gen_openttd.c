@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -391,6 +392,102 @@ static void gen_hostile(void)
     pw_close(&w);
 }
 
+/* ---- one capture per behaviour rule (captures/rules/RULE.pcap), 13.x ---- */
+
+static pcapw rw;
+static conn rk;
+
+static void rule_open(const char *rule)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/rules/%s.pcap", outdir, rule);
+    pw_open(&rw, p, LT_ETH, 0);
+    conn_open(&rk, &rw, 1, 40100);
+}
+
+static void rule_close(void)
+{
+    conn_close(&rk);
+    pw_close(&rw);
+}
+
+static void join_packet(void)
+{
+    pkt(2); strz("13.0"); b_u32(&b, 0x1d086d64); strz("Tester"); b_u8(&b, 0xfe); b_u8(&b, 0); c2s(&rk);
+}
+static void welcome(void) { pkt(14); b_u32(&b, 3); b_u32(&b, 12345); strz("netid"); s2c(&rk); }
+
+/* JOIN to MAP_OK with a 12-byte map that MAP_SIZE announces as map_size */
+static void rule_join(unsigned map_size)
+{
+    join_packet();
+    welcome();
+    pkt(16); c2s(&rk);                                           /* GETMAP */
+    pkt(18); b_u32(&b, 1000); s2c(&rk);                          /* MAP_BEGIN */
+    pkt(19); b_u32(&b, map_size); s2c(&rk);                      /* MAP_SIZE */
+    pkt(20); b_raw(&b, "OTTX\x01\x2e\x00\x00", 8); b_hex(&b, "fd377a58"); s2c(&rk);
+    pkt(21); s2c(&rk);                                           /* MAP_DONE */
+    pkt(22); c2s(&rk);                                           /* MAP_OK */
+}
+
+static void frame(unsigned f, unsigned max) { pkt(24); b_u32(&b, f); b_u32(&b, max); b_u8(&b, 7); s2c(&rk); }
+
+static void rule_captures(void)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/rules", outdir);
+    mkdir(dir, 0755);
+
+    /* the server sends MAP_BEGIN before the client asked with GETMAP */
+    rule_open("openttd.join.out_of_order");
+    join_packet();
+    welcome();
+    pkt(18); b_u32(&b, 1000); s2c(&rk);
+    rule_close();
+
+    /* MAP_SIZE announces 20 bytes, 12 come */
+    rule_open("openttd.map.size_mismatch");
+    rule_join(20);
+    rule_close();
+
+    /* frame 10, then frame 9 */
+    rule_open("openttd.frame.backwards");
+    rule_join(12);
+    frame(10, 10);
+    frame(9, 10);
+    rule_close();
+
+    /* frame_max 12, the client acknowledges 15 */
+    rule_open("openttd.ack.beyond_frame_max");
+    rule_join(12);
+    frame(10, 12);
+    pkt(25); b_u32(&b, 15); b_u8(&b, 7); c2s(&rk);
+    rule_close();
+
+    /* a command for frame 10 after SERVER_FRAME 10 */
+    rule_open("openttd.command.frame_passed");
+    rule_join(12);
+    frame(10, 10);
+    pkt(28); b_u8(&b, 0); b_u16(&b, 82); b_u16(&b, 0x1234); b_u32(&b, 4096);
+    b_u16(&b, 3); b_hex(&b, "010203"); b_u8(&b, 5); b_u32(&b, 10); b_u8(&b, 0); s2c(&rk);
+    rule_close();
+
+    /* the client sends SERVER_COMPANY_UPDATE */
+    rule_open("openttd.direction.wrong");
+    rule_join(12);
+    pkt(38); b_u16(&b, 0x0001); c2s(&rk);
+    rule_close();
+
+    /* a 1600-byte chat message: SERVER_CHAT is limited to 1460 */
+    rule_open("openttd.size.too_large");
+    rule_join(12);
+    pkt(30); b_u8(&b, 3); b_u32(&b, 3); b_u8(&b, 0);
+    for (int i = 0; i < 1600; i++)
+        b_u8(&b, 'a' + i % 26);
+    b_u8(&b, 0); b_u64(&b, 0); s2c(&rk);
+    rule_close();
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -404,6 +501,7 @@ int main(int argc, char **argv)
     gen_old();
     gen_udp();
     gen_hostile();
+    rule_captures();
     free(b.p);
     return 0;
 }

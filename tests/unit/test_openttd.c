@@ -33,9 +33,19 @@ TestSuite(openttd, .init = setup, .fini = teardown);
 
 #define finding(code) collect_finding(P, code)
 
+/* over TCP, from the side that sends the packet: from the client, or again
+   from the server when the decoder says the client does not send it (the
+   conversation state is flat, so it can be put back) */
 static void dec(const char *hex)
 {
-    collect_decode(&c, P, conv, 1, 0, 0, hex); /* over TCP */
+    void *before = malloc(P->conv_size);
+    memcpy(before, conv, P->conv_size);
+    collect_decode(&c, P, conv, 1, 0, 0, hex);
+    if (collect_has_finding(&c, finding("openttd.direction.wrong"))) {
+        memcpy(conv, before, P->conv_size);
+        collect_decode(&c, P, conv, 1, 0, 1, hex);
+    }
+    free(before);
 }
 
 static void dec_udp(const char *hex)
