@@ -108,12 +108,35 @@ static const gw_field fields[GF_COUNT] = {GNE_FIELDS(AS_FIELD, AS_LINK)};
     X(ORDER_ASSUMED, "gne.byte_order.assumed", NOTE, "The handshake was not seen or its build field is ambiguous: the data byte order is assumed") \
     X(BAD_USEC, "gne.time.bad_usec", WARNING, "A gtime whose microseconds are outside 0-999999") \
     X(PING_ORDER, "gne.ping.t2_after_t3", WARNING, "A ping reply whose receive time T2 is later than its send time T3") \
-    X(PING_UNMATCHED, "gne.ping.unmatched", NOTE, "A ping reply whose request was not captured or was already answered")
+    X(PING_UNMATCHED, "gne.ping.unmatched", NOTE, "A ping reply whose request was not captured or was already answered") \
+    X(HS_ORDER, "gne.handshake.out_of_order", WARNING, "A message from the client before the server's reply to its connection request, or any message after a refusal (once per connection)") \
+    X(UDP_UNEXPECTED, "gne.udp_port.unexpected", WARNING, "A UDP port where no UDP link was requested and accepted: an accept offering one to a client that asked for none, or the client's 4-byte port message after an accept without one") \
+    X(EXIT_NOT_LAST, "gne.exit.not_last", WARNING, "A message after the same side's ExitPacket on the reliable connection") \
+    X(RATE_EXCEEDED, "gne.rate.exceeded", WARNING, "A side sent more in one second than the peer's announced maximum incoming rate allows (25% and one 512-byte message of tolerance; once per direction)")
 
 #define AS_EENUM(id, code, sev, summary) GE_##id,
 enum gne_finding { GNE_FINDINGS(AS_EENUM) GE_COUNT };
 #define AS_FINDING(id, code, sev, summary) [GE_##id] = {code, GW_SEV_##sev, summary},
 static const gw_finding_def findings[GE_COUNT] = {GNE_FINDINGS(AS_FINDING)};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {GE_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
+                    "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
+    {GE_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
+                  "connection\"; the client considers the connection complete \"as soon as it receives the CAP\""},
+    {GE_VERSIONS_MATCH, "gne.md, Connecting: \"It must refuse the connection if any of the versions do not match. If can "
+                        "also refuse the connection for any other reason\" (a note: the reason is not on the wire)"},
+    {GE_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
+                        "refused it, then the client considers the connection complete as soon as it receives the CAP\""},
+    {GE_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
+    {GE_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message"},
+    {GE_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
+                       "the reliable connection as its last data\""},
+    {GE_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
+    {GE_RATE_EXCEEDED, "gne.md, Bandwidth control: \"the server in any particular second should not send out more than "
+                       "approximately 3200 bytes to that client\" (for a requested 3200)"},
+};
 
 static const gw_choice order_choices[] = {
     {GNE_ORDER_AUTO, "auto", "From the handshake's build field (little-endian when not seen)"},
@@ -129,7 +152,9 @@ static const gw_option options[] = {
 
 /* ---- conversation state ------------------------------------------------ */
 
-enum stage { HS_START, HS_WAIT_REPLY, HS_WAIT_PORT, HS_DONE };
+enum stage { HS_START, HS_WAIT_REPLY, HS_WAIT_PORT, HS_DONE, HS_REFUSED };
+
+#define RATE_WINDOW_NS 1000000000ll /* rates are bytes per second */
 
 typedef struct {
     uint32_t id;
@@ -154,6 +179,13 @@ typedef struct {
     uint32_t link_frame; /* UDP link: the accept that opened it */
     ping_request pings[2][GNE_PINGS]; /* by requesting direction */
     unsigned ping_next[2];
+    bool order_flagged;  /* handshake.out_of_order reported */
+    bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
+    bool exited[2];      /* ExitPacket sent, by role */
+    bool exit_flagged[2];
+    int64_t rate_window[2]; /* by role: start of the current one-second window */
+    uint32_t rate_bytes[2]; /* sent in it */
+    bool rate_flagged[2];
 } gne_conv;
 
 static void conv_init(void *p) { memset(p, 0, sizeof(gne_conv)); }
@@ -333,7 +365,7 @@ static void refusal(gne_ctx *x, size_t len)
     gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REFUSAL);
     emit_order(x, start + 6);
     gw_summary_add(&x->sum, "Refused:");
-    c->stage = HS_DONE;
+    c->stage = HS_REFUSED;
     if (len != 44)
         gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
     uint64_t v, sub, build, user;
@@ -402,6 +434,10 @@ static void accept_msg(gne_ctx *x, size_t len)
     int64_t sport = (int64_t)gw_sign_extend(port, 4);
     check_port(x, poff, sport, true);
     emit_rates(x, start);
+    c->port_msg_possible = !(c->unreliable && sport > 0);
+    if (sport > 0 && !c->unreliable)
+        gw_emit_finding(&x->e, GE_UDP_UNEXPECTED, poff, 4,
+                        "The accept offers UDP port %lld, but the client asked for no UDP link", (long long)sport);
     if (sport > 0) {
         /* the client answers any positive port with its own */
         gw_summary_add(&x->sum, ", UDP port %lld", (long long)sport);
@@ -571,6 +607,8 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
         break;
     case ID_EXIT:
         gw_summary_add(&x->sum, "Exit");
+        if (x->pi->transport == GW_TRANSPORT_TCP)
+            x->conv->exited[role(x)] = true;
         break;
     case ID_CUSTOM:
         if ((ok = take(x, GF_CUSTOM_LENGTH, 2, &v))) {
@@ -585,8 +623,12 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
     case ID_RATE:
         if ((ok = take(x, GF_RATE, 4, &v))) {
             if (depth == 0) { /* wrapped, it is application data */
-                x->conv->rate[role(x)] = (uint32_t)v;
-                x->conv->rate_known[role(x)] = true;
+                gne_conv *c = x->conv;
+                c->rate[role(x)] = (uint32_t)v;
+                c->rate_known[role(x)] = true;
+                /* the peer honours it "within a second" */
+                c->rate_window[!role(x)] = x->pi->time_ns + RATE_WINDOW_NS;
+                c->rate_bytes[!role(x)] = 0;
                 emit_rates(x, start);
             }
             gw_summary_add(&x->sum, "Rate adjust %u B/s", (unsigned)v);
@@ -695,6 +737,24 @@ static void message(gne_ctx *x)
         gw_emit_finding(&x->e, GE_BAD_MAGIC, x->c.off, len < 4 ? len : 4,
                         "Expected a refusal or an accept");
     }
+    if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 0 && !c->order_flagged) {
+        c->order_flagged = true;
+        gw_emit_finding(&x->e, GE_HS_ORDER, x->c.off, len, "A message from the client before the server's reply");
+    }
+    if (tcp && c->stage == HS_REFUSED && !c->order_flagged) {
+        c->order_flagged = true;
+        gw_emit_finding(&x->e, GE_HS_ORDER, x->c.off, len, "A message from the %s after the refusal",
+                        role(x) ? "server" : "client");
+    }
+    if (tcp && c->stage == HS_DONE && role(x) == 0 && c->port_msg_possible) {
+        c->port_msg_possible = false;
+        if (len == 4 && p[3] != ID_END) {
+            gw_emit_finding(&x->e, GE_UDP_UNEXPECTED, x->c.off, len,
+                            "A 4-byte UDP port message, but the accept opened no UDP link");
+            udp_port_msg(x);
+            return;
+        }
+    }
     if (tcp && c->stage == HS_WAIT_PORT && role(x) == 0) {
         if (len == 4)
             { udp_port_msg(x); return; }
@@ -706,7 +766,41 @@ static void message(gne_ctx *x)
         c->stage = HS_DONE;
     if (!c->order)
         note_assumed_order(x, x->c.off, tcp ? "No connection request seen" : "No TCP connection linked");
+    int r = role(x);
+    if (tcp && c->exited[r] && !c->exit_flagged[r]) {
+        c->exit_flagged[r] = true;
+        gw_emit_finding(&x->e, GE_EXIT_NOT_LAST, x->c.off, len, "The %s sends on after its ExitPacket",
+                        r ? "server" : "client");
+    }
     packets(x);
+}
+
+/* bytes sent by this PDU's side against the other side's announced maximum
+   incoming rate, in one-second windows (a new window starts with the first
+   PDU after the last one ended: no deficit builds up). A linked UDP
+   conversation keeps its own count. */
+static void check_rate(gne_ctx *x, size_t bytes)
+{
+    gne_conv *c = x->conv;
+    int r = role(x);
+    int64_t t = x->pi->time_ns;
+    if (t < c->rate_window[r])
+        return; /* within a second of a rate change */
+    if (t - c->rate_window[r] >= RATE_WINDOW_NS) {
+        c->rate_window[r] = t;
+        c->rate_bytes[r] = 0;
+    }
+    c->rate_bytes[r] += (uint32_t)bytes;
+    uint32_t limit = c->rate[!r];
+    if (!c->rate_known[!r] || limit == 0 || c->rate_flagged[r])
+        return;
+    if ((uint64_t)c->rate_bytes[r] > (uint64_t)limit + limit / 4 + GNE_MESSAGE_MAX) {
+        c->rate_flagged[r] = true;
+        gw_emit_finding(&x->e, GE_RATE_EXCEEDED, 0, bytes,
+                        "The %s sent %u bytes within %.3f s; the %s accepts %u bytes per second",
+                        r ? "server" : "client", c->rate_bytes[r], (double)(t - c->rate_window[r]) / 1e9,
+                        r ? "client" : "server", limit);
+    }
 }
 
 static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
@@ -749,6 +843,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
                             (unsigned)n, len - 4);
     }
     message(x);
+    check_rate(x, len);
     sink->summary(sink->ctx, x->sum.text);
 }
 
@@ -792,6 +887,8 @@ const gw_protocol gw_gne_protocol = {
     .n_fields = GF_COUNT,
     .findings = findings,
     .n_findings = GE_COUNT,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(gne_conv),

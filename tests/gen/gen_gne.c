@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -377,6 +378,106 @@ static void gen_midstream(void)
     pw_close(&w);
 }
 
+/* ---- one capture per behaviour rule (captures/rules/RULE.pcap) ---------- */
+
+static pcapw rw;
+static conn rk;
+
+static void rule_open(const char *rule)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/rules/%s.pcap", outdir, rule);
+    pw_open(&rw, p, LT_ETH, 0);
+    big = 0;
+    conn_open(&rk, &rw, 1, 50900, 5109);
+}
+
+static void rule_close(void)
+{
+    conn_close(&rk);
+    pw_close(&rw);
+}
+
+static void custom_msg(const char *data) { b_reset(&m); custom(data); u8(255); }
+
+static void rule_captures(void)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/rules", outdir);
+    mkdir(dir, 0755);
+
+    /* an accept of 13 bytes */
+    rule_open("gne.handshake.bad_length");
+    request("rules", 1, 6400, 0); c2s(&rk);
+    accept_msg(12800, -1); u8(0); s2c(&rk);
+    rule_close();
+
+    /* the client sends before the server has answered */
+    rule_open("gne.handshake.out_of_order");
+    request("rules", 1, 6400, 0); c2s(&rk);
+    custom_msg("early"); c2s(&rk);
+    accept_msg(12800, -1); s2c(&rk);
+    rule_close();
+
+    /* refused although every version field matches */
+    rule_open("gne.refusal.versions_match");
+    request("rules", 1, 6400, 0); c2s(&rk);
+    refusal(7, "rules", 1); s2c(&rk);
+    rule_close();
+
+    /* no UDP link requested, yet the accept offers port 41000 */
+    rule_open("gne.udp_port.unexpected");
+    request("rules", 1, 6400, 0); c2s(&rk);
+    accept_msg(12800, 41000); s2c(&rk);
+    rule_close();
+
+    /* a message without its 255 */
+    rule_open("gne.message.unterminated");
+    handshake(&rk, "rules", 0, -1, 0);
+    b_reset(&m); custom("no end"); c2s(&rk);
+    rule_close();
+
+    /* a 604-byte message */
+    rule_open("gne.message.too_long");
+    handshake(&rk, "rules", 0, -1, 0);
+    {
+        char big_data[601];
+        memset(big_data, 'x', 600);
+        big_data[600] = '\0';
+        custom_msg(big_data); c2s(&rk);
+    }
+    rule_close();
+
+    /* the client sends a message after its ExitPacket */
+    rule_open("gne.exit.not_last");
+    handshake(&rk, "rules", 0, -1, 0);
+    b_reset(&m); u8(2); u8(255); c2s(&rk);
+    custom_msg("after exit"); c2s(&rk);
+    rule_close();
+
+    /* a ping reply received (T2) after it was sent (T3) */
+    rule_open("gne.ping.t2_after_t3");
+    handshake(&rk, "rules", 0, -1, 0);
+    b_reset(&m); ping(0, 0, 0, 0, 0); u8(255); c2s(&rk);
+    b_reset(&m); ping(0, T0, 500, T0, 200); u8(255); s2c(&rk);
+    rule_close();
+
+    /* the client accepts 1000 bytes per second; the server sends four
+       488-byte frames within a few milliseconds */
+    rule_open("gne.rate.exceeded");
+    request("rules", 1, 1000, 0); c2s(&rk);
+    accept_msg(0, -1); s2c(&rk);
+    {
+        char data[481];
+        memset(data, 'r', 480);
+        data[480] = '\0';
+        for (int i = 0; i < 4; i++) {
+            custom_msg(data); s2c(&rk);
+        }
+    }
+    rule_close();
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -389,6 +490,7 @@ int main(int argc, char **argv)
     gen_refusals();
     gen_malformed();
     gen_midstream();
+    rule_captures();
     free(m.p);
     return 0;
 }

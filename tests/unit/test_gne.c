@@ -344,3 +344,21 @@ Test(gne, every_prefix)
         }
     }
 }
+
+/* gne.md, Connecting: without a requested UDP link the connection is
+   complete with the accept, so the client sends no port message */
+Test(gne, port_message_without_a_link_is_flagged)
+{
+    /* exhello's request with its last byte (unreliable) 00, accept with port -1 */
+    tcp(0, 0, "4e4c0030 474e45 00 00 0700 68656c6c6f206578616d706c6573 "
+              "000000000000000000000000000000000000 01000000 00000000 00");
+    tcp(1, 1000, "4e4c000c 474e45 01 00000000 ffffffff");
+    cr_assert_eq(c.n_findings, 0);
+    tcp(0, 2000, "4e4c0004 0e990000");          /* port 39182 all the same */
+    cr_assert(collect_has_finding(&c, finding("gne.udp_port.unexpected")));
+    cr_assert_eq(U("gne.udp_port", 0), 39182);
+    /* only the client's first message is taken for one: an empty message
+       (a lone 255) afterwards is a message */
+    tcp(0, 3000, "4e4c0001 ff");
+    cr_assert_eq(c.n_findings, 0);
+}
