@@ -1517,6 +1517,9 @@ static bool dnp_heuristic(int transport, const uint8_t *data, size_t len)
     }
 }
 
+/* pcaptool stats and the statistics tree: ack response times */
+static const int measures[] = {DNP_F_ACK_TIME};
+
 const gw_protocol gw_dnp_protocol = {
     .name = "dnp",
     .short_name = "DNP",
@@ -1529,6 +1532,9 @@ const gw_protocol gw_dnp_protocol = {
     .n_findings = DNP_E_COUNT,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = DNP_F_COMMAND,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(dnp_conv),

@@ -740,6 +740,9 @@ static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
     return false;
 }
 
+/* pcaptool stats and the statistics tree: acknowledge times */
+static const int measures[] = {EF_ACK_TIME};
+
 const gw_protocol gw_eoudp_protocol = {
     .name = "eoudp",
     .short_name = "EOUDP",
@@ -752,6 +755,9 @@ const gw_protocol gw_eoudp_protocol = {
     .n_findings = EE_COUNT,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = EF_COMMAND,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(eoudp_conv),

@@ -877,6 +877,9 @@ static bool gne_heuristic(int transport, const uint8_t *d, size_t len)
     return len >= 7 && d[3] >= 3 && d[4] == 'G' && d[5] == 'N' && d[6] == 'E';
 }
 
+/* pcaptool stats and the statistics tree: ping round trips */
+static const int measures[] = {GF_PING_RTT};
+
 const gw_protocol gw_gne_protocol = {
     .name = "gne",
     .short_name = "GNE",
@@ -889,6 +892,9 @@ const gw_protocol gw_gne_protocol = {
     .n_findings = GE_COUNT,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = GF_MESSAGE,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(gne_conv),

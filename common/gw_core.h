@@ -177,6 +177,12 @@ typedef struct gw_protocol {
     int n_findings;
     const gw_rule *rules;
     int n_rules;
+    /* statistics (pcaptool stats, Wireshark's statistics tree): the field
+       whose value names a PDU's type, and numeric fields summarised per
+       conversation (min, median, max) */
+    int type_field;
+    const int *measures;
+    int n_measures;
     const gw_option *options;
     int n_options;
     /* conversation state */

@@ -866,6 +866,9 @@ static bool od_heuristic(int transport, const uint8_t *d, size_t len)
     return n > 0;
 }
 
+/* pcaptool stats and the statistics tree: snapshot completeness */
+static const int measures[] = {EF_COMPLETE};
+
 const gw_protocol gw_opendrakan_protocol = {
     .name = "opendrakan",
     .short_name = "OpenDrakan",
@@ -878,6 +881,9 @@ const gw_protocol gw_opendrakan_protocol = {
     .n_findings = EE_COUNT,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = EF_TYPE,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(od_conv),

@@ -1010,6 +1010,9 @@ static bool ottd_heuristic(int transport, const uint8_t *data, size_t len)
     return i > 3 && i < size && data[i] == 0;
 }
 
+/* pcaptool stats and the statistics tree: how far clients lag behind */
+static const int measures[] = {OF_ACK_LAG};
+
 const gw_protocol gw_openttd_protocol = {
     .name = "openttd",
     .short_name = "OpenTTD",
@@ -1022,6 +1025,9 @@ const gw_protocol gw_openttd_protocol = {
     .n_findings = OE_COUNT,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = OF_PACKET,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
     .conv_size = sizeof(ottd_conv),

@@ -29,6 +29,8 @@ static void usage(FILE *f)
           "  validate FILE|FOLDER...\n"
           "                     a verdict per capture against the protocols' rules\n"
           "                     (text, JSON Lines, JUnit XML; see validate --help)\n"
+          "  stats FILE...      per conversation: PDUs by type, bytes, duration, findings,\n"
+          "                     ack times, ping RTTs, frame lag (see stats --help)\n"
           "  fields [PROTO]     list the fields (filter names) of every protocol\n"
           "  findings [PROTO]   list the finding codes with severity and meaning\n"
           "\n"
@@ -244,6 +246,8 @@ int main(int argc, char **argv)
         return cmd_decode(argc - 1, argv + 1);
     if (strcmp(cmd, "validate") == 0)
         return cmd_validate(argc - 1, argv + 1);
+    if (strcmp(cmd, "stats") == 0)
+        return cmd_stats(argc - 1, argv + 1);
     if (strcmp(cmd, "fields") == 0)
         return cmd_list(argc - 1, argv + 1, true);
     if (strcmp(cmd, "findings") == 0)

@@ -27,6 +27,7 @@ typedef struct {
     unsigned frame;
     int64_t time_ns;
     const char *src, *dst;
+    size_t len;       /* the PDU's bytes (0 for records that are not a PDU) */
 } out_meta;
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);

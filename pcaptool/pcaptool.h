@@ -27,4 +27,7 @@ bool parse_format(const char *arg, out_format *f);
 /* handles one of them; returns -1 when c is not one, else 0 or EXIT_USAGE */
 int parse_run_opt(int c, const char *arg, run_options *o, unsigned *fail_on);
 
+/* pcaptool stats (stats.c) */
+int cmd_stats(int argc, char **argv);
+
 #endif

@@ -129,7 +129,7 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
     const gw_sink *sink = r->c->pdu_begin(r->c->ctx, r->f->p, on_expect, r);
     r->f->p->decode(r->f->state, &pi, data, len, sink);
-    out_meta m = {r->frame, r->now, r->src, r->dst};
+    out_meta m = {r->frame, r->now, r->src, r->dst, len};
     raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
 }
 
@@ -157,7 +157,7 @@ static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
                  (unsigned long long)bytes);
         break;
     }
-    out_meta m = {r->frame, r->now, r->src, r->dst};
+    out_meta m = {r->frame, r->now, r->src, r->dst, 0};
     out_finding fd = {.proto = "tcp", .short_name = "TCP", .summary = msg, .code = d->code,
                       .severity = d->severity, .message = msg};
     r->c->finding(r->c->ctx, NULL, (int)ev, &m, &fd);
@@ -174,7 +174,7 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
     char src[64], dst[64];
     flow_endpoint(r->f, dir, src, sizeof src);
     flow_endpoint(r->f, !dir, dst, sizeof dst);
-    out_meta m = {frame, time_ns, src, dst};
+    out_meta m = {frame, time_ns, src, dst, 0};
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};

@@ -1,0 +1,391 @@
+/* stats.c - pcaptool stats: per capture, protocol and conversation (a pair
+ * of endpoints), what the traffic holds: PDUs by type, bytes, first and last
+ * time, findings by code (resends among them) and the protocol's measures
+ * (gw_protocol.measures: ack times, ping round trips, frame lag, snapshot
+ * completeness) as count, min, median and max.
+ *
+ * Kept per conversation, never per PDU: a measure keeps at most
+ * SAMPLES_MAX values; beyond that the median is taken from a uniform sample
+ * of them (min, max and count stay exact). */
+#include <getopt.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcaptool.h"
+
+#define SAMPLES_MAX 4096
+#define PDU_VALUES_MAX 16 /* measure values remembered within one PDU */
+
+typedef struct {
+    GArray *samples; /* double */
+    uint64_t n;
+    double min, max;
+} measure;
+
+typedef struct {
+    uint64_t value, count;
+} type_count;
+
+typedef struct {
+    const gw_protocol *p;
+    char *a, *b;          /* endpoints, a < b */
+    uint64_t pdus, bytes;
+    int64_t first_ns, last_ns;
+    GArray *types;        /* type_count, in order of first appearance */
+    uint64_t *findings;   /* count per finding index */
+    measure *m;           /* per p->measures[] */
+} conv_stats;
+
+typedef struct {
+    GHashTable *by_key;   /* "proto a b" -> conv_stats* */
+    GPtrArray *order;     /* conv_stats*, in order of first PDU */
+    /* the PDU being decoded */
+    const gw_protocol *p;
+    gw_sink sink;
+    run_expect_fn expect_fn;
+    void *run;
+    bool have_type;
+    uint64_t type;
+    int n_values;
+    int value_measure[PDU_VALUES_MAX];
+    double value[PDU_VALUES_MAX];
+    int n_found;
+    int found[64];
+    uint32_t rng;         /* for the reservoir: deterministic */
+} stats_ctx;
+
+static void conv_stats_free(gpointer q)
+{
+    conv_stats *s = q;
+    for (int i = 0; i < s->p->n_measures; i++)
+        g_array_free(s->m[i].samples, TRUE);
+    g_free(s->m);
+    g_free(s->findings);
+    g_array_free(s->types, TRUE);
+    g_free(s->a);
+    g_free(s->b);
+    g_free(s);
+}
+
+static conv_stats *conv_of(stats_ctx *x, const gw_protocol *p, const out_meta *m)
+{
+    const char *src = m->src ? m->src : "", *dst = m->dst ? m->dst : "";
+    const char *a = strcmp(src, dst) <= 0 ? src : dst, *b = a == src ? dst : src;
+    char key[192]; /* no allocation per PDU: only a new conversation copies it */
+    snprintf(key, sizeof key, "%s %s %s", p->name, a, b);
+    conv_stats *s = g_hash_table_lookup(x->by_key, key);
+    if (s)
+        return s;
+    s = g_new0(conv_stats, 1);
+    s->p = p;
+    s->a = g_strdup(a);
+    s->b = g_strdup(b);
+    s->first_ns = m->time_ns;
+    s->types = g_array_new(FALSE, FALSE, sizeof(type_count));
+    s->findings = g_new0(uint64_t, (gsize)p->n_findings);
+    s->m = g_new0(measure, (gsize)(p->n_measures ? p->n_measures : 1));
+    for (int i = 0; i < p->n_measures; i++)
+        s->m[i].samples = g_array_new(FALSE, FALSE, sizeof(double));
+    g_hash_table_insert(x->by_key, g_strdup(key), s);
+    g_ptr_array_add(x->order, s);
+    return s;
+}
+
+static void add_sample(stats_ctx *x, measure *m, double v)
+{
+    if (m->n == 0 || v < m->min)
+        m->min = v;
+    if (m->n == 0 || v > m->max)
+        m->max = v;
+    m->n++;
+    if (m->samples->len < SAMPLES_MAX) {
+        g_array_append_val(m->samples, v);
+        return;
+    }
+    /* reservoir sampling: value n replaces a random one with chance MAX/n */
+    x->rng = x->rng * 1103515245u + 12345u;
+    uint64_t k = ((uint64_t)x->rng << 16 ^ x->rng) % m->n;
+    if (k < SAMPLES_MAX)
+        g_array_index(m->samples, double, k) = v;
+}
+
+/* ---- the sink of one PDU ---- */
+
+static void on_item(void *ctx, const gw_item *it)
+{
+    stats_ctx *x = ctx;
+    const gw_protocol *p = x->p;
+    if (it->field == p->type_field && !x->have_type) {
+        x->have_type = true;
+        x->type = it->v.u;
+    }
+    for (int i = 0; i < p->n_measures; i++) {
+        if (it->field != p->measures[i] || x->n_values == PDU_VALUES_MAX)
+            continue;
+        double v;
+        switch (p->fields[it->field].type) {
+        case GW_FT_RELTIME: v = (double)it->v.i / 1e9; break;
+        case GW_FT_DOUBLE: v = it->v.d; break;
+        case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64: v = (double)it->v.i; break;
+        default: v = (double)it->v.u; break;
+        }
+        x->value_measure[x->n_values] = i;
+        x->value[x->n_values++] = v;
+    }
+}
+
+static void on_push(void *ctx) { (void)ctx; }
+static void on_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
+static void on_summary(void *ctx, const char *text) { (void)ctx; (void)text; }
+static void on_source(void *ctx, int src, const char *name, const uint8_t *d, size_t n)
+{
+    (void)ctx; (void)src; (void)name; (void)d; (void)n;
+}
+
+static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    (void)src; (void)off; (void)len; (void)msg;
+    stats_ctx *x = ctx;
+    if (x->n_found < (int)G_N_ELEMENTS(x->found))
+        x->found[x->n_found++] = finding;
+}
+
+static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+{
+    stats_ctx *x = ctx;
+    x->expect_fn(x->run, transport, port_side, port, conv);
+}
+
+static const gw_sink *pdu_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+{
+    stats_ctx *x = ctx;
+    x->p = p;
+    x->expect_fn = fn;
+    x->run = run;
+    x->have_type = false;
+    x->n_values = x->n_found = 0;
+    return &x->sink;
+}
+
+static unsigned pdu_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    stats_ctx *x = ctx;
+    conv_stats *s = conv_of(x, p, m);
+    s->pdus++;
+    s->bytes += m->len;
+    s->last_ns = m->time_ns;
+    if (x->have_type) {
+        guint i;
+        for (i = 0; i < s->types->len; i++)
+            if (g_array_index(s->types, type_count, i).value == x->type)
+                break;
+        if (i == s->types->len) {
+            type_count t = {x->type, 0};
+            g_array_append_val(s->types, t);
+        }
+        g_array_index(s->types, type_count, i).count++;
+    }
+    for (int i = 0; i < x->n_values; i++)
+        add_sample(x, &s->m[x->value_measure[i]], x->value[i]);
+    for (int i = 0; i < x->n_found; i++)
+        s->findings[x->found[i]]++;
+    return 0;
+}
+
+/* transport findings belong to no protocol; end-of-conversation ones to theirs */
+static void on_late_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m,
+                            const out_finding *fd)
+{
+    (void)fd;
+    if (p)
+        conv_of(ctx, p, m)->findings[index]++;
+}
+
+/* ---- output ---- */
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* of the samples: the middle one, or the mean of the middle two */
+static double median(const measure *m)
+{
+    GArray *v = m->samples;
+    double *d = g_memdup2(v->data, v->len * sizeof(double));
+    qsort(d, v->len, sizeof(double), by_value);
+    double r = v->len % 2 ? d[v->len / 2] : (d[v->len / 2 - 1] + d[v->len / 2]) / 2;
+    g_free(d);
+    return r;
+}
+
+static void type_name(char *buf, size_t n, const gw_protocol *p, uint64_t v)
+{
+    const char *name = gw_value_name_of(p->fields[p->type_field].names, (uint32_t)v);
+    if (name)
+        snprintf(buf, n, "%s", name);
+    else
+        snprintf(buf, n, "unknown (%llu)", (unsigned long long)v);
+}
+
+static void print_text(const char *path, GPtrArray *order)
+{
+    printf("%s: %u conversation%s\n", path, order->len, order->len == 1 ? "" : "s");
+    for (guint k = 0; k < order->len; k++) {
+        const conv_stats *s = order->pdata[k];
+        const gw_protocol *p = s->p;
+        printf("  %s %s <-> %s: %llu PDU%s, %llu bytes, %.6f s\n", p->short_name, s->a, s->b,
+               (unsigned long long)s->pdus, s->pdus == 1 ? "" : "s", (unsigned long long)s->bytes,
+               (double)(s->last_ns - s->first_ns) / 1e9);
+        printf("    types:");
+        for (guint i = 0; i < s->types->len; i++) {
+            const type_count *t = &g_array_index(s->types, type_count, i);
+            char name[96];
+            type_name(name, sizeof name, p, t->value);
+            printf("%s %s %llu", i ? "," : "", name, (unsigned long long)t->count);
+        }
+        printf("\n");
+        for (int i = 0; i < p->n_measures; i++) {
+            const measure *m = &s->m[i];
+            const gw_field *f = &p->fields[p->measures[i]];
+            const char *unit = f->type == GW_FT_RELTIME ? " s" : "";
+            if (!m->n) {
+                printf("    %s (%s): none\n", f->abbrev, f->name);
+                continue;
+            }
+            printf("    %s (%s): %llu, min %g%s, median %g%s, max %g%s\n", f->abbrev, f->name,
+                   (unsigned long long)m->n, m->min, unit, median(m), unit, m->max, unit);
+        }
+        bool any = false;
+        for (int i = 0; i < p->n_findings; i++) {
+            if (!s->findings[i])
+                continue;
+            printf("%s %s %llu", any ? "," : "    findings:", p->findings[i].code,
+                   (unsigned long long)s->findings[i]);
+            any = true;
+        }
+        if (any)
+            printf("\n");
+    }
+}
+
+static void json_str(const char *s)
+{
+    out_json_string(stdout, (const uint8_t *)s, strlen(s));
+}
+
+static void print_json(const char *path, GPtrArray *order)
+{
+    for (guint k = 0; k < order->len; k++) {
+        const conv_stats *s = order->pdata[k];
+        const gw_protocol *p = s->p;
+        printf("{\"record\":\"conversation\",\"capture\":");
+        json_str(path);
+        printf(",\"proto\":\"%s\",\"a\":", p->name);
+        json_str(s->a);
+        printf(",\"b\":");
+        json_str(s->b);
+        printf(",\"pdus\":%llu,\"bytes\":%llu,\"first\":%lld.%09lld,\"last\":%lld.%09lld,"
+               "\"duration\":%.9f,\"types\":{",
+               (unsigned long long)s->pdus, (unsigned long long)s->bytes, (long long)(s->first_ns / 1000000000),
+               (long long)(s->first_ns % 1000000000), (long long)(s->last_ns / 1000000000),
+               (long long)(s->last_ns % 1000000000), (double)(s->last_ns - s->first_ns) / 1e9);
+        for (guint i = 0; i < s->types->len; i++) {
+            const type_count *t = &g_array_index(s->types, type_count, i);
+            char name[96];
+            type_name(name, sizeof name, p, t->value);
+            printf("%s", i ? "," : "");
+            json_str(name);
+            printf(":%llu", (unsigned long long)t->count);
+        }
+        printf("},\"measures\":{");
+        for (int i = 0; i < p->n_measures; i++) {
+            const measure *m = &s->m[i];
+            printf("%s\"%s\":{\"n\":%llu", i ? "," : "", p->fields[p->measures[i]].abbrev,
+                   (unsigned long long)m->n);
+            if (m->n)
+                printf(",\"min\":%.9g,\"median\":%.9g,\"max\":%.9g", m->min, median(m), m->max);
+            printf("}");
+        }
+        printf("},\"findings\":{");
+        bool any = false;
+        for (int i = 0; i < p->n_findings; i++) {
+            if (!s->findings[i])
+                continue;
+            printf("%s\"%s\":%llu", any ? "," : "", p->findings[i].code, (unsigned long long)s->findings[i]);
+            any = true;
+        }
+        printf("}}\n");
+    }
+}
+
+static void stats_usage(FILE *f)
+{
+    fputs("Usage: pcaptool stats [OPTIONS] FILE...\n"
+          "\n"
+          "Per protocol and conversation: PDUs by type, bytes, duration, findings by\n"
+          "code (resends among them) and the protocol's measures (DNP and EOUDP ack\n"
+          "times, GNE ping round trips, OpenTTD frame lag, OpenDrakan snapshot\n"
+          "completeness) as count, min, median and max.\n"
+          "\n"
+          "  -f, --format text|json       text (default) or JSON Lines, one record per\n"
+          "                               conversation\n"
+          "  -p, --port, -n, --no-heuristics, -o, --option, --profile   as for decode\n"
+          "\n"
+          "Exit codes: 0, or 2 for a usage error or an unreadable capture.\n",
+          f);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    run_options ro;
+    run_options_init(&ro);
+    unsigned fail_on = 0;
+    out_format format = OUT_TEXT;
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        RUN_LONG_OPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:h" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!parse_format(optarg, &format))
+                return die_usage("unknown format '%s' (text or json)", optarg);
+            break;
+        case 'h': stats_usage(stdout); return EXIT_CLEAN;
+        default:
+            rc = parse_run_opt(c, optarg, &ro, &fail_on);
+            if (rc < 0)
+                return die_usage("%s", "bad option (see pcaptool stats --help)");
+            if (rc)
+                return rc;
+        }
+    }
+    if (optind >= argc)
+        return die_usage("%s", "stats needs at least one capture file");
+    int status = EXIT_CLEAN;
+    for (int i = optind; i < argc; i++) {
+        stats_ctx x = {.rng = 1};
+        x.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        x.order = g_ptr_array_new_with_free_func(conv_stats_free);
+        x.sink = (gw_sink){&x, on_item, on_push, on_pop, on_finding, on_summary, on_source, on_expect};
+        run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding};
+        unsigned max_sev = 0;
+        if (run_file(&ro, argv[i], &consumer, &max_sev) != 0)
+            status = EXIT_USAGE;
+        if (format == OUT_JSON)
+            print_json(argv[i], x.order);
+        else
+            print_text(argv[i], x.order);
+        g_hash_table_destroy(x.by_key);
+        g_ptr_array_free(x.order, TRUE);
+    }
+    return status;
+}
