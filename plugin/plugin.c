@@ -13,6 +13,8 @@
 #include <epan/packet.h>
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
+#include <epan/stats_tree.h>
+#include <epan/tap.h>
 #include <epan/dissectors/packet-tcp.h>
 #include <wsutil/wmem/wmem.h>
 
@@ -38,6 +40,7 @@ typedef struct {
     dissector_handle_t udp_handle, tcp_handle;
     wmem_map_t *records_by_frame; /* frame -> first rec_pdu of the frame */
     wmem_map_t *convs;            /* every ws_conv of the file (a set) */
+    int tap;                      /* its statistics tree's tap */
 } ws_proto;
 
 static ws_proto protos[MAX_PROTOS];
@@ -341,6 +344,68 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
     }
 }
 
+/* ---- the statistics tree (Statistics menu, tshark -z PROTO,tree) ---- */
+
+typedef struct {
+    const ws_proto *wp;
+    const rec_pdu *rec;
+} tap_pdu;
+
+static const char *const TREE_TYPES = "PDUs by type";
+static const char *const TREE_FINDINGS = "Findings by severity";
+static const char *const TREE_RULES = "Rules reported";
+
+static void tree_init(stats_tree *st)
+{
+    stats_tree_create_node(st, TREE_TYPES, 0, STAT_DT_INT, TRUE);
+    stats_tree_create_node(st, TREE_FINDINGS, 0, STAT_DT_INT, TRUE);
+    stats_tree_create_node(st, TREE_RULES, 0, STAT_DT_INT, TRUE);
+}
+
+static gboolean is_rule(const gw_protocol *p, int finding)
+{
+    for (int i = 0; i < p->n_rules; i++)
+        if (p->rules[i].finding == finding)
+            return TRUE;
+    return FALSE;
+}
+
+/* one PDU: its type (the protocol's type field) and its findings, as
+   pcaptool stats counts them */
+static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
+                                     const void *data, tap_flags_t flags _U_)
+{
+    const tap_pdu *t = data;
+    const gw_protocol *p = t->wp->p;
+    gboolean typed = FALSE;
+    guint n = (guint)wmem_array_get_count(t->rec->ev);
+    for (guint i = 0; i < n; i++) {
+        const rec_ev *ev = wmem_array_index(t->rec->ev, i);
+        if (ev->kind == EV_ITEM && ev->index == p->type_field && !typed) {
+            const char *name = gw_value_name_of(p->fields[p->type_field].names, (uint32_t)ev->v.u);
+            char buf[48];
+            if (!name) {
+                snprintf(buf, sizeof buf, "unknown (%llu)", (unsigned long long)ev->v.u);
+                name = buf;
+            }
+            tick_stat_node(st, TREE_TYPES, 0, TRUE);
+            tick_stat_node(st, name, stats_tree_parent_id_by_name(st, TREE_TYPES), FALSE);
+            typed = TRUE;
+        } else if (ev->kind == EV_FINDING) {
+            const gw_finding_def *d = &p->findings[ev->index];
+            const char *sev = gw_severity_name(d->severity);
+            tick_stat_node(st, TREE_FINDINGS, 0, TRUE);
+            int sev_node = tick_stat_node(st, sev, stats_tree_parent_id_by_name(st, TREE_FINDINGS), TRUE);
+            tick_stat_node(st, d->code, sev_node, FALSE);
+            if (is_rule(p, ev->index)) {
+                tick_stat_node(st, TREE_RULES, 0, TRUE);
+                tick_stat_node(st, d->code, stats_tree_parent_id_by_name(st, TREE_RULES), FALSE);
+            }
+        }
+    }
+    return TAP_PACKET_REDRAW;
+}
+
 static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
                        int transport)
 {
@@ -382,6 +447,11 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
     if (rec->summary)
         proto_item_append_text(ti, ", %s", rec->summary);
     replay(wp, rec, tvb, pinfo, proto_item_add_subtree(ti, wp->ett_proto));
+    if (have_tap_listener(wp->tap)) {
+        tap_pdu *t = wmem_new(pinfo->pool, tap_pdu);
+        *t = (tap_pdu){wp, rec};
+        tap_queue_packet(wp->tap, pinfo, t);
+    }
     return (int)tvb_captured_length(tvb);
 }
 
@@ -514,6 +584,9 @@ static void register_one(ws_proto *wp)
 {
     const gw_protocol *p = wp->p;
     wp->proto = proto_register_protocol(p->long_name, p->short_name, p->name);
+    wp->tap = register_tap(p->name);
+    stats_tree_register_plugin(p->name, p->name, g_strdup_printf("GameWire/%s", p->short_name), 0,
+                               tree_packet, tree_init, NULL);
 
     hf_register_info *hfri = g_new0(hf_register_info, p->n_fields);
     wp->hf = g_new(int, p->n_fields);
