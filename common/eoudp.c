@@ -15,6 +15,7 @@
 int gw_eoudp_generation = EOUDP_GEN_AUTO;
 int gw_eoudp_default = EOUDP_GEN_F64;
 int gw_eoudp_numbering = EOUDP_NUM_IMPL;
+int gw_eoudp_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ------------------------------------------------------------ */
 
@@ -137,7 +138,13 @@ static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
     X(ID_GAP, "eoudp.id.gap", NOTE, "Ids skipped in this direction: packets lost or not captured") \
     X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, "An acknowledge for no important packet seen, or one already acknowledged") \
     X(ACK_MISSING, "eoudp.ack.missing", WARNING, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
-    X(GEN_FORCED, "eoudp.generation.forced", NOTE, "The header generation was not told by the size field")
+    X(GEN_FORCED, "eoudp.generation.forced", NOTE, "The header generation was not told by the size field") \
+    X(HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, "Profile spec: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
+    X(STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, "Profile spec: a string without the NUL the text requires") \
+    X(TIME_MS, "eoudp.timestamp.milliseconds", WARNING, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
+    X(DIV_HEADER, "eoudp.divergence.header", NOTE, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
+    X(DIV_STRINGS, "eoudp.divergence.strings", NOTE, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
+    X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)")
 
 #define AS_EENUM(id, code, sev, summary) EE_##id,
 enum eoudp_finding { EOUDP_FINDINGS(AS_EENUM) EE_COUNT };
@@ -157,6 +164,16 @@ static const gw_rule rules[] = {
                     "0x80 are client commands\""},
     {EE_SIZE_MISMATCH, "eoudp.md, Representation: \"Size - ... representing the size of the content of "
                        "the packet\""},
+    {EE_HEADER_NOT_TEXT, "eoudp.md, Representation: command, timestamp, id and size (21 bytes) (profile spec)"},
+    {EE_STRING_NOT_NUL, "eoudp.md: \"null terminated string prefixed with a 32-bit length\" (profile spec)"},
+    {EE_TIME_MS, "eoudp.md, Representation: the timestamp in seconds; WIRE-NOTES 4: \"really milliseconds since the "
+                 "Unix epoch (the text says seconds)\" (profile spec)"},
+    {EE_DIV_HEADER, "WIRE-NOTES 4: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
+                    "profile reference)"},
+    {EE_DIV_STRINGS, "WIRE-NOTES 4: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
+                     "once under profile reference)"},
+    {EE_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
+                  "seconds)\" (reported once under profile reference)"},
 };
 
 static const gw_choice generation_choices[] = {
@@ -187,6 +204,9 @@ static const gw_option options[] = {
      default_choices, &gw_eoudp_default},
     {"numbering", "Command numbering", "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have",
      numbering_choices, &gw_eoudp_numbering},
+    {"profile", "Conformance profile",
+     "Judge by the implementation (R-Type) or by the RFC text (21-byte header, NUL-terminated strings, "
+     "seconds)", gw_profile_choices, &gw_eoudp_profile},
 };
 
 /* ---- conversation ------------------------------------------------------ */
@@ -214,6 +234,7 @@ typedef struct {
     bool have_id[2];
     uint64_t last_id[2];
     bool begun;              /* a datagram with a whole header was seen */
+    bool noted_header, noted_strings, noted_time; /* divergences reported */
     uint32_t connect_frame;
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
     unsigned imp_next[2];
@@ -364,6 +385,21 @@ static bool num(eoudp_ctx *x, int field, unsigned size, uint64_t *out)
     return true;
 }
 
+/* where the implementation and the text differ: a warning under profile
+   spec, a note once per conversation under reference */
+static void divergence(eoudp_ctx *x, int spec_finding, int note_finding, bool *noted, size_t off,
+                       size_t len, const char *fmt, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, fmt, what);
+    if (gw_eoudp_profile == GW_PROFILE_SPEC) {
+        gw_emit_finding(&x->e, spec_finding, off, len, "%s", msg);
+    } else if (!*noted) {
+        *noted = true;
+        gw_emit_finding(&x->e, note_finding, off, len, "%s (the text says otherwise)", msg);
+    }
+}
+
 /* u32 length + bytes; STRING fields cover the text, a trailing NUL is
    accepted and reported */
 static bool lenbytes(eoudp_ctx *x, int len_field, int field)
@@ -389,6 +425,9 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
         shown--;
         gw_emit_finding(&x->e, EE_STRING_NUL, x->c.off + shown, 1, "%s ends with a NUL",
                         fields[field].name);
+    } else if (fields[field].type == GW_FT_STRING) {
+        divergence(x, EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings, x->c.off, shown,
+                   "%s without a NUL", fields[field].name);
     }
     gw_emit_b(&x->e, field, x->c.off, shown, p, shown);
     if (fields[field].type == GW_FT_STRING) {
@@ -654,19 +693,26 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     /* header */
     gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
     size_t id_off;
+    double stamp;
     if (h.gen == EOUDP_GEN_F64) {
         uint64_t bits = gw_get_uint(d + 1, 8, big);
-        double t;
-        memcpy(&t, &bits, 8);
-        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 8, t);
+        memcpy(&stamp, &bits, 8);
+        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 8, stamp);
         id_off = 9;
     } else {
         uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, big);
         float t;
         memcpy(&t, &bits, 4);
-        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 4, t);
+        stamp = t;
+        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 4, stamp);
         id_off = 5;
     }
+    if (h.gen != EOUDP_GEN_RFC)
+        divergence(x, EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl, "%s",
+                   h.gen == EOUDP_GEN_F64 ? "A 26-byte header" : "A 22-byte header");
+    if (stamp > 1e11)
+        divergence(x, EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1, "%s",
+                   "A timestamp in milliseconds");
     uint64_t id = gw_get_uint(d + id_off, 8, big);
     gw_emit_u(&x->e, EF_ID, id_off, 8, id);
     bool important;

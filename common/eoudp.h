@@ -25,6 +25,7 @@ enum eoudp_numbering { EOUDP_NUM_IMPL = 0, EOUDP_NUM_TEXT = 1 };
 extern int gw_eoudp_generation;  /* option eoudp.generation: forced, or AUTO */
 extern int gw_eoudp_default;     /* option eoudp.default_generation: when ambiguous */
 extern int gw_eoudp_numbering;   /* option eoudp.numbering */
+extern int gw_eoudp_profile;     /* option eoudp.profile (enum gw_profile) */
 
 extern const gw_protocol gw_eoudp_protocol;
 

@@ -125,6 +125,9 @@ OPTIONS = {
     "dnp.link_update.type_mismatch.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
     "dnp.link_update.reference_layout.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
     "dnp.command.not_in_text.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
+    "eoudp.header.not_text.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
+    "eoudp.timestamp.milliseconds.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
+    "eoudp.string.not_nul_terminated.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
 }
 
 

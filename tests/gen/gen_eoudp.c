@@ -29,6 +29,7 @@ typedef struct {
     uint16_t cport, sport;
     uint64_t id[2];          /* next id: [0] client, [1] server */
     int twice;               /* the Dec 2023 build: every datagram sent twice */
+    int seconds;             /* header timestamps in seconds, as the text says */
     /* the implementation's packet-info counters, per endpoint (0 client,
        1 server): both reset when the endpoint sends a packet info (which
        then counts as sent) and when it receives one (after counting it) */
@@ -63,7 +64,7 @@ static void h_num(const session *s, uint64_t v, int n)
    generations, so it moves in steps of 131 s) */
 static void h_time(const session *s)
 {
-    double ms = (double)(w.t_us / 1000);
+    double ms = s->seconds ? (double)(w.t_us / 1000000) : (double)(w.t_us / 1000);
     if (s->gen == F64) {
         uint64_t u;
         memcpy(&u, &ms, 8);
@@ -466,6 +467,31 @@ static void rule_captures(void)
     b_raw(&dg, pl.p, pl.n);
     put(&s, 1);
     pw_close(&w);
+
+    /* where the implementation and the text differ, one difference per
+       capture: warnings under --profile spec, notes under reference */
+    static const struct {
+        const char *spec_rule, *note_rule;
+        int gen, seconds, string;
+    } diff[] = {
+        {"eoudp.header.not_text", "eoudp.divergence.header", F64, 1, 0},
+        {"eoudp.timestamp.milliseconds", "eoudp.divergence.timestamp", RFC, 0, 0},
+        {"eoudp.string.not_nul_terminated", "eoudp.divergence.strings", RFC, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof diff / sizeof diff[0]; i++)
+        for (int profile = 0; profile < 2; profile++) {
+            s = rule_session(profile ? diff[i].spec_rule : diff[i].note_rule);
+            s.gen = diff[i].gen;
+            s.seconds = diff[i].seconds;
+            handshake(&s, 1);
+            if (diff[i].string) {
+                ack(&s, 0, component(&s, 7, "Tag", "x", 1)); /* the text: MUST be acknowledged */
+            } else {
+                p_reset(); p_u64(5);
+                ack(&s, 0, send(&s, 1, 0x0e, 1)); /* important: acknowledged */
+            }
+            pw_close(&w);
+        }
 }
 
 int main(int argc, char **argv)

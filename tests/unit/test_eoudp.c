@@ -43,6 +43,16 @@ static const gw_item *item(const char *abbrev, int k)
 }
 static uint64_t U(const char *abbrev) { return item(abbrev, 0)->v.u; }
 
+/* findings other than the profile's divergence notes (eoudp.divergence.*,
+   which any real datagram raises once per conversation) */
+static int findings_but_divergences(void)
+{
+    int n = 0;
+    for (int i = 0; i < c.n_findings; i++)
+        n += strncmp(P->findings[c.findings[i]].code, "eoudp.divergence.", 17) != 0;
+    return n;
+}
+
 static void dec(int dir, int64_t t, const char *hex)
 {
     collect_decode(&c, P, conv, 1, t, dir, hex);
@@ -59,7 +69,7 @@ Test(eoudp, real_connect_ack_and_component)
     cr_assert_eq(U("eoudp.size"), 0);
     /* 0x427a1fccd5288000 = 1795242676872.0 ms */
     cr_assert_float_eq(item("eoudp.timestamp", 0)->v.d, 1795242676872.0, 1e-3);
-    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(findings_but_divergences(), 0);
     /* frame 2: the server acknowledges id 0 (payload u64 little-endian) */
     dec(1, 296000, "01 427a1fccd5289000 0000000000000000 00 0000000000000008 0000000000000000");
     cr_assert_eq(U("eoudp.ack_id"), 0);
@@ -69,7 +79,7 @@ Test(eoudp, real_connect_ack_and_component)
        content "Player_0" */
     dec(1, 0, "0c 427a1fccd5671000 0000000000000001 00 0000000000000024 c0e4d2c73b705393 "
               "0c000000 546167436f6d706f6e656e74 08000000 506c617965725f30");
-    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(findings_but_divergences(), 0);
     cr_assert_eq(U("eoudp.id"), 1);
     cr_assert_eq(U("eoudp.entity"), 0x9353703bc7d2e4c0ull);
     const gw_item *s = item("eoudp.component", 0);
