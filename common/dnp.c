@@ -1105,17 +1105,15 @@ static void cmd_link_update(dnp_ctx *x)
                             "Both link-update layouts fit; decoded as the reference's");
     }
     gw_emit_gen_u(&x->e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
-    if (gw_dnp_profile == GW_PROFILE_SPEC) {
-        if (layout == DNP_LAYOUT_REFERENCE)
-            gw_emit_finding(&x->e, DNP_E_REFERENCE_LAYOUT, 1, gw_remaining(&x->c),
-                            "Link update in the reference layout (u8 counts, value index, no type)");
-    } else if (layout == DNP_LAYOUT_SPEC) {
-        gw_emit_finding(&x->e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->c),
-                        "Link update in the published text's layout (u16 counts, type bytes)");
-    } else if (!x->conv->noted_layout) {
-        x->conv->noted_layout = true;
-        gw_emit_finding(&x->e, DNP_E_DIV_LAYOUT, 1, gw_remaining(&x->c),
-                        "Link updates in the reference layout (the text has u16 counts and a type per value)");
+    if (layout == DNP_LAYOUT_SPEC) {
+        if (gw_dnp_profile == GW_PROFILE_REFERENCE)
+            gw_emit_finding(&x->e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->c),
+                            "Link update in the published text's layout (u16 counts, type bytes)");
+    } else {
+        gw_emit_divergence(&x->e, gw_dnp_profile, DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
+                           &x->conv->noted_layout, 1, gw_remaining(&x->c),
+                           "Link update in the reference layout (u8 counts, value index, no type)",
+                           "Link updates in the reference layout (the text has u16 counts and a type per value)");
     }
 
     bool spec = layout == DNP_LAYOUT_SPEC;
@@ -1459,12 +1457,9 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     case DNP_LINK_UPDATE: cmd_link_update(&x); break;
     case DNP_RELIABLE_MESSAGE_LONG:
     case DNP_LINK_STATE_LONG:
-        if (gw_dnp_profile == GW_PROFILE_SPEC) {
-            gw_emit_finding(&x.e, DNP_E_NOT_IN_TEXT, 0, 1, "Command %u is not in the published text", cmd);
-        } else if (!x.conv->noted_long) {
-            x.conv->noted_long = true;
-            gw_emit_finding(&x.e, DNP_E_DIV_LONG, 0, 1, "Command %u: the published text has no long commands", cmd);
-        }
+        gw_emit_divergence(&x.e, gw_dnp_profile, DNP_E_NOT_IN_TEXT, DNP_E_DIV_LONG, &x.conv->noted_long, 0, 1,
+                           "Command %u is not in the published text",
+                           "Command %u: the published text has no long commands", cmd);
         if (cmd == DNP_RELIABLE_MESSAGE_LONG)
             cmd_message_long(&x);
         else

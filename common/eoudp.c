@@ -385,21 +385,6 @@ static bool num(eoudp_ctx *x, int field, unsigned size, uint64_t *out)
     return true;
 }
 
-/* where the implementation and the text differ: a warning under profile
-   spec, a note once per conversation under reference */
-static void divergence(eoudp_ctx *x, int spec_finding, int note_finding, bool *noted, size_t off,
-                       size_t len, const char *fmt, const char *what)
-{
-    char msg[160];
-    snprintf(msg, sizeof msg, fmt, what);
-    if (gw_eoudp_profile == GW_PROFILE_SPEC) {
-        gw_emit_finding(&x->e, spec_finding, off, len, "%s", msg);
-    } else if (!*noted) {
-        *noted = true;
-        gw_emit_finding(&x->e, note_finding, off, len, "%s (the text says otherwise)", msg);
-    }
-}
-
 /* u32 length + bytes; STRING fields cover the text, a trailing NUL is
    accepted and reported */
 static bool lenbytes(eoudp_ctx *x, int len_field, int field)
@@ -426,8 +411,9 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
         gw_emit_finding(&x->e, EE_STRING_NUL, x->c.off + shown, 1, "%s ends with a NUL",
                         fields[field].name);
     } else if (fields[field].type == GW_FT_STRING) {
-        divergence(x, EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings, x->c.off, shown,
-                   "%s without a NUL", fields[field].name);
+        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings,
+                           x->c.off, shown, "%s without a NUL", "%s without a NUL (the text says otherwise)",
+                           fields[field].name);
     }
     gw_emit_b(&x->e, field, x->c.off, shown, p, shown);
     if (fields[field].type == GW_FT_STRING) {
@@ -708,11 +694,13 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         id_off = 5;
     }
     if (h.gen != EOUDP_GEN_RFC)
-        divergence(x, EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl, "%s",
-                   h.gen == EOUDP_GEN_F64 ? "A 26-byte header" : "A 22-byte header");
+        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl,
+                           "A %d-byte header", "A %d-byte header (the text says otherwise)",
+                           h.gen == EOUDP_GEN_F64 ? 26 : 22);
     if (stamp > 1e11)
-        divergence(x, EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1, "%s",
-                   "A timestamp in milliseconds");
+        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1,
+                           "A timestamp in milliseconds",
+                           "A timestamp in milliseconds (the text says otherwise)");
     uint64_t id = gw_get_uint(d + id_off, 8, big);
     gw_emit_u(&x->e, EF_ID, id_off, 8, id);
     bool important;

@@ -280,6 +280,20 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char
     va_end(ap);
 }
 
+void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
+                        size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, note_fmt);
+    if (profile == GW_PROFILE_SPEC) {
+        vfinding(e, spec_finding, off, len, spec_fmt, ap);
+    } else if (!*noted) {
+        *noted = true;
+        vfinding(e, note_finding, off, len, note_fmt, ap);
+    }
+    va_end(ap);
+}
+
 void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const char *fmt, ...)
 {
     size_t off = c->off, n = gw_remaining(c);

@@ -280,6 +280,14 @@ void gw_emit_push(gw_emit *e);
 void gw_emit_pop(gw_emit *e, size_t end);
 void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Where the traffic does what the reference implementation does and the
+   published text does not: under GW_PROFILE_SPEC the violation spec_finding,
+   every time, with spec_fmt; under GW_PROFILE_REFERENCE the divergence note
+   note_finding once per conversation (*noted remembers it), with note_fmt.
+   Both formats take the same arguments (note_fmt may use fewer). */
+void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
+                        size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
+    __attribute__((format(printf, 8, 10)));
 
 /* The rest of the PDU, not decoded field by field: its bytes (if any) shown
    as `data_field`, a finding over them when `finding` >= 0 (with the

@@ -463,14 +463,10 @@ static void bundle(od_ctx *x)
         gw_emit_finding(&x->e, EE_BUNDLE_BOOLS, base, len,
                         "Neither encoding fits %zu bytes: %s used", len,
                         gw_value_name_of(bools_names, (uint32_t)enc));
-    if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed) {
-        if (gw_od_profile == GW_PROFILE_SPEC)
-            gw_emit_finding(&x->e, EE_BOOLS_UNPACKED, base, len, "%d booleans, one byte each", n_bools);
-        else if (!x->conv->bools_divergence_noted)
-            gw_emit_finding(&x->e, EE_DIVERGENCE_BOOLS, base, len,
-                            "Booleans one byte each (reference master); the draft packs them");
-        x->conv->bools_divergence_noted = true;
-    }
+    if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed)
+        gw_emit_divergence(&x->e, gw_od_profile, EE_BOOLS_UNPACKED, EE_DIVERGENCE_BOOLS,
+                           &x->conv->bools_divergence_noted, base, len, "%d booleans, one byte each",
+                           "Booleans one byte each (reference master); the draft packs them", n_bools);
     gw_summary_add(&x->sum, " [");
     long used = walk_bundle(x, d, len, base, enc);
     gw_summary_add(&x->sum, "]");
