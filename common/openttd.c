@@ -483,12 +483,10 @@ static const char *const join_step_names[] = {
     "nothing", "CLIENT_JOIN", "the password/identification exchange", "SERVER_WELCOME", "CLIENT_GETMAP",
     "SERVER_WAIT", "SERVER_MAP_BEGIN", "SERVER_MAP_SIZE", "SERVER_MAP_DATA", "SERVER_MAP_DONE", "CLIENT_MAP_OK"};
 
-/* which side sends a TCP game packet: 0 the client, 1 the server, -1 either */
-static int sender_of(int pk)
+/* which side sends a TCP game packet, by its name: 0 the client, 1 the
+   server, -1 either */
+static int sender_of(const char *name)
 {
-    const char *name = gw_value_name_of(packet_names, (uint32_t)pk);
-    if (!name)
-        return -1;
     if (!strncmp(name, "CLIENT_", 7))
         return 0;
     return strncmp(name, "SERVER_", 7) ? -1 : 1;
@@ -941,7 +939,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
         } else {
             summary_add(x, "%s", pn);
-            int sender = udp ? -1 : sender_of(pk);
+            int sender = udp ? -1 : sender_of(pn);
             if (sender >= 0 && sender != pi->dir)
                 gw_emit_finding(&x->e, OE_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
                                 pi->dir ? "server" : "client");
