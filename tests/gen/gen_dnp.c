@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -380,9 +379,7 @@ static pcapw rw;
 
 static void rule_open(const char *rule)
 {
-    char p[700];
-    snprintf(p, sizeof p, "%s/rules/%s.pcap", outdir, rule);
-    pw_open(&rw, p, LT_ETH, 0);
+    pw_open_rule(&rw, outdir, rule);
 }
 static void rc2s(void) { c2s(&rw, RC, RCP); }
 static void rs2c(void) { s2c(&rw, RC, RCP); }
@@ -415,10 +412,6 @@ static const char *ref_update = "09 01 0000 01 0000 07"; /* link 0: [0] UInt8 7 
 
 static void rule_captures(void)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/rules", outdir);
-    mkdir(dir, 0755);
-
     /* an unreliable message before the connection is accepted */
     rule_open("dnp.connect.not_accepted");
     MSG(b_hex(&b, "00 0100 0000")); rc2s();

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -414,18 +413,13 @@ static void malformed(void)
 
 static session rule_session(const char *code)
 {
-    char name[80];
-    snprintf(name, sizeof name, "rules/%s.pcap", code);
-    open_capture(name);
+    pw_open_rule(&w, outdir, code);
     session s = {.gen = F64, .big = 1, .client = 1, .server = 2, .cport = 8083, .sport = 8082};
     return s;
 }
 
 static void rule_captures(void)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/rules", outdir);
-    mkdir(dir, 0755);
     session s;
     /* a deleted entity before any connect */
     s = rule_session("eoudp.connect.not_first");

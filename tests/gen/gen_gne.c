@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -385,9 +384,7 @@ static conn rk;
 
 static void rule_open(const char *rule)
 {
-    char p[700];
-    snprintf(p, sizeof p, "%s/rules/%s.pcap", outdir, rule);
-    pw_open(&rw, p, LT_ETH, 0);
+    pw_open_rule(&rw, outdir, rule);
     big = 0;
     conn_open(&rk, &rw, 1, 50900, 5109);
 }
@@ -402,10 +399,6 @@ static void custom_msg(const char *data) { b_reset(&m); custom(data); u8(255); }
 
 static void rule_captures(void)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/rules", outdir);
-    mkdir(dir, 0755);
-
     /* an accept of 13 bytes */
     rule_open("gne.handshake.bad_length");
     request("rules", 1, 6400, 0); c2s(&rk);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -457,9 +456,7 @@ static void malformed(void)
 
 static void rule_capture(const char *code, unsigned n_db)
 {
-    char name[80];
-    snprintf(name, sizeof name, "rules/%s.pcap", code);
-    open_capture(name);
+    pw_open_rule(&w, outdir, code);
     tcp_open();
     db_table();
     load_level(n_db, "Dragon/Level1.lvl");
@@ -484,10 +481,6 @@ static void snapshot(uint64_t tick, uint64_t ref)
 
 static void rule_captures(void)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/rules", outdir);
-    mkdir(dir, 0755);
-
     rule_capture("opendrakan.snapshot.incomplete", 3); /* 1 of 2 changes, no ack */
     snapshot(1, 0);
     states(2, 1, 0x01, 0x00, BYTES, 2);

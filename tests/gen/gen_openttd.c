@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "pcapw.h"
 
@@ -399,9 +398,7 @@ static conn rk;
 
 static void rule_open(const char *rule)
 {
-    char p[700];
-    snprintf(p, sizeof p, "%s/rules/%s.pcap", outdir, rule);
-    pw_open(&rw, p, LT_ETH, 0);
+    pw_open_rule(&rw, outdir, rule);
     conn_open(&rk, &rw, 1, 40100);
 }
 
@@ -434,10 +431,6 @@ static void frame(unsigned f, unsigned max) { pkt(24); b_u32(&b, f); b_u32(&b, m
 
 static void rule_captures(void)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/rules", outdir);
-    mkdir(dir, 0755);
-
     /* the server sends MAP_BEGIN before the client asked with GETMAP */
     rule_open("openttd.join.out_of_order");
     join_packet();

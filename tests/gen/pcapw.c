@@ -3,6 +3,16 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+void pw_open_rule(pcapw *w, const char *outdir, const char *rule)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rules", outdir);
+    mkdir(path, 0755); /* EEXIST is fine; fopen reports the rest */
+    snprintf(path, sizeof path, "%s/rules/%s.pcap", outdir, rule);
+    pw_open(w, path, LT_ETH, 0);
+}
 
 static void w16be(uint8_t *p, unsigned v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
 

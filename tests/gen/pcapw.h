@@ -25,6 +25,9 @@ typedef struct {
 } bytes;
 
 void pw_open(pcapw *w, const char *path, int linktype, int pcapng);
+/* OUTDIR/rules/RULE.pcap (Ethernet, pcap): a behaviour rule's capture; the
+   folder is made if needed */
+void pw_open_rule(pcapw *w, const char *outdir, const char *rule);
 void pw_close(pcapw *w);
 /* one UDP datagram; hosts are 1..255 (10.0.0.h / fd00::h) */
 void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport,
