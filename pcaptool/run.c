@@ -116,6 +116,15 @@ static void raise_sev(run_ctx *r, unsigned sev)
         r->max_sev = sev;
 }
 
+void run_ignore_item(void *ctx, const gw_item *it) { (void)ctx; (void)it; }
+void run_ignore_push(void *ctx) { (void)ctx; }
+void run_ignore_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
+void run_ignore_summary(void *ctx, const char *text) { (void)ctx; (void)text; }
+void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
+{
+    (void)ctx; (void)src; (void)name; (void)data; (void)len;
+}
+
 /* a decoder announces a linked conversation (GNE's UDP link) */
 static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
 {

@@ -136,13 +136,6 @@ static void on_item(void *ctx, const gw_item *it)
     }
 }
 
-static void on_push(void *ctx) { (void)ctx; }
-static void on_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
-static void on_summary(void *ctx, const char *text) { (void)ctx; (void)text; }
-static void on_source(void *ctx, int src, const char *name, const uint8_t *d, size_t n)
-{
-    (void)ctx; (void)src; (void)name; (void)d; (void)n;
-}
 
 static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
 {
@@ -375,7 +368,9 @@ int cmd_stats(int argc, char **argv)
         stats_ctx x = {.rng = 1};
         x.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
-        x.sink = (gw_sink){&x, on_item, on_push, on_pop, on_finding, on_summary, on_source, on_expect};
+        x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = run_ignore_push, .pop = run_ignore_pop,
+                           .finding = on_finding, .summary = run_ignore_summary, .source = run_ignore_source,
+                           .expect = on_expect};
         run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding};
         unsigned max_sev = 0;
         if (run_file(&ro, argv[i], &consumer, &max_sev) != 0)

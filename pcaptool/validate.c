@@ -168,14 +168,6 @@ static void count(report *r, int proto, int finding, const out_meta *m, const ou
 }
 
 /* the sink: only findings matter */
-static void v_item(void *ctx, const gw_item *it) { (void)ctx; (void)it; }
-static void v_push(void *ctx) { (void)ctx; }
-static void v_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
-static void v_summary(void *ctx, const char *text) { (void)ctx; (void)text; }
-static void v_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
-{
-    (void)ctx; (void)src; (void)name; (void)data; (void)len;
-}
 static void v_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
 {
     validator *v = ctx;
@@ -244,8 +236,8 @@ static void validate_one(const run_options *o, report *r)
 {
     validator *v = g_new0(validator, 1);
     v->r = r;
-    v->sink = (gw_sink){.ctx = v, .item = v_item, .push = v_push, .pop = v_pop,
-                        .finding = v_finding, .summary = v_summary, .source = v_source,
+    v->sink = (gw_sink){.ctx = v, .item = run_ignore_item, .push = run_ignore_push, .pop = run_ignore_pop,
+                        .finding = v_finding, .summary = run_ignore_summary, .source = run_ignore_source,
                         .expect = v_expect};
     run_consumer c = {v, v_begin, v_end, v_other};
     unsigned ignored = 0;
