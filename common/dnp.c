@@ -796,8 +796,10 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     g_byte_array_set_size(l->vout, 0);
     for (guint i = 0; i < l->parts->len; i++) {
         dnp_part *q = &g_array_index(l->parts, dnp_part, i);
-        g_byte_array_append(l->out, l->data->data + q->off, (guint)q->len);
-        g_byte_array_append(l->vout, l->data->data + q->voff, (guint)q->vlen);
+        if (q->len) /* an empty message has no buffer to point into */
+            g_byte_array_append(l->out, l->data->data + q->off, (guint)q->len);
+        if (q->vlen)
+            g_byte_array_append(l->vout, l->data->data + q->voff, (guint)q->vlen);
     }
     return true;
 }

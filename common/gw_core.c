@@ -13,7 +13,8 @@ extern const gw_protocol gw_gne_protocol;
 extern const gw_protocol gw_eoudp_protocol;
 extern const gw_protocol gw_opendrakan_protocol;
 
-const gw_protocol *const gw_protocols[] = {
+/* sized so that every index up to GW_MAX_PROTOCOLS reads NULL past the list */
+const gw_protocol *const gw_protocols[GW_MAX_PROTOCOLS + 1] = {
     &gw_dnp_protocol,
     &gw_openttd_protocol,
     &gw_gne_protocol,

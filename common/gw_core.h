@@ -214,9 +214,10 @@ typedef struct gw_protocol {
 
 #define GW_PDU_INVALID (-1L)
 
-/* every protocol the library knows, NULL-terminated */
+/* every protocol the library knows, NULL-terminated; any index up to
+   GW_MAX_PROTOCOLS may be read */
 #define GW_MAX_PROTOCOLS 8
-extern const gw_protocol *const gw_protocols[];
+extern const gw_protocol *const gw_protocols[GW_MAX_PROTOCOLS + 1];
 const gw_protocol *gw_protocol_by_name(const char *name);
 
 /* ---- helpers for decoders ------------------------------------------------ */

@@ -265,11 +265,18 @@ int run_file(const run_options *o, const char *path, const run_consumer *c, unsi
         fprintf(stderr, "pcaptool: %s: cannot read capture: %s\n", path, err);
         return -1;
     }
+    int result = run_pcap(o, pc, path, c, max_sev);
+    pcap_close(pc);
+    return result;
+}
+
+int run_pcap(const run_options *o, pcap_t *pc, const char *path, const run_consumer *c,
+             unsigned *max_sev)
+{
     int lt = pcap_datalink(pc);
     if (!net_linktype_supported(lt)) {
         fprintf(stderr, "pcaptool: %s: unsupported link type %d (%s)\n", path, lt,
                 pcap_datalink_val_to_name(lt) ? pcap_datalink_val_to_name(lt) : "unknown");
-        pcap_close(pc);
         return -1;
     }
     run_ctx r = {.o = o, .c = c, .path = path, .max_sev = *max_sev};
@@ -287,14 +294,11 @@ int run_file(const run_options *o, const char *path, const run_consumer *c, unsi
     }
     flows_free(flows);
     *max_sev = r.max_sev;
-    int result = 0;
     if (rc == -1) {
         fflush(stdout);
         fprintf(stderr, "pcaptool: %s: capture file damaged after frame %u: %s\n", path, r.frame,
                 pcap_geterr(pc));
-        result = -1;
+        return -1;
     }
-    pcap_close(pc);
-    return result;
+    return 0;
 }
-

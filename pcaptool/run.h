@@ -4,6 +4,7 @@
 #ifndef PCAPTOOL_RUN_H
 #define PCAPTOOL_RUN_H
 
+#include <pcap/pcap.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -59,5 +60,9 @@ typedef struct {
    reason printed as one line on stderr; what came before the damage is
    consumed). */
 int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev);
+/* the same for a capture already open (named `path` in messages); the
+   caller closes it */
+int run_pcap(const run_options *o, pcap_t *pc, const char *path, const run_consumer *c,
+             unsigned *max_sev);
 
 #endif

@@ -143,7 +143,8 @@ void pw_udp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport
 {
     static uint8_t l4[70000];
     w16be(l4, sport); w16be(l4 + 2, dport); w16be(l4 + 4, (unsigned)(8 + len)); w16be(l4 + 6, 0);
-    memcpy(l4 + 8, data, len);
+    if (len)
+        memcpy(l4 + 8, data, len);
     pw_ip(w, src_host, dst_host, 17, l4, 8 + len);
 }
 
@@ -156,7 +157,8 @@ void pw_tcp(pcapw *w, int src_host, uint16_t sport, int dst_host, uint16_t dport
     w16be(l4 + 4, seq >> 16); w16be(l4 + 6, seq & 0xffff);
     w16be(l4 + 8, ack >> 16); w16be(l4 + 10, ack & 0xffff);
     l4[12] = 5 << 4; l4[13] = (uint8_t)flags; w16be(l4 + 14, 65535);
-    memcpy(l4 + 20, data, len);
+    if (len) /* control segments pass no data */
+        memcpy(l4 + 20, data, len);
     pw_ip(w, src_host, dst_host, 6, l4, 20 + len);
 }
 
