@@ -247,29 +247,44 @@ static void validate_one(const run_options *o, report *r)
 
 /* ---- the run: files in order, several at once ------------------------- */
 
+/* Worker threads take the captures in order, but stay at most `window`
+   captures ahead of the one being printed: a capture finished before its
+   turn keeps its JSON records in a temporary file, so at most `window` such
+   files exist at once. */
 typedef struct {
     const run_options *o;
     report *reports;
+    unsigned n, next, printed, window;
     GMutex lock;
     GCond changed;
 } run_all;
 
-static void worker(gpointer data, gpointer user)
+static gpointer worker(gpointer user)
 {
     run_all *a = user;
-    report *r = &a->reports[GPOINTER_TO_UINT(data) - 1];
-    if (json_out) {
-        /* kept until the capture's turn to be printed; without one, the
-           records go straight out (in whatever order) */
-        FILE *t = tmpfile();
-        if (t)
-            r->json = t;
+    for (;;) {
+        g_mutex_lock(&a->lock);
+        while (a->next < a->n && a->next >= a->printed + a->window)
+            g_cond_wait(&a->changed, &a->lock);
+        if (a->next >= a->n) {
+            g_mutex_unlock(&a->lock);
+            return NULL;
+        }
+        report *r = &a->reports[a->next++];
+        g_mutex_unlock(&a->lock);
+        if (json_out) {
+            /* kept until the capture's turn to be printed; without one, the
+               records go straight out (in whatever order) */
+            FILE *t = tmpfile();
+            if (t)
+                r->json = t;
+        }
+        validate_one(a->o, r);
+        g_mutex_lock(&a->lock);
+        r->done = true;
+        g_cond_broadcast(&a->changed);
+        g_mutex_unlock(&a->lock);
     }
-    validate_one(a->o, r);
-    g_mutex_lock(&a->lock);
-    r->done = true;
-    g_cond_broadcast(&a->changed);
-    g_mutex_unlock(&a->lock);
 }
 
 static bool is_capture_name(const char *name)
@@ -591,19 +606,17 @@ int cmd_validate(int argc, char **argv)
         reports[i].json = stdout; /* a worker thread swaps in a temporary file */
     }
     bool bar = show_progress && n > 1 && isatty(STDERR_FILENO);
-    run_all a = {.o = &ro, .reports = reports};
+    run_all a = {.o = &ro, .reports = reports, .n = n, .window = 2 * (unsigned)jobs};
     g_mutex_init(&a.lock);
     g_cond_init(&a.changed);
-    GThreadPool *pool = NULL;
-    if (jobs > 1 && n > 1) {
-        pool = g_thread_pool_new(worker, &a, jobs, TRUE, NULL);
-        for (unsigned i = 0; i < n; i++)
-            g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
-    }
+    GThread *threads[256];
+    int n_threads = jobs > 1 && n > 1 ? jobs : 0;
+    for (int t = 0; t < n_threads; t++)
+        threads[t] = g_thread_new("validate", worker, &a);
     unsigned passed = 0, failed = 0, unreadable = 0;
     for (unsigned i = 0; i < n; i++) {
         report *r = &reports[i];
-        if (pool) {
+        if (n_threads) {
             g_mutex_lock(&a.lock);
             while (!r->done)
                 g_cond_wait(&a.changed, &a.lock);
@@ -629,6 +642,10 @@ int cmd_validate(int argc, char **argv)
         fflush(stdout);
         if (bar)
             progress(i + 1, n);
+        g_mutex_lock(&a.lock);
+        a.printed = i + 1;
+        g_cond_broadcast(&a.changed);
+        g_mutex_unlock(&a.lock);
         if (r->unreadable)
             unreadable++;
         else if (fails(r, fail_on))
@@ -636,8 +653,8 @@ int cmd_validate(int argc, char **argv)
         else
             passed++;
     }
-    if (pool)
-        g_thread_pool_free(pool, FALSE, TRUE);
+    for (int t = 0; t < n_threads; t++)
+        g_thread_join(threads[t]);
     if (!json_out)
         printf("%u capture%s: %u passed, %u failed%s", n, n == 1 ? "" : "s", passed, failed,
                unreadable ? "" : "\n");

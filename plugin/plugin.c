@@ -461,14 +461,21 @@ static int dissect_udp_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
     return dissect_pdu(cb, tvb, pinfo, tree, GW_TRANSPORT_UDP);
 }
 
-/* TCP: the protocol's framing cuts the stream into PDUs */
-static guint tcp_pdu_len(packet_info *pinfo _U_, tvbuff_t *tvb, int offset, void *data)
+/* TCP: the protocol's framing cuts the stream into PDUs. tcp_dissect_pdus
+   is told the fixed part is 1 byte, not pdu_header: it reports any length
+   below its fixed part as a malformed packet, and the framing may cut off
+   less than pdu_header bytes of garbage before a resynchronisation point.
+   While the length is not known, 0 asks for one more segment (allowed only
+   where TCP can reassemble; elsewhere the rest goes as one PDU). */
+static guint tcp_pdu_len(packet_info *pinfo, tvbuff_t *tvb, int offset, void *data)
 {
     ws_proto *wp = data;
     guint avail = tvb_captured_length_remaining(tvb, offset);
-    long n = wp->p->pdu_length(tvb_get_ptr(tvb, offset, avail), avail);
+    long n = avail < wp->p->pdu_header
+                 ? 0
+                 : wp->p->pdu_length(tvb_get_ptr(tvb, offset, avail), avail);
     if (n == 0)
-        return avail + 1; /* the length is not known yet: wait for more */
+        return pinfo->can_desegment ? 0 : avail;
     return n < 0 ? avail : (guint)n; /* not a PDU start: the rest, reported as such */
 }
 
@@ -481,7 +488,7 @@ static int dissect_tcp_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
                           void *cb)
 {
     ws_proto *wp = cb;
-    tcp_dissect_pdus(tvb, pinfo, tree, TRUE, (guint)wp->p->pdu_header, tcp_pdu_len, tcp_pdu_cb, wp);
+    tcp_dissect_pdus(tvb, pinfo, tree, TRUE, 1, tcp_pdu_len, tcp_pdu_cb, wp);
     return (int)tvb_captured_length(tvb);
 }
 

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES="build-essential cmake pkg-config libglib2.0-dev libpcap-dev libcriterion-dev
-          wireshark-dev libwireshark-dev tshark python3 util-linux"
+          wireshark-dev libwireshark-dev tshark python3 util-linux
+          clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
