@@ -21,6 +21,9 @@ typedef struct {
 
 struct flow_table {
     GHashTable *h; /* flow_key* -> flow* */
+    GQueue lru;    /* flows, most recently used first */
+    size_t state_bytes;
+    tcp_budget tcp;
     flow_end_fn ended;
     void *ended_ctx;
     expectation expected[FLOWS_EXPECT_MAX];
@@ -44,6 +47,7 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
 static void flow_destroy(gpointer v)
 {
     flow *f = v;
+    /* its table's recency list and state count are kept by the caller */
     f->p->conv_free(f->state);
     g_free(f->state);
     for (int d = 0; d < 2; d++)
@@ -71,6 +75,8 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
     t->ended = ended;
     t->ended_ctx = ctx;
     t->h = g_hash_table_new_full(key_hash, key_equal, g_free, flow_destroy);
+    g_queue_init(&t->lru);
+    t->tcp.limit = TCP_BUDGET_DEFAULT;
     return t;
 }
 
@@ -107,6 +113,8 @@ static gboolean end_idle(gpointer k, gpointer v, gpointer u)
     if (f->last_seen_ns >= a->before)
         return FALSE;
     a->t->ended(f, a->t->ended_ctx);
+    g_queue_unlink(&a->t->lru, &f->lru);
+    a->t->state_bytes -= f->p->conv_size;
     return TRUE;
 }
 
@@ -124,7 +132,27 @@ flow *flows_find(flow_table *t, const net_packet *pk)
 {
     flow_key k;
     make_key(pk, &k);
-    return g_hash_table_lookup(t->h, &k);
+    flow *f = g_hash_table_lookup(t->h, &k);
+    if (f && t->lru.head != &f->lru) {
+        g_queue_unlink(&t->lru, &f->lru);
+        g_queue_push_head_link(&t->lru, &f->lru);
+    }
+    return f;
+}
+
+/* end the least recently used flows, FLOWS_EVICT_BATCH of them (or all) */
+static unsigned evict(flow_table *t)
+{
+    unsigned n = 0;
+    while (t->lru.tail && n < FLOWS_EVICT_BATCH) {
+        flow *f = t->lru.tail->data;
+        t->ended(f, t->ended_ctx);
+        g_queue_unlink(&t->lru, &f->lru);
+        t->state_bytes -= f->p->conv_size;
+        g_hash_table_remove(t->h, f->key);
+        n++;
+    }
+    return n;
 }
 
 /* the initiator is pk's sender, or its receiver when `reply` */
@@ -140,13 +168,8 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
                 int64_t now_ns, bool reply, unsigned *evicted)
 {
     *evicted = 0;
-    if (g_hash_table_size(t->h) >= FLOWS_MAX) {
-        /* drop the conversations idle for a minute, or all of them */
-        end_args idle = {t, now_ns - 60 * (int64_t)1000000000}, all = {t, INT64_MAX};
-        *evicted = g_hash_table_foreach_remove(t->h, end_idle, &idle);
-        if (*evicted == 0)
-            *evicted = g_hash_table_foreach_remove(t->h, end_idle, &all);
-    }
+    if (g_hash_table_size(t->h) >= FLOWS_MAX || t->state_bytes + p->conv_size > FLOWS_STATE_MAX)
+        *evicted = evict(t);
     flow_key *k = g_new(flow_key, 1);
     make_key(pk, k);
     flow *f = g_new0(flow, 1);
@@ -157,9 +180,13 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     set_endpoints(f, pk, reply);
     f->last_seen_ns = now_ns;
     if (pk->l4 == NET_TCP) {
-        f->tcp[0] = tcp_half_new();
-        f->tcp[1] = tcp_half_new();
+        f->tcp[0] = tcp_half_new(&t->tcp);
+        f->tcp[1] = tcp_half_new(&t->tcp);
     }
+    f->key = k;
+    f->lru.data = f;
+    g_queue_push_head_link(&t->lru, &f->lru);
+    t->state_bytes += p->conv_size;
     g_hash_table_insert(t->h, k, f);
     return f;
 }

@@ -3,13 +3,21 @@
 #ifndef PCAPTOOL_FLOWS_H
 #define PCAPTOOL_FLOWS_H
 
+#include <glib.h>
 #include <stdbool.h>
 
 #include "gw_core.h"
 #include "netparse.h"
 #include "tcpstream.h"
 
+/* The table holds at most FLOWS_MAX conversations and FLOWS_STATE_MAX bytes
+   of decoder state; beyond either, the least recently used
+   FLOWS_EVICT_BATCH conversations end early (their end-of-conversation
+   checks run then). TCP conversations together buffer at most
+   TCP_BUDGET_DEFAULT bytes (tcpstream.h). */
 #define FLOWS_MAX 65536
+#define FLOWS_STATE_MAX ((size_t)256 << 20)
+#define FLOWS_EVICT_BATCH (FLOWS_MAX / 16)
 
 typedef struct {
     const gw_protocol *p;
@@ -19,6 +27,8 @@ typedef struct {
     uint16_t init_port, resp_port;
     int64_t last_seen_ns;
     tcp_half *tcp[2];  /* TCP: the byte stream of each direction */
+    GList lru;         /* in the table's recency list (data: this flow) */
+    const void *key;   /* its key in the table */
 } flow;
 
 typedef struct flow_table flow_table;
@@ -28,11 +38,12 @@ typedef struct flow_table flow_table;
 typedef void (*flow_end_fn)(flow *f, void *ctx);
 flow_table *flows_new(flow_end_fn ended, void *ctx);
 void flows_free(flow_table *t);
+/* the flow of pk, now the most recently used, or NULL */
 flow *flows_find(flow_table *t, const net_packet *pk);
 /* claim the conversation of pk for p; the initiator is pk's sender, or its
    receiver when `reply` (a SYN+ACK seen first). `state` is the decoder state
-   to adopt (NULL: a fresh one). Sets *evicted when the table was full and
-   idle flows were dropped. */
+   to adopt (NULL: a fresh one). Sets *evicted to the number of least
+   recently used flows ended to make room (usually 0). */
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
                 int64_t now_ns, bool reply, unsigned *evicted);
 /* a new connection on the same addresses and ports: fresh state */

@@ -111,7 +111,8 @@ static void decode_finding(void *ctx, const gw_protocol *p, int index, const out
 static int cmd_list(int argc, char **argv, bool fields)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
-    if (only && !gw_protocol_by_name(only) && !(strcmp(only, "tcp") == 0 && !fields))
+    bool own = only && (strcmp(only, "tcp") == 0 || strcmp(only, "capture") == 0);
+    if (only && !gw_protocol_by_name(only) && !(own && !fields))
         return die_usage("unknown protocol '%s'", only);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
@@ -126,10 +127,11 @@ static int cmd_list(int argc, char **argv, bool fields)
                 printf("%s\t%s\t%s\n", p->findings[k].code,
                        gw_severity_name(p->findings[k].severity), p->findings[k].summary);
     }
-    if (!fields && (!only || strcmp(only, "tcp") == 0))
-        for (int k = 0; k < TCP_N_FINDINGS; k++)
-            printf("%s\t%s\t%s\n", tcp_findings[k].code, gw_severity_name(tcp_findings[k].severity),
-                   tcp_findings[k].summary);
+    if (!fields && (!only || own))
+        for (int k = 0; k < RUN_N_FINDINGS; k++)
+            if (!only || g_str_has_prefix(run_findings[k].code, only))
+                printf("%s\t%s\t%s\n", run_findings[k].code,
+                       gw_severity_name(run_findings[k].severity), run_findings[k].summary);
     return EXIT_CLEAN;
 }
 

@@ -10,6 +10,14 @@
 #include "netparse.h"
 #include "tcpstream.h"
 
+const gw_finding_def run_findings[RUN_N_FINDINGS] = {
+    [TCP_EV_GAP] = {"tcp.gap", GW_SEV_WARNING, "Bytes of the stream were never captured: the PDU that needed them is lost, decoding resumes after it"},
+    [TCP_EV_OOO_LIMIT] = {"tcp.reorder_limit", GW_SEV_WARNING, "Too many early (out-of-order) bytes buffered: the missing bytes are given up"},
+    [TCP_EV_END_IN_PDU] = {"tcp.end_inside_pdu", GW_SEV_NOTE, "The stream ends (FIN, RST or end of capture) inside a PDU"},
+    [TCP_EV_MEMORY_LIMIT] = {"tcp.memory_limit", GW_SEV_WARNING, "All TCP conversations together hold too many bytes of unfinished PDUs: this conversation's is given up, decoding resumes with the next segment"},
+    [RUN_F_CONVERSATIONS_EVICTED] = {"capture.conversations_evicted", GW_SEV_WARNING, "Too many conversations at once: the least recently used are forgotten (their end-of-conversation checks run then); one that goes on restarts from a fresh state"},
+};
+
 void run_options_init(run_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -147,11 +155,22 @@ static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
     decode_pdu(ctx, data, len, GW_TRANSPORT_TCP);
 }
 
+/* one of pcaptool's own findings (run_findings), about the current packet */
+static void run_finding(run_ctx *r, int index, const char *msg)
+{
+    const gw_finding_def *d = &run_findings[index];
+    out_meta m = {r->frame, r->now, r->src, r->dst, 0};
+    const char *proto = index == RUN_F_CONVERSATIONS_EVICTED ? "capture" : "tcp";
+    out_finding fd = {.proto = proto, .short_name = index == RUN_F_CONVERSATIONS_EVICTED ? "Capture" : "TCP",
+                      .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
+    r->c->finding(r->c->ctx, NULL, index, &m, &fd);
+    raise_sev(r, (unsigned)d->severity + 1);
+}
+
 static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
 {
     run_ctx *r = ctx;
-    const gw_finding_def *d = &tcp_findings[ev];
-    char msg[160];
+    char msg[200];
     switch (ev) {
     case TCP_EV_GAP:
         snprintf(msg, sizeof msg, "%llu bytes never captured: the PDU that needed them is lost",
@@ -161,16 +180,17 @@ static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
         snprintf(msg, sizeof msg, "over %u bytes of early segments: %llu missing bytes given up",
                  TCP_OOO_MAX, (unsigned long long)bytes);
         break;
+    case TCP_EV_MEMORY_LIMIT:
+        snprintf(msg, sizeof msg, "TCP conversations hold over %u MiB of unfinished PDUs: "
+                 "%llu bytes of this one's given up", TCP_BUDGET_DEFAULT >> 20,
+                 (unsigned long long)bytes);
+        break;
     default:
         snprintf(msg, sizeof msg, "the stream ends inside a PDU (%llu bytes pending)",
                  (unsigned long long)bytes);
         break;
     }
-    out_meta m = {r->frame, r->now, r->src, r->dst, 0};
-    out_finding fd = {.proto = "tcp", .short_name = "TCP", .summary = msg, .code = d->code,
-                      .severity = d->severity, .message = msg};
-    r->c->finding(r->c->ctx, NULL, (int)ev, &m, &fd);
-    raise_sev(r, (unsigned)d->severity + 1);
+    run_finding(r, (int)ev, msg);
 }
 
 /* a finding the decoder reports as its conversation ends, about an earlier
@@ -239,9 +259,15 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
                 return;
             f = flows_add(flows, pk, p, NULL, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
         }
-        if (evicted)
-            fprintf(stderr, "pcaptool: %s: frame %u: conversation table full, %u idle "
-                    "conversations forgotten\n", r->path, r->frame, evicted);
+        if (evicted) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
+                     "state): the %u least recently used forgotten", FLOWS_MAX,
+                     FLOWS_STATE_MAX >> 20, evicted);
+            net_format_endpoint(pk, 0, r->src, sizeof r->src);
+            net_format_endpoint(pk, 1, r->dst, sizeof r->dst);
+            run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
+        }
     }
     f->last_seen_ns = r->now;
     r->f = f;

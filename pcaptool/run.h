@@ -10,8 +10,18 @@
 
 #include "gw_core.h"
 #include "output.h"
+#include "tcpstream.h"
 
 #define RUN_MAX_PORTS 16
+
+/* pcaptool's own findings, about the transport and the capture rather than
+   a protocol: first the TCP reassembler's (indexed by tcp_event), then the
+   conversation table's */
+enum {
+    RUN_F_CONVERSATIONS_EVICTED = TCP_N_EVENTS,
+    RUN_N_FINDINGS
+};
+extern const gw_finding_def run_findings[RUN_N_FINDINGS];
 
 typedef struct {
     uint16_t ports[RUN_MAX_PORTS];
@@ -50,7 +60,7 @@ typedef struct {
     /* the PDU is decoded; returns its highest finding severity + 1 (0: none) */
     unsigned (*pdu_end)(void *ctx, const gw_protocol *p, const out_meta *m);
     /* a finding outside a PDU: a transport one (p NULL, index into
-       tcp_findings[]) or one reported as a conversation ends */
+       run_findings[]) or one reported as a conversation ends */
     void (*finding)(void *ctx, const gw_protocol *p, int index, const out_meta *m,
                     const out_finding *fd);
 } run_consumer;

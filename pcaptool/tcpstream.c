@@ -4,12 +4,6 @@
 #include <glib.h>
 #include <string.h>
 
-const gw_finding_def tcp_findings[TCP_N_FINDINGS] = {
-    [TCP_EV_GAP] = {"tcp.gap", GW_SEV_WARNING, "Bytes of the stream were never captured: the PDU that needed them is lost, decoding resumes after it"},
-    [TCP_EV_OOO_LIMIT] = {"tcp.reorder_limit", GW_SEV_WARNING, "Too many early (out-of-order) bytes buffered: the missing bytes are given up"},
-    [TCP_EV_END_IN_PDU] = {"tcp.end_inside_pdu", GW_SEV_NOTE, "The stream ends (FIN, RST or end of capture) inside a PDU"},
-};
-
 typedef struct {
     uint32_t seq;
     uint32_t len;
@@ -23,13 +17,25 @@ struct tcp_half {
     long pending_len;      /* its length once known, else 0 */
     GArray *early;         /* early_seg, sorted by seq */
     size_t early_bytes;
+    tcp_budget *budget;    /* shared by the halves of a flow table */
+    size_t held;           /* what this half counts in budget->used */
+    size_t buf_peak;       /* longest buf since it was last made anew */
 };
+
+/* bring budget->used up to date with what this half holds */
+static void account(tcp_half *h)
+{
+    size_t now = h->buf->len + h->early_bytes;
+    h->budget->used = h->budget->used - h->held + now;
+    h->held = now;
+}
 
 static int32_t seq_diff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 
-tcp_half *tcp_half_new(void)
+tcp_half *tcp_half_new(tcp_budget *budget)
 {
     tcp_half *h = g_new0(tcp_half, 1);
+    h->budget = budget;
     h->buf = g_byte_array_new();
     h->early = g_array_new(FALSE, FALSE, sizeof(early_seg));
     return h;
@@ -51,31 +57,36 @@ void tcp_half_reset(tcp_half *h)
     g_byte_array_set_size(h->buf, 0);
     h->started = h->closed = false;
     h->pending_len = 0;
+    account(h);
 }
 
 void tcp_half_free(tcp_half *h)
 {
     drop_early(h, h->early->len);
+    g_byte_array_set_size(h->buf, 0);
+    account(h);
     g_array_free(h->early, TRUE);
     g_byte_array_free(h->buf, TRUE);
     g_free(h);
 }
 
-/* cut complete PDUs off the front of buf */
-static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
+/* hand on the complete PDUs at the start of d[0..len); returns the bytes
+   used, and sets h->pending_len to the length of the PDU the rest starts
+   (0 when not known yet) */
+static size_t cut(tcp_half *h, const gw_protocol *p, const uint8_t *d, size_t len,
+                  const tcp_sink *out)
 {
     size_t used = 0;
     h->pending_len = 0;
-    while (used < h->buf->len) {
-        size_t avail = h->buf->len - used;
-        const uint8_t *d = h->buf->data + used;
+    while (used < len) {
+        size_t avail = len - used;
         if (avail < p->pdu_header)
             break;
-        long n = p->pdu_length(d, avail);
+        long n = p->pdu_length(d + used, avail);
         if (n == 0)
             break;
         if (n < 0) { /* not a PDU start: the rest goes as one, to be reported */
-            out->pdu(out->ctx, d, avail);
+            out->pdu(out->ctx, d + used, avail);
             used += avail;
             break;
         }
@@ -83,11 +94,26 @@ static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
             h->pending_len = n;
             break;
         }
-        out->pdu(out->ctx, d, (size_t)n);
+        out->pdu(out->ctx, d + used, (size_t)n);
         used += (size_t)n;
     }
+    return used;
+}
+
+/* cut complete PDUs off the front of buf; a buffer that grew large is
+   given back once empty, so that idle conversations hold little */
+static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
+{
+    size_t used = cut(h, p, h->buf->data, h->buf->len, out);
     if (used)
         g_byte_array_remove_range(h->buf, 0, (guint)used);
+    if (h->buf->len > h->buf_peak)
+        h->buf_peak = h->buf->len;
+    if (h->buf->len == 0 && h->buf_peak > 4096) {
+        g_byte_array_free(h->buf, TRUE);
+        h->buf = g_byte_array_new();
+        h->buf_peak = 0;
+    }
 }
 
 /* append in-order bytes, then any early segments that now fit */
@@ -175,8 +201,25 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                 goto flags_done;
             }
         }
-        append(h, data, len);
-        deliver(h, p, out);
+        if (h->buf->len + h->early_bytes > 0 &&
+            h->budget->used + len > h->budget->limit) {
+            /* all conversations together hold too much: this one's PDU
+               under way is given up, decoding resumes with this segment */
+            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf->len + h->early_bytes);
+            g_byte_array_set_size(h->buf, 0);
+            drop_early(h, h->early->len);
+            h->pending_len = 0;
+        }
+        if (h->buf->len == 0 && h->early->len == 0) {
+            /* the usual case: whole PDUs straight from the segment, only a
+               PDU it leaves unfinished is copied */
+            h->next_seq += (uint32_t)len;
+            size_t used = cut(h, p, data, len, out);
+            g_byte_array_append(h->buf, data + used, (guint)(len - used));
+        } else {
+            append(h, data, len);
+            deliver(h, p, out);
+        }
     }
 flags_done:
     if ((flags & (TCP_FIN | TCP_RST)) && !h->closed) {
@@ -186,6 +229,7 @@ flags_done:
         drop_early(h, h->early->len);
         h->closed = true;
     }
+    account(h);
 }
 
 void tcp_half_finish(tcp_half *h, const tcp_sink *out)
@@ -193,4 +237,5 @@ void tcp_half_finish(tcp_half *h, const tcp_sink *out)
     if (h->buf->len && !h->closed)
         out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf->len);
     g_byte_array_set_size(h->buf, 0);
+    account(h);
 }

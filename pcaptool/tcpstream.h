@@ -7,7 +7,9 @@
  * data: the PDU that needed it is dropped and the stream resumes at the next
  * segment that starts past it, as Wireshark does). Memory per direction is
  * bounded: the pending bytes of one PDU (at most the protocol's largest PDU
- * plus one segment) and at most TCP_OOO_MAX bytes of early segments. */
+ * plus one segment) and at most TCP_OOO_MAX bytes of early segments; and
+ * all the halves sharing a tcp_budget together hold at most its limit (plus
+ * one segment): beyond it, the half that needs more gives up its PDU. */
 #ifndef PCAPTOOL_TCPSTREAM_H
 #define PCAPTOOL_TCPSTREAM_H
 
@@ -19,18 +21,23 @@
 
 #define TCP_OOO_MAX (256u * 1024)
 
+#define TCP_BUDGET_DEFAULT (64u << 20) /* bytes all conversations may hold */
+
 typedef struct tcp_half tcp_half;
 
-/* transport-level events, reported beside the PDUs */
+typedef struct {
+    size_t used, limit;
+} tcp_budget;
+
+/* transport-level events, reported beside the PDUs (as the findings of the
+   same index in run.h's run_findings) */
 typedef enum {
     TCP_EV_GAP,          /* bytes never captured: a PDU was lost */
     TCP_EV_OOO_LIMIT,    /* too many early bytes buffered: treated as a gap */
     TCP_EV_END_IN_PDU,   /* FIN/RST or end of capture inside a PDU */
+    TCP_EV_MEMORY_LIMIT, /* the budget is spent: a PDU under way given up */
+    TCP_N_EVENTS
 } tcp_event;
-
-/* their finding codes, indexed by tcp_event */
-#define TCP_N_FINDINGS 3
-extern const gw_finding_def tcp_findings[TCP_N_FINDINGS];
 
 typedef struct {
     void (*pdu)(void *ctx, const uint8_t *data, size_t len);
@@ -38,7 +45,7 @@ typedef struct {
     void *ctx;
 } tcp_sink;
 
-tcp_half *tcp_half_new(void);
+tcp_half *tcp_half_new(tcp_budget *budget);
 void tcp_half_free(tcp_half *h);
 void tcp_half_reset(tcp_half *h);
 /* one segment in this direction; flags as in the TCP header */

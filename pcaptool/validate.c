@@ -18,7 +18,7 @@
 #include "run.h"
 #include "tcpstream.h"
 
-#define TCP_PROTO GW_MAX_PROTOCOLS /* "protocol" index of the transport findings */
+#define RUN_PROTO GW_MAX_PROTOCOLS /* "protocol" index of pcaptool's own findings */
 #define MAX_FRAMES 20              /* frames kept per finding and capture */
 #define MAX_PENDING 64             /* findings of one PDU kept with their message */
 
@@ -26,9 +26,9 @@
 
 static const gw_finding_def *defs_of(int proto, int *n)
 {
-    if (proto == TCP_PROTO) {
-        *n = TCP_N_FINDINGS;
-        return tcp_findings;
+    if (proto == RUN_PROTO) {
+        *n = RUN_N_FINDINGS;
+        return run_findings;
     }
     *n = gw_protocols[proto]->n_findings;
     return gw_protocols[proto]->findings;
@@ -36,7 +36,7 @@ static const gw_finding_def *defs_of(int proto, int *n)
 
 static const char *proto_name(int proto)
 {
-    return proto == TCP_PROTO ? "tcp" : gw_protocols[proto]->name;
+    return proto == RUN_PROTO ? "capture" : gw_protocols[proto]->name;
 }
 
 static int proto_of(const gw_protocol *p)
@@ -44,13 +44,13 @@ static int proto_of(const gw_protocol *p)
     for (int i = 0; gw_protocols[i]; i++)
         if (gw_protocols[i] == p)
             return i;
-    return TCP_PROTO;
+    return RUN_PROTO;
 }
 
 /* the rule's citation, or NULL when the finding is not a behaviour rule */
 static const char *enforces(int proto, int finding)
 {
-    if (proto == TCP_PROTO)
+    if (proto == RUN_PROTO)
         return NULL;
     const gw_protocol *p = gw_protocols[proto];
     for (int k = 0; k < p->n_rules; k++)
@@ -66,8 +66,8 @@ static bool *disabled[GW_MAX_PROTOCOLS + 1];
 static bool set_enabled(const char *pattern, bool on)
 {
     bool any = false;
-    for (int pi = 0; pi <= TCP_PROTO; pi++) {
-        if (pi < TCP_PROTO && !gw_protocols[pi])
+    for (int pi = 0; pi <= RUN_PROTO; pi++) {
+        if (pi < RUN_PROTO && !gw_protocols[pi])
             continue;
         int n;
         const gw_finding_def *d = defs_of(pi, &n);
@@ -101,7 +101,7 @@ typedef struct {
     const char *path;
     bool unreadable;
     unsigned pdus;
-    unsigned protos_seen; /* bit per gw_protocols[] index, and TCP_PROTO */
+    unsigned protos_seen; /* bit per gw_protocols[] index, and RUN_PROTO */
     unsigned sev_count[3];
     unsigned max_sev;     /* highest severity + 1 */
     GArray *tallies;      /* tally, in order of first occurrence */
@@ -225,7 +225,7 @@ static void v_other(void *ctx, const gw_protocol *p, int index, const out_meta *
                     const out_finding *fd)
 {
     validator *v = ctx;
-    int proto = p ? proto_of(p) : TCP_PROTO;
+    int proto = p ? proto_of(p) : RUN_PROTO;
     if (is_disabled(proto, index))
         return;
     v->r->protos_seen |= 1u << proto;
@@ -450,10 +450,10 @@ static bool write_junit(const char *path, report *reports, unsigned n, unsigned 
                   "    </testcase>\n", cases);
             tests = 1;
         }
-        for (int proto = 0; proto <= TCP_PROTO; proto++) {
+        for (int proto = 0; proto <= RUN_PROTO; proto++) {
             if (!(r->protos_seen & (1u << proto)))
                 continue;
-            if (proto < TCP_PROTO) {
+            if (proto < RUN_PROTO) {
                 const gw_protocol *p = gw_protocols[proto];
                 for (int k = 0; k < p->n_rules; k++) {
                     if (is_disabled(proto, p->rules[k].finding))

@@ -50,7 +50,7 @@ static void on_pdu(void *ctx, const uint8_t *data, size_t len)
 static void on_event(void *ctx, tcp_event ev, uint64_t bytes)
 {
     (void)ctx; (void)bytes;
-    if ((int)ev < 0 || ev >= TCP_N_FINDINGS)
+    if ((int)ev < 0 || ev >= TCP_N_EVENTS)
         fuzz_fail("unknown TCP event");
 }
 
@@ -65,7 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     tcp_fuzz t = {.p = tcp_protos[data[0] % n_tcp]};
     t.conv = fuzz_conv_new(t.p);
-    tcp_half *half[2] = {tcp_half_new(), tcp_half_new()};
+    /* a small budget, so that the limit is reached too */
+    tcp_budget budget = {.limit = 1u << 16};
+    tcp_half *half[2] = {tcp_half_new(&budget), tcp_half_new(&budget)};
     uint32_t next[2] = {1000, 900000};
     tcp_sink out = {on_pdu, on_event, &t};
     size_t at = 1;
@@ -109,6 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tcp_half_finish(half[d], &out);
         tcp_half_free(half[d]);
     }
+    if (budget.used != 0)
+        fuzz_fail("the TCP budget does not return to 0");
     fuzz_conv_end(t.p, t.conv);
     return 0;
 }

@@ -35,6 +35,7 @@ typedef struct {
 } conv;
 
 static const gw_protocol *proto;
+static tcp_budget budget = {.limit = TCP_BUDGET_DEFAULT};
 static int64_t now_ns;
 
 static guint key_hash(gconstpointer k)
@@ -144,8 +145,8 @@ static void one_capture(const char *outdir, const char *path)
                         pi++;
                     }
                 g_byte_array_append(c->tcp, &pi, 1);
-                c->half[0] = tcp_half_new();
-                c->half[1] = tcp_half_new();
+                c->half[0] = tcp_half_new(&budget);
+                c->half[1] = tcp_half_new(&budget);
                 if (!gne_tcp)
                     gne_tcp = c;
             }

@@ -8,9 +8,11 @@
 
 #include "collect.h"
 #include "eoudp.h"
+#include "openttd.h"
 #include "flows.h"
 #include "netparse.h"
 #include "output.h"
+#include "tcpstream.h"
 
 #define ETH "020000000002 020000000001 "
 
@@ -124,4 +126,99 @@ Test(flows, end_announced_once_per_conversation)
     cr_assert_eq(ended_count, 1);
     flows_free(t);
     cr_assert_eq(ended_count, 3);
+}
+
+/* a UDP conversation 10.0.0.1:(1024 + i) -> 10.0.0.2:8082, i < 2^16 */
+static net_packet conv_packet(unsigned i)
+{
+    net_packet p = {.ip_version = 4, .l4 = NET_UDP, .sport = (uint16_t)(1024 + i), .dport = 8082};
+    p.src[0] = 10;
+    p.src[3] = 1;
+    p.src[15] = (uint8_t)(i >> 16); /* more conversations than ports */
+    p.dst[0] = 10;
+    p.dst[3] = 2;
+    return p;
+}
+
+/* full by count: the least recently used FLOWS_EVICT_BATCH go, each ended
+   once; a conversation just seen stays */
+Test(flows, full_table_evicts_least_recently_used)
+{
+    ended_count = 0;
+    flow_table *t = flows_new(count_end, NULL);
+    unsigned evicted = 0, total = 0;
+    for (unsigned i = 0; i < FLOWS_MAX; i++) {
+        net_packet p = conv_packet(i);
+        flows_add(t, &p, &gw_openttd_protocol, NULL, i, false, &evicted);
+        total += evicted;
+    }
+    cr_assert_eq(total, 0, "65536 conversations fit");
+    net_packet first = conv_packet(0), second = conv_packet(1), more = conv_packet(FLOWS_MAX);
+    cr_assert_not_null(flows_find(t, &first)); /* now the most recently used */
+    flows_add(t, &more, &gw_openttd_protocol, NULL, FLOWS_MAX, false, &evicted);
+    cr_assert_eq(evicted, FLOWS_EVICT_BATCH);
+    cr_assert_eq(ended_count, FLOWS_EVICT_BATCH);
+    cr_assert_not_null(flows_find(t, &first), "just seen: kept");
+    cr_assert_null(flows_find(t, &second), "the least recently used: gone");
+    net_packet kept = conv_packet(FLOWS_EVICT_BATCH + 1), gone = conv_packet(FLOWS_EVICT_BATCH);
+    cr_assert_not_null(flows_find(t, &kept));
+    cr_assert_null(flows_find(t, &gone));
+    flows_free(t);
+    cr_assert_eq(ended_count, FLOWS_MAX + 1);
+}
+
+/* full by state: EOUDP keeps ~16 KiB per conversation, so the state limit
+   comes before the count limit */
+Test(flows, state_limit_evicts_before_count_limit)
+{
+    flow_table *t = flows_new(count_end, NULL);
+    size_t fit = FLOWS_STATE_MAX / gw_eoudp_protocol.conv_size;
+    unsigned evicted = 0;
+    for (unsigned i = 0; i < fit; i++) {
+        net_packet p = conv_packet(i);
+        flows_add(t, &p, &gw_eoudp_protocol, NULL, i, false, &evicted);
+        cr_assert_eq(evicted, 0);
+    }
+    net_packet p = conv_packet((unsigned)fit);
+    flows_add(t, &p, &gw_eoudp_protocol, NULL, (int64_t)fit, false, &evicted);
+    cr_assert_eq(evicted, FLOWS_EVICT_BATCH);
+    flows_free(t);
+}
+
+static unsigned tcp_events[TCP_N_EVENTS];
+static uint64_t tcp_event_bytes;
+static unsigned tcp_pdus;
+static void count_pdu(void *ctx, const uint8_t *d, size_t n) { (void)ctx; (void)d; (void)n; tcp_pdus++; }
+static void count_event(void *ctx, tcp_event ev, uint64_t bytes)
+{
+    (void)ctx;
+    tcp_events[ev]++;
+    tcp_event_bytes = bytes;
+}
+
+/* Two OpenTTD streams share a 100-byte budget. Each starts a PDU that says
+   it is 1000 bytes long (size 0x03e8, little-endian, then the type): A
+   holds 60 bytes, B 60 more (B held nothing, so it may). A's next 10 bytes
+   would pass the limit: A's 60 are given up (tcp.memory_limit) and the 10
+   bytes start afresh. */
+Test(tcpstream, shared_budget_gives_up_a_pdu)
+{
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_pdus = 0;
+    tcp_budget b = {.limit = 100};
+    tcp_half *a = tcp_half_new(&b), *c = tcp_half_new(&b);
+    tcp_sink out = {count_pdu, count_event, NULL};
+    uint8_t seg[60] = {0xe8, 0x03, 0x06};
+    tcp_half_segment(a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(c, &gw_openttd_protocol, 5000, TCP_ACK, seg, 60, &out);
+    cr_assert_eq(b.used, 120);
+    cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 0);
+    tcp_half_segment(a, &gw_openttd_protocol, 1060, TCP_ACK, seg, 10, &out);
+    cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
+    cr_assert_eq(tcp_event_bytes, 60);
+    cr_assert_eq(b.used, 70, "B's 60 and A's new 10");
+    cr_assert_eq(tcp_pdus, 0);
+    tcp_half_free(a);
+    tcp_half_free(c);
+    cr_assert_eq(b.used, 0);
 }
