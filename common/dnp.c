@@ -166,6 +166,7 @@ static const gw_finding_def findings[DNP_E_COUNT] = {
     [DNP_E_LONG_MISSING_FIRST] = E("dnp.long.missing_first", GW_SEV_WARNING, "A part of a long message whose first part was not seen"),
     [DNP_E_LONG_RESTARTED] = E("dnp.long.restarted", GW_SEV_WARNING, "A first part while another long message was incomplete: the earlier one is dropped"),
     [DNP_E_LONG_TOO_LONG] = E("dnp.long.too_long", GW_SEV_ERROR, "A long message over the reassembly limit: it is not reassembled"),
+    [DNP_E_LINKS_NOT_KEPT] = E("dnp.link.not_kept", GW_SEV_NOTE, "Over 1 MiB of link states in one conversation: a new link's value types are not kept, so its updates are shown as raw bytes (once per conversation)"),
     [DNP_E_NOT_ACCEPTED] = E("dnp.connect.not_accepted", GW_SEV_WARNING, "A command other than the connection handshake before the connection was accepted (or the capture began after the connect); once per connection"),
     [DNP_E_NOT_OFFERED] = E("dnp.connect_ack.not_offered", GW_SEV_WARNING, "The accepting connection ack selects a protocol the client did not offer"),
     [DNP_E_SEQ_FIRST] = E("dnp.seq.first_not_zero", GW_SEV_WARNING, "The first reliable number after an accepted connection is not 0"),
@@ -311,6 +312,8 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 
 typedef struct {
     GHashTable *links;       /* link id -> dnp_link* */
+    size_t links_bytes;      /* their size, at most DNP_LINKS_MAX */
+    bool links_full_noted;
     dnp_direction dir[2];
     uint8_t state;           /* enum conn_state */
     bool midway;             /* the capture began inside the conversation */
@@ -362,6 +365,7 @@ static void conv_free(void *p)
 static void conv_restart(dnp_conv *c)
 {
     g_hash_table_remove_all(c->links);
+    c->links_bytes = 0;
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
         dd->started = dd->fresh = true;
@@ -625,6 +629,21 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         g_free(link);
         return;
     }
+    size_t size = sizeof(dnp_link) + link->count;
+    if (old) {
+        x->conv->links_bytes -= sizeof(dnp_link) + old->count;
+        g_hash_table_remove(x->conv->links, GUINT_TO_POINTER(link_id));
+    }
+    if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
+        if (!x->conv->links_full_noted)
+            gw_emit_finding(&x->e, DNP_E_LINKS_NOT_KEPT, 0, 0,
+                            "Over %u KiB of link states in this conversation: link %u is not kept",
+                            DNP_LINKS_MAX >> 10, link_id);
+        x->conv->links_full_noted = true;
+        g_free(link);
+        return;
+    }
+    x->conv->links_bytes += size;
     link->time_ns = x->pi->time_ns;
     link->seq = x->sent->seq;
     link->dir = (uint8_t)x->pi->dir;

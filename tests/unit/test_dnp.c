@@ -419,3 +419,36 @@ Test(dnp, long_message_over_the_limit_is_dropped_with_an_error)
     }
     cr_assert(too_long);
 }
+
+Test(dnp, link_states_over_the_limit_are_not_kept)
+{
+    /* link states of 60000 values of type 0 (SInt8, 1 byte): each keeps
+       60000 type bytes, so 17 fit in DNP_LINKS_MAX (1 MiB) and the 18th
+       does not; the note comes once per conversation */
+    static uint8_t ls[10 + 2 * 60000];
+    unsigned noted_at = 0, notes = 0;
+    for (unsigned i = 0; i < 20; i++) {
+        uint8_t head[10] = {DNP_LINK_STATE, (uint8_t)i, 0, (uint8_t)i, 0, 0, 0, 0, 0x60, 0xea};
+        memcpy(ls, head, sizeof head);
+        for (unsigned v = 0; v < 60000; v++) {
+            ls[10 + 2 * v] = 0;
+            ls[11 + 2 * v] = 1;
+        }
+        gw_pdu_info pi = {i + 1, 0, 1, GW_TRANSPORT_UDP};
+        collect_init(&c);
+        P->decode(conv, &pi, ls, sizeof ls, &c.sink);
+        cr_assert_eq(malformed_findings() - collect_has_finding(&c, DNP_E_LINKS_NOT_KEPT), 0, "frame %u", i + 1);
+        if (collect_has_finding(&c, DNP_E_LINKS_NOT_KEPT)) {
+            notes++;
+            if (!noted_at)
+                noted_at = i + 1;
+        }
+    }
+    cr_assert_eq(noted_at, 18);
+    cr_assert_eq(notes, 1);
+    /* an update of a kept link is decoded, of the first one not kept is raw */
+    dec(21, 1, "09 01 0100 01 0000 05");
+    cr_assert(!collect_has_finding(&c, DNP_E_UNKNOWN_LINK));
+    dec(22, 1, "09 01 1100 01 0000 05");
+    cr_assert(collect_has_finding(&c, DNP_E_UNKNOWN_LINK));
+}
