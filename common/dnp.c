@@ -295,6 +295,7 @@ typedef struct {
     GArray *parts;           /* dnp_part */
     GByteArray *data;
     GByteArray *out, *vout;  /* assembled message / values */
+    size_t peak;             /* longest data since the buffers were made */
 } dnp_long;
 
 typedef struct {
@@ -325,13 +326,31 @@ typedef struct {
     int64_t close_ns, last_ns;
 } dnp_conv;
 
+/* bytes of long messages under reassembly in all conversations of this
+   thread (one capture: pcaptool reads each file in one thread; Wireshark
+   dissects in one) */
+static _Thread_local size_t long_held;
+
+/* forget the message under way; buffers that grew past 64 KiB are given
+   back, so that an idle conversation holds little */
 static void long_reset(dnp_long *l)
 {
     l->active = l->have_last = false;
     if (l->parts)
         g_array_set_size(l->parts, 0);
-    if (l->data)
+    if (l->data) {
+        long_held -= l->data->len;
         g_byte_array_set_size(l->data, 0);
+    }
+    if (l->peak > (64u << 10)) {
+        g_byte_array_free(l->data, TRUE);
+        g_byte_array_free(l->out, TRUE);
+        g_byte_array_free(l->vout, TRUE);
+        l->data = g_byte_array_new();
+        l->out = g_byte_array_new();
+        l->vout = g_byte_array_new();
+        l->peak = 0;
+    }
 }
 
 static void conv_init(void *p)
@@ -354,6 +373,7 @@ static void conv_free(void *p)
     g_hash_table_destroy(c->links);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
+        long_held -= l->data->len;
         g_array_free(l->parts, TRUE);
         g_byte_array_free(l->data, TRUE);
         g_byte_array_free(l->out, TRUE);
@@ -788,12 +808,23 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
                         "Part %u of a long message whose first part was not seen", seq);
         return false;
     }
-    if (l->data->len + n + vn > DNP_REASSEMBLY_MAX) {
+    if (l->data->len + n + vn > DNP_REASSEMBLY_MAX || l->parts->len >= DNP_SEQ_MODULO) {
         gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
-                        "Long message over %u bytes: not reassembled", DNP_REASSEMBLY_MAX);
+                        "Long message over %u bytes or %u parts: not reassembled",
+                        DNP_REASSEMBLY_MAX, DNP_SEQ_MODULO);
         long_reset(l);
         return false;
     }
+    if (long_held + n + vn > DNP_REASSEMBLY_TOTAL_MAX) {
+        gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
+                        "Long messages under reassembly in all conversations over %u MiB: "
+                        "this one is not reassembled", DNP_REASSEMBLY_TOTAL_MAX >> 20);
+        long_reset(l);
+        return false;
+    }
+    long_held += n + vn;
+    if (l->data->len + n + vn > l->peak)
+        l->peak = l->data->len + n + vn;
     dnp_part p = {.seq = seq, .off = l->data->len, .len = n};
     g_byte_array_append(l->data, piece, (guint)n);
     p.voff = l->data->len;

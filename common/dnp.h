@@ -138,6 +138,7 @@ extern int gw_dnp_profile; /* enum gw_profile (preference dnp.profile) */
 #define DNP_RESEND_MISSING_NS 1000000000ll   /* unacknowledged 1 s (two intervals) without a resend */
 #define DNP_CLOSE_CROSSING_NS 500000000ll    /* the peer's commands this soon after a close crossed it */
 #define DNP_REASSEMBLY_MAX (1u << 20) /* bytes of one long message we keep */
+#define DNP_REASSEMBLY_TOTAL_MAX (64u << 20) /* ... and of all under way at once */
 #define DNP_LINKS_MAX (1u << 20)      /* bytes of link states (value types) kept per conversation */
 
 extern const gw_protocol gw_dnp_protocol;

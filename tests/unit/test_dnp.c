@@ -452,3 +452,49 @@ Test(dnp, link_states_over_the_limit_are_not_kept)
     dec(22, 1, "09 01 1100 01 0000 05");
     cr_assert(collect_has_finding(&c, DNP_E_UNKNOWN_LINK));
 }
+
+Test(dnp, long_messages_in_all_conversations_share_a_limit)
+{
+    /* 17 parts of 60000 bytes (1020000 bytes, under the 1 MiB limit of one
+       message) left unfinished in conversation after conversation: 65 fit
+       in DNP_REASSEMBLY_TOTAL_MAX (64 MiB = 67108864 bytes), the 66th
+       reaches it on its 14th part (65 * 1020000 + 14 * 60000 = 67140000 >
+       67108864; with 13 parts, 67080000 still fits) */
+    static uint8_t part[3 + 1 + 60000];
+    enum { CONVS = 67 };
+    void *convs[CONVS];
+    int first_refused = -1, refused_part = -1;
+    for (int k = 0; k < CONVS; k++) {
+        convs[k] = calloc(1, P->conv_size);
+        P->conv_init(convs[k]);
+        for (unsigned i = 0; i < 17; i++) {
+            part[0] = DNP_RELIABLE_MESSAGE_LONG;
+            part[1] = (uint8_t)i;
+            part[2] = 0;
+            part[3] = i == 0 ? 1 : 0;
+            gw_pdu_info pi = {i + 1, 0, 1, GW_TRANSPORT_UDP};
+            collect_init(&c);
+            P->decode(convs[k], &pi, part, sizeof part, &c.sink);
+            if (collect_has_finding(&c, DNP_E_LONG_TOO_LONG) && first_refused < 0) {
+                first_refused = k;
+                refused_part = (int)i;
+            }
+        }
+    }
+    cr_assert_eq(first_refused, 65);
+    cr_assert_eq(refused_part, 13, "the 14th part");
+    for (int k = 0; k < CONVS; k++) {
+        P->conv_free(convs[k]);
+        free(convs[k]);
+    }
+    /* all given back: a whole message of 17 parts is reassembled again */
+    for (unsigned i = 0; i < 17; i++) {
+        part[1] = (uint8_t)i;
+        part[3] = i == 0 ? 1 : i == 16 ? 2 : 0;
+        gw_pdu_info pi = {i + 1, 0, 1, GW_TRANSPORT_UDP};
+        collect_init(&c);
+        P->decode(conv, &pi, part, sizeof part, &c.sink);
+        cr_assert(!collect_has_finding(&c, DNP_E_LONG_TOO_LONG), "part %u", i);
+    }
+    cr_assert_eq(collect_count(&c, DNP_F_MESSAGE), 1);
+}
