@@ -544,29 +544,31 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
     }
 
     /* label */
-    int n = snprintf(label, sizeof label, "%s: %s", prefix, t->name);
-    if (t->kind == VK_STRING) {
-        char esc[64];
-        label_escape(esc, sizeof esc, c.data + boff, blen);
-        snprintf(label + n, sizeof label - (size_t)n, " \"%s\"", esc);
-    } else if (t->kind == VK_DATA) {
-        snprintf(label + n, sizeof label - (size_t)n, " (%u bytes)", blen);
-    } else {
-        n += snprintf(label + n, sizeof label - (size_t)n, t->ncomp > 1 ? " (" : " = ");
-        for (int i = 0; i < t->ncomp && n < (int)sizeof label; i++) {
-            const char *sep = i ? ", " : "";
-            if (t->kind == VK_FLOAT)
-                n += snprintf(label + n, sizeof label - (size_t)n, "%s%g", sep, fl[i]);
-            else if (t->kind == VK_SINT)
-                n += snprintf(label + n, sizeof label - (size_t)n, "%s%lld", sep, (long long)(int64_t)raw[i]);
-            else
-                n += snprintf(label + n, sizeof label - (size_t)n, "%s%llu", sep, (unsigned long long)raw[i]);
+    if (gw_emit_text(&x->e)) {
+        int n = snprintf(label, sizeof label, "%s: %s", prefix, t->name);
+        if (t->kind == VK_STRING) {
+            char esc[64];
+            label_escape(esc, sizeof esc, c.data + boff, blen);
+            snprintf(label + n, sizeof label - (size_t)n, " \"%s\"", esc);
+        } else if (t->kind == VK_DATA) {
+            snprintf(label + n, sizeof label - (size_t)n, " (%u bytes)", blen);
+        } else {
+            n += snprintf(label + n, sizeof label - (size_t)n, t->ncomp > 1 ? " (" : " = ");
+            for (int i = 0; i < t->ncomp && n < (int)sizeof label; i++) {
+                const char *sep = i ? ", " : "";
+                if (t->kind == VK_FLOAT)
+                    n += snprintf(label + n, sizeof label - (size_t)n, "%s%g", sep, fl[i]);
+                else if (t->kind == VK_SINT)
+                    n += snprintf(label + n, sizeof label - (size_t)n, "%s%lld", sep, (long long)(int64_t)raw[i]);
+                else
+                    n += snprintf(label + n, sizeof label - (size_t)n, "%s%llu", sep, (unsigned long long)raw[i]);
+            }
+            if (t->ncomp > 1 && n < (int)sizeof label)
+                snprintf(label + n, sizeof label - (size_t)n, ")");
         }
-        if (t->ncomp > 1 && n < (int)sizeof label)
-            snprintf(label + n, sizeof label - (size_t)n, ")");
     }
 
-    gw_emit_label(&x->e, DNP_F_VALUE, start, c.off - start, label);
+    gw_emit_label(&x->e, DNP_F_VALUE, start, c.off - start, gw_emit_text(&x->e) ? label : NULL);
     gw_emit_push(&x->e);
     if (index_off != NO_OFFSET)
         gw_emit_u(&x->e, DNP_F_VALUE_INDEX, index_off, 2, index);
@@ -1481,11 +1483,12 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
                        const gw_sink *sink)
 {
     dnp_ctx x = {.e = {.sink = sink, .defs = findings}, .c = {data, len, 0}, .conv = conv, .pi = pi};
+    x.sum.off = !sink->summary;
     uint8_t cmd;
     x.conv->last_ns = pi->time_ns;
     if (!gw_read_u8(&x.c, &cmd)) {
         truncated(&x, "command code");
-        sink->summary(sink->ctx, "Empty datagram");
+        gw_sink_summary(sink, "Empty datagram");
         return;
     }
     gw_emit_u(&x.e, DNP_F_COMMAND, 0, 1, cmd);
@@ -1522,7 +1525,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         undecoded_rest(&x);
         break;
     }
-    sink->summary(sink->ctx, x.sum.text);
+    gw_sink_summary(sink, x.sum.text);
 }
 
 /* Strong enough to claim a conversation on an unknown port: only commands

@@ -416,7 +416,7 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
                            fields[field].name);
     }
     gw_emit_b(&x->e, field, x->c.off, shown, p, shown);
-    if (fields[field].type == GW_FT_STRING) {
+    if (fields[field].type == GW_FT_STRING && !x->sum.off) {
         char text[48];
         gw_clean_text(text, sizeof text, p, shown, 32);
         gw_summary_add(&x->sum, " %s", text);
@@ -646,6 +646,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     memset(x, 0, sizeof xs);
     eoudp_conv *c = conv;
     x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->sum.off = !sink->summary;
     x->c = (gw_cursor){d, len, 0};
     x->conv = c;
     x->pi = pi;
@@ -664,7 +665,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
             gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
         x->c.off = len ? 1 : 0;
         truncated(x, "header");
-        sink->summary(sink->ctx, x->sum.text);
+        gw_sink_summary(sink, x->sum.text);
         return;
     }
     if (h.consistent) {
@@ -752,7 +753,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     if (!x->failed && n)
         gw_emit_rest(&x->e, &x->c, EF_TRAILING, EE_TRAILING, "%zu byte%s after the command's fields",
                      n, n == 1 ? "" : "s");
-    sink->summary(sink->ctx, x->sum.text);
+    gw_sink_summary(sink, x->sum.text);
 }
 
 /* a datagram whose size field fits some generation, with a known command

@@ -489,9 +489,11 @@ static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
     int32_t sec = (int32_t)gw_get_uint(x->c.data + off, 4, x->big);
     int32_t usec = (int32_t)gw_get_uint(x->c.data + off + 4, 4, x->big);
     char label[96], t[40];
-    print_gtime(t, sizeof t, sec, usec);
-    snprintf(label, sizeof label, "%s: %s", what, t);
-    gw_emit_label(&x->e, GF_TIME, off, 8, label);
+    if (gw_emit_text(&x->e)) {
+        print_gtime(t, sizeof t, sec, usec);
+        snprintf(label, sizeof label, "%s: %s", what, t);
+    }
+    gw_emit_label(&x->e, GF_TIME, off, 8, gw_emit_text(&x->e) ? label : NULL);
     gw_emit_push(&x->e);
     take(x, GF_TIME_SEC, 4, NULL);
     take(x, GF_TIME_USEC, 4, NULL);
@@ -595,8 +597,9 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
     uint8_t id = x->c.data[start];
     const char *name = gw_value_name_of(packet_names, id);
     char label[64];
-    snprintf(label, sizeof label, "%s (%u)", name, id);
-    gw_emit_label(&x->e, GF_PACKET, start, 1, label);
+    if (gw_emit_text(&x->e))
+        snprintf(label, sizeof label, "%s (%u)", name, id);
+    gw_emit_label(&x->e, GF_PACKET, start, 1, gw_emit_text(&x->e) ? label : NULL);
     gw_emit_push(&x->e);
     take(x, GF_PACKET_ID, 1, NULL);
     uint64_t v;
@@ -809,6 +812,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     gne_ctx xs, *x = &xs;
     memset(x, 0, sizeof xs);
     x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->sum.off = !sink->summary;
     x->c = (gw_cursor){data, len, 0};
     x->conv = conv;
     x->pi = pi;
@@ -820,7 +824,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
             gw_emit_finding(&x->e, GE_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
             take_bytes(x, GF_DATA, len);
             gw_summary_add(&x->sum, "Out of sync (%zu bytes skipped)", len);
-            sink->summary(sink->ctx, x->sum.text);
+            gw_sink_summary(sink, x->sum.text);
             return;
         }
         uint64_t n;
@@ -833,7 +837,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
                             (unsigned)n, GNE_NL_MAX);
             take_bytes(x, GF_DATA, len - 4);
             gw_summary_add(&x->sum, "Out of sync (NL length %u)", (unsigned)n);
-            sink->summary(sink->ctx, x->sum.text);
+            gw_sink_summary(sink, x->sum.text);
             return;
         }
         if (4 + n < len)
@@ -844,7 +848,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     }
     message(x);
     check_rate(x, len);
-    sink->summary(sink->ctx, x->sum.text);
+    gw_sink_summary(sink, x->sum.text);
 }
 
 /* NL framing; on a bad header, the bytes up to the next "NL" form one

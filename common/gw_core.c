@@ -84,6 +84,15 @@ bool gw_skip(gw_cursor *c, size_t n)
 uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian)
 {
     uint64_t v = 0;
+    if (!big_endian) {
+        switch (n) { /* the common widths in one load each */
+        case 1: return p[0];
+        case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+        case 4: { uint32_t w; memcpy(&w, p, 4); return GUINT32_FROM_LE(w); }
+        case 8: memcpy(&v, p, 8); return GUINT64_FROM_LE(v);
+        default: break;
+        }
+    }
     for (unsigned i = 0; i < n; i++)
         v |= (uint64_t)p[i] << (big_endian ? 8 * (n - 1 - i) : 8 * i);
     return v;
@@ -117,7 +126,7 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
 
 void gw_summary_add(gw_summary *s, const char *fmt, ...)
 {
-    if (s->len >= sizeof s->text - 1)
+    if (s->off || s->len >= sizeof s->text - 1)
         return;
     va_list ap;
     va_start(ap, fmt);

@@ -105,6 +105,8 @@ typedef struct gw_sink {
     void (*pop)(void *ctx, size_t end_off);
     void (*finding)(void *ctx, int finding, int src, size_t off, size_t len,
                     const char *message);
+    /* NULL when the front end shows no summary (pcaptool validate): the
+       decoder then need not build it (gw_sink_summary) */
     void (*summary)(void *ctx, const char *text);
     /* a new data source (reassembled bytes), numbered from 1 in a PDU */
     void (*source)(void *ctx, int src, const char *name, const uint8_t *data,
@@ -185,7 +187,7 @@ typedef struct gw_protocol {
     int n_measures;
     const gw_option *options;
     int n_options;
-    /* conversation state */
+    /* conversation state: conv_init sets all conv_size bytes */
     size_t conv_size;
     void (*conv_init)(void *conv);
     void (*conv_free)(void *conv);
@@ -242,11 +244,19 @@ uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian);
 double gw_half_to_double(uint16_t h);
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
 
-/* a PDU's one-line summary, built piece by piece; never overflows */
+/* a PDU's one-line summary, built piece by piece; never overflows. When
+   the front end shows none (gw_sink.summary is NULL), `off` is set and
+   nothing is formatted. */
 typedef struct {
     char text[256];
     size_t len;
+    bool off;
 } gw_summary;
+static inline void gw_sink_summary(const gw_sink *sink, const char *text)
+{
+    if (sink->summary)
+        sink->summary(sink->ctx, text);
+}
 void gw_summary_add(gw_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* packet text fit for a summary line: valid UTF-8 kept, control characters
@@ -267,6 +277,11 @@ typedef struct {
     int src;                    /* current data source */
     const gw_finding_def *defs;
 } gw_emit;
+
+/* Does the front end show text, the summary and item labels? Not when
+   gw_sink.summary is NULL (pcaptool validate and stats): decoders then skip
+   formatting labels and pass NULL, which stands for the field's name. */
+static inline bool gw_emit_text(const gw_emit *e) { return e->sink->summary != NULL; }
 
 void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v);
 void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v);

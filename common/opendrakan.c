@@ -316,7 +316,7 @@ static void rest_as(od_ctx *x, int field)
     if (x->failed)
         return;
     gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
-    if (fields[field].type == GW_FT_STRING) {
+    if (fields[field].type == GW_FT_STRING && !x->sum.off) {
         char text[72];
         gw_clean_text(text, sizeof text, x->c.data + x->c.off, n, 48);
         gw_summary_add(&x->sum, " %s", text);
@@ -823,11 +823,12 @@ static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_
     od_ctx xs, *x = &xs;
     memset(x, 0, sizeof xs);
     x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->sum.off = !sink->summary;
     x->conv = conv;
     x->pi = pi;
     for (size_t off = 0; off < len;)
         off = packet(x, d, len, off);
-    sink->summary(sink->ctx, x->sum.text);
+    gw_sink_summary(sink, x->sum.text);
 }
 
 /* TCP framing: 3-byte header, the payload length; a type the variant does

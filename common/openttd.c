@@ -738,7 +738,7 @@ static void old_map(ottd_ctx *x)
 static void summary_text(ottd_ctx *x, int field, size_t max_chars, const char *fmt)
 {
     char text[256];
-    if (!x->seen[field] || !x->str[field])
+    if (!x->seen[field] || !x->str[field] || x->sum.off)
         return;
     gw_clean_text(text, sizeof text, x->str[field], x->str_len[field], max_chars);
     summary_add(x, fmt, text);
@@ -884,11 +884,12 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     ottd_conv *cv = conv;
     bool udp = pi->transport == GW_TRANSPORT_UDP;
     x->e = (gw_emit){.sink = sink, .defs = findings};
+    x->sum.off = !sink->summary;
     x->c = (gw_cursor){data, len, 0};
     x->conv = cv;
 
     if (!take_num(x, OF_SIZE, 2, false)) {
-        sink->summary(sink->ctx, "Truncated packet");
+        gw_sink_summary(sink, "Truncated packet");
         return;
     }
     unsigned size = (unsigned)x->val[OF_SIZE];
@@ -897,7 +898,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                         size < 3 ? "below the 3-byte header" : "the reserved high bit is set");
         take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
         summary_add(x, "Invalid size %u (%zu bytes skipped)", size, len);
-        sink->summary(sink->ctx, x->sum.text);
+        gw_sink_summary(sink, x->sum.text);
         return;
     }
     /* UDP: the size must match the datagram (TCP framing guarantees it) */
@@ -912,7 +913,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     } else {
         size_t type_off = x->c.off;
         if (!take_num(x, OF_TYPE, 1, false)) {
-            sink->summary(sink->ctx, "Truncated packet");
+            gw_sink_summary(sink, "Truncated packet");
                 return;
         }
         unsigned type = (unsigned)x->val[OF_TYPE];
@@ -930,7 +931,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         if (!udp)
             gw_emit_gen_u(&x->e, OF_VERSION, type_off, (uint64_t)version);
         gw_emit_gen_u(&x->e, OF_PACKET, type_off, (uint64_t)pk);
-        const char *pn = gw_value_name_of(packet_names, (uint32_t)pk);
+        const char *pn = packet_names[pk].name; /* the table is in enum order */
         if (pk == PK_UNKNOWN) {
             gw_emit_finding(&x->e, OE_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
                             udp ? "UDP" : gw_value_name_of(version_names, (uint32_t)version),
@@ -973,7 +974,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     else if (size < len && udp)
         gw_emit_finding(&x->e, OE_TRAILING, size, len - size, "%zu bytes after the packet's size",
                         len - size);
-    sink->summary(sink->ctx, x->sum.text);
+    gw_sink_summary(sink, x->sum.text);
 }
 
 static long ottd_pdu_length(const uint8_t *data, size_t avail)

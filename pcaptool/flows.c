@@ -2,7 +2,10 @@
 #include "flows.h"
 
 #include <glib.h>
+#include <stddef.h>
 #include <string.h>
+
+#define FLOWS_EPOCH 16384
 
 typedef struct {
     uint8_t l4, ipv;
@@ -21,7 +24,8 @@ typedef struct {
 
 struct flow_table {
     GHashTable *h; /* flow_key* -> flow* */
-    GQueue lru;    /* flows, most recently used first */
+    GQueue lru;    /* flows, most recently used first (to within an epoch) */
+    unsigned epoch, uses;  /* uses: lookups and additions */
     size_t state_bytes;
     tcp_budget tcp;
     flow_end_fn ended;
@@ -30,19 +34,35 @@ struct flow_table {
     unsigned n_expected;   /* slots used so far (then a ring) */
 };
 
+/* 8 bytes at a time, each mixed in by a multiply (as in MurmurHash3's
+   finaliser); the last, short word padded with zeros */
 static guint key_hash(gconstpointer k)
 {
     const uint8_t *p = k;
-    guint h = 2166136261u;
-    for (size_t i = 0; i < sizeof(flow_key); i++)
-        h = (h ^ p[i]) * 16777619u;
-    return h;
+    uint64_t h = 0x9e3779b97f4a7c15u, w;
+    size_t i = 0;
+    for (; i + 8 <= sizeof(flow_key); i += 8) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p + i, sizeof(flow_key) - i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 29;
+    return (guint)h;
 }
 
 static gboolean key_equal(gconstpointer a, gconstpointer b)
 {
     return memcmp(a, b, sizeof(flow_key)) == 0;
 }
+
+/* a flow and its key in one allocation: a lookup touches one place */
+typedef struct {
+    flow_key k;
+    flow f;
+} flow_entry;
 
 static void flow_destroy(gpointer v)
 {
@@ -53,7 +73,7 @@ static void flow_destroy(gpointer v)
     for (int d = 0; d < 2; d++)
         if (f->tcp[d])
             tcp_half_free(f->tcp[d]);
-    g_free(f);
+    g_free((flow_entry *)((char *)f - offsetof(flow_entry, f)));
 }
 
 static void make_key(const net_packet *pk, flow_key *k)
@@ -74,7 +94,7 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
     flow_table *t = g_new0(flow_table, 1);
     t->ended = ended;
     t->ended_ctx = ctx;
-    t->h = g_hash_table_new_full(key_hash, key_equal, g_free, flow_destroy);
+    t->h = g_hash_table_new_full(key_hash, key_equal, NULL, flow_destroy);
     g_queue_init(&t->lru);
     t->tcp.limit = TCP_BUDGET_DEFAULT;
     return t;
@@ -83,7 +103,7 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
 /* a fresh decoder state for p, or one linked to `parent` (gw_protocol.conv_link) */
 static void *new_state(const gw_protocol *p, const void *parent)
 {
-    void *s = g_malloc0(p->conv_size);
+    void *s = g_malloc(p->conv_size); /* conv_init sets every byte */
     p->conv_init(s);
     if (parent)
         p->conv_link(s, parent);
@@ -133,7 +153,12 @@ flow *flows_find(flow_table *t, const net_packet *pk)
     flow_key k;
     make_key(pk, &k);
     flow *f = g_hash_table_lookup(t->h, &k);
-    if (f && t->lru.head != &f->lru) {
+    if (++t->uses % FLOWS_EPOCH == 0)
+        t->epoch++;
+    /* a flow moves to the head at most once per epoch of FLOWS_EPOCH uses:
+       nearly least recently used order, at a fraction of the moves */
+    if (f && f->epoch != t->epoch) {
+        f->epoch = t->epoch;
         g_queue_unlink(&t->lru, &f->lru);
         g_queue_push_head_link(&t->lru, &f->lru);
     }
@@ -162,6 +187,8 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
     memcpy(f->resp_addr, reply ? pk->src : pk->dst, 16);
     f->init_port = reply ? pk->dport : pk->sport;
     f->resp_port = reply ? pk->sport : pk->dport;
+    net_format_endpoint(pk, reply, f->endpoint[0], sizeof f->endpoint[0]);
+    net_format_endpoint(pk, !reply, f->endpoint[1], sizeof f->endpoint[1]);
 }
 
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
@@ -170,9 +197,10 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     *evicted = 0;
     if (g_hash_table_size(t->h) >= FLOWS_MAX || t->state_bytes + p->conv_size > FLOWS_STATE_MAX)
         *evicted = evict(t);
-    flow_key *k = g_new(flow_key, 1);
+    flow_entry *fe = g_new0(flow_entry, 1);
+    flow_key *k = &fe->k;
     make_key(pk, k);
-    flow *f = g_new0(flow, 1);
+    flow *f = &fe->f;
     f->p = p;
     f->state = state ? state : new_state(p, NULL);
     f->ip_version = pk->ip_version;
@@ -184,6 +212,9 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
         f->tcp[1] = tcp_half_new(&t->tcp);
     }
     f->key = k;
+    if (++t->uses % FLOWS_EPOCH == 0)
+        t->epoch++;
+    f->epoch = t->epoch;
     f->lru.data = f;
     g_queue_push_head_link(&t->lru, &f->lru);
     t->state_bytes += p->conv_size;
@@ -201,14 +232,6 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk)
     for (int d = 0; d < 2; d++)
         if (f->tcp[d])
             tcp_half_reset(f->tcp[d]);
-}
-
-void flow_endpoint(const flow *f, int side, char *buf, size_t bufsz)
-{
-    net_packet pk = {.ip_version = f->ip_version};
-    memcpy(pk.src, side ? f->resp_addr : f->init_addr, 16);
-    pk.sport = side ? f->resp_port : f->init_port;
-    net_format_endpoint(&pk, 0, buf, bufsz);
 }
 
 int flow_direction(const flow *f, const net_packet *pk)

@@ -205,7 +205,28 @@ void net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz)
     char a[INET6_ADDRSTRLEN];
     const uint8_t *addr = dst ? p->dst : p->src;
     uint16_t port = dst ? p->dport : p->sport;
-    if (p->ip_version == 4) {
+    if (p->ip_version == 4 && bufsz >= 22) {
+        /* by hand: inet_ntop and snprintf cost more than the rest of a
+           short conversation's first packet */
+        char *o = buf;
+        for (int i = 0; i < 4; i++) {
+            unsigned v = addr[i];
+            if (v >= 100)
+                *o++ = (char)('0' + v / 100);
+            if (v >= 10)
+                *o++ = (char)('0' + v / 10 % 10);
+            *o++ = (char)('0' + v % 10);
+            *o++ = i < 3 ? '.' : ':';
+        }
+        char digits[5];
+        int n = 0;
+        do
+            digits[n++] = (char)('0' + port % 10);
+        while ((port /= 10) > 0);
+        while (n)
+            *o++ = digits[--n];
+        *o = '\0';
+    } else if (p->ip_version == 4) {
         inet_ntop(AF_INET, addr, a, sizeof a);
         snprintf(buf, bufsz, "%s:%u", a, port);
     } else {

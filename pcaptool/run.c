@@ -114,7 +114,7 @@ typedef struct {
     int64_t now;
     flow *f;
     int dir;
-    char src[64], dst[64];
+    const char *src, *dst; /* endpoints of the current PDU's sender and receiver */
     unsigned max_sev;
 } run_ctx;
 
@@ -127,7 +127,6 @@ static void raise_sev(run_ctx *r, unsigned sev)
 void run_ignore_item(void *ctx, const gw_item *it) { (void)ctx; (void)it; }
 void run_ignore_push(void *ctx) { (void)ctx; }
 void run_ignore_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
-void run_ignore_summary(void *ctx, const char *text) { (void)ctx; (void)text; }
 void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
 {
     (void)ctx; (void)src; (void)name; (void)data; (void)len;
@@ -200,10 +199,7 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
 {
     run_ctx *r = ctx;
     const gw_finding_def *d = &r->f->p->findings[finding];
-    char src[64], dst[64];
-    flow_endpoint(r->f, dir, src, sizeof src);
-    flow_endpoint(r->f, !dir, dst, sizeof dst);
-    out_meta m = {frame, time_ns, src, dst, 0};
+    out_meta m = {frame, time_ns, r->f->endpoint[dir], r->f->endpoint[!dir], 0};
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};
@@ -221,8 +217,8 @@ static void on_flow_end(flow *f, void *ctx)
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
-            flow_endpoint(f, d, r->src, sizeof r->src);
-            flow_endpoint(f, !d, r->dst, sizeof r->dst);
+            r->src = f->endpoint[d];
+            r->dst = f->endpoint[!d];
             tcp_half_finish(f->tcp[d], &ts);
         }
     }
@@ -264,16 +260,19 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
             snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
                      "state): the %u least recently used forgotten", FLOWS_MAX,
                      FLOWS_STATE_MAX >> 20, evicted);
-            net_format_endpoint(pk, 0, r->src, sizeof r->src);
-            net_format_endpoint(pk, 1, r->dst, sizeof r->dst);
+            char src[48], dst[48];
+            net_format_endpoint(pk, 0, src, sizeof src);
+            net_format_endpoint(pk, 1, dst, sizeof dst);
+            r->src = src;
+            r->dst = dst;
             run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
         }
     }
     f->last_seen_ns = r->now;
     r->f = f;
     r->dir = flow_direction(f, pk);
-    net_format_endpoint(pk, 0, r->src, sizeof r->src);
-    net_format_endpoint(pk, 1, r->dst, sizeof r->dst);
+    r->src = f->endpoint[r->dir];
+    r->dst = f->endpoint[!r->dir];
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,

@@ -47,7 +47,6 @@ int run_proto_index(const char *name, size_t len);
 void run_ignore_item(void *ctx, const gw_item *it);
 void run_ignore_push(void *ctx);
 void run_ignore_pop(void *ctx, size_t end);
-void run_ignore_summary(void *ctx, const char *text);
 void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len);
 
 /* where a file's PDUs and findings go */

@@ -1,0 +1,294 @@
+/* gen_bench.c - large captures for the benchmark and the memory checks.
+ *
+ *   gen_bench mixed OUT.pcap PACKETS CONCURRENT TEMPLATE...
+ *       Real conversations replayed many times over: every conversation of
+ *       the TEMPLATE captures, each copy with its own client address
+ *       (10.x.y.z; the server endpoints, the destinations of each
+ *       conversation's first packet, stay as captured, so GNE's UDP link
+ *       still matches its handshake), CONCURRENT copies under way at once,
+ *       each keeping its template's packet timing, until PACKETS packets.
+ *   gen_bench endless-tcp OUT.pcap CONVERSATIONS
+ *       OpenTTD connections (port 3979) that each start a 65535-byte packet
+ *       and send 60000 bytes of it in 40 segments, never finishing it.
+ *   gen_bench many-conversations OUT.pcap CONVERSATIONS
+ *       DNP conversations of two packets each (connection request and
+ *       accepting ack), each from its own address and port.
+ *   gen_bench dnp-long OUT.pcap CONVERSATIONS
+ *       DNP conversations that each send 17 parts of 60000 bytes of a long
+ *       message and never its last part.
+ *
+ * Output: classic pcap, Ethernet, IPv4. Written for the benchmark only
+ * (bench/bench.sh, bench/memory.sh); nothing here is a test. */
+#include <glib.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netparse.h"
+
+static FILE *out;
+static uint64_t n_written;
+
+static void w32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void be16(uint8_t *p, unsigned v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void be32(uint8_t *p, uint32_t v) { be16(p, v >> 16); be16(p + 2, v & 0xffff); }
+
+static void open_out(const char *path)
+{
+    out = fopen(path, "wb");
+    if (!out) {
+        perror(path);
+        exit(1);
+    }
+    setvbuf(out, NULL, _IOFBF, 1 << 20);
+    uint8_t h[24] = {0};
+    w32(h, 0xa1b2c3d4);
+    h[4] = 2; h[6] = 4;           /* version 2.4 */
+    w32(h + 16, 262144);          /* snaplen */
+    w32(h + 20, 1);               /* Ethernet */
+    fwrite(h, 1, 24, out);
+}
+
+/* one packet: IPv4 addresses in host order; TCP when tcp is set */
+static void put(uint64_t t_us, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, int tcp,
+                uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *data, size_t len)
+{
+    static uint8_t f[14 + 20 + 20 + 65536];
+    size_t l4 = tcp ? 20 : 8;
+    if (len > 65535 - 20 - l4)
+        len = 65535 - 20 - l4;
+    memset(f, 0, 14 + 20 + l4);
+    f[12] = 0x08;                                 /* IPv4 */
+    uint8_t *ip = f + 14;
+    ip[0] = 0x45; be16(ip + 2, (unsigned)(20 + l4 + len)); ip[8] = 64; ip[9] = tcp ? 6 : 17;
+    be32(ip + 12, src); be32(ip + 16, dst);
+    uint8_t *t = ip + 20;
+    be16(t, sport); be16(t + 2, dport);
+    if (tcp) {
+        be32(t + 4, seq); be32(t + 8, ack); t[12] = 5 << 4; t[13] = flags; be16(t + 14, 65535);
+    } else {
+        be16(t + 4, (unsigned)(8 + len));
+    }
+    memcpy(t + l4, data, len);
+    size_t n = 14 + 20 + l4 + len;
+    uint8_t rec[16];
+    w32(rec, (uint32_t)(t_us / 1000000)); w32(rec + 4, (uint32_t)(t_us % 1000000));
+    w32(rec + 8, (uint32_t)n); w32(rec + 12, (uint32_t)n);
+    fwrite(rec, 1, 16, out);
+    fwrite(f, 1, n, out);
+    n_written++;
+}
+
+/* ---- mixed: real conversations replayed ---------------------------------- */
+
+typedef struct {
+    uint64_t t_us;        /* since the template's first packet */
+    int tcp;
+    int src_client, dst_client; /* the endpoint is a client's: gets the copy's address */
+    uint32_t src, dst;    /* the captured addresses (IPv4), for server endpoints */
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint8_t flags;
+    uint8_t *data;
+    size_t len;
+} tpl_packet;
+
+typedef struct {
+    GArray *packets;      /* tpl_packet, in capture order */
+} template;
+
+typedef struct {
+    int tpl;
+    guint next;           /* next packet */
+    uint64_t start_us;
+    uint32_t client;      /* this copy's client address */
+} copy;
+
+static uint32_t ip4(const uint8_t *a) { return (uint32_t)a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3]; }
+
+static void load_template(template *t, const char *path)
+{
+    char err[PCAP_ERRBUF_SIZE];
+    pcap_t *pc = pcap_open_offline(path, err);
+    if (!pc) {
+        fprintf(stderr, "gen_bench: %s: %s\n", path, err);
+        exit(1);
+    }
+    int lt = pcap_datalink(pc);
+    t->packets = g_array_new(FALSE, TRUE, sizeof(tpl_packet));
+    GHashTable *servers = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTable *convs = g_hash_table_new(g_int64_hash, g_int64_equal);
+    static gint64 keys[1 << 16];
+    int n_keys = 0;
+    struct pcap_pkthdr *h;
+    const u_char *d;
+    uint64_t first = 0;
+    while (pcap_next_ex(pc, &h, &d) == 1) {
+        net_packet pk;
+        if (net_parse(lt, d, h->caplen, &pk) != NET_OK || pk.ip_version != 4)
+            continue;
+        uint64_t now = (uint64_t)h->ts.tv_sec * 1000000 + (uint64_t)h->ts.tv_usec;
+        if (!first)
+            first = now;
+        uint32_t s = ip4(pk.src), ds = ip4(pk.dst);
+        gint64 se = (gint64)s << 16 | pk.sport, de = (gint64)ds << 16 | pk.dport;
+        /* a conversation's key: its two endpoints, unordered */
+        gint64 ck = se < de ? se * 31 + de : de * 31 + se;
+        if (!g_hash_table_contains(convs, &ck) && n_keys + 2 < (int)G_N_ELEMENTS(keys)) {
+            keys[n_keys] = ck;
+            g_hash_table_add(convs, &keys[n_keys++]);
+            keys[n_keys] = de; /* its first packet's destination serves */
+            g_hash_table_add(servers, &keys[n_keys++]);
+        }
+        tpl_packet p = {.t_us = now - first, .tcp = pk.l4 == NET_TCP, .src = s, .dst = ds,
+                        .sport = pk.sport, .dport = pk.dport, .seq = pk.tcp_seq,
+                        .flags = pk.tcp_flags, .len = pk.payload_len};
+        p.src_client = !g_hash_table_contains(servers, &se);
+        p.dst_client = !g_hash_table_contains(servers, &de);
+        p.data = g_memdup2(pk.payload, pk.payload_len ? pk.payload_len : 1);
+        g_array_append_val(t->packets, p);
+    }
+    pcap_close(pc);
+    g_hash_table_destroy(servers);
+    g_hash_table_destroy(convs);
+}
+
+/* copies ordered by the time of their next packet (a binary heap) */
+static copy *heap;
+static int heap_n;
+static template *tpls;
+
+static uint64_t due(const copy *c)
+{
+    return c->start_us + g_array_index(tpls[c->tpl].packets, tpl_packet, c->next).t_us;
+}
+
+static void heap_down(int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < heap_n && due(&heap[l]) < due(&heap[m]))
+            m = l;
+        if (r < heap_n && due(&heap[r]) < due(&heap[m]))
+            m = r;
+        if (m == i)
+            return;
+        copy tmp = heap[i]; heap[i] = heap[m]; heap[m] = tmp;
+        i = m;
+    }
+}
+
+static void mixed(const char *path, uint64_t packets, int concurrent, int n_tpl, char **files)
+{
+    tpls = g_new0(template, n_tpl);
+    for (int i = 0; i < n_tpl; i++)
+        load_template(&tpls[i], files[i]);
+    open_out(path);
+    heap = g_new0(copy, concurrent);
+    uint32_t next_client = 0x0a000001; /* 10.0.0.1 */
+    uint64_t base = 1800000000ull * 1000000, now = base;
+    int next_tpl = 0;
+    for (heap_n = 0; heap_n < concurrent; heap_n++) {
+        /* starts spread over the first second */
+        heap[heap_n] = (copy){next_tpl, 0, base + (uint64_t)heap_n * 1000000 / (uint64_t)concurrent, next_client++};
+        next_tpl = (next_tpl + 1) % n_tpl;
+    }
+    for (int i = heap_n / 2; i >= 0; i--)
+        heap_down(i);
+    while (n_written < packets) {
+        copy *c = &heap[0];
+        const tpl_packet *p = &g_array_index(tpls[c->tpl].packets, tpl_packet, c->next);
+        now = due(c);
+        put(now, p->src_client ? c->client : p->src, p->sport, p->dst_client ? c->client : p->dst,
+            p->dport, p->tcp, p->seq, p->ack, p->flags, p->data, p->len);
+        if (++c->next == tpls[c->tpl].packets->len) {
+            *c = (copy){next_tpl, 0, now + 1, next_client++};
+            next_tpl = (next_tpl + 1) % n_tpl;
+            if ((next_client & 0xff) == 0)
+                next_client++;
+        }
+        heap_down(0);
+    }
+    fprintf(stderr, "gen_bench: %llu packets, %u conversation copies\n",
+            (unsigned long long)n_written, next_client - 0x0a000001);
+}
+
+/* ---- adversaries --------------------------------------------------------- */
+
+static void endless_tcp(uint64_t conversations)
+{
+    static uint8_t seg[1500];
+    uint64_t t = 1800000000ull * 1000000;
+    for (uint64_t i = 0; i < conversations; i++) {
+        uint32_t client = 0x0a000000 + (uint32_t)i + 1;
+        uint16_t port = (uint16_t)(40000 + i % 20000);
+        put(t++, client, port, 0x0a640001, 3979, 1, 1000, 0, 0x02, NULL, 0);
+        uint32_t seq = 1001;
+        for (int k = 0; k < 40; k++) {
+            memset(seg, 0x41, sizeof seg);
+            if (k == 0) { /* an OpenTTD packet of 65535 bytes: size, then type 0x10 */
+                seg[0] = 0xff; seg[1] = 0xff; seg[2] = 0x10;
+            }
+            put(t++, client, port, 0x0a640001, 3979, 1, seq, 1, 0x18, seg, sizeof seg);
+            seq += sizeof seg;
+        }
+    }
+}
+
+static void many_conversations(uint64_t conversations)
+{
+    /* DNP: connection request offering protocol 1; the accepting ack */
+    static const uint8_t req[] = {0x00, 0x01, 0x00, 0x01, 0x00};
+    static const uint8_t ack[] = {0x01, 0x00, 0x01, 0x00};
+    uint64_t t = 1800000000ull * 1000000;
+    for (uint64_t i = 0; i < conversations; i++) {
+        uint32_t client = 0x0a000000 + (uint32_t)(i / 50000) + 1;
+        uint16_t port = (uint16_t)(10000 + i % 50000);
+        put(t++, client, port, 0x0a640001, 3413, 0, 0, 0, 0, req, sizeof req);
+        put(t++, 0x0a640001, 3413, client, port, 0, 0, 0, 0, ack, sizeof ack);
+    }
+}
+
+static void dnp_long(uint64_t conversations)
+{
+    static uint8_t part[4 + 60000];
+    uint64_t t = 1800000000ull * 1000000;
+    for (uint64_t i = 0; i < conversations; i++) {
+        uint32_t client = 0x0a000000 + (uint32_t)i + 1;
+        for (unsigned k = 0; k < 17; k++) {
+            part[0] = 10;               /* reliable long message */
+            part[1] = (uint8_t)k; part[2] = 0;
+            part[3] = k == 0 ? 1 : 0;   /* first, never last */
+            put(t++, client, 50000, 0x0a640001, 3413, 0, 0, 0, 0, part, sizeof part);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 6 && !strcmp(argv[1], "mixed")) {
+        mixed(argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]), argc - 5, argv + 5);
+    } else if (argc == 4) {
+        uint64_t n = strtoull(argv[3], NULL, 10);
+        open_out(argv[2]);
+        if (!strcmp(argv[1], "endless-tcp"))
+            endless_tcp(n);
+        else if (!strcmp(argv[1], "many-conversations"))
+            many_conversations(n);
+        else if (!strcmp(argv[1], "dnp-long"))
+            dnp_long(n);
+        else
+            goto usage;
+    } else {
+    usage:
+        fprintf(stderr, "usage: gen_bench mixed OUT PACKETS CONCURRENT TEMPLATE...\n"
+                        "       gen_bench endless-tcp|many-conversations|dnp-long OUT CONVERSATIONS\n");
+        return 2;
+    }
+    if (fclose(out) != 0) {
+        perror("gen_bench");
+        return 1;
+    }
+    return 0;
+}
