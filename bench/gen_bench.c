@@ -1,15 +1,16 @@
 /* gen_bench.c - large captures for the benchmark and the memory checks.
  *
  *   gen_bench mixed OUT.pcap PACKETS CONCURRENT TEMPLATE...
- *       Real conversations replayed many times over: every conversation of
- *       the TEMPLATE captures, each copy with its own client address
- *       (10.x.y.z; the server endpoints, the destinations of each
- *       conversation's first packet, stay as captured, so GNE's UDP link
- *       still matches its handshake), CONCURRENT copies under way at once,
- *       each keeping its template's packet timing, until PACKETS packets.
+ *       Real conversations replayed many times over: CONCURRENT clients
+ *       (10.x.y.z), each replaying the conversations of one TEMPLATE
+ *       capture again and again with its template's packet timing (the
+ *       same players reconnecting), until PACKETS packets. The server
+ *       endpoints (the destinations of each conversation's first packet)
+ *       stay as captured, so GNE's UDP link still matches its handshake.
  *   gen_bench endless-tcp OUT.pcap CONVERSATIONS
- *       OpenTTD connections (port 3979) that each start a 65535-byte packet
- *       and send 60000 bytes of it in 40 segments, never finishing it.
+ *       OpenTTD connections (port 3979) that each start a 32767-byte packet
+ *       (the largest) and send 30000 bytes of it in 20 segments, never
+ *       finishing it.
  *   gen_bench many-conversations OUT.pcap CONVERSATIONS
  *       DNP conversations of two packets each (connection request and
  *       accepting ack), each from its own address and port.
@@ -189,6 +190,7 @@ static void mixed(const char *path, uint64_t packets, int concurrent, int n_tpl,
     uint32_t next_client = 0x0a000001; /* 10.0.0.1 */
     uint64_t base = 1800000000ull * 1000000, now = base;
     int next_tpl = 0;
+    unsigned long long replays = 0;
     for (heap_n = 0; heap_n < concurrent; heap_n++) {
         /* starts spread over the first second */
         heap[heap_n] = (copy){next_tpl, 0, base + (uint64_t)heap_n * 1000000 / (uint64_t)concurrent, next_client++};
@@ -202,16 +204,15 @@ static void mixed(const char *path, uint64_t packets, int concurrent, int n_tpl,
         now = due(c);
         put(now, p->src_client ? c->client : p->src, p->sport, p->dst_client ? c->client : p->dst,
             p->dport, p->tcp, p->seq, p->ack, p->flags, p->data, p->len);
-        if (++c->next == tpls[c->tpl].packets->len) {
-            *c = (copy){next_tpl, 0, now + 1, next_client++};
-            next_tpl = (next_tpl + 1) % n_tpl;
-            if ((next_client & 0xff) == 0)
-                next_client++;
+        if (++c->next == tpls[c->tpl].packets->len) { /* again, a second later */
+            c->next = 0;
+            c->start_us = now + 1000000;
+            replays++;
         }
         heap_down(0);
     }
-    fprintf(stderr, "gen_bench: %llu packets, %u conversation copies\n",
-            (unsigned long long)n_written, next_client - 0x0a000001);
+    fprintf(stderr, "gen_bench: %llu packets, %d clients, %llu replays\n",
+            (unsigned long long)n_written, concurrent, (unsigned long long)replays);
 }
 
 /* ---- adversaries --------------------------------------------------------- */
@@ -225,10 +226,10 @@ static void endless_tcp(uint64_t conversations)
         uint16_t port = (uint16_t)(40000 + i % 20000);
         put(t++, client, port, 0x0a640001, 3979, 1, 1000, 0, 0x02, NULL, 0);
         uint32_t seq = 1001;
-        for (int k = 0; k < 40; k++) {
+        for (int k = 0; k < 20; k++) {
             memset(seg, 0x41, sizeof seg);
-            if (k == 0) { /* an OpenTTD packet of 65535 bytes: size, then type 0x10 */
-                seg[0] = 0xff; seg[1] = 0xff; seg[2] = 0x10;
+            if (k == 0) { /* an OpenTTD packet of 32767 bytes: size, then type 0x10 */
+                seg[0] = 0xff; seg[1] = 0x7f; seg[2] = 0x10;
             }
             put(t++, client, port, 0x0a640001, 3979, 1, seq, 1, 0x18, seg, sizeof seg);
             seq += sizeof seg;

@@ -275,6 +275,8 @@ static void game_name(gne_ctx *x, uint8_t copy[32])
 
 static void emit_order(gne_ctx *x, size_t off)
 {
+    if (off > x->c.len) /* a message too short to hold the build it would sit on */
+        off = x->c.len;
     gw_emit_gen_u(&x->e, GF_BYTE_ORDER, off, x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
 }
 
