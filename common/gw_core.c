@@ -214,6 +214,8 @@ uint64_t gw_field_masked(const gw_field *f, uint64_t raw)
 static void emit(gw_emit *e, int field, size_t off, size_t len, gw_value v,
                  unsigned flags, const char *label)
 {
+    if (!e->sink->item)
+        return;
     gw_item it = {.field = field, .src = e->src, .off = off, .len = len,
                   .v = v, .flags = flags, .label = label};
     e->sink->item(e->sink->ctx, &it);
@@ -267,12 +269,14 @@ void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *la
 
 void gw_emit_push(gw_emit *e)
 {
-    e->sink->push(e->sink->ctx);
+    if (e->sink->push)
+        e->sink->push(e->sink->ctx);
 }
 
 void gw_emit_pop(gw_emit *e, size_t end)
 {
-    e->sink->pop(e->sink->ctx, end);
+    if (e->sink->pop)
+        e->sink->pop(e->sink->ctx, end);
 }
 
 static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, va_list ap)

@@ -99,6 +99,8 @@ typedef struct {
 
 typedef struct gw_sink {
     void *ctx;
+    /* item, push and pop may be NULL: a front end that wants no fields
+       (pcaptool validate) */
     void (*item)(void *ctx, const gw_item *it);
     /* the last item becomes the head of a subtree until pop() */
     void (*push)(void *ctx);

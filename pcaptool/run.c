@@ -124,9 +124,6 @@ static void raise_sev(run_ctx *r, unsigned sev)
         r->max_sev = sev;
 }
 
-void run_ignore_item(void *ctx, const gw_item *it) { (void)ctx; (void)it; }
-void run_ignore_push(void *ctx) { (void)ctx; }
-void run_ignore_pop(void *ctx, size_t end) { (void)ctx; (void)end; }
 void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
 {
     (void)ctx; (void)src; (void)name; (void)data; (void)len;

@@ -43,10 +43,7 @@ bool run_parse_option(const char *arg);
 /* index of a protocol in gw_protocols[] by name (len bytes), or -1 */
 int run_proto_index(const char *name, size_t len);
 
-/* sink callbacks for a consumer that has no use for an event */
-void run_ignore_item(void *ctx, const gw_item *it);
-void run_ignore_push(void *ctx);
-void run_ignore_pop(void *ctx, size_t end);
+/* the source() callback of a consumer that has no use for reassembled data */
 void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len);
 
 /* where a file's PDUs and findings go */

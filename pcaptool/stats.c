@@ -368,7 +368,7 @@ int cmd_stats(int argc, char **argv)
         stats_ctx x = {.rng = 1};
         x.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
-        x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = run_ignore_push, .pop = run_ignore_pop,
+        x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = NULL, .pop = NULL,
                            .finding = on_finding, .summary = NULL, .source = run_ignore_source,
                            .expect = on_expect};
         run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding};

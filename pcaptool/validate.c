@@ -236,7 +236,7 @@ static void validate_one(const run_options *o, report *r)
 {
     validator *v = g_new0(validator, 1);
     v->r = r;
-    v->sink = (gw_sink){.ctx = v, .item = run_ignore_item, .push = run_ignore_push, .pop = run_ignore_pop,
+    v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
                         .finding = v_finding, .summary = NULL, .source = run_ignore_source,
                         .expect = v_expect};
     run_consumer c = {v, v_begin, v_end, v_other};
