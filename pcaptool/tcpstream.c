@@ -104,11 +104,11 @@ static size_t cut(tcp_half *h, const gw_protocol *p, const uint8_t *d, size_t le
    given back once empty, so that idle conversations hold little */
 static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
 {
+    if (h->buf->len > h->buf_peak)
+        h->buf_peak = h->buf->len;
     size_t used = cut(h, p, h->buf->data, h->buf->len, out);
     if (used)
         g_byte_array_remove_range(h->buf, 0, (guint)used);
-    if (h->buf->len > h->buf_peak)
-        h->buf_peak = h->buf->len;
     if (h->buf->len == 0 && h->buf_peak > 4096) {
         g_byte_array_free(h->buf, TRUE);
         h->buf = g_byte_array_new();
@@ -190,6 +190,11 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                 /* nothing waits for the missing bytes, or the PDU that does
                    cannot complete: resume here */
                 skip_gap(h, seq, out, TCP_EV_GAP);
+            } else if (h->budget->used + len > h->budget->limit) {
+                /* no room to keep an early segment: the PDU waiting for
+                   the missing bytes is given up, resume here */
+                skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT);
+                drop_early(h, h->early->len);
             } else {
                 store_early(h, seq, data, len);
                 if (h->early_bytes > TCP_OOO_MAX) {

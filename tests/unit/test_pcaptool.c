@@ -222,3 +222,24 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
     tcp_half_free(c);
     cr_assert_eq(b.used, 0);
 }
+
+/* an early (out-of-order) segment that would pass the budget is not kept:
+   the PDU waiting for the missing bytes is given up and the stream resumes
+   at that segment */
+Test(tcpstream, early_segment_over_budget_resumes_there)
+{
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_budget b = {.limit = 100};
+    tcp_half *a = tcp_half_new(&b);
+    tcp_sink out = {count_pdu, count_event, NULL};
+    uint8_t seg[60] = {0xe8, 0x03, 0x06};
+    tcp_half_segment(a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    cr_assert_eq(b.used, 60);
+    /* bytes 1060..1079 missing; 50 bytes from 1080 */
+    tcp_half_segment(a, &gw_openttd_protocol, 1080, TCP_ACK, seg, 50, &out);
+    cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
+    cr_assert_eq(tcp_event_bytes, 20, "the 20 missing bytes");
+    cr_assert_eq(b.used, 50, "the new segment, as the start of a PDU");
+    tcp_half_free(a);
+    cr_assert_eq(b.used, 0);
+}
