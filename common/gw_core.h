@@ -136,6 +136,20 @@ typedef struct {
 
 /* ---- per-PDU context handed to every decoder --------------------------- */
 
+/* A capture time in nanoseconds from seconds and nanoseconds as a capture
+   file gives them, kept within 0..2^62 so that the difference of any two
+   fits in an int64_t: a damaged file's timestamps may be anything. */
+static inline int64_t gw_time_ns(int64_t sec, int64_t nsec)
+{
+    if (sec < 0)
+        return 0;
+    if (sec >= (INT64_C(1) << 62) / 1000000000)
+        return INT64_C(1) << 62;
+    if (nsec < 0 || nsec > 999999999)
+        nsec = nsec < 0 ? 0 : 999999999;
+    return sec * 1000000000 + nsec;
+}
+
 typedef struct {
     uint32_t frame;  /* 1-based frame number */
     int64_t time_ns; /* capture time, nanoseconds since the epoch */

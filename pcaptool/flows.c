@@ -119,29 +119,21 @@ static void drop_expectation(expectation *e)
     }
 }
 
-typedef struct {
-    flow_table *t;
-    int64_t before; /* flows last seen before this end; INT64_MAX: all */
-} end_args;
-
-/* g_hash_table_foreach_remove: the flows idle since `before` end */
-static gboolean end_idle(gpointer k, gpointer v, gpointer u)
+/* g_hash_table_foreach_remove: every flow ends (the end of the capture) */
+static gboolean end_flow(gpointer k, gpointer v, gpointer u)
 {
     (void)k;
-    end_args *a = u;
+    flow_table *t = u;
     flow *f = v;
-    if (f->last_seen_ns >= a->before)
-        return FALSE;
-    a->t->ended(f, a->t->ended_ctx);
-    g_queue_unlink(&a->t->lru, &f->lru);
-    a->t->state_bytes -= f->p->conv_size;
+    t->ended(f, t->ended_ctx);
+    g_queue_unlink(&t->lru, &f->lru);
+    t->state_bytes -= f->p->conv_size;
     return TRUE;
 }
 
 void flows_free(flow_table *t)
 {
-    end_args all = {t, INT64_MAX};
-    g_hash_table_foreach_remove(t->h, end_idle, &all);
+    g_hash_table_foreach_remove(t->h, end_flow, t);
     for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
         drop_expectation(&t->expected[i]);
     g_hash_table_destroy(t->h);

@@ -311,8 +311,7 @@ int run_pcap(const run_options *o, pcap_t *pc, const char *path, const run_consu
         net_packet pk;
         if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK)
             continue;
-        /* in unsigned arithmetic: a damaged pcapng timestamp may not fit */
-        r.now = (int64_t)((uint64_t)hdr->ts.tv_sec * 1000000000u + (uint64_t)hdr->ts.tv_usec);
+        r.now = gw_time_ns(hdr->ts.tv_sec, hdr->ts.tv_usec); /* nanoseconds: NANO precision */
         packet(&r, flows, &pk);
     }
     flows_free(flows);

@@ -417,7 +417,7 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
         ws_conv *conv = get_conv(wp, pinfo);
         gw_pdu_info pi = {
             .frame = pinfo->num,
-            .time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs,
+            .time_ns = gw_time_ns(pinfo->abs_ts.secs, pinfo->abs_ts.nsecs),
             .dir = conv_direction(conv, pinfo),
             .transport = transport,
         };

@@ -243,3 +243,14 @@ Test(tcpstream, early_segment_over_budget_resumes_there)
     tcp_half_free(a);
     cr_assert_eq(b.used, 0);
 }
+
+/* capture times stay within 0..2^62 ns, so that any two subtract safely */
+Test(run, capture_time_is_clamped)
+{
+    cr_assert_eq(gw_time_ns(5, 7), 5000000007);
+    cr_assert_eq(gw_time_ns(-1, 5), 0);
+    cr_assert_eq(gw_time_ns(4611686018, 0), INT64_C(1) << 62, "2^62 / 10^9 s and beyond");
+    cr_assert_eq(gw_time_ns(4611686017, 0), INT64_C(4611686017000000000));
+    cr_assert_eq(gw_time_ns(1, 2000000000), 1999999999, "nanoseconds past a second");
+    cr_assert_eq(gw_time_ns(1, -3), 1000000000);
+}
