@@ -145,8 +145,10 @@ static inline int64_t gw_time_ns(int64_t sec, int64_t nsec)
         return 0;
     if (sec >= (INT64_C(1) << 62) / 1000000000)
         return INT64_C(1) << 62;
-    if (nsec < 0 || nsec > 999999999)
-        nsec = nsec < 0 ? 0 : 999999999;
+    if (nsec < 0)
+        nsec = 0;
+    if (nsec > 999999999)
+        nsec = 999999999;
     return sec * 1000000000 + nsec;
 }
 

@@ -64,16 +64,21 @@ typedef struct {
     flow f;
 } flow_entry;
 
+static flow_entry *entry_of(flow *f)
+{
+    return (flow_entry *)((char *)f - offsetof(flow_entry, f));
+}
+
 static void flow_destroy(gpointer v)
 {
     flow *f = v;
-    /* its table's recency list and state count are kept by the caller */
+    /* its table's recency list and state count are kept by forget() */
     f->p->conv_free(f->state);
     g_free(f->state);
     for (int d = 0; d < 2; d++)
         if (f->tcp[d])
             tcp_half_free(f->tcp[d]);
-    g_free((flow_entry *)((char *)f - offsetof(flow_entry, f)));
+    g_free(entry_of(f));
 }
 
 static void make_key(const net_packet *pk, flow_key *k)
@@ -119,16 +124,31 @@ static void drop_expectation(expectation *e)
     }
 }
 
+/* a flow ends: announced, then out of the recency list and the state count
+   (the caller removes it from the hash table, which frees it) */
+static void forget(flow_table *t, flow *f)
+{
+    t->ended(f, t->ended_ctx);
+    g_queue_unlink(&t->lru, &f->lru);
+    t->state_bytes -= f->p->conv_size;
+}
+
 /* g_hash_table_foreach_remove: every flow ends (the end of the capture) */
 static gboolean end_flow(gpointer k, gpointer v, gpointer u)
 {
     (void)k;
-    flow_table *t = u;
-    flow *f = v;
-    t->ended(f, t->ended_ctx);
-    g_queue_unlink(&t->lru, &f->lru);
-    t->state_bytes -= f->p->conv_size;
+    forget(u, v);
     return TRUE;
+}
+
+/* one use of the table (a lookup or an addition): a new epoch every
+   FLOWS_EPOCH uses. A flow moves to the head of the recency list at most
+   once per epoch: nearly least recently used order, at a fraction of the
+   moves. */
+static void use(flow_table *t)
+{
+    if (++t->uses % FLOWS_EPOCH == 0)
+        t->epoch++;
 }
 
 void flows_free(flow_table *t)
@@ -145,10 +165,7 @@ flow *flows_find(flow_table *t, const net_packet *pk)
     flow_key k;
     make_key(pk, &k);
     flow *f = g_hash_table_lookup(t->h, &k);
-    if (++t->uses % FLOWS_EPOCH == 0)
-        t->epoch++;
-    /* a flow moves to the head at most once per epoch of FLOWS_EPOCH uses:
-       nearly least recently used order, at a fraction of the moves */
+    use(t);
     if (f && f->epoch != t->epoch) {
         f->epoch = t->epoch;
         g_queue_unlink(&t->lru, &f->lru);
@@ -163,10 +180,8 @@ static unsigned evict(flow_table *t)
     unsigned n = 0;
     while (t->lru.tail && n < FLOWS_EVICT_BATCH) {
         flow *f = t->lru.tail->data;
-        t->ended(f, t->ended_ctx);
-        g_queue_unlink(&t->lru, &f->lru);
-        t->state_bytes -= f->p->conv_size;
-        g_hash_table_remove(t->h, f->key);
+        forget(t, f);
+        g_hash_table_remove(t->h, &entry_of(f)->k);
         n++;
     }
     return n;
@@ -203,9 +218,7 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
         f->tcp[0] = tcp_half_new(&t->tcp);
         f->tcp[1] = tcp_half_new(&t->tcp);
     }
-    f->key = k;
-    if (++t->uses % FLOWS_EPOCH == 0)
-        t->epoch++;
+    use(t);
     f->epoch = t->epoch;
     f->lru.data = f;
     g_queue_push_head_link(&t->lru, &f->lru);

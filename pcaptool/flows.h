@@ -30,7 +30,6 @@ typedef struct {
     char endpoint[2][48]; /* "ip:port" of the initiator and responder */
     GList lru;         /* in the table's recency list (data: this flow) */
     unsigned epoch;    /* when it last moved to the head of that list */
-    const void *key;   /* its key in the table */
 } flow;
 
 typedef struct flow_table flow_table;
@@ -59,7 +58,6 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk);
 void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent);
 /* the expected conversation pk (UDP) belongs to, now claimed, or NULL */
 flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted);
-/* "ip:port" of the initiator (0) or responder (1): f->endpoint[side] */
 /* 0 when pk was sent by the initiator */
 int flow_direction(const flow *f, const net_packet *pk);
 

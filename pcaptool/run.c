@@ -156,8 +156,8 @@ static void run_finding(run_ctx *r, int index, const char *msg)
 {
     const gw_finding_def *d = &run_findings[index];
     out_meta m = {r->frame, r->now, r->src, r->dst, 0};
-    const char *proto = index == RUN_F_CONVERSATIONS_EVICTED ? "capture" : "tcp";
-    out_finding fd = {.proto = proto, .short_name = index == RUN_F_CONVERSATIONS_EVICTED ? "Capture" : "TCP",
+    bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
+    out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
     r->c->finding(r->c->ctx, NULL, index, &m, &fd);
     raise_sev(r, (unsigned)d->severity + 1);
@@ -233,13 +233,13 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     if (!tcp && pk->payload_len == 0)
         return;
     flow *f = flows_find(flows, pk);
+    unsigned evicted = 0;
     if (f) {
         if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
             r->now != f->last_seen_ns)
             flow_restart(flows, f, pk); /* a new connection reusing the ports (not a SYN
                                     retransmission in the same instant) */
     } else {
-        unsigned evicted = 0;
         if (!tcp) /* a UDP link announced by a decoder comes first */
             f = flows_add_expected(flows, pk, r->now, &evicted);
         if (!f) {
@@ -252,24 +252,19 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
                 return;
             f = flows_add(flows, pk, p, NULL, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
         }
-        if (evicted) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
-                     "state): the %u least recently used forgotten", FLOWS_MAX,
-                     FLOWS_STATE_MAX >> 20, evicted);
-            char src[48], dst[48];
-            net_format_endpoint(pk, 0, src, sizeof src);
-            net_format_endpoint(pk, 1, dst, sizeof dst);
-            r->src = src;
-            r->dst = dst;
-            run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
-        }
     }
     f->last_seen_ns = r->now;
     r->f = f;
     r->dir = flow_direction(f, pk);
     r->src = f->endpoint[r->dir];
     r->dst = f->endpoint[!r->dir];
+    if (evicted) { /* reported on this packet, the one that needed the room */
+        char msg[200];
+        snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
+                 "state): the %u least recently used forgotten", FLOWS_MAX,
+                 FLOWS_STATE_MAX >> 20, evicted);
+        run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
+    }
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,

@@ -164,6 +164,26 @@ FUZZ_FN void *fuzz_conv_new(const gw_protocol *p)
     return s;
 }
 
+/* a heap copy of exactly n bytes, so that a read past them is caught */
+FUZZ_FN uint8_t *fuzz_copy(const uint8_t *data, size_t n)
+{
+    uint8_t *c = malloc(n ? n : 1);
+    memcpy(c, data, n);
+    return c;
+}
+
+/* one PDU, from its own heap copy: the heuristic sees it, then the decoder
+   decodes it with conv through the checking sink k */
+FUZZ_FN void fuzz_decode(fuzz_check *k, const gw_protocol *p, void *conv, const gw_pdu_info *pi,
+                         const uint8_t *data, size_t n)
+{
+    uint8_t *pdu = fuzz_copy(data, n);
+    if (p->heuristic)
+        (void)p->heuristic(pi->transport, pdu, n);
+    p->decode(conv, pi, pdu, n, fuzz_check_begin(k, p, pdu, n));
+    free(pdu);
+}
+
 /* set each option of p to the choice picked by two bits of `bits` */
 FUZZ_FN void fuzz_set_options(const gw_protocol *p, unsigned bits)
 {

@@ -55,16 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (want > 0 && (size_t)want <= len)
                 n = (size_t)want;
         }
-        uint8_t *pdu = malloc(n ? n : 1);
-        memcpy(pdu, data + at, n);
-        at += len;
-        if (p->heuristic)
-            (void)p->heuristic(transport, pdu, n);
         gw_pdu_info pi = {.frame = ++frame, .time_ns = now, .dir = head & 1, .transport = transport};
         void *target = (head & 2) && linked ? linked : conv;
         k.expected_parent = NULL;
-        p->decode(target, &pi, pdu, n, fuzz_check_begin(&k, p, pdu, n));
-        free(pdu);
+        fuzz_decode(&k, p, target, &pi, data + at, n);
+        at += len;
         /* a linked conversation announced: the newest replaces the last */
         if (k.expected_parent && p->conv_link) {
             void *fresh = fuzz_conv_new(p);

@@ -11,7 +11,8 @@
  *
  * Checked: every PDU handed on that the framing can measure has exactly the
  * length the framing gives; no more bytes come out than went in; each PDU is
- * then decoded (from its own heap copy) through the checking sink. */
+ * then decoded (from its own heap copy, the heuristic seeing it too)
+ * through the checking sink. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,10 @@ static void on_pdu(void *ctx, const uint8_t *data, size_t len)
         if (want > 0 && (size_t)want != len)
             fuzz_fail("PDU length differs from the framing's");
     }
-    uint8_t *pdu = malloc(len ? len : 1);
-    memcpy(pdu, data, len);
     fuzz_check k;
     gw_pdu_info pi = {.frame = t->frame, .time_ns = (int64_t)t->frame * 1000000, .dir = t->dir,
                       .transport = GW_TRANSPORT_TCP};
-    t->p->decode(t->conv, &pi, pdu, len, fuzz_check_begin(&k, t->p, pdu, len));
-    free(pdu);
+    fuzz_decode(&k, t->p, t->conv, &pi, data, len);
 }
 
 static void on_event(void *ctx, tcp_event ev, uint64_t bytes)
@@ -94,8 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             len = size - at;
         uint8_t flags = (uint8_t)(((head >> 1) & 1 ? TCP_FIN : 0) | ((head >> 2) & 1 ? TCP_SYN : 0) |
                                   ((head >> 3) & 1 ? TCP_RST : 0) | ((head >> 4) & 1 ? TCP_ACK : 0));
-        uint8_t *seg = malloc(len ? len : 1);
-        memcpy(seg, data + at, len);
+        uint8_t *seg = fuzz_copy(data + at, len);
         at += len;
         t.dir = dir;
         t.frame++;
