@@ -1,4 +1,7 @@
-/* flows.c - conversation table keyed by the unordered address/port pair. */
+/* flows.c - conversation table keyed by the unordered address/port pair:
+ * open addressing (linear probing, at most half full), each slot the key's
+ * hash and its entry, so a lookup touches the slot array once and the
+ * matching entry once. */
 #include "flows.h"
 
 #include <glib.h>
@@ -6,11 +9,13 @@
 #include <string.h>
 
 #define FLOWS_EPOCH 16384
+#define FLOWS_SLOTS_MIN 1024
 
+/* the two addresses (lower first) as four words, then transport, IP version
+   and the ports (the lower address's first) packed in the fifth: built and
+   compared by whole words */
 typedef struct {
-    uint8_t l4, ipv;
-    uint16_t port_a, port_b;
-    uint8_t addr_a[16], addr_b[16];
+    uint64_t w[5];
 } flow_key;
 
 typedef struct {
@@ -22,8 +27,21 @@ typedef struct {
     int owner_side;         /* the side of the owner in the new flow */
 } expectation;
 
+/* a flow and its key in one allocation: a lookup touches one place */
+typedef struct {
+    flow_key k;
+    flow f;
+} flow_entry;
+
+typedef struct {
+    uint64_t hash;
+    flow_entry *e;          /* NULL: free */
+} slot;
+
 struct flow_table {
-    GHashTable *h; /* flow_key* -> flow* */
+    slot *slots;
+    size_t mask;            /* slots - 1, a power of two minus one */
+    size_t n;               /* flows */
     GQueue lru;    /* flows, most recently used first (to within an epoch) */
     unsigned epoch, uses;  /* uses: lookups and additions */
     size_t state_bytes;
@@ -34,44 +52,98 @@ struct flow_table {
     unsigned n_expected;   /* slots used so far (then a ring) */
 };
 
-/* 8 bytes at a time, each mixed in by a multiply (as in MurmurHash3's
-   finaliser); the last, short word padded with zeros */
-static guint key_hash(gconstpointer k)
+static void make_key(const net_packet *pk, flow_key *k)
 {
-    const uint8_t *p = k;
-    uint64_t h = 0x9e3779b97f4a7c15u, w;
-    size_t i = 0;
-    for (; i + 8 <= sizeof(flow_key); i += 8) {
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, p + i, sizeof(flow_key) - i);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    uint64_t s[2], d[2];
+    memcpy(s, pk->src, 16);
+    memcpy(d, pk->dst, 16);
+    bool swap = s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : pk->sport > pk->dport;
+    const uint64_t *a = swap ? d : s, *b = swap ? s : d;
+    uint64_t port_a = swap ? pk->dport : pk->sport, port_b = swap ? pk->sport : pk->dport;
+    k->w[0] = a[0];
+    k->w[1] = a[1];
+    k->w[2] = b[0];
+    k->w[3] = b[1];
+    k->w[4] = (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 |
+              port_a << 16 | port_b << 32;
+}
+
+/* each word multiplied by its own odd constant (independent, so they run
+   side by side), then the sum avalanched as in MurmurHash3's finaliser */
+static uint64_t key_hash(const flow_key *k)
+{
+    uint64_t h = k->w[0] * 0x9e3779b97f4a7c15u + k->w[1] * 0xc2b2ae3d27d4eb4fu +
+                 k->w[2] * 0x165667b19e3779f9u + k->w[3] * 0xd6e8feb86659fd93u +
+                 k->w[4] * 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53u;
     h ^= h >> 29;
-    return (guint)h;
+    return h;
 }
 
-static gboolean key_equal(gconstpointer a, gconstpointer b)
+static bool key_equal(const flow_key *a, const flow_key *b)
 {
-    return memcmp(a, b, sizeof(flow_key)) == 0;
+    return ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2]) |
+            (a->w[3] ^ b->w[3]) | (a->w[4] ^ b->w[4])) == 0;
 }
-
-/* a flow and its key in one allocation: a lookup touches one place */
-typedef struct {
-    flow_key k;
-    flow f;
-} flow_entry;
 
 static flow_entry *entry_of(flow *f)
 {
     return (flow_entry *)((char *)f - offsetof(flow_entry, f));
 }
 
-static void flow_destroy(gpointer v)
+/* the slot holding key k (hash h), or the free slot where it would go */
+static slot *find_slot(const flow_table *t, const flow_key *k, uint64_t h)
 {
-    flow *f = v;
+    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        slot *s = &t->slots[i];
+        if (!s->e || (s->hash == h && key_equal(&s->e->k, k)))
+            return s;
+    }
+}
+
+static void resize(flow_table *t, size_t n_slots)
+{
+    slot *old = t->slots;
+    size_t old_n = old ? t->mask + 1 : 0;
+    t->slots = g_new0(slot, n_slots);
+    t->mask = n_slots - 1;
+    for (size_t i = 0; i < old_n; i++)
+        if (old[i].e)
+            *find_slot(t, &old[i].e->k, old[i].hash) = old[i];
+    g_free(old);
+}
+
+static void insert(flow_table *t, flow_entry *e)
+{
+    if ((t->n + 1) * 2 > t->mask + 1)
+        resize(t, (t->mask + 1) * 2);
+    uint64_t h = key_hash(&e->k);
+    *find_slot(t, &e->k, h) = (slot){h, e};
+    t->n++;
+}
+
+/* out of the slots; the ones after it in its probe run move back to keep
+   every run unbroken (no tombstones) */
+static void remove_entry(flow_table *t, const flow_entry *e)
+{
+    size_t i = key_hash(&e->k) & t->mask;
+    while (t->slots[i].e != e)
+        i = (i + 1) & t->mask;
+    for (size_t j = (i + 1) & t->mask; t->slots[j].e; j = (j + 1) & t->mask) {
+        size_t home = t->slots[j].hash & t->mask;
+        /* j's entry may fill the hole unless its home lies after the hole */
+        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
+            t->slots[i] = t->slots[j];
+            i = j;
+        }
+    }
+    t->slots[i].e = NULL;
+    t->n--;
+}
+
+static void flow_destroy(flow *f)
+{
     /* its table's recency list and state count are kept by forget() */
     f->p->conv_free(f->state);
     g_free(f->state);
@@ -81,25 +153,12 @@ static void flow_destroy(gpointer v)
     g_free(entry_of(f));
 }
 
-static void make_key(const net_packet *pk, flow_key *k)
-{
-    memset(k, 0, sizeof *k);
-    k->l4 = (uint8_t)pk->l4;
-    k->ipv = (uint8_t)pk->ip_version;
-    int c = memcmp(pk->src, pk->dst, 16);
-    bool swap = c > 0 || (c == 0 && pk->sport > pk->dport);
-    memcpy(k->addr_a, swap ? pk->dst : pk->src, 16);
-    memcpy(k->addr_b, swap ? pk->src : pk->dst, 16);
-    k->port_a = swap ? pk->dport : pk->sport;
-    k->port_b = swap ? pk->sport : pk->dport;
-}
-
 flow_table *flows_new(flow_end_fn ended, void *ctx)
 {
     flow_table *t = g_new0(flow_table, 1);
     t->ended = ended;
     t->ended_ctx = ctx;
-    t->h = g_hash_table_new_full(key_hash, key_equal, NULL, flow_destroy);
+    resize(t, FLOWS_SLOTS_MIN);
     g_queue_init(&t->lru);
     t->tcp.limit = TCP_BUDGET_DEFAULT;
     return t;
@@ -124,21 +183,15 @@ static void drop_expectation(expectation *e)
     }
 }
 
-/* a flow ends: announced, then out of the recency list and the state count
-   (the caller removes it from the hash table, which frees it) */
+/* a flow ends: announced, then out of the recency list, the state count
+   and the table, and freed */
 static void forget(flow_table *t, flow *f)
 {
     t->ended(f, t->ended_ctx);
     g_queue_unlink(&t->lru, &f->lru);
     t->state_bytes -= f->p->conv_size;
-}
-
-/* g_hash_table_foreach_remove: every flow ends (the end of the capture) */
-static gboolean end_flow(gpointer k, gpointer v, gpointer u)
-{
-    (void)k;
-    forget(u, v);
-    return TRUE;
+    remove_entry(t, entry_of(f));
+    flow_destroy(f);
 }
 
 /* one use of the table (a lookup or an addition): a new epoch every
@@ -153,10 +206,13 @@ static void use(flow_table *t)
 
 void flows_free(flow_table *t)
 {
-    g_hash_table_foreach_remove(t->h, end_flow, t);
+    /* least recently used first: in a capture of fewer than FLOWS_EPOCH
+       packets (no flow ever moved), the order they began in */
+    while (t->lru.tail)
+        forget(t, t->lru.tail->data);
     for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
         drop_expectation(&t->expected[i]);
-    g_hash_table_destroy(t->h);
+    g_free(t->slots);
     g_free(t);
 }
 
@@ -164,7 +220,8 @@ flow *flows_find(flow_table *t, const net_packet *pk)
 {
     flow_key k;
     make_key(pk, &k);
-    flow *f = g_hash_table_lookup(t->h, &k);
+    flow_entry *e = find_slot(t, &k, key_hash(&k))->e;
+    flow *f = e ? &e->f : NULL;
     use(t);
     if (f && f->epoch != t->epoch) {
         f->epoch = t->epoch;
@@ -179,9 +236,7 @@ static unsigned evict(flow_table *t)
 {
     unsigned n = 0;
     while (t->lru.tail && n < FLOWS_EVICT_BATCH) {
-        flow *f = t->lru.tail->data;
-        forget(t, f);
-        g_hash_table_remove(t->h, &entry_of(f)->k);
+        forget(t, t->lru.tail->data);
         n++;
     }
     return n;
@@ -202,7 +257,7 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
                 int64_t now_ns, bool reply, unsigned *evicted)
 {
     *evicted = 0;
-    if (g_hash_table_size(t->h) >= FLOWS_MAX || t->state_bytes + p->conv_size > FLOWS_STATE_MAX)
+    if (t->n >= FLOWS_MAX || t->state_bytes + p->conv_size > FLOWS_STATE_MAX)
         *evicted = evict(t);
     flow_entry *fe = g_new0(flow_entry, 1);
     flow_key *k = &fe->k;
@@ -223,7 +278,7 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     f->lru.data = f;
     g_queue_push_head_link(&t->lru, &f->lru);
     t->state_bytes += p->conv_size;
-    g_hash_table_insert(t->h, k, f);
+    insert(t, fe);
     return f;
 }
 
