@@ -405,10 +405,11 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                 return -1;
             }
             if (x) {
-                char label[48];
-                snprintf(label, sizeof label, "%s%s", object_states[s].name, jump ? " (jump)" : "");
+                char label[48] = "";
+                if (gw_emit_text(&x->e))
+                    snprintf(label, sizeof label, "%s%s", object_states[s].name, jump ? " (jump)" : "");
                 size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
-                gw_emit_label(&x->e, EF_STATE, base + at, is_bool ? 1 : n, label);
+                gw_emit_label(&x->e, EF_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
                 gw_emit_push(&x->e);
                 gw_emit_u(&x->e, EF_JUMP, base + masks + 1, 1, jump);
                 if (is_bool) {

@@ -503,12 +503,14 @@ typedef struct {
     ottd_conv *conv;
     int version;
     bool failed;
-    /* the last value of each numeric field and string, for summaries */
-    uint64_t val[OF_COUNT];
     bool seen[OF_COUNT];
+    /* not cleared for each PDU (it is large): */
+    gw_summary sum;
+    /* the last value of each numeric field and string, for summaries and
+       checks: read only where seen[] says it was set in this PDU */
+    uint64_t val[OF_COUNT];
     const uint8_t *str[OF_COUNT];
     size_t str_len[OF_COUNT];
-    gw_summary sum;
 } ottd_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->sum, __VA_ARGS__)
@@ -880,7 +882,9 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                         const gw_sink *sink)
 {
     ottd_ctx xs, *x = &xs;
-    memset(x, 0, sizeof xs);
+    memset(x, 0, offsetof(ottd_ctx, sum));
+    x->sum.len = 0;
+    x->sum.text[0] = '\0';
     ottd_conv *cv = conv;
     bool udp = pi->transport == GW_TRANSPORT_UDP;
     x->e = (gw_emit){.sink = sink, .defs = findings};

@@ -147,9 +147,9 @@ static void flow_destroy(flow *f)
     /* its table's recency list and state count are kept by forget() */
     f->p->conv_free(f->state);
     g_free(f->state);
-    for (int d = 0; d < 2; d++)
-        if (f->tcp[d])
-            tcp_half_free(f->tcp[d]);
+    if (f->l4 == NET_TCP)
+        for (int d = 0; d < 2; d++)
+            tcp_half_release(&f->tcp[d]);
     g_free(entry_of(f));
 }
 
@@ -270,8 +270,8 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     set_endpoints(f, pk, reply);
     f->last_seen_ns = now_ns;
     if (pk->l4 == NET_TCP) {
-        f->tcp[0] = tcp_half_new(&t->tcp);
-        f->tcp[1] = tcp_half_new(&t->tcp);
+        tcp_half_init(&f->tcp[0], &t->tcp);
+        tcp_half_init(&f->tcp[1], &t->tcp);
     }
     use(t);
     f->epoch = t->epoch;
@@ -289,9 +289,9 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk)
     memset(f->state, 0, f->p->conv_size);
     f->p->conv_init(f->state);
     set_endpoints(f, pk, false);
-    for (int d = 0; d < 2; d++)
-        if (f->tcp[d])
-            tcp_half_reset(f->tcp[d]);
+    if (f->l4 == NET_TCP)
+        for (int d = 0; d < 2; d++)
+            tcp_half_reset(&f->tcp[d]);
 }
 
 int flow_direction(const flow *f, const net_packet *pk)

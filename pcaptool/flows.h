@@ -23,13 +23,13 @@ typedef struct {
     const gw_protocol *p;
     void *state;
     int ip_version, l4;
+    unsigned epoch;    /* when it last moved to the head of the recency list */
+    GList lru;         /* in the table's recency list (data: this flow) */
+    int64_t last_seen_ns;
     uint8_t init_addr[16], resp_addr[16];
     uint16_t init_port, resp_port;
-    int64_t last_seen_ns;
-    tcp_half *tcp[2];  /* TCP: the byte stream of each direction */
+    tcp_half tcp[2];   /* TCP (l4 NET_TCP): the byte stream of each direction */
     char endpoint[2][48]; /* "ip:port" of the initiator and responder */
-    GList lru;         /* in the table's recency list (data: this flow) */
-    unsigned epoch;    /* when it last moved to the head of that list */
 } flow;
 
 typedef struct flow_table flow_table;

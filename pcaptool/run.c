@@ -210,13 +210,13 @@ static void on_flow_end(flow *f, void *ctx)
 {
     run_ctx *r = ctx;
     r->f = f;
-    if (f->tcp[0]) {
+    if (f->l4 == NET_TCP) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
             r->src = f->endpoint[d];
             r->dst = f->endpoint[!d];
-            tcp_half_finish(f->tcp[d], &ts);
+            tcp_half_finish(&f->tcp[d], &ts);
         }
     }
     if (f->p->conv_end) {
@@ -267,7 +267,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     }
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
-        tcp_half_segment(f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,
+        tcp_half_segment(&f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,
                          pk->payload_len, &ts);
     } else {
         decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);

@@ -10,42 +10,46 @@ typedef struct {
     uint8_t *data;
 } early_seg;
 
-struct tcp_half {
-    bool started, closed;
-    uint32_t next_seq;     /* next byte expected */
-    GByteArray *buf;       /* bytes of the PDU under way (ends at next_seq) */
-    long pending_len;      /* its length once known, else 0 */
-    GArray *early;         /* early_seg, sorted by seq */
-    size_t early_bytes;
-    tcp_budget *budget;    /* shared by the halves of a flow table */
-    size_t held;           /* what this half counts in budget->used */
-    size_t buf_peak;       /* longest buf since it was last made anew */
-};
+static size_t early_count(const tcp_half *h) { return h->early ? h->early->len : 0; }
 
 /* bring budget->used up to date with what this half holds */
 static void account(tcp_half *h)
 {
-    size_t now = h->buf->len + h->early_bytes;
+    size_t now = h->buf_len + h->early_bytes;
     h->budget->used = h->budget->used - h->held + now;
     h->held = now;
 }
 
 static int32_t seq_diff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 
-tcp_half *tcp_half_new(tcp_budget *budget)
+static void buf_append(tcp_half *h, const uint8_t *data, size_t len)
 {
-    tcp_half *h = g_new0(tcp_half, 1);
-    h->budget = budget;
-    h->buf = g_byte_array_new();
-    h->early = g_array_new(FALSE, FALSE, sizeof(early_seg));
-    return h;
+    if (len == 0)
+        return;
+    if (h->buf_len + len > h->buf_cap) {
+        size_t cap = h->buf_cap ? h->buf_cap : 256;
+        while (cap < h->buf_len + len)
+            cap *= 2;
+        h->buf = g_realloc(h->buf, cap);
+        h->buf_cap = cap;
+    }
+    memcpy(h->buf + h->buf_len, data, len);
+    h->buf_len += len;
 }
 
-static void drop_early(tcp_half *h, guint upto)
+void tcp_half_init(tcp_half *h, tcp_budget *budget)
 {
+    memset(h, 0, sizeof *h);
+    h->budget = budget;
+}
+
+static void drop_early(tcp_half *h, size_t upto)
+{
+    if (!h->early)
+        return;
     for (guint i = 0; i < upto; i++)
         g_free(g_array_index(h->early, early_seg, i).data);
-    g_array_remove_range(h->early, 0, upto);
+    g_array_remove_range(h->early, 0, (guint)upto);
     h->early_bytes = 0;
     for (guint i = 0; i < h->early->len; i++)
         h->early_bytes += g_array_index(h->early, early_seg, i).len;
@@ -53,21 +57,20 @@ static void drop_early(tcp_half *h, guint upto)
 
 void tcp_half_reset(tcp_half *h)
 {
-    drop_early(h, h->early->len);
-    g_byte_array_set_size(h->buf, 0);
+    drop_early(h, early_count(h));
+    h->buf_len = 0;
     h->started = h->closed = false;
     h->pending_len = 0;
     account(h);
 }
 
-void tcp_half_free(tcp_half *h)
+void tcp_half_release(tcp_half *h)
 {
-    drop_early(h, h->early->len);
-    g_byte_array_set_size(h->buf, 0);
-    account(h);
-    g_array_free(h->early, TRUE);
-    g_byte_array_free(h->buf, TRUE);
-    g_free(h);
+    tcp_half_reset(h);
+    if (h->early)
+        g_array_free(h->early, TRUE);
+    g_free(h->buf);
+    tcp_half_init(h, h->budget);
 }
 
 /* hand on the complete PDUs at the start of d[0..len); returns the bytes
@@ -104,32 +107,34 @@ static size_t cut(tcp_half *h, const gw_protocol *p, const uint8_t *d, size_t le
    given back once empty, so that idle conversations hold little */
 static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
 {
-    if (h->buf->len > h->buf_peak)
-        h->buf_peak = h->buf->len;
-    size_t used = cut(h, p, h->buf->data, h->buf->len, out);
-    if (used)
-        g_byte_array_remove_range(h->buf, 0, (guint)used);
-    if (h->buf->len == 0 && h->buf_peak > 4096) {
-        g_byte_array_free(h->buf, TRUE);
-        h->buf = g_byte_array_new();
-        h->buf_peak = 0;
+    if (h->buf_len > h->buf_peak)
+        h->buf_peak = h->buf_len;
+    size_t used = cut(h, p, h->buf, h->buf_len, out);
+    if (used) {
+        memmove(h->buf, h->buf + used, h->buf_len - used);
+        h->buf_len -= used;
+    }
+    if (h->buf_len == 0 && h->buf_peak > 4096) {
+        g_free(h->buf);
+        h->buf = NULL;
+        h->buf_cap = h->buf_peak = 0;
     }
 }
 
 /* append in-order bytes, then any early segments that now fit */
 static void append(tcp_half *h, const uint8_t *data, size_t len)
 {
-    g_byte_array_append(h->buf, data, (guint)len);
+    buf_append(h, data, len);
     h->next_seq += (uint32_t)len;
     guint i = 0;
-    while (i < h->early->len) {
+    while (i < early_count(h)) {
         early_seg *s = &g_array_index(h->early, early_seg, i);
         int32_t d = seq_diff(s->seq, h->next_seq);
         if (d > 0)
             break;
         int64_t skip = -(int64_t)d;
         if (skip < s->len) {
-            g_byte_array_append(h->buf, s->data + skip, (guint)(s->len - skip));
+            buf_append(h, s->data + skip, s->len - skip);
             h->next_seq += (uint32_t)(s->len - skip);
         }
         i++;
@@ -140,6 +145,8 @@ static void append(tcp_half *h, const uint8_t *data, size_t len)
 
 static void store_early(tcp_half *h, uint32_t seq, const uint8_t *data, size_t len)
 {
+    if (!h->early)
+        h->early = g_array_new(FALSE, FALSE, sizeof(early_seg));
     guint i = 0;
     while (i < h->early->len && seq_diff(g_array_index(h->early, early_seg, i).seq, seq) < 0)
         i++;
@@ -155,7 +162,7 @@ static void store_early(tcp_half *h, uint32_t seq, const uint8_t *data, size_t l
 static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event why)
 {
     out->event(out->ctx, why, (uint64_t)(uint32_t)seq_diff(seq, h->next_seq));
-    g_byte_array_set_size(h->buf, 0);
+    h->buf_len = 0;
     h->pending_len = 0;
     h->next_seq = seq;
 }
@@ -183,10 +190,10 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
             d = 0;
         }
         if (d > 0) {
-            uint32_t buf_start = h->next_seq - h->buf->len;
+            uint32_t buf_start = h->next_seq - h->buf_len;
             bool past_pending = h->pending_len > 0 &&
                                 seq_diff(seq, buf_start + (uint32_t)h->pending_len) >= 0;
-            if (h->buf->len == 0 || past_pending) {
+            if (h->buf_len == 0 || past_pending) {
                 /* nothing waits for the missing bytes, or the PDU that does
                    cannot complete: resume here */
                 skip_gap(h, seq, out, TCP_EV_GAP);
@@ -194,7 +201,7 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                 /* no room to keep an early segment: the PDU waiting for
                    the missing bytes is given up, resume here */
                 skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT);
-                drop_early(h, h->early->len);
+                drop_early(h, early_count(h));
             } else {
                 store_early(h, seq, data, len);
                 if (h->early_bytes > TCP_OOO_MAX) {
@@ -206,21 +213,21 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                 goto flags_done;
             }
         }
-        if (h->buf->len + h->early_bytes > 0 &&
+        if (h->buf_len + h->early_bytes > 0 &&
             h->budget->used + len > h->budget->limit) {
             /* all conversations together hold too much: this one's PDU
                under way is given up, decoding resumes with this segment */
-            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf->len + h->early_bytes);
-            g_byte_array_set_size(h->buf, 0);
-            drop_early(h, h->early->len);
+            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf_len + h->early_bytes);
+            h->buf_len = 0;
+            drop_early(h, early_count(h));
             h->pending_len = 0;
         }
-        if (h->buf->len == 0 && h->early->len == 0) {
+        if (h->buf_len == 0 && early_count(h) == 0) {
             /* the usual case: whole PDUs straight from the segment, only a
                PDU it leaves unfinished is copied */
             h->next_seq += (uint32_t)len;
             size_t used = cut(h, p, data, len, out);
-            g_byte_array_append(h->buf, data + used, (guint)(len - used));
+            buf_append(h, data + used, len - used);
         } else {
             append(h, data, len);
             deliver(h, p, out);
@@ -228,10 +235,10 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
     }
 flags_done:
     if ((flags & (TCP_FIN | TCP_RST)) && !h->closed) {
-        if (h->buf->len)
-            out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf->len);
-        g_byte_array_set_size(h->buf, 0);
-        drop_early(h, h->early->len);
+        if (h->buf_len)
+            out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
+        h->buf_len = 0;
+        drop_early(h, early_count(h));
         h->closed = true;
     }
     account(h);
@@ -239,8 +246,8 @@ flags_done:
 
 void tcp_half_finish(tcp_half *h, const tcp_sink *out)
 {
-    if (h->buf->len && !h->closed)
-        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf->len);
-    g_byte_array_set_size(h->buf, 0);
+    if (h->buf_len && !h->closed)
+        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
+    h->buf_len = 0;
     account(h);
 }

@@ -23,11 +23,24 @@
 
 #define TCP_BUDGET_DEFAULT (64u << 20) /* bytes all conversations may hold */
 
-typedef struct tcp_half tcp_half;
-
 typedef struct {
     size_t used, limit;
 } tcp_budget;
+
+/* one direction of a connection; kept inside its flow (one place to reach
+   per segment). Read and changed only through the functions below. */
+typedef struct {
+    bool started, closed;
+    uint32_t next_seq;     /* next byte expected */
+    uint8_t *buf;          /* bytes of the PDU under way (end at next_seq) */
+    size_t buf_len, buf_cap;
+    long pending_len;      /* its length once known, else 0 */
+    struct _GArray *early; /* early segments sorted by seq, or NULL */
+    size_t early_bytes;
+    tcp_budget *budget;    /* shared by the halves of a flow table */
+    size_t held;           /* what this half counts in budget->used */
+    size_t buf_peak;       /* longest buf since it was last made anew */
+} tcp_half;
 
 /* transport-level events, reported beside the PDUs (as the findings of the
    same index in run.h's run_findings) */
@@ -45,8 +58,9 @@ typedef struct {
     void *ctx;
 } tcp_sink;
 
-tcp_half *tcp_half_new(tcp_budget *budget);
-void tcp_half_free(tcp_half *h);
+void tcp_half_init(tcp_half *h, tcp_budget *budget);
+/* gives up what h holds (h may be initialised again) */
+void tcp_half_release(tcp_half *h);
 void tcp_half_reset(tcp_half *h);
 /* one segment in this direction; flags as in the TCP header */
 void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,

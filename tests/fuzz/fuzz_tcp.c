@@ -65,7 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     t.conv = fuzz_conv_new(t.p);
     /* a small budget, so that the limit is reached too */
     tcp_budget budget = {.limit = 1u << 16};
-    tcp_half *half[2] = {tcp_half_new(&budget), tcp_half_new(&budget)};
+    tcp_half half[2];
+    tcp_half_init(&half[0], &budget);
+    tcp_half_init(&half[1], &budget);
     uint32_t next[2] = {1000, 900000};
     tcp_sink out = {on_pdu, on_event, &t};
     size_t at = 1;
@@ -97,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         t.dir = dir;
         t.frame++;
         t.bytes_in += len;
-        tcp_half_segment(half[dir], t.p, seq, flags, seg, len, &out);
+        tcp_half_segment(&half[dir], t.p, seq, flags, seg, len, &out);
         free(seg);
         uint32_t end = seq + (uint32_t)len + ((flags & TCP_SYN) ? 1 : 0);
         if ((int32_t)(end - next[dir]) > 0)
@@ -105,8 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int d = 0; d < 2; d++) {
         t.dir = d;
-        tcp_half_finish(half[d], &out);
-        tcp_half_free(half[d]);
+        tcp_half_finish(&half[d], &out);
+        tcp_half_release(&half[d]);
     }
     if (budget.used != 0)
         fuzz_fail("the TCP budget does not return to 0");

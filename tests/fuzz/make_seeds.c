@@ -29,7 +29,7 @@ typedef struct {
     uint8_t init[16];
     uint16_t init_port;
     GByteArray *dec, *tcp;  /* the two seeds */
-    tcp_half *half[2];
+    tcp_half half[2];
     int64_t last_ns;
     int dir;                /* of the segment being reassembled */
 } conv;
@@ -145,8 +145,8 @@ static void one_capture(const char *outdir, const char *path)
                         pi++;
                     }
                 g_byte_array_append(c->tcp, &pi, 1);
-                c->half[0] = tcp_half_new(&budget);
-                c->half[1] = tcp_half_new(&budget);
+                tcp_half_init(&c->half[0], &budget);
+                tcp_half_init(&c->half[1], &budget);
                 if (!gne_tcp)
                     gne_tcp = c;
             }
@@ -179,7 +179,7 @@ static void one_capture(const char *outdir, const char *path)
             g_byte_array_append(c->tcp, pk.payload, (guint)n);
             c->dir = dir;
             tcp_sink ts = {on_pdu, on_event, c};
-            tcp_half_segment(c->half[dir], proto, pk.tcp_seq, pk.tcp_flags, pk.payload,
+            tcp_half_segment(&c->half[dir], proto, pk.tcp_seq, pk.tcp_flags, pk.payload,
                              pk.payload_len, &ts);
         }
     }
@@ -193,8 +193,8 @@ static void one_capture(const char *outdir, const char *path)
         g_byte_array_free(c->dec, TRUE);
         if (c->tcp) {
             g_byte_array_free(c->tcp, TRUE);
-            tcp_half_free(c->half[0]);
-            tcp_half_free(c->half[1]);
+            tcp_half_release(&c->half[0]);
+            tcp_half_release(&c->half[1]);
         }
         g_free(c);
     }

@@ -218,20 +218,22 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
     memset(tcp_events, 0, sizeof tcp_events);
     tcp_pdus = 0;
     tcp_budget b = {.limit = 100};
-    tcp_half *a = tcp_half_new(&b), *c = tcp_half_new(&b);
+    tcp_half a, c;
+    tcp_half_init(&a, &b);
+    tcp_half_init(&c, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
-    tcp_half_segment(c, &gw_openttd_protocol, 5000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&c, &gw_openttd_protocol, 5000, TCP_ACK, seg, 60, &out);
     cr_assert_eq(b.used, 120);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 0);
-    tcp_half_segment(a, &gw_openttd_protocol, 1060, TCP_ACK, seg, 10, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, 1060, TCP_ACK, seg, 10, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 60);
     cr_assert_eq(b.used, 70, "B's 60 and A's new 10");
     cr_assert_eq(tcp_pdus, 0);
-    tcp_half_free(a);
-    tcp_half_free(c);
+    tcp_half_release(&a);
+    tcp_half_release(&c);
     cr_assert_eq(b.used, 0);
 }
 
@@ -242,17 +244,18 @@ Test(tcpstream, early_segment_over_budget_resumes_there)
 {
     memset(tcp_events, 0, sizeof tcp_events);
     tcp_budget b = {.limit = 100};
-    tcp_half *a = tcp_half_new(&b);
+    tcp_half a;
+    tcp_half_init(&a, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
     cr_assert_eq(b.used, 60);
     /* bytes 1060..1079 missing; 50 bytes from 1080 */
-    tcp_half_segment(a, &gw_openttd_protocol, 1080, TCP_ACK, seg, 50, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, 1080, TCP_ACK, seg, 50, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 20, "the 20 missing bytes");
     cr_assert_eq(b.used, 50, "the new segment, as the start of a PDU");
-    tcp_half_free(a);
+    tcp_half_release(&a);
     cr_assert_eq(b.used, 0);
 }
 
