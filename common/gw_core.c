@@ -281,9 +281,14 @@ void gw_emit_pop(gw_emit *e, size_t end)
 
 static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, va_list ap)
 {
+    const gw_sink *s = e->sink;
+    if (s->wants_message && !s->wants_message(s->ctx, finding)) {
+        s->finding(s->ctx, finding, e->src, off, len, NULL);
+        return;
+    }
     char msg[256];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    e->sink->finding(e->sink->ctx, finding, e->src, off, len, msg);
+    s->finding(s->ctx, finding, e->src, off, len, msg);
 }
 
 void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, ...)

@@ -107,6 +107,10 @@ typedef struct gw_sink {
     void (*pop)(void *ctx, size_t end_off);
     void (*finding)(void *ctx, int finding, int src, size_t off, size_t len,
                     const char *message);
+    /* May be NULL (every message wanted). False: this finding's message
+       will not be shown (pcaptool validate's text report shows the first
+       of each rule), so finding() gets NULL instead of a formatted one. */
+    bool (*wants_message)(void *ctx, int finding);
     /* NULL when the front end shows no summary (pcaptool validate): the
        decoder then need not build it (gw_sink_summary) */
     void (*summary)(void *ctx, const char *text);

@@ -105,6 +105,7 @@ typedef struct {
     unsigned sev_count[3];
     unsigned max_sev;     /* highest severity + 1 */
     GArray *tallies;      /* tally, in order of first occurrence */
+    bool *tallied[GW_MAX_PROTOCOLS + 1]; /* per protocol and finding: has a tally */
     FILE *json;           /* finding records (stdout, or a temporary file) */
     bool done;
 } report;
@@ -140,6 +141,12 @@ static void count(report *r, int proto, int finding, const out_meta *m, const ou
         }
     }
     if (!t) {
+        if (!r->tallied[proto]) {
+            int n;
+            defs_of(proto, &n);
+            r->tallied[proto] = g_new0(bool, n);
+        }
+        r->tallied[proto][finding] = true;
         tally fresh = {.proto = proto, .finding = finding};
         snprintf(fresh.first, sizeof fresh.first, "%s", fd->message ? fd->message : "");
         g_array_append_val(r->tallies, fresh);
@@ -177,11 +184,23 @@ static void v_finding(void *ctx, int finding, int src, size_t off, size_t len, c
         p->finding = finding;
         p->off = off;
         p->len = len;
-        snprintf(p->msg, sizeof p->msg, "%s", msg ? msg : "");
+        if (msg)
+            snprintf(p->msg, sizeof p->msg, "%s", msg);
+        else
+            p->msg[0] = '\0';
     } else if (v->n_more < MAX_PENDING) {
         v->more_finding[v->n_more++] = finding;
     }
 }
+/* the text report shows a finding's first message only */
+static bool v_wants_message(void *ctx, int finding)
+{
+    validator *v = ctx;
+    int proto = proto_of(v->p);
+    return json_out || (!is_disabled(proto, finding) &&
+                        !(v->r->tallied[proto] && v->r->tallied[proto][finding]));
+}
+
 static void v_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
 {
     validator *v = ctx;
@@ -237,8 +256,8 @@ static void validate_one(const run_options *o, report *r)
     validator *v = g_new0(validator, 1);
     v->r = r;
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
-                        .finding = v_finding, .summary = NULL, .source = run_ignore_source,
-                        .expect = v_expect};
+                        .finding = v_finding, .wants_message = v_wants_message,
+                        .summary = NULL, .source = run_ignore_source, .expect = v_expect};
     run_consumer c = {v, v_begin, v_end, v_other};
     unsigned ignored = 0;
     r->unreadable = run_file(o, r->path, &c, &ignored) < 0;
@@ -664,8 +683,11 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "pcaptool: cannot write JUnit XML to '%s'\n", junit);
         status = EXIT_USAGE;
     }
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < n; i++) {
         g_array_free(reports[i].tallies, TRUE);
+        for (int k = 0; k <= GW_MAX_PROTOCOLS; k++)
+            g_free(reports[i].tallied[k]);
+    }
     g_free(reports);
     g_ptr_array_free(files, TRUE);
     g_mutex_clear(&a.lock);
