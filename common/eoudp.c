@@ -480,9 +480,13 @@ static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n, bool resen
 /* the important packet with this id that direction d sent, or NULL */
 static pending *find_pending(eoudp_conv *c, int d, uint64_t id)
 {
+    /* newest first; the ring fills in order, so the first unused slot
+       means no older ones */
     for (unsigned k = 1; k <= EOUDP_ACKS; k++) {
         pending *q = &c->imp[d][(c->imp_next[d] - k) % EOUDP_ACKS];
-        if (q->used && q->id == id)
+        if (!q->used)
+            break;
+        if (q->id == id)
             return q;
     }
     return NULL;

@@ -81,23 +81,6 @@ bool gw_skip(gw_cursor *c, size_t n)
     return true;
 }
 
-uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian)
-{
-    uint64_t v = 0;
-    if (!big_endian) {
-        switch (n) { /* the common widths in one load each */
-        case 1: return p[0];
-        case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
-        case 4: { uint32_t w; memcpy(&w, p, 4); return GUINT32_FROM_LE(w); }
-        case 8: memcpy(&v, p, 8); return GUINT64_FROM_LE(v);
-        default: break;
-        }
-    }
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (big_endian ? 8 * (n - 1 - i) : 8 * i);
-    return v;
-}
-
 /* IEEE 754 binary16: 1 sign bit, 5 exponent bits (bias 15), 10 fraction bits */
 double gw_half_to_double(uint16_t h)
 {
@@ -327,14 +310,9 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
     c->off = c->len;
 }
 
-bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field, unsigned size,
-                    bool big_endian, uint64_t *out)
+void gw_emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
+                    uint64_t v)
 {
-    if (gw_remaining(c) < size)
-        return false;
-    size_t off = c->off;
-    uint64_t v = gw_get_uint(c->data + off, size, big_endian);
-    c->off += size;
     switch (fields[field].type) {
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         gw_emit_i(e, field, off, size, (int64_t)gw_sign_extend(v, size));
@@ -355,7 +333,4 @@ bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field,
         gw_emit_u(e, field, off, size, v);
         break;
     }
-    if (out)
-        *out = v;
-    return true;
 }

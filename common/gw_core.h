@@ -260,8 +260,19 @@ bool gw_read_u32le(gw_cursor *c, uint32_t *v);
 bool gw_read_u64le(gw_cursor *c, uint64_t *v);
 bool gw_skip(gw_cursor *c, size_t n);
 
-/* an unsigned number of n (1..8) bytes at p, in either byte order */
-uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian);
+/* an unsigned number of n (1..8) bytes at p, in either byte order (inline:
+   with a constant n the compiler makes it one load) */
+static inline uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian)
+{
+    uint64_t v = 0;
+    if (big_endian)
+        for (unsigned i = 0; i < n; i++)
+            v = v << 8 | p[i];
+    else
+        for (unsigned i = n; i-- > 0;)
+            v = v << 8 | p[i];
+    return v;
+}
 
 double gw_half_to_double(uint16_t h);
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
@@ -334,9 +345,24 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
     __attribute__((format(printf, 5, 6)));
 
 /* Read a number of `size` bytes at the cursor and emit it as field `field`
-   of `fields`, by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned.
-   False (nothing read or emitted) when fewer than `size` bytes remain. */
-bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field, unsigned size,
-                    bool big_endian, uint64_t *out);
+   of `fields`, by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned
+   (gw_emit_number, only for a front end that takes items). False (nothing
+   read or emitted) when fewer than `size` bytes remain. */
+void gw_emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
+                    uint64_t v);
+static inline bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field,
+                                  unsigned size, bool big_endian, uint64_t *out)
+{
+    if (gw_remaining(c) < size)
+        return false;
+    size_t off = c->off;
+    uint64_t v = gw_get_uint(c->data + off, size, big_endian);
+    c->off += size;
+    if (e->sink->item)
+        gw_emit_number(e, fields, field, off, size, v);
+    if (out)
+        *out = v;
+    return true;
+}
 
 #endif

@@ -286,8 +286,7 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk)
 {
     t->ended(f, t->ended_ctx);
     f->p->conv_free(f->state);
-    memset(f->state, 0, f->p->conv_size);
-    f->p->conv_init(f->state);
+    f->p->conv_init(f->state); /* sets every byte */
     set_endpoints(f, pk, false);
     if (f->l4 == NET_TCP)
         for (int d = 0; d < 2; d++)
