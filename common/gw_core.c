@@ -107,7 +107,7 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
     return (v ^ m) - m;
 }
 
-void gw_summary_add(gw_summary *s, const char *fmt, ...)
+void gw_summary_format(gw_summary *s, const char *fmt, ...)
 {
     if (s->off || s->len >= sizeof s->text - 1)
         return;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- field tables ------------------------------------------------------ */
 
@@ -209,7 +210,8 @@ typedef struct gw_protocol {
     int n_measures;
     const gw_option *options;
     int n_options;
-    /* conversation state: conv_init sets all conv_size bytes */
+    /* conversation state of conv_size bytes: conv_init readies it (bytes it
+       leaves unset are never read) */
     size_t conv_size;
     void (*conv_init)(void *conv);
     void (*conv_free)(void *conv);
@@ -265,6 +267,27 @@ bool gw_skip(gw_cursor *c, size_t n);
 static inline uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian)
 {
     uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    switch (n) { /* the usual widths: one load, swapped for big-endian */
+    case 1:
+        return p[0];
+    case 2: {
+        uint16_t w;
+        memcpy(&w, p, 2);
+        return big_endian ? __builtin_bswap16(w) : w;
+    }
+    case 4: {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        return big_endian ? __builtin_bswap32(w) : w;
+    }
+    case 8:
+        memcpy(&v, p, 8);
+        return big_endian ? __builtin_bswap64(v) : v;
+    default:
+        break;
+    }
+#endif
     if (big_endian)
         for (unsigned i = 0; i < n; i++)
             v = v << 8 | p[i];
@@ -290,7 +313,14 @@ static inline void gw_sink_summary(const gw_sink *sink, const char *text)
     if (sink->summary)
         sink->summary(sink->ctx, text);
 }
-void gw_summary_add(gw_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gw_summary_format(gw_summary *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* add to the summary; when it is off, not even the arguments are evaluated
+   (they must have no side effects) */
+#define gw_summary_add(s, ...)                \
+    do {                                      \
+        if (!(s)->off)                        \
+            gw_summary_format(s, __VA_ARGS__); \
+    } while (0)
 
 /* packet text fit for a summary line: valid UTF-8 kept, control characters
    and invalid bytes shown as '?', cut at max_chars characters ("..." added) */

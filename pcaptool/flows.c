@@ -167,7 +167,7 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
 /* a fresh decoder state for p, or one linked to `parent` (gw_protocol.conv_link) */
 static void *new_state(const gw_protocol *p, const void *parent)
 {
-    void *s = g_malloc(p->conv_size); /* conv_init sets every byte */
+    void *s = g_malloc(p->conv_size); /* conv_init readies it */
     p->conv_init(s);
     if (parent)
         p->conv_link(s, parent);
@@ -286,7 +286,7 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk)
 {
     t->ended(f, t->ended_ctx);
     f->p->conv_free(f->state);
-    f->p->conv_init(f->state); /* sets every byte */
+    f->p->conv_init(f->state);
     set_endpoints(f, pk, false);
     if (f->l4 == NET_TCP)
         for (int d = 0; d < 2; d++)
