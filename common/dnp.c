@@ -964,7 +964,7 @@ static void summary_flags(dnp_ctx *x, uint32_t flags)
 static void cmd_link_state(dnp_ctx *x)
 {
     uint16_t seq;
-    uint32_t link_id, flags, mlen;
+    uint32_t link_id, flags = 0, mlen;
     if (!take_seq(x, &seq) || !take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
         return;
     summary_add(x, " link %u", link_id);
@@ -1274,7 +1274,7 @@ static void emit_part_flags(dnp_ctx *x, int field, int first_f, int last_f, uint
 static void cmd_message_long(dnp_ctx *x)
 {
     uint16_t seq;
-    uint32_t flags;
+    uint32_t flags = 0; /* set by emit_part_flags unless it fails */
     bool resend = false;
     if (!take_seq(x, &seq))
         return;
@@ -1310,7 +1310,7 @@ static void cmd_message_long(dnp_ctx *x)
 static void cmd_link_state_long(dnp_ctx *x)
 {
     uint16_t seq;
-    uint32_t link_id, flags, mlen;
+    uint32_t link_id, flags = 0, mlen;
     if (!take_seq(x, &seq) || !take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
         return;
     dnp_direction *d = &x->conv->dir[x->pi->dir];

@@ -205,10 +205,11 @@ void net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz)
     char a[INET6_ADDRSTRLEN];
     const uint8_t *addr = dst ? p->dst : p->src;
     uint16_t port = dst ? p->dport : p->sport;
-    if (p->ip_version == 4 && bufsz >= 22) {
+    if (p->ip_version == 4) {
         /* by hand: inet_ntop and snprintf cost more than the rest of a
            short conversation's first packet */
-        char *o = buf;
+        char text[22]; /* "255.255.255.255:65535" */
+        char *o = text;
         for (int i = 0; i < 4; i++) {
             unsigned v = addr[i];
             if (v >= 100)
@@ -225,10 +226,11 @@ void net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz)
         while ((port /= 10) > 0);
         while (n)
             *o++ = digits[--n];
-        *o = '\0';
-    } else if (p->ip_version == 4) {
-        inet_ntop(AF_INET, addr, a, sizeof a);
-        snprintf(buf, bufsz, "%s:%u", a, port);
+        size_t n_text = (size_t)(o - text);
+        if (n_text >= bufsz)
+            n_text = bufsz - 1;
+        memcpy(buf, text, n_text);
+        buf[n_text] = '\0';
     } else {
         inet_ntop(AF_INET6, addr, a, sizeof a);
         snprintf(buf, bufsz, "[%s]:%u", a, port);
