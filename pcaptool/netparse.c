@@ -83,9 +83,7 @@ static net_result parse_ipv4(const uint8_t *p, size_t len, net_packet *out)
         return NET_TRUNCATED;
     if (total >= hl && total < len)
         len = total; /* drop link-layer padding */
-    out->ip_version = 4;
-    memset(out->src, 0, sizeof out->src);
-    memset(out->dst, 0, sizeof out->dst);
+    out->ip_version = 4; /* the rest of src and dst: zeroed by net_parse */
     memcpy(out->src, p + 12, 4);
     memcpy(out->dst, p + 16, 4);
     uint16_t frag = be16(p + 6);

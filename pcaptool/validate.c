@@ -105,7 +105,8 @@ typedef struct {
     unsigned sev_count[3];
     unsigned max_sev;     /* highest severity + 1 */
     GArray *tallies;      /* tally, in order of first occurrence */
-    bool *tallied[GW_MAX_PROTOCOLS + 1]; /* per protocol and finding: has a tally */
+    /* per protocol and finding: 1 + the index of its tally in tallies, or 0 */
+    unsigned *tally_of[GW_MAX_PROTOCOLS + 1];
     FILE *json;           /* finding records (stdout, or a temporary file) */
     bool done;
 } report;
@@ -120,6 +121,7 @@ typedef struct {
 typedef struct {
     report *r;
     const gw_protocol *p;
+    int proto;            /* p's index in gw_protocols */
     gw_sink sink;
     run_expect_fn expect_fn;
     void *expect_run;
@@ -132,26 +134,19 @@ static bool json_out;
 
 static void count(report *r, int proto, int finding, const out_meta *m, const out_finding *fd)
 {
-    tally *t = NULL;
-    for (guint i = 0; i < r->tallies->len; i++) {
-        tally *x = &g_array_index(r->tallies, tally, i);
-        if (x->proto == proto && x->finding == finding) {
-            t = x;
-            break;
-        }
+    if (!r->tally_of[proto]) {
+        int n;
+        defs_of(proto, &n);
+        r->tally_of[proto] = g_new0(unsigned, n);
     }
-    if (!t) {
-        if (!r->tallied[proto]) {
-            int n;
-            defs_of(proto, &n);
-            r->tallied[proto] = g_new0(bool, n);
-        }
-        r->tallied[proto][finding] = true;
+    unsigned *index = &r->tally_of[proto][finding];
+    if (!*index) {
         tally fresh = {.proto = proto, .finding = finding};
         snprintf(fresh.first, sizeof fresh.first, "%s", fd->message ? fd->message : "");
         g_array_append_val(r->tallies, fresh);
-        t = &g_array_index(r->tallies, tally, r->tallies->len - 1);
+        *index = r->tallies->len;
     }
+    tally *t = &g_array_index(r->tallies, tally, *index - 1);
     t->count++;
     if (t->n_frames < MAX_FRAMES && (!t->n_frames || t->frames[t->n_frames - 1] != m->frame))
         t->frames[t->n_frames++] = m->frame;
@@ -196,9 +191,9 @@ static void v_finding(void *ctx, int finding, int src, size_t off, size_t len, c
 static bool v_wants_message(void *ctx, int finding)
 {
     validator *v = ctx;
-    int proto = proto_of(v->p);
+    int proto = v->proto;
     return json_out || (!is_disabled(proto, finding) &&
-                        !(v->r->tallied[proto] && v->r->tallied[proto][finding]));
+                        !(v->r->tally_of[proto] && v->r->tally_of[proto][finding]));
 }
 
 static void v_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
@@ -211,6 +206,7 @@ static const gw_sink *v_begin(void *ctx, const gw_protocol *p, run_expect_fn fn,
 {
     validator *v = ctx;
     v->p = p;
+    v->proto = proto_of(p);
     v->expect_fn = fn;
     v->expect_run = run;
     v->n_pend = v->n_more = 0;
@@ -220,12 +216,12 @@ static const gw_sink *v_begin(void *ctx, const gw_protocol *p, run_expect_fn fn,
 static unsigned v_end(void *ctx, const gw_protocol *p, const out_meta *m)
 {
     validator *v = ctx;
-    int proto = proto_of(p);
+    int proto = v->proto;
     unsigned max = 0;
     v->r->pdus++;
     v->r->protos_seen |= 1u << proto;
+    static const pending none; /* a finding past MAX_PENDING: no range or message */
     for (int i = 0; i < v->n_pend + v->n_more; i++) {
-        pending none = {0};
         const pending *e = i < v->n_pend ? &v->pend[i] : &none;
         int finding = i < v->n_pend ? e->finding : v->more_finding[i - v->n_pend];
         if (is_disabled(proto, finding))
@@ -686,7 +682,7 @@ int cmd_validate(int argc, char **argv)
     for (unsigned i = 0; i < n; i++) {
         g_array_free(reports[i].tallies, TRUE);
         for (int k = 0; k <= GW_MAX_PROTOCOLS; k++)
-            g_free(reports[i].tallied[k]);
+            g_free(reports[i].tally_of[k]);
     }
     g_free(reports);
     g_ptr_array_free(files, TRUE);
