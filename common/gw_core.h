@@ -187,6 +187,27 @@ typedef struct {
     int *value;                /* the one storage both front ends set */
 } gw_option;
 
+/* ---- replay (pcaptool replay) ------------------------------------------- */
+
+/* What a recorded conversation must change to be played against a live
+   peer, and what the peer's answers must keep. The state (state_size bytes,
+   zeroed before the first call) follows one replayed conversation. */
+typedef struct gw_replay {
+    size_t state_size;
+    /* Must the peer send this PDU (an answer, when the recording shows it),
+       or may it come or not (periodic, driven by time)? */
+    bool (*required)(const uint8_t *d, size_t len);
+    /* One of our recorded PDUs, copied, about to be sent: rewrite in place
+       the numbers that must follow the live peer (its sequence numbers,
+       link ids, frames). */
+    void (*adapt)(void *state, uint8_t *d, size_t len);
+    /* The live peer's PDU `live` answers where the recording has `rec` (of
+       the same type): learn the live numbering; false, with the reason in
+       why[], when a field differs where it must not. */
+    bool (*match)(void *state, const uint8_t *rec, size_t rec_len, const uint8_t *live,
+                  size_t live_len, char *why, size_t whysz);
+} gw_replay;
+
 /* ---- protocols ----------------------------------------------------------- */
 
 
@@ -236,6 +257,9 @@ typedef struct gw_protocol {
        stream) look like the protocol, strongly enough to claim a
        conversation on an unknown port? */
     bool (*heuristic)(int transport, const uint8_t *data, size_t len);
+    /* pcaptool replay's adaptation; NULL: PDUs are sent as recorded and
+       every answer is required and compared by type only */
+    const gw_replay *replay;
 } gw_protocol;
 
 #define GW_PDU_INVALID (-1L)

@@ -11,6 +11,7 @@
 #include "pcaptool.h"
 #include "run.h"
 #include "tcpstream.h"
+#include "replay.h"
 #include "validate.h"
 
 #ifndef PCAPTOOL_VERSION
@@ -31,6 +32,9 @@ static void usage(FILE *f)
           "                     (text, JSON Lines, JUnit XML; see validate --help)\n"
           "  stats FILE...      per conversation: PDUs by type, bytes, duration, findings,\n"
           "                     ack times, ping RTTs, frame lag (see stats --help)\n"
+          "  replay --target HOST:PORT FILE\n"
+          "                     play one side of a recorded conversation against a live\n"
+          "                     peer and judge its answers (see replay --help)\n"
           "  fields [PROTO]     list the fields (filter names) of every protocol\n"
           "  findings [PROTO]   list the finding codes with severity and meaning\n"
           "\n"
@@ -250,6 +254,8 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (strcmp(cmd, "stats") == 0)
         return cmd_stats(argc - 1, argv + 1);
+    if (strcmp(cmd, "replay") == 0)
+        return cmd_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "fields") == 0)
         return cmd_list(argc - 1, argv + 1, true);
     if (strcmp(cmd, "findings") == 0)

@@ -140,6 +140,23 @@ unsigned out_pdu_max_severity(const out_pdu *o)
     return o->max_sev;
 }
 
+const char *out_pdu_summary(const out_pdu *o)
+{
+    return o->summary == SIZE_MAX ? "" : o->text->str + o->summary;
+}
+
+bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
+{
+    for (guint i = 0; i < o->items->len; i++) {
+        const ev_item *e = &g_array_index(o->items, ev_item, i);
+        if (e->it.field == field && e->it.src == 0) {
+            *v = e->it.v.u;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- value formatting ---- */
 
 void out_json_string(FILE *f, const uint8_t *p, size_t n)
@@ -296,7 +313,7 @@ static void text_head(FILE *f, const out_meta *m, const char *proto, const char 
 static void write_json(out_pdu *o, FILE *f, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    json_head(f, m, p->name, o->summary == SIZE_MAX ? "" : o->text->str + o->summary);
+    json_head(f, m, p->name, out_pdu_summary(o));
 
     /* group values by field, fields in order of first appearance */
     guint n = o->items->len;
@@ -352,7 +369,7 @@ static void write_json(out_pdu *o, FILE *f, const out_meta *m)
 static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    text_head(f, m, p->short_name, o->summary == SIZE_MAX ? "" : o->text->str + o->summary);
+    text_head(f, m, p->short_name, out_pdu_summary(o));
     if (verbose) {
         for (guint i = 0; i < o->items->len; i++) {
             const ev_item *e = &g_array_index(o->items, ev_item, i);

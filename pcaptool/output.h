@@ -22,12 +22,20 @@ typedef void (*out_expect_fn)(void *ctx, int transport, int port_side, uint16_t 
 void out_pdu_on_expect(out_pdu *o, out_expect_fn fn, void *ctx);
 /* highest finding severity of the PDU, plus one (0: no finding) */
 unsigned out_pdu_max_severity(const out_pdu *o);
+/* the PDU's summary ("" when none) */
+const char *out_pdu_summary(const out_pdu *o);
+/* the first value of an unsigned field of the PDU itself; false if absent */
+bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v);
 
 typedef struct {
     unsigned frame;
     int64_t time_ns;
     const char *src, *dst;
     size_t len;       /* the PDU's bytes (0 for records that are not a PDU) */
+    /* a PDU's own bytes (len of them), its direction (0: from the
+       conversation's initiator) and GW_TRANSPORT_*; NULL, 0, 0 otherwise */
+    const uint8_t *data;
+    int dir, transport;
 } out_meta;
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);

@@ -142,7 +142,7 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
     const gw_sink *sink = r->c->pdu_begin(r->c->ctx, r->f->p, on_expect, r);
     r->f->p->decode(r->f->state, &pi, data, len, sink);
-    out_meta m = {r->frame, r->now, r->src, r->dst, len};
+    out_meta m = {r->frame, r->now, r->src, r->dst, len, data, r->dir, transport};
     raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
 }
 
@@ -155,7 +155,7 @@ static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
 static void run_finding(run_ctx *r, int index, const char *msg)
 {
     const gw_finding_def *d = &run_findings[index];
-    out_meta m = {r->frame, r->now, r->src, r->dst, 0};
+    out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst};
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
@@ -196,7 +196,7 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
 {
     run_ctx *r = ctx;
     const gw_finding_def *d = &r->f->p->findings[finding];
-    out_meta m = {frame, time_ns, r->f->endpoint[dir], r->f->endpoint[!dir], 0};
+    out_meta m = {.frame = frame, .time_ns = time_ns, .src = r->f->endpoint[dir], .dst = r->f->endpoint[!dir]};
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};

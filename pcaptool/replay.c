@@ -1,0 +1,781 @@
+/* replay.c - pcaptool replay: one side of a recorded conversation played
+ * against a live peer, its answers decoded and judged.
+ *
+ * The recording is read through the usual path (run_file), keeping the
+ * PDUs of one conversation. Our side's PDUs are sent in order (at the
+ * recorded pace unless --no-wait), each adapted by the protocol's replay
+ * hooks (gw_protocol.replay: sequence numbers and ids that must follow the
+ * live peer). Before each of them, the peer's PDUs that the recording has
+ * before it and that the protocol requires (answers, not periodic traffic)
+ * must have come: matched by type, in any order within that stretch, and
+ * checked field by field by the hooks. The first miss is the divergence
+ * reported. Every PDU sent or received is decoded with a conversation state
+ * of its own, so the live exchange gets the decoders' findings too. */
+#include "replay.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <glib.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "pcaptool.h"
+#include "run.h"
+
+#define MAX_PDU (1u << 20) /* a received TCP PDU longer than this is not waited for */
+#define PEER_WAIT_MS 30000 /* the server side waits this long (or --timeout) for its peer */
+
+/* ---- the recording ------------------------------------------------------ */
+
+typedef struct {
+    unsigned frame;
+    int64_t time_ns;
+    int dir;          /* 0: from the conversation's initiator (the client) */
+    uint8_t *data;
+    size_t len;
+    int64_t type;     /* the protocol's type field, or -1 */
+    char *summary;
+    bool required;    /* the peer's, and an answer the protocol requires */
+    bool matched;
+} rec_pdu;
+
+typedef struct {
+    unsigned want;    /* the conversation to keep, 1-based */
+    GHashTable *seen; /* "proto a b" -> ordinal */
+    out_pdu *out;
+    const gw_protocol *p;
+    int transport;
+    char endpoint[2][64];
+    GArray *pdus;     /* rec_pdu */
+} recording;
+
+static const gw_sink *load_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+{
+    recording *r = ctx;
+    out_pdu_on_expect(r->out, fn, run);
+    return out_pdu_begin(r->out, p);
+}
+
+static int64_t pdu_type(const out_pdu *o, const gw_protocol *p)
+{
+    uint64_t v;
+    return out_pdu_first_u(o, p->type_field, &v) ? (int64_t)v : -1;
+}
+
+static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    recording *r = ctx;
+    /* conversations numbered as pcaptool stats lists them: by protocol and
+       pair of endpoints, in the order they first appear */
+    bool ordered = strcmp(m->src, m->dst) < 0;
+    char *key = g_strdup_printf("%s %s %s", p->name, ordered ? m->src : m->dst,
+                                ordered ? m->dst : m->src);
+    gpointer n = g_hash_table_lookup(r->seen, key);
+    if (!n) {
+        n = GUINT_TO_POINTER(g_hash_table_size(r->seen) + 1);
+        g_hash_table_insert(r->seen, key, n);
+    } else {
+        g_free(key);
+    }
+    if (GPOINTER_TO_UINT(n) != r->want)
+        return 0;
+    if (!r->p) {
+        r->p = p;
+        r->transport = m->transport;
+        g_strlcpy(r->endpoint[m->dir], m->src, sizeof r->endpoint[0]);
+        g_strlcpy(r->endpoint[!m->dir], m->dst, sizeof r->endpoint[0]);
+    }
+    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .dir = m->dir,
+                 .data = g_memdup2(m->data, m->len), .len = m->len, .type = pdu_type(r->out, p),
+                 .summary = g_strdup(out_pdu_summary(r->out))};
+    g_array_append_val(r->pdus, x);
+    return 0;
+}
+
+static void load_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m,
+                         const out_finding *fd)
+{
+    (void)ctx; (void)p; (void)index; (void)m; (void)fd;
+}
+
+/* ---- the live exchange -------------------------------------------------- */
+
+typedef struct {
+    uint8_t *data;
+    size_t len;
+    int64_t type;
+} live_pdu;
+
+typedef struct {
+    const recording *rec;
+    const gw_protocol *p;
+    int side;              /* our direction in the recording: 0 client, 1 server */
+    double speed;
+    bool no_wait;
+    int timeout_ms;
+    out_format format;
+    int fd;                /* connected to the peer */
+    struct sockaddr_storage local, peer;
+    char local_name[64], peer_name[64];
+    int64_t start_ns;      /* when the exchange began (monotonic) */
+    int64_t wall_start_ns; /* the same moment, wall clock (for output and --out) */
+    /* received bytes not yet cut into PDUs (TCP) */
+    GByteArray *inbuf;
+    bool peer_closed;
+    /* live PDUs the protocol requires, not yet matched to the recording */
+    GArray *waiting;       /* live_pdu */
+    void *adapt_state;
+    void *conv;            /* decoder state of the live exchange */
+    out_pdu *out;
+    unsigned frame;        /* live PDUs so far (frame numbers of --out) */
+    unsigned sent, received, max_sev;
+    pcap_dumper_t *dump;
+    uint32_t tcp_seq[2];   /* per direction, for --out */
+    bool diverged;
+} live;
+
+static int64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (a->ss_family == AF_INET) {
+        const struct sockaddr_in *s = (const void *)a;
+        inet_ntop(AF_INET, &s->sin_addr, host, sizeof host);
+        port = ntohs(s->sin_port);
+        snprintf(buf, n, "%s:%u", host, port);
+    } else {
+        const struct sockaddr_in6 *s = (const void *)a;
+        inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof host);
+        port = ntohs(s->sin6_port);
+        snprintf(buf, n, "[%s]:%u", host, port);
+    }
+}
+
+/* a frame of --out: an IP packet with a UDP datagram or a TCP segment
+   (PSH+ACK, running sequence numbers per direction) around the PDU */
+static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t wall_ns)
+{
+    if (!L->dump)
+        return;
+    const struct sockaddr_storage *src = ours ? &L->local : &L->peer, *dst = ours ? &L->peer : &L->local;
+    bool v6 = src->ss_family == AF_INET6, tcp = L->rec->transport == GW_TRANSPORT_TCP;
+    size_t iph = v6 ? 40 : 20, l4h = tcp ? 20 : 8;
+    size_t total = iph + l4h + len;
+    if (total > 65535)
+        total = 65535, len = 65535 - iph - l4h;
+    uint8_t *f = g_malloc0(total);
+    uint16_t sport, dport;
+    if (v6) {
+        const struct sockaddr_in6 *s = (const void *)src, *t = (const void *)dst;
+        f[0] = 0x60;
+        f[4] = (uint8_t)((l4h + len) >> 8);
+        f[5] = (uint8_t)(l4h + len);
+        f[6] = tcp ? 6 : 17;
+        f[7] = 64;
+        memcpy(f + 8, &s->sin6_addr, 16);
+        memcpy(f + 24, &t->sin6_addr, 16);
+        sport = ntohs(s->sin6_port);
+        dport = ntohs(t->sin6_port);
+    } else {
+        const struct sockaddr_in *s = (const void *)src, *t = (const void *)dst;
+        f[0] = 0x45;
+        f[2] = (uint8_t)(total >> 8);
+        f[3] = (uint8_t)total;
+        f[8] = 64;
+        f[9] = tcp ? 6 : 17;
+        memcpy(f + 12, &s->sin_addr, 4);
+        memcpy(f + 16, &t->sin_addr, 4);
+        uint32_t sum = 0;
+        for (int i = 0; i < 20; i += 2)
+            sum += (uint32_t)(f[i] << 8 | f[i + 1]);
+        while (sum >> 16)
+            sum = (sum & 0xffff) + (sum >> 16);
+        f[10] = (uint8_t)(~sum >> 8);
+        f[11] = (uint8_t)~sum;
+        sport = ntohs(s->sin_port);
+        dport = ntohs(t->sin_port);
+    }
+    uint8_t *l4 = f + iph;
+    l4[0] = (uint8_t)(sport >> 8);
+    l4[1] = (uint8_t)sport;
+    l4[2] = (uint8_t)(dport >> 8);
+    l4[3] = (uint8_t)dport;
+    if (tcp) {
+        int d_ = ours ? 0 : 1;
+        uint32_t seq = L->tcp_seq[d_], ack = L->tcp_seq[!d_];
+        for (int i = 0; i < 4; i++) {
+            l4[4 + i] = (uint8_t)(seq >> (24 - 8 * i));
+            l4[8 + i] = (uint8_t)(ack >> (24 - 8 * i));
+        }
+        l4[12] = 5 << 4;
+        l4[13] = 0x18; /* PSH, ACK */
+        l4[14] = 0xff;
+        l4[15] = 0xff;
+        L->tcp_seq[d_] += (uint32_t)len;
+    } else {
+        l4[4] = (uint8_t)((8 + len) >> 8);
+        l4[5] = (uint8_t)(8 + len);
+    }
+    memcpy(l4 + l4h, d, len);
+    struct pcap_pkthdr h = {.caplen = (bpf_u_int32)total, .len = (bpf_u_int32)total};
+    h.ts.tv_sec = (time_t)(wall_ns / 1000000000);
+    h.ts.tv_usec = (suseconds_t)(wall_ns % 1000000000 / 1000);
+    pcap_dump((u_char *)L->dump, &h, f);
+    g_free(f);
+}
+
+/* decode one live PDU with the live conversation's state and print it;
+   returns its type */
+static int64_t live_decode(live *L, bool ours, const uint8_t *d, size_t len)
+{
+    int64_t wall = L->wall_start_ns + (now_ns(CLOCK_MONOTONIC) - L->start_ns);
+    L->frame++;
+    int dir = ours ? L->side : !L->side;
+    gw_pdu_info pi = {.frame = L->frame, .time_ns = wall, .dir = dir,
+                      .transport = L->rec->transport};
+    const gw_sink *sink = out_pdu_begin(L->out, L->p);
+    L->p->decode(L->conv, &pi, d, len, sink);
+    out_meta m = {L->frame, wall, ours ? L->local_name : L->peer_name,
+                  ours ? L->peer_name : L->local_name, len, d, dir, L->rec->transport};
+    out_pdu_write(L->out, stdout, L->format, 0, &m);
+    unsigned sev = out_pdu_max_severity(L->out);
+    if (sev > L->max_sev)
+        L->max_sev = sev;
+    dump_pdu(L, ours, d, len, wall);
+    return pdu_type(L->out, L->p);
+}
+
+static void divergence(live *L, const rec_pdu *r, const char *what, const char *detail)
+{
+    if (L->diverged)
+        return;
+    L->diverged = true;
+    if (L->format == OUT_JSON) {
+        printf("{\"record\":\"divergence\",\"step\":%u,\"kind\":\"%s\",\"recorded_frame\":%u,"
+               "\"expected\":",
+               L->frame, what, r ? r->frame : 0);
+        const char *exp = r ? r->summary : "";
+        out_json_string(stdout, (const uint8_t *)exp, strlen(exp));
+        printf(",\"detail\":");
+        out_json_string(stdout, (const uint8_t *)detail, strlen(detail));
+        printf("}\n");
+    } else {
+        printf("DIVERGENCE (%s) after live frame %u: ", what, L->frame);
+        if (r)
+            printf("recorded frame %u, %s: ", r->frame, r->summary);
+        printf("%s\n", detail);
+    }
+}
+
+/* a PDU from the peer: decoded, printed, and kept when required */
+static void on_received(live *L, const uint8_t *d, size_t len)
+{
+    L->received++;
+    live_pdu x = {g_memdup2(d, len), len, live_decode(L, false, d, len)};
+    const gw_replay *rp = L->p->replay;
+    if (!rp || rp->required(d, len))
+        g_array_append_val(L->waiting, x);
+    else
+        g_free(x.data);
+}
+
+/* cut the received stream into PDUs (TCP) */
+static void cut_stream(live *L)
+{
+    size_t used = 0;
+    while (L->inbuf->len - used >= L->p->pdu_header) {
+        long n = L->p->pdu_length(L->inbuf->data + used, L->inbuf->len - used);
+        if (n == 0 || (n > 0 && (size_t)n > L->inbuf->len - used && (size_t)n <= MAX_PDU))
+            break;
+        if (n < 0 || (size_t)n > MAX_PDU) /* not a PDU start: the rest as one */
+            n = (long)(L->inbuf->len - used);
+        on_received(L, L->inbuf->data + used, (size_t)n);
+        used += (size_t)n;
+    }
+    g_byte_array_remove_range(L->inbuf, 0, (guint)used);
+}
+
+/* receive for at most ms milliseconds (0: only what is there); false when
+   nothing more can come */
+static bool receive(live *L, int ms)
+{
+    if (L->peer_closed)
+        return false;
+    struct pollfd pf = {L->fd, POLLIN, 0};
+    int r = poll(&pf, 1, ms);
+    if (r <= 0)
+        return r == 0;
+    uint8_t buf[65536];
+    ssize_t n = recv(L->fd, buf, sizeof buf, 0);
+    if (n < 0) {
+        /* UDP: an ICMP unreachable from an earlier send */
+        if (errno == ECONNREFUSED && L->rec->transport == GW_TRANSPORT_UDP)
+            return true;
+        L->peer_closed = true;
+        return false;
+    }
+    if (L->rec->transport == GW_TRANSPORT_UDP) {
+        if (n > 0)
+            on_received(L, buf, (size_t)n);
+        return true;
+    }
+    if (n == 0) {
+        L->peer_closed = true;
+        return false;
+    }
+    g_byte_array_append(L->inbuf, buf, (guint)n);
+    cut_stream(L);
+    return true;
+}
+
+/* match waiting live PDUs to the required recorded ones in pdus[a, b) */
+static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
+{
+    for (guint w = 0; w < L->waiting->len && !L->diverged;) {
+        live_pdu *x = &g_array_index(L->waiting, live_pdu, w);
+        rec_pdu *r = NULL;
+        for (size_t i = a; i < b && !r; i++)
+            if (pdus[i].required && !pdus[i].matched && pdus[i].type == x->type)
+                r = &pdus[i];
+        if (!r) {
+            w++;
+            continue;
+        }
+        r->matched = true;
+        char why[200] = "";
+        const gw_replay *rp = L->p->replay;
+        if (rp && !rp->match(L->adapt_state, r->data, r->len, x->data, x->len, why, sizeof why))
+            divergence(L, r, "field", why);
+        g_free(x->data);
+        g_array_remove_index(L->waiting, w);
+    }
+}
+
+static rec_pdu *first_unmatched(rec_pdu *pdus, size_t a, size_t b)
+{
+    for (size_t i = a; i < b; i++)
+        if (pdus[i].required && !pdus[i].matched)
+            return &pdus[i];
+    return NULL;
+}
+
+/* wait until the peer's required PDUs in pdus[a, b) have come */
+static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
+{
+    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)L->timeout_ms * 1000000;
+    match_waiting(L, pdus, a, b);
+    rec_pdu *r;
+    while (!L->diverged && (r = first_unmatched(pdus, a, b))) {
+        int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        if (left <= 0 || !receive(L, (int)left)) {
+            char detail[300];
+            if (L->waiting->len) {
+                const live_pdu *x = &g_array_index(L->waiting, live_pdu, 0);
+                snprintf(detail, sizeof detail, "the peer sent another type instead (%s %lld, "
+                         "%zu bytes)", L->p->fields[L->p->type_field].abbrev, (long long)x->type,
+                         x->len);
+                divergence(L, r, "different type", detail);
+            } else {
+                snprintf(detail, sizeof detail, "%s within %.1f s",
+                         L->peer_closed ? "the peer closed before sending it" : "not received",
+                         L->timeout_ms / 1000.0);
+                divergence(L, r, "missing answer", detail);
+            }
+            return;
+        }
+        match_waiting(L, pdus, a, b);
+    }
+}
+
+static bool send_all(live *L, const uint8_t *d, size_t len)
+{
+    while (len) {
+        ssize_t n = send(L->fd, d, len, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == ECONNREFUSED && L->rec->transport == GW_TRANSPORT_UDP)
+                return true; /* the peer's port closed; what it answers decides */
+            return false;
+        }
+        d += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+static void play(live *L, rec_pdu *pdus, size_t n)
+{
+    size_t seg = 0; /* the first recorded PDU since our last one */
+    int64_t t0 = n ? pdus[0].time_ns : 0;
+    for (size_t i = 0; i < n && !L->diverged; i++) {
+        if (pdus[i].dir != L->side)
+            continue;
+        await_answers(L, pdus, seg, i);
+        if (L->diverged)
+            break;
+        if (!L->no_wait) { /* the recorded pace, answering meanwhile */
+            int64_t due = L->start_ns + (int64_t)((double)(pdus[i].time_ns - t0) / L->speed);
+            int64_t left;
+            while ((left = due - now_ns(CLOCK_MONOTONIC)) > 0 && receive(L, (int)(left / 1000000) + 1))
+                ;
+        }
+        uint8_t *d = g_memdup2(pdus[i].data, pdus[i].len);
+        if (L->p->replay)
+            L->p->replay->adapt(L->adapt_state, d, pdus[i].len);
+        if (!send_all(L, d, pdus[i].len)) {
+            char detail[200];
+            snprintf(detail, sizeof detail, "sending failed: %s", strerror(errno));
+            divergence(L, &pdus[i], "connection lost", detail);
+            g_free(d);
+            break;
+        }
+        L->sent++;
+        live_decode(L, true, d, pdus[i].len);
+        g_free(d);
+        receive(L, 0);
+        seg = i + 1;
+    }
+    if (!L->diverged)
+        await_answers(L, pdus, seg, n);
+}
+
+/* ---- setting up --------------------------------------------------------- */
+
+static bool parse_target(const char *arg, char *host, size_t hostsz, char *port, size_t portsz)
+{
+    const char *colon;
+    if (arg[0] == '[') {
+        const char *end = strchr(arg, ']');
+        if (!end || end[1] != ':')
+            return false;
+        g_strlcpy(host, arg + 1, MIN(hostsz, (size_t)(end - arg)));
+        colon = end + 1;
+    } else {
+        colon = strrchr(arg, ':');
+        if (!colon || colon == arg)
+            return false;
+        g_strlcpy(host, arg, MIN(hostsz, (size_t)(colon - arg) + 1));
+    }
+    g_strlcpy(port, colon + 1, portsz);
+    char *end;
+    long p = strtol(port, &end, 10);
+    return *port && !*end && p >= 1 && p <= 65535;
+}
+
+/* the socket to the peer: connected to the target (client), or bound to it
+   and then connected to the first peer that comes (server); -1 and a
+   message on failure */
+static int open_peer(live *L, const char *target, int *err_is_timeout)
+{
+    char host[256], port[16];
+    *err_is_timeout = 0;
+    if (!parse_target(target, host, sizeof host, port, sizeof port)) {
+        fprintf(stderr, "pcaptool: bad --target '%s' (HOST:PORT, [IPV6]:PORT)\n", target);
+        return -1;
+    }
+    bool tcp = L->rec->transport == GW_TRANSPORT_TCP;
+    struct addrinfo hints = {.ai_socktype = tcp ? SOCK_STREAM : SOCK_DGRAM,
+                             .ai_flags = L->side ? AI_PASSIVE : 0}, *ai;
+    int e = getaddrinfo(host, port, &hints, &ai);
+    if (e) {
+        fprintf(stderr, "pcaptool: --target %s: %s\n", target, gai_strerror(e));
+        return -1;
+    }
+    int fd = socket(ai->ai_family, ai->ai_socktype, 0);
+    if (fd < 0) {
+        fprintf(stderr, "pcaptool: socket: %s\n", strerror(errno));
+        freeaddrinfo(ai);
+        return -1;
+    }
+    if (!L->side) {
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+            fprintf(stderr, "pcaptool: cannot connect to %s: %s\n", target, strerror(errno));
+            close(fd);
+            freeaddrinfo(ai);
+            return -1;
+        }
+        freeaddrinfo(ai);
+        return fd;
+    }
+    /* the server: the first peer to come is the only one heard */
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || (tcp && listen(fd, 1) < 0)) {
+        fprintf(stderr, "pcaptool: cannot listen on %s: %s\n", target, strerror(errno));
+        close(fd);
+        freeaddrinfo(ai);
+        return -1;
+    }
+    freeaddrinfo(ai);
+    struct pollfd pf = {fd, POLLIN, 0};
+    int wait_ms = L->timeout_ms > PEER_WAIT_MS ? L->timeout_ms : PEER_WAIT_MS;
+    if (poll(&pf, 1, wait_ms) <= 0) {
+        fprintf(stderr, "pcaptool: no peer came to %s within %.1f s\n", target, wait_ms / 1000.0);
+        close(fd);
+        *err_is_timeout = 1;
+        return -1;
+    }
+    if (tcp) {
+        int c = accept(fd, NULL, NULL);
+        close(fd);
+        if (c < 0)
+            fprintf(stderr, "pcaptool: accept: %s\n", strerror(errno));
+        return c;
+    }
+    /* UDP: the first datagram's sender becomes the peer; the datagram stays
+       queued for the exchange to read */
+    struct sockaddr_storage from;
+    socklen_t fl = sizeof from;
+    uint8_t b;
+    if (recvfrom(fd, &b, 1, MSG_PEEK, (struct sockaddr *)&from, &fl) < 0 ||
+        connect(fd, (struct sockaddr *)&from, fl) < 0) {
+        fprintf(stderr, "pcaptool: %s: %s\n", target, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void usage_replay(FILE *f)
+{
+    fputs("Usage: pcaptool replay --target HOST:PORT [OPTIONS] FILE\n"
+          "\n"
+          "Play one side of a recorded conversation against a live peer and judge its\n"
+          "answers with the decoders and the recording.\n"
+          "\n"
+          "  -t, --target HOST:PORT     the live peer (client side: where to connect or send;\n"
+          "                             server side: where to listen for it)\n"
+          "  -s, --side client|server   the side pcaptool plays (default client)\n"
+          "  -c, --conversation N       the Nth conversation, as pcaptool stats lists them\n"
+          "                             (default 1)\n"
+          "      --speed X              X times the recorded pace (default 1)\n"
+          "      --no-wait              send as soon as the answers have come\n"
+          "      --timeout SECONDS      longest wait for an answer (default 5)\n"
+          "  -w, --out FILE             write what was sent and received to a pcap\n"
+          "      --dry-run              print what would be sent; contact nobody\n"
+          "  -f, --format text|json     output format (default text)\n"
+          "  plus --port, --no-heuristics, --option, --profile, --fail-on as for decode\n"
+          "\n"
+          "Exit codes: 0 the peer answered as recorded, no finding at or above --fail-on;\n"
+          "1 a divergence, or such findings; 2 usage error, unreadable capture, no such\n"
+          "conversation, or the peer could not be reached.\n",
+          f);
+}
+
+static void free_recording(recording *r)
+{
+    for (guint i = 0; i < r->pdus->len; i++) {
+        g_free(g_array_index(r->pdus, rec_pdu, i).data);
+        g_free(g_array_index(r->pdus, rec_pdu, i).summary);
+    }
+    g_array_free(r->pdus, TRUE);
+    g_hash_table_destroy(r->seen);
+    out_pdu_free(r->out);
+}
+
+static void dry_run(const recording *r, int side, out_format fmt)
+{
+    const rec_pdu *pdus = (const rec_pdu *)(const void *)r->pdus->data;
+    for (guint i = 0; i < r->pdus->len; i++) {
+        const rec_pdu *x = &pdus[i];
+        double t = (double)(x->time_ns - pdus[0].time_ns) / 1e9;
+        const char *what = x->dir == side ? "send" : x->required ? "await" : "may receive";
+        if (fmt == OUT_JSON) {
+            printf("{\"record\":\"plan\",\"step\":\"%s\",\"recorded_frame\":%u,\"offset\":%.6f,"
+                   "\"length\":%zu,\"summary\":",
+                   what, x->frame, t, x->len);
+            out_json_string(stdout, (const uint8_t *)x->summary, strlen(x->summary));
+            printf("}\n");
+        } else {
+            printf("%10.6f  %-11s %s (recorded frame %u, %zu bytes)\n", t, what, x->summary, x->frame,
+                   x->len);
+        }
+    }
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    run_options ro;
+    run_options_init(&ro);
+    unsigned fail_on = GW_SEV_ERROR + 1;
+    const char *target = NULL, *out_path = NULL;
+    int side = 0;
+    unsigned conversation = 1;
+    double speed = 1, timeout = 5;
+    bool no_wait = false, dry = false;
+    out_format fmt = OUT_TEXT;
+    enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY };
+    static const struct option longopts[] = {
+        {"target", required_argument, NULL, 't'},
+        {"side", required_argument, NULL, 's'},
+        {"conversation", required_argument, NULL, 'c'},
+        {"speed", required_argument, NULL, O_SPEED},
+        {"no-wait", no_argument, NULL, O_NO_WAIT},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"out", required_argument, NULL, 'w'},
+        {"dry-run", no_argument, NULL, O_DRY},
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        RUN_LONG_OPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:s:c:w:f:h" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
+        switch (c) {
+        case 't': target = optarg; break;
+        case 's':
+            if (strcmp(optarg, "client") && strcmp(optarg, "server"))
+                return die_usage("bad --side '%s' (client or server)", optarg);
+            side = strcmp(optarg, "server") == 0;
+            break;
+        case 'c':
+            conversation = (unsigned)strtoul(optarg, &end, 10);
+            if (*end || conversation < 1)
+                return die_usage("bad --conversation '%s' (1, 2, ...)", optarg);
+            break;
+        case O_SPEED:
+            speed = strtod(optarg, &end);
+            if (*end || !(speed > 0))
+                return die_usage("bad --speed '%s' (a positive factor)", optarg);
+            break;
+        case O_NO_WAIT: no_wait = true; break;
+        case O_TIMEOUT:
+            timeout = strtod(optarg, &end);
+            if (*end || !(timeout > 0) || timeout > 3600)
+                return die_usage("bad --timeout '%s' (seconds, up to 3600)", optarg);
+            break;
+        case 'w': out_path = optarg; break;
+        case O_DRY: dry = true; break;
+        case 'f':
+            if (!parse_format(optarg, &fmt))
+                return die_usage("unknown format '%s' (text or json)", optarg);
+            break;
+        case 'h': usage_replay(stdout); return EXIT_CLEAN;
+        default:
+            rc = parse_run_opt(c, optarg, &ro, &fail_on);
+            if (rc < 0)
+                return die_usage("%s", "bad option (see replay --help)");
+            if (rc)
+                return rc;
+        }
+    }
+    if (optind != argc - 1)
+        return die_usage("%s", "replay needs exactly one capture file");
+    if (!target && !dry)
+        return die_usage("%s", "replay needs --target HOST:PORT (or --dry-run)");
+
+    recording r = {.want = conversation, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
+                   .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
+    run_consumer cons = {&r, load_begin, load_end, load_finding};
+    unsigned ignored = 0;
+    if (run_file(&ro, argv[optind], &cons, &ignored) < 0) {
+        free_recording(&r);
+        return EXIT_USAGE;
+    }
+    if (!r.p) {
+        fprintf(stderr, "pcaptool: %s: no conversation %u (it has %u)\n", argv[optind], conversation,
+                g_hash_table_size(r.seen));
+        free_recording(&r);
+        return EXIT_USAGE;
+    }
+    rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
+    for (guint i = 0; i < r.pdus->len; i++)
+        pdus[i].required = pdus[i].dir != side &&
+                           (!r.p->replay || r.p->replay->required(pdus[i].data, pdus[i].len));
+    if (fmt == OUT_TEXT)
+        printf("replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
+               r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
+               r.pdus->len, side ? "server" : "client", target ? ", target " : "", target ? target : "");
+    if (!r.p->replay && fmt == OUT_TEXT)
+        printf("replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
+               r.p->short_name);
+    if (dry) {
+        dry_run(&r, side, fmt);
+        free_recording(&r);
+        return EXIT_CLEAN;
+    }
+
+    live L = {.rec = &r, .p = r.p, .side = side, .speed = speed, .no_wait = no_wait,
+              .timeout_ms = (int)(timeout * 1000), .format = fmt};
+    int timed_out;
+    L.fd = open_peer(&L, target, &timed_out);
+    if (L.fd < 0) {
+        free_recording(&r);
+        return timed_out ? EXIT_FINDINGS : EXIT_USAGE;
+    }
+    socklen_t sl = sizeof L.local;
+    getsockname(L.fd, (struct sockaddr *)&L.local, &sl);
+    sl = sizeof L.peer;
+    getpeername(L.fd, (struct sockaddr *)&L.peer, &sl);
+    endpoint_name(&L.local, L.local_name, sizeof L.local_name);
+    endpoint_name(&L.peer, L.peer_name, sizeof L.peer_name);
+    pcap_t *dead = NULL;
+    if (out_path) {
+        dead = pcap_open_dead(DLT_RAW, 65535);
+        L.dump = pcap_dump_open(dead, out_path);
+        if (!L.dump) {
+            fprintf(stderr, "pcaptool: cannot write %s: %s\n", out_path, pcap_geterr(dead));
+            pcap_close(dead);
+            close(L.fd);
+            free_recording(&r);
+            return EXIT_USAGE;
+        }
+    }
+    L.inbuf = g_byte_array_new();
+    L.waiting = g_array_new(FALSE, FALSE, sizeof(live_pdu));
+    L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
+    L.conv = g_malloc(r.p->conv_size);
+    r.p->conv_init(L.conv);
+    L.out = out_pdu_new();
+    L.start_ns = now_ns(CLOCK_MONOTONIC);
+    L.wall_start_ns = now_ns(CLOCK_REALTIME);
+
+    play(&L, pdus, r.pdus->len);
+
+    bool fail = L.diverged || (fail_on && L.max_sev >= fail_on);
+    if (fmt == OUT_JSON) {
+        printf("{\"record\":\"replay\",\"file\":");
+        out_json_string(stdout, (const uint8_t *)argv[optind], strlen(argv[optind]));
+        printf(",\"conversation\":%u,\"side\":\"%s\",\"target\":", conversation,
+               side ? "server" : "client");
+        out_json_string(stdout, (const uint8_t *)target, strlen(target));
+        printf(",\"sent\":%u,\"received\":%u,\"diverged\":%s,\"verdict\":\"%s\"}\n", L.sent,
+               L.received, L.diverged ? "true" : "false", fail ? "fail" : "pass");
+    } else
+        printf("%s: %u sent, %u received%s\n", fail ? "FAIL" : "PASS", L.sent, L.received,
+               L.diverged ? ", diverged from the recording" : "");
+    if (L.dump) {
+        pcap_dump_close(L.dump);
+        pcap_close(dead);
+    }
+    close(L.fd);
+    r.p->conv_free(L.conv);
+    g_free(L.conv);
+    g_free(L.adapt_state);
+    g_byte_array_free(L.inbuf, TRUE);
+    for (guint i = 0; i < L.waiting->len; i++)
+        g_free(g_array_index(L.waiting, live_pdu, i).data);
+    g_array_free(L.waiting, TRUE);
+    out_pdu_free(L.out);
+    free_recording(&r);
+    return fail ? EXIT_FINDINGS : EXIT_CLEAN;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# replay_dnp.sh PCAPTOOL DNP_PEER CAPTURE - pcaptool replay plays the server
+# side of the capture's first DNP conversation against tests/peers/dnp_peer
+# on loopback: a peer that behaves passes; one that acknowledges the wrong
+# number, and one that never sends link up, fail with the divergence named.
+# The --out capture of the good run decodes cleanly.
+set -u
+pcaptool=$1 peer=$2 cap=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+base=$((20000 + $$ % 20000))
+fail=0
+
+# run MODE PEER_SILENCE_MS REPLAY_TIMEOUT_S PORT_OFFSET: replay's exit code
+# in $work/MODE.rc, its output in $work/MODE.txt
+run() {
+    port=$((base + $4))
+    "$pcaptool" replay --side server --target "127.0.0.1:$port" --no-wait --timeout "$3" \
+        --out "$work/$1.pcap" "$cap" > "$work/$1.txt" 2>&1 &
+    pid=$!
+    "$peer" 127.0.0.1 "$port" "$1" "$2"
+    wait "$pid"
+    echo $? > "$work/$1.rc"
+}
+
+expect() { # MODE RC TEXT...: the run exited RC and printed every TEXT
+    mode=$1 rc=$2
+    shift 2
+    if [ "$(cat "$work/$mode.rc")" != "$rc" ]; then
+        echo "FAIL $mode: exit $(cat "$work/$mode.rc"), expected $rc"; cat "$work/$mode.txt"; fail=1
+        return
+    fi
+    for text in "$@"; do
+        if ! grep -qF -- "$text" "$work/$mode.txt"; then
+            echo "FAIL $mode: no '$text' in:"; cat "$work/$mode.txt"; fail=1
+            return
+        fi
+    done
+    echo "ok $mode: exit $rc"
+}
+
+run good 300 3 0
+# every answer the recording requires came: acks #0..#3 and link ups 0..2
+# from the peer, and its close
+expect good 0 "PASS: 17 sent, 9 received" "DNP Reliable ack #3 Success" "DNP Link up 2" \
+    "DNP Connection close"
+# what was sent and received, decoded again: the recorded server's 17 PDUs
+# and the peer's 9 (request, 4 acks, 3 link ups, close), no finding at error
+if n=$("$pcaptool" decode --fail-on error "$work/good.pcap" | grep -c '^[0-9]'); then
+    if [ "$n" -eq 26 ]; then
+        echo "ok good --out: $n PDUs decode cleanly"
+    else
+        echo "FAIL good --out: $n PDUs, expected 26"; fail=1
+    fi
+else
+    echo "FAIL good --out: pcaptool decode exit $?"; fail=1
+fi
+cp "$work/good.pcap" "${REPLAY_OUT:-/dev/null}" 2>/dev/null
+
+run wrong-ack 300 3 1
+# the first ack is of number 1 where the recording (frame 5) acks our 0
+expect wrong-ack 1 "DIVERGENCE (field)" "recorded frame 5" "acknowledges number 1, expected 0" "FAIL"
+
+run no-link-up 3000 1 2
+# the link up of frame 6 never comes
+expect no-link-up 1 "DIVERGENCE (missing answer)" "recorded frame 6, Link up 0" "not received within 1.0 s" "FAIL"
+exit $fail
