@@ -188,5 +188,25 @@ check findings 0 "$T" findings
 expect findings-listed grep -q '^dnp.truncated	error	' "$tmp/out"
 check fields-bad 2 "$T" fields nosuch
 
+# replay: usage errors, the plan, an unreachable target
+check replay-help 0 "$T" replay --help
+expect replay-help-usage grep -q '^Usage: pcaptool replay' "$tmp/out"
+check replay-no-target 2 "$T" replay "$C/dnp-denetwork-example.pcap"
+check replay-bad-target 2 "$T" replay --target nocolon "$C/dnp-denetwork-example.pcap"
+check replay-bad-side 2 "$T" replay --side both --dry-run "$C/dnp-denetwork-example.pcap"
+check replay-no-such-conversation 2 "$T" replay --dry-run --conversation 3 "$C/dnp-denetwork-example.pcap"
+expect replay-no-such-conversation-says grep -q 'no conversation 3 (it has 2)' "$tmp/err"
+check replay-dry-run 0 "$T" replay --dry-run "$C/dnp-denetwork-example.pcap"
+# as the client: the connection request is sent, the ack and the two link
+# states awaited, our acks and link ups sent
+expect replay-dry-run-plan grep -q '^  0.000000  send        Connection request (DNP1) (recorded frame 1, 5 bytes)$' "$tmp/out"
+expect replay-dry-run-await grep -q 'await       Link state #1 link 1, 1 value (recorded frame 4' "$tmp/out"
+expect replay-dry-run-optional grep -q 'may receive Link update' "$tmp/out"
+check replay-dry-run-server 0 "$T" replay --dry-run --side server --format json "$C/dnp-denetwork-example.pcap"
+expect replay-dry-run-json grep -q '^{"record":"plan","step":"await","recorded_frame":1,"offset":0.000000,"length":5,"summary":"Connection request (DNP1)"}$' "$tmp/out"
+# nothing listens on TCP port 1 of loopback: the target cannot be reached
+check replay-refused 2 "$T" replay --target 127.0.0.1:1 --no-wait "$C/openttd-13.0-join.pcap"
+expect replay-refused-says grep -q 'cannot connect to 127.0.0.1:1: Connection refused' "$tmp/err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
