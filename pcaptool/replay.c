@@ -139,7 +139,7 @@ typedef struct {
     unsigned frame;        /* live PDUs so far (frame numbers of --out) */
     unsigned sent, received, max_sev;
     pcap_dumper_t *dump;
-    uint32_t tcp_seq[2];   /* per direction, for --out */
+    uint32_t tcp_seq[2];   /* ours, the peer's: for --out */
     bool diverged;
 } live;
 
@@ -217,8 +217,8 @@ static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t w
     l4[2] = (uint8_t)(dport >> 8);
     l4[3] = (uint8_t)dport;
     if (tcp) {
-        int d_ = ours ? 0 : 1;
-        uint32_t seq = L->tcp_seq[d_], ack = L->tcp_seq[!d_];
+        int way = ours ? 0 : 1; /* 0: ours, 1: the peer's */
+        uint32_t seq = L->tcp_seq[way], ack = L->tcp_seq[!way];
         for (int i = 0; i < 4; i++) {
             l4[4 + i] = (uint8_t)(seq >> (24 - 8 * i));
             l4[8 + i] = (uint8_t)(ack >> (24 - 8 * i));
@@ -227,7 +227,7 @@ static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t w
         l4[13] = 0x18; /* PSH, ACK */
         l4[14] = 0xff;
         l4[15] = 0xff;
-        L->tcp_seq[d_] += (uint32_t)len;
+        L->tcp_seq[way] += (uint32_t)len;
     } else {
         l4[4] = (uint8_t)((8 + len) >> 8);
         l4[5] = (uint8_t)(8 + len);
