@@ -1588,7 +1588,7 @@ static bool is_reliable(uint8_t cmd)
            cmd == DNP_RELIABLE_MESSAGE_LONG || cmd == DNP_LINK_STATE_LONG;
 }
 
-static uint16_t le16_at(const uint8_t *d) { return (uint16_t)(d[0] | d[1] << 8); }
+static uint16_t le16_at(const uint8_t *d) { return (uint16_t)gw_get_uint(d, 2, false); }
 
 static void put_le16(uint8_t *d, uint32_t v)
 {

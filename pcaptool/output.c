@@ -140,6 +140,18 @@ unsigned out_pdu_max_severity(const out_pdu *o)
     return o->max_sev;
 }
 
+void out_conversation_key(const gw_protocol *p, const out_meta *m, char *key, size_t keysz,
+                          const char **a, const char **b)
+{
+    const char *src = m->src ? m->src : "", *dst = m->dst ? m->dst : "";
+    const char *lo = strcmp(src, dst) <= 0 ? src : dst, *hi = lo == src ? dst : src;
+    snprintf(key, keysz, "%s %s %s", p->name, lo, hi);
+    if (a)
+        *a = lo;
+    if (b)
+        *b = hi;
+}
+
 const char *out_pdu_summary(const out_pdu *o)
 {
     return o->summary == SIZE_MAX ? "" : o->text->str + o->summary;

@@ -40,6 +40,12 @@ typedef struct {
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
 
+/* the conversation a PDU belongs to, as stats lists and replay numbers
+   them: "PROTO A B" into key (at most keysz bytes), A and B its two
+   endpoints in order (each may be asked for, or not: NULL) */
+void out_conversation_key(const gw_protocol *p, const out_meta *m, char *key, size_t keysz,
+                          const char **a, const char **b);
+
 /* a finding as a record of its own: a transport-level one (TCP gaps and the
    like, proto "tcp"), or one a decoder reports when a conversation ends
    (about an earlier frame: the record carries "end_of_conversation": true) */

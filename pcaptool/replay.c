@@ -30,6 +30,7 @@
 #include "output.h"
 #include "pcaptool.h"
 #include "run.h"
+#include "tcpstream.h"
 
 #define MAX_PDU (1u << 20) /* a received TCP PDU longer than this is not waited for */
 #define PEER_WAIT_MS 30000 /* the server side waits this long (or --timeout) for its peer */
@@ -76,15 +77,12 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
     recording *r = ctx;
     /* conversations numbered as pcaptool stats lists them: by protocol and
        pair of endpoints, in the order they first appear */
-    bool ordered = strcmp(m->src, m->dst) < 0;
-    char *key = g_strdup_printf("%s %s %s", p->name, ordered ? m->src : m->dst,
-                                ordered ? m->dst : m->src);
+    char key[192];
+    out_conversation_key(p, m, key, sizeof key, NULL, NULL);
     gpointer n = g_hash_table_lookup(r->seen, key);
     if (!n) {
         n = GUINT_TO_POINTER(g_hash_table_size(r->seen) + 1);
-        g_hash_table_insert(r->seen, key, n);
-    } else {
-        g_free(key);
+        g_hash_table_insert(r->seen, g_strdup(key), n);
     }
     if (GPOINTER_TO_UINT(n) != r->want)
         return 0;
@@ -295,18 +293,20 @@ static void on_received(live *L, const uint8_t *d, size_t len)
         g_free(x.data);
 }
 
-/* cut the received stream into PDUs (TCP) */
+static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
+{
+    on_received(ctx, d, len);
+}
+
+/* cut the received stream into PDUs (TCP) with the reassembler's framing */
 static void cut_stream(live *L)
 {
-    size_t used = 0;
-    while (L->inbuf->len - used >= L->p->pdu_header) {
-        long n = L->p->pdu_length(L->inbuf->data + used, L->inbuf->len - used);
-        if (n == 0 || (n > 0 && (size_t)n > L->inbuf->len - used && (size_t)n <= MAX_PDU))
-            break;
-        if (n < 0 || (size_t)n > MAX_PDU) /* not a PDU start: the rest as one */
-            n = (long)(L->inbuf->len - used);
-        on_received(L, L->inbuf->data + used, (size_t)n);
-        used += (size_t)n;
+    tcp_sink ts = {on_stream_pdu, NULL, L}; /* tcp_cut raises no events */
+    long pending;
+    size_t used = tcp_cut(L->p, L->inbuf->data, L->inbuf->len, &ts, &pending);
+    if (pending > (long)MAX_PDU) { /* not waited for: the rest as one */
+        on_received(L, L->inbuf->data + used, L->inbuf->len - used);
+        used = L->inbuf->len;
     }
     g_byte_array_remove_range(L->inbuf, 0, (guint)used);
 }

@@ -196,7 +196,8 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
 {
     run_ctx *r = ctx;
     const gw_finding_def *d = &r->f->p->findings[finding];
-    out_meta m = {.frame = frame, .time_ns = time_ns, .src = r->f->endpoint[dir], .dst = r->f->endpoint[!dir]};
+    out_meta m = {.frame = frame, .time_ns = time_ns, .src = r->f->endpoint[dir],
+                  .dst = r->f->endpoint[!dir]};
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};

@@ -71,10 +71,9 @@ static void conv_stats_free(gpointer q)
 
 static conv_stats *conv_of(stats_ctx *x, const gw_protocol *p, const out_meta *m)
 {
-    const char *src = m->src ? m->src : "", *dst = m->dst ? m->dst : "";
-    const char *a = strcmp(src, dst) <= 0 ? src : dst, *b = a == src ? dst : src;
+    const char *a, *b;
     char key[192]; /* no allocation per PDU: only a new conversation copies it */
-    snprintf(key, sizeof key, "%s %s %s", p->name, a, b);
+    out_conversation_key(p, m, key, sizeof key, &a, &b);
     conv_stats *s = g_hash_table_lookup(x->by_key, key);
     if (s)
         return s;

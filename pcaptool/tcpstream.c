@@ -73,14 +73,11 @@ void tcp_half_release(tcp_half *h)
     tcp_half_init(h, h->budget);
 }
 
-/* hand on the complete PDUs at the start of d[0..len); returns the bytes
-   used, and sets h->pending_len to the length of the PDU the rest starts
-   (0 when not known yet) */
-static size_t cut(tcp_half *h, const gw_protocol *p, const uint8_t *d, size_t len,
-                  const tcp_sink *out)
+size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sink *out,
+               long *pending_len)
 {
     size_t used = 0;
-    h->pending_len = 0;
+    *pending_len = 0;
     while (used < len) {
         size_t avail = len - used;
         if (avail < p->pdu_header)
@@ -94,7 +91,7 @@ static size_t cut(tcp_half *h, const gw_protocol *p, const uint8_t *d, size_t le
             break;
         }
         if ((size_t)n > avail) {
-            h->pending_len = n;
+            *pending_len = n;
             break;
         }
         out->pdu(out->ctx, d + used, (size_t)n);
@@ -109,7 +106,7 @@ static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
 {
     if (h->buf_len > h->buf_peak)
         h->buf_peak = h->buf_len;
-    size_t used = cut(h, p, h->buf, h->buf_len, out);
+    size_t used = tcp_cut(p, h->buf, h->buf_len, out, &h->pending_len);
     if (used) {
         memmove(h->buf, h->buf + used, h->buf_len - used);
         h->buf_len -= used;
@@ -226,7 +223,7 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
             /* the usual case: whole PDUs straight from the segment, only a
                PDU it leaves unfinished is copied */
             h->next_seq += (uint32_t)len;
-            size_t used = cut(h, p, data, len, out);
+            size_t used = tcp_cut(p, data, len, out, &h->pending_len);
             buf_append(h, data + used, len - used);
         } else {
             append(h, data, len);

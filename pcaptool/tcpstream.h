@@ -67,6 +67,12 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                       const uint8_t *data, size_t len, const tcp_sink *out);
 /* the capture ended: report a PDU left incomplete */
 void tcp_half_finish(tcp_half *h, const tcp_sink *out);
+/* The framing alone: hand on the complete PDUs at the start of d[0..len)
+   (bytes that cannot start a PDU go as one, to be reported); returns the
+   bytes used, and sets *pending_len to the length of the PDU the rest
+   starts (0 when not known yet). */
+size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sink *out,
+               long *pending_len);
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
