@@ -3,12 +3,13 @@
 # side of the capture's first DNP conversation against tests/peers/dnp_peer
 # on loopback: a peer that behaves passes; one that acknowledges the wrong
 # number, and one that never sends link up, fail with the divergence named.
-# The --out capture of the good run decodes cleanly.
+# The --out capture of the good run decodes cleanly. Ports: REPLAY_PORT and
+# the two above it, else three from a base picked by the process id.
 set -u
 pcaptool=$1 peer=$2 cap=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-base=$((20000 + $$ % 20000))
+base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
 fail=0
 
 # run MODE PEER_SILENCE_MS REPLAY_TIMEOUT_S PORT_OFFSET: replay's exit code
