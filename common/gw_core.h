@@ -189,23 +189,31 @@ typedef struct {
 
 /* ---- replay (pcaptool replay) ------------------------------------------- */
 
+/* What the peer must send when the recording shows it from the peer. */
+typedef enum {
+    GW_REPLAY_OPTIONAL, /* may come or not (depends on time, other users, the game) */
+    GW_REPLAY_PERIODIC, /* comes in any number; at least one wherever the recording has some */
+    GW_REPLAY_ANSWER,   /* each one the recording has must come */
+} gw_replay_need;
+
 /* What a recorded conversation must change to be played against a live
-   peer, and what the peer's answers must keep. The state (state_size bytes,
-   zeroed before the first call) follows one replayed conversation. */
+   peer, and what the peer's PDUs must keep. `type` is the value of the
+   protocol's type_field (-1: none). The state (state_size bytes, zeroed
+   before the first call) follows one replayed conversation. */
 typedef struct gw_replay {
     size_t state_size;
-    /* Must the peer send this PDU (an answer, when the recording shows it),
-       or may it come or not (periodic, driven by time)? */
-    bool (*required)(const uint8_t *d, size_t len);
+    gw_replay_need (*need)(int64_t type, const uint8_t *d, size_t len);
     /* One of our recorded PDUs, copied, about to be sent: rewrite in place
        the numbers that must follow the live peer (its sequence numbers,
        link ids, frames). */
-    void (*adapt)(void *state, uint8_t *d, size_t len);
-    /* The live peer's PDU `live` answers where the recording has `rec` (of
-       the same type): learn the live numbering; false, with the reason in
+    void (*adapt)(void *state, int64_t type, uint8_t *d, size_t len);
+    /* Every PDU the live peer sends, as it comes (NULL: nothing to learn). */
+    void (*observe)(void *state, int64_t type, const uint8_t *d, size_t len);
+    /* The live peer's PDU `live` stands where the recording has `rec` (same
+       type and need): learn the live numbering; false, with the reason in
        why[], when a field differs where it must not. */
-    bool (*match)(void *state, const uint8_t *rec, size_t rec_len, const uint8_t *live,
-                  size_t live_len, char *why, size_t whysz);
+    bool (*match)(void *state, int64_t type, const uint8_t *rec, size_t rec_len,
+                  const uint8_t *live, size_t live_len, char *why, size_t whysz);
 } gw_replay;
 
 /* ---- protocols ----------------------------------------------------------- */

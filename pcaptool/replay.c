@@ -6,10 +6,10 @@
  * recorded pace unless --no-wait), each adapted by the protocol's replay
  * hooks (gw_protocol.replay: sequence numbers and ids that must follow the
  * live peer). Before each of them, the peer's PDUs that the recording has
- * before it and that the protocol requires (answers, not periodic traffic)
- * must have come: matched by type, in any order within that stretch, and
- * checked field by field by the hooks. The first miss is the divergence
- * reported. Every PDU sent or received is decoded with a conversation state
+ * before it must have come, as the protocol's hooks say: each answer
+ * (matched by type and need, in any order within that stretch, checked
+ * field by field by the hooks), at least one of each periodic type, none of
+ * the optional ones. The first miss is the divergence reported. Every PDU sent or received is decoded with a conversation state
  * of its own, so the live exchange gets the decoders' findings too. */
 #include "replay.h"
 
@@ -45,7 +45,7 @@ typedef struct {
     size_t len;
     int64_t type;     /* the protocol's type field, or -1 */
     char *summary;
-    bool required;    /* the peer's, and an answer the protocol requires */
+    gw_replay_need need; /* the peer's: what the live peer must send here */
     bool matched;
 } rec_pdu;
 
@@ -111,6 +111,8 @@ typedef struct {
     uint8_t *data;
     size_t len;
     int64_t type;
+    gw_replay_need need;
+    char *summary;
 } live_pdu;
 
 typedef struct {
@@ -119,6 +121,7 @@ typedef struct {
     int side;              /* our direction in the recording: 0 client, 1 server */
     double speed;
     bool no_wait;
+    bool as_recorded;      /* our PDUs not adapted */
     int timeout_ms;
     out_format format;
     int fd;                /* connected to the peer */
@@ -129,8 +132,9 @@ typedef struct {
     /* received bytes not yet cut into PDUs (TCP) */
     GByteArray *inbuf;
     bool peer_closed;
-    /* live PDUs the protocol requires, not yet matched to the recording */
+    /* the peer's answers and periodic PDUs not yet matched to the recording */
     GArray *waiting;       /* live_pdu */
+    unsigned unexpected;   /* answers the recording does not have */
     void *adapt_state;
     void *conv;            /* decoder state of the live exchange */
     out_pdu *out;
@@ -281,16 +285,31 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     }
 }
 
-/* a PDU from the peer: decoded, printed, and kept when required */
+static gw_replay_need need_of(const gw_protocol *p, int64_t type, const uint8_t *d, size_t len)
+{
+    return p->replay ? p->replay->need(type, d, len) : GW_REPLAY_ANSWER;
+}
+
+static void free_live_pdu(live_pdu *x)
+{
+    g_free(x->data);
+    g_free(x->summary);
+}
+
+/* a PDU from the peer: decoded, printed, learnt from, and kept unless
+   optional */
 static void on_received(live *L, const uint8_t *d, size_t len)
 {
     L->received++;
-    live_pdu x = {g_memdup2(d, len), len, live_decode(L, false, d, len)};
+    int64_t type = live_decode(L, false, d, len);
     const gw_replay *rp = L->p->replay;
-    if (!rp || rp->required(d, len))
-        g_array_append_val(L->waiting, x);
-    else
-        g_free(x.data);
+    if (rp && rp->observe)
+        rp->observe(L->adapt_state, type, d, len);
+    gw_replay_need need = need_of(L->p, type, d, len);
+    if (need == GW_REPLAY_OPTIONAL)
+        return;
+    live_pdu x = {g_memdup2(d, len), len, type, need, g_strdup(out_pdu_summary(L->out))};
+    g_array_append_val(L->waiting, x);
 }
 
 static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
@@ -344,51 +363,65 @@ static bool receive(live *L, int ms)
     return true;
 }
 
-/* match waiting live PDUs to the required recorded ones in pdus[a, b) */
+/* match the waiting live PDUs to the peer's recorded ones in pdus[a, b):
+   an answer to an answer of its type not matched yet; a periodic PDU to all
+   the periodic ones of its type (the first one that comes is checked).
+   Periodic PDUs the stretch has no use for are dropped; answers stay, they
+   may come early for a later stretch. */
 static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
 {
+    const gw_replay *rp = L->p->replay;
     for (guint w = 0; w < L->waiting->len && !L->diverged;) {
         live_pdu *x = &g_array_index(L->waiting, live_pdu, w);
         rec_pdu *r = NULL;
-        for (size_t i = a; i < b && !r; i++)
-            if (pdus[i].required && !pdus[i].matched && pdus[i].type == x->type)
-                r = &pdus[i];
-        if (!r) {
+        bool fresh = false;
+        for (size_t i = a; i < b && !fresh; i++)
+            if (pdus[i].dir != L->side && pdus[i].need == x->need && pdus[i].type == x->type &&
+                (!pdus[i].matched || x->need == GW_REPLAY_PERIODIC)) {
+                fresh = !pdus[i].matched;
+                if (!r || fresh)
+                    r = &pdus[i];
+            }
+        if (!r && x->need == GW_REPLAY_ANSWER) {
             w++;
             continue;
         }
-        r->matched = true;
-        char why[200] = "";
-        const gw_replay *rp = L->p->replay;
-        if (rp && !rp->match(L->adapt_state, r->data, r->len, x->data, x->len, why, sizeof why))
-            divergence(L, r, "field", why);
-        g_free(x->data);
+        if (fresh) {
+            char why[200] = "";
+            if (rp && !rp->match(L->adapt_state, x->type, r->data, r->len, x->data, x->len, why,
+                                 sizeof why))
+                divergence(L, r, "field", why);
+            for (size_t i = a; i < b; i++)
+                if (pdus[i].dir != L->side && pdus[i].need == x->need && pdus[i].type == x->type &&
+                    (&pdus[i] == r || x->need == GW_REPLAY_PERIODIC))
+                    pdus[i].matched = true;
+        }
+        free_live_pdu(x);
         g_array_remove_index(L->waiting, w);
     }
 }
 
-static rec_pdu *first_unmatched(rec_pdu *pdus, size_t a, size_t b)
+static rec_pdu *first_unmatched(const live *L, rec_pdu *pdus, size_t a, size_t b)
 {
     for (size_t i = a; i < b; i++)
-        if (pdus[i].required && !pdus[i].matched)
+        if (pdus[i].dir != L->side && pdus[i].need != GW_REPLAY_OPTIONAL && !pdus[i].matched)
             return &pdus[i];
     return NULL;
 }
 
-/* wait until the peer's required PDUs in pdus[a, b) have come */
+/* wait until the peer's answers and periodic PDUs in pdus[a, b) have come */
 static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
 {
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)L->timeout_ms * 1000000;
     match_waiting(L, pdus, a, b);
     rec_pdu *r;
-    while (!L->diverged && (r = first_unmatched(pdus, a, b))) {
+    while (!L->diverged && (r = first_unmatched(L, pdus, a, b))) {
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
         if (left <= 0 || !receive(L, (int)left)) {
             char detail[300];
             if (L->waiting->len) {
                 const live_pdu *x = &g_array_index(L->waiting, live_pdu, 0);
-                snprintf(detail, sizeof detail, "the peer sent another type instead (%s %lld, "
-                         "%zu bytes)", L->p->fields[L->p->type_field].abbrev, (long long)x->type,
+                snprintf(detail, sizeof detail, "the peer sent %s (%zu bytes) instead", x->summary,
                          x->len);
                 divergence(L, r, "different type", detail);
             } else {
@@ -430,15 +463,18 @@ static void play(live *L, rec_pdu *pdus, size_t n)
         await_answers(L, pdus, seg, i);
         if (L->diverged)
             break;
-        if (!L->no_wait) { /* the recorded pace, answering meanwhile */
+        if (!L->no_wait) { /* the recorded pace, receiving meanwhile */
             int64_t due = L->start_ns + (int64_t)((double)(pdus[i].time_ns - t0) / L->speed);
             int64_t left;
             while ((left = due - now_ns(CLOCK_MONOTONIC)) > 0 && receive(L, (int)(left / 1000000) + 1))
                 ;
         }
+        match_waiting(L, pdus, seg, i); /* what came meanwhile belongs to this stretch */
+        if (L->diverged)
+            break;
         uint8_t *d = g_memdup2(pdus[i].data, pdus[i].len);
-        if (L->p->replay)
-            L->p->replay->adapt(L->adapt_state, d, pdus[i].len);
+        if (L->p->replay && !L->as_recorded)
+            L->p->replay->adapt(L->adapt_state, pdus[i].type, d, pdus[i].len);
         if (!send_all(L, d, pdus[i].len)) {
             char detail[200];
             snprintf(detail, sizeof detail, "sending failed: %s", strerror(errno));
@@ -454,6 +490,9 @@ static void play(live *L, rec_pdu *pdus, size_t n)
     }
     if (!L->diverged)
         await_answers(L, pdus, seg, n);
+    for (guint w = 0; w < L->waiting->len; w++)
+        if (g_array_index(L->waiting, live_pdu, w).need == GW_REPLAY_ANSWER)
+            L->unexpected++;
 }
 
 /* ---- setting up --------------------------------------------------------- */
@@ -568,6 +607,8 @@ static void usage_replay(FILE *f)
           "      --speed X              X times the recorded pace (default 1)\n"
           "      --no-wait              send as soon as the answers have come\n"
           "      --timeout SECONDS      longest wait for an answer (default 5)\n"
+          "      --as-recorded          send our PDUs byte for byte as recorded, without\n"
+          "                             adapting them to the live peer\n"
           "  -w, --out FILE             write what was sent and received to a pcap\n"
           "      --dry-run              print what would be sent; contact nobody\n"
           "  -f, --format text|json     output format (default text)\n"
@@ -596,7 +637,10 @@ static void dry_run(const recording *r, int side, out_format fmt)
     for (guint i = 0; i < r->pdus->len; i++) {
         const rec_pdu *x = &pdus[i];
         double t = (double)(x->time_ns - pdus[0].time_ns) / 1e9;
-        const char *what = x->dir == side ? "send" : x->required ? "await" : "may receive";
+        static const char *const needs[] = {[GW_REPLAY_OPTIONAL] = "may receive",
+                                            [GW_REPLAY_PERIODIC] = "periodic",
+                                            [GW_REPLAY_ANSWER] = "await"};
+        const char *what = x->dir == side ? "send" : needs[x->need];
         if (fmt == OUT_JSON) {
             printf("{\"record\":\"plan\",\"step\":\"%s\",\"recorded_frame\":%u,\"offset\":%.6f,"
                    "\"length\":%zu,\"summary\":",
@@ -619,9 +663,9 @@ int cmd_replay(int argc, char **argv)
     int side = 0;
     unsigned conversation = 1;
     double speed = 1, timeout = 5;
-    bool no_wait = false, dry = false;
+    bool no_wait = false, dry = false, as_recorded = false;
     out_format fmt = OUT_TEXT;
-    enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY };
+    enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY, O_AS_RECORDED };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
         {"side", required_argument, NULL, 's'},
@@ -631,6 +675,7 @@ int cmd_replay(int argc, char **argv)
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"out", required_argument, NULL, 'w'},
         {"dry-run", no_argument, NULL, O_DRY},
+        {"as-recorded", no_argument, NULL, O_AS_RECORDED},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         RUN_LONG_OPTS,
@@ -665,6 +710,7 @@ int cmd_replay(int argc, char **argv)
             break;
         case 'w': out_path = optarg; break;
         case O_DRY: dry = true; break;
+        case O_AS_RECORDED: as_recorded = true; break;
         case 'f':
             if (!parse_format(optarg, &fmt))
                 return die_usage("unknown format '%s' (text or json)", optarg);
@@ -699,8 +745,7 @@ int cmd_replay(int argc, char **argv)
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
-        pdus[i].required = pdus[i].dir != side &&
-                           (!r.p->replay || r.p->replay->required(pdus[i].data, pdus[i].len));
+        pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].data, pdus[i].len);
     if (fmt == OUT_TEXT)
         printf("replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
@@ -708,6 +753,8 @@ int cmd_replay(int argc, char **argv)
     if (!r.p->replay && fmt == OUT_TEXT)
         printf("replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
                r.p->short_name);
+    else if (as_recorded && fmt == OUT_TEXT)
+        printf("replay: --as-recorded: our PDUs go byte for byte as recorded\n");
     if (dry) {
         dry_run(&r, side, fmt);
         free_recording(&r);
@@ -715,6 +762,7 @@ int cmd_replay(int argc, char **argv)
     }
 
     live L = {.rec = &r, .p = r.p, .side = side, .speed = speed, .no_wait = no_wait,
+              .as_recorded = as_recorded,
               .timeout_ms = (int)(timeout * 1000), .format = fmt};
     int timed_out;
     L.fd = open_peer(&L, target, &timed_out);
@@ -758,11 +806,15 @@ int cmd_replay(int argc, char **argv)
         printf(",\"conversation\":%u,\"side\":\"%s\",\"target\":", conversation,
                side ? "server" : "client");
         out_json_string(stdout, (const uint8_t *)target, strlen(target));
-        printf(",\"sent\":%u,\"received\":%u,\"diverged\":%s,\"verdict\":\"%s\"}\n", L.sent,
-               L.received, L.diverged ? "true" : "false", fail ? "fail" : "pass");
-    } else
-        printf("%s: %u sent, %u received%s\n", fail ? "FAIL" : "PASS", L.sent, L.received,
-               L.diverged ? ", diverged from the recording" : "");
+        printf(",\"sent\":%u,\"received\":%u,\"unexpected\":%u,\"diverged\":%s,\"verdict\":\"%s\"}\n",
+               L.sent, L.received, L.unexpected, L.diverged ? "true" : "false", fail ? "fail" : "pass");
+    } else {
+        printf("%s: %u sent, %u received", fail ? "FAIL" : "PASS", L.sent, L.received);
+        if (L.unexpected)
+            printf(", %u answer%s the recording does not have", L.unexpected,
+                   L.unexpected == 1 ? "" : "s");
+        printf("%s\n", L.diverged ? ", diverged from the recording" : "");
+    }
     if (L.dump) {
         pcap_dump_close(L.dump);
         pcap_close(dead);
@@ -773,7 +825,7 @@ int cmd_replay(int argc, char **argv)
     g_free(L.adapt_state);
     g_byte_array_free(L.inbuf, TRUE);
     for (guint i = 0; i < L.waiting->len; i++)
-        g_free(g_array_index(L.waiting, live_pdu, i).data);
+        free_live_pdu(&g_array_index(L.waiting, live_pdu, i));
     g_array_free(L.waiting, TRUE);
     out_pdu_free(L.out);
     free_recording(&r);

@@ -1,0 +1,112 @@
+#!/bin/sh
+# replay_openttd.sh PCAPTOOL CAPTURE - pcaptool replay plays the client of a
+# recorded OpenTTD 13.0 join against a real OpenTTD dedicated server (the
+# Debian package) on loopback, at the recorded pace:
+# - the server completes the join: WELCOME, the map transfer, our JOIN,
+#   the echo of our company command, and frames all along; every CLIENT_ACK
+#   (adapted: the frame the live server sent last, its token) is answered
+#   with a new token, so the replay passes;
+# - its --out capture decodes with no finding at error;
+# - the same replay with --as-recorded (the recorded frame and token) fails:
+#   the server does not take the acks, and the divergence says so.
+# The server's port: REPLAY_PORT, else one picked by the process id.
+set -u
+pcaptool=$1 cap=$2
+openttd=/usr/games/openttd
+[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
+work=$(mktemp -d)
+server=""
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+port=${REPLAY_PORT:-$((40000 + $$ % 20000))}
+fail=0
+
+# a 64x64 map (map_x = 6): generated in seconds; no advertising, no relay
+mkdir -p "$work/home" "$work/config" "$work/data"
+cat > "$work/server.cfg" <<EOF
+[game_creation]
+map_x = 6
+map_y = 6
+[network]
+server_game_type = local
+use_relay_service = never
+server_name = ReplayTest
+EOF
+
+# start SERVER: a dedicated server on 127.0.0.1:$port, ready to play
+start_server() {
+    HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
+        "$openttd" -D "127.0.0.1:$port" -c "$work/server.cfg" -x -G 12345 \
+        < /dev/null > "$work/server.log" 2>&1 &
+    server=$!
+    i=0
+    while ! grep -q "starting game" "$work/server.log"; do
+        i=$((i + 1))
+        if [ $i -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
+            echo "FAIL: the OpenTTD server did not start:"; cat "$work/server.log"; exit 1
+        fi
+        sleep 0.1
+    done
+}
+
+stop_server() {
+    kill "$server" 2>/dev/null
+    wait "$server" 2>/dev/null
+    server=""
+}
+
+has() { # FILE TEXT: FILE has a line with TEXT, else say what is missing
+    grep -qF -- "$2" "$1" && return 0
+    echo "FAIL: no '$2' in $1:"; grep -v "SERVER_FRAME frame [0-9]* max [0-9]*$" "$1"; fail=1
+    return 1
+}
+
+start_server
+"$pcaptool" replay --target "127.0.0.1:$port" --out "$work/join.pcap" "$cap" > "$work/join.txt" 2>&1
+rc=$?
+stop_server
+if [ $rc -ne 0 ]; then
+    echo "FAIL: replay exit $rc, expected 0"; grep -v "SERVER_FRAME frame [0-9]* max [0-9]*$" "$work/join.txt"
+    fail=1
+fi
+# the recorded client sends 12 PDUs: JOIN, GETMAP, MAP_OK, COMMAND, 8 ACKs
+has "$work/join.txt" "PASS: 12 sent" &&
+has "$work/join.txt" "OpenTTD SERVER_WELCOME client" &&
+has "$work/join.txt" "OpenTTD SERVER_MAP_DONE" &&
+has "$work/join.txt" "OpenTTD SERVER_JOIN client" &&
+has "$work/join.txt" "OpenTTD SERVER_COMMAND cmd 82" &&
+echo "ok join: $(tail -1 "$work/join.txt")"
+# frames all along: the recording has 465 in 14 s (33 a second); a slow
+# machine may lag, but not to a third
+frames=$(grep -c "OpenTTD SERVER_FRAME" "$work/join.txt")
+if [ "$frames" -lt 150 ]; then
+    echo "FAIL: $frames SERVER_FRAMEs, expected 150 or more"; fail=1
+else
+    echo "ok frames: $frames SERVER_FRAMEs"
+fi
+# --out holds every PDU sent and received, and they decode cleanly
+received=$(sed -n 's/^PASS: 12 sent, \([0-9]*\) received.*/\1/p' "$work/join.txt")
+if n=$("$pcaptool" decode --fail-on error "$work/join.pcap" | grep -c '^[0-9]'); then
+    if [ "$n" -eq $((12 + ${received:-0})) ]; then
+        echo "ok --out: $n PDUs decode cleanly"
+    else
+        echo "FAIL --out: $n PDUs, expected 12 + ${received:-?}"; fail=1
+    fi
+else
+    echo "FAIL --out: pcaptool decode exit $?"; fail=1
+fi
+cp "$work/join.pcap" "${REPLAY_OUT:-/dev/null}" 2>/dev/null
+
+# without adaptation the first ACK names frame 232 and token 13 of the
+# recorded server; this server takes neither and sends no new token
+start_server
+"$pcaptool" replay --target "127.0.0.1:$port" --no-wait --as-recorded "$cap" > "$work/blind.txt" 2>&1
+rc=$?
+stop_server
+if [ $rc -ne 1 ]; then
+    echo "FAIL: --as-recorded replay exit $rc, expected 1"; fail=1
+fi
+has "$work/blind.txt" "DIVERGENCE (" &&
+has "$work/blind.txt" "recorded frame 45, SERVER_FRAME" &&
+has "$work/blind.txt" "FAIL: " &&
+echo "ok --as-recorded: $(grep DIVERGENCE "$work/blind.txt")"
+exit $fail
