@@ -1599,15 +1599,15 @@ static void put_le16(uint8_t *d, uint32_t v)
 /* what a peer must send when the recording shows it: everything but the
    unreliable traffic (link updates, unreliable messages), which depends on
    time */
-static gw_replay_need dnp_replay_need(int64_t type, const uint8_t *d, size_t len)
+static gw_replay_need dnp_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
 {
-    (void)d; (void)len;
+    (void)transport; (void)d; (void)len; /* DNP is UDP; the type is the command */
     return type == DNP_MESSAGE || type == DNP_LINK_UPDATE ? GW_REPLAY_OPTIONAL : GW_REPLAY_ANSWER;
 }
 
-static void dnp_replay_adapt(void *st, int64_t type, uint8_t *d, size_t len)
+static void dnp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
 {
-    (void)type; /* the command, d[0] */
+    (void)type; (void)transport; /* the command is d[0]; DNP is UDP */
     dnp_replay_state *s = st;
     if (len < 3)
         return;
@@ -1625,12 +1625,13 @@ static void dnp_replay_adapt(void *st, int64_t type, uint8_t *d, size_t len)
     }
 }
 
-static bool dnp_replay_match(void *st, int64_t type, const uint8_t *rec, size_t rec_len,
-                             const uint8_t *live, size_t live_len, char *why, size_t whysz)
+static bool dnp_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
+                             size_t rec_len, const uint8_t *live, size_t live_len, char *why,
+                             size_t whysz)
 {
     dnp_replay_state *s = st;
     uint8_t cmd = rec_len ? rec[0] : 0xff;
-    (void)type; /* cmd */
+    (void)type; (void)transport; /* the command is rec[0]; DNP is UDP */
     switch (cmd) {
     case DNP_CONNECT_ACK:
         if (rec_len >= 2 && (live_len < 2 || live[1] != rec[1])) {

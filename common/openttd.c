@@ -1029,8 +1029,9 @@ typedef struct {
 
 static uint32_t le32_at(const uint8_t *d) { return (uint32_t)gw_get_uint(d, 4, false); }
 
-static gw_replay_need ottd_replay_need(int64_t type, const uint8_t *d, size_t len)
+static gw_replay_need ottd_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
 {
+    (void)transport; /* the packet values of UDP and TCP differ */
     switch (type) {
     case PK_SERVER_FRAME:
         /* a frame with a token answers the client's ACK (or MAP_OK): the
@@ -1057,8 +1058,9 @@ static gw_replay_need ottd_replay_need(int64_t type, const uint8_t *d, size_t le
     }
 }
 
-static void ottd_replay_observe(void *st, int64_t type, const uint8_t *d, size_t len)
+static void ottd_replay_observe(void *st, int64_t type, int transport, const uint8_t *d, size_t len)
 {
+    (void)transport;
     ottd_replay_state *s = st;
     if ((type == PK_SERVER_FRAME || type == PK_SERVER_MAP_BEGIN) && len >= 7) {
         s->frame = le32_at(d + 3);
@@ -1072,8 +1074,9 @@ static void ottd_replay_observe(void *st, int64_t type, const uint8_t *d, size_t
 
 /* our CLIENT_ACK acknowledges the latest frame the live server sent, with
    the token it asked for last */
-static void ottd_replay_adapt(void *st, int64_t type, uint8_t *d, size_t len)
+static void ottd_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
 {
+    (void)transport;
     ottd_replay_state *s = st;
     if (type != PK_CLIENT_ACK || len < 8)
         return;
@@ -1084,9 +1087,11 @@ static void ottd_replay_adapt(void *st, int64_t type, uint8_t *d, size_t len)
         d[7] = s->token;
 }
 
-static bool ottd_replay_match(void *st, int64_t type, const uint8_t *rec, size_t rec_len,
-                              const uint8_t *live, size_t live_len, char *why, size_t whysz)
+static bool ottd_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
+                              size_t rec_len, const uint8_t *live, size_t live_len, char *why,
+                              size_t whysz)
 {
+    (void)transport; /* the packet values of UDP and TCP differ */
     ottd_replay_state *s = st;
     switch (type) {
     case PK_SERVER_WELCOME:

@@ -37,10 +37,15 @@
 
 /* ---- the recording ------------------------------------------------------ */
 
+/* the replayed conversation, and the second one its protocol may open
+   beside it (GNE's UDP link) */
+enum { MAIN, LINK, N_CHANNELS };
+
 typedef struct {
     unsigned frame;
     int64_t time_ns;
-    int dir;          /* 0: from the conversation's initiator (the client) */
+    int channel;      /* MAIN or LINK */
+    int dir;          /* 0: from the client (the conversation's initiator) */
     uint8_t *data;
     size_t len;
     int64_t type;     /* the protocol's type field, or -1 */
@@ -57,13 +62,44 @@ typedef struct {
     int transport;
     char endpoint[2][64];
     GArray *pdus;     /* rec_pdu */
+    /* a conversation the replayed one announces (sink->expect): the
+       endpoint that owns the port, once a PDU of the replayed conversation
+       announced it; the PDU being decoded may be announcing one */
+    char link_endpoint[72];
+    bool announcing;
+    int announced_side;
+    uint16_t announced_port;
+    run_expect_fn run_expect;
+    void *run;
 } recording;
+
+static void load_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+{
+    recording *r = ctx;
+    if (transport == GW_TRANSPORT_UDP) {
+        r->announcing = true;
+        r->announced_side = port_side;
+        r->announced_port = port;
+    }
+    r->run_expect(r->run, transport, port_side, port, conv); /* the run links the flows */
+}
 
 static const gw_sink *load_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
 {
     recording *r = ctx;
-    out_pdu_on_expect(r->out, fn, run);
+    r->run_expect = fn;
+    r->run = run;
+    r->announcing = false;
+    out_pdu_on_expect(r->out, load_expect, r);
     return out_pdu_begin(r->out, p);
+}
+
+/* "host:port" with another port (IPv6 hosts are bracketed) */
+static void with_port(const char *endpoint, uint16_t port, char *out, size_t n)
+{
+    const char *colon = strrchr(endpoint, ':');
+    int host = colon ? (int)(colon - endpoint) : (int)strlen(endpoint);
+    snprintf(out, n, "%.*s:%u", host, endpoint, port);
 }
 
 static int64_t pdu_type(const out_pdu *o, const gw_protocol *p)
@@ -84,15 +120,24 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
         n = GUINT_TO_POINTER(g_hash_table_size(r->seen) + 1);
         g_hash_table_insert(r->seen, g_strdup(key), n);
     }
-    if (GPOINTER_TO_UINT(n) != r->want)
-        return 0;
-    if (!r->p) {
+    int channel = MAIN;
+    if (GPOINTER_TO_UINT(n) != r->want) {
+        /* the link the replayed conversation announced, oriented by the run
+           as its parent is (0: the client) */
+        if (p != r->p || m->transport != GW_TRANSPORT_UDP || !r->link_endpoint[0] ||
+            (strcmp(m->src, r->link_endpoint) && strcmp(m->dst, r->link_endpoint)))
+            return 0;
+        channel = LINK;
+    } else if (!r->p) {
         r->p = p;
         r->transport = m->transport;
         g_strlcpy(r->endpoint[m->dir], m->src, sizeof r->endpoint[0]);
         g_strlcpy(r->endpoint[!m->dir], m->dst, sizeof r->endpoint[0]);
     }
-    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .dir = m->dir,
+    if (channel == MAIN && r->announcing)
+        with_port(r->endpoint[r->announced_side], r->announced_port, r->link_endpoint,
+                  sizeof r->link_endpoint);
+    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .channel = channel, .dir = m->dir,
                  .data = g_memdup2(m->data, m->len), .len = m->len, .type = pdu_type(r->out, p),
                  .summary = g_strdup(out_pdu_summary(r->out))};
     g_array_append_val(r->pdus, x);
@@ -108,12 +153,26 @@ static void load_finding(void *ctx, const gw_protocol *p, int index, const out_m
 /* ---- the live exchange -------------------------------------------------- */
 
 typedef struct {
+    int channel;
     uint8_t *data;
     size_t len;
     int64_t type;
     gw_replay_need need;
     char *summary;
 } live_pdu;
+
+/* a socket to the peer: the replayed conversation's, or the link's (UDP,
+   opened when the recording has one, connected once the peer names its
+   port) */
+typedef struct {
+    int fd;                /* -1: none */
+    int transport;
+    bool connected;
+    struct sockaddr_storage local, peer;
+    char local_name[64], peer_name[64];
+    void *conv;            /* decoder state (NULL until first used) */
+    uint32_t tcp_seq[2];   /* ours, the peer's: for --out */
+} channel;
 
 typedef struct {
     const recording *rec;
@@ -124,9 +183,7 @@ typedef struct {
     bool as_recorded;      /* our PDUs not adapted */
     int timeout_ms;
     out_format format;
-    int fd;                /* connected to the peer */
-    struct sockaddr_storage local, peer;
-    char local_name[64], peer_name[64];
+    channel ch[N_CHANNELS];
     int64_t start_ns;      /* when the exchange began (monotonic) */
     int64_t wall_start_ns; /* the same moment, wall clock (for output and --out) */
     /* received bytes not yet cut into PDUs (TCP) */
@@ -136,12 +193,11 @@ typedef struct {
     GArray *waiting;       /* live_pdu */
     unsigned unexpected;   /* answers the recording does not have */
     void *adapt_state;
-    void *conv;            /* decoder state of the live exchange */
+    gw_replay_link *link;  /* in adapt_state, when the protocol has links */
     out_pdu *out;
     unsigned frame;        /* live PDUs so far (frame numbers of --out) */
     unsigned sent, received, max_sev;
     pcap_dumper_t *dump;
-    uint32_t tcp_seq[2];   /* ours, the peer's: for --out */
     bool diverged;
 } live;
 
@@ -171,12 +227,12 @@ static void endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n)
 
 /* a frame of --out: an IP packet with a UDP datagram or a TCP segment
    (PSH+ACK, running sequence numbers per direction) around the PDU */
-static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t wall_ns)
+static void dump_pdu(live *L, channel *c, bool ours, const uint8_t *d, size_t len, int64_t wall_ns)
 {
     if (!L->dump)
         return;
-    const struct sockaddr_storage *src = ours ? &L->local : &L->peer, *dst = ours ? &L->peer : &L->local;
-    bool v6 = src->ss_family == AF_INET6, tcp = L->rec->transport == GW_TRANSPORT_TCP;
+    const struct sockaddr_storage *src = ours ? &c->local : &c->peer, *dst = ours ? &c->peer : &c->local;
+    bool v6 = src->ss_family == AF_INET6, tcp = c->transport == GW_TRANSPORT_TCP;
     size_t iph = v6 ? 40 : 20, l4h = tcp ? 20 : 8;
     size_t total = iph + l4h + len;
     if (total > 65535)
@@ -220,7 +276,7 @@ static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t w
     l4[3] = (uint8_t)dport;
     if (tcp) {
         int way = ours ? 0 : 1; /* 0: ours, 1: the peer's */
-        uint32_t seq = L->tcp_seq[way], ack = L->tcp_seq[!way];
+        uint32_t seq = c->tcp_seq[way], ack = c->tcp_seq[!way];
         for (int i = 0; i < 4; i++) {
             l4[4 + i] = (uint8_t)(seq >> (24 - 8 * i));
             l4[8 + i] = (uint8_t)(ack >> (24 - 8 * i));
@@ -229,7 +285,7 @@ static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t w
         l4[13] = 0x18; /* PSH, ACK */
         l4[14] = 0xff;
         l4[15] = 0xff;
-        L->tcp_seq[way] += (uint32_t)len;
+        c->tcp_seq[way] += (uint32_t)len;
     } else {
         l4[4] = (uint8_t)((8 + len) >> 8);
         l4[5] = (uint8_t)(8 + len);
@@ -242,25 +298,54 @@ static void dump_pdu(live *L, bool ours, const uint8_t *d, size_t len, int64_t w
     g_free(f);
 }
 
-/* decode one live PDU with the live conversation's state and print it;
-   returns its type */
-static int64_t live_decode(live *L, bool ours, const uint8_t *d, size_t len)
+/* decode one live PDU with its conversation's state and print it; returns
+   its type. The link's state begins as the decoder's linked conversation
+   (gw_protocol.conv_link), as the run would begin it. */
+static int64_t live_decode(live *L, int ch, bool ours, const uint8_t *d, size_t len)
 {
+    channel *c = &L->ch[ch];
+    if (!c->conv) {
+        c->conv = g_malloc(L->p->conv_size);
+        L->p->conv_init(c->conv);
+        if (ch == LINK && L->p->conv_link)
+            L->p->conv_link(c->conv, L->ch[MAIN].conv);
+    }
     int64_t wall = L->wall_start_ns + (now_ns(CLOCK_MONOTONIC) - L->start_ns);
     L->frame++;
     int dir = ours ? L->side : !L->side;
-    gw_pdu_info pi = {.frame = L->frame, .time_ns = wall, .dir = dir,
-                      .transport = L->rec->transport};
+    gw_pdu_info pi = {.frame = L->frame, .time_ns = wall, .dir = dir, .transport = c->transport};
     const gw_sink *sink = out_pdu_begin(L->out, L->p);
-    L->p->decode(L->conv, &pi, d, len, sink);
-    out_meta m = {L->frame, wall, ours ? L->local_name : L->peer_name,
-                  ours ? L->peer_name : L->local_name, len, d, dir, L->rec->transport};
+    L->p->decode(c->conv, &pi, d, len, sink);
+    out_meta m = {L->frame, wall, ours ? c->local_name : c->peer_name,
+                  ours ? c->peer_name : c->local_name, len, d, dir, c->transport};
     out_pdu_write(L->out, stdout, L->format, 0, &m);
     unsigned sev = out_pdu_max_severity(L->out);
     if (sev > L->max_sev)
         L->max_sev = sev;
-    dump_pdu(L, ours, d, len, wall);
+    dump_pdu(L, c, ours, d, len, wall);
     return pdu_type(L->out, L->p);
+}
+
+static void set_peer(channel *c, const struct sockaddr_storage *a)
+{
+    c->peer = *a;
+    c->connected = true;
+    endpoint_name(&c->peer, c->peer_name, sizeof c->peer_name);
+}
+
+/* the link goes to the port the peer named, on the peer's address */
+static void connect_link(live *L)
+{
+    channel *c = &L->ch[LINK];
+    if (c->fd < 0 || c->connected || !L->link || !L->link->peers)
+        return;
+    struct sockaddr_storage a = L->ch[MAIN].peer;
+    if (a.ss_family == AF_INET)
+        ((struct sockaddr_in *)&a)->sin_port = htons(L->link->peers);
+    else
+        ((struct sockaddr_in6 *)&a)->sin6_port = htons(L->link->peers);
+    if (connect(c->fd, (struct sockaddr *)&a, sizeof a) == 0)
+        set_peer(c, &a);
 }
 
 static void divergence(live *L, const rec_pdu *r, const char *what, const char *detail)
@@ -285,9 +370,10 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     }
 }
 
-static gw_replay_need need_of(const gw_protocol *p, int64_t type, const uint8_t *d, size_t len)
+static gw_replay_need need_of(const gw_protocol *p, int64_t type, int transport, const uint8_t *d,
+                              size_t len)
 {
-    return p->replay ? p->replay->need(type, d, len) : GW_REPLAY_ANSWER;
+    return p->replay ? p->replay->need(type, transport, d, len) : GW_REPLAY_ANSWER;
 }
 
 static void free_live_pdu(live_pdu *x)
@@ -298,23 +384,26 @@ static void free_live_pdu(live_pdu *x)
 
 /* a PDU from the peer: decoded, printed, learnt from, and kept unless
    optional */
-static void on_received(live *L, const uint8_t *d, size_t len)
+static void on_received(live *L, int ch, const uint8_t *d, size_t len)
 {
     L->received++;
-    int64_t type = live_decode(L, false, d, len);
+    int64_t type = live_decode(L, ch, false, d, len);
+    int transport = L->ch[ch].transport;
     const gw_replay *rp = L->p->replay;
-    if (rp && rp->observe)
-        rp->observe(L->adapt_state, type, d, len);
-    gw_replay_need need = need_of(L->p, type, d, len);
+    if (rp && rp->observe) {
+        rp->observe(L->adapt_state, type, transport, d, len);
+        connect_link(L);
+    }
+    gw_replay_need need = need_of(L->p, type, transport, d, len);
     if (need == GW_REPLAY_OPTIONAL)
         return;
-    live_pdu x = {g_memdup2(d, len), len, type, need, g_strdup(out_pdu_summary(L->out))};
+    live_pdu x = {ch, g_memdup2(d, len), len, type, need, g_strdup(out_pdu_summary(L->out))};
     g_array_append_val(L->waiting, x);
 }
 
 static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
 {
-    on_received(ctx, d, len);
+    on_received(ctx, MAIN, d, len);
 }
 
 /* cut the received stream into PDUs (TCP) with the reassembler's framing */
@@ -324,10 +413,43 @@ static void cut_stream(live *L)
     long pending;
     size_t used = tcp_cut(L->p, L->inbuf->data, L->inbuf->len, &ts, &pending);
     if (pending > (long)MAX_PDU) { /* not waited for: the rest as one */
-        on_received(L, L->inbuf->data + used, L->inbuf->len - used);
+        on_received(L, MAIN, L->inbuf->data + used, L->inbuf->len - used);
         used = L->inbuf->len;
     }
     g_byte_array_remove_range(L->inbuf, 0, (guint)used);
+}
+
+static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family)
+        return false;
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                   &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+/* a datagram on the link: before the peer named its port, the first one
+   from the peer's host names it (anybody else's are dropped) */
+static void receive_link(live *L)
+{
+    channel *c = &L->ch[LINK];
+    uint8_t buf[65536];
+    struct sockaddr_storage from;
+    socklen_t fl = sizeof from;
+    ssize_t n = recvfrom(c->fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+    if (n <= 0) /* nothing, or an ICMP unreachable from an earlier send */
+        return;
+    if (!c->connected) {
+        if (!same_host(&from, &L->ch[MAIN].peer) || connect(c->fd, (struct sockaddr *)&from, fl))
+            return;
+        set_peer(c, &from);
+        if (L->link)
+            L->link->peers = ntohs(from.ss_family == AF_INET ? ((struct sockaddr_in *)&from)->sin_port
+                                                             : ((struct sockaddr_in6 *)&from)->sin6_port);
+    }
+    on_received(L, LINK, buf, (size_t)n);
 }
 
 /* receive for at most ms milliseconds (0: only what is there); false when
@@ -336,22 +458,27 @@ static bool receive(live *L, int ms)
 {
     if (L->peer_closed)
         return false;
-    struct pollfd pf = {L->fd, POLLIN, 0};
-    int r = poll(&pf, 1, ms);
+    struct pollfd pf[N_CHANNELS] = {{L->ch[MAIN].fd, POLLIN, 0}, {L->ch[LINK].fd, POLLIN, 0}};
+    int r = poll(pf, L->ch[LINK].fd >= 0 ? 2 : 1, ms);
     if (r <= 0)
         return r == 0;
+    if (L->ch[LINK].fd >= 0 && (pf[LINK].revents & POLLIN))
+        receive_link(L);
+    if (!pf[MAIN].revents)
+        return true;
+    channel *c = &L->ch[MAIN];
     uint8_t buf[65536];
-    ssize_t n = recv(L->fd, buf, sizeof buf, 0);
+    ssize_t n = recv(c->fd, buf, sizeof buf, 0);
     if (n < 0) {
         /* UDP: an ICMP unreachable from an earlier send */
-        if (errno == ECONNREFUSED && L->rec->transport == GW_TRANSPORT_UDP)
+        if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP)
             return true;
         L->peer_closed = true;
         return false;
     }
-    if (L->rec->transport == GW_TRANSPORT_UDP) {
+    if (c->transport == GW_TRANSPORT_UDP) {
         if (n > 0)
-            on_received(L, buf, (size_t)n);
+            on_received(L, MAIN, buf, (size_t)n);
         return true;
     }
     if (n == 0) {
@@ -368,6 +495,11 @@ static bool receive(live *L, int ms)
    the periodic ones of its type (the first one that comes is checked).
    Periodic PDUs the stretch has no use for are dropped; answers stay, they
    may come early for a later stretch. */
+static bool same_kind(const live *L, const rec_pdu *r, const live_pdu *x)
+{
+    return r->dir != L->side && r->channel == x->channel && r->need == x->need && r->type == x->type;
+}
+
 static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
 {
     const gw_replay *rp = L->p->replay;
@@ -376,8 +508,7 @@ static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
         rec_pdu *r = NULL;
         bool fresh = false;
         for (size_t i = a; i < b && !fresh; i++)
-            if (pdus[i].dir != L->side && pdus[i].need == x->need && pdus[i].type == x->type &&
-                (!pdus[i].matched || x->need == GW_REPLAY_PERIODIC)) {
+            if (same_kind(L, &pdus[i], x) && (!pdus[i].matched || x->need == GW_REPLAY_PERIODIC)) {
                 fresh = !pdus[i].matched;
                 if (!r || fresh)
                     r = &pdus[i];
@@ -388,12 +519,12 @@ static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
         }
         if (fresh) {
             char why[200] = "";
-            if (rp && !rp->match(L->adapt_state, x->type, r->data, r->len, x->data, x->len, why,
-                                 sizeof why))
+            if (rp && !rp->match(L->adapt_state, x->type, L->ch[x->channel].transport, r->data,
+                                 r->len, x->data, x->len, why, sizeof why))
                 divergence(L, r, "field", why);
+            connect_link(L);
             for (size_t i = a; i < b; i++)
-                if (pdus[i].dir != L->side && pdus[i].need == x->need && pdus[i].type == x->type &&
-                    (&pdus[i] == r || x->need == GW_REPLAY_PERIODIC))
+                if (same_kind(L, &pdus[i], x) && (&pdus[i] == r || x->need == GW_REPLAY_PERIODIC))
                     pdus[i].matched = true;
         }
         free_live_pdu(x);
@@ -425,9 +556,10 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
                          x->len);
                 divergence(L, r, "different type", detail);
             } else {
-                snprintf(detail, sizeof detail, "%s within %.1f s",
-                         L->peer_closed ? "the peer closed before sending it" : "not received",
-                         L->timeout_ms / 1000.0);
+                if (L->peer_closed)
+                    snprintf(detail, sizeof detail, "the peer closed the connection first");
+                else
+                    snprintf(detail, sizeof detail, "not received within %.1f s", L->timeout_ms / 1000.0);
                 divergence(L, r, "missing answer", detail);
             }
             return;
@@ -436,14 +568,14 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
     }
 }
 
-static bool send_all(live *L, const uint8_t *d, size_t len)
+static bool send_all(const channel *c, const uint8_t *d, size_t len)
 {
     while (len) {
-        ssize_t n = send(L->fd, d, len, MSG_NOSIGNAL);
+        ssize_t n = send(c->fd, d, len, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == ECONNREFUSED && L->rec->transport == GW_TRANSPORT_UDP)
+            if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP)
                 return true; /* the peer's port closed; what it answers decides */
             return false;
         }
@@ -472,10 +604,15 @@ static void play(live *L, rec_pdu *pdus, size_t n)
         match_waiting(L, pdus, seg, i); /* what came meanwhile belongs to this stretch */
         if (L->diverged)
             break;
+        channel *c = &L->ch[pdus[i].channel];
+        if (!c->connected) {
+            divergence(L, &pdus[i], "missing answer", "the peer named no port for the link");
+            break;
+        }
         uint8_t *d = g_memdup2(pdus[i].data, pdus[i].len);
         if (L->p->replay && !L->as_recorded)
-            L->p->replay->adapt(L->adapt_state, pdus[i].type, d, pdus[i].len);
-        if (!send_all(L, d, pdus[i].len)) {
+            L->p->replay->adapt(L->adapt_state, pdus[i].type, c->transport, d, pdus[i].len);
+        if (!send_all(c, d, pdus[i].len)) {
             char detail[200];
             snprintf(detail, sizeof detail, "sending failed: %s", strerror(errno));
             divergence(L, &pdus[i], "connection lost", detail);
@@ -483,7 +620,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             break;
         }
         L->sent++;
-        live_decode(L, true, d, pdus[i].len);
+        live_decode(L, pdus[i].channel, true, d, pdus[i].len);
         g_free(d);
         receive(L, 0);
         seg = i + 1;
@@ -592,6 +729,54 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
     return fd;
 }
 
+static bool recording_has_link(const recording *r)
+{
+    for (guint i = 0; i < r->pdus->len; i++)
+        if (g_array_index(r->pdus, rec_pdu, i).channel == LINK)
+            return true;
+    return false;
+}
+
+/* the link's UDP socket, on the address of the replayed conversation's,
+   its port told to the protocol's hooks */
+static void open_link(live *L)
+{
+    channel *c = &L->ch[LINK], *m = &L->ch[MAIN];
+    c->transport = GW_TRANSPORT_UDP;
+    c->local = m->local;
+    if (c->local.ss_family == AF_INET)
+        ((struct sockaddr_in *)&c->local)->sin_port = 0;
+    else
+        ((struct sockaddr_in6 *)&c->local)->sin6_port = 0;
+    c->fd = socket(c->local.ss_family, SOCK_DGRAM, 0);
+    socklen_t sl = sizeof c->local;
+    if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&c->local, sizeof c->local) < 0 ||
+        getsockname(c->fd, (struct sockaddr *)&c->local, &sl) < 0) {
+        fprintf(stderr, "pcaptool: no UDP socket for the link: %s\n", strerror(errno));
+        if (c->fd >= 0)
+            close(c->fd);
+        c->fd = -1;
+        return;
+    }
+    endpoint_name(&c->local, c->local_name, sizeof c->local_name);
+    g_strlcpy(c->peer_name, "?", sizeof c->peer_name);
+    L->link->ours = ntohs(c->local.ss_family == AF_INET ? ((struct sockaddr_in *)&c->local)->sin_port
+                                                        : ((struct sockaddr_in6 *)&c->local)->sin6_port);
+}
+
+static void close_live(live *L)
+{
+    for (int i = 0; i < N_CHANNELS; i++) {
+        if (L->ch[i].fd >= 0)
+            close(L->ch[i].fd);
+        if (L->ch[i].conv) {
+            L->p->conv_free(L->ch[i].conv);
+            g_free(L->ch[i].conv);
+        }
+    }
+    g_free(L->adapt_state);
+}
+
 static void usage_replay(FILE *f)
 {
     fputs("Usage: pcaptool replay --target HOST:PORT [OPTIONS] FILE\n"
@@ -643,13 +828,13 @@ static void dry_run(const recording *r, int side, out_format fmt)
         const char *what = x->dir == side ? "send" : needs[x->need];
         if (fmt == OUT_JSON) {
             printf("{\"record\":\"plan\",\"step\":\"%s\",\"recorded_frame\":%u,\"offset\":%.6f,"
-                   "\"length\":%zu,\"summary\":",
-                   what, x->frame, t, x->len);
+                   "\"length\":%zu,\"link\":%s,\"summary\":",
+                   what, x->frame, t, x->len, x->channel == LINK ? "true" : "false");
             out_json_string(stdout, (const uint8_t *)x->summary, strlen(x->summary));
             printf("}\n");
         } else {
-            printf("%10.6f  %-11s %s (recorded frame %u, %zu bytes)\n", t, what, x->summary, x->frame,
-                   x->len);
+            printf("%10.6f  %-11s %s (recorded frame %u, %zu bytes%s)\n", t, what, x->summary,
+                   x->frame, x->len, x->channel == LINK ? ", on the UDP link" : "");
         }
     }
 }
@@ -745,7 +930,8 @@ int cmd_replay(int argc, char **argv)
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
-        pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].data, pdus[i].len);
+        pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].channel == LINK ? GW_TRANSPORT_UDP : r.transport,
+                               pdus[i].data, pdus[i].len);
     if (fmt == OUT_TEXT)
         printf("replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
@@ -765,17 +951,25 @@ int cmd_replay(int argc, char **argv)
               .as_recorded = as_recorded,
               .timeout_ms = (int)(timeout * 1000), .format = fmt};
     int timed_out;
-    L.fd = open_peer(&L, target, &timed_out);
-    if (L.fd < 0) {
+    channel *m = &L.ch[MAIN];
+    m->fd = open_peer(&L, target, &timed_out);
+    L.ch[LINK].fd = -1;
+    if (m->fd < 0) {
         free_recording(&r);
         return timed_out ? EXIT_FINDINGS : EXIT_USAGE;
     }
-    socklen_t sl = sizeof L.local;
-    getsockname(L.fd, (struct sockaddr *)&L.local, &sl);
-    sl = sizeof L.peer;
-    getpeername(L.fd, (struct sockaddr *)&L.peer, &sl);
-    endpoint_name(&L.local, L.local_name, sizeof L.local_name);
-    endpoint_name(&L.peer, L.peer_name, sizeof L.peer_name);
+    m->transport = r.transport;
+    socklen_t sl = sizeof m->local;
+    getsockname(m->fd, (struct sockaddr *)&m->local, &sl);
+    endpoint_name(&m->local, m->local_name, sizeof m->local_name);
+    sl = sizeof m->peer;
+    getpeername(m->fd, (struct sockaddr *)&m->peer, &sl);
+    set_peer(m, &m->peer);
+    L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
+    if (r.p->replay && r.p->replay->link && recording_has_link(&r)) {
+        L.link = r.p->replay->link(L.adapt_state);
+        open_link(&L);
+    }
     pcap_t *dead = NULL;
     if (out_path) {
         dead = pcap_open_dead(DLT_RAW, 65535);
@@ -783,16 +977,15 @@ int cmd_replay(int argc, char **argv)
         if (!L.dump) {
             fprintf(stderr, "pcaptool: cannot write %s: %s\n", out_path, pcap_geterr(dead));
             pcap_close(dead);
-            close(L.fd);
+            close_live(&L);
             free_recording(&r);
             return EXIT_USAGE;
         }
     }
     L.inbuf = g_byte_array_new();
     L.waiting = g_array_new(FALSE, FALSE, sizeof(live_pdu));
-    L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
-    L.conv = g_malloc(r.p->conv_size);
-    r.p->conv_init(L.conv);
+    m->conv = g_malloc(r.p->conv_size);
+    r.p->conv_init(m->conv);
     L.out = out_pdu_new();
     L.start_ns = now_ns(CLOCK_MONOTONIC);
     L.wall_start_ns = now_ns(CLOCK_REALTIME);
@@ -819,10 +1012,7 @@ int cmd_replay(int argc, char **argv)
         pcap_dump_close(L.dump);
         pcap_close(dead);
     }
-    close(L.fd);
-    r.p->conv_free(L.conv);
-    g_free(L.conv);
-    g_free(L.adapt_state);
+    close_live(&L);
     g_byte_array_free(L.inbuf, TRUE);
     for (guint i = 0; i < L.waiting->len; i++)
         free_live_pdu(&g_array_index(L.waiting, live_pdu, i));

@@ -203,7 +203,7 @@ expect replay-dry-run-plan grep -q '^  0.000000  send        Connection request 
 expect replay-dry-run-await grep -q 'await       Link state #1 link 1, 1 value (recorded frame 4' "$tmp/out"
 expect replay-dry-run-optional grep -q 'may receive Link update' "$tmp/out"
 check replay-dry-run-server 0 "$T" replay --dry-run --side server --format json "$C/dnp-denetwork-example.pcap"
-expect replay-dry-run-json grep -q '^{"record":"plan","step":"await","recorded_frame":1,"offset":0.000000,"length":5,"summary":"Connection request (DNP1)"}$' "$tmp/out"
+expect replay-dry-run-json grep -q '^{"record":"plan","step":"await","recorded_frame":1,"offset":0.000000,"length":5,"link":false,"summary":"Connection request (DNP1)"}$' "$tmp/out"
 # nothing listens on TCP port 1 of loopback: the target cannot be reached
 check replay-refused 2 "$T" replay --target 127.0.0.1:1 --no-wait "$C/openttd-13.0-join.pcap"
 expect replay-refused-says grep -q 'cannot connect to 127.0.0.1:1: Connection refused' "$tmp/err"

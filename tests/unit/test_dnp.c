@@ -501,6 +501,8 @@ Test(dnp, long_messages_in_all_conversations_share_a_limit)
 
 /* ---- pcaptool replay's hooks ---- */
 
+#define T GW_TRANSPORT_UDP
+
 static size_t bytes(const char *hex, uint8_t *out) { return unhex(hex, out); }
 
 Test(dnp, replay_need)
@@ -508,10 +510,10 @@ Test(dnp, replay_need)
     const gw_replay *r = P->replay;
     uint8_t d[8];
     size_t n = bytes("09 00", d);
-    cr_assert_eq(r->need(DNP_LINK_UPDATE, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(DNP_MESSAGE, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(DNP_RELIABLE_ACK, d, n), GW_REPLAY_ANSWER);
-    cr_assert_eq(r->need(DNP_LINK_UP, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(DNP_LINK_UPDATE, T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(DNP_MESSAGE, T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(DNP_RELIABLE_ACK, T, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(DNP_LINK_UP, T, d, n), GW_REPLAY_ANSWER);
 }
 
 /* our reliable numbers go afresh from 0 (a resend keeps its number); our
@@ -524,32 +526,32 @@ Test(dnp, replay_numbers_follow_the_live_peer)
     char why[200] = "";
     /* recorded reliable message #40, then #41, then #40 again */
     size_t n = bytes("04 28 00 41", d);
-    r->adapt(st, DNP_RELIABLE_MESSAGE, d, n);
+    r->adapt(st, DNP_RELIABLE_MESSAGE, T, d, n);
     cr_assert_eq(d[1] | d[2] << 8, 0);
     n = bytes("04 29 00 42", d);
-    r->adapt(st, DNP_RELIABLE_MESSAGE, d, n);
+    r->adapt(st, DNP_RELIABLE_MESSAGE, T, d, n);
     cr_assert_eq(d[1] | d[2] << 8, 1);
     n = bytes("04 28 00 41", d);
-    r->adapt(st, DNP_RELIABLE_MESSAGE, d, n);
+    r->adapt(st, DNP_RELIABLE_MESSAGE, T, d, n);
     cr_assert_eq(d[1] | d[2] << 8, 0);
     /* the peer acks our #41 (recorded) as #1 with code 0: right; as #0: wrong */
     uint8_t rec[8];
     size_t rn = bytes("06 29 00 00", rec);
     size_t ln = bytes("06 01 00 00", live);
-    cr_assert(r->match(st, DNP_RELIABLE_ACK, rec, rn, live, ln, why, sizeof why));
+    cr_assert(r->match(st, DNP_RELIABLE_ACK, T, rec, rn, live, ln, why, sizeof why));
     ln = bytes("06 00 00 00", live);
-    cr_assert_not(r->match(st, DNP_RELIABLE_ACK, rec, rn, live, ln, why, sizeof why));
+    cr_assert_not(r->match(st, DNP_RELIABLE_ACK, T, rec, rn, live, ln, why, sizeof why));
     cr_assert_str_eq(why, "acknowledges number 0, expected 1");
     /* the peer's link state recorded as #7, link 3 comes live as #300, link 9 */
     rn = bytes("05 07 00 03 00", rec);
     ln = bytes("05 2c 01 09 00", live);
-    cr_assert(r->match(st, DNP_LINK_STATE, rec, rn, live, ln, why, sizeof why));
+    cr_assert(r->match(st, DNP_LINK_STATE, T, rec, rn, live, ln, why, sizeof why));
     /* our recorded ack of its #7 acks #300; our link up of link 3 names 9 */
     n = bytes("06 07 00 00", d);
-    r->adapt(st, DNP_RELIABLE_ACK, d, n);
+    r->adapt(st, DNP_RELIABLE_ACK, T, d, n);
     cr_assert_eq(d[1] | d[2] << 8, 300);
     n = bytes("07 03 00", d);
-    r->adapt(st, DNP_LINK_UP, d, n);
+    r->adapt(st, DNP_LINK_UP, T, d, n);
     cr_assert_eq(d[1] | d[2] << 8, 9);
     free(st);
 }

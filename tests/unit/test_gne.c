@@ -362,3 +362,75 @@ Test(gne, port_message_without_a_link_is_flagged)
     tcp(0, 3000, "4e4c0001 ff");
     cr_assert_eq(c.n_findings, 0);
 }
+
+/* ---- pcaptool replay's hooks ---- */
+
+static int64_t msg(const char *name)
+{
+    const gw_value_name *n = P->fields[collect_field(P, "gne.message")].names;
+    for (; n->name; n++)
+        if (strcmp(n->name, name) == 0)
+            return n->value;
+    cr_assert_fail("no message %s", name);
+    return -1;
+}
+
+/* the UDP link's ports follow the live handshake, in the request's byte
+   order: our port message names our live port; the peer's accept names its */
+static void link_ports(const char *build, int big)
+{
+    const gw_replay *r = P->replay;
+    void *st = calloc(1, r->state_size);
+    gw_replay_link *lk = r->link(st);
+    lk->ours = 0x1234;
+    uint8_t d[64];
+    char hex[200];
+    /* our connection request (NL frame; build at content offset 5) */
+    snprintf(hex, sizeof hex, "4e 4c 00 30  47 4e 45 00 00 %s  68 69 00 00 00 00 00 00 00 00"
+             " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  00 00 00 01"
+             " 00 00 00 00  01", build);
+    size_t n = unhex(hex, d);
+    r->adapt(st, msg("Connection request"), GW_TRANSPORT_TCP, d, n);
+    /* the live accept: rate 0, UDP port 0xb1c2 */
+    n = unhex(big ? "4e 4c 00 0c  47 4e 45 01  00 00 00 00  00 00 b1 c2"
+                  : "4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00", d);
+    r->observe(st, msg("Connection accepted"), GW_TRANSPORT_TCP, d, n);
+    cr_assert_eq(lk->peers, 0xb1c2);
+    /* our recorded port message (45501 = 0xb1bd) names 0x1234 */
+    n = unhex(big ? "4e 4c 00 04  00 00 b1 bd" : "4e 4c 00 04  bd b1 00 00", d);
+    r->adapt(st, msg("Client UDP port"), GW_TRANSPORT_TCP, d, n);
+    uint8_t want[8];
+    unhex(big ? "4e 4c 00 04  00 00 12 34" : "4e 4c 00 04  34 12 00 00", want);
+    cr_assert_arr_eq(d, want, 8);
+    free(st);
+}
+
+Test(gne, replay_link_ports_little_endian) { link_ports("07 00", 0); }
+Test(gne, replay_link_ports_big_endian) { link_ports("00 07", 1); }
+
+Test(gne, replay_need_and_match)
+{
+    const gw_replay *r = P->replay;
+    void *st = calloc(1, r->state_size);
+    uint8_t rec[64], live[64];
+    char why[200] = "";
+    /* a lone 255 on the link may come or not; anything else answers */
+    size_t n = unhex("ff", rec);
+    cr_assert_eq(r->need(msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_OPTIONAL);
+    n = unhex("10 41 ff", rec);
+    cr_assert_eq(r->need(msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_ANSWER);
+    /* a ping reply must answer the recorded request (id 2, little-endian) */
+    size_t rn = unhex("4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff", rec);
+    size_t ln = unhex("4e 4c 00 16  04 03 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff", live);
+    cr_assert_not(r->match(st, msg("Packets"), GW_TRANSPORT_TCP, rec, rn, live, ln, why, sizeof why));
+    cr_assert_str_eq(why, "ping 3, recorded 2");
+    live[5] = 2;
+    cr_assert(r->match(st, msg("Packets"), GW_TRANSPORT_TCP, rec, rn, live, ln, why, sizeof why));
+    /* an accept without the recorded UDP link */
+    rn = unhex("4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00", rec);
+    ln = unhex("4e 4c 00 0c  47 4e 45 01  00 00 00 00  ff ff ff ff", live);
+    cr_assert_not(r->match(st, msg("Connection accepted"), GW_TRANSPORT_TCP, rec, rn, live, ln, why,
+                           sizeof why));
+    cr_assert_str_eq(why, "offers no UDP link, the recording has one");
+    free(st);
+}
