@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int gw_eoudp_generation = EOUDP_GEN_AUTO;
 int gw_eoudp_default = EOUDP_GEN_F64;
@@ -324,8 +325,11 @@ static int pick_order(unsigned orders, int conv_order)
     return (orders & (1u << EOUDP_BIG)) ? EOUDP_BIG : EOUDP_LITTLE;
 }
 
-static header_choice choose(const eoudp_conv *c, const uint8_t *d, size_t len)
+/* the header of a datagram, given the generation and byte order the
+   conversation used last (0: none yet) */
+static header_choice choose(int conv_gen, int conv_order, const uint8_t *d, size_t len)
 {
+    const struct { int gen, order; } conv = {conv_gen, conv_order}, *c = &conv;
     unsigned orders[N_GENS];
     unsigned n = fitting(d, len, orders);
     if (gw_eoudp_generation != EOUDP_GEN_AUTO) {
@@ -655,7 +659,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     x->conv = c;
     x->pi = pi;
 
-    header_choice h = choose(c, d, len);
+    header_choice h = choose(c->gen, c->order, d, len);
     size_t hl = header_len(h.gen);
     bool big = h.order == EOUDP_BIG;
     uint8_t code = len ? d[0] : 0;
@@ -779,6 +783,125 @@ static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
     return false;
 }
 
+/* ---- replay ------------------------------------------------------------ */
+
+/* Our acknowledges name the live peer's ids of the important packets they
+   answer (recorded id -> live id, learnt as the peer's important packets
+   come, the newest EOUDP_ACKS kept); our timestamps are the time of
+   sending. Our own ids stay as recorded: the peer's acknowledges must name
+   them. */
+typedef struct {
+    int gen, order;  /* the header the conversation uses (as the decoder's) */
+    struct { uint64_t rec, live; } ids[EOUDP_ACKS];
+    unsigned n_ids;
+} eoudp_replay_state;
+
+typedef struct {
+    bool ok;
+    size_t hl, id_off;
+    bool big, important;
+} replay_header;
+
+static replay_header header_of(eoudp_replay_state *s, const uint8_t *d, size_t len)
+{
+    replay_header r = {0};
+    header_choice h = choose(s ? s->gen : 0, s ? s->order : 0, d, len);
+    if (!h.consistent || len < header_len(h.gen))
+        return r;
+    if (s) {
+        s->gen = h.gen;
+        s->order = h.order;
+    }
+    r.ok = true;
+    r.hl = header_len(h.gen);
+    r.big = h.order == EOUDP_BIG;
+    r.id_off = h.gen == EOUDP_GEN_F64 ? 9 : 5;
+    r.important = h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64 ? d[r.id_off + 8] != 0
+                                                                     : implied_important(h.gen, d[0]);
+    return r;
+}
+
+static gw_replay_need eoudp_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
+{
+    (void)transport;
+    /* acknowledges and the connect's answers must come, as must every
+       packet the peer marks important; the rest streams */
+    if (type == 0x01 || type == 0x02 || type == 0x03)
+        return GW_REPLAY_ANSWER;
+    return header_of(NULL, d, len).important ? GW_REPLAY_ANSWER : GW_REPLAY_OPTIONAL;
+}
+
+static void put_uint(uint8_t *p, unsigned n, uint64_t v, bool big)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static void eoudp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
+{
+    (void)transport;
+    eoudp_replay_state *s = st;
+    replay_header h = header_of(s, d, len);
+    if (!h.ok)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+    uint64_t bits;
+    if (h.id_off == 9) {
+        memcpy(&bits, &ms, 8);
+        put_uint(d + 1, 8, bits, h.big);
+    } else {
+        float f = (float)ms;
+        uint32_t b32;
+        memcpy(&b32, &f, 4);
+        put_uint(d + 1, 4, b32, h.big);
+    }
+    if (type == 0x01 && len >= h.hl + 8) { /* the acked id: payload, little-endian */
+        uint64_t rec = gw_get_uint(d + h.hl, 8, false);
+        for (unsigned i = 0; i < s->n_ids && i < EOUDP_ACKS; i++) {
+            unsigned k = (s->n_ids - 1 - i) % EOUDP_ACKS; /* newest first */
+            if (s->ids[k].rec == rec) {
+                put_uint(d + h.hl, 8, s->ids[k].live, false);
+                break;
+            }
+        }
+    }
+}
+
+static bool eoudp_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
+                               size_t rec_len, const uint8_t *live, size_t live_len, char *why,
+                               size_t whysz)
+{
+    (void)transport;
+    eoudp_replay_state *s = st;
+    replay_header rh = header_of(s, rec, rec_len), lh = header_of(s, live, live_len);
+    if (!rh.ok || !lh.ok)
+        return true; /* the decoder reports what is wrong with it */
+    if (type == 0x01 && rec_len >= rh.hl + 8) {
+        /* our ids go as recorded: the peer acknowledges the recorded one */
+        uint64_t want = gw_get_uint(rec + rh.hl, 8, false);
+        uint64_t got = live_len >= lh.hl + 8 ? gw_get_uint(live + lh.hl, 8, false) : UINT64_MAX;
+        if (got != want) {
+            snprintf(why, whysz, "acknowledges id %llu, expected %llu", (unsigned long long)got,
+                     (unsigned long long)want);
+            return false;
+        }
+    } else if (rh.important) {
+        unsigned k = s->n_ids++ % EOUDP_ACKS;
+        s->ids[k].rec = gw_get_uint(rec + rh.id_off, 8, rh.big);
+        s->ids[k].live = gw_get_uint(live + lh.id_off, 8, lh.big);
+    }
+    return true;
+}
+
+static const gw_replay eoudp_replay = {
+    .state_size = sizeof(eoudp_replay_state),
+    .need = eoudp_replay_need,
+    .adapt = eoudp_replay_adapt,
+    .match = eoudp_replay_match,
+};
+
 /* pcaptool stats and the statistics tree: acknowledge times */
 static const int measures[] = {EF_ACK_TIME};
 
@@ -805,4 +928,5 @@ const gw_protocol gw_eoudp_protocol = {
     .conv_end = conv_end,
     .decode = eoudp_decode,
     .heuristic = eoudp_heuristic,
+    .replay = &eoudp_replay,
 };

@@ -941,8 +941,11 @@ static void gne_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, 
         put_port(s, c + 8, s->link.ours);
 }
 
-static void gne_replay_observe(void *st, int64_t type, int transport, const uint8_t *d, size_t len)
+static void gne_replay_observe(void *st, int64_t type, int transport, bool ours,
+                               const uint8_t *d, size_t len)
 {
+    if (ours)
+        return;
     gne_replay_state *s = st;
     size_t n;
     const uint8_t *c = content_of(transport, d, len, &n);

@@ -216,8 +216,14 @@ typedef struct gw_replay {
        the numbers that must follow the live peer (its sequence numbers,
        link ids, frames, ports). */
     void (*adapt)(void *state, int64_t type, int transport, uint8_t *d, size_t len);
-    /* Every PDU the live peer sends, as it comes (NULL: nothing to learn). */
-    void (*observe)(void *state, int64_t type, int transport, const uint8_t *d, size_t len);
+    /* Every PDU of the recording, in order, before the exchange begins
+       (NULL: nothing to learn from it). */
+    void (*recorded)(void *state, int64_t type, int transport, bool ours, const uint8_t *d,
+                     size_t len);
+    /* Every PDU of the live exchange as it goes: ours once sent (adapted),
+       the peer's as it comes (NULL: nothing to learn). */
+    void (*observe)(void *state, int64_t type, int transport, bool ours, const uint8_t *d,
+                    size_t len);
     /* The live peer's PDU `live` stands where the recording has `rec` (same
        type and need): learn the live numbering; false, with the reason in
        why[], when a field differs where it must not. */

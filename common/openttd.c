@@ -1058,8 +1058,11 @@ static gw_replay_need ottd_replay_need(int64_t type, int transport, const uint8_
     }
 }
 
-static void ottd_replay_observe(void *st, int64_t type, int transport, const uint8_t *d, size_t len)
+static void ottd_replay_observe(void *st, int64_t type, int transport, bool ours,
+                                const uint8_t *d, size_t len)
 {
+    if (ours)
+        return;
     (void)transport;
     ottd_replay_state *s = st;
     if ((type == PK_SERVER_FRAME || type == PK_SERVER_MAP_BEGIN) && len >= 7) {

@@ -140,6 +140,18 @@ unsigned out_pdu_max_severity(const out_pdu *o)
     return o->max_sev;
 }
 
+unsigned out_pdu_n_findings(const out_pdu *o)
+{
+    return o->findings->len;
+}
+
+int out_pdu_finding(const out_pdu *o, unsigned k, const char **message)
+{
+    const ev_finding *f = &g_array_index(o->findings, ev_finding, k);
+    *message = o->text->str + f->msg;
+    return f->finding;
+}
+
 void out_conversation_key(const gw_protocol *p, const out_meta *m, char *key, size_t keysz,
                           const char **a, const char **b)
 {
@@ -429,4 +441,35 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
         fprintf(f, "    %s %s @%zu: %s\n", gw_severity_name(fd->severity), fd->code, fd->off,
                 fd->message);
     }
+}
+
+void out_xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+                fputc('?', f); /* not allowed in XML 1.0 */
+            else
+                fputc(*s, f);
+        }
+    }
+}
+
+FILE *out_open(const char *path)
+{
+    return strcmp(path, "-") ? fopen(path, "w") : stdout;
+}
+
+bool out_close(FILE *f)
+{
+    bool ok = !ferror(f);
+    if (f != stdout)
+        return fclose(f) == 0 && ok;
+    fflush(f);
+    return ok;
 }

@@ -22,6 +22,10 @@ typedef void (*out_expect_fn)(void *ctx, int transport, int port_side, uint16_t 
 void out_pdu_on_expect(out_pdu *o, out_expect_fn fn, void *ctx);
 /* highest finding severity of the PDU, plus one (0: no finding) */
 unsigned out_pdu_max_severity(const out_pdu *o);
+/* the PDU's findings: how many, and the k-th one's index in the protocol's
+   findings (its message in *message, valid until the next PDU) */
+unsigned out_pdu_n_findings(const out_pdu *o);
+int out_pdu_finding(const out_pdu *o, unsigned k, const char **message);
 /* the PDU's summary ("" when none) */
 const char *out_pdu_summary(const out_pdu *o);
 /* the first value of an unsigned field of the PDU itself; false if absent */
@@ -61,5 +65,10 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
 
 /* JSON string escaping; invalid UTF-8 bytes become U+FFFD */
 void out_json_string(FILE *f, const uint8_t *p, size_t n);
+/* XML text and attribute escaping (JUnit) */
+void out_xml_text(FILE *f, const char *s);
+/* a report file ("-": stdout), and its closing: false if writing failed */
+FILE *out_open(const char *path);
+bool out_close(FILE *f);
 
 #endif

@@ -66,6 +66,7 @@ typedef struct {
        endpoint that owns the port, once a PDU of the replayed conversation
        announced it; the PDU being decoded may be announcing one */
     char link_endpoint[72];
+    bool link_same_ports; /* the conversation itself uses the other transport too */
     bool announcing;
     int announced_side;
     uint16_t announced_port;
@@ -120,8 +121,15 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
         n = GUINT_TO_POINTER(g_hash_table_size(r->seen) + 1);
         g_hash_table_insert(r->seen, g_strdup(key), n);
     }
-    int channel = MAIN;
-    if (GPOINTER_TO_UINT(n) != r->want) {
+    int channel = MAIN, dir = m->dir;
+    if (GPOINTER_TO_UINT(n) == r->want && r->p && m->transport != r->transport) {
+        /* the same endpoints over the other transport (OpenDrakan: reliable
+           on TCP, the rest on UDP): a link with the same ports, oriented as
+           the conversation's first transport is */
+        channel = LINK;
+        r->link_same_ports = true;
+        dir = strcmp(m->src, r->endpoint[0]) != 0;
+    } else if (GPOINTER_TO_UINT(n) != r->want) {
         /* the link the replayed conversation announced, oriented by the run
            as its parent is (0: the client) */
         if (p != r->p || m->transport != GW_TRANSPORT_UDP || !r->link_endpoint[0] ||
@@ -137,7 +145,7 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
     if (channel == MAIN && r->announcing)
         with_port(r->endpoint[r->announced_side], r->announced_port, r->link_endpoint,
                   sizeof r->link_endpoint);
-    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .channel = channel, .dir = m->dir,
+    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .channel = channel, .dir = dir,
                  .data = g_memdup2(m->data, m->len), .len = m->len, .type = pdu_type(r->out, p),
                  .summary = g_strdup(out_pdu_summary(r->out))};
     g_array_append_val(r->pdus, x);
@@ -199,13 +207,36 @@ typedef struct {
     unsigned sent, received, max_sev;
     pcap_dumper_t *dump;
     bool diverged;
+    /* for --junit: the divergence, and the live exchange's findings by code */
+    char *divergence;      /* "KIND\0text" */
+    GArray *findings;      /* live_finding */
 } live;
+
+typedef struct {
+    int finding;
+    unsigned count, first_frame;
+    char *first;
+} live_finding;
 
 static int64_t now_ns(clockid_t clk)
 {
     struct timespec ts;
     clock_gettime(clk, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void set_port(struct sockaddr_storage *a, uint16_t port)
+{
+    if (a->ss_family == AF_INET)
+        ((struct sockaddr_in *)a)->sin_port = htons(port);
+    else
+        ((struct sockaddr_in6 *)a)->sin6_port = htons(port);
+}
+
+static uint16_t port_of(const struct sockaddr_storage *a)
+{
+    return ntohs(a->ss_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_port
+                                         : ((const struct sockaddr_in6 *)a)->sin6_port);
 }
 
 static void endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n)
@@ -319,6 +350,18 @@ static int64_t live_decode(live *L, int ch, bool ours, const uint8_t *d, size_t 
     out_meta m = {L->frame, wall, ours ? c->local_name : c->peer_name,
                   ours ? c->peer_name : c->local_name, len, d, dir, c->transport};
     out_pdu_write(L->out, stdout, L->format, 0, &m);
+    for (unsigned k = 0; k < out_pdu_n_findings(L->out); k++) {
+        const char *msg;
+        int f = out_pdu_finding(L->out, k, &msg);
+        guint i = 0;
+        while (i < L->findings->len && g_array_index(L->findings, live_finding, i).finding != f)
+            i++;
+        if (i == L->findings->len) {
+            live_finding x = {f, 0, L->frame, g_strdup(msg)};
+            g_array_append_val(L->findings, x);
+        }
+        g_array_index(L->findings, live_finding, i).count++;
+    }
     unsigned sev = out_pdu_max_severity(L->out);
     if (sev > L->max_sev)
         L->max_sev = sev;
@@ -340,10 +383,7 @@ static void connect_link(live *L)
     if (c->fd < 0 || c->connected || !L->link || !L->link->peers)
         return;
     struct sockaddr_storage a = L->ch[MAIN].peer;
-    if (a.ss_family == AF_INET)
-        ((struct sockaddr_in *)&a)->sin_port = htons(L->link->peers);
-    else
-        ((struct sockaddr_in6 *)&a)->sin6_port = htons(L->link->peers);
+    set_port(&a, L->link->peers);
     if (connect(c->fd, (struct sockaddr *)&a, sizeof a) == 0)
         set_peer(c, &a);
 }
@@ -353,6 +393,9 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     if (L->diverged)
         return;
     L->diverged = true;
+    L->divergence = r ? g_strdup_printf("%s%crecorded frame %u, %s: %s (after live frame %u)", what, 0,
+                                        r->frame, r->summary, detail, L->frame)
+                      : g_strdup_printf("%s%c%s (after live frame %u)", what, 0, detail, L->frame);
     if (L->format == OUT_JSON) {
         printf("{\"record\":\"divergence\",\"step\":%u,\"kind\":\"%s\",\"recorded_frame\":%u,"
                "\"expected\":",
@@ -391,7 +434,7 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
     int transport = L->ch[ch].transport;
     const gw_replay *rp = L->p->replay;
     if (rp && rp->observe) {
-        rp->observe(L->adapt_state, type, transport, d, len);
+        rp->observe(L->adapt_state, type, transport, false, d, len);
         connect_link(L);
     }
     gw_replay_need need = need_of(L->p, type, transport, d, len);
@@ -446,8 +489,7 @@ static void receive_link(live *L)
             return;
         set_peer(c, &from);
         if (L->link)
-            L->link->peers = ntohs(from.ss_family == AF_INET ? ((struct sockaddr_in *)&from)->sin_port
-                                                             : ((struct sockaddr_in6 *)&from)->sin6_port);
+            L->link->peers = port_of(&from);
     }
     on_received(L, LINK, buf, (size_t)n);
 }
@@ -456,8 +498,12 @@ static void receive_link(live *L)
    nothing more can come */
 static bool receive(live *L, int ms)
 {
-    if (L->peer_closed)
+    if (L->peer_closed) { /* the link may still hold datagrams */
+        struct pollfd lp = {L->ch[LINK].fd, POLLIN, 0};
+        while (lp.fd >= 0 && poll(&lp, 1, 0) > 0)
+            receive_link(L);
         return false;
+    }
     struct pollfd pf[N_CHANNELS] = {{L->ch[MAIN].fd, POLLIN, 0}, {L->ch[LINK].fd, POLLIN, 0}};
     int r = poll(pf, L->ch[LINK].fd >= 0 ? 2 : 1, ms);
     if (r <= 0)
@@ -544,11 +590,16 @@ static rec_pdu *first_unmatched(const live *L, rec_pdu *pdus, size_t a, size_t b
 static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
 {
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)L->timeout_ms * 1000000;
-    match_waiting(L, pdus, a, b);
     rec_pdu *r;
-    while (!L->diverged && (r = first_unmatched(L, pdus, a, b))) {
+    for (;;) {
+        match_waiting(L, pdus, a, b); /* what came last too, before giving up */
+        if (L->diverged || !(r = first_unmatched(L, pdus, a, b)))
+            return;
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
         if (left <= 0 || !receive(L, (int)left)) {
+            match_waiting(L, pdus, a, b);
+            if (L->diverged || !(r = first_unmatched(L, pdus, a, b)))
+                return;
             char detail[300];
             if (L->waiting->len) {
                 const live_pdu *x = &g_array_index(L->waiting, live_pdu, 0);
@@ -564,7 +615,6 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
             }
             return;
         }
-        match_waiting(L, pdus, a, b);
     }
 }
 
@@ -620,7 +670,9 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             break;
         }
         L->sent++;
-        live_decode(L, pdus[i].channel, true, d, pdus[i].len);
+        int64_t type = live_decode(L, pdus[i].channel, true, d, pdus[i].len);
+        if (L->p->replay && L->p->replay->observe)
+            L->p->replay->observe(L->adapt_state, type, c->transport, true, d, pdus[i].len);
         g_free(d);
         receive(L, 0);
         seg = i + 1;
@@ -729,6 +781,59 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
     return fd;
 }
 
+/* JUnit: one suite for the replay, a case for its agreement with the
+   recording and one for the live exchange's findings */
+static bool write_junit(const char *path, const live *L, const char *suite, unsigned fail_on)
+{
+    FILE *f = out_open(path);
+    if (!f)
+        return false;
+    const gw_protocol *p = L->p;
+    GString *detail = g_string_new(NULL);
+    unsigned failing = 0, total = 0;
+    gw_severity worst = GW_SEV_NOTE;
+    for (guint i = 0; i < L->findings->len; i++) {
+        const live_finding *x = &g_array_index(L->findings, live_finding, i);
+        const gw_finding_def *d = &p->findings[x->finding];
+        total += x->count;
+        if (fail_on && (unsigned)d->severity + 1 >= fail_on)
+            failing += x->count;
+        if (d->severity > worst)
+            worst = d->severity;
+        g_string_append_printf(detail, "%s %s: %u time%s, first in live frame %u: %s\n",
+                               gw_severity_name(d->severity), d->code, x->count,
+                               x->count == 1 ? "" : "s", x->first_frame, x->first);
+    }
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pcaptool replay\">\n"
+          "  <testsuite name=\"", f);
+    out_xml_text(f, suite);
+    fprintf(f, "\" tests=\"2\" failures=\"%u\" errors=\"0\" skipped=\"0\">\n",
+            (L->diverged ? 1u : 0u) + (failing ? 1u : 0u));
+    fprintf(f, "    <testcase classname=\"replay.%s\" name=\"answers as recorded\">\n", p->name);
+    if (L->divergence) {
+        const char *kind = L->divergence, *text = kind + strlen(kind) + 1;
+        fputs("      <failure type=\"", f);
+        out_xml_text(f, kind);
+        fputs("\" message=\"", f);
+        out_xml_text(f, text);
+        fputs("\"/>\n", f);
+    }
+    fprintf(f, "    </testcase>\n    <testcase classname=\"replay.%s\" name=\"%s.well_formed\">\n",
+            p->name, p->name);
+    if (total) {
+        if (failing)
+            fprintf(f, "      <failure type=\"%s\" message=\"%u finding%s\">", gw_severity_name(worst),
+                    total, total == 1 ? "" : "s");
+        else
+            fputs("      <system-out>", f);
+        out_xml_text(f, detail->str);
+        fputs(failing ? "</failure>\n" : "</system-out>\n", f);
+    }
+    fputs("    </testcase>\n  </testsuite>\n</testsuites>\n", f);
+    g_string_free(detail, TRUE);
+    return out_close(f);
+}
+
 static bool recording_has_link(const recording *r)
 {
     for (guint i = 0; i < r->pdus->len; i++)
@@ -737,17 +842,20 @@ static bool recording_has_link(const recording *r)
     return false;
 }
 
-/* the link's UDP socket, on the address of the replayed conversation's,
-   its port told to the protocol's hooks */
-static void open_link(live *L)
+/* the link's socket, on the address of the replayed conversation's: on the
+   same ports at both ends when the recording has the conversation itself
+   on the other transport, else on a port of its own, told to the
+   protocol's hooks */
+static void open_link(live *L, bool same_ports)
 {
     channel *c = &L->ch[LINK], *m = &L->ch[MAIN];
-    c->transport = GW_TRANSPORT_UDP;
+    c->transport = m->transport == GW_TRANSPORT_TCP ? GW_TRANSPORT_UDP : GW_TRANSPORT_TCP;
+    if (c->transport == GW_TRANSPORT_TCP) {
+        fprintf(stderr, "pcaptool: the recording's TCP part is not replayed when it begins over UDP\n");
+        return;
+    }
     c->local = m->local;
-    if (c->local.ss_family == AF_INET)
-        ((struct sockaddr_in *)&c->local)->sin_port = 0;
-    else
-        ((struct sockaddr_in6 *)&c->local)->sin6_port = 0;
+    set_port(&c->local, same_ports ? port_of(&m->local) : 0);
     c->fd = socket(c->local.ss_family, SOCK_DGRAM, 0);
     socklen_t sl = sizeof c->local;
     if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&c->local, sizeof c->local) < 0 ||
@@ -760,8 +868,13 @@ static void open_link(live *L)
     }
     endpoint_name(&c->local, c->local_name, sizeof c->local_name);
     g_strlcpy(c->peer_name, "?", sizeof c->peer_name);
-    L->link->ours = ntohs(c->local.ss_family == AF_INET ? ((struct sockaddr_in *)&c->local)->sin_port
-                                                        : ((struct sockaddr_in6 *)&c->local)->sin6_port);
+    if (same_ports) {
+        struct sockaddr_storage a = m->peer;
+        if (connect(c->fd, (struct sockaddr *)&a, sizeof a) == 0)
+            set_peer(c, &a);
+    } else if (L->link) {
+        L->link->ours = port_of(&c->local);
+    }
 }
 
 static void close_live(live *L)
@@ -797,6 +910,7 @@ static void usage_replay(FILE *f)
           "  -w, --out FILE             write what was sent and received to a pcap\n"
           "      --dry-run              print what would be sent; contact nobody\n"
           "  -f, --format text|json     output format (default text)\n"
+          "      --junit FILE           also write JUnit XML (- for stdout)\n"
           "  plus --port, --no-heuristics, --option, --profile, --fail-on as for decode\n"
           "\n"
           "Exit codes: 0 the peer answered as recorded, no finding at or above --fail-on;\n"
@@ -844,13 +958,13 @@ int cmd_replay(int argc, char **argv)
     run_options ro;
     run_options_init(&ro);
     unsigned fail_on = GW_SEV_ERROR + 1;
-    const char *target = NULL, *out_path = NULL;
+    const char *target = NULL, *out_path = NULL, *junit = NULL;
     int side = 0;
     unsigned conversation = 1;
     double speed = 1, timeout = 5;
     bool no_wait = false, dry = false, as_recorded = false;
     out_format fmt = OUT_TEXT;
-    enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY, O_AS_RECORDED };
+    enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY, O_AS_RECORDED, O_JUNIT };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
         {"side", required_argument, NULL, 's'},
@@ -861,6 +975,7 @@ int cmd_replay(int argc, char **argv)
         {"out", required_argument, NULL, 'w'},
         {"dry-run", no_argument, NULL, O_DRY},
         {"as-recorded", no_argument, NULL, O_AS_RECORDED},
+        {"junit", required_argument, NULL, O_JUNIT},
         {"format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         RUN_LONG_OPTS,
@@ -896,6 +1011,7 @@ int cmd_replay(int argc, char **argv)
         case 'w': out_path = optarg; break;
         case O_DRY: dry = true; break;
         case O_AS_RECORDED: as_recorded = true; break;
+        case O_JUNIT: junit = optarg; break;
         case 'f':
             if (!parse_format(optarg, &fmt))
                 return die_usage("unknown format '%s' (text or json)", optarg);
@@ -966,10 +1082,16 @@ int cmd_replay(int argc, char **argv)
     getpeername(m->fd, (struct sockaddr *)&m->peer, &sl);
     set_peer(m, &m->peer);
     L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
-    if (r.p->replay && r.p->replay->link && recording_has_link(&r)) {
-        L.link = r.p->replay->link(L.adapt_state);
-        open_link(&L);
+    if (recording_has_link(&r)) {
+        if (r.p->replay && r.p->replay->link)
+            L.link = r.p->replay->link(L.adapt_state);
+        open_link(&L, r.link_same_ports);
     }
+    if (r.p->replay && r.p->replay->recorded)
+        for (guint i = 0; i < r.pdus->len; i++)
+            r.p->replay->recorded(L.adapt_state, pdus[i].type,
+                                  pdus[i].channel == LINK ? GW_TRANSPORT_UDP : r.transport,
+                                  pdus[i].dir == side, pdus[i].data, pdus[i].len);
     pcap_t *dead = NULL;
     if (out_path) {
         dead = pcap_open_dead(DLT_RAW, 65535);
@@ -984,6 +1106,7 @@ int cmd_replay(int argc, char **argv)
     }
     L.inbuf = g_byte_array_new();
     L.waiting = g_array_new(FALSE, FALSE, sizeof(live_pdu));
+    L.findings = g_array_new(FALSE, FALSE, sizeof(live_finding));
     m->conv = g_malloc(r.p->conv_size);
     r.p->conv_init(m->conv);
     L.out = out_pdu_new();
@@ -1012,12 +1135,26 @@ int cmd_replay(int argc, char **argv)
         pcap_dump_close(L.dump);
         pcap_close(dead);
     }
+    rc = fail ? EXIT_FINDINGS : EXIT_CLEAN;
+    if (junit) {
+        char *suite = g_strdup_printf("%s conversation %u, the %s against %s", argv[optind],
+                                      conversation, side ? "server" : "client", target);
+        if (!write_junit(junit, &L, suite, fail_on)) {
+            fprintf(stderr, "pcaptool: cannot write JUnit XML to '%s'\n", junit);
+            rc = EXIT_USAGE;
+        }
+        g_free(suite);
+    }
     close_live(&L);
     g_byte_array_free(L.inbuf, TRUE);
     for (guint i = 0; i < L.waiting->len; i++)
         free_live_pdu(&g_array_index(L.waiting, live_pdu, i));
     g_array_free(L.waiting, TRUE);
+    for (guint i = 0; i < L.findings->len; i++)
+        g_free(g_array_index(L.findings, live_finding, i).first);
+    g_array_free(L.findings, TRUE);
+    g_free(L.divergence);
     out_pdu_free(L.out);
     free_recording(&r);
-    return fail ? EXIT_FINDINGS : EXIT_CLEAN;
+    return rc;
 }

@@ -377,22 +377,6 @@ static void print_json_file(const report *r, unsigned fail_on)
            fails(r, fail_on) ? "fail" : "pass");
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-                fputc('?', f); /* not allowed in XML 1.0 */
-            else
-                fputc(*s, f);
-        }
-    }
-}
 
 /* one test case: a rule, or a protocol's well-formedness (its other findings) */
 static void junit_case(FILE *f, const report *r, int proto, int rule_finding, unsigned fail_on,
@@ -427,7 +411,7 @@ static void junit_case(FILE *f, const report *r, int proto, int rule_finding, un
     }
     fprintf(f, "    <testcase classname=\"%s\" name=\"", proto_name(proto));
     if (name)
-        xml_text(f, name);
+        out_xml_text(f, name);
     else
         fprintf(f, "%s.well_formed", proto_name(proto));
     fputs("\">\n", f);
@@ -435,11 +419,11 @@ static void junit_case(FILE *f, const report *r, int proto, int rule_finding, un
         (*failures)++;
         fprintf(f, "      <failure type=\"%s\" message=\"%u finding%s\">", gw_severity_name(worst),
                 total, total == 1 ? "" : "s");
-        xml_text(f, detail->str);
+        out_xml_text(f, detail->str);
         fputs("</failure>\n", f);
     } else if (total) {
         fputs("      <system-out>", f);
-        xml_text(f, detail->str);
+        out_xml_text(f, detail->str);
         fputs("</system-out>\n", f);
     }
     fputs("    </testcase>\n", f);
@@ -448,7 +432,7 @@ static void junit_case(FILE *f, const report *r, int proto, int rule_finding, un
 
 static bool write_junit(const char *path, report *reports, unsigned n, unsigned fail_on)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    FILE *f = out_open(path);
     if (!f)
         return false;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pcaptool validate\">\n", f);
@@ -482,7 +466,7 @@ static bool write_junit(const char *path, report *reports, unsigned n, unsigned 
         }
         fclose(cases);
         fputs("  <testsuite name=\"", f);
-        xml_text(f, r->path);
+        out_xml_text(f, r->path);
         fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"0\">\n", tests, failures,
                 r->unreadable ? 1u : 0u);
         fwrite(buf, 1, len, f);
@@ -490,12 +474,7 @@ static bool write_junit(const char *path, report *reports, unsigned n, unsigned 
         free(buf);
     }
     fputs("</testsuites>\n", f);
-    bool ok = !ferror(f);
-    if (f != stdout)
-        ok = fclose(f) == 0 && ok;
-    else
-        fflush(f);
-    return ok;
+    return out_close(f);
 }
 
 static void progress(unsigned done, unsigned total)

@@ -3,9 +3,11 @@
  * hand-written ones for the older header generations (WIRE-NOTES.md
  * section 4); expected values worked out by hand. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collect.h"
 #include "eoudp.h"
@@ -252,4 +254,49 @@ Test(eoudp, packet_info_against_the_capture)
     cr_assert_eq(U("eoudp.info.seen_sent"), 0);
     cr_assert_eq(item("eoudp.loss.to_sender", 0)->v.i, 1);
     cr_assert_eq(item("eoudp.loss.from_sender", 0)->v.i, 0);
+}
+
+/* ---- pcaptool replay's hooks ---- */
+
+/* a 26-byte header (from 8 Jan 2024): command, f64 timestamp, id, important,
+   size, all big-endian; the payload little-endian */
+#define TS "42 7a 1e 4b 2a 6f 40 00"
+
+Test(eoudp, replay_acks_follow_the_live_ids)
+{
+    const gw_replay *r = P->replay;
+    void *st = calloc(1, r->state_size);
+    uint8_t rec[64], live[64], ack[64];
+    char why[200] = "";
+    /* the peer's important 0x0e (deleted entity 7): recorded id 4, live id 9 */
+    size_t rn = unhex("0e " TS " 00 00 00 00 00 00 00 04 01 00 00 00 00 00 00 00 08"
+                      " 07 00 00 00 00 00 00 00", rec);
+    size_t ln = unhex("0e " TS " 00 00 00 00 00 00 00 09 01 00 00 00 00 00 00 00 08"
+                      " 07 00 00 00 00 00 00 00", live);
+    cr_assert_eq(r->need(0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
+    cr_assert(r->match(st, 0x0e, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    /* not important: streams */
+    rec[17] = 0;
+    cr_assert_eq(r->need(0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_OPTIONAL);
+    /* our recorded ack of id 4 (our id 2) acknowledges 9, sent now */
+    size_t an = unhex("01 " TS " 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 00 08"
+                      " 04 00 00 00 00 00 00 00", ack);
+    r->adapt(st, 0x01, GW_TRANSPORT_UDP, ack, an);
+    cr_assert_eq(ack[26], 9);
+    cr_assert_eq(ack[16], 2, "our own id stays");
+    uint64_t bits = 0;
+    for (int i = 1; i <= 8; i++)
+        bits = bits << 8 | ack[i];
+    double ms;
+    memcpy(&ms, &bits, 8);
+    cr_assert(fabs(ms / 1000 - (double)time(NULL)) < 60, "timestamp %f ms is not now", ms);
+    /* the peer's ack must name our recorded id */
+    rn = unhex("01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
+               " 05 00 00 00 00 00 00 00", rec);
+    ln = unhex("01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
+               " 06 00 00 00 00 00 00 00", live);
+    cr_assert_eq(r->need(0x01, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
+    cr_assert_not(r->match(st, 0x01, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    cr_assert_str_eq(why, "acknowledges id 6, expected 5");
+    free(st);
 }

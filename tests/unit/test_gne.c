@@ -394,7 +394,7 @@ static void link_ports(const char *build, int big)
     /* the live accept: rate 0, UDP port 0xb1c2 */
     n = unhex(big ? "4e 4c 00 0c  47 4e 45 01  00 00 00 00  00 00 b1 c2"
                   : "4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00", d);
-    r->observe(st, msg("Connection accepted"), GW_TRANSPORT_TCP, d, n);
+    r->observe(st, msg("Connection accepted"), GW_TRANSPORT_TCP, false, d, n);
     cr_assert_eq(lk->peers, 0xb1c2);
     /* our recorded port message (45501 = 0xb1bd) names 0x1234 */
     n = unhex(big ? "4e 4c 00 04  00 00 b1 bd" : "4e 4c 00 04  bd b1 00 00", d);

@@ -328,3 +328,71 @@ Test(opendrakan, every_bundle_in_both_encodings)
         }
     }
 }
+
+/* ---- pcaptool replay's hooks ---- */
+
+#define CONFIRM(tick, changes) "04 1c 00 " tick " 00 00 00 00 00 00 00 00 " changes " 00 00 00 00 00 00 00 00"
+#define CHANGE(tick) "02 0c 00 " tick " 01 00 00 00"
+#define ACK(tick) "08 08 00 " tick
+
+static void feed(const gw_replay *r, void *st, bool recorded, bool ours, const char *hex)
+{
+    uint8_t d[256];
+    size_t n = unhex(hex, d);
+    if (recorded)
+        r->recorded(st, d[0], GW_TRANSPORT_UDP, ours, d, n);
+    else
+        r->observe(st, d[0], GW_TRANSPORT_UDP, ours, d, n);
+}
+
+static uint64_t adapted_ack(const gw_replay *r, void *st, const char *hex)
+{
+    uint8_t d[16];
+    size_t n = unhex(hex, d);
+    r->adapt(st, d[0], GW_TRANSPORT_UDP, d, n);
+    return gw_get_uint(d + 3, 8, false);
+}
+
+Test(opendrakan, replay_acks_name_complete_live_snapshots)
+{
+    const gw_replay *r = P->replay;
+    void *st = calloc(1, r->state_size);
+    /* the recorded peer confirmed ticks 10 then 11 */
+    feed(r, st, true, false, CONFIRM("0a 00 00 00 00 00 00 00", "01 00 00 00"));
+    feed(r, st, true, false, CONFIRM("0b 00 00 00 00 00 00 00", "02 00 00 00"));
+    /* live: 100 with its 1 change (complete), 101 with 1 of 2 */
+    feed(r, st, false, false, CHANGE("64 00 00 00 00 00 00 00") CONFIRM("64 00 00 00 00 00 00 00", "01 00 00 00"));
+    feed(r, st, false, false, CONFIRM("65 00 00 00 00 00 00 00", "02 00 00 00"));
+    feed(r, st, false, false, CHANGE("65 00 00 00 00 00 00 00"));
+    cr_assert_eq(adapted_ack(r, st, ACK("0a 00 00 00 00 00 00 00")), 100);
+    /* 101 stands where 11 stood, but is incomplete: the newest complete */
+    cr_assert_eq(adapted_ack(r, st, ACK("0b 00 00 00 00 00 00 00")), 100);
+    /* a tick the recording never confirmed: the same */
+    cr_assert_eq(adapted_ack(r, st, ACK("63 00 00 00 00 00 00 00")), 100);
+    /* the second change of 101 comes: now it is acknowledged for 11 */
+    feed(r, st, false, false, CHANGE("65 00 00 00 00 00 00 00"));
+    cr_assert_eq(adapted_ack(r, st, ACK("0b 00 00 00 00 00 00 00")), 101);
+    free(st);
+}
+
+Test(opendrakan, replay_peer_acks_name_our_complete_snapshots)
+{
+    const gw_replay *r = P->replay;
+    void *st = calloc(1, r->state_size);
+    char why[200] = "";
+    uint8_t rec[16], live[16];
+    /* we sent tick 5 whole, tick 6 with 0 of 1 changes */
+    feed(r, st, false, true, CHANGE("05 00 00 00 00 00 00 00") CONFIRM("05 00 00 00 00 00 00 00", "01 00 00 00"));
+    feed(r, st, false, true, CONFIRM("06 00 00 00 00 00 00 00", "01 00 00 00"));
+    size_t rn = unhex(ACK("05 00 00 00 00 00 00 00"), rec);
+    cr_assert_eq(r->need(rec[0], GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
+    size_t ln = unhex(ACK("05 00 00 00 00 00 00 00"), live);
+    cr_assert(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    ln = unhex(ACK("06 00 00 00 00 00 00 00"), live);
+    cr_assert_not(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    cr_assert_str_eq(why, "acknowledges tick 6, whose snapshot we sent incomplete (0 of 1 changes)");
+    ln = unhex(ACK("07 00 00 00 00 00 00 00"), live);
+    cr_assert_not(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    cr_assert_str_eq(why, "acknowledges tick 7, which we did not confirm");
+    free(st);
+}

@@ -361,9 +361,9 @@ Test(openttd, replay_ack_follows_the_live_frames_and_token)
     /* the live server's frame 0x1234 with token 0x5a, then frame 0x1235
        without one: ack 0x1235, token 0x5a */
     size_t n = bytes("0c 00 18  34 12 00 00  34 12 00 00  5a", d);
-    r->observe(st, pk("SERVER_FRAME"), T, d, n);
+    r->observe(st, pk("SERVER_FRAME"), T, false, d, n);
     n = bytes("0b 00 18  35 12 00 00  35 12 00 00", d);
-    r->observe(st, pk("SERVER_FRAME"), T, d, n);
+    r->observe(st, pk("SERVER_FRAME"), T, false, d, n);
     r->adapt(st, pk("CLIENT_ACK"), T, ack, an);
     uint8_t want[8];
     bytes("08 00 19  35 12 00 00  5a", want);

@@ -1,0 +1,140 @@
+#!/bin/sh
+# replay_pairs.sh PCAPTOOL CAPTURES - both sides of recorded GNE, EOUDP and
+# OpenDrakan conversations replayed against each other on loopback
+# (pcaptool replay --side server is the peer of pcaptool replay --side
+# client), each side adapting to the other's live numbers:
+# - gne-exhello_unrel (a UDP link): the server's accept names the UDP port
+#   it really opened, the client sends its link datagrams there and names
+#   its own live port in its port message; both pass, and the client's
+#   --out capture decodes with the UDP link linked to the handshake;
+# - the same client --as-recorded names the recorded port 45501: the
+#   server sees the lie (its link datagrams come from elsewhere);
+# - gne-exping_ping: five pings answered, with their request ids;
+# - eoudp-gen3-r-type-head-session: both pass, with live timestamps;
+# - opendrakan-gen-snapshots (reliable on TCP, the rest on UDP, same
+#   ports): both pass over both transports; the client acknowledges only
+#   complete snapshots (its recording acknowledged tick 14, incomplete, and
+#   tick 99, never confirmed); --as-recorded, the server reports tick 14,
+#   in its JUnit XML too.
+# Ports: REPLAY_PORT and the five above it, else from the process id.
+set -u
+pcaptool=$1 caps=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
+fail=0
+
+# pair NAME CAPTURE PORT_OFFSET [CLIENT OPTIONS...]: both sides; exit codes
+# in $work/NAME.{server,client}.rc, outputs in $work/NAME.{server,client}.txt
+pair() {
+    name=$1 cap=$caps/$2 port=$((base + $3))
+    shift 3
+    "$pcaptool" replay --side server --target "127.0.0.1:$port" --timeout 3 \
+        --junit "$work/$name.server.xml" "$cap" > "$work/$name.server.txt" 2>&1 &
+    pid=$!
+    sleep 0.3 # the server listens
+    "$pcaptool" replay --target "127.0.0.1:$port" --timeout 3 --out "$work/$name.pcap" "$@" "$cap" \
+        > "$work/$name.client.txt" 2>&1
+    echo $? > "$work/$name.client.rc"
+    wait "$pid"
+    echo $? > "$work/$name.server.rc"
+}
+
+expect() { # NAME SIDE RC TEXT...: that side exited RC and printed every TEXT
+    what="$1 $2" f=$work/$1.$2 rc=$3
+    shift 3
+    if [ "$(cat "$f.rc")" != "$rc" ]; then
+        echo "FAIL $what: exit $(cat "$f.rc"), expected $rc"; cat "$f.txt"; fail=1
+        return 1
+    fi
+    for text in "$@"; do
+        if ! grep -qF -- "$text" "$f.txt"; then
+            echo "FAIL $what: no '$text' in:"; cat "$f.txt"; fail=1
+            return 1
+        fi
+    done
+    echo "ok $what: exit $rc"
+}
+
+pair hello gne-exhello_unrel.pcap 0
+expect hello server 0 "PASS: 2 sent, 6 received"
+expect hello client 0 "PASS: 6 sent, 2 received" && {
+    # the accept names the server's live UDP port, and the link goes there
+    sport=$(sed -n 's/.* GNE Accepted, rate 0, UDP port \([0-9]*\)$/\1/p' "$work/hello.client.txt")
+    cport=$(sed -n 's/.* GNE Client UDP port \([0-9]*\)$/\1/p' "$work/hello.client.txt")
+    n=$(grep -c -- ":$cport -> 127.0.0.1:$sport GNE" "$work/hello.client.txt")
+    if [ -n "$sport" ] && [ "$sport" != 39182 ] && [ "$cport" != 45501 ] && [ "$n" -eq 2 ]; then
+        echo "ok hello: live UDP ports $cport -> $sport (recorded 45501 -> 39182), 2 link datagrams"
+    else
+        echo "FAIL hello: ports '$cport' -> '$sport', $n link datagrams:"; cat "$work/hello.client.txt"
+        fail=1
+    fi
+    # --out: the 8 PDUs, the link's two linked to the accept (frame 2)
+    links=$("$pcaptool" decode --format json --fail-on note "$work/hello.pcap" | grep -c '"gne.link.frame":\[2\]')
+    if [ "$links" -eq 2 ]; then
+        echo "ok hello --out: decodes clean, the 2 link datagrams linked to the accept"
+    else
+        echo "FAIL hello --out: $links linked datagrams (exit of decode above)"; fail=1
+    fi
+}
+
+pair lie gne-exhello_unrel.pcap 1 --as-recorded
+expect lie server 1 "DIVERGENCE (field)" "recorded frame 16, Client UDP port 45501" \
+    "names UDP port 45501, but its link datagrams come from port"
+expect lie client 1 "FAIL"
+
+pair ping gne-exping_ping.pcap 2 --no-wait
+expect ping server 0 "PASS: 6 sent, 7 received"
+expect ping client 0 "PASS: 7 sent, 6 received" "Ping reply 4"
+
+pair eoudp eoudp-gen3-r-type-head-session.pcap 3 --no-wait
+expect eoudp server 0 "PASS: 79 sent"
+expect eoudp client 0 "PASS: 44 sent" && {
+    # our timestamps are the time of sending (ms since the epoch), not the
+    # recording's
+    stamp=$("$pcaptool" decode --format json "$work/eoudp.pcap" | head -1 |
+            sed 's/.*"eoudp.timestamp":\[\([0-9]*\).*/\1/')
+    now=$(date +%s)
+    if [ $((stamp / 1000 - now)) -le 60 ] && [ $((now - stamp / 1000)) -le 60 ]; then
+        echo "ok eoudp --out: the connect's timestamp is now ($stamp ms)"
+    else
+        echo "FAIL eoudp --out: timestamp $stamp ms, now $now s"; fail=1
+    fi
+}
+
+pair od opendrakan-gen-snapshots.pcap 4
+expect od server 0 "PASS: 27 sent, 8 received"
+expect od client 0 "PASS: 8 sent, 27 received" && {
+    # acks adapted: the recording's 14 (incomplete) and 99 (never confirmed)
+    # become the newest complete snapshot then, 13 and 19
+    acks=$(sed -n 's/.* OpenDrakan ACKNOWLEDGE_SNAPSHOT tick \([0-9]*\)$/\1/p' "$work/od.client.txt" | tr '\n' ' ')
+    # the same client port over TCP (LOAD_LEVEL comes to it) and UDP (acks)
+    tport=$(sed -n 's/.* -> 127.0.0.1:\([0-9]*\) OpenDrakan LOAD_LEVEL.*/\1/p' "$work/od.client.txt")
+    uport=$(sed -n 's/.*127.0.0.1:\([0-9]*\) -> .* OpenDrakan ACKNOWLEDGE_SNAPSHOT.*/\1/p' "$work/od.client.txt" | sort -u)
+    if [ "$acks" = "10 11 13 12 13 16 18 19 " ] && [ -n "$tport" ] && [ "$tport" = "$uport" ]; then
+        echo "ok od: acks $acks(recorded 10 11 13 12 14 16 18 99), TCP and UDP both on port $tport"
+    else
+        echo "FAIL od: acks '$acks', TCP port '$tport', UDP port(s) '$uport'"; fail=1
+    fi
+}
+pair od-lie opendrakan-gen-snapshots.pcap 5 --as-recorded
+expect od-lie server 1 "DIVERGENCE (field)" "recorded frame 28, ACKNOWLEDGE_SNAPSHOT tick 14" \
+    "acknowledges tick 14, whose snapshot we sent incomplete (2 of 3 changes)"
+# JUnit: the passing server's two cases pass; the other's first fails
+if python3 - "$work/od.server.xml" "$work/od-lie.server.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+good, bad = (ET.parse(f).getroot().find("testsuite") for f in sys.argv[1:])
+assert good.get("tests") == "2" and good.get("failures") == "0", good.attrib
+assert bad.get("failures") == "1", bad.attrib
+case = bad.findall("testcase")[0]
+f = case.find("failure")
+assert case.get("name") == "answers as recorded" and f.get("type") == "field", ET.tostring(case)
+assert "acknowledges tick 14" in f.get("message"), f.get("message")
+assert bad.findall("testcase")[1].find("failure") is None
+PY
+then
+    echo "ok od --junit: passing and failing replays as JUnit XML"
+else
+    echo "FAIL od --junit"; cat "$work/od.server.xml" "$work/od-lie.server.xml"; fail=1
+fi
+exit $fail
