@@ -2,15 +2,18 @@
  * against a live peer, its answers decoded and judged.
  *
  * The recording is read through the usual path (run_file), keeping the
- * PDUs of one conversation. Our side's PDUs are sent in order (at the
- * recorded pace unless --no-wait), each adapted by the protocol's replay
- * hooks (gw_protocol.replay: sequence numbers and ids that must follow the
- * live peer). Before each of them, the peer's PDUs that the recording has
- * before it must have come, as the protocol's hooks say: each answer
- * (matched by type and need, in any order within that stretch, checked
- * field by field by the hooks), at least one of each periodic type, none of
- * the optional ones. The first miss is the divergence reported. Every PDU sent or received is decoded with a conversation state
- * of its own, so the live exchange gets the decoders' findings too. */
+ * PDUs of one conversation (and of a link it announces, or its own traffic
+ * over the other transport: a second channel). Our side's PDUs are sent in
+ * order (at the recorded pace unless --no-wait), each adapted by the
+ * protocol's replay hooks (gw_protocol.replay: sequence numbers, ids,
+ * ports that must follow the live peer). Before each of them, the peer's
+ * PDUs that the recording has since our previous one must have come, as
+ * the hooks' need() says: each answer (matched by channel, type and need,
+ * in any order within that stretch, checked field by field by the hooks),
+ * at least one of each periodic type, none of the optional ones. The first
+ * miss is the divergence reported. Every PDU sent or received is decoded
+ * with a conversation state of its own, so the live exchange gets the
+ * decoders' findings too. */
 #include "replay.h"
 
 #include <arpa/inet.h>
