@@ -1590,12 +1590,6 @@ static bool is_reliable(uint8_t cmd)
 
 static uint16_t le16_at(const uint8_t *d) { return (uint16_t)gw_get_uint(d, 2, false); }
 
-static void put_le16(uint8_t *d, uint32_t v)
-{
-    d[0] = (uint8_t)v;
-    d[1] = (uint8_t)(v >> 8);
-}
-
 /* what a peer must send when the recording shows it: everything but the
    unreliable traffic (link updates, unreliable messages), which depends on
    time */
@@ -1617,11 +1611,11 @@ static void dnp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, 
             s->our_number[v] = s->next_number + 1;
             s->next_number = (s->next_number + 1) % 65535; /* the reference wraps at 65535 */
         }
-        put_le16(d + 1, s->our_number[v] - 1);
+        gw_put_uint(d + 1, 2, s->our_number[v] - 1, false);
     } else if (d[0] == DNP_RELIABLE_ACK && s->peer_number[v]) {
-        put_le16(d + 1, s->peer_number[v] - 1);
+        gw_put_uint(d + 1, 2, s->peer_number[v] - 1, false);
     } else if ((d[0] == DNP_LINK_UP || d[0] == DNP_LINK_DOWN) && s->peer_link[v]) {
-        put_le16(d + 1, s->peer_link[v] - 1);
+        gw_put_uint(d + 1, 2, s->peer_link[v] - 1, false);
     }
 }
 

@@ -831,12 +831,6 @@ static gw_replay_need eoudp_replay_need(int64_t type, int transport, const uint8
     return header_of(NULL, d, len).important ? GW_REPLAY_ANSWER : GW_REPLAY_OPTIONAL;
 }
 
-static void put_uint(uint8_t *p, unsigned n, uint64_t v, bool big)
-{
-    for (unsigned i = 0; i < n; i++)
-        p[big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
 static void eoudp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
 {
     (void)transport;
@@ -850,19 +844,19 @@ static void eoudp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d
     uint64_t bits;
     if (h.id_off == 9) {
         memcpy(&bits, &ms, 8);
-        put_uint(d + 1, 8, bits, h.big);
+        gw_put_uint(d + 1, 8, bits, h.big);
     } else {
         float f = (float)ms;
         uint32_t b32;
         memcpy(&b32, &f, 4);
-        put_uint(d + 1, 4, b32, h.big);
+        gw_put_uint(d + 1, 4, b32, h.big);
     }
     if (type == 0x01 && len >= h.hl + 8) { /* the acked id: payload, little-endian */
         uint64_t rec = gw_get_uint(d + h.hl, 8, false);
         for (unsigned i = 0; i < s->n_ids && i < EOUDP_ACKS; i++) {
             unsigned k = (s->n_ids - 1 - i) % EOUDP_ACKS; /* newest first */
             if (s->ids[k].rec == rec) {
-                put_uint(d + h.hl, 8, s->ids[k].live, false);
+                gw_put_uint(d + h.hl, 8, s->ids[k].live, false);
                 break;
             }
         }

@@ -913,12 +913,6 @@ static int64_t port_at(const gne_replay_state *s, const uint8_t *p)
     return (int64_t)gw_sign_extend(gw_get_uint(p, 4, s->big_endian), 4);
 }
 
-static void put_port(const gne_replay_state *s, uint8_t *p, uint16_t port)
-{
-    for (int i = 0; i < 4; i++)
-        p[s->big_endian ? 3 - i : i] = (uint8_t)(port >> (8 * i));
-}
-
 static gw_replay_need gne_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
 {
     size_t n;
@@ -936,9 +930,9 @@ static void gne_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, 
     if (!s->link.ours)
         return;
     if (type == MSG_UDP_PORT && n == 4)
-        put_port(s, c, s->link.ours);
+        gw_put_uint(c, 4, s->link.ours, s->big_endian);
     else if (type == MSG_ACCEPT && n >= 12 && port_at(s, c + 8) > 0)
-        put_port(s, c + 8, s->link.ours);
+        gw_put_uint(c + 8, 4, s->link.ours, s->big_endian);
 }
 
 static void gne_replay_observe(void *st, int64_t type, int transport, bool ours,

@@ -347,6 +347,14 @@ static inline uint64_t gw_get_uint(const uint8_t *p, unsigned n, bool big_endian
     return v;
 }
 
+/* the low n (1..8) bytes of v at p, in either byte order (gw_get_uint's
+   writer: pcaptool replay rewrites numbers in place) */
+static inline void gw_put_uint(uint8_t *p, unsigned n, uint64_t v, bool big_endian)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[big_endian ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
 double gw_half_to_double(uint16_t h);
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
 

@@ -1020,8 +1020,7 @@ static void od_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, s
             tick = x->tick;
         else if (s->have_complete) /* not complete (yet): the newest that is */
             tick = s->newest_complete;
-        for (int i = 0; i < 8; i++)
-            d[(size_t)(it.pl - d) + (size_t)i] = (uint8_t)((uint64_t)tick >> (8 * i));
+        gw_put_uint(d + (it.pl - d), 8, (uint64_t)tick, false);
     }
 }
 

@@ -1084,8 +1084,7 @@ static void ottd_replay_adapt(void *st, int64_t type, int transport, uint8_t *d,
     if (type != PK_CLIENT_ACK || len < 8)
         return;
     if (s->have_frame)
-        for (int i = 0; i < 4; i++)
-            d[3 + i] = (uint8_t)(s->frame >> (8 * i));
+        gw_put_uint(d + 3, 4, s->frame, false);
     if (s->have_token)
         d[7] = s->token;
 }

@@ -48,6 +48,7 @@ typedef struct {
     unsigned frame;
     int64_t time_ns;
     int channel;      /* MAIN or LINK */
+    int transport;    /* GW_TRANSPORT_* */
     int dir;          /* 0: from the client (the conversation's initiator) */
     uint8_t *data;
     size_t len;
@@ -148,7 +149,7 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
     if (channel == MAIN && r->announcing)
         with_port(r->endpoint[r->announced_side], r->announced_port, r->link_endpoint,
                   sizeof r->link_endpoint);
-    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .channel = channel, .dir = dir,
+    rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .channel = channel, .transport = m->transport, .dir = dir,
                  .data = g_memdup2(m->data, m->len), .len = m->len, .type = pdu_type(r->out, p),
                  .summary = g_strdup(out_pdu_summary(r->out))};
     g_array_append_val(r->pdus, x);
@@ -245,18 +246,12 @@ static uint16_t port_of(const struct sockaddr_storage *a)
 static void endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n)
 {
     char host[INET6_ADDRSTRLEN] = "?";
-    unsigned port = 0;
-    if (a->ss_family == AF_INET) {
-        const struct sockaddr_in *s = (const void *)a;
-        inet_ntop(AF_INET, &s->sin_addr, host, sizeof host);
-        port = ntohs(s->sin_port);
-        snprintf(buf, n, "%s:%u", host, port);
-    } else {
-        const struct sockaddr_in6 *s = (const void *)a;
-        inet_ntop(AF_INET6, &s->sin6_addr, host, sizeof host);
-        port = ntohs(s->sin6_port);
-        snprintf(buf, n, "[%s]:%u", host, port);
-    }
+    bool v4 = a->ss_family == AF_INET;
+    if (v4)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, host, sizeof host);
+    else
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, host, sizeof host);
+    snprintf(buf, n, v4 ? "%s:%u" : "[%s]:%u", host, port_of(a));
 }
 
 /* a frame of --out: an IP packet with a UDP datagram or a TCP segment
@@ -1049,8 +1044,7 @@ int cmd_replay(int argc, char **argv)
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
-        pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].channel == LINK ? GW_TRANSPORT_UDP : r.transport,
-                               pdus[i].data, pdus[i].len);
+        pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].transport, pdus[i].data, pdus[i].len);
     if (fmt == OUT_TEXT)
         printf("replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
@@ -1092,9 +1086,8 @@ int cmd_replay(int argc, char **argv)
     }
     if (r.p->replay && r.p->replay->recorded)
         for (guint i = 0; i < r.pdus->len; i++)
-            r.p->replay->recorded(L.adapt_state, pdus[i].type,
-                                  pdus[i].channel == LINK ? GW_TRANSPORT_UDP : r.transport,
-                                  pdus[i].dir == side, pdus[i].data, pdus[i].len);
+            r.p->replay->recorded(L.adapt_state, pdus[i].type, pdus[i].transport, pdus[i].dir == side,
+                                  pdus[i].data, pdus[i].len);
     pcap_t *dead = NULL;
     if (out_path) {
         dead = pcap_open_dead(DLT_RAW, 65535);

@@ -270,17 +270,35 @@ Test(run, capture_time_is_clamped)
     cr_assert_eq(gw_time_ns(1, -3), 1000000000);
 }
 
-/* the library's number reader, every width in both byte orders: bytes
-   01 02 03 04 05 06 07 08 read as written (big-endian) and reversed */
+/* the library's number reader and writer, every width in both byte
+   orders: bytes 01 02 03 04 05 06 07 08 read as written (big-endian) and
+   reversed */
+static const uint8_t uint_bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+static const uint64_t uint_big[9] = {0, 0x01, 0x0102, 0x010203, 0x01020304, 0x0102030405,
+                                     0x010203040506, 0x01020304050607, 0x0102030405060708};
+static const uint64_t uint_little[9] = {0, 0x01, 0x0201, 0x030201, 0x04030201, 0x0504030201,
+                                        0x060504030201, 0x07060504030201, 0x0807060504030201};
+
 Test(core, get_uint_widths_and_byte_orders)
 {
-    const uint8_t b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    const uint64_t big[9] = {0, 0x01, 0x0102, 0x010203, 0x01020304, 0x0102030405,
-                             0x010203040506, 0x01020304050607, 0x0102030405060708};
-    const uint64_t little[9] = {0, 0x01, 0x0201, 0x030201, 0x04030201, 0x0504030201,
-                                0x060504030201, 0x07060504030201, 0x0807060504030201};
     for (unsigned n = 1; n <= 8; n++) {
-        cr_assert_eq(gw_get_uint(b, n, true), big[n], "%u bytes big-endian", n);
-        cr_assert_eq(gw_get_uint(b, n, false), little[n], "%u bytes little-endian", n);
+        cr_assert_eq(gw_get_uint(uint_bytes, n, true), uint_big[n], "%u bytes big-endian", n);
+        cr_assert_eq(gw_get_uint(uint_bytes, n, false), uint_little[n], "%u bytes little-endian", n);
+    }
+}
+
+/* its writer puts the same bytes back, and nothing past n */
+Test(core, put_uint_widths_and_byte_orders)
+{
+    for (unsigned n = 1; n <= 8; n++) {
+        uint8_t out[9];
+        memset(out, 0xee, sizeof out);
+        gw_put_uint(out, n, uint_big[n], true);
+        cr_assert_arr_eq(out, uint_bytes, n, "%u bytes big-endian", n);
+        cr_assert_eq(out[n], 0xee);
+        memset(out, 0xee, sizeof out);
+        gw_put_uint(out, n, uint_little[n], false);
+        cr_assert_arr_eq(out, uint_bytes, n, "%u bytes little-endian", n);
+        cr_assert_eq(out[n], 0xee);
     }
 }
