@@ -32,17 +32,20 @@ use_relay_service = never
 server_name = ReplayTest
 EOF
 
-# start SERVER: a dedicated server on 127.0.0.1:$port, ready to play
+# start_server NAME: a dedicated server on 127.0.0.1:$port, ready to play;
+# its log in $work/NAME.log (a log of its own: the previous server's says
+# "starting game" too, and the new one empties the file only once it runs)
 start_server() {
+    log=$work/$1.log
     HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
         "$openttd" -D "127.0.0.1:$port" -c "$work/server.cfg" -x -G 12345 \
-        < /dev/null > "$work/server.log" 2>&1 &
+        < /dev/null > "$log" 2>&1 &
     server=$!
     i=0
-    while ! grep -q "starting game" "$work/server.log"; do
+    while ! grep -q "starting game" "$log" 2>/dev/null; do
         i=$((i + 1))
         if [ $i -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
-            echo "FAIL: the OpenTTD server did not start:"; cat "$work/server.log"; exit 1
+            echo "FAIL: the OpenTTD server did not start:"; cat "$log"; exit 1
         fi
         sleep 0.1
     done
@@ -60,7 +63,7 @@ has() { # FILE TEXT: FILE has a line with TEXT, else say what is missing
     return 1
 }
 
-start_server
+start_server join
 "$pcaptool" replay --target "127.0.0.1:$port" --out "$work/join.pcap" "$cap" > "$work/join.txt" 2>&1
 rc=$?
 stop_server
@@ -98,7 +101,7 @@ cp "$work/join.pcap" "${REPLAY_OUT:-/dev/null}" 2>/dev/null
 
 # without adaptation the first ACK names frame 232 and token 13 of the
 # recorded server; this server takes neither and sends no new token
-start_server
+start_server blind
 "$pcaptool" replay --target "127.0.0.1:$port" --no-wait --as-recorded "$cap" > "$work/blind.txt" 2>&1
 rc=$?
 stop_server
