@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "gw_core.h"
 #include "output.h"
 #include "pcaptool.h"
 #include "run.h"
 #include "tcpstream.h"
-#include "replay.h"
-#include "validate.h"
 
 #ifndef PCAPTOOL_VERSION
 #define PCAPTOOL_VERSION "0.0.0"
@@ -23,24 +23,101 @@ static void usage(FILE *f)
     fputs("Usage: pcaptool COMMAND [OPTIONS] [FILE...]\n"
           "\n"
           "Decode game network protocols (DNP, OpenTTD, GNE, EOUDP, OpenDrakan) in pcap and\n"
-          "pcapng files.\n"
+          "pcapng files (also gzip-compressed, or '-' for standard input) and on live\n"
+          "interfaces.\n"
           "\n"
           "Commands:\n"
           "  decode FILE...     decode every PDU of the known protocols\n"
           "  validate FILE|FOLDER...\n"
           "                     a verdict per capture against the protocols' rules\n"
-          "                     (text, JSON Lines, JUnit XML; see validate --help)\n"
+          "                     (text, JSON Lines, JUnit XML)\n"
           "  stats FILE...      per conversation: PDUs by type, bytes, duration, findings,\n"
-          "                     ack times, ping RTTs, frame lag (see stats --help)\n"
+          "                     ack times, ping RTTs, frame lag\n"
           "  replay --target HOST:PORT FILE\n"
           "                     play one side of a recorded conversation against a live\n"
-          "                     peer and judge its answers (see replay --help)\n"
+          "                     peer and judge its answers\n"
           "  fields [PROTO]     list the fields (filter names) of every protocol\n"
           "  findings [PROTO]   list the finding codes with severity and meaning\n"
+          "  help [COMMAND]     this help, or a command's\n"
           "\n"
-          "Options of decode:\n"
-          "  -f, --format text|json       output format (default text; json = JSON Lines)\n"
+          "'pcaptool COMMAND --help' tells a command's options and exit codes.\n"
+          "  --version          print the version\n"
+          "\n"
+          "Exit codes: 0 clean, 1 findings at or above --fail-on (or a divergence),\n"
+          "2 usage error, unreadable input or output that could not be written,\n"
+          "130/143 stopped by SIGINT/SIGTERM (what was read is reported).\n",
+          f);
+}
+
+/* decode: every PDU printed */
+typedef struct {
+    out_pdu *out;
+    out_format format;
+    int verbose;
+    bool quiet, flush;
+    char *file_json; /* the current file's name as a JSON string */
+} decode_out;
+
+static const gw_sink *decode_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+{
+    decode_out *d = ctx;
+    out_pdu_on_expect(d->out, fn, run);
+    return out_pdu_begin(d->out, p);
+}
+
+static void decode_wrote(decode_out *d)
+{
+    if (d->flush)
+        fflush(stdout);
+    cli_stdout_failed(); /* stops the reading when nothing can be written */
+}
+
+static unsigned decode_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    decode_out *d = ctx;
+    (void)p;
+    if (!d->quiet) {
+        out_meta mm = *m;
+        mm.file_json = d->file_json;
+        out_pdu_write(d->out, stdout, d->format, d->verbose, &mm);
+        decode_wrote(d);
+    }
+    return out_pdu_max_severity(d->out);
+}
+
+static void decode_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m,
+                           const out_finding *fd)
+{
+    decode_out *d = ctx;
+    (void)p; (void)index;
+    if (!d->quiet) {
+        out_meta mm = *m;
+        mm.file_json = d->file_json;
+        out_finding_write(stdout, d->format, &mm, fd);
+        decode_wrote(d);
+    }
+}
+
+void decode_usage(FILE *f)
+{
+    fputs("Usage: pcaptool decode [OPTIONS] FILE...\n"
+          "       pcaptool decode [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
+          "\n"
+          "Decode every PDU of the known protocols. FILE is a pcap or pcapng file, also\n"
+          "gzip-compressed; '-' reads standard input (tcpdump -U -w - | pcaptool decode -).\n"
+          "\n"
+          "  -T, --format text|json       output format (default text; json = JSON Lines,\n"
+          "                               one record per PDU, each naming its \"file\")\n"
           "  -V, --verbose                text: show every field of every PDU\n"
+          "  -q, --quiet                  print no PDU: only the exit code tells\n"
+          "  -l, --line-buffered          flush after every record (the default when\n"
+          "                               standard output is a terminal)\n"
+          "  -c, --count N                stop after N packets\n"
+          "  -i, --interface IFACE        capture live on IFACE (root or CAP_NET_RAW);\n"
+          "                               Ctrl-C ends it\n"
+          "  -f, --capture-filter BPF     live: a capture filter, e.g. 'udp port 3413'\n"
+          "  -a, --autostop duration:S    live: stop after S seconds\n"
+          "  -w, --write FILE             live: also save the packets (pcapng)\n"
           "  -p, --port PROTO=PORT        decode PROTO on PORT instead of its default port\n"
           "                               (repeat to give several ports)\n"
           "  -n, --no-heuristics          decode only on the configured ports\n"
@@ -52,72 +129,130 @@ static void usage(FILE *f)
           "                               exit 1 when a finding of this severity or\n"
           "                               higher is reported (default error)\n"
           "  -h, --help                   this help\n"
-          "      --version                print the version\n"
           "\n"
-          "Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or\n"
-          "unreadable input.\n",
+          "Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage error, an input\n"
+          "that cannot be read or is damaged (what came before the damage is decoded),\n"
+          "or output that could not be written; 130/143 stopped by SIGINT/SIGTERM (what\n"
+          "was read is decoded and printed).\n",
           f);
 }
 
-int die_usage(const char *fmt, const char *arg)
+int cmd_decode(int argc, char **argv)
 {
-    fprintf(stderr, "pcaptool: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'pcaptool --help'.\n");
-    return EXIT_USAGE;
-}
-
-bool parse_fail_on(const char *arg, unsigned *fail_on)
-{
-    static const char *const names[] = {"note", "warning", "error"};
-    for (unsigned k = 0; k < 3; k++)
-        if (strcmp(arg, names[k]) == 0) {
-            *fail_on = k + 1;
-            return true;
+    run_options ro;
+    run_options_init(&ro);
+    cli_input in = {0};
+    decode_out d = {.format = OUT_TEXT};
+    unsigned fail_on = GW_SEV_ERROR + 1;
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'T'},
+        {"verbose", no_argument, NULL, 'V'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        RUN_LONG_OPTS,
+        FAIL_ON_LONG_OPT,
+        INPUT_LONG_OPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":T:Vqh" RUN_SHORT_OPTS INPUT_SHORT_OPTS, longopts, NULL)) != -1) {
+        switch (c) {
+        case 'T':
+            if (!parse_format(optarg, &d.format))
+                return cli_usage_error("unknown format '%s' (text or json)", optarg);
+            break;
+        case 'V': d.verbose = 1; break;
+        case 'q': d.quiet = true; break;
+        case 'h': return cli_help(decode_usage);
+        case 'F':
+            if (!parse_fail_on(optarg, &fail_on))
+                return cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
+            break;
+        case ':': case '?': return cli_getopt_error(c, argv);
+        default:
+            rc = parse_run_opt(c, optarg, &ro);
+            if (rc < 0)
+                rc = parse_input_opt(c, optarg, &in);
+            if (rc)
+                return rc;
         }
-    if (strcmp(arg, "never") == 0) {
-        *fail_on = 0;
-        return true;
     }
-    return false;
+    if (d.verbose && d.format == OUT_JSON)
+        return cli_usage_error("-V is for the text output (JSON always has every field)");
+    if (d.verbose && d.quiet)
+        return cli_usage_error("-V and -q exclude each other");
+    if ((rc = cli_check_inputs(&in, argc - optind)))
+        return rc;
+
+    static char outbuf[1 << 20];
+    d.flush = in.line_buffered || isatty(STDOUT_FILENO);
+    if (!d.flush)
+        setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    cap_install_signals();
+    d.out = out_pdu_new();
+    run_consumer cons = {&d, decode_begin, decode_end, decode_finding};
+    unsigned max_sev = 0;
+    int status = EXIT_CLEAN;
+    int n_files = argc - optind;
+    for (int i = optind; i < argc || (in.iface && i == optind); i++) {
+        const char *path = in.iface ? NULL : argv[i];
+        const char *name = path ? path : in.iface;
+        GString *js = g_string_new(NULL);
+        out_json_gstring(js, (const uint8_t *)name, strlen(name));
+        d.file_json = g_string_free(js, FALSE);
+        if (n_files > 1 && d.format == OUT_TEXT && !d.quiet)
+            printf("%s==> %s <==\n", i > optind ? "\n" : "", name);
+        if (cli_read(&in, &ro, path, &cons, &max_sev, NULL, 0) < 0)
+            status = EXIT_USAGE;
+        g_free(d.file_json);
+        d.file_json = NULL;
+        if (cap_stop_requested())
+            break;
+    }
+    out_pdu_free(d.out);
+    if (status == EXIT_CLEAN && fail_on && max_sev >= fail_on)
+        status = EXIT_FINDINGS;
+    return cli_finish(status);
 }
 
-/* decode: every PDU printed */
-typedef struct {
-    out_pdu *out;
-    out_format format;
-    int verbose;
-} decode_out;
-
-static const gw_sink *decode_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+static void fields_usage(FILE *f)
 {
-    decode_out *d = ctx;
-    out_pdu_on_expect(d->out, fn, run);
-    return out_pdu_begin(d->out, p);
+    fputs("Usage: pcaptool fields [PROTO]\n"
+          "\n"
+          "List the fields of every protocol (or of PROTO: dnp, openttd, gne, eoudp,\n"
+          "opendrakan), one a line: filter name, display name, description, and\n"
+          "\"wireshark-two-pass\" for what only Wireshark's second pass shows.\n"
+          "\n"
+          "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
+          f);
 }
 
-static unsigned decode_end(void *ctx, const gw_protocol *p, const out_meta *m)
+static void findings_usage(FILE *f)
 {
-    decode_out *d = ctx;
-    (void)p;
-    out_pdu_write(d->out, stdout, d->format, d->verbose, m);
-    return out_pdu_max_severity(d->out);
-}
-
-static void decode_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m,
-                           const out_finding *fd)
-{
-    decode_out *d = ctx;
-    (void)p; (void)index;
-    out_finding_write(stdout, d->format, m, fd);
+    fputs("Usage: pcaptool findings [PROTO]\n"
+          "\n"
+          "List the finding codes of every protocol (or of PROTO, or of pcaptool's own\n"
+          "\"tcp\" and \"capture\" findings), one a line: code, severity, meaning.\n"
+          "\n"
+          "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
+          f);
 }
 
 static int cmd_list(int argc, char **argv, bool fields)
 {
-    const char *only = argc > 1 ? argv[1] : NULL;
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h')
+            return cli_help(fields ? fields_usage : findings_usage);
+        return cli_getopt_error(c, argv);
+    }
+    if (argc - optind > 1)
+        return cli_usage_error("takes at most one protocol ('%s' is one too many)", argv[optind + 1]);
+    const char *only = optind < argc ? argv[optind] : NULL;
     bool own = only && (strcmp(only, "tcp") == 0 || strcmp(only, "capture") == 0);
     if (only && !gw_protocol_by_name(only) && !(own && !fields))
-        return die_usage("unknown protocol '%s'", only);
+        return cli_usage_error("unknown protocol '%s'", only);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
         if (only && strcmp(only, p->name))
@@ -136,129 +271,83 @@ static int cmd_list(int argc, char **argv, bool fields)
             if (!only || g_str_has_prefix(run_findings[k].code, only))
                 printf("%s\t%s\t%s\n", run_findings[k].code,
                        gw_severity_name(run_findings[k].severity), run_findings[k].summary);
-    return EXIT_CLEAN;
+    return cli_finish(EXIT_CLEAN);
 }
 
-bool parse_profile(const char *arg)
+static int cmd_fields(int argc, char **argv)
 {
-    const gw_choice *c = gw_profile_choices;
-    while (c->token && strcmp(c->token, arg))
-        c++;
-    if (!c->token)
-        return false;
-    for (int i = 0; gw_protocols[i]; i++)
-        for (int k = 0; k < gw_protocols[i]->n_options; k++)
-            if (strcmp(gw_protocols[i]->options[k].name, "profile") == 0)
-                *gw_protocols[i]->options[k].value = c->value;
-    return true;
+    return cmd_list(argc, argv, true);
 }
 
-bool parse_format(const char *arg, out_format *f)
+static int cmd_findings(int argc, char **argv)
 {
-    if (strcmp(arg, "json") == 0)
-        *f = OUT_JSON;
-    else if (strcmp(arg, "text") == 0)
-        *f = OUT_TEXT;
-    else
-        return false;
-    return true;
+    return cmd_list(argc, argv, false);
 }
 
-int parse_run_opt(int c, const char *arg, run_options *o, unsigned *fail_on)
+static int cmd_help(int argc, char **argv);
+
+static void help_usage(FILE *f)
 {
-    switch (c) {
-    case 'p':
-        return run_parse_port(o, arg) ? 0 : die_usage("bad --port '%s' (PROTO=PORT, e.g. dnp=3413)", arg);
-    case 'n':
-        o->heuristics = false;
-        return 0;
-    case 'o':
-        return run_parse_option(arg) ? 0 : die_usage("bad --option '%s' (see README for the options)", arg);
-    case 'P':
-        return parse_profile(arg) ? 0 : die_usage("bad --profile '%s' (reference or spec)", arg);
-    case 'F':
-        return parse_fail_on(arg, fail_on) ? 0 : die_usage("bad --fail-on '%s'", arg);
-    default:
-        return -1;
+    fputs("Usage: pcaptool help [COMMAND]\n\nThe help of pcaptool, or of COMMAND.\n"
+          "\nExit codes: 0, or 2 for an unknown command.\n", f);
+}
+
+static const subcommand subcommands[] = {
+    {"decode", cmd_decode, decode_usage},
+    {"validate", cmd_validate, validate_usage},
+    {"stats", cmd_stats, stats_usage},
+    {"replay", cmd_replay, replay_usage},
+    {"fields", cmd_fields, fields_usage},
+    {"findings", cmd_findings, findings_usage},
+    {"help", cmd_help, help_usage},
+};
+
+static const subcommand *find_subcommand(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(subcommands); i++)
+        if (strcmp(subcommands[i].name, name) == 0)
+            return &subcommands[i];
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc > 2)
+        return cli_usage_error("takes at most one command");
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return cli_finish(EXIT_CLEAN);
     }
-}
-
-static int cmd_decode(int argc, char **argv)
-{
-    run_options ro;
-    run_options_init(&ro);
-    decode_out d = {.format = OUT_TEXT};
-    unsigned fail_on = GW_SEV_ERROR + 1;
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"verbose", no_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},
-        RUN_LONG_OPTS,
-        {NULL, 0, NULL, 0},
-    };
-    int c, rc;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "f:Vh" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (!parse_format(optarg, &d.format))
-                return die_usage("unknown format '%s' (text or json)", optarg);
-            break;
-        case 'V': d.verbose = 1; break;
-        case 'h': usage(stdout); return EXIT_CLEAN;
-        default:
-            rc = parse_run_opt(c, optarg, &ro, &fail_on);
-            if (rc < 0)
-                return die_usage("%s", "bad option");
-            if (rc)
-                return rc;
-        }
-    }
-    if (optind >= argc)
-        return die_usage("%s", "decode needs at least one capture file");
-
-    static char outbuf[1 << 20];
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    d.out = out_pdu_new();
-    run_consumer cons = {&d, decode_begin, decode_end, decode_finding};
-    unsigned max_sev = 0;
-    int status = EXIT_CLEAN;
-    for (int i = optind; i < argc; i++)
-        if (run_file(&ro, argv[i], &cons, &max_sev) < 0)
-            status = EXIT_USAGE;
-    out_pdu_free(d.out);
-    fflush(stdout);
-    if (status == EXIT_CLEAN && fail_on && max_sev >= fail_on)
-        status = EXIT_FINDINGS;
-    return status;
+    const subcommand *s = find_subcommand(argv[1]);
+    if (!s)
+        return cli_usage_error("unknown command '%s'", argv[1]);
+    s->usage(stdout);
+    return cli_finish(EXIT_CLEAN);
 }
 
 int main(int argc, char **argv)
 {
+    cli_report = stdout;
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
-        return EXIT_CLEAN;
+        return cli_finish(EXIT_CLEAN);
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("pcaptool %s (libpcap: %s)\n", PCAPTOOL_VERSION, pcap_lib_version());
-        return EXIT_CLEAN;
+        printf("pcaptool %s (libpcap: %s; zlib %s)\n", PCAPTOOL_VERSION, pcap_lib_version(), zlibVersion());
+        return cli_finish(EXIT_CLEAN);
     }
-    if (strcmp(cmd, "decode") == 0)
-        return cmd_decode(argc - 1, argv + 1);
-    if (strcmp(cmd, "validate") == 0)
-        return cmd_validate(argc - 1, argv + 1);
-    if (strcmp(cmd, "stats") == 0)
-        return cmd_stats(argc - 1, argv + 1);
-    if (strcmp(cmd, "replay") == 0)
-        return cmd_replay(argc - 1, argv + 1);
-    if (strcmp(cmd, "fields") == 0)
-        return cmd_list(argc - 1, argv + 1, true);
-    if (strcmp(cmd, "findings") == 0)
-        return cmd_list(argc - 1, argv + 1, false);
-    return die_usage("unknown command '%s'", cmd);
+    const subcommand *s = find_subcommand(cmd);
+    if (!s) {
+        fprintf(stderr, "pcaptool: unknown command '%s' (see pcaptool --help)\n", cmd);
+        return EXIT_USAGE;
+    }
+    cli_cmd = s->name;
+    opterr = 0;
+    optind = 1;
+    return s->run(argc - 1, argv + 1);
 }

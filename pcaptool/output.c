@@ -183,37 +183,76 @@ bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
 
 /* ---- value formatting ---- */
 
-void out_json_string(FILE *f, const uint8_t *p, size_t n)
+/* JSON escaping into a growing string or a stream: one walk, two sinks */
+typedef struct {
+    FILE *f;
+    GString *g;
+} text_out;
+
+static void put_c(const text_out *o, char c)
 {
-    fputc('"', f);
+    if (o->f)
+        fputc(c, o->f);
+    else
+        g_string_append_c(o->g, c);
+}
+
+static void put_s(const text_out *o, const char *s, size_t n)
+{
+    if (o->f)
+        fwrite(s, 1, n, o->f);
+    else
+        g_string_append_len(o->g, s, (gssize)n);
+}
+
+static void json_escape(const text_out *o, const uint8_t *p, size_t n)
+{
+    put_c(o, '"');
     size_t i = 0;
     while (i < n) {
         const gchar *end;
         /* the longest valid UTF-8 run from here */
         g_utf8_validate((const gchar *)p + i, (gssize)(n - i), &end);
         size_t good = (size_t)((const uint8_t *)end - (p + i));
+        size_t plain = i; /* a run of bytes that need no escape goes out at once */
         for (size_t k = i; k < i + good; k++) {
             uint8_t c = p[k];
+            if (c >= 0x20 && c != '"' && c != '\\')
+                continue;
+            put_s(o, (const char *)p + plain, k - plain);
+            plain = k + 1;
+            char esc[8];
             switch (c) {
-            case '"': fputs("\\\"", f); break;
-            case '\\': fputs("\\\\", f); break;
-            case '\n': fputs("\\n", f); break;
-            case '\r': fputs("\\r", f); break;
-            case '\t': fputs("\\t", f); break;
+            case '"': put_s(o, "\\\"", 2); break;
+            case '\\': put_s(o, "\\\\", 2); break;
+            case '\n': put_s(o, "\\n", 2); break;
+            case '\r': put_s(o, "\\r", 2); break;
+            case '\t': put_s(o, "\\t", 2); break;
             default:
-                if (c < 0x20)
-                    fprintf(f, "\\u%04x", c);
-                else
-                    fputc(c, f);
+                snprintf(esc, sizeof esc, "\\u%04x", c);
+                put_s(o, esc, 6);
             }
         }
+        put_s(o, (const char *)p + plain, i + good - plain);
         i += good;
         if (i < n) {
-            fputs("\xef\xbf\xbd", f); /* U+FFFD for one invalid byte */
+            put_s(o, "\xef\xbf\xbd", 3); /* U+FFFD for one invalid byte */
             i++;
         }
     }
-    fputc('"', f);
+    put_c(o, '"');
+}
+
+void out_json_string(FILE *f, const uint8_t *p, size_t n)
+{
+    text_out o = {f, NULL};
+    json_escape(&o, p, n);
+}
+
+void out_json_gstring(GString *g, const uint8_t *p, size_t n)
+{
+    text_out o = {NULL, g};
+    json_escape(&o, p, n);
 }
 
 static void json_double(FILE *f, double d)
@@ -321,7 +360,10 @@ static void print_time(FILE *f, int64_t ns)
 /* the start of every record: JSON up to the summary, or the text line */
 static void json_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
 {
-    fprintf(f, "{\"frame\":%u,\"time\":", m->frame);
+    if (m->file_json)
+        fprintf(f, "{\"file\":%s,\"frame\":%u,\"time\":", m->file_json, m->frame);
+    else
+        fprintf(f, "{\"frame\":%u,\"time\":", m->frame);
     print_time(f, m->time_ns);
     fprintf(f, ",\"src\":\"%s\",\"dst\":\"%s\",\"proto\":\"%s\",\"summary\":", m->src, m->dst, proto);
     out_json_string(f, (const uint8_t *)summary, strlen(summary));
@@ -445,31 +487,26 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
 
 void out_xml_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    const char *p = s, *end = s + strlen(s);
+    while (p < end) {
+        gunichar c = g_utf8_get_char_validated(p, end - p);
+        if (c == (gunichar)-1 || c == (gunichar)-2) { /* an invalid byte */
+            fputs("\xef\xbf\xbd", f);
+            p++;
+            continue;
+        }
+        const char *next = g_utf8_next_char(p);
+        switch (c) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         default:
-            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-                fputc('?', f); /* not allowed in XML 1.0 */
+            if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') || c == 0xfffe || c == 0xffff)
+                fputs("\xef\xbf\xbd", f); /* not a character of XML 1.0 */
             else
-                fputc(*s, f);
+                fwrite(p, 1, (size_t)(next - p), f);
         }
+        p = next;
     }
-}
-
-FILE *out_open(const char *path)
-{
-    return strcmp(path, "-") ? fopen(path, "w") : stdout;
-}
-
-bool out_close(FILE *f)
-{
-    bool ok = !ferror(f);
-    if (f != stdout)
-        return fclose(f) == 0 && ok;
-    fflush(f);
-    return ok;
 }

@@ -4,6 +4,7 @@
 #define PCAPTOOL_OUTPUT_H
 
 #include <stdbool.h>
+#include <glib.h>
 #include <stdio.h>
 
 #include "gw_core.h"
@@ -40,6 +41,9 @@ typedef struct {
        conversation's initiator) and GW_TRANSPORT_*; NULL, 0, 0 otherwise */
     const uint8_t *data;
     int dir, transport;
+    /* the input's name as a JSON string (quotes included), written as the
+       record's "file"; NULL: none */
+    const char *file_json;
 } out_meta;
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
@@ -65,10 +69,11 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
 
 /* JSON string escaping; invalid UTF-8 bytes become U+FFFD */
 void out_json_string(FILE *f, const uint8_t *p, size_t n);
-/* XML text and attribute escaping (JUnit) */
+void out_json_gstring(GString *g, const uint8_t *p, size_t n);
+/* XML text and attribute escaping (JUnit): markup characters as entities;
+   invalid UTF-8 bytes and characters XML 1.0 does not allow (control
+   characters but tab, newline and carriage return; U+FFFE, U+FFFF) become
+   U+FFFD */
 void out_xml_text(FILE *f, const char *s);
-/* a report file ("-": stdout), and its closing: false if writing failed */
-FILE *out_open(const char *path);
-bool out_close(FILE *f);
 
 #endif

@@ -14,8 +14,6 @@
  * miss is the divergence reported. Every PDU sent or received is decoded
  * with a conversation state of its own, so the live exchange gets the
  * decoders' findings too. */
-#include "replay.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -201,6 +199,7 @@ typedef struct {
     /* received bytes not yet cut into PDUs (TCP) */
     GByteArray *inbuf;
     bool peer_closed;
+    bool unreachable;      /* UDP: ICMP port unreachable before any answer */
     /* the peer's answers and periodic PDUs not yet matched to the recording */
     GArray *waiting;       /* live_pdu */
     unsigned unexpected;   /* answers the recording does not have */
@@ -345,9 +344,11 @@ static int64_t live_decode(live *L, int ch, bool ours, const uint8_t *d, size_t 
     gw_pdu_info pi = {.frame = L->frame, .time_ns = wall, .dir = dir, .transport = c->transport};
     const gw_sink *sink = out_pdu_begin(L->out, L->p);
     L->p->decode(c->conv, &pi, d, len, sink);
-    out_meta m = {L->frame, wall, ours ? c->local_name : c->peer_name,
-                  ours ? c->peer_name : c->local_name, len, d, dir, c->transport};
-    out_pdu_write(L->out, stdout, L->format, 0, &m);
+    out_meta m = {.frame = L->frame, .time_ns = wall, .src = ours ? c->local_name : c->peer_name,
+                  .dst = ours ? c->peer_name : c->local_name, .len = len, .data = d, .dir = dir,
+                  .transport = c->transport};
+    out_pdu_write(L->out, L->format == OUT_JSON ? stdout : cli_report, L->format, 0, &m);
+    cli_stdout_failed();
     for (unsigned k = 0; k < out_pdu_n_findings(L->out); k++) {
         const char *msg;
         int f = out_pdu_finding(L->out, k, &msg);
@@ -404,10 +405,10 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
         out_json_string(stdout, (const uint8_t *)detail, strlen(detail));
         printf("}\n");
     } else {
-        printf("DIVERGENCE (%s) after live frame %u: ", what, L->frame);
+        fprintf(cli_report, "DIVERGENCE (%s) after live frame %u: ", what, L->frame);
         if (r)
-            printf("recorded frame %u, %s: ", r->frame, r->summary);
-        printf("%s\n", detail);
+            fprintf(cli_report, "recorded frame %u, %s: ", r->frame, r->summary);
+        fprintf(cli_report, "%s\n", detail);
     }
 }
 
@@ -514,9 +515,10 @@ static bool receive(live *L, int ms)
     uint8_t buf[65536];
     ssize_t n = recv(c->fd, buf, sizeof buf, 0);
     if (n < 0) {
-        /* UDP: an ICMP unreachable from an earlier send */
-        if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP)
-            return true;
+        /* UDP: an ICMP port unreachable from an earlier send. Before any
+           answer the target cannot be reached; after, its port closed */
+        if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP && L->received == 0)
+            L->unreachable = true;
         L->peer_closed = true;
         return false;
     }
@@ -591,12 +593,12 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
     rec_pdu *r;
     for (;;) {
         match_waiting(L, pdus, a, b); /* what came last too, before giving up */
-        if (L->diverged || !(r = first_unmatched(L, pdus, a, b)))
+        if (L->diverged || L->unreachable || !(r = first_unmatched(L, pdus, a, b)))
             return;
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
         if (left <= 0 || !receive(L, (int)left)) {
             match_waiting(L, pdus, a, b);
-            if (L->diverged || !(r = first_unmatched(L, pdus, a, b)))
+            if (L->diverged || L->unreachable || !(r = first_unmatched(L, pdus, a, b)))
                 return;
             char detail[300];
             if (L->waiting->len) {
@@ -624,7 +626,7 @@ static bool send_all(const channel *c, const uint8_t *d, size_t len)
             if (errno == EINTR)
                 continue;
             if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP)
-                return true; /* the peer's port closed; what it answers decides */
+                return true; /* the peer's port closed: receive() tells */
             return false;
         }
         d += n;
@@ -637,11 +639,11 @@ static void play(live *L, rec_pdu *pdus, size_t n)
 {
     size_t seg = 0; /* the first recorded PDU since our last one */
     int64_t t0 = n ? pdus[0].time_ns : 0;
-    for (size_t i = 0; i < n && !L->diverged; i++) {
+    for (size_t i = 0; i < n && !L->diverged && !L->unreachable; i++) {
         if (pdus[i].dir != L->side)
             continue;
         await_answers(L, pdus, seg, i);
-        if (L->diverged)
+        if (L->diverged || L->unreachable)
             break;
         if (!L->no_wait) { /* the recorded pace, receiving meanwhile */
             int64_t due = L->start_ns + (int64_t)((double)(pdus[i].time_ns - t0) / L->speed);
@@ -675,7 +677,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
         receive(L, 0);
         seg = i + 1;
     }
-    if (!L->diverged)
+    if (!L->diverged && !L->unreachable)
         await_answers(L, pdus, seg, n);
     for (guint w = 0; w < L->waiting->len; w++)
         if (g_array_index(L->waiting, live_pdu, w).need == GW_REPLAY_ANSWER)
@@ -706,14 +708,14 @@ static bool parse_target(const char *arg, char *host, size_t hostsz, char *port,
 }
 
 /* the socket to the peer: connected to the target (client), or bound to it
-   and then connected to the first peer that comes (server); -1 and a
-   message on failure */
-static int open_peer(live *L, const char *target, int *err_is_timeout)
+   and then connected to the first peer that comes (server); -1 and the
+   reason in why on failure */
+static int open_peer(live *L, const char *target, int *err_is_timeout, char *why, size_t whysz)
 {
     char host[256], port[16];
     *err_is_timeout = 0;
     if (!parse_target(target, host, sizeof host, port, sizeof port)) {
-        fprintf(stderr, "pcaptool: bad --target '%s' (HOST:PORT, [IPV6]:PORT)\n", target);
+        snprintf(why, whysz, "bad --target '%s' (HOST:PORT, [IPV6]:PORT)", target);
         return -1;
     }
     bool tcp = L->rec->transport == GW_TRANSPORT_TCP;
@@ -721,18 +723,18 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
                              .ai_flags = L->side ? AI_PASSIVE : 0}, *ai;
     int e = getaddrinfo(host, port, &hints, &ai);
     if (e) {
-        fprintf(stderr, "pcaptool: --target %s: %s\n", target, gai_strerror(e));
+        snprintf(why, whysz, "--target %s: %s", target, gai_strerror(e));
         return -1;
     }
     int fd = socket(ai->ai_family, ai->ai_socktype, 0);
     if (fd < 0) {
-        fprintf(stderr, "pcaptool: socket: %s\n", strerror(errno));
+        snprintf(why, whysz, "socket: %s", strerror(errno));
         freeaddrinfo(ai);
         return -1;
     }
     if (!L->side) {
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-            fprintf(stderr, "pcaptool: cannot connect to %s: %s\n", target, strerror(errno));
+            snprintf(why, whysz, "cannot connect to %s: %s", target, strerror(errno));
             close(fd);
             freeaddrinfo(ai);
             return -1;
@@ -744,7 +746,7 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || (tcp && listen(fd, 1) < 0)) {
-        fprintf(stderr, "pcaptool: cannot listen on %s: %s\n", target, strerror(errno));
+        snprintf(why, whysz, "cannot listen on %s: %s", target, strerror(errno));
         close(fd);
         freeaddrinfo(ai);
         return -1;
@@ -753,7 +755,7 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
     struct pollfd pf = {fd, POLLIN, 0};
     int wait_ms = L->timeout_ms > PEER_WAIT_MS ? L->timeout_ms : PEER_WAIT_MS;
     if (poll(&pf, 1, wait_ms) <= 0) {
-        fprintf(stderr, "pcaptool: no peer came to %s within %.1f s\n", target, wait_ms / 1000.0);
+        snprintf(why, whysz, "no peer came to %s within %.1f s", target, wait_ms / 1000.0);
         close(fd);
         *err_is_timeout = 1;
         return -1;
@@ -762,7 +764,7 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
         int c = accept(fd, NULL, NULL);
         close(fd);
         if (c < 0)
-            fprintf(stderr, "pcaptool: accept: %s\n", strerror(errno));
+            snprintf(why, whysz, "accept: %s", strerror(errno));
         return c;
     }
     /* UDP: the first datagram's sender becomes the peer; the datagram stays
@@ -772,7 +774,7 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
     uint8_t b;
     if (recvfrom(fd, &b, 1, MSG_PEEK, (struct sockaddr *)&from, &fl) < 0 ||
         connect(fd, (struct sockaddr *)&from, fl) < 0) {
-        fprintf(stderr, "pcaptool: %s: %s\n", target, strerror(errno));
+        snprintf(why, whysz, "%s: %s", target, strerror(errno));
         close(fd);
         return -1;
     }
@@ -780,12 +782,26 @@ static int open_peer(live *L, const char *target, int *err_is_timeout)
 }
 
 /* JUnit: one suite for the replay, a case for its agreement with the
-   recording and one for the live exchange's findings */
-static bool write_junit(const char *path, const live *L, const char *suite, unsigned fail_on)
+   recording and one for the live exchange's findings; when the replay
+   could not run (error: why), one case with that error. L may be NULL
+   (nothing was exchanged), proto "replay" when the protocol is not known. */
+static bool write_junit(const char *path, const live *L, const char *proto, const char *suite,
+                        unsigned fail_on, const char *error)
 {
-    FILE *f = out_open(path);
+    FILE *f = cli_open_report(path);
     if (!f)
         return false;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pcaptool replay\">\n"
+          "  <testsuite name=\"", f);
+    out_xml_text(f, suite);
+    if (error) {
+        fputs("\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n", f);
+        fprintf(f, "    <testcase classname=\"replay.%s\" name=\"answers as recorded\">\n"
+                   "      <error type=\"cannot replay\" message=\"", proto);
+        out_xml_text(f, error);
+        fputs("\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n", f);
+        return cli_close_report(f, path);
+    }
     const gw_protocol *p = L->p;
     GString *detail = g_string_new(NULL);
     unsigned failing = 0, total = 0;
@@ -802,9 +818,6 @@ static bool write_junit(const char *path, const live *L, const char *suite, unsi
                                gw_severity_name(d->severity), d->code, x->count,
                                x->count == 1 ? "" : "s", x->first_frame, x->first);
     }
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pcaptool replay\">\n"
-          "  <testsuite name=\"", f);
-    out_xml_text(f, suite);
     fprintf(f, "\" tests=\"2\" failures=\"%u\" errors=\"0\" skipped=\"0\">\n",
             (L->diverged ? 1u : 0u) + (failing ? 1u : 0u));
     fprintf(f, "    <testcase classname=\"replay.%s\" name=\"answers as recorded\">\n", p->name);
@@ -829,7 +842,7 @@ static bool write_junit(const char *path, const live *L, const char *suite, unsi
     }
     fputs("    </testcase>\n  </testsuite>\n</testsuites>\n", f);
     g_string_free(detail, TRUE);
-    return out_close(f);
+    return cli_close_report(f, path);
 }
 
 static bool recording_has_link(const recording *r)
@@ -888,7 +901,7 @@ static void close_live(live *L)
     g_free(L->adapt_state);
 }
 
-static void usage_replay(FILE *f)
+void replay_usage(FILE *f)
 {
     fputs("Usage: pcaptool replay --target HOST:PORT [OPTIONS] FILE\n"
           "\n"
@@ -901,19 +914,26 @@ static void usage_replay(FILE *f)
           "  -c, --conversation N       the Nth conversation, as pcaptool stats lists them\n"
           "                             (default 1)\n"
           "      --speed X              X times the recorded pace (default 1)\n"
-          "      --no-wait              send as soon as the answers have come\n"
+          "      --no-wait              send as soon as the answers have come (not with\n"
+          "                             --speed)\n"
           "      --timeout SECONDS      longest wait for an answer (default 5)\n"
           "      --as-recorded          send our PDUs byte for byte as recorded, without\n"
           "                             adapting them to the live peer\n"
           "  -w, --out FILE             write what was sent and received to a pcap\n"
           "      --dry-run              print what would be sent; contact nobody\n"
-          "  -f, --format text|json     output format (default text)\n"
-          "      --junit FILE           also write JUnit XML (- for stdout)\n"
-          "  plus --port, --no-heuristics, --option, --profile, --fail-on as for decode\n"
+          "  -T, --format text|json     output format (default text)\n"
+          "      --junit FILE           also write JUnit XML, whatever the outcome; '-' puts\n"
+          "                             it on standard output and the text on standard error\n"
+          "                             (not with --format json)\n"
+          "  -q, --quiet                no text report (the exit code, JSON or JUnit tell)\n"
+          "      --fail-on error|warning|note|never   as for decode (default error)\n"
+          "  -p, --port, -n, --no-heuristics, -o, --option, --profile   as for decode\n"
           "\n"
           "Exit codes: 0 the peer answered as recorded, no finding at or above --fail-on;\n"
-          "1 a divergence, or such findings; 2 usage error, unreadable capture, no such\n"
-          "conversation, or the peer could not be reached.\n",
+          "1 a divergence, or such findings, or no peer came to a server side; 2 usage\n"
+          "error, unreadable capture, no such conversation, a peer that cannot be reached\n"
+          "(connection refused, ICMP port unreachable), or output that could not be\n"
+          "written.\n",
           f);
 }
 
@@ -951,6 +971,16 @@ static void dry_run(const recording *r, int side, out_format fmt)
     }
 }
 
+/* a replay that could not run: its JUnit file all the same, then status */
+static int replay_end(const char *junit, const live *L, const char *proto, char *suite,
+                      unsigned fail_on, const char *why, int status)
+{
+    if (junit && !write_junit(junit, L, proto, suite, fail_on, why))
+        status = EXIT_USAGE;
+    g_free(suite);
+    return cli_finish(status);
+}
+
 int cmd_replay(int argc, char **argv)
 {
     run_options ro;
@@ -962,6 +992,7 @@ int cmd_replay(int argc, char **argv)
     double speed = 1, timeout = 5;
     bool no_wait = false, dry = false, as_recorded = false;
     out_format fmt = OUT_TEXT;
+    bool quiet = false, speed_given = false;
     enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY, O_AS_RECORDED, O_JUNIT };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
@@ -974,90 +1005,113 @@ int cmd_replay(int argc, char **argv)
         {"dry-run", no_argument, NULL, O_DRY},
         {"as-recorded", no_argument, NULL, O_AS_RECORDED},
         {"junit", required_argument, NULL, O_JUNIT},
-        {"format", required_argument, NULL, 'f'},
+        {"format", required_argument, NULL, 'T'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         RUN_LONG_OPTS,
+        FAIL_ON_LONG_OPT,
         {NULL, 0, NULL, 0},
     };
     int c, rc;
     char *end;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "t:s:c:w:f:h" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:s:c:w:T:qh" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 't': target = optarg; break;
         case 's':
             if (strcmp(optarg, "client") && strcmp(optarg, "server"))
-                return die_usage("bad --side '%s' (client or server)", optarg);
+                return cli_usage_error("bad --side '%s' (client or server)", optarg);
             side = strcmp(optarg, "server") == 0;
             break;
         case 'c':
             conversation = (unsigned)strtoul(optarg, &end, 10);
             if (*end || conversation < 1)
-                return die_usage("bad --conversation '%s' (1, 2, ...)", optarg);
+                return cli_usage_error("bad --conversation '%s' (1, 2, ...)", optarg);
             break;
         case O_SPEED:
             speed = strtod(optarg, &end);
             if (*end || !(speed > 0))
-                return die_usage("bad --speed '%s' (a positive factor)", optarg);
+                return cli_usage_error("bad --speed '%s' (a positive factor)", optarg);
+            speed_given = true;
             break;
         case O_NO_WAIT: no_wait = true; break;
         case O_TIMEOUT:
             timeout = strtod(optarg, &end);
             if (*end || !(timeout > 0) || timeout > 3600)
-                return die_usage("bad --timeout '%s' (seconds, up to 3600)", optarg);
+                return cli_usage_error("bad --timeout '%s' (seconds, up to 3600)", optarg);
             break;
         case 'w': out_path = optarg; break;
         case O_DRY: dry = true; break;
         case O_AS_RECORDED: as_recorded = true; break;
         case O_JUNIT: junit = optarg; break;
-        case 'f':
+        case 'T':
             if (!parse_format(optarg, &fmt))
-                return die_usage("unknown format '%s' (text or json)", optarg);
+                return cli_usage_error("unknown format '%s' (text or json)", optarg);
             break;
-        case 'h': usage_replay(stdout); return EXIT_CLEAN;
+        case 'q': quiet = true; break;
+        case 'h': return cli_help(replay_usage);
+        case 'F':
+            if (!parse_fail_on(optarg, &fail_on))
+                return cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
+            break;
+        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro, &fail_on);
-            if (rc < 0)
-                return die_usage("%s", "bad option (see replay --help)");
+            rc = parse_run_opt(c, optarg, &ro);
             if (rc)
-                return rc;
+                return rc < 0 ? cli_getopt_error('?', argv) : rc;
         }
     }
     if (optind != argc - 1)
-        return die_usage("%s", "replay needs exactly one capture file");
+        return cli_usage_error("needs exactly one capture file");
     if (!target && !dry)
-        return die_usage("%s", "replay needs --target HOST:PORT (or --dry-run)");
+        return cli_usage_error("needs --target HOST:PORT (or --dry-run)");
+    if (no_wait && speed_given)
+        return cli_usage_error("--no-wait and --speed exclude each other");
+    if (dry && (junit || out_path))
+        return cli_usage_error("--dry-run contacts nobody: --junit and --out have nothing to report");
+    if (junit && strcmp(junit, "-") == 0 && fmt == OUT_JSON)
+        return cli_usage_error("--format json and --junit - would both take standard output");
+    cli_report_to(quiet ? 2 : junit && strcmp(junit, "-") == 0 ? 1 : 0);
+    char *suite = g_strdup_printf("%s conversation %u, the %s against %s", argv[optind], conversation,
+                                  side ? "server" : "client", target ? target : "nobody");
+    char why[400] = "";
 
     recording r = {.want = conversation, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
                    .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
     run_consumer cons = {&r, load_begin, load_end, load_finding};
     unsigned ignored = 0;
-    if (run_file(&ro, argv[optind], &cons, &ignored) < 0) {
+    char err[320];
+    int read_rc = run_file(&ro, argv[optind], &cons, &ignored, err, sizeof err);
+    if (read_rc)
+        fprintf(stderr, "pcaptool: %s: %s%s\n", argv[optind], read_rc > 0 ? "warning: " : "", err);
+    if (read_rc < 0) {
+        snprintf(why, sizeof why, "%s: %s", argv[optind], err);
         free_recording(&r);
-        return EXIT_USAGE;
+        return replay_end(junit, NULL, "replay", suite, fail_on, why, EXIT_USAGE);
     }
     if (!r.p) {
-        fprintf(stderr, "pcaptool: %s: no conversation %u (it has %u)\n", argv[optind], conversation,
-                g_hash_table_size(r.seen));
+        snprintf(why, sizeof why, "%s: no conversation %u (it has %u)", argv[optind], conversation,
+                 g_hash_table_size(r.seen));
+        fprintf(stderr, "pcaptool: %s\n", why);
         free_recording(&r);
-        return EXIT_USAGE;
+        return replay_end(junit, NULL, "replay", suite, fail_on, why, EXIT_USAGE);
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
         pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].transport, pdus[i].data, pdus[i].len);
     if (fmt == OUT_TEXT)
-        printf("replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
+        fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
                r.pdus->len, side ? "server" : "client", target ? ", target " : "", target ? target : "");
     if (!r.p->replay && fmt == OUT_TEXT)
-        printf("replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
-               r.p->short_name);
+        fprintf(cli_report, "replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
+                r.p->short_name);
     else if (as_recorded && fmt == OUT_TEXT)
-        printf("replay: --as-recorded: our PDUs go byte for byte as recorded\n");
+        fprintf(cli_report, "replay: --as-recorded: our PDUs go byte for byte as recorded\n");
     if (dry) {
         dry_run(&r, side, fmt);
         free_recording(&r);
-        return EXIT_CLEAN;
+        g_free(suite);
+        return cli_finish(EXIT_CLEAN);
     }
 
     live L = {.rec = &r, .p = r.p, .side = side, .speed = speed, .no_wait = no_wait,
@@ -1065,11 +1119,15 @@ int cmd_replay(int argc, char **argv)
               .timeout_ms = (int)(timeout * 1000), .format = fmt};
     int timed_out;
     channel *m = &L.ch[MAIN];
-    m->fd = open_peer(&L, target, &timed_out);
+    m->fd = open_peer(&L, target, &timed_out, why, sizeof why);
     L.ch[LINK].fd = -1;
     if (m->fd < 0) {
+        fprintf(stderr, "pcaptool: %s\n", why);
+        const char *proto = r.p->name;
         free_recording(&r);
-        return timed_out ? EXIT_FINDINGS : EXIT_USAGE;
+        if (timed_out) /* the peer's fault: a failure, not an error */
+            return replay_end(junit, NULL, proto, suite, fail_on, why, EXIT_FINDINGS);
+        return replay_end(junit, NULL, proto, suite, fail_on, why, EXIT_USAGE);
     }
     m->transport = r.transport;
     socklen_t sl = sizeof m->local;
@@ -1093,11 +1151,13 @@ int cmd_replay(int argc, char **argv)
         dead = pcap_open_dead(DLT_RAW, 65535);
         L.dump = pcap_dump_open(dead, out_path);
         if (!L.dump) {
-            fprintf(stderr, "pcaptool: cannot write %s: %s\n", out_path, pcap_geterr(dead));
+            snprintf(why, sizeof why, "cannot write %s: %s", out_path, pcap_geterr(dead));
+            fprintf(stderr, "pcaptool: %s\n", why);
             pcap_close(dead);
             close_live(&L);
+            const char *proto = r.p->name;
             free_recording(&r);
-            return EXIT_USAGE;
+            return replay_end(junit, NULL, proto, suite, fail_on, why, EXIT_USAGE);
         }
     }
     L.inbuf = g_byte_array_new();
@@ -1112,7 +1172,11 @@ int cmd_replay(int argc, char **argv)
     play(&L, pdus, r.pdus->len);
 
     bool fail = L.diverged || (fail_on && L.max_sev >= fail_on);
-    if (fmt == OUT_JSON) {
+    if (L.unreachable)
+        snprintf(why, sizeof why, "%s cannot be reached (ICMP port unreachable)", target);
+    if (L.unreachable)
+        fprintf(stderr, "pcaptool: %s\n", why);
+    else if (fmt == OUT_JSON) {
         printf("{\"record\":\"replay\",\"file\":");
         out_json_string(stdout, (const uint8_t *)argv[optind], strlen(argv[optind]));
         printf(",\"conversation\":%u,\"side\":\"%s\",\"target\":", conversation,
@@ -1121,26 +1185,27 @@ int cmd_replay(int argc, char **argv)
         printf(",\"sent\":%u,\"received\":%u,\"unexpected\":%u,\"diverged\":%s,\"verdict\":\"%s\"}\n",
                L.sent, L.received, L.unexpected, L.diverged ? "true" : "false", fail ? "fail" : "pass");
     } else {
-        printf("%s: %u sent, %u received", fail ? "FAIL" : "PASS", L.sent, L.received);
+        fprintf(cli_report, "%s: %u sent, %u received", fail ? "FAIL" : "PASS", L.sent, L.received);
         if (L.unexpected)
-            printf(", %u answer%s the recording does not have", L.unexpected,
-                   L.unexpected == 1 ? "" : "s");
-        printf("%s\n", L.diverged ? ", diverged from the recording" : "");
+            fprintf(cli_report, ", %u answer%s the recording does not have", L.unexpected,
+                    L.unexpected == 1 ? "" : "s");
+        fprintf(cli_report, "%s\n", L.diverged ? ", diverged from the recording" : "");
     }
+    rc = L.unreachable ? EXIT_USAGE : fail ? EXIT_FINDINGS : EXIT_CLEAN;
     if (L.dump) {
+        FILE *df = pcap_dump_file(L.dump);
+        bool bad = pcap_dump_flush(L.dump) != 0 || ferror(df);
+        int e = errno;
         pcap_dump_close(L.dump);
         pcap_close(dead);
-    }
-    rc = fail ? EXIT_FINDINGS : EXIT_CLEAN;
-    if (junit) {
-        char *suite = g_strdup_printf("%s conversation %u, the %s against %s", argv[optind],
-                                      conversation, side ? "server" : "client", target);
-        if (!write_junit(junit, &L, suite, fail_on)) {
-            fprintf(stderr, "pcaptool: cannot write JUnit XML to '%s'\n", junit);
+        if (bad) {
+            fprintf(stderr, "pcaptool: cannot write %s: %s\n", out_path, g_strerror(e ? e : EIO));
             rc = EXIT_USAGE;
         }
-        g_free(suite);
     }
+    if (junit && !write_junit(junit, &L, L.p->name, suite, fail_on, L.unreachable ? why : NULL))
+        rc = EXIT_USAGE;
+    g_free(suite);
     close_live(&L);
     g_byte_array_free(L.inbuf, TRUE);
     for (guint i = 0; i < L.waiting->len; i++)
@@ -1152,5 +1217,5 @@ int cmd_replay(int argc, char **argv)
     g_free(L.divergence);
     out_pdu_free(L.out);
     free_recording(&r);
-    return rc;
+    return cli_finish(rc);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "flows.h"
 #include "netparse.h"
 #include "tcpstream.h"
@@ -109,7 +110,6 @@ typedef struct {
     const run_options *o;
     const run_consumer *c;
     flow_table *flows;
-    const char *path;
     unsigned frame;
     int64_t now;
     flow *f;
@@ -142,7 +142,8 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
     const gw_sink *sink = r->c->pdu_begin(r->c->ctx, r->f->p, on_expect, r);
     r->f->p->decode(r->f->state, &pi, data, len, sink);
-    out_meta m = {r->frame, r->now, r->src, r->dst, len, data, r->dir, transport};
+    out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst, .len = len,
+                  .data = data, .dir = r->dir, .transport = transport};
     raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
 }
 
@@ -275,48 +276,69 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     }
 }
 
-int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev)
+int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev,
+             char *err, size_t errsz)
 {
-    char err[PCAP_ERRBUF_SIZE] = "";
-    pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-    if (!pc) {
-        fprintf(stderr, "pcaptool: %s: cannot read capture: %s\n", path, err);
+    char why[256];
+    cap_reader *cr = cap_open_file(path, why, sizeof why);
+    if (!cr) {
+        snprintf(err, errsz, "cannot read capture: %s", why);
         return -1;
     }
-    int result = run_pcap(o, pc, path, c, max_sev);
-    pcap_close(pc);
+    int result = run_capture(o, cr, c, max_sev, err, errsz);
+    cap_close(cr);
     return result;
 }
 
-int run_pcap(const run_options *o, pcap_t *pc, const char *path, const run_consumer *c,
-             unsigned *max_sev)
+int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, unsigned *max_sev,
+                char *err, size_t errsz)
 {
-    int lt = pcap_datalink(pc);
-    if (!net_linktype_supported(lt)) {
-        fprintf(stderr, "pcaptool: %s: unsupported link type %d (%s)\n", path, lt,
-                pcap_datalink_val_to_name(lt) ? pcap_datalink_val_to_name(lt) : "unknown");
+    /* pcap and live: one link type, known now; pcapng: per interface, as
+       its packets come */
+    int lt = cap_first_linktype(cr);
+    if (lt >= 0 && !net_linktype_supported(lt)) {
+        const char *name = pcap_datalink_val_to_name(lt);
+        snprintf(err, errsz, "unsupported link type %d (%s)", lt, name ? name : "unknown");
         return -1;
     }
-    run_ctx r = {.o = o, .c = c, .path = path, .max_sev = *max_sev};
+    err[0] = '\0';
+    run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
-    struct pcap_pkthdr *hdr;
-    const u_char *data;
+    cap_record rec;
     int rc;
-    while ((rc = pcap_next_ex(pc, &hdr, &data)) == 1) {
+    unsigned skipped = 0, decodable = 0;
+    int skipped_lt = -1;
+    while ((rc = cap_next(cr, &rec)) == 1) {
         r.frame++;
-        net_packet pk;
-        if (net_parse(lt, data, hdr->caplen, &pk) != NET_OK)
-            continue;
-        r.now = gw_time_ns(hdr->ts.tv_sec, hdr->ts.tv_usec); /* nanoseconds: NANO precision */
-        packet(&r, flows, &pk);
+        if (o->save)
+            cap_writer_put(o->save, &rec); /* a failure is sticky: cap_writer_close tells */
+        if (!net_linktype_supported(rec.linktype)) {
+            skipped++;
+            skipped_lt = rec.linktype;
+        } else {
+            decodable++;
+            net_packet pk;
+            if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) == NET_OK) {
+                r.now = rec.time_ns;
+                packet(&r, flows, &pk);
+            }
+        }
+        if (o->count && r.frame >= o->count)
+            break;
     }
     flows_free(flows);
     *max_sev = r.max_sev;
-    if (rc == -1) {
-        fflush(stdout);
-        fprintf(stderr, "pcaptool: %s: capture file damaged after frame %u: %s\n", path, r.frame,
-                pcap_geterr(pc));
+    if (rc < 0) {
+        snprintf(err, errsz, "%s", cap_error(cr));
         return -1;
+    }
+    if (skipped) {
+        const char *name = pcap_datalink_val_to_name(skipped_lt);
+        snprintf(err, errsz, "%u packet%s of link type %d (%s) not decoded: unsupported link type",
+                 skipped, skipped == 1 ? "" : "s", skipped_lt, name ? name : "unknown");
+        if (!decodable)
+            return -1;
+        return 1;
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "capture.h"
 #include "gw_core.h"
 #include "output.h"
 #include "tcpstream.h"
@@ -29,10 +30,12 @@ typedef struct {
     bool set_by_user;
 } run_ports;
 
-/* how protocols are recognised */
+/* how protocols are recognised, and how much is read */
 typedef struct {
     bool heuristics;
     run_ports ports[GW_MAX_PROTOCOLS]; /* per gw_protocols[] index */
+    unsigned count;      /* stop after this many packets (-c); 0: all */
+    cap_writer *save;    /* every packet read is also written here (-w) */
 } run_options;
 
 void run_options_init(run_options *o);
@@ -61,14 +64,19 @@ typedef struct {
                     const out_finding *fd);
 } run_consumer;
 
-/* Read one capture file, raising *max_sev to the highest finding severity
-   + 1 seen. Returns 0, or -1 when the file cannot be read or is damaged (the
-   reason printed as one line on stderr; what came before the damage is
-   consumed). */
-int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev);
-/* the same for a capture already open (named `path` in messages); the
+/* Read one capture file ("-": standard input), raising *max_sev to the
+   highest finding severity + 1 seen. Returns 0; 1 when it was read but some
+   packets could not be decoded (their link type), said in err; -1 when it
+   cannot be read or is damaged, the reason in err as one line without the
+   path ("cannot read capture: No such file or directory", "truncated after
+   frame 52: what came before was decoded"), what came before the damage
+   consumed. A stop asked for by a signal ends the reading as if the input
+   ended there (cap_stop_signal tells). */
+int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev,
+             char *err, size_t errsz);
+/* the same for a capture already open (a file or a live interface); the
    caller closes it */
-int run_pcap(const run_options *o, pcap_t *pc, const char *path, const run_consumer *c,
-             unsigned *max_sev);
+int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, unsigned *max_sev,
+                char *err, size_t errsz);
 
 #endif

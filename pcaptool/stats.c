@@ -274,7 +274,7 @@ static void print_json(const char *path, GPtrArray *order)
     for (guint k = 0; k < order->len; k++) {
         const conv_stats *s = order->pdata[k];
         const gw_protocol *p = s->p;
-        printf("{\"record\":\"conversation\",\"capture\":");
+        printf("{\"record\":\"conversation\",\"file\":");
         json_str(path);
         printf(",\"proto\":\"%s\",\"a\":", p->name);
         json_str(s->a);
@@ -314,20 +314,25 @@ static void print_json(const char *path, GPtrArray *order)
     }
 }
 
-static void stats_usage(FILE *f)
+void stats_usage(FILE *f)
 {
     fputs("Usage: pcaptool stats [OPTIONS] FILE...\n"
+          "       pcaptool stats [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
           "\n"
           "Per protocol and conversation: PDUs by type, bytes, duration, findings by\n"
           "code (resends among them) and the protocol's measures (DNP and EOUDP ack\n"
           "times, GNE ping round trips, OpenTTD frame lag, OpenDrakan snapshot\n"
-          "completeness) as count, min, median and max.\n"
+          "completeness) as count, min, median and max. Stats gives no verdict: its\n"
+          "exit code says only whether the input could be read.\n"
           "\n"
-          "  -f, --format text|json       text (default) or JSON Lines, one record per\n"
-          "                               conversation\n"
+          "  -T, --format text|json       text (default) or JSON Lines, one record per\n"
+          "                               conversation, each naming its \"file\"\n"
+          "  -c, -i, -f, -a, -w           as for decode\n"
           "  -p, --port, -n, --no-heuristics, -o, --option, --profile   as for decode\n"
           "\n"
-          "Exit codes: 0, or 2 for a usage error or an unreadable capture.\n",
+          "Exit codes: 0; 2 for a usage error, an input that cannot be read or is\n"
+          "damaged, or output that could not be written; 130/143 stopped by\n"
+          "SIGINT/SIGTERM (what was read is counted and printed).\n",
           f);
 }
 
@@ -335,35 +340,40 @@ int cmd_stats(int argc, char **argv)
 {
     run_options ro;
     run_options_init(&ro);
-    unsigned fail_on = 0;
+    cli_input in = {0};
     out_format format = OUT_TEXT;
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
+        {"format", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         RUN_LONG_OPTS,
+        INPUT_LONG_OPTS,
         {NULL, 0, NULL, 0},
     };
     int c, rc;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "f:h" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":T:h" RUN_SHORT_OPTS INPUT_SHORT_OPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'f':
+        case 'T':
             if (!parse_format(optarg, &format))
-                return die_usage("unknown format '%s' (text or json)", optarg);
+                return cli_usage_error("unknown format '%s' (text or json)", optarg);
             break;
-        case 'h': stats_usage(stdout); return EXIT_CLEAN;
+        case 'h': return cli_help(stats_usage);
+        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro, &fail_on);
+            rc = parse_run_opt(c, optarg, &ro);
             if (rc < 0)
-                return die_usage("%s", "bad option (see pcaptool stats --help)");
+                rc = parse_input_opt(c, optarg, &in);
             if (rc)
                 return rc;
         }
     }
-    if (optind >= argc)
-        return die_usage("%s", "stats needs at least one capture file");
+    if (in.line_buffered)
+        return cli_usage_error("-l: stats prints when its input ends");
+    if ((rc = cli_check_inputs(&in, argc - optind)))
+        return rc;
+    cap_install_signals();
     int status = EXIT_CLEAN;
-    for (int i = optind; i < argc; i++) {
+    for (int i = optind; i < argc || (in.iface && i == optind); i++) {
+        const char *path = in.iface ? NULL : argv[i];
         stats_ctx x = {.rng = 1};
         x.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
@@ -372,14 +382,17 @@ int cmd_stats(int argc, char **argv)
                            .expect = on_expect};
         run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding};
         unsigned max_sev = 0;
-        if (run_file(&ro, argv[i], &consumer, &max_sev) != 0)
+        if (cli_read(&in, &ro, path, &consumer, &max_sev, NULL, 0) != 0)
             status = EXIT_USAGE;
+        const char *name = path ? path : in.iface;
         if (format == OUT_JSON)
-            print_json(argv[i], x.order);
+            print_json(name, x.order);
         else
-            print_text(argv[i], x.order);
+            print_text(name, x.order);
         g_hash_table_destroy(x.by_key);
         g_ptr_array_free(x.order, TRUE);
+        if (cap_stop_requested())
+            break;
     }
-    return status;
+    return cli_finish(status);
 }

@@ -3,9 +3,10 @@
  * capture; text summary, JSON Lines or JUnit XML. Nothing is printed per
  * PDU and nothing is kept per PDU: a capture's report is a tally of the
  * findings that occurred. */
-#include "validate.h"
-
+#include <errno.h>
+#include <dirent.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +99,13 @@ typedef struct {
 } tally;
 
 typedef struct {
-    const char *path;
+    const char *path;     /* NULL: the live capture */
+    const char *name;     /* the path, or the interface */
     bool unreadable;
+    char *reason;         /* why it is unreadable (or NULL) */
+    int tmp_errno;        /* the temporary file for its JSON could not be made */
+    bool not_read;        /* a stop came before it was read */
+    bool interrupted;     /* a stop came while it was read */
     unsigned pdus;
     unsigned protos_seen; /* bit per gw_protocols[] index, and RUN_PROTO */
     unsigned sev_count[3];
@@ -130,7 +136,16 @@ typedef struct {
     int more_finding[MAX_PENDING];
 } validator;
 
-static bool json_out;
+static bool json_out, line_buffered;
+static const cli_input *input;
+
+/* after a record went to standard output */
+static void validate_wrote(void)
+{
+    if (line_buffered)
+        fflush(stdout);
+    cli_stdout_failed();
+}
 
 static void count(report *r, int proto, int finding, const out_meta *m, const out_finding *fd)
 {
@@ -156,9 +171,9 @@ static void count(report *r, int proto, int finding, const out_meta *m, const ou
     if (json_out) {
         FILE *f = r->json;
         fputs("{\"record\":\"finding\",\"file\":", f);
-        out_json_string(f, (const uint8_t *)r->path, strlen(r->path));
+        out_json_string(f, (const uint8_t *)r->name, strlen(r->name));
         fprintf(f, ",\"frame\":%u,\"time\":%lld.%09lld,\"src\":\"%s\",\"dst\":\"%s\",\"proto\":\"%s\","
-                   "\"rule\":\"%s\",\"severity\":\"%s\",\"behaviour\":%s,\"offset\":%zu,\"length\":%zu,"
+                   "\"code\":\"%s\",\"severity\":\"%s\",\"behaviour\":%s,\"offset\":%zu,\"length\":%zu,"
                    "\"message\":",
                 m->frame, (long long)(m->time_ns / 1000000000), (long long)(m->time_ns % 1000000000),
                 m->src, m->dst, fd->proto, fd->code, gw_severity_name(fd->severity),
@@ -166,6 +181,8 @@ static void count(report *r, int proto, int finding, const out_meta *m, const ou
         out_json_string(f, (const uint8_t *)(fd->message ? fd->message : ""),
                         fd->message ? strlen(fd->message) : 0);
         fprintf(f, "%s}\n", fd->end_of_conversation ? ",\"end_of_conversation\":true" : "");
+        if (f == stdout)
+            validate_wrote();
     }
 }
 
@@ -247,8 +264,9 @@ static void v_other(void *ctx, const gw_protocol *p, int index, const out_meta *
     count(v->r, proto, index, m, fd);
 }
 
-static void validate_one(const run_options *o, report *r)
+static void validate_one(const run_options *ro, report *r)
 {
+    run_options o = *ro; /* cli_read sets what it reads */
     validator *v = g_new0(validator, 1);
     v->r = r;
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
@@ -256,7 +274,17 @@ static void validate_one(const run_options *o, report *r)
                         .summary = NULL, .source = run_ignore_source, .expect = v_expect};
     run_consumer c = {v, v_begin, v_end, v_other};
     unsigned ignored = 0;
-    r->unreadable = run_file(o, r->path, &c, &ignored) < 0;
+    char why[320];
+    if (cap_stop_requested()) {
+        r->not_read = true;
+        g_free(v);
+        return;
+    }
+    if (!r->unreadable && cli_read(input, &o, r->path, &c, &ignored, why, sizeof why) < 0) {
+        r->unreadable = true;
+        r->reason = g_strdup(why);
+    }
+    r->interrupted = cap_stop_requested();
     g_free(v);
 }
 
@@ -274,6 +302,24 @@ typedef struct {
     GCond changed;
 } run_all;
 
+/* an anonymous temporary file in $TMPDIR (default /tmp); NULL and *err */
+static FILE *temp_file(int *err)
+{
+    char *path = g_build_filename(g_get_tmp_dir(), "pcaptool-XXXXXX", NULL);
+    int fd = g_mkstemp(path);
+    FILE *f = NULL;
+    if (fd >= 0) {
+        unlink(path);
+        f = fdopen(fd, "w+");
+        if (!f)
+            close(fd);
+    }
+    if (!f)
+        *err = errno ? errno : EIO;
+    g_free(path);
+    return f;
+}
+
 static gpointer worker(gpointer user)
 {
     run_all *a = user;
@@ -288,11 +334,10 @@ static gpointer worker(gpointer user)
         report *r = &a->reports[a->next++];
         g_mutex_unlock(&a->lock);
         if (json_out) {
-            /* kept until the capture's turn to be printed; without one, the
-               records go straight out (in whatever order) */
-            FILE *t = tmpfile();
-            if (t)
-                r->json = t;
+            /* kept until the capture's turn to be printed, in $TMPDIR */
+            r->json = temp_file(&r->tmp_errno);
+            if (!r->json)
+                r->unreadable = true; /* not read: the run fails (see print_reports) */
         }
         validate_one(a->o, r);
         g_mutex_lock(&a->lock);
@@ -304,8 +349,11 @@ static gpointer worker(gpointer user)
 
 static bool is_capture_name(const char *name)
 {
-    return g_str_has_suffix(name, ".pcap") || g_str_has_suffix(name, ".pcapng") ||
-           g_str_has_suffix(name, ".cap");
+    static const char *const ends[] = {".pcap", ".pcapng", ".cap", ".pcap.gz", ".pcapng.gz", ".cap.gz"};
+    for (size_t i = 0; i < G_N_ELEMENTS(ends); i++)
+        if (g_str_has_suffix(name, ends[i]))
+            return true;
+    return false;
 }
 
 static gint cmp_str(gconstpointer a, gconstpointer b)
@@ -313,68 +361,109 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* the captures under a folder, sorted, recursively */
-static void add_folder(GPtrArray *files, const char *dir)
+/* what validate will read: a capture, or something it could not read */
+typedef struct {
+    char *path;
+    char *reason; /* NULL: to be read */
+} found;
+
+static void add_found(GArray *list, const char *path, const char *reason)
 {
-    GDir *d = g_dir_open(dir, 0, NULL);
-    if (!d)
+    found f = {g_strdup(path), reason ? g_strdup(reason) : NULL};
+    g_array_append_val(list, f);
+}
+
+/* The captures under a folder, sorted, recursively; links followed (a
+   folder already on the way down is not entered again). Whatever cannot
+   be read is listed with its reason: a folder that cannot be opened or
+   listed, an entry that cannot be looked at, a broken link. */
+static void add_folder(GArray *list, const char *dir, GHashTable *on_the_way)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        add_found(list, dir, g_strerror(errno));
         return;
-    GPtrArray *names = g_ptr_array_new();
-    const char *n;
-    while ((n = g_dir_read_name(d)))
-        g_ptr_array_add(names, g_build_filename(dir, n, NULL));
-    g_dir_close(d);
+    }
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    struct dirent *e;
+    for (;;) {
+        errno = 0;
+        if (!(e = readdir(d)))
+            break;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            g_ptr_array_add(names, g_build_filename(dir, e->d_name, NULL));
+    }
+    if (errno)
+        add_found(list, dir, g_strerror(errno)); /* a listing cut short */
+    closedir(d);
     g_ptr_array_sort(names, cmp_str);
     for (guint i = 0; i < names->len; i++) {
-        char *path = names->pdata[i];
-        if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-            add_folder(files, path);
-            g_free(path);
+        const char *path = names->pdata[i];
+        struct stat st;
+        if (stat(path, &st) < 0) {
+            int err = errno;
+            struct stat ls;
+            bool link = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);
+            add_found(list, path, link && err == ENOENT ? "broken link" : g_strerror(err));
+        } else if (S_ISDIR(st.st_mode)) {
+            char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+            if (g_hash_table_add(on_the_way, key)) {
+                add_folder(list, path, on_the_way);
+                g_hash_table_remove(on_the_way, key);
+            }
         } else if (is_capture_name(path)) {
-            g_ptr_array_add(files, path);
-        } else {
-            g_free(path);
+            add_found(list, path, NULL);
         }
     }
     g_ptr_array_free(names, TRUE);
 }
 
+static bool require_pdus;
+
 static bool fails(const report *r, unsigned fail_on)
 {
-    return r->unreadable || (fail_on && r->max_sev >= fail_on);
+    return r->unreadable || (fail_on && r->max_sev >= fail_on) || (require_pdus && !r->pdus);
 }
 
-static void print_text(const report *r, unsigned fail_on)
+static void print_text(FILE *out, const report *r, unsigned fail_on)
 {
     if (r->unreadable) {
-        printf("UNREADABLE %s\n", r->path);
+        fprintf(out, "UNREADABLE %s: %s\n", r->name, r->reason ? r->reason : "cannot be read");
         return;
     }
-    printf("%s %s (%u PDU%s; %u error%s, %u warning%s, %u note%s)\n", fails(r, fail_on) ? "FAIL" : "PASS",
-           r->path, r->pdus, r->pdus == 1 ? "" : "s", r->sev_count[GW_SEV_ERROR],
-           r->sev_count[GW_SEV_ERROR] == 1 ? "" : "s", r->sev_count[GW_SEV_WARNING],
-           r->sev_count[GW_SEV_WARNING] == 1 ? "" : "s", r->sev_count[GW_SEV_NOTE],
-           r->sev_count[GW_SEV_NOTE] == 1 ? "" : "s");
+    fprintf(out, "%s %s (%u PDU%s; %u error%s, %u warning%s, %u note%s)%s%s%s\n",
+            fails(r, fail_on) ? "FAIL" : "PASS", r->name, r->pdus, r->pdus == 1 ? "" : "s",
+            r->sev_count[GW_SEV_ERROR], r->sev_count[GW_SEV_ERROR] == 1 ? "" : "s",
+            r->sev_count[GW_SEV_WARNING], r->sev_count[GW_SEV_WARNING] == 1 ? "" : "s",
+            r->sev_count[GW_SEV_NOTE], r->sev_count[GW_SEV_NOTE] == 1 ? "" : "s",
+            r->pdus ? "" : ": no PDUs of any protocol",
+            r->pdus || !require_pdus ? "" : " (--require-pdus)",
+            r->interrupted ? " [stopped before its end]" : "");
     for (guint i = 0; i < r->tallies->len; i++) {
         const tally *t = &g_array_index(r->tallies, tally, i);
         int n;
         const gw_finding_def *d = &defs_of(t->proto, &n)[t->finding];
-        printf("  %-7s %-40s %5u x  frame%s", gw_severity_name(d->severity), d->code, t->count,
-               t->n_frames == 1 ? "" : "s");
+        fprintf(out, "  %-7s %-40s %5u x  frame%s", gw_severity_name(d->severity), d->code, t->count,
+                t->n_frames == 1 ? "" : "s");
         for (unsigned k = 0; k < t->n_frames && k < 5; k++)
-            printf("%s%u", k ? ", " : " ", t->frames[k]);
-        printf("%s: %s\n", t->n_frames > 5 || t->count > t->n_frames ? " ..." : "", t->first);
+            fprintf(out, "%s%u", k ? ", " : " ", t->frames[k]);
+        fprintf(out, "%s: %s\n", t->n_frames > 5 || t->count > t->n_frames ? " ..." : "", t->first);
     }
 }
 
 static void print_json_file(const report *r, unsigned fail_on)
 {
     fputs("{\"record\":\"capture\",\"file\":", stdout);
-    out_json_string(stdout, (const uint8_t *)r->path, strlen(r->path));
-    printf(",\"readable\":%s,\"pdus\":%u,\"errors\":%u,\"warnings\":%u,\"notes\":%u,\"verdict\":\"%s\"}\n",
-           r->unreadable ? "false" : "true", r->pdus, r->sev_count[GW_SEV_ERROR],
-           r->sev_count[GW_SEV_WARNING], r->sev_count[GW_SEV_NOTE],
-           fails(r, fail_on) ? "fail" : "pass");
+    out_json_string(stdout, (const uint8_t *)r->name, strlen(r->name));
+    printf(",\"readable\":%s,", r->unreadable ? "false" : "true");
+    if (r->unreadable) {
+        fputs("\"reason\":", stdout);
+        out_json_string(stdout, (const uint8_t *)r->reason, r->reason ? strlen(r->reason) : 0);
+        fputc(',', stdout);
+    }
+    printf("\"pdus\":%u,\"errors\":%u,\"warnings\":%u,\"notes\":%u,\"verdict\":\"%s\"}\n",
+           r->pdus, r->sev_count[GW_SEV_ERROR], r->sev_count[GW_SEV_WARNING],
+           r->sev_count[GW_SEV_NOTE], fails(r, fail_on) ? "fail" : "pass");
 }
 
 
@@ -432,7 +521,7 @@ static void junit_case(FILE *f, const report *r, int proto, int rule_finding, un
 
 static bool write_junit(const char *path, report *reports, unsigned n, unsigned fail_on)
 {
-    FILE *f = out_open(path);
+    FILE *f = cli_open_report(path);
     if (!f)
         return false;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pcaptool validate\">\n", f);
@@ -443,11 +532,26 @@ static bool write_junit(const char *path, report *reports, unsigned n, unsigned 
         size_t len = 0;
         FILE *cases = open_memstream(&buf, &len);
         unsigned tests = 0, failures = 0;
+        unsigned skipped = 0;
         if (r->unreadable) {
             fputs("    <testcase classname=\"capture\" name=\"readable\">\n"
-                  "      <error type=\"unreadable\" message=\"the capture cannot be read (see stderr)\"/>\n"
-                  "    </testcase>\n", cases);
+                  "      <error type=\"unreadable\" message=\"", cases);
+            out_xml_text(cases, r->reason ? r->reason : "cannot be read");
+            fputs("\"/>\n    </testcase>\n", cases);
             tests = 1;
+        } else if (!r->pdus) {
+            /* nothing of ours in it: a wrong port, a handshake not captured */
+            fputs("    <testcase classname=\"capture\" name=\"has_pdus\">\n", cases);
+            if (require_pdus) {
+                fputs("      <failure type=\"no_pdus\" message=\"no PDUs of any protocol "
+                      "(--require-pdus)\"/>\n", cases);
+                failures++;
+            } else {
+                fputs("      <skipped message=\"no PDUs of any protocol\"/>\n", cases);
+                skipped++;
+            }
+            fputs("    </testcase>\n", cases);
+            tests++;
         }
         for (int proto = 0; proto <= RUN_PROTO; proto++) {
             if (!(r->protos_seen & (1u << proto)))
@@ -466,15 +570,15 @@ static bool write_junit(const char *path, report *reports, unsigned n, unsigned 
         }
         fclose(cases);
         fputs("  <testsuite name=\"", f);
-        out_xml_text(f, r->path);
-        fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"0\">\n", tests, failures,
-                r->unreadable ? 1u : 0u);
+        out_xml_text(f, r->name);
+        fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n", tests, failures,
+                r->unreadable ? 1u : 0u, skipped);
         fwrite(buf, 1, len, f);
         fputs("  </testsuite>\n", f);
         free(buf);
     }
     fputs("</testsuites>\n", f);
-    return out_close(f);
+    return cli_close_report(f, path);
 }
 
 static void progress(unsigned done, unsigned total)
@@ -490,38 +594,61 @@ static void progress(unsigned done, unsigned total)
     fflush(stderr);
 }
 
-static int list_rules(void)
+static int list_rules(out_format fmt)
 {
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
         for (int k = 0; k < p->n_rules; k++) {
             const gw_finding_def *d = &p->findings[p->rules[k].finding];
-            printf("%s\t%s\t%s\t%s\n", d->code, gw_severity_name(d->severity), d->summary,
-                   p->rules[k].enforces);
+            if (fmt == OUT_JSON) {
+                printf("{\"record\":\"rule\",\"code\":\"%s\",\"severity\":\"%s\",\"summary\":", d->code,
+                       gw_severity_name(d->severity));
+                out_json_string(stdout, (const uint8_t *)d->summary, strlen(d->summary));
+                fputs(",\"enforces\":", stdout);
+                out_json_string(stdout, (const uint8_t *)p->rules[k].enforces, strlen(p->rules[k].enforces));
+                fputs("}\n", stdout);
+            } else {
+                printf("%s\t%s\t%s\t%s\n", d->code, gw_severity_name(d->severity), d->summary,
+                       p->rules[k].enforces);
+            }
         }
     }
-    return EXIT_CLEAN;
+    return cli_finish(EXIT_CLEAN);
 }
 
-static void validate_usage(FILE *f)
+void validate_usage(FILE *f)
 {
     fputs("Usage: pcaptool validate [OPTIONS] FILE|FOLDER...\n"
+          "       pcaptool validate [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
           "\n"
           "Check captures against the protocols' rules: one verdict per capture.\n"
-          "Folders are searched recursively for *.pcap, *.pcapng and *.cap.\n"
+          "Folders are searched recursively for *.pcap, *.pcapng and *.cap (also .gz);\n"
+          "whatever under them cannot be read is an UNREADABLE entry and fails the run.\n"
+          "'-' reads standard input.\n"
           "\n"
-          "  -f, --format text|json       a summary per capture (default), or every\n"
+          "  -T, --format text|json       a summary per capture (default), or every\n"
           "                               finding as JSON Lines and a record per capture\n"
-          "      --junit FILE             also write JUnit XML (- for stdout)\n"
+          "      --junit FILE             also write JUnit XML; '-' puts it on standard\n"
+          "                               output and the text report on standard error\n"
+          "                               (not with --format json)\n"
+          "  -q, --quiet                  no text report (the exit code, JSON or JUnit tell)\n"
+          "      --require-pdus           a capture with no PDU of any protocol fails\n"
           "  -j, --jobs N                 captures read at once (default: the CPUs)\n"
           "      --fail-on error|warning|note|never   (default error)\n"
           "      --profile reference|spec judge by the reference implementations\n"
           "                               (default) or by the published texts\n"
           "      --enable RULE, --disable RULE\n"
           "                               a finding code or a glob (\"dnp.seq.*\")\n"
-          "      --rules                  list every rule and what it enforces\n"
+          "      --rules                  list every rule and what it enforces (text, or\n"
+          "                               JSON Lines with --format json)\n"
           "      --no-progress            no progress bar on a terminal\n"
-          "  -p, --port, -n, --no-heuristics, -o, --option   as for decode\n",
+          "  -l, -c, -i, -f, -a, -w       as for decode (live capture: one verdict)\n"
+          "  -p, --port, -n, --no-heuristics, -o, --option   as for decode\n"
+          "\n"
+          "Exit codes: 0 every capture passed; 1 a capture failed (findings at or above\n"
+          "--fail-on, or no PDUs with --require-pdus); 2 usage error, a capture or folder\n"
+          "that cannot be read, no capture found, or output that could not be written;\n"
+          "130/143 stopped by SIGINT/SIGTERM (the captures read so far are reported).\n",
           f);
 }
 
@@ -529,77 +656,115 @@ int cmd_validate(int argc, char **argv)
 {
     run_options ro;
     run_options_init(&ro);
+    cli_input in = {0};
     unsigned fail_on = GW_SEV_ERROR + 1;
     const char *junit = NULL;
     int jobs = (int)g_get_num_processors();
-    bool show_progress = true, rules = false;
+    bool show_progress = true, rules = false, quiet = false;
+    enum { O_JUNIT = 1000, O_ENABLE, O_DISABLE, O_RULES, O_NO_PROGRESS, O_REQUIRE_PDUS };
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"junit", required_argument, NULL, 'J'},
+        {"format", required_argument, NULL, 'T'},
+        {"junit", required_argument, NULL, O_JUNIT},
         {"jobs", required_argument, NULL, 'j'},
-        {"enable", required_argument, NULL, 'E'},
-        {"disable", required_argument, NULL, 'D'},
-        {"rules", no_argument, NULL, 'R'},
-        {"no-progress", no_argument, NULL, 'N'},
+        {"enable", required_argument, NULL, O_ENABLE},
+        {"disable", required_argument, NULL, O_DISABLE},
+        {"rules", no_argument, NULL, O_RULES},
+        {"no-progress", no_argument, NULL, O_NO_PROGRESS},
+        {"require-pdus", no_argument, NULL, O_REQUIRE_PDUS},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         RUN_LONG_OPTS,
+        FAIL_ON_LONG_OPT,
+        INPUT_LONG_OPTS,
         {NULL, 0, NULL, 0},
     };
     int c, rc;
     char *end;
     out_format format = OUT_TEXT;
-    json_out = false;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "f:j:h" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
+    json_out = require_pdus = false;
+    while ((c = getopt_long(argc, argv, ":T:j:qh" RUN_SHORT_OPTS INPUT_SHORT_OPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'f':
+        case 'T':
             if (!parse_format(optarg, &format))
-                return die_usage("unknown format '%s' (text or json)", optarg);
+                return cli_usage_error("unknown format '%s' (text or json)", optarg);
             json_out = format == OUT_JSON;
             break;
-        case 'J': junit = optarg; break;
+        case O_JUNIT: junit = optarg; break;
         case 'j':
             jobs = (int)strtol(optarg, &end, 10);
             if (*end || jobs < 1 || jobs > 256)
-                return die_usage("bad --jobs '%s' (1 to 256)", optarg);
+                return cli_usage_error("bad --jobs '%s' (1 to 256)", optarg);
             break;
-        case 'E':
-        case 'D':
-            if (!set_enabled(optarg, c == 'E'))
-                return die_usage("--enable/--disable '%s': no such rule or finding", optarg);
+        case O_ENABLE:
+        case O_DISABLE:
+            if (!set_enabled(optarg, c == O_ENABLE))
+                return cli_usage_error("--enable/--disable '%s': no such rule or finding", optarg);
             break;
-        case 'R': rules = true; break;
-        case 'N': show_progress = false; break;
-        case 'h': validate_usage(stdout); return EXIT_CLEAN;
+        case O_RULES: rules = true; break;
+        case O_NO_PROGRESS: show_progress = false; break;
+        case O_REQUIRE_PDUS: require_pdus = true; break;
+        case 'q': quiet = true; break;
+        case 'h': return cli_help(validate_usage);
+        case 'F':
+            if (!parse_fail_on(optarg, &fail_on))
+                return cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
+            break;
+        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro, &fail_on);
+            rc = parse_run_opt(c, optarg, &ro);
             if (rc < 0)
-                return die_usage("%s", "bad option (see pcaptool validate --help)");
+                rc = parse_input_opt(c, optarg, &in);
             if (rc)
                 return rc;
         }
     }
-    if (rules)
-        return list_rules();
-    if (optind >= argc)
-        return die_usage("%s", "validate needs at least one capture file or folder");
-
-    GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
-    int status = EXIT_CLEAN;
-    for (int i = optind; i < argc; i++) {
-        if (g_file_test(argv[i], G_FILE_TEST_IS_DIR))
-            add_folder(files, argv[i]);
-        else
-            g_ptr_array_add(files, g_strdup(argv[i])); /* unreadable ones are reported */
+    if (rules) {
+        if (optind < argc)
+            return cli_usage_error("--rules takes no capture");
+        return list_rules(format);
     }
-    unsigned n = files->len;
+    if (junit && strcmp(junit, "-") == 0 && json_out)
+        return cli_usage_error("--format json and --junit - would both take standard output");
+    if ((rc = cli_check_inputs(&in, argc - optind)))
+        return rc;
+    /* standard output carries one format: JSON Lines, JUnit, or the text */
+    cli_report_to(quiet ? 2 : junit && strcmp(junit, "-") == 0 ? 1 : 0);
+    line_buffered = in.line_buffered || isatty(STDOUT_FILENO);
+    input = &in;
+    cap_install_signals();
+
+    GArray *list = g_array_new(FALSE, FALSE, sizeof(found));
+    if (in.iface) {
+        add_found(list, in.iface, NULL);
+    } else {
+        GHashTable *on_the_way = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        for (int i = optind; i < argc; i++) {
+            struct stat st;
+            if (strcmp(argv[i], "-") && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+                guint before = list->len;
+                add_folder(list, argv[i], on_the_way);
+                if (list->len == before)
+                    fprintf(stderr, "pcaptool: %s: no capture files in this folder\n", argv[i]);
+            } else {
+                add_found(list, argv[i], NULL); /* unreadable ones are reported */
+            }
+        }
+        g_hash_table_destroy(on_the_way);
+    }
+    unsigned n = list->len;
     report *reports = g_new0(report, n ? n : 1);
     for (unsigned i = 0; i < n; i++) {
-        reports[i].path = files->pdata[i];
+        found *fo = &g_array_index(list, found, i);
+        reports[i].path = in.iface ? NULL : fo->path;
+        reports[i].name = fo->path;
+        reports[i].unreadable = fo->reason != NULL;
+        reports[i].reason = fo->reason;
         reports[i].tallies = g_array_new(FALSE, FALSE, sizeof(tally));
         reports[i].json = stdout; /* a worker thread swaps in a temporary file */
+        if (fo->reason)
+            fprintf(stderr, "pcaptool: %s: %s\n", fo->path, fo->reason);
     }
-    bool bar = show_progress && n > 1 && isatty(STDERR_FILENO);
+    bool bar = show_progress && !quiet && n > 1 && isatty(STDERR_FILENO) && cli_report == stdout;
     run_all a = {.o = &ro, .reports = reports, .n = n, .window = 2 * (unsigned)jobs};
     g_mutex_init(&a.lock);
     g_cond_init(&a.changed);
@@ -607,7 +772,8 @@ int cmd_validate(int argc, char **argv)
     int n_threads = jobs > 1 && n > 1 ? jobs : 0;
     for (int t = 0; t < n_threads; t++)
         threads[t] = g_thread_new("validate", worker, &a);
-    unsigned passed = 0, failed = 0, unreadable = 0;
+    unsigned passed = 0, failed = 0, unreadable = 0, shown = 0;
+    int status = EXIT_CLEAN;
     for (unsigned i = 0; i < n; i++) {
         report *r = &reports[i];
         if (n_threads) {
@@ -618,22 +784,43 @@ int cmd_validate(int argc, char **argv)
         } else {
             validate_one(&ro, r);
         }
+        if (r->not_read)
+            break; /* a stop came first */
+        if (r->tmp_errno) {
+            fprintf(stderr, "pcaptool: cannot make a temporary file in %s: %s\n", g_get_tmp_dir(),
+                    g_strerror(r->tmp_errno));
+            status = EXIT_USAGE;
+            cap_request_stop(-1);
+            break;
+        }
         if (json_out) {
             if (r->json != stdout) {
                 char buf[65536];
                 size_t k;
+                bool bad = fflush(r->json) != 0 || ferror(r->json);
                 rewind(r->json);
-                while ((k = fread(buf, 1, sizeof buf, r->json)) > 0)
+                while (!bad && (k = fread(buf, 1, sizeof buf, r->json)) > 0)
                     fwrite(buf, 1, k, stdout);
+                bad = bad || ferror(r->json);
                 fclose(r->json);
+                if (bad) {
+                    fprintf(stderr, "pcaptool: cannot keep the JSON records of %s in %s: %s\n",
+                            r->name, g_get_tmp_dir(), g_strerror(errno ? errno : EIO));
+                    status = EXIT_USAGE;
+                    cap_request_stop(-1);
+                    break;
+                }
             }
             print_json_file(r, fail_on);
         } else {
             if (bar)
                 fputs("\r\033[K", stderr);
-            print_text(r, fail_on);
+            print_text(cli_report, r, fail_on);
         }
+        shown++;
+        fflush(cli_report);
         fflush(stdout);
+        validate_wrote();
         if (bar)
             progress(i + 1, n);
         g_mutex_lock(&a.lock);
@@ -646,34 +833,51 @@ int cmd_validate(int argc, char **argv)
             failed++;
         else
             passed++;
+        if (cap_stop_requested())
+            break;
+    }
+    if (n_threads) { /* the workers may wait for captures never printed */
+        g_mutex_lock(&a.lock);
+        a.next = a.n;
+        g_cond_broadcast(&a.changed);
+        g_mutex_unlock(&a.lock);
     }
     for (int t = 0; t < n_threads; t++)
         g_thread_join(threads[t]);
-    if (!json_out)
-        printf("%u capture%s: %u passed, %u failed%s", n, n == 1 ? "" : "s", passed, failed,
-               unreadable ? "" : "\n");
-    if (!json_out && unreadable)
-        printf(", %u unreadable\n", unreadable);
-    if (junit && !write_junit(junit, reports, n, fail_on)) {
-        fprintf(stderr, "pcaptool: cannot write JUnit XML to '%s'\n", junit);
-        status = EXIT_USAGE;
+    for (unsigned i = shown; i < n; i++) /* temporary files of captures never printed */
+        if (reports[i].json && reports[i].json != stdout)
+            fclose(reports[i].json);
+    if (!json_out) {
+        fprintf(cli_report, "%u capture%s: %u passed, %u failed", shown, shown == 1 ? "" : "s", passed,
+                failed);
+        if (unreadable)
+            fprintf(cli_report, ", %u unreadable", unreadable);
+        if (shown < n)
+            fprintf(cli_report, " (%u not read: stopped)", n - shown);
+        fputc('\n', cli_report);
     }
+    if (junit && !write_junit(junit, reports, shown, fail_on))
+        status = EXIT_USAGE;
     for (unsigned i = 0; i < n; i++) {
         g_array_free(reports[i].tallies, TRUE);
         for (int k = 0; k <= GW_MAX_PROTOCOLS; k++)
             g_free(reports[i].tally_of[k]);
     }
+    for (unsigned i = 0; i < n; i++) {
+        g_free(g_array_index(list, found, i).path);
+        g_free(reports[i].reason);
+    }
+    g_array_free(list, TRUE);
     g_free(reports);
-    g_ptr_array_free(files, TRUE);
     g_mutex_clear(&a.lock);
     g_cond_clear(&a.changed);
     if (n == 0) {
         fprintf(stderr, "pcaptool: no capture files found\n");
-        return EXIT_USAGE;
+        return cli_finish(EXIT_USAGE);
     }
     if (status == EXIT_CLEAN && unreadable)
         status = EXIT_USAGE;
     if (status == EXIT_CLEAN && failed)
         status = EXIT_FINDINGS;
-    return status;
+    return cli_finish(status);
 }

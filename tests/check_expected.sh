@@ -2,14 +2,15 @@
 # check_expected.sh PCAPTOOL CAPTURE EXPECTED.jsonl
 # pcaptool's JSON Lines for CAPTURE must equal the reviewed expected output.
 # Options pcaptool needs for the capture (e.g. --port) are in EXPECTED's
-# name with .args instead of .jsonl.
+# name with .args instead of .jsonl. pcaptool runs in the capture's folder,
+# so that each record's "file" is the capture's name.
 set -u
 out=$(mktemp)
 args_file="${3%.jsonl}.args"
 args=""
 [ -f "$args_file" ] && args=$(cat "$args_file")
 # shellcheck disable=SC2086
-"$1" decode --format json --fail-on never $args "$2" > "$out"
+(cd "$(dirname "$2")" && "$1" decode --format json --fail-on never $args "$(basename "$2")") > "$out"
 rc=$?
 if [ $rc -ne 0 ]; then
     echo "pcaptool exited $rc"; rm -f "$out"; exit 1

@@ -45,7 +45,7 @@ size=$(wc -c < "$C/dnp-denetwork-example.pcap")
 head -c $((size - 10)) "$C/dnp-denetwork-example.pcap" > "$tmp/cut.pcap"
 check cut-capture 2 "$T" decode "$tmp/cut.pcap"
 expect cut-capture-decodes-the-rest test "$(grep -c ' DNP ' "$tmp/out")" -eq 52
-expect cut-capture-says-where grep -q 'damaged after frame 52' "$tmp/err"
+expect cut-capture-says-where grep -q 'truncated after frame 52: what came before was decoded' "$tmp/err"
 
 check no-dnp-is-silent 0 "$T" decode "$C/other-gen-no-dnp.pcap"
 expect no-dnp-prints-nothing test ! -s "$tmp/out"
@@ -124,7 +124,7 @@ expect two-pass-marked grep -q '^eoudp.ack.acked_in	.*	wireshark-two-pass$' "$tm
 # EOUDP: an important packet never acknowledged is reported when its
 # conversation ends, as a record of its own about that frame
 check eoudp-end 0 "$T" decode --format json "$C/eoudp-gen-lost-acks.pcap"
-expect eoudp-end-record grep -q '^{"frame":6,.*"code":"eoudp.ack.missing".*"end_of_conversation":true}$' "$tmp/out"
+expect eoudp-end-record grep -q '^{"file":"[^"]*","frame":6,.*"code":"eoudp.ack.missing".*"end_of_conversation":true}$' "$tmp/out"
 expect eoudp-end-last test "$(tail -n 1 "$tmp/out" | grep -c end_of_conversation)" -eq 1
 check eoudp-end-fails-on-warning 1 "$T" decode --fail-on warning "$C/eoudp-gen-lost-acks.pcap"
 expect eoudp-end-text grep -q '^6 .* EOUDP End of conversation$' "$tmp/out"
@@ -147,9 +147,9 @@ expect opendrakan-divergence-once test "$(grep -c 'note opendrakan.divergence.bo
 expect opendrakan-shared-segment test "$(grep -c '^4 .* OpenDrakan GLOBAL_DB_TABLE_ENTRY' "$tmp/out")" -eq 3
 expect opendrakan-split-header grep -q '^7 .* OpenDrakan LOAD_LEVEL Dragon/Level3.lvl$' "$tmp/out"
 check opendrakan-snapshots 0 "$T" decode --format json "$C/opendrakan-gen-snapshots.pcap"
-expect opendrakan-incomplete-end grep -q '^{"frame":27,.*"code":"opendrakan.snapshot.incomplete".*"end_of_conversation":true}$' "$tmp/out"
-expect opendrakan-unconfirmed-end grep -q '^{"frame":29,.*"code":"opendrakan.snapshot.unconfirmed"' "$tmp/out"
-expect opendrakan-complete-late grep -q '^{"frame":22,.*"opendrakan.snapshot.confirm_frame":\[19\],"opendrakan.snapshot.changes_seen":\[2\],"opendrakan.snapshot.complete":\[true\]' "$tmp/out"
+expect opendrakan-incomplete-end grep -q '^{"file":"[^"]*","frame":27,.*"code":"opendrakan.snapshot.incomplete".*"end_of_conversation":true}$' "$tmp/out"
+expect opendrakan-unconfirmed-end grep -q '^{"file":"[^"]*","frame":29,.*"code":"opendrakan.snapshot.unconfirmed"' "$tmp/out"
+expect opendrakan-complete-late grep -q '^{"file":"[^"]*","frame":22,.*"opendrakan.snapshot.confirm_frame":\[19\],"opendrakan.snapshot.changes_seen":\[2\],"opendrakan.snapshot.complete":\[true\]' "$tmp/out"
 check opendrakan-snapshots-warn 1 "$T" decode --fail-on warning "$C/opendrakan-gen-snapshots.pcap"
 check opendrakan-malformed 1 "$T" decode "$C/opendrakan-gen-malformed.pcap"
 expect opendrakan-malformed-goes-on grep -q '^22 .* CONFIRM_SNAPSHOT tick 2, 1 change, full (complete)$' "$tmp/out"
@@ -179,7 +179,7 @@ check validate-folder 0 "$T" validate -j 2 --fail-on never "$C/rules"
 n_rules=$(find "$C/rules" -name '*.pcap' | wc -l)
 expect validate-folder-count grep -q "^$n_rules captures: $n_rules passed, 0 failed\$" "$tmp/out"
 check validate-json 1 "$T" validate --format json --fail-on warning "$C/rules/eoudp.ack.missing.pcap"
-expect validate-json-finding grep -q '^{"record":"finding",.*"rule":"eoudp.ack.missing","severity":"warning","behaviour":true' "$tmp/out"
+expect validate-json-finding grep -q '^{"record":"finding",.*"code":"eoudp.ack.missing","severity":"warning","behaviour":true' "$tmp/out"
 expect validate-json-capture grep -q '^{"record":"capture",.*"verdict":"fail"}$' "$tmp/out"
 check validate-unreadable 2 "$T" validate "$C/no-such.pcap"
 check validate-empty-folder 2 "$T" validate "$tmp/empty-folder-that-does-not-exist/"

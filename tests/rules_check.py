@@ -61,8 +61,8 @@ for rule in rules:
         continue
     records = [json.loads(line) for line in r.stdout.splitlines()]
     found = [x for x in records if x["record"] == "finding"]
-    broken = sorted({x["rule"] for x in found if x["behaviour"] and (x["severity"] != "note" or x["rule"] == rule)})
-    others = sorted({x["rule"] for x in found if not x["behaviour"] and x["severity"] != "note"})
+    broken = sorted({x["code"] for x in found if x["behaviour"] and (x["severity"] != "note" or x["code"] == rule)})
+    others = sorted({x["code"] for x in found if not x["behaviour"] and x["severity"] != "note"})
     if broken != [rule] or others:
         fail("%s: rules reported %s, other findings %s" % (rule, broken, others))
         continue

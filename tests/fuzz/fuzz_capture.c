@@ -1,11 +1,10 @@
 /* fuzz_capture.c - libFuzzer harness for pcaptool's whole reading path: the
- * input is a capture file (pcap or pcapng, read by libpcap from memory),
- * run through run_pcap (link layers, IP, UDP, TCP reassembly, conversations,
+ * input is a capture file (pcap or pcapng, either gzip-compressed or not,
+ * read by pcaptool's own reader from memory), run through run_capture (link layers, IP, UDP, TCP reassembly, conversations,
  * every decoder) into the JSON Lines or text output, written to /dev/null.
  * The first byte of the file (part of the pcap magic, so seeds keep their
  * value) does not steer anything: the output format alternates by input
  * length, and the decoder options follow its last byte. */
-#include <pcap/pcap.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,20 +56,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; gw_protocols[i]; i++)
         fuzz_set_options(gw_protocols[i], data[size - 1]);
     s.fmt = size & 1 ? OUT_TEXT : OUT_JSON;
-    FILE *f = fmemopen((void *)data, size, "rb");
-    if (!f)
+    char err[320];
+    cap_reader *cr = cap_open_mem(data, size, err, sizeof err);
+    if (!cr)
         return 0;
-    char err[PCAP_ERRBUF_SIZE];
-    pcap_t *pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
-    if (!pc) {
-        fclose(f);
-        return 0;
-    }
     run_options o;
     run_options_init(&o);
     run_consumer c = {&s, begin, end, finding};
     unsigned max_sev = 0;
-    (void)run_pcap(&o, pc, "fuzz", &c, &max_sev);
-    pcap_close(pc); /* closes f */
+    (void)run_capture(&o, cr, &c, &max_sev, err, sizeof err);
+    cap_close(cr);
     return 0;
 }

@@ -1,0 +1,271 @@
+/* cli.c - see pcaptool.h: the parts of the command line every subcommand
+ * shares, and the checks that make a failed write fail the run. */
+#include <errno.h>
+#include <getopt.h>
+#include <glib.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pcaptool.h"
+
+const char *cli_cmd = "";
+FILE *cli_report;
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pcaptool%s%s: ", *cli_cmd ? " " : "", cli_cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see pcaptool %s%s--help)\n", cli_cmd, *cli_cmd ? " " : "");
+    return EXIT_USAGE;
+}
+
+int cli_getopt_error(int c, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    if (c == ':') {
+        if (optopt)
+            return cli_usage_error("option '-%c' needs an argument", optopt);
+        return cli_usage_error("option '%s' needs an argument", arg);
+    }
+    if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+        return cli_usage_error("unknown option '-%c'", optopt);
+    /* "--bogus=x": name the option only */
+    const char *eq = strchr(arg, '=');
+    return cli_usage_error("unknown option '%.*s'", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+}
+
+int cli_help(void (*usage)(FILE *f))
+{
+    usage(stdout);
+    return EXIT_CLEAN;
+}
+
+bool parse_fail_on(const char *arg, unsigned *fail_on)
+{
+    static const char *const names[] = {"note", "warning", "error"};
+    for (unsigned k = 0; k < 3; k++)
+        if (strcmp(arg, names[k]) == 0) {
+            *fail_on = k + 1;
+            return true;
+        }
+    if (strcmp(arg, "never") == 0) {
+        *fail_on = 0;
+        return true;
+    }
+    return false;
+}
+
+bool parse_profile(const char *arg)
+{
+    const gw_choice *c = gw_profile_choices;
+    while (c->token && strcmp(c->token, arg))
+        c++;
+    if (!c->token)
+        return false;
+    for (int i = 0; gw_protocols[i]; i++)
+        for (int k = 0; k < gw_protocols[i]->n_options; k++)
+            if (strcmp(gw_protocols[i]->options[k].name, "profile") == 0)
+                *gw_protocols[i]->options[k].value = c->value;
+    return true;
+}
+
+bool parse_format(const char *arg, out_format *f)
+{
+    if (strcmp(arg, "json") == 0)
+        *f = OUT_JSON;
+    else if (strcmp(arg, "text") == 0)
+        *f = OUT_TEXT;
+    else
+        return false;
+    return true;
+}
+
+int parse_run_opt(int c, const char *arg, run_options *o)
+{
+    switch (c) {
+    case 'p':
+        return run_parse_port(o, arg) ? 0 : cli_usage_error("bad --port '%s' (PROTO=PORT, e.g. dnp=3413)", arg);
+    case 'n':
+        o->heuristics = false;
+        return 0;
+    case 'o':
+        return run_parse_option(arg) ? 0 : cli_usage_error("bad --option '%s' (see README for the options)", arg);
+    case 'P':
+        return parse_profile(arg) ? 0 : cli_usage_error("bad --profile '%s' (reference or spec)", arg);
+    default:
+        return -1;
+    }
+}
+
+/* ---- inputs --------------------------------------------------------------- */
+
+int parse_input_opt(int c, const char *arg, cli_input *in)
+{
+    char *end;
+    switch (c) {
+    case 'i': in->iface = arg; return 0;
+    case 'f':
+        if (strcmp(arg, "json") == 0 || strcmp(arg, "text") == 0)
+            return cli_usage_error("-f is the capture filter (as in tshark); the output format is "
+                                   "-T or --format %s", arg);
+        in->filter = arg;
+        return 0;
+    case 'c': {
+        unsigned long n = strtoul(arg, &end, 10);
+        if (*end || !*arg || n < 1 || n > 4000000000ul)
+            return cli_usage_error("bad --count '%s' (a number of packets)", arg);
+        in->count = (unsigned)n;
+        return 0;
+    }
+    case 'a':
+        if (strncmp(arg, "duration:", 9) == 0) {
+            in->duration = strtod(arg + 9, &end);
+            if (!*end && in->duration > 0 && in->duration <= 31536000)
+                return 0;
+        }
+        return cli_usage_error("bad --autostop '%s' (duration:SECONDS)", arg);
+    case 'w':
+        if (strcmp(arg, "-") == 0)
+            return cli_usage_error("-w - : the packets cannot share standard output with the report");
+        in->save = arg;
+        return 0;
+    case 'l': in->line_buffered = true; return 0;
+    default: return -1;
+    }
+}
+
+int cli_check_inputs(const cli_input *in, int n_files)
+{
+    if (in->iface && n_files)
+        return cli_usage_error("either capture files or -i INTERFACE, not both");
+    if (!in->iface && !n_files)
+        return cli_usage_error("needs a capture file ('-' for standard input) or -i INTERFACE");
+    if (!in->iface && (in->filter || in->duration || in->save))
+        return cli_usage_error("-f, -a and -w are for a live capture (-i INTERFACE)");
+    return EXIT_CLEAN;
+}
+
+int cli_read(const cli_input *in, run_options *ro, const char *path, const run_consumer *c,
+             unsigned *max_sev, char *why, size_t whysz)
+{
+    char err[320] = "";
+    const char *name = path ? path : in->iface;
+    ro->count = in->count;
+    ro->save = NULL;
+    int rc;
+    if (path) {
+        rc = run_file(ro, path, c, max_sev, err, sizeof err);
+    } else {
+        cap_reader *cr = cap_open_live(in->iface, in->filter, err, sizeof err);
+        if (!cr) {
+            fprintf(stderr, "pcaptool: %s: cannot capture: %s\n", name, err);
+            if (why)
+                snprintf(why, whysz, "cannot capture: %s", err);
+            return -1;
+        }
+        cap_writer *w = NULL;
+        if (in->save && !(w = cap_writer_open(in->save, err, sizeof err))) {
+            fprintf(stderr, "pcaptool: %s: cannot write: %s\n", in->save, err);
+            cap_close(cr);
+            if (why)
+                snprintf(why, whysz, "cannot write %s: %s", in->save, err);
+            return -1;
+        }
+        if (in->duration)
+            cap_stop_after(cr, in->duration);
+        ro->save = w;
+        /* as tshark says it: the capture runs from here, a test may send */
+        fprintf(stderr, "Capturing on '%s'\n", in->iface);
+        rc = run_capture(ro, cr, c, max_sev, err, sizeof err);
+        unsigned n = cap_count(cr);
+        cap_close(cr);
+        ro->save = NULL;
+        fprintf(stderr, "%u packet%s captured\n", n, n == 1 ? "" : "s");
+        char werr[200];
+        if (w && !cap_writer_close(w, werr, sizeof werr) && rc >= 0) {
+            snprintf(err, sizeof err, "cannot write %s: %s", in->save, werr);
+            rc = -1;
+        }
+    }
+    if (rc) {
+        fprintf(stderr, "pcaptool: %s: %s%s\n", name, rc > 0 ? "warning: " : "", err);
+        if (why)
+            snprintf(why, whysz, "%s", err);
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static int stdout_errno;
+static FILE *devnull;
+
+void cli_report_to(int where)
+{
+    if (where == 2) {
+        if (!devnull)
+            devnull = fopen("/dev/null", "w");
+        cli_report = devnull ? devnull : stderr;
+    } else {
+        cli_report = where ? stderr : stdout;
+    }
+}
+
+bool cli_stdout_failed(void)
+{
+    if (!ferror(stdout))
+        return false;
+    if (!stdout_errno) {
+        stdout_errno = errno ? errno : EIO;
+        cap_request_stop(-1);
+    }
+    return true;
+}
+
+FILE *cli_open_report(const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f)
+        fprintf(stderr, "pcaptool: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+bool cli_close_report(FILE *f, const char *path)
+{
+    if (f == stdout) {
+        if (fflush(stdout) != 0 && !stdout_errno)
+            stdout_errno = errno;
+        return !cli_stdout_failed() && !stdout_errno;
+    }
+    int e = 0;
+    if (fflush(f) != 0)
+        e = errno;
+    if (ferror(f) && !e)
+        e = EIO;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (e)
+        fprintf(stderr, "pcaptool: cannot write %s: %s\n", path, strerror(e));
+    return !e;
+}
+
+int cli_finish(int status)
+{
+    if (fflush(stdout) != 0 && !stdout_errno)
+        stdout_errno = errno;
+    cli_stdout_failed();
+    if (stdout_errno) {
+        fprintf(stderr, "pcaptool: cannot write to standard output: %s\n", strerror(stdout_errno));
+        return EXIT_USAGE;
+    }
+    int sig = cap_stop_signal();
+    if (sig > 0)
+        return 128 + sig;
+    return status;
+}
