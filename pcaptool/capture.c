@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #define CAP_BUF_INITIAL (256u << 10)
 #define CAP_MAX_RECORD (16u << 20) /* larger is damage, not a packet */
 #define CAP_MAX_IFACES 65536u
+#define CAP_LIVE_SNAPLEN 65535
 
 /* ---- stopping ------------------------------------------------------------ */
 
@@ -591,7 +593,12 @@ cap_reader *cap_open_live(const char *name, const char *filter, char *err, size_
         snprintf(err, errsz, "%s", ebuf);
         return NULL;
     }
-    pcap_set_snaplen(pc, 262144);
+    /* The kernel's ring holds buffer / snaplen packets (immediate mode uses
+       one slot a packet): a snapshot length of 262144 in the default 2 MiB
+       would hold 8 and drop bursts. 65535 (the loopback MTU) in 32 MiB
+       holds about 500. */
+    pcap_set_snaplen(pc, CAP_LIVE_SNAPLEN);
+    pcap_set_buffer_size(pc, 32 << 20);
     pcap_set_promisc(pc, 1);
     pcap_set_immediate_mode(pc, 1);
     pcap_set_timeout(pc, 100);
@@ -614,9 +621,14 @@ cap_reader *cap_open_live(const char *name, const char *filter, char *err, size_
         }
         pcap_freecode(&prog);
     }
+    if (pcap_setnonblock(pc, 1, ebuf) < 0) {
+        snprintf(err, errsz, "%s", ebuf);
+        pcap_close(pc);
+        return NULL;
+    }
     cap_reader *r = reader_new();
     r->pc = pc;
-    iface *i = add_iface(r, pcap_datalink(pc), 262144);
+    iface *i = add_iface(r, pcap_datalink(pc), CAP_LIVE_SNAPLEN);
     i->units = pcap_get_tstamp_precision(pc) == PCAP_TSTAMP_PRECISION_NANO ? 1000000000 : 1000000;
     live_handle = pc;
     return r;
@@ -630,17 +642,22 @@ int cap_next(cap_reader *r, cap_record *rec)
         return 0;
     int k;
     if (r->pc) {
+        /* non-blocking reads and our own wait, so that the clock (-a) and
+           the signals are looked at ten times a second whatever libpcap's
+           timeout does in immediate mode */
         struct pcap_pkthdr *h;
         const u_char *d;
         for (;;) {
+            if (stop_sig)
+                return 0;
             if (r->deadline_ns && mono_ns() >= r->deadline_ns)
                 return 0;
             k = pcap_next_ex(r->pc, &h, &d);
             if (k == 1)
                 break;
-            if (k == 0) { /* the timeout: look at the clock and the signals */
-                if (stop_sig)
-                    return 0;
+            if (k == 0) {
+                struct pollfd pf = {pcap_get_selectable_fd(r->pc), POLLIN, 0};
+                poll(&pf, 1, 100);
                 continue;
             }
             if (k == PCAP_ERROR_BREAK || stop_sig)
@@ -679,6 +696,15 @@ unsigned cap_count(const cap_reader *r)
 int cap_first_linktype(const cap_reader *r)
 {
     return r->n_ifaces ? r->ifaces[0].linktype : -1;
+}
+
+bool cap_live_drops(const cap_reader *r, unsigned *dropped)
+{
+    struct pcap_stat st;
+    if (!r->pc || pcap_stats(r->pc, &st) < 0)
+        return false;
+    *dropped = st.ps_drop + st.ps_ifdrop;
+    return true;
 }
 
 bool cap_is_live(const cap_reader *r)
@@ -768,7 +794,7 @@ bool cap_writer_put(cap_writer *w, const cap_record *rec)
         put32(idb + 4, 32);
         uint16_t ltr[2] = {(uint16_t)lt, 0};
         memcpy(idb + 8, ltr, 4);
-        put32(idb + 12, 262144);
+        put32(idb + 12, CAP_LIVE_SNAPLEN);
         uint16_t opt[2] = {9, 1}; /* if_tsresol: 10^-9 s */
         memcpy(idb + 16, opt, 4);
         idb[20] = 9;

@@ -29,8 +29,9 @@ cap_reader *cap_open_file(const char *path, char *err, size_t errsz);
 /* the same over bytes in memory (not copied; they must outlive the reader) */
 cap_reader *cap_open_mem(const uint8_t *data, size_t len, char *err, size_t errsz);
 
-/* A live capture on an interface: snapshot length 262144, immediate
-   delivery, an optional BPF filter (NULL: none). NULL and a reason in err. */
+/* A live capture on an interface: snapshot length 65535, a 32 MiB kernel
+   buffer, immediate delivery, an optional BPF filter (NULL: none). NULL and
+   a reason in err. */
 cap_reader *cap_open_live(const char *iface, const char *filter, char *err, size_t errsz);
 
 /* a live reader ends after this many seconds (-a duration:SEC) */
@@ -48,6 +49,8 @@ unsigned cap_count(const cap_reader *r);
    pcapng: the first IDB's, 0 when none was seen yet); -1 when none */
 int cap_first_linktype(const cap_reader *r);
 bool cap_is_live(const cap_reader *r);
+/* a live reader: packets the kernel or the interface dropped so far */
+bool cap_live_drops(const cap_reader *r, unsigned *dropped);
 void cap_close(cap_reader *r);
 
 /* SIGINT and SIGTERM ask every reader to stop (at the next record, or in a

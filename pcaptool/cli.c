@@ -43,7 +43,7 @@ int cli_getopt_error(int c, char **argv)
 int cli_help(void (*usage)(FILE *f))
 {
     usage(stdout);
-    return EXIT_CLEAN;
+    return cli_finish(EXIT_CLEAN);
 }
 
 bool parse_fail_on(const char *arg, unsigned *fail_on)
@@ -183,10 +183,14 @@ int cli_read(const cli_input *in, run_options *ro, const char *path, const run_c
         /* as tshark says it: the capture runs from here, a test may send */
         fprintf(stderr, "Capturing on '%s'\n", in->iface);
         rc = run_capture(ro, cr, c, max_sev, err, sizeof err);
-        unsigned n = cap_count(cr);
+        unsigned n = cap_count(cr), dropped = 0;
+        bool known = cap_live_drops(cr, &dropped);
         cap_close(cr);
         ro->save = NULL;
-        fprintf(stderr, "%u packet%s captured\n", n, n == 1 ? "" : "s");
+        fprintf(stderr, "%u packet%s captured", n, n == 1 ? "" : "s");
+        if (known)
+            fprintf(stderr, ", %u dropped", dropped);
+        fputc('\n', stderr);
         char werr[200];
         if (w && !cap_writer_close(w, werr, sizeof werr) && rc >= 0) {
             snprintf(err, sizeof err, "cannot write %s: %s", in->save, werr);

@@ -314,10 +314,12 @@ static int cmd_help(int argc, char **argv)
 {
     if (argc > 2)
         return cli_usage_error("takes at most one command");
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (argc < 2) {
         usage(stdout);
         return cli_finish(EXIT_CLEAN);
     }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return cli_help(help_usage);
     const subcommand *s = find_subcommand(argv[1]);
     if (!s)
         return cli_usage_error("unknown command '%s'", argv[1]);

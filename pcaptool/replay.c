@@ -752,6 +752,8 @@ static int open_peer(live *L, const char *target, int *err_is_timeout, char *why
         return -1;
     }
     freeaddrinfo(ai);
+    /* said once the socket listens: a script may start the peer now */
+    fprintf(stderr, "replay: waiting for the peer on %s\n", target);
     struct pollfd pf = {fd, POLLIN, 0};
     int wait_ms = L->timeout_ms > PEER_WAIT_MS ? L->timeout_ms : PEER_WAIT_MS;
     if (poll(&pf, 1, wait_ms) <= 0) {
@@ -784,7 +786,7 @@ static int open_peer(live *L, const char *target, int *err_is_timeout, char *why
 /* JUnit: one suite for the replay, a case for its agreement with the
    recording and one for the live exchange's findings; when the replay
    could not run (error: why), one case with that error. L may be NULL
-   (nothing was exchanged), proto "replay" when the protocol is not known. */
+   (nothing was exchanged), proto "" when the protocol is not known. */
 static bool write_junit(const char *path, const live *L, const char *proto, const char *suite,
                         unsigned fail_on, const char *error)
 {
@@ -796,8 +798,8 @@ static bool write_junit(const char *path, const live *L, const char *proto, cons
     out_xml_text(f, suite);
     if (error) {
         fputs("\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n", f);
-        fprintf(f, "    <testcase classname=\"replay.%s\" name=\"answers as recorded\">\n"
-                   "      <error type=\"cannot replay\" message=\"", proto);
+        fprintf(f, "    <testcase classname=\"replay%s%s\" name=\"answers as recorded\">\n"
+                   "      <error type=\"cannot replay\" message=\"", *proto ? "." : "", proto);
         out_xml_text(f, error);
         fputs("\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n", f);
         return cli_close_report(f, path);
@@ -1086,14 +1088,14 @@ int cmd_replay(int argc, char **argv)
     if (read_rc < 0) {
         snprintf(why, sizeof why, "%s: %s", argv[optind], err);
         free_recording(&r);
-        return replay_end(junit, NULL, "replay", suite, fail_on, why, EXIT_USAGE);
+        return replay_end(junit, NULL, "", suite, fail_on, why, EXIT_USAGE);
     }
     if (!r.p) {
         snprintf(why, sizeof why, "%s: no conversation %u (it has %u)", argv[optind], conversation,
                  g_hash_table_size(r.seen));
         fprintf(stderr, "pcaptool: %s\n", why);
         free_recording(&r);
-        return replay_end(junit, NULL, "replay", suite, fail_on, why, EXIT_USAGE);
+        return replay_end(junit, NULL, "", suite, fail_on, why, EXIT_USAGE);
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)

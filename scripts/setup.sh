@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES="build-essential cmake pkg-config libglib2.0-dev libpcap-dev libcriterion-dev
-          wireshark-dev libwireshark-dev tshark python3 util-linux
+PACKAGES="build-essential cmake pkg-config libglib2.0-dev libpcap-dev libcriterion-dev zlib1g-dev
+          wireshark-dev libwireshark-dev tshark wireshark-common libxml2-utils gzip python3 util-linux
           clang libclang-rt-14-dev valgrind openttd openttd-opengfx"
 missing=""
 for p in $PACKAGES; do

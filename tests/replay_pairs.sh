@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_pairs.sh PCAPTOOL CAPTURES - both sides of recorded GNE, EOUDP and
+# replay_pairs.sh PCAPTOOL CAPTURES [SCHEMA] - both sides of recorded GNE, EOUDP and
 # OpenDrakan conversations replayed against each other on loopback
 # (pcaptool replay --side server is the peer of pcaptool replay --side
 # client), each side adapting to the other's live numbers:
@@ -14,11 +14,13 @@
 # - opendrakan-gen-snapshots (reliable on TCP, the rest on UDP, same
 #   ports): both pass over both transports; the client acknowledges only
 #   complete snapshots (its recording acknowledged tick 14, incomplete, and
-#   tick 99, never confirmed); --as-recorded, the server reports tick 14,
-#   in its JUnit XML too.
+#   tick 99, never confirmed); --as-recorded, the server catches an ack of
+#   a snapshot it did not send whole, in its JUnit XML too.
+# What the pairs assert holds whatever the scheduling: counts, verdicts and
+# sets, not the order in which two sides' packets crossed.
 # Ports: REPLAY_PORT and the five above it, else from the process id.
 set -u
-pcaptool=$1 caps=$2
+pcaptool=$1 caps=$2 schema=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
@@ -32,7 +34,10 @@ pair() {
     "$pcaptool" replay --side server --target "127.0.0.1:$port" --timeout 3 \
         --junit "$work/$name.server.xml" "$cap" > "$work/$name.server.txt" 2>&1 &
     pid=$!
-    sleep 0.3 # the server listens
+    i=0 # until the server listens (it says so), 30 s at most
+    while ! grep -q "waiting for the peer" "$work/$name.server.txt" 2>/dev/null && [ $i -lt 300 ]; do
+        i=$((i + 1)); sleep 0.1
+    done
     "$pcaptool" replay --target "127.0.0.1:$port" --timeout 3 --out "$work/$name.pcap" "$@" "$cap" \
         > "$work/$name.client.txt" 2>&1
     echo $? > "$work/$name.client.rc"
@@ -105,21 +110,33 @@ expect eoudp client 0 "PASS: 44 sent" && {
 pair od opendrakan-gen-snapshots.pcap 4
 expect od server 0 "PASS: 27 sent, 8 received"
 expect od client 0 "PASS: 8 sent, 27 received" && {
-    # acks adapted: the recording's 14 (incomplete) and 99 (never confirmed)
-    # become the newest complete snapshot then, 13 and 19
+    # Acks adapted: each names a snapshot complete on our side when it went
+    # (the server, which passed, checked that it had sent each one whole):
+    # never the recording's 14 (incomplete) or 99 (never confirmed). Which
+    # complete one depends on what had arrived by then: unloaded it is
+    # 10 11 13 12 13 16 18 19, on a busy machine an older one may stand in
+    # (10 10 11 11 ... was seen), so only what must hold is asserted.
     acks=$(sed -n 's/.* OpenDrakan ACKNOWLEDGE_SNAPSHOT tick \([0-9]*\)$/\1/p' "$work/od.client.txt" | tr '\n' ' ')
+    n_acks=0 bad_acks=""
+    for a in $acks; do
+        n_acks=$((n_acks + 1))
+        case " 10 11 12 13 16 18 19 " in *" $a "*) ;; *) bad_acks="$bad_acks $a" ;; esac
+    done
     # the same client port over TCP (LOAD_LEVEL comes to it) and UDP (acks)
     tport=$(sed -n 's/.* -> 127.0.0.1:\([0-9]*\) OpenDrakan LOAD_LEVEL.*/\1/p' "$work/od.client.txt")
     uport=$(sed -n 's/.*127.0.0.1:\([0-9]*\) -> .* OpenDrakan ACKNOWLEDGE_SNAPSHOT.*/\1/p' "$work/od.client.txt" | sort -u)
-    if [ "$acks" = "10 11 13 12 13 16 18 19 " ] && [ -n "$tport" ] && [ "$tport" = "$uport" ]; then
-        echo "ok od: acks $acks(recorded 10 11 13 12 14 16 18 99), TCP and UDP both on port $tport"
+    if [ "$n_acks" -eq 8 ] && [ -z "$bad_acks" ] && [ -n "$tport" ] && [ "$tport" = "$uport" ]; then
+        echo "ok od: acks $acks(recorded 10 11 13 12 14 16 18 99), all of complete snapshots, TCP and UDP both on port $tport"
     else
-        echo "FAIL od: acks '$acks', TCP port '$tport', UDP port(s) '$uport'"; fail=1
+        echo "FAIL od: acks '$acks' (not of a complete snapshot: '$bad_acks'), TCP port '$tport', UDP port(s) '$uport'"; fail=1
     fi
 }
 pair od-lie opendrakan-gen-snapshots.pcap 5 --as-recorded
-expect od-lie server 1 "DIVERGENCE (field)" "recorded frame 28, ACKNOWLEDGE_SNAPSHOT tick 14" \
-    "acknowledges tick 14, whose snapshot we sent incomplete (2 of 3 changes)"
+# As recorded, the client acknowledges what the server has not sent whole:
+# tick 14 (2 of 3 changes) when the machine is idle; on a busy machine an
+# ack may overtake the snapshot it names and be caught earlier. Either way
+# the server fails on an ACKNOWLEDGE_SNAPSHOT field.
+expect od-lie server 1 "DIVERGENCE (field)" "ACKNOWLEDGE_SNAPSHOT tick" "acknowledges tick"
 # JUnit: the passing server's two cases pass; the other's first fails
 if python3 - "$work/od.server.xml" "$work/od-lie.server.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
@@ -129,11 +146,16 @@ assert bad.get("failures") == "1", bad.attrib
 case = bad.findall("testcase")[0]
 f = case.find("failure")
 assert case.get("name") == "answers as recorded" and f.get("type") == "field", ET.tostring(case)
-assert "acknowledges tick 14" in f.get("message"), f.get("message")
+assert "acknowledges tick" in f.get("message"), f.get("message")
 assert bad.findall("testcase")[1].find("failure") is None
 PY
 then
     echo "ok od --junit: passing and failing replays as JUnit XML"
+    for x in "$work"/*.xml; do # every JUnit file the pairs wrote, against Jenkins' schema
+        if [ -n "$schema" ] && ! xmllint --noout --schema "$schema" "$x" 2>/dev/null; then
+            echo "FAIL $(basename "$x"): not valid against junit-10.xsd"; fail=1
+        fi
+    done
 else
     echo "FAIL od --junit"; cat "$work/od.server.xml" "$work/od-lie.server.xml"; fail=1
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rules_check.py PCAPTOOL CAPTURES RULES_DIR
+"""rules_check.py PCAPTOOL CAPTURES RULES_DIR SCHEMA
 
 pcaptool validate against its rules:
 - every rule `pcaptool validate --rules` lists has captures/rules/<rule>.pcap,
@@ -8,7 +8,8 @@ pcaptool validate against its rules:
   note-rule that may accompany others); other findings there are notes at most;
 - the real third-party captures validate clean (exit 0, reference profile);
 - --junit writes JUnit XML a parser reads, one suite per capture, whose only
-  failing case in a rule's capture is that rule (and --fail-on, exit codes).
+  failing case in a rule's capture is that rule (and --fail-on, exit codes),
+  every file of it valid against Jenkins' junit-10.xsd (SCHEMA).
 """
 import json
 import os
@@ -17,7 +18,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-pcaptool, captures, rules_dir = sys.argv[1:4]
+pcaptool, captures, rules_dir, schema = sys.argv[1:5]
 REAL = ["dnp-denetwork-example.pcap", "openttd-13.0-join.pcap",
         "openttd-13.0-password-chat-kick.pcapng", "gne-exhello_unrel.pcap",
         "gne-exping_ping.pcap", "gne-expong_game.pcap", "gne-refused_wronggame.pcap",
@@ -28,6 +29,14 @@ failures = []
 def fail(msg):
     failures.append(msg)
     print("FAIL " + msg)
+
+
+def schema_ok(path, what):
+    """the JUnit file at path is valid against junit-10.xsd"""
+    r = subprocess.run(["xmllint", "--noout", "--schema", schema, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s: JUnit not valid against junit-10.xsd: %s" % (what, r.stderr.strip()))
+    return r.returncode == 0
 
 
 def args_of(rule):
@@ -71,6 +80,8 @@ for rule in rules:
         j = validate(["--fail-on", severity[rule], "--junit", xml.name] + args_of(rule) + [cap])
         if j.returncode != 1:
             fail("%s: --fail-on %s exit %d, expected 1" % (rule, severity[rule], j.returncode))
+        if not schema_ok(xml.name, rule):
+            continue
         root = ET.parse(xml.name).getroot()
         suites = root.findall("testsuite")
         # other note rules (divergences) fail too when the rule is a note
@@ -98,6 +109,7 @@ else:
 # a folder, recursively, in parallel, as one JUnit document
 with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
     r = validate(["-j", "2", "--fail-on", "never", "--junit", xml.name, os.path.join(captures, "rules")])
+    schema_ok(xml.name, "folder")
     suites = ET.parse(xml.name).getroot().findall("testsuite")
     names = [s.get("name") for s in suites]
     if r.returncode != 0 or len(suites) != len(os.listdir(os.path.join(captures, "rules"))) \
@@ -117,6 +129,7 @@ else:
 # an unreadable file: exit 2, a one-line reason, still a suite (with an error)
 with tempfile.NamedTemporaryFile(suffix=".xml") as xml:
     r = validate(["--junit", xml.name, os.path.join(captures, "no-such.pcap")])
+    schema_ok(xml.name, "unreadable")
     suite = ET.parse(xml.name).getroot().find("testsuite")
     if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or suite.get("errors") != "1":
         fail("unreadable: exit %d, stderr %r" % (r.returncode, r.stderr))
