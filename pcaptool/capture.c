@@ -217,8 +217,9 @@ static ssize_t fill(cap_reader *r)
         if (made)
             return (ssize_t)made;
         if (zr == Z_BUF_ERROR && r->raw_eof && r->z.avail_in == 0) {
-            r->eof = true; /* the compressed data stops inside a member */
-            return 0;
+            truncated(r); /* the compressed data stops inside a member */
+            r->eof = true;
+            return -1;
         }
     }
 }
