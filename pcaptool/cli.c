@@ -103,6 +103,19 @@ int parse_run_opt(int c, const char *arg, run_options *o)
     }
 }
 
+int cli_common_opt(int c, char **argv, run_options *ro, unsigned *fail_on, cli_input *in)
+{
+    if (c == ':' || c == '?')
+        return cli_getopt_error(c, argv);
+    if (c == 'F' && fail_on)
+        return parse_fail_on(optarg, fail_on)
+                   ? 0 : cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
+    int rc = parse_run_opt(c, optarg, ro);
+    if (rc < 0 && in)
+        rc = parse_input_opt(c, optarg, in);
+    return rc < 0 ? cli_getopt_error('?', argv) : rc;
+}
+
 /* ---- inputs --------------------------------------------------------------- */
 
 int parse_input_opt(int c, const char *arg, cli_input *in)

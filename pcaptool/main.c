@@ -164,16 +164,8 @@ int cmd_decode(int argc, char **argv)
         case 'V': d.verbose = 1; break;
         case 'q': d.quiet = true; break;
         case 'h': return cli_help(decode_usage);
-        case 'F':
-            if (!parse_fail_on(optarg, &fail_on))
-                return cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
-            break;
-        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro);
-            if (rc < 0)
-                rc = parse_input_opt(c, optarg, &in);
-            if (rc)
+            if ((rc = cli_common_opt(c, argv, &ro, &fail_on, &in)))
                 return rc;
         }
     }

@@ -45,15 +45,22 @@ bool parse_format(const char *arg, out_format *f);
 int parse_run_opt(int c, const char *arg, run_options *o);
 #define FAIL_ON_LONG_OPT {"fail-on", required_argument, NULL, 'F'}
 
+/* The options every command shares, at getopt_long's `default:` (c is what
+   it returned): getopt's errors, --fail-on (fail_on may be NULL: no such
+   option), the protocol options, the input options (in may be NULL).
+   0, or EXIT_USAGE with the message printed. */
+typedef struct cli_input cli_input;
+int cli_common_opt(int c, char **argv, run_options *ro, unsigned *fail_on, cli_input *in);
+
 /* Where the packets come from: files (or "-"), or a live interface, and
    how output goes: -i IFACE, -f BPF, -c COUNT, -a duration:SEC, -w FILE,
    -l. */
-typedef struct {
+struct cli_input {
     const char *iface, *filter, *save;
     unsigned count;
     double duration;
     bool line_buffered; /* -l, or standard output is a terminal */
-} cli_input;
+};
 #define INPUT_SHORT_OPTS "i:f:c:a:w:l"
 #define INPUT_LONG_OPTS \
     {"interface", required_argument, NULL, 'i'}, {"capture-filter", required_argument, NULL, 'f'}, \

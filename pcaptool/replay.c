@@ -1051,15 +1051,9 @@ int cmd_replay(int argc, char **argv)
             break;
         case 'q': quiet = true; break;
         case 'h': return cli_help(replay_usage);
-        case 'F':
-            if (!parse_fail_on(optarg, &fail_on))
-                return cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
-            break;
-        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro);
-            if (rc)
-                return rc < 0 ? cli_getopt_error('?', argv) : rc;
+            if ((rc = cli_common_opt(c, argv, &ro, &fail_on, NULL)))
+                return rc;
         }
     }
     if (optind != argc - 1)

@@ -357,12 +357,8 @@ int cmd_stats(int argc, char **argv)
                 return cli_usage_error("unknown format '%s' (text or json)", optarg);
             break;
         case 'h': return cli_help(stats_usage);
-        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro);
-            if (rc < 0)
-                rc = parse_input_opt(c, optarg, &in);
-            if (rc)
+            if ((rc = cli_common_opt(c, argv, &ro, NULL, &in)))
                 return rc;
         }
     }

@@ -461,9 +461,10 @@ static void print_json_file(const report *r, unsigned fail_on)
         out_json_string(stdout, (const uint8_t *)r->reason, r->reason ? strlen(r->reason) : 0);
         fputc(',', stdout);
     }
-    printf("\"pdus\":%u,\"errors\":%u,\"warnings\":%u,\"notes\":%u,\"verdict\":\"%s\"}\n",
+    printf("\"pdus\":%u,\"errors\":%u,\"warnings\":%u,\"notes\":%u,%s\"verdict\":\"%s\"}\n",
            r->pdus, r->sev_count[GW_SEV_ERROR], r->sev_count[GW_SEV_WARNING],
-           r->sev_count[GW_SEV_NOTE], fails(r, fail_on) ? "fail" : "pass");
+           r->sev_count[GW_SEV_NOTE], r->interrupted ? "\"stopped\":true," : "",
+           fails(r, fail_on) ? "fail" : "pass");
 }
 
 
@@ -705,16 +706,8 @@ int cmd_validate(int argc, char **argv)
         case O_REQUIRE_PDUS: require_pdus = true; break;
         case 'q': quiet = true; break;
         case 'h': return cli_help(validate_usage);
-        case 'F':
-            if (!parse_fail_on(optarg, &fail_on))
-                return cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
-            break;
-        case ':': case '?': return cli_getopt_error(c, argv);
         default:
-            rc = parse_run_opt(c, optarg, &ro);
-            if (rc < 0)
-                rc = parse_input_opt(c, optarg, &in);
-            if (rc)
+            if ((rc = cli_common_opt(c, argv, &ro, &fail_on, &in)))
                 return rc;
         }
     }

@@ -21,23 +21,14 @@ import sys
 import tempfile
 import time
 
+from checks import check, finish
+
 PCAPTOOL, CAPS = sys.argv[1], sys.argv[2]
 if os.geteuid() != 0:
     print("SKIP: a live capture needs root")
     sys.exit(77)
 CAPTURE = os.path.join(CAPS, "dnp-denetwork-example.pcap")
 work = tempfile.mkdtemp(prefix="live.")
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok", name)
-    else:
-        failed += 1
-        print("FAIL", name, str(detail)[:3000])
 
 
 def datagrams(path):
@@ -170,5 +161,4 @@ check("decode -i lo stopped by SIGINT: exit 130, the 10 PDUs sent printed",
       proc.returncode == 130 and pdu_view(got[:10]) == pdu_view(recorded[:10]), (proc.returncode, len(got), err))
 server.close()
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()

@@ -19,6 +19,8 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from checks import check, finish
+
 PCAPTOOL, CAPS, SCHEMA = sys.argv[1], sys.argv[2], sys.argv[3]
 DNP = os.path.join(CAPS, "dnp-denetwork-example.pcap")        # 53 DNP PDUs, clean
 SLL = os.path.join(CAPS, "dnp-gen-link-sll.pcap")             # Linux cooked capture
@@ -28,17 +30,6 @@ NO_DNP = os.path.join(CAPS, "other-gen-no-dnp.pcap")          # none of our prot
 OPENTTD = os.path.join(CAPS, "openttd-13.0-join.pcap")
 work = tempfile.mkdtemp(prefix="verdicts.")
 os.chmod(work, 0o755)
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok", name)
-    else:
-        failed += 1
-        print("FAIL", name, detail if isinstance(detail, str) else repr(detail)[:2000])
 
 
 def run(*args, env=None, stdout=subprocess.PIPE, stdin=None, input=None, timeout=60, **kw):
@@ -427,5 +418,4 @@ p = run("help", "frobnicate")
 check("help of an unknown command: exit 2", p.returncode == 2, err(p))
 
 shutil.rmtree(work, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+finish()
