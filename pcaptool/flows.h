@@ -26,6 +26,7 @@ typedef struct {
     unsigned epoch;    /* when it last moved to the head of the recency list */
     GList lru;         /* in the table's recency list (data: this flow) */
     int64_t last_seen_ns;
+    unsigned last_frame;  /* the frame of its last packet */
     uint8_t init_addr[16], resp_addr[16];
     uint16_t init_port, resp_port;
     tcp_half tcp[2];   /* TCP (l4 NET_TCP): the byte stream of each direction */

@@ -213,13 +213,22 @@ static void on_flow_end(flow *f, void *ctx)
     run_ctx *r = ctx;
     r->f = f;
     if (f->l4 == NET_TCP) {
+        /* what the stream still holds belongs to its last packet, not to
+           the packet being read (the end of the capture, or another
+           conversation's that needed the room) */
+        unsigned frame = r->frame;
+        int64_t now = r->now;
+        r->frame = f->last_frame;
+        r->now = f->last_seen_ns;
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
             r->src = f->endpoint[d];
             r->dst = f->endpoint[!d];
-            tcp_half_finish(&f->tcp[d], &ts);
+            tcp_half_finish(&f->tcp[d], f->p, &ts);
         }
+        r->frame = frame;
+        r->now = now;
     }
     if (f->p->conv_end) {
         gw_end_sink es = {r, on_end_finding};
@@ -256,6 +265,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
         }
     }
     f->last_seen_ns = r->now;
+    f->last_frame = r->frame;
     r->f = f;
     r->dir = flow_direction(f, pk);
     r->src = f->endpoint[r->dir];

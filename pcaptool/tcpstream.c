@@ -59,7 +59,7 @@ void tcp_half_reset(tcp_half *h)
 {
     drop_early(h, early_count(h));
     h->buf_len = 0;
-    h->started = h->closed = false;
+    h->started = h->closed = h->fin_seen = false;
     h->pending_len = 0;
     account(h);
 }
@@ -155,6 +155,26 @@ static void store_early(tcp_half *h, uint32_t seq, const uint8_t *data, size_t l
     h->early_bytes += len;
 }
 
+/* Where to resume when the bytes before the first early segment will
+   never come: at the end of the PDU under way when its length is known and
+   an early segment holds that point (the next PDU starts there), else at
+   the first early segment. */
+static uint32_t gap_resume(const tcp_half *h)
+{
+    uint32_t first = g_array_index(h->early, early_seg, 0).seq;
+    if (h->pending_len <= 0)
+        return first;
+    uint32_t pdu_end = h->next_seq - (uint32_t)h->buf_len + (uint32_t)h->pending_len;
+    if (seq_diff(pdu_end, first) <= 0)
+        return first;
+    for (guint i = 0; i < early_count(h); i++) {
+        const early_seg *e = &g_array_index(h->early, early_seg, i);
+        if (seq_diff(e->seq, pdu_end) <= 0 && seq_diff(pdu_end, e->seq + e->len) < 0)
+            return pdu_end;
+    }
+    return first;
+}
+
 /* bytes up to seq will never come: drop the PDU that needed them */
 static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event why)
 {
@@ -162,6 +182,17 @@ static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event w
     h->buf_len = 0;
     h->pending_len = 0;
     h->next_seq = seq;
+}
+
+/* the stream ended: a PDU left incomplete is reported */
+static void close_half(tcp_half *h, const tcp_sink *out)
+{
+    if (h->buf_len)
+        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
+    h->buf_len = 0;
+    h->pending_len = 0;
+    drop_early(h, early_count(h));
+    h->closed = true;
 }
 
 void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,
@@ -176,6 +207,10 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
         h->started = true;   /* the capture began inside the connection */
         h->next_seq = seq;
     }
+    if ((flags & (TCP_FIN | TCP_RST)) && !h->fin_seen) {
+        h->fin_seen = true;
+        h->fin_seq = seq + (uint32_t)len; /* where the stream ends */
+    }
     if (len > 0 && !h->closed) {
         int32_t d = seq_diff(seq, h->next_seq);
         if (d < 0) { /* retransmission or overlap: keep only new bytes */
@@ -187,23 +222,18 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
             d = 0;
         }
         if (d > 0) {
-            uint32_t buf_start = h->next_seq - h->buf_len;
-            bool past_pending = h->pending_len > 0 &&
-                                seq_diff(seq, buf_start + (uint32_t)h->pending_len) >= 0;
-            if (h->buf_len == 0 || past_pending) {
-                /* nothing waits for the missing bytes, or the PDU that does
-                   cannot complete: resume here */
-                skip_gap(h, seq, out, TCP_EV_GAP);
-            } else if (h->budget->used + len > h->budget->limit) {
-                /* no room to keep an early segment: the PDU waiting for
-                   the missing bytes is given up, resume here */
+            /* early: kept until the missing bytes come, the early bytes
+               pass TCP_OOO_MAX, or the stream ends (only then is it a gap),
+               whether a PDU waits for the missing bytes or not */
+            if (h->budget->used + len > h->budget->limit) {
+                /* no room to keep it: what waits for the missing bytes is
+                   given up, resume here */
                 skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT);
                 drop_early(h, early_count(h));
             } else {
                 store_early(h, seq, data, len);
                 if (h->early_bytes > TCP_OOO_MAX) {
-                    early_seg first = g_array_index(h->early, early_seg, 0);
-                    skip_gap(h, first.seq, out, TCP_EV_OOO_LIMIT);
+                    skip_gap(h, gap_resume(h), out, TCP_EV_OOO_LIMIT);
                     append(h, NULL, 0);
                     deliver(h, p, out);
                 }
@@ -231,20 +261,24 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
         }
     }
 flags_done:
-    if ((flags & (TCP_FIN | TCP_RST)) && !h->closed) {
-        if (h->buf_len)
-            out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
-        h->buf_len = 0;
-        drop_early(h, early_count(h));
-        h->closed = true;
-    }
+    /* the stream ends once nothing it sent before its FIN is missing (a
+       FIN may overtake the data before it); else tcp_half_finish ends it
+       when the capture does */
+    if (h->fin_seen && !h->closed && early_count(h) == 0 && seq_diff(h->next_seq, h->fin_seq) >= 0)
+        close_half(h, out);
     account(h);
 }
 
-void tcp_half_finish(tcp_half *h, const tcp_sink *out)
+void tcp_half_finish(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
 {
-    if (h->buf_len && !h->closed)
-        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
-    h->buf_len = 0;
+    if (!h->closed) {
+        /* what never came is a gap: the early segments decode past it */
+        while (early_count(h)) {
+            skip_gap(h, gap_resume(h), out, TCP_EV_GAP);
+            append(h, NULL, 0);
+            deliver(h, p, out);
+        }
+        close_half(h, out);
+    }
     account(h);
 }

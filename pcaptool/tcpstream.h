@@ -3,9 +3,11 @@
  * PDUs by the protocol's framing function (gw_protocol.pdu_length).
  *
  * Handles PDUs split across segments, several PDUs in one segment,
- * out-of-order segments, retransmissions and overlaps, and gaps (missing
- * data: the PDU that needed it is dropped and the stream resumes at the next
- * segment that starts past it, as Wireshark does). Memory per direction is
+ * out-of-order segments (kept until the bytes before them come, whether a
+ * PDU is under way or the stream sits at a PDU boundary), retransmissions
+ * and overlaps, and gaps (missing data that never comes: the early bytes
+ * pass TCP_OOO_MAX or the stream ends; the PDU that needed it is dropped
+ * and the stream resumes at the next segment past it, as Wireshark does). Memory per direction is
  * bounded: the pending bytes of one PDU (at most the protocol's largest PDU
  * plus one segment) and at most TCP_OOO_MAX bytes of early segments; and
  * all the halves sharing a tcp_budget together hold at most its limit (plus
@@ -31,6 +33,8 @@ typedef struct {
    per segment). Read and changed only through the functions below. */
 typedef struct {
     bool started, closed;
+    bool fin_seen;         /* FIN or RST seen; closed once nothing before it is missing */
+    uint32_t fin_seq;      /* the sequence number the stream ends at */
     uint32_t next_seq;     /* next byte expected */
     uint8_t *buf;          /* bytes of the PDU under way (end at next_seq) */
     size_t buf_len, buf_cap;
@@ -65,8 +69,10 @@ void tcp_half_reset(tcp_half *h);
 /* one segment in this direction; flags as in the TCP header */
 void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,
                       const uint8_t *data, size_t len, const tcp_sink *out);
-/* the capture ended: report a PDU left incomplete */
-void tcp_half_finish(tcp_half *h, const tcp_sink *out);
+/* the capture (or the conversation) ended: bytes still missing are a gap,
+   the early segments after it are decoded, a PDU left incomplete is
+   reported */
+void tcp_half_finish(tcp_half *h, const gw_protocol *p, const tcp_sink *out);
 /* The framing alone: hand on the complete PDUs at the start of d[0..len)
    (bytes that cannot start a PDU go as one, to be reported); returns the
    bytes used, and sets *pending_len to the length of the PDU the rest

@@ -118,6 +118,7 @@ def same(a, b):
 # per-capture options: (tshark's, pcaptool's)
 OPTIONS = {
     "openttd-gen-resegmented.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
+    "openttd-gen-resegmented-any.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
     "gne-gen-midstream.pcap": (["-d", "tcp.port==5105,gne"], ["--port", "gne=5105"]),
     "eoudp-gen-text-numbering.pcap": (["-o", "eoudp.numbering:text"], ["--option", "eoudp.numbering=text"]),
     "opendrakan-gen-draft.pcap": (["-o", "opendrakan.variant:draft"], ["--option", "opendrakan.variant=draft"]),
@@ -128,6 +129,16 @@ OPTIONS = {
     "eoudp.header.not_text.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
     "eoudp.timestamp.milliseconds.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
     "eoudp.string.not_nul_terminated.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
+}
+
+
+# PDUs that the front ends place in different frames, by design: after TCP
+# bytes that never came, pcaptool keeps the early segments until the
+# conversation ends and then decodes them past the gap, in the
+# conversation's last frame; Wireshark (out-of-order reassembly off)
+# decodes them in the frame that brought them. pcaptool frame -> tshark's.
+MOVED = {
+    "openttd-gen-hostile.pcap": {96: 93},  # SERVER_MAP_DONE after a lost MAP_DATA segment
 }
 
 
@@ -185,6 +196,9 @@ def compare(tsh, pcaptool, capture):
             fail("%s: end-of-conversation finding for frame %d, which has no PDU" % (capture, o["frame"]))
         pt[o["frame"]][0][1].extend(f["code"] for f in o["findings"])
 
+    for ours, theirs in MOVED.get(os.path.basename(capture), {}).items():
+        if ours in pt:
+            pt.setdefault(theirs, []).extend(pt.pop(ours))
     if set(ws) != set(pt):
         fail("%s: frames differ: only tshark %s, only pcaptool %s" %
              (capture, sorted(set(ws) - set(pt))[:20], sorted(set(pt) - set(ws))[:20]))

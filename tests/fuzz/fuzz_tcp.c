@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int d = 0; d < 2; d++) {
         t.dir = d;
-        tcp_half_finish(&half[d], &out);
+        tcp_half_finish(&half[d], t.p, &out);
         tcp_half_release(&half[d]);
     }
     if (budget.used != 0)

@@ -2,7 +2,7 @@
 """Re-cut the TCP data of an OpenTTD capture into tiny pieces, reorder some
 and retransmit some, to test reassembly in both front ends.
 
-Usage: resegment.py IN.pcap OUT.pcap [SEED]
+Usage: resegment.py IN.pcap OUT.pcap [SEED [any]]
 
 Reads a classic pcap of Ethernet/IPv4/TCP. Each data segment becomes pieces
 of 1 to 7 bytes. Two neighbouring pieces are swapped now and then, but never
@@ -11,6 +11,12 @@ receiver that has no later PDU waiting: Wireshark and pcaptool then both
 resume at the next segment). Some pieces are sent twice, some again merged
 with the following piece (an overlapping retransmission). Segments without
 data (handshake, acks, FIN) are kept as they are. Deterministic for a seed.
+
+With "any", pieces are swapped wherever the dice say, PDU starts included
+(a PDU start arriving after the piece behind it, the stream sitting at a
+PDU boundary), and the stream may be of any TCP protocol: a receiver must
+keep the early piece until the late one comes (Wireshark with
+tcp.reassemble_out_of_order, pcaptool).
 """
 import random
 import struct
@@ -37,8 +43,10 @@ def checksum(b):
     return ~s & 0xFFFF
 
 
-def rebuild(frame, seq, payload):
-    """the same Ethernet/IPv4/TCP frame with another sequence number and payload"""
+def rebuild(frame, seq, payload, fin=True):
+    """the same Ethernet/IPv4/TCP frame with another sequence number and
+    payload (and without FIN unless fin: only the last piece of a segment
+    ends the stream)"""
     ihl = (frame[14] & 0x0F) * 4
     tcp_off = 14 + ihl
     thl = (frame[tcp_off + 12] >> 4) * 4
@@ -48,6 +56,8 @@ def rebuild(frame, seq, payload):
     struct.pack_into("!H", ip, 10, 0)
     struct.pack_into("!H", ip, 10, checksum(bytes(ip)))
     struct.pack_into("!I", tcp, 4, seq)
+    if not fin:
+        tcp[13] &= ~0x01
     struct.pack_into("!H", tcp, 16, 0)  # TCP checksum left zero (not verified by default)
     return frame[:14] + bytes(ip) + bytes(tcp) + payload
 
@@ -69,29 +79,37 @@ def pdu_starts(payload, first):
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     rnd = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    anywhere = len(sys.argv) > 4 and sys.argv[4] == "any"
     header, packets = read_pcap(src)
     out = []
     carry = {}  # per direction: offset of the next PDU start in the next segment
     for sec, usec, frame in packets:
         t = sec * 1000000 + usec
+        if frame[23] != 6:  # not TCP: as it is
+            out.append((t, frame))
+            continue
         ihl = (frame[14] & 0x0F) * 4
         tcp_off = 14 + ihl
         thl = (frame[tcp_off + 12] >> 4) * 4
         payload = frame[tcp_off + thl:]
-        if frame[23] != 6 or not payload:
+        if not payload:
             out.append((t, frame))
             continue
         key = frame[26:30] + frame[tcp_off:tcp_off + 2]
         seq = struct.unpack("!I", frame[tcp_off + 4:tcp_off + 8])[0]
-        starts, nxt = pdu_starts(payload, carry.get(key, 0))
-        carry[key] = nxt
+        if anywhere:
+            starts = set()
+        else:
+            starts, nxt = pdu_starts(payload, carry.get(key, 0))
+            carry[key] = nxt
         pieces, off = [], 0
         while off < len(payload):
             n = rnd.randint(1, 7)
             pieces.append((off, payload[off:off + n]))
             off += n
         # swap some neighbours, never moving a PDU start behind another piece
-        i = 1
+        # (unless anywhere)
+        i = 0 if anywhere else 1
         while i + 1 < len(pieces):
             a, b = pieces[i], pieces[i + 1]
             if rnd.random() < 0.25 and a[0] not in starts and b[0] not in starts:
@@ -108,7 +126,7 @@ def main():
             elif r < 0.15 and j + 1 < len(pieces) and pieces[j + 1][0] == o + len(p):
                 sent.append((o, p + pieces[j + 1][1]))  # overlapping retransmission
         for k, (o, p) in enumerate(sent):
-            out.append((t + k, rebuild(frame, (seq + o) & 0xFFFFFFFF, p)))
+            out.append((t + k, rebuild(frame, (seq + o) & 0xFFFFFFFF, p, o + len(p) == len(payload))))
     with open(dst, "wb") as f:
         f.write(header)
         for t, frame in out:

@@ -259,6 +259,95 @@ Test(tcpstream, early_segment_over_budget_resumes_there)
     cr_assert_eq(b.used, 0);
 }
 
+/* Out-of-order segments are kept until the bytes before them come (issue
+   20: a legal reordering lost a PDU). OpenTTD framing (the packet's size,
+   u16 little-endian, counts its 3-byte header): P1 = 6 bytes at 1000, P2 =
+   4 bytes at 1006. */
+static const uint8_t p1p2[10] = {0x06, 0x00, 0x03, 'a', 'b', 'c', 0x04, 0x00, 0x03, 'd'};
+
+static tcp_half *fresh_half(tcp_half *h, tcp_budget *b)
+{
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_pdus = 0;
+    *b = (tcp_budget){.limit = 1 << 20};
+    tcp_half_init(h, b);
+    return h;
+}
+
+Test(tcpstream, early_segment_at_a_pdu_boundary_waits_for_the_late_one)
+{
+    tcp_budget b;
+    tcp_half h;
+    tcp_sink out = {count_pdu, count_event, NULL};
+    fresh_half(&h, &b);
+    const gw_protocol *p = &gw_openttd_protocol;
+    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 6, &out);      /* P1: the stream at a boundary */
+    cr_assert_eq(tcp_pdus, 1);
+    tcp_half_segment(&h, p, 1007, TCP_ACK, p1p2 + 7, 3, &out);  /* P2's tail, early */
+    cr_assert_eq(tcp_pdus, 1);
+    cr_assert_eq(tcp_events[TCP_EV_GAP], 0, "an early segment is no gap yet");
+    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 1, &out);  /* P2's first byte, late */
+    cr_assert_eq(tcp_pdus, 2, "P2 whole once its first byte came");
+    tcp_half_finish(&h, p, &out);
+    cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
+    tcp_half_release(&h);
+    cr_assert_eq(b.used, 0);
+}
+
+Test(tcpstream, early_segment_past_the_pending_pdu_waits_too)
+{
+    tcp_budget b;
+    tcp_half h;
+    tcp_sink out = {count_pdu, count_event, NULL};
+    fresh_half(&h, &b);
+    const gw_protocol *p = &gw_openttd_protocol;
+    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 3, &out);      /* P1's head: 6 bytes pending */
+    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);  /* P2, past P1's end */
+    cr_assert_eq(tcp_events[TCP_EV_GAP], 0);
+    tcp_half_segment(&h, p, 1003, TCP_ACK, p1p2 + 3, 3, &out);  /* P1's tail */
+    cr_assert_eq(tcp_pdus, 2);
+    tcp_half_finish(&h, p, &out);
+    cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
+    tcp_half_release(&h);
+}
+
+Test(tcpstream, bytes_that_never_come_are_a_gap_when_the_stream_ends)
+{
+    tcp_budget b;
+    tcp_half h;
+    tcp_sink out = {count_pdu, count_event, NULL};
+    fresh_half(&h, &b);
+    const gw_protocol *p = &gw_openttd_protocol;
+    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 3, &out);
+    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);
+    cr_assert_eq(tcp_pdus, 0);
+    tcp_half_finish(&h, p, &out);
+    cr_assert_eq(tcp_events[TCP_EV_GAP], 1);
+    cr_assert_eq(tcp_event_bytes, 3, "P1's 3 missing bytes");
+    cr_assert_eq(tcp_pdus, 1, "P2, which starts where P1 would have ended");
+    cr_assert_eq(tcp_events[TCP_EV_END_IN_PDU], 0);
+    tcp_half_release(&h);
+    cr_assert_eq(b.used, 0);
+}
+
+Test(tcpstream, a_fin_that_overtakes_the_data_before_it_ends_nothing_early)
+{
+    tcp_budget b;
+    tcp_half h;
+    tcp_sink out = {count_pdu, count_event, NULL};
+    fresh_half(&h, &b);
+    const gw_protocol *p = &gw_openttd_protocol;
+    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 6, &out);
+    tcp_half_segment(&h, p, 1010, TCP_ACK | TCP_FIN, NULL, 0, &out); /* FIN, before P2 */
+    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);
+    cr_assert_eq(tcp_pdus, 2, "P2 still decoded");
+    tcp_half_segment(&h, p, 1010, TCP_ACK, p1p2, 6, &out);           /* past the FIN: ignored */
+    cr_assert_eq(tcp_pdus, 2);
+    tcp_half_finish(&h, p, &out);
+    cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
+    tcp_half_release(&h);
+}
+
 /* capture times stay within 0..2^62 ns, so that any two subtract safely */
 Test(run, capture_time_is_clamped)
 {
