@@ -764,22 +764,35 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     gw_sink_summary(sink, x->sum.text);
 }
 
-/* a datagram whose size field fits some generation, with a known command
-   and, for the 26-byte header, a plausible f64 timestamp */
+/* the header's timestamp is a time: seconds or milliseconds since the Unix
+   epoch (the text says seconds, the implementation sends milliseconds),
+   from 1973 on; zero (an all-zero header) or noise is not */
+static bool plausible_time(int gen, int order, const uint8_t *d)
+{
+    double t;
+    if (gen == EOUDP_GEN_F64) {
+        uint64_t bits = gw_get_uint(d + 1, 8, order == EOUDP_BIG);
+        memcpy(&t, &bits, 8);
+    } else {
+        uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, order == EOUDP_BIG);
+        float f;
+        memcpy(&f, &bits, 4);
+        t = f;
+    }
+    return isfinite(t) && t >= 1e8 && t <= 1e14;
+}
+
+/* a datagram whose size field fits some generation in some byte order, with
+   a known command and a plausible timestamp in that generation and order */
 static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
 {
     unsigned orders[N_GENS];
     if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(d[0]) || !fitting(d, len, orders))
         return false;
-    if (orders[0] == 0 || orders[1] || orders[2] || orders[3])
-        return true; /* an older generation fits */
-    for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++) { /* only the f64 one: is it a time? */
-        uint64_t bits = gw_get_uint(d + 1, 8, o == EOUDP_BIG);
-        double t;
-        memcpy(&t, &bits, 8);
-        if ((orders[0] & (1u << o)) && isfinite(t) && t > 0)
-            return true;
-    }
+    for (size_t g = 0; g < N_GENS; g++)
+        for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
+            if ((orders[g] & (1u << o)) && plausible_time(gens[g], o, d))
+                return true;
     return false;
 }
 

@@ -31,6 +31,60 @@ const gw_protocol *gw_protocol_by_name(const char *name)
     return NULL;
 }
 
+/* ---- heuristics ---- */
+
+typedef struct {
+    const gw_protocol *p;
+    bool error;
+} heuristic_check;
+
+static void hc_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    heuristic_check *h = ctx;
+    (void)src; (void)off; (void)len; (void)msg;
+    if (h->p->findings[finding].severity == GW_SEV_ERROR)
+        h->error = true;
+}
+
+static bool hc_no_message(void *ctx, int finding)
+{
+    (void)ctx; (void)finding;
+    return false;
+}
+
+static void hc_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
+{
+    (void)ctx; (void)src; (void)name; (void)data; (void)len;
+}
+
+bool gw_heuristic_accepts(const gw_protocol *p, int transport, const uint8_t *data, size_t len)
+{
+    if (!p->heuristic || !p->heuristic(transport, data, len))
+        return false;
+    size_t n = len;
+    if (transport == GW_TRANSPORT_TCP) {
+        if (len < p->pdu_header)
+            return true; /* no whole PDU to try: the heuristic's word */
+        long l = p->pdu_length(data, len);
+        if (l == GW_PDU_INVALID)
+            return false;
+        if (l <= 0 || (size_t)l > len)
+            return true;
+        n = (size_t)l;
+    }
+    heuristic_check h = {p, false};
+    gw_sink sink = {.ctx = &h, .finding = hc_finding, .wants_message = hc_no_message,
+                    .source = hc_source};
+    void *conv = g_malloc(p->conv_size);
+    p->conv_init(conv);
+    gw_pdu_info pi = {.frame = 1, .transport = transport};
+    p->decode(conv, &pi, data, n, &sink);
+    if (p->conv_free)
+        p->conv_free(conv);
+    g_free(conv);
+    return !h.error;
+}
+
 /* ---- cursor ---- */
 
 bool gw_read_u8(gw_cursor *c, uint8_t *v)

@@ -295,6 +295,12 @@ typedef struct gw_protocol {
 #define GW_MAX_PROTOCOLS 8
 extern const gw_protocol *const gw_protocols[GW_MAX_PROTOCOLS + 1];
 const gw_protocol *gw_protocol_by_name(const char *name);
+/* Does a conversation on an unknown port belong to p? Its heuristic says
+   so, and its decoder then decodes the datagram (or, over TCP, the first
+   PDU when the segment holds it whole) without an error in a fresh
+   conversation state: a heuristic never claims what the decoder would call
+   malformed. Both front ends ask this, never the bare heuristic. */
+bool gw_heuristic_accepts(const gw_protocol *p, int transport, const uint8_t *data, size_t len);
 
 /* ---- helpers for decoders ------------------------------------------------ */
 

@@ -992,8 +992,10 @@ static long ottd_pdu_length(const uint8_t *data, size_t avail)
 }
 
 /* The first bytes of a connection or datagram: a CLIENT_JOIN whose revision
- * string is printable and terminated, a CLIENT_GAME_INFO, or (UDP) a 3-byte
- * CLIENT_FIND_SERVER. */
+ * string is printable and terminated, or (UDP) a 3-byte CLIENT_FIND_SERVER.
+ * Not a CLIENT_GAME_INFO (03 00 07): three bytes are too few to claim a TCP
+ * conversation on an unknown port (ordinary streams hold them by chance;
+ * on port 3979 it is decoded all the same). */
 static bool ottd_heuristic(int transport, const uint8_t *data, size_t len)
 {
     if (len < 3)
@@ -1003,8 +1005,6 @@ static bool ottd_heuristic(int transport, const uint8_t *data, size_t len)
         return size == 3 && len == 3 && data[2] == 0;
     if (size < 3 || size > len || size > OPENTTD_MTU)
         return false;
-    if (data[2] == 7) /* CLIENT_GAME_INFO in 13.x - 15.x */
-        return size == 3;
     if (data[2] != 2 || size < 8)
         return false;
     size_t i = 3;

@@ -98,8 +98,7 @@ static const gw_protocol *by_heuristic(const net_packet *pk)
     int transport = pk->l4 == NET_UDP ? GW_TRANSPORT_UDP : GW_TRANSPORT_TCP;
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
-        if ((p->transports & transport) && p->heuristic &&
-            p->heuristic(transport, pk->payload, pk->payload_len))
+        if ((p->transports & transport) && gw_heuristic_accepts(p, transport, pk->payload, pk->payload_len))
             return p;
     }
     return NULL;

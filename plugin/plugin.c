@@ -497,7 +497,7 @@ static gboolean heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pi
 {
     ws_proto *wp = &protos[i];
     guint len = tvb_captured_length(tvb);
-    if (!wp->p->heuristic(transport, tvb_get_ptr(tvb, 0, len), len))
+    if (!gw_heuristic_accepts(wp->p, transport, tvb_get_ptr(tvb, 0, len), len))
         return FALSE;
     dissector_handle_t h = transport == GW_TRANSPORT_TCP ? wp->tcp_handle : wp->udp_handle;
     conversation_set_dissector(find_or_create_conversation(pinfo), h);

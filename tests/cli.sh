@@ -89,7 +89,13 @@ check gne-midstream-silent 0 "$T" decode "$C/gne-gen-midstream.pcap"
 expect gne-midstream-nothing test ! -s "$tmp/out"
 check gne-midstream-port 0 "$T" decode --port gne=5105 "$C/gne-gen-midstream.pcap"
 expect gne-midstream-3-pdus-and-the-byte-order-note test "$(wc -l < "$tmp/out")" -eq 4
-check gne-malformed-fails 1 "$T" decode "$C/gne-gen-malformed.pcap"
+check gne-malformed-fails 1 "$T" decode --port gne=5104 "$C/gne-gen-malformed.pcap"
+# ... and without the port, no heuristic claims its first connection, whose
+# connection request is malformed (frames 4 and 6); the later ones, whose
+# requests are well formed, are claimed
+check gne-malformed-heuristic 1 "$T" decode "$C/gne-gen-malformed.pcap"
+expect gne-malformed-first-unclaimed test "$(grep -c '^[46] ' "$tmp/out")" -eq 0
+expect gne-malformed-later-claimed grep -q '^14 .* GNE Connection request' "$tmp/out"
 check gne-order-forced 1 "$T" decode --format json --option gne.byte_order=big "$C/gne-exhello_unrel.pcap"
 expect gne-order-forced-used grep -q '"frame":10,.*"gne.byte_order":\[2\],.*"gne.udp_port":\[244908032\]' "$tmp/out"
 

@@ -120,6 +120,9 @@ OPTIONS = {
     "openttd-gen-resegmented.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
     "openttd-gen-resegmented-any.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
     "gne-gen-midstream.pcap": (["-d", "tcp.port==5105,gne"], ["--port", "gne=5105"]),
+    # a malformed connection request: no heuristic claims what its decoder
+    # calls malformed, so the port says it is GNE
+    "gne-gen-malformed.pcap": (["-d", "tcp.port==5104,gne"], ["--port", "gne=5104"]),
     "eoudp-gen-text-numbering.pcap": (["-o", "eoudp.numbering:text"], ["--option", "eoudp.numbering=text"]),
     "opendrakan-gen-draft.pcap": (["-o", "opendrakan.variant:draft"], ["--option", "opendrakan.variant=draft"]),
     "opendrakan.bundle.bools_unpacked.pcap": (["-o", "opendrakan.profile:spec"], ["--profile", "spec"]),

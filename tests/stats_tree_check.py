@@ -54,7 +54,8 @@ def trees(text):
 tsh = compare_tshark.Tshark(build)
 tsh.check_loaded()  # exits, failing loudly, when the plugin did not load
 for cap in captures:
-    recs = [json.loads(l) for l in subprocess.run([pcaptool, "stats", "--format", "json", cap],
+    ws_opts, pt_opts = compare_tshark.OPTIONS.get(os.path.basename(cap), ([], []))
+    recs = [json.loads(l) for l in subprocess.run([pcaptool, "stats", "--format", "json", *pt_opts, cap],
                                                   capture_output=True, text=True).stdout.splitlines()]
     want = collections.defaultdict(collections.Counter)
     for r in recs:
@@ -62,7 +63,7 @@ for cap in captures:
             want[r["proto"]][("PDUs by type", name)] += n
         for code, n in r["findings"].items():
             want[r["proto"]][("finding", code)] += n
-    args = ["-q", "-2", "-r", cap]
+    args = ws_opts + ["-q", "-2", "-r", cap]
     for p in PROTOS:
         args += ["-z", p + ",tree"]
     r = tsh.run(args)

@@ -140,6 +140,22 @@ Test(eoudp, heuristic)
     cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
     cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000005", d)));
     cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("45 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
+    /* zero-filled datagrams fit the 21-, 22- and 26-byte headers' size
+       fields (size 0) but their timestamp is no time (issue 20: they were
+       claimed as "Packet info #0") */
+    uint8_t zero[26] = {0};
+    for (size_t n = 21; n <= 26; n++)
+        cr_assert(!P->heuristic(GW_TRANSPORT_UDP, zero, n), "%zu zero bytes", n);
+    /* the 21-byte header (f32 timestamp: 1.795e12 ms is 53d0f72b), either order */
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 53d0f72b 0000000000000001 0000000000000000", d)));
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 2bf7d053 0100000000000000 0000000000000000", d)));
+    /* packet info (0x00) with a plausible header but not its counters: the
+       heuristic says yes, the decoder says truncated: not claimed */
+    size_t n = unhex("00 53d0f72b 0000000000000001 0000000000000000", d);
+    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, n));
+    cr_assert(!gw_heuristic_accepts(P, GW_TRANSPORT_UDP, d, n));
+    n = unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d);
+    cr_assert(gw_heuristic_accepts(P, GW_TRANSPORT_UDP, d, n), "a connect decodes clean");
 }
 
 static void decf(uint32_t frame, int dir, int64_t t, const char *hex)

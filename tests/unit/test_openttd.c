@@ -300,8 +300,8 @@ Test(openttd, heuristic)
     uint8_t b[64];
     size_t n = unhex("1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00", b);
     cr_assert(P->heuristic(GW_TRANSPORT_TCP, b, n));
-    n = unhex("0300 07", b);
-    cr_assert(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    n = unhex("0300 07", b); /* CLIENT_GAME_INFO: three bytes claim no TCP conversation */
+    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, b, n));
     n = unhex("0300 00", b);
     cr_assert(P->heuristic(GW_TRANSPORT_UDP, b, n));
     n = unhex("474554202f20485454502f312e310d0a", b); /* "GET / HTTP/1.1" */
