@@ -145,7 +145,8 @@ static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
     X(TIME_MS, "eoudp.timestamp.milliseconds", WARNING, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
     X(DIV_HEADER, "eoudp.divergence.header", NOTE, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
     X(DIV_STRINGS, "eoudp.divergence.strings", NOTE, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
-    X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)")
+    X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
+    X(DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, "Profile reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
 
 #define AS_EENUM(id, code, sev, summary) EE_##id,
 enum eoudp_finding { EOUDP_FINDINGS(AS_EENUM) EE_COUNT };
@@ -175,6 +176,9 @@ static const gw_rule rules[] = {
                      "once under profile reference)"},
     {EE_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
                   "seconds)\" (reported once under profile reference)"},
+    {EE_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
+                             "client at HEAD sends 0x0c, 0x0e and 0x0f (eoudp-gen3-r-type-head-session.pcap) "
+                             "(reported once under profile reference)"},
 };
 
 static const gw_choice generation_choices[] = {
@@ -235,7 +239,7 @@ typedef struct {
     bool have_id[2];
     uint64_t last_id[2];
     bool begun;              /* a datagram with a whole header was seen */
-    bool noted_header, noted_strings, noted_time; /* divergences reported */
+    bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
     uint32_t connect_frame;
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
     unsigned imp_next[2];
@@ -452,7 +456,14 @@ static void check_side(eoudp_ctx *x, uint8_t code)
         c->client_dir = (int8_t)(client_cmd ? dir : !dir);
         return;
     }
-    if (client_cmd != (dir == c->client_dir))
+    if (client_cmd == (dir == c->client_dir))
+        return;
+    if (!client_cmd && (code == 0x0c || code == 0x0e || code == 0x0f)) /* the real client spawns things */
+        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_WRONG_SIDE, EE_DIV_CLIENT_ENTITIES,
+                           &c->noted_client_entities, 0, 1, "A server command 0x%02x from the client",
+                           "Entity commands from the client (0x%02x; the text says server commands)",
+                           code);
+    else
         gw_emit_finding(&x->e, EE_WRONG_SIDE, 0, 1, "%s command 0x%02x from the %s",
                         client_cmd ? "A client" : "A server", code, client_cmd ? "server" : "client");
 }

@@ -6,7 +6,8 @@ pcaptool validate against its rules:
   and validating it (with RULES_DIR/<rule>.args, if any) reports that rule
   and no other rule but notes (a divergence between reference and text is a
   note-rule that may accompany others); other findings there are notes at most;
-- the real third-party captures validate clean (exit 0, reference profile);
+- the real third-party captures validate without a warning (reference
+  profile; the OpenDrakan one, driven packet by packet, without an error);
 - --junit writes JUnit XML a parser reads, one suite per capture, whose only
   failing case in a rule's capture is that rule (and --fail-on, exit codes),
   every file of it valid against Jenkins' junit-10.xsd (SCHEMA).
@@ -98,13 +99,24 @@ for rule in rules:
             continue
     print("ok %s" % rule)
 
-# the real captures pass under the reference profile
-real = [os.path.join(captures, c) for c in REAL]
-r = validate(["-j", "2"] + real)
+# the real captures are quiet under the reference profile: no warning, no
+# error where a correct implementation behaved correctly. Not the
+# OpenDrakan one: the reference has no transport, and its packet builders
+# were driven to emit one packet of each kind (shared/captures/README.md),
+# not a session, so its snapshots are rightly incomplete and unconfirmed;
+# it has no error.
+DRIVEN = "opendrakan-reference-master.pcap"
+real = [os.path.join(captures, c) for c in REAL if c != DRIVEN]
+r = validate(["-j", "2", "--fail-on", "warning"] + real)
 if r.returncode != 0:
     fail("real captures: exit %d\n%s" % (r.returncode, r.stdout))
 else:
-    print("ok real captures validate clean: " + r.stdout.splitlines()[-1])
+    print("ok real captures validate without a warning: " + r.stdout.splitlines()[-1])
+r = validate([os.path.join(captures, DRIVEN)])
+if r.returncode != 0:
+    fail("%s: exit %d\n%s" % (DRIVEN, r.returncode, r.stdout))
+else:
+    print("ok %s validates without an error" % DRIVEN)
 
 # a folder, recursively, in parallel, as one JUnit document
 with tempfile.NamedTemporaryFile(suffix=".xml") as xml:

@@ -447,8 +447,15 @@ static void rule_captures(void)
     p_reset(); p_u64(6);
     send(&s, 1, 0x0e, 0);
     pw_close(&w);
-    /* the client sends a server command */
+    /* the client sends a server command (not an entity command: the real
+       client sends those, eoudp.divergence.client_entities) */
     s = rule_session("eoudp.command.wrong_side");
+    handshake(&s, 1);
+    p_reset();
+    send(&s, 0, 0x03, 0);
+    pw_close(&w);
+    /* the client deletes an entity, as the R-Type client does */
+    s = rule_session("eoudp.divergence.client_entities");
     handshake(&s, 1);
     p_reset(); p_u64(5);
     send(&s, 0, 0x0e, 0);
