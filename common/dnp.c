@@ -167,6 +167,8 @@ static const gw_finding_def findings[DNP_E_COUNT] = {
     [DNP_E_LONG_RESTARTED] = E("dnp.long.restarted", GW_SEV_WARNING, "A first part while another long message was incomplete: the earlier one is dropped"),
     [DNP_E_LONG_TOO_LONG] = E("dnp.long.too_long", GW_SEV_ERROR, "A long message over the reassembly limit: it is not reassembled"),
     [DNP_E_LINKS_NOT_KEPT] = E("dnp.link.not_kept", GW_SEV_NOTE, "Over 1 MiB of link states in one conversation: a new link's value types are not kept, so its updates are shown as raw bytes (once per conversation)"),
+    [DNP_E_CONNECT_REPEATED] = E("dnp.connect.repeated", GW_SEV_NOTE, "A connection request on a connected conversation (a client resends while the ack is in flight): the server must ignore it; the conversation's state is kept"),
+    [DNP_E_ACCEPTED_AGAIN] = E("dnp.connect_ack.accepted_again", GW_SEV_WARNING, "The server accepts a connection request on a conversation already connected, which it has to ignore"),
     [DNP_E_NOT_ACCEPTED] = E("dnp.connect.not_accepted", GW_SEV_WARNING, "A command other than the connection handshake before the connection was accepted (or the capture began after the connect); once per connection"),
     [DNP_E_NOT_OFFERED] = E("dnp.connect_ack.not_offered", GW_SEV_WARNING, "The accepting connection ack selects a protocol the client did not offer"),
     [DNP_E_SEQ_FIRST] = E("dnp.seq.first_not_zero", GW_SEV_WARNING, "The first reliable number after an accepted connection is not 0"),
@@ -192,6 +194,8 @@ static const gw_finding_def findings[DNP_E_COUNT] = {
 static const gw_rule rules[] = {
     {DNP_E_NOT_ACCEPTED, "dnp.md, Connection Request: \"This is the only command accepted by the server from an "
                          "unconnected client\""},
+    {DNP_E_ACCEPTED_AGAIN, "dnp.md, Connection Request: \"The server has to ignore connect requests for an already "
+                           "connected client\""},
     {DNP_E_NOT_OFFERED, "dnp.md, Connection Ack: \"The server checks if the client supports at least one protocol "
                         "the server supports too\" (Protocol: \"Protocol selected by the server\")"},
     {DNP_E_PROTOCOL_IN_REJECTION, "dnp.md, Connection Ack: Protocol \"is only present if Result Code has the value 0\""},
@@ -869,11 +873,19 @@ static void cmd_connect_request(dnp_ctx *x)
 {
     uint32_t count, proto;
     dnp_conv *c = x->conv;
-    conv_restart(c);
-    c->state = CONN_REQUESTED;
-    c->client_dir = (uint8_t)x->pi->dir;
-    c->flagged_state = false;
-    c->n_offered = 0;
+    /* "The server has to ignore connect requests for an already connected
+       client": the connection and its numbering go on */
+    bool connected = c->state == CONN_OPEN && !c->midway && x->pi->dir == c->client_dir;
+    if (connected) {
+        gw_emit_finding(&x->e, DNP_E_CONNECT_REPEATED, 0, 1,
+                        "Connection request on a connected conversation: the server must ignore it");
+    } else {
+        conv_restart(c);
+        c->state = CONN_REQUESTED;
+        c->client_dir = (uint8_t)x->pi->dir;
+        c->flagged_state = false;
+        c->n_offered = 0;
+    }
     if (!take_u(x, DNP_F_PROTOCOL_COUNT, 2, &count, "protocol count"))
         return;
     if (count == 0)
@@ -882,9 +894,9 @@ static void cmd_connect_request(dnp_ctx *x)
     for (i = 0; i < count; i++) {
         if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "protocol"))
             break;
-        if (c->n_offered < OFFERED_MAX)
+        if (!connected && c->n_offered < OFFERED_MAX)
             c->offered[c->n_offered] = (uint16_t)proto;
-        if (c->n_offered <= OFFERED_MAX)
+        if (!connected && c->n_offered <= OFFERED_MAX)
             c->n_offered++;
         const char *nm = gw_value_name_of(protocol_names, proto);
         summary_add(x, i ? ", " : " (");
@@ -913,6 +925,9 @@ static void cmd_connect_ack(dnp_ctx *x)
     bool answers = c->state == CONN_REQUESTED && x->pi->dir != c->client_dir;
     if (answers)
         c->state = result == 0 ? CONN_OPEN : CONN_REFUSED;
+    else if (result == 0 && c->state == CONN_OPEN && !c->midway && x->pi->dir != c->client_dir)
+        gw_emit_finding(&x->e, DNP_E_ACCEPTED_AGAIN, 0, 2,
+                        "The server accepts a connection request on a connection it accepted before");
     if (result == 0) {
         size_t poff = x->c.off;
         if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "selected protocol"))

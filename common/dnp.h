@@ -111,6 +111,8 @@ enum dnp_finding {
     DNP_E_UPDATE_NOT_UP,
     DNP_E_UPDATE_READ_ONLY,
     DNP_E_AFTER_CLOSE,
+    DNP_E_ACCEPTED_AGAIN,
+    DNP_E_CONNECT_REPEATED, /* a note, not a rule */
     /* where the reference and the text differ (profiles) */
     DNP_E_REFERENCE_LAYOUT,
     DNP_E_NOT_IN_TEXT,

@@ -425,6 +425,14 @@ static void rule_captures(void)
     MSG(b_hex(&b, "01 00 0500")); rs2c();
     pw_close(&rw);
 
+    /* the client's connection request comes again once connected (its
+       resend crossed the ack) and the server accepts it again */
+    rule_open("dnp.connect_ack.accepted_again");
+    rule_handshake();
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    MSG(b_hex(&b, "01 00 0000")); rs2c();
+    pw_close(&rw);
+
     /* a rejection that carries a protocol */
     rule_open("dnp.connect_ack.protocol_in_rejection");
     MSG(b_hex(&b, "00 0100 0000")); rc2s();

@@ -276,6 +276,46 @@ Test(dnp, ack_links_to_the_command_and_times_it)
     cr_assert(collect_has_finding(&c, DNP_E_ACK_UNMATCHED));
 }
 
+/* dnp.md, Connection Request: "The server has to ignore connect requests
+   for an already connected client". A request again on a connected
+   conversation (a client's resend crossing the ack) keeps the state: the
+   server's next reliable number goes on from 1, not a false
+   "first_not_zero"; the request is a note; a server that accepts it again
+   is a warning. */
+Test(dnp, a_connection_request_on_a_connected_conversation_keeps_its_state)
+{
+    dec(1, 0, "00 0100 0000");   /* DNP1 */
+    dec(2, 1, "01 00 0000");     /* accepted */
+    dec(3, 1, "04 0000 aa");     /* reliable #0 */
+    dec(4, 0, "06 0000 00");     /* acked */
+    dec(5, 0, "00 0100 0000");   /* the request again */
+    cr_assert(collect_has_finding(&c, DNP_E_CONNECT_REPEATED));
+    dec(6, 1, "04 0100 bb");     /* reliable #1 */
+    cr_assert_eq(c.n_findings, 0, "the numbering goes on: no first_not_zero, no skip");
+    dec(7, 1, "01 00 0000");     /* and the server accepts it again */
+    cr_assert(collect_has_finding(&c, DNP_E_ACCEPTED_AGAIN));
+}
+
+/* a resend before the ack (the conversation not yet accepted) is the same
+   request: no note; a request after a close starts a new connection */
+Test(dnp, a_resent_request_before_the_ack_and_a_new_one_after_a_close)
+{
+    dec(1, 0, "00 0100 0000");
+    dec(2, 0, "00 0100 0000");
+    cr_assert_eq(c.n_findings, 0, "a resend before the ack");
+    dec(3, 1, "01 00 0000");
+    cr_assert_eq(c.n_findings, 0);
+    dec(4, 1, "04 0000 aa");
+    dec(5, 0, "06 0000 00");
+    dec(6, 0, "02");             /* connection close */
+    dec(7, 0, "00 0100 0000");   /* a new connection */
+    cr_assert_eq(c.n_findings, 0);
+    dec(8, 1, "01 00 0000");
+    cr_assert_eq(c.n_findings, 0);
+    dec(9, 1, "04 0000 cc");     /* numbering from 0 again */
+    cr_assert_eq(c.n_findings, 0);
+}
+
 Test(dnp, numbers_wrap_at_65535_like_the_reference)
 {
     dec(1, 1, "04 fdff");   /* 65533 */
