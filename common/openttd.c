@@ -174,7 +174,7 @@ static const gw_value_name landscape_names[] = {
     X(NEWGRF_VERSION, "openttd.newgrf_version", "NewGRF version", U32, HEX, NULL, "NewGRF version of the client") \
     X(NAME, "openttd.name", "Name", STRING, NONE, NULL, "Client name") \
     X(COMPANY, "openttd.company", "Company", U8, DEC, company_names, "Company (0xFE new, 0xFF spectator)") \
-    X(LANGUAGE, "openttd.language", "Language", U8, DEC, NULL, "Language id") \
+    X(LANGUAGE, "openttd.language", "Language", U8, DEC, NULL, "Language id (CLIENT_JOIN; game info 1-5)") \
     X(ERROR_CODE, "openttd.error_code", "Error", U8, DEC, error_names, "Network error code") \
     X(REASON, "openttd.reason", "Reason", STRING, NONE, NULL, "Error or leave message") \
     X(CLIENT_ID, "openttd.client_id", "Client id", U32, DEC, NULL, "Client id") \
@@ -186,6 +186,7 @@ static const gw_value_name landscape_names[] = {
     X(GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, "NewGRF id") \
     X(GRF_MD5, "openttd.grf_md5", "NewGRF MD5", BYTES, NONE, NULL, "NewGRF MD5 sum") \
     X(GRF_NAME, "openttd.grf_name", "NewGRF name", STRING, NONE, NULL, "NewGRF name") \
+    X(GRF_LOOKUP, "openttd.grf_lookup_id", "NewGRF lookup id", U32, DEC, NULL, "A NewGRF named by its id in a lookup table sent before (game info 6+, serialisation 2)") \
     X(WAITING, "openttd.waiting", "Clients waiting", U8, DEC, NULL, "Clients waiting for the map") \
     X(FRAME, "openttd.frame", "Frame", U32, DEC, NULL, "Frame counter") \
     X(FRAME_MAX, "openttd.frame_max", "Frame max", U32, DEC, NULL, "How far the client may run") \
@@ -228,7 +229,7 @@ static const gw_value_name landscape_names[] = {
     X(SERVER_NAME, "openttd.server_name", "Server name", STRING, NONE, NULL, "Server name") \
     X(GI_VERSION, "openttd.gi.version", "Game info version", U8, DEC, NULL, "Version of the game info block") \
     X(GI_TICKS, "openttd.gi.ticks_playing", "Ticks playing", U64, DEC, NULL, "Ticks the game has run (game info 7)") \
-    X(GI_GRF_TYPE, "openttd.gi.newgrf_type", "NewGRF serialisation", U8, DEC, NULL, "1 = with names") \
+    X(GI_GRF_TYPE, "openttd.gi.newgrf_type", "NewGRF serialisation", U8, DEC, NULL, "0 = id and MD5, 1 = with names, 2 = lookup ids") \
     X(GI_GS_VERSION, "openttd.gi.gs_version", "Game script version", U32, DEC, NULL, "Game script version") \
     X(GI_GS_NAME, "openttd.gi.gs_name", "Game script", STRING, NONE, NULL, "Game script name") \
     X(GI_GAME_DATE, "openttd.gi.game_date", "Game date", U32, DEC, NULL, "Current game date (days)") \
@@ -241,7 +242,7 @@ static const gw_value_name landscape_names[] = {
     X(GI_CLIENTS_ON, "openttd.gi.clients_on", "Clients", U8, DEC, NULL, "Current clients") \
     X(GI_SPECTATORS_ON, "openttd.gi.spectators_on", "Spectators", U8, DEC, NULL, "Current spectators") \
     X(GI_OLD_DATE, "openttd.gi.old_date", "Date (old)", U16, DEC, NULL, "Game or start date before game info 3") \
-    X(GI_MAP_NAME, "openttd.gi.map_name", "Map name", STRING, NONE, NULL, "Map name (game info 1-4)") \
+    X(GI_MAP_NAME, "openttd.gi.map_name", "Map name", STRING, NONE, NULL, "Map name (game info 1-5)") \
     X(GI_MAP_WIDTH, "openttd.gi.map_width", "Map width", U16, DEC, NULL, "Map width") \
     X(GI_MAP_HEIGHT, "openttd.gi.map_height", "Map height", U16, DEC, NULL, "Map height") \
     X(GI_LANDSCAPE, "openttd.gi.landscape", "Landscape", U8, DEC, landscape_names, "Climate") \
@@ -644,6 +645,13 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
     x->conv->version = v;
 }
 
+/* The game info block as OpenTTD's DeserializeNetworkGameInfo
+   (src/network/core/network_game_info.cpp) reads it, newest version first,
+   each version's part falling through to the older ones: 7 ticks playing;
+   6 the NewGRF serialisation (0 id + MD5, 1 with names, 2 lookup ids; 3 and
+   more: the reader stops); 5 game script version and name; 4 the NewGRFs;
+   3 u32 dates; 2 companies; 1 names, then the language byte and the map
+   name while the version is below 6, u16 dates below 3. */
 static void game_info(ottd_ctx *x)
 {
     if (!take_num(x, OF_GI_VERSION, 1, false))
@@ -656,6 +664,8 @@ static void game_info(ottd_ctx *x)
         if (!take_num(x, OF_GI_GRF_TYPE, 1, false))
             return;
         grf_type = (unsigned)x->val[OF_GI_GRF_TYPE];
+        if (grf_type > 2) /* the reader stops: nothing after it is read */
+            return;
     }
     if (v >= 5 && !run_layout(x, L(U32(GI_GS_VERSION), STR(GI_GS_NAME))))
         return;
@@ -663,6 +673,10 @@ static void game_info(ottd_ctx *x)
         if (!take_num(x, OF_GRF_COUNT, 1, false))
             return;
         for (uint64_t i = 0; i < x->val[OF_GRF_COUNT] && !x->failed; i++) {
+            if (grf_type == 2) {
+                take_num(x, OF_GRF_LOOKUP, 4, false);
+                continue;
+            }
             run_layout(x, L(U32(GRF_ID), {O_MD5, OF_GRF_MD5}));
             if (grf_type == 1)
                 take_str(x, OF_GRF_NAME);
@@ -674,13 +688,13 @@ static void game_info(ottd_ctx *x)
         return;
     if (!run_layout(x, L(STR(SERVER_NAME), STR(REVISION))))
         return;
-    if (v <= 4 && !take_num(x, OF_LANGUAGE, 1, false))
+    if (v < 6 && !take_num(x, OF_LANGUAGE, 1, false))
         return;
     if (!run_layout(x, L(BOOL(GI_PASSWORD), U8(GI_CLIENTS_MAX), U8(GI_CLIENTS_ON), U8(GI_SPECTATORS_ON))))
         return;
     if (v < 3 && !run_layout(x, L(U16(GI_OLD_DATE), U16(GI_OLD_DATE))))
         return;
-    if (v <= 4 && !take_str(x, OF_GI_MAP_NAME))
+    if (v < 6 && !take_str(x, OF_GI_MAP_NAME))
         return;
     run_layout(x, L(U16(GI_MAP_WIDTH), U16(GI_MAP_HEIGHT), U8(GI_LANDSCAPE), BOOL(GI_DEDICATED)));
 }

@@ -257,6 +257,38 @@ Test(openttd, game_info_7_has_ticks)
     packet_is("SERVER_SHUTDOWN"); /* and the next with 14.x, learned from it */
 }
 
+/* Game info version 5, laid out as OpenTTD's DeserializeNetworkGameInfo
+   reads it: gs version (-1: none) and name, 1 NewGRF (id, MD5), u32 dates,
+   companies, names, the language byte and the map name (both "while
+   game_info_version < 6"), clients, map size, landscape, dedicated. */
+Test(openttd, game_info_5_has_language_and_map_name)
+{
+    dec("3f00 06 05 ffffffff 00 01 04030201 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 90230b00 a81f0b00 0f 01 0a"
+        " 5300 31332e3000 00 00 19 02 00 4d617000 0001 8000 01 01");
+    clean();
+    cr_assert_eq(U("openttd.gi.version", 0), 5);
+    cr_assert_eq(U("openttd.gi.gs_version", 0), 4294967295u);
+    cr_assert_eq(U("openttd.grf_id", 0), 0x01020304);
+    cr_assert_eq(U("openttd.gi.game_date", 0), 730000);
+    cr_assert_eq(U("openttd.language", 0), 0);
+    cr_assert_eq(U("openttd.gi.clients_max", 0), 25);
+    S("openttd.gi.map_name", 0, "Map");
+    cr_assert_eq(U("openttd.gi.map_width", 0), 256);
+    cr_assert_eq(U("openttd.gi.map_height", 0), 128);
+    cr_assert_eq(U("openttd.gi.landscape", 0), 1);
+}
+
+/* version 6 with NewGRFs by lookup id (serialisation 2): a u32 each */
+Test(openttd, game_info_6_lookup_ids)
+{
+    dec("2c00 06 06 02 00000000 00 02 07000000 08000000 01000000 01000000 01 00 01"
+        " 5300 3100 00 02 01 00 1000 1000 00 00");
+    clean();
+    cr_assert_eq(U("openttd.grf_lookup_id", 0), 7);
+    cr_assert_eq(U("openttd.grf_lookup_id", 1), 8);
+    cr_assert_eq(U("openttd.gi.map_width", 0), 16);
+}
+
 Test(openttd, udp_discovery)
 {
     dec_udp("0300 00");
