@@ -125,32 +125,32 @@ enum eoudp_field { EOUDP_FIELDS(AS_FENUM, AS_FENUM) EF_COUNT };
 static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
 
 #define EOUDP_FINDINGS(X) \
-    X(TRUNCATED, "eoudp.truncated", ERROR, "The datagram ends before a field its command must contain") \
-    X(SIZE_MISMATCH, "eoudp.size.mismatch", ERROR, "No header generation's size field matches the datagram length") \
-    X(STRING_PAST_END, "eoudp.string.past_end", ERROR, "A string or content length runs past the end of the datagram") \
-    X(STRING_NUL, "eoudp.string.nul_terminated", NOTE, "A NUL-terminated string (the text's form; the implementation sends none)") \
-    X(TRAILING, "eoudp.trailing", WARNING, "Bytes after the command's fields") \
-    X(UNKNOWN_COMMAND, "eoudp.command.unknown", WARNING, "A command code no generation defines") \
-    X(WRONG_SIDE, "eoudp.command.wrong_side", WARNING, "A server command (below 0x80) from the client, or a client command from the server") \
-    X(ID_DUPLICATE, "eoudp.id.duplicate", NOTE, "The same id as the previous packet in this direction (a resend, or the Dec 2023 build's doubled sends)") \
-    X(ID_OLDER, "eoudp.id.reordered", NOTE, "An id lower than one already seen in this direction: reordered or resent") \
-    X(RESENT, "eoudp.resent", NOTE, "An important packet sent again with its id (its acknowledge did not come)") \
-    X(CONNECT_NOT_FIRST, "eoudp.connect.not_first", WARNING, "The conversation does not begin with a connect (0x81) from the client") \
-    X(ID_GAP, "eoudp.id.gap", NOTE, "Ids skipped in this direction: packets lost or not captured") \
-    X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, "An acknowledge for no important packet seen, or one already acknowledged") \
-    X(ACK_MISSING, "eoudp.ack.missing", WARNING, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
-    X(GEN_FORCED, "eoudp.generation.forced", NOTE, "The header generation was not told by the size field") \
-    X(HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, "Profile spec: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
-    X(STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, "Profile spec: a string without the NUL the text requires") \
-    X(TIME_MS, "eoudp.timestamp.milliseconds", WARNING, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
-    X(DIV_HEADER, "eoudp.divergence.header", NOTE, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
-    X(DIV_STRINGS, "eoudp.divergence.strings", NOTE, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
-    X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
-    X(DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, "Profile reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
+    X(TRUNCATED, "eoudp.truncated", ERROR, MALFORMED, "The datagram ends before a field its command must contain") \
+    X(SIZE_MISMATCH, "eoudp.size.mismatch", ERROR, MALFORMED, "No header generation's size field matches the datagram length") \
+    X(STRING_PAST_END, "eoudp.string.past_end", ERROR, MALFORMED, "A string or content length runs past the end of the datagram") \
+    X(STRING_NUL, "eoudp.string.nul_terminated", NOTE, COMMENT, "A NUL-terminated string (the text's form; the implementation sends none)") \
+    X(TRAILING, "eoudp.trailing", WARNING, MALFORMED, "Bytes after the command's fields") \
+    X(UNKNOWN_COMMAND, "eoudp.command.unknown", WARNING, UNDECODED, "A command code no generation defines") \
+    X(WRONG_SIDE, "eoudp.command.wrong_side", WARNING, PROTOCOL, "A server command (below 0x80) from the client, or a client command from the server") \
+    X(ID_DUPLICATE, "eoudp.id.duplicate", NOTE, SEQUENCE, "The same id as the previous packet in this direction (a resend, or the Dec 2023 build's doubled sends)") \
+    X(ID_OLDER, "eoudp.id.reordered", NOTE, SEQUENCE, "An id lower than one already seen in this direction: reordered or resent") \
+    X(RESENT, "eoudp.resent", NOTE, SEQUENCE, "An important packet sent again with its id (its acknowledge did not come)") \
+    X(CONNECT_NOT_FIRST, "eoudp.connect.not_first", WARNING, PROTOCOL, "The conversation does not begin with a connect (0x81) from the client") \
+    X(ID_GAP, "eoudp.id.gap", NOTE, SEQUENCE, "Ids skipped in this direction: packets lost or not captured") \
+    X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, SEQUENCE, "An acknowledge for no important packet seen, or one already acknowledged") \
+    X(ACK_MISSING, "eoudp.ack.missing", WARNING, SEQUENCE, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
+    X(GEN_FORCED, "eoudp.generation.forced", NOTE, COMMENT, "The header generation was not told by the size field") \
+    X(HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, COMMENT, "Profile spec: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
+    X(STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, COMMENT, "Profile spec: a string without the NUL the text requires") \
+    X(TIME_MS, "eoudp.timestamp.milliseconds", WARNING, COMMENT, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
+    X(DIV_HEADER, "eoudp.divergence.header", NOTE, COMMENT, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
+    X(DIV_STRINGS, "eoudp.divergence.strings", NOTE, COMMENT, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
+    X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, COMMENT, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
+    X(DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, COMMENT, "Profile reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
 
-#define AS_EENUM(id, code, sev, summary) EE_##id,
+#define AS_EENUM(id, code, sev, group, summary) EE_##id,
 enum eoudp_finding { EOUDP_FINDINGS(AS_EENUM) EE_COUNT };
-#define AS_FINDING(id, code, sev, summary) [EE_##id] = {code, GW_SEV_##sev, summary},
+#define AS_FINDING(id, code, sev, group, summary) [EE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
 static const gw_finding_def findings[EE_COUNT] = {EOUDP_FINDINGS(AS_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */

@@ -91,32 +91,32 @@ enum gne_field { GNE_FIELDS(AS_FENUM, AS_FENUM) GF_COUNT };
 static const gw_field fields[GF_COUNT] = {GNE_FIELDS(AS_FIELD, AS_LINK)};
 
 #define GNE_FINDINGS(X) \
-    X(OUT_OF_SYNC, "gne.nl.out_of_sync", ERROR, "Bytes that do not start with the 'NL' magic: the stream is out of sync, decoding resumes at the next 'NL'") \
-    X(NL_TOO_LONG, "gne.nl.too_long", ERROR, "An NL frame longer than 16384 bytes (HawkNL refuses it): treated as out of sync") \
-    X(TOO_LONG, "gne.message.too_long", WARNING, "A message over 512 bytes (gnelib's largest)") \
-    X(UNTERMINATED, "gne.message.unterminated", ERROR, "The message ends without its 255 terminator") \
-    X(TRAILING, "gne.message.trailing", WARNING, "Bytes after the 255 that ends the message") \
-    X(TRUNCATED, "gne.packet.truncated", ERROR, "A packet's body runs past the end of the message") \
-    X(RESERVED, "gne.packet.reserved", WARNING, "A reserved packet id (9-15): its layout is unknown") \
-    X(TOO_DEEP, "gne.packet.too_deep", ERROR, "Wrapped packets nested deeper than 8: not decoded further") \
-    X(BAD_LENGTH, "gne.handshake.bad_length", ERROR, "A handshake message of the wrong length (request 48, refusal 44, accept 12, UDP port 4)") \
-    X(BAD_MAGIC, "gne.handshake.bad_magic", ERROR, "A server reply to the connection request without the 'GNE' header or with an unknown response byte") \
-    X(GAME_NAME, "gne.game_name.unterminated", WARNING, "A game name filling all 32 bytes: no NUL, over the 31 characters allowed") \
-    X(VERSIONS_MATCH, "gne.refusal.versions_match", NOTE, "Refused although version, build, game name and user version all match the request: the server refused for another reason") \
-    X(ORDER_MISMATCH, "gne.refusal.byte_order_mismatch", WARNING, "Refused because the peers use different data byte orders (gnelib up to 0.70 sends big-endian, later gnelib little-endian)") \
-    X(PORT_RANGE, "gne.udp_port.out_of_range", ERROR, "A UDP port outside 0-65535 (-1 also allowed in the accept)") \
-    X(ORDER_ASSUMED, "gne.byte_order.assumed", NOTE, "The handshake was not seen or its build field is ambiguous: the data byte order is assumed") \
-    X(BAD_USEC, "gne.time.bad_usec", WARNING, "A gtime whose microseconds are outside 0-999999") \
-    X(PING_ORDER, "gne.ping.t2_after_t3", WARNING, "A ping reply whose receive time T2 is later than its send time T3") \
-    X(PING_UNMATCHED, "gne.ping.unmatched", NOTE, "A ping reply whose request was not captured or was already answered") \
-    X(HS_ORDER, "gne.handshake.out_of_order", WARNING, "A message from the client before the server's reply to its connection request, or any message after a refusal (once per connection)") \
-    X(UDP_UNEXPECTED, "gne.udp_port.unexpected", WARNING, "A UDP port where no UDP link was requested and accepted: an accept offering one to a client that asked for none, or the client's 4-byte port message after an accept without one") \
-    X(EXIT_NOT_LAST, "gne.exit.not_last", WARNING, "A message after the same side's ExitPacket on the reliable connection") \
-    X(RATE_EXCEEDED, "gne.rate.exceeded", WARNING, "A side sent more in one second than the peer's announced maximum incoming rate allows (25% and one 512-byte message of tolerance; once per direction)")
+    X(OUT_OF_SYNC, "gne.nl.out_of_sync", ERROR, MALFORMED, "Bytes that do not start with the 'NL' magic: the stream is out of sync, decoding resumes at the next 'NL'") \
+    X(NL_TOO_LONG, "gne.nl.too_long", ERROR, MALFORMED, "An NL frame longer than 16384 bytes (HawkNL refuses it): treated as out of sync") \
+    X(TOO_LONG, "gne.message.too_long", WARNING, PROTOCOL, "A message over 512 bytes (gnelib's largest)") \
+    X(UNTERMINATED, "gne.message.unterminated", ERROR, MALFORMED, "The message ends without its 255 terminator") \
+    X(TRAILING, "gne.message.trailing", WARNING, MALFORMED, "Bytes after the 255 that ends the message") \
+    X(TRUNCATED, "gne.packet.truncated", ERROR, MALFORMED, "A packet's body runs past the end of the message") \
+    X(RESERVED, "gne.packet.reserved", WARNING, UNDECODED, "A reserved packet id (9-15): its layout is unknown") \
+    X(TOO_DEEP, "gne.packet.too_deep", ERROR, UNDECODED, "Wrapped packets nested deeper than 8: not decoded further") \
+    X(BAD_LENGTH, "gne.handshake.bad_length", ERROR, MALFORMED, "A handshake message of the wrong length (request 48, refusal 44, accept 12, UDP port 4)") \
+    X(BAD_MAGIC, "gne.handshake.bad_magic", ERROR, MALFORMED, "A server reply to the connection request without the 'GNE' header or with an unknown response byte") \
+    X(GAME_NAME, "gne.game_name.unterminated", WARNING, MALFORMED, "A game name filling all 32 bytes: no NUL, over the 31 characters allowed") \
+    X(VERSIONS_MATCH, "gne.refusal.versions_match", NOTE, RESPONSE_CODE, "Refused although version, build, game name and user version all match the request: the server refused for another reason") \
+    X(ORDER_MISMATCH, "gne.refusal.byte_order_mismatch", WARNING, RESPONSE_CODE, "Refused because the peers use different data byte orders (gnelib up to 0.70 sends big-endian, later gnelib little-endian)") \
+    X(PORT_RANGE, "gne.udp_port.out_of_range", ERROR, MALFORMED, "A UDP port outside 0-65535 (-1 also allowed in the accept)") \
+    X(ORDER_ASSUMED, "gne.byte_order.assumed", NOTE, COMMENT, "The handshake was not seen or its build field is ambiguous: the data byte order is assumed") \
+    X(BAD_USEC, "gne.time.bad_usec", WARNING, MALFORMED, "A gtime whose microseconds are outside 0-999999") \
+    X(PING_ORDER, "gne.ping.t2_after_t3", WARNING, PROTOCOL, "A ping reply whose receive time T2 is later than its send time T3") \
+    X(PING_UNMATCHED, "gne.ping.unmatched", NOTE, SEQUENCE, "A ping reply whose request was not captured or was already answered") \
+    X(HS_ORDER, "gne.handshake.out_of_order", WARNING, PROTOCOL, "A message from the client before the server's reply to its connection request, or any message after a refusal (once per connection)") \
+    X(UDP_UNEXPECTED, "gne.udp_port.unexpected", WARNING, PROTOCOL, "A UDP port where no UDP link was requested and accepted: an accept offering one to a client that asked for none, or the client's 4-byte port message after an accept without one") \
+    X(EXIT_NOT_LAST, "gne.exit.not_last", WARNING, PROTOCOL, "A message after the same side's ExitPacket on the reliable connection") \
+    X(RATE_EXCEEDED, "gne.rate.exceeded", WARNING, PROTOCOL, "A side sent more in one second than the peer's announced maximum incoming rate allows (25% and one 512-byte message of tolerance; once per direction)")
 
-#define AS_EENUM(id, code, sev, summary) GE_##id,
+#define AS_EENUM(id, code, sev, group, summary) GE_##id,
 enum gne_finding { GNE_FINDINGS(AS_EENUM) GE_COUNT };
-#define AS_FINDING(id, code, sev, summary) [GE_##id] = {code, GW_SEV_##sev, summary},
+#define AS_FINDING(id, code, sev, group, summary) [GE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
 static const gw_finding_def findings[GE_COUNT] = {GNE_FINDINGS(AS_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */

@@ -31,6 +31,13 @@ const gw_protocol *gw_protocol_by_name(const char *name)
     return NULL;
 }
 
+const char *gw_group_name(gw_group g)
+{
+    static const char *const names[] = {"malformed", "protocol", "sequence", "response_code", "undecoded",
+                                        "comment"};
+    return (unsigned)g < G_N_ELEMENTS(names) ? names[g] : "?";
+}
+
 /* ---- heuristics ---- */
 
 typedef struct {

@@ -56,11 +56,29 @@ typedef struct {
 
 typedef enum { GW_SEV_NOTE = 0, GW_SEV_WARNING = 1, GW_SEV_ERROR = 2 } gw_severity;
 
+/* what a finding is about, as Wireshark groups expert info
+   (doc/README.dissector): malformed bytes; protocol violations; numbering,
+   acks, retransmission, reassembly; refusals and error codes; what is shown
+   raw; differences between the reference implementations and the texts,
+   and choices the decoder made */
+typedef enum {
+    GW_GROUP_MALFORMED,
+    GW_GROUP_PROTOCOL,
+    GW_GROUP_SEQUENCE,
+    GW_GROUP_RESPONSE_CODE,
+    GW_GROUP_UNDECODED,
+    GW_GROUP_COMMENT,
+} gw_group;
+
 typedef struct {
     const char *code;     /* stable, e.g. "dnp.seq.outside_window" */
     gw_severity severity;
     const char *summary;  /* what it means, one line */
+    gw_group group;
 } gw_finding_def;
+
+/* "malformed", "protocol", "sequence", "response_code", "undecoded", "comment" */
+const char *gw_group_name(gw_group g);
 
 /* A behaviour rule: a finding that says what a correct peer must or must
  * not do, with the sentence of the protocol text or reference behaviour it

@@ -124,35 +124,35 @@ enum od_field { OD_FIELDS(AS_FENUM, AS_FENUM) EF_COUNT };
 static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
 
 #define OD_FINDINGS(X) \
-    X(TRUNCATED, "opendrakan.truncated", ERROR, "The packet (or datagram) ends before its header or payload does") \
-    X(PAYLOAD_SHORT, "opendrakan.payload.short", ERROR, "The payload ends before a field its type must contain") \
-    X(TRAILING, "opendrakan.trailing", WARNING, "Payload bytes after the packet's fields") \
-    X(UNKNOWN_TYPE, "opendrakan.type.unknown", ERROR, "A packet type the variant does not define: the rest is not decoded") \
-    X(UNEXPECTED_LINK, "opendrakan.link.unexpected", NOTE, "A packet the reference sends reliably (TCP) seen on UDP, or the reverse") \
-    X(TICK_ZERO, "opendrakan.tick.zero", WARNING, "Tick 0 (invalid) where a tick is required") \
-    X(TICK_TOP_BIT, "opendrakan.tick.top_bit", WARNING, "A tick with its top bit set: negative as the code's i64, beyond 2^63 as the draft's u64") \
-    X(BUNDLE_PAST_END, "opendrakan.bundle.past_end", ERROR, "The state bundle's mask chain or a state runs past the payload") \
-    X(BUNDLE_NO_STATE, "opendrakan.bundle.no_such_state", ERROR, "A value mask bit for a state objects do not have") \
-    X(BUNDLE_JUMP_ONLY, "opendrakan.bundle.jump_without_value", NOTE, "A jump bit for a state the bundle does not contain") \
-    X(BUNDLE_BOOLS, "opendrakan.bundle.bools_assumed", NOTE, "Neither boolean encoding fits the payload length: the option's is used") \
-    X(EVENT_VARIANT, "opendrakan.event.unknown_variant", ERROR, "An event variant the reference does not have") \
-    X(ANIM_FLAGS, "opendrakan.anim.bad_flags", WARNING, "An animation flags byte with a bone mode or playback type of 3 (undefined)") \
-    X(GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, "An asset reference to a global database index the captured table does not have") \
-    X(DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, "LOAD_LEVEL's database count differs from the table entries seen") \
-    X(SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
-    X(SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
-    X(SNAP_EXCESS, "opendrakan.snapshot.excess", WARNING, "More change packets for a tick than its confirm counts") \
-    X(SNAP_RECONFIRMED, "opendrakan.snapshot.reconfirmed", NOTE, "A second confirm packet for the same tick") \
-    X(REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, "A delta snapshot against a tick the client never acknowledged") \
-    X(ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, "An acknowledgement of a tick never confirmed") \
-    X(ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, "An acknowledgement of a snapshot not all of whose changes were seen") \
-    X(BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, "Profile spec: booleans one byte each where the draft packs them into one") \
-    X(DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, "Profile reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
-    X(SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, "More ticks open at once than are tracked: the oldest is given up unresolved")
+    X(TRUNCATED, "opendrakan.truncated", ERROR, MALFORMED, "The packet (or datagram) ends before its header or payload does") \
+    X(PAYLOAD_SHORT, "opendrakan.payload.short", ERROR, MALFORMED, "The payload ends before a field its type must contain") \
+    X(TRAILING, "opendrakan.trailing", WARNING, MALFORMED, "Payload bytes after the packet's fields") \
+    X(UNKNOWN_TYPE, "opendrakan.type.unknown", ERROR, UNDECODED, "A packet type the variant does not define: the rest is not decoded") \
+    X(UNEXPECTED_LINK, "opendrakan.link.unexpected", NOTE, PROTOCOL, "A packet the reference sends reliably (TCP) seen on UDP, or the reverse") \
+    X(TICK_ZERO, "opendrakan.tick.zero", WARNING, PROTOCOL, "Tick 0 (invalid) where a tick is required") \
+    X(TICK_TOP_BIT, "opendrakan.tick.top_bit", WARNING, MALFORMED, "A tick with its top bit set: negative as the code's i64, beyond 2^63 as the draft's u64") \
+    X(BUNDLE_PAST_END, "opendrakan.bundle.past_end", ERROR, MALFORMED, "The state bundle's mask chain or a state runs past the payload") \
+    X(BUNDLE_NO_STATE, "opendrakan.bundle.no_such_state", ERROR, MALFORMED, "A value mask bit for a state objects do not have") \
+    X(BUNDLE_JUMP_ONLY, "opendrakan.bundle.jump_without_value", NOTE, PROTOCOL, "A jump bit for a state the bundle does not contain") \
+    X(BUNDLE_BOOLS, "opendrakan.bundle.bools_assumed", NOTE, COMMENT, "Neither boolean encoding fits the payload length: the option's is used") \
+    X(EVENT_VARIANT, "opendrakan.event.unknown_variant", ERROR, UNDECODED, "An event variant the reference does not have") \
+    X(ANIM_FLAGS, "opendrakan.anim.bad_flags", WARNING, MALFORMED, "An animation flags byte with a bone mode or playback type of 3 (undefined)") \
+    X(GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, UNDECODED, "An asset reference to a global database index the captured table does not have") \
+    X(DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, PROTOCOL, "LOAD_LEVEL's database count differs from the table entries seen") \
+    X(SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, SEQUENCE, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
+    X(SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, SEQUENCE, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
+    X(SNAP_EXCESS, "opendrakan.snapshot.excess", WARNING, SEQUENCE, "More change packets for a tick than its confirm counts") \
+    X(SNAP_RECONFIRMED, "opendrakan.snapshot.reconfirmed", NOTE, SEQUENCE, "A second confirm packet for the same tick") \
+    X(REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, SEQUENCE, "A delta snapshot against a tick the client never acknowledged") \
+    X(ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, SEQUENCE, "An acknowledgement of a tick never confirmed") \
+    X(ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, SEQUENCE, "An acknowledgement of a snapshot not all of whose changes were seen") \
+    X(BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, COMMENT, "Profile spec: booleans one byte each where the draft packs them into one") \
+    X(DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, COMMENT, "Profile reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
+    X(SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, SEQUENCE, "More ticks open at once than are tracked: the oldest is given up unresolved")
 
-#define AS_EENUM(id, code, sev, summary) EE_##id,
+#define AS_EENUM(id, code, sev, group, summary) EE_##id,
 enum od_finding { OD_FINDINGS(AS_EENUM) EE_COUNT };
-#define AS_FINDING(id, code, sev, summary) [EE_##id] = {code, GW_SEV_##sev, summary},
+#define AS_FINDING(id, code, sev, group, summary) [EE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
 static const gw_finding_def findings[EE_COUNT] = {OD_FINDINGS(AS_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */

@@ -261,25 +261,25 @@ static const gw_field fields[OF_COUNT] = {OTTD_FIELDS(AS_FIELD)};
 /* ---- findings ------------------------------------------------------------------ */
 
 #define OTTD_FINDINGS(X) \
-    X(BAD_SIZE, "openttd.size.invalid", ERROR, "A size below 3 or with the reserved high bit: the stream is out of step and is resynchronised at the next segment") \
-    X(TOO_LARGE, "openttd.size.too_large", WARNING, "A packet larger than its type allows (1460, or 32767 for map data and game info)") \
-    X(TRUNCATED, "openttd.truncated", ERROR, "The packet ends before a field its type must contain") \
-    X(STRING_UNTERMINATED, "openttd.string.unterminated", ERROR, "A string runs to the end of the packet without its NUL") \
-    X(TRAILING, "openttd.trailing_bytes", WARNING, "Bytes follow the packet's last field") \
-    X(UNKNOWN_TYPE, "openttd.type.unknown", WARNING, "A packet type this version does not define") \
-    X(VERSION_GUESS, "openttd.version.assumed", NOTE, "A revision whose numbering is not known here: the nearest known numbering is used") \
-    X(ACK_BEYOND_MAX, "openttd.ack.beyond_frame_max", WARNING, "A client acknowledges a frame beyond the server's frame_max") \
-    X(FRAME_BACK, "openttd.frame.backwards", WARNING, "A frame counter lower than the previous one in the same direction") \
-    X(MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, "The map bytes received differ from SERVER_MAP_SIZE") \
-    X(NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, "The first map data does not start with a savegame header") \
-    X(ENCRYPTED, "openttd.encrypted_packet", NOTE, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
-    X(JOIN_ORDER, "openttd.join.out_of_order", WARNING, "A packet of the join sequence (JOIN, passwords, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK) before the step it follows, or after a later one (13.x and newer, once JOIN was seen)") \
-    X(COMMAND_PASSED, "openttd.command.frame_passed", WARNING, "A SERVER_COMMAND to be executed in a frame the server has already sent (it must be later than the last SERVER_FRAME)") \
-    X(WRONG_DIRECTION, "openttd.direction.wrong", WARNING, "A SERVER_ packet from the client (the side that opened the TCP connection) or a CLIENT_ packet from the server")
+    X(BAD_SIZE, "openttd.size.invalid", ERROR, MALFORMED, "A size below 3 or with the reserved high bit: the stream is out of step and is resynchronised at the next segment") \
+    X(TOO_LARGE, "openttd.size.too_large", WARNING, MALFORMED, "A packet larger than its type allows (1460, or 32767 for map data and game info)") \
+    X(TRUNCATED, "openttd.truncated", ERROR, MALFORMED, "The packet ends before a field its type must contain") \
+    X(STRING_UNTERMINATED, "openttd.string.unterminated", ERROR, MALFORMED, "A string runs to the end of the packet without its NUL") \
+    X(TRAILING, "openttd.trailing_bytes", WARNING, MALFORMED, "Bytes follow the packet's last field") \
+    X(UNKNOWN_TYPE, "openttd.type.unknown", WARNING, UNDECODED, "A packet type this version does not define") \
+    X(VERSION_GUESS, "openttd.version.assumed", NOTE, COMMENT, "A revision whose numbering is not known here: the nearest known numbering is used") \
+    X(ACK_BEYOND_MAX, "openttd.ack.beyond_frame_max", WARNING, SEQUENCE, "A client acknowledges a frame beyond the server's frame_max") \
+    X(FRAME_BACK, "openttd.frame.backwards", WARNING, SEQUENCE, "A frame counter lower than the previous one in the same direction") \
+    X(MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, PROTOCOL, "The map bytes received differ from SERVER_MAP_SIZE") \
+    X(NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, PROTOCOL, "The first map data does not start with a savegame header") \
+    X(ENCRYPTED, "openttd.encrypted_packet", NOTE, UNDECODED, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
+    X(JOIN_ORDER, "openttd.join.out_of_order", WARNING, PROTOCOL, "A packet of the join sequence (JOIN, passwords, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK) before the step it follows, or after a later one (13.x and newer, once JOIN was seen)") \
+    X(COMMAND_PASSED, "openttd.command.frame_passed", WARNING, SEQUENCE, "A SERVER_COMMAND to be executed in a frame the server has already sent (it must be later than the last SERVER_FRAME)") \
+    X(WRONG_DIRECTION, "openttd.direction.wrong", WARNING, PROTOCOL, "A SERVER_ packet from the client (the side that opened the TCP connection) or a CLIENT_ packet from the server")
 
-#define AS_EENUM(id, code, sev, summary) OE_##id,
+#define AS_EENUM(id, code, sev, group, summary) OE_##id,
 enum ottd_finding { OTTD_FINDINGS(AS_EENUM) OE_COUNT };
-#define AS_FINDING(id, code, sev, summary) [OE_##id] = {code, GW_SEV_##sev, summary},
+#define AS_FINDING(id, code, sev, group, summary) [OE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
 static const gw_finding_def findings[OE_COUNT] = {OTTD_FINDINGS(AS_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */

@@ -224,10 +224,18 @@ static void findings_usage(FILE *f)
     fputs("Usage: pcaptool findings [PROTO]\n"
           "\n"
           "List the finding codes of every protocol (or of PROTO, or of pcaptool's own\n"
-          "\"tcp\" and \"capture\" findings), one a line: code, severity, meaning.\n"
+          "\"tcp\" and \"capture\" findings), one a line: code, severity, meaning, and\n"
+          "the Wireshark expert group (malformed, protocol, sequence, response_code,\n"
+          "undecoded, comment).\n"
           "\n"
           "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
           f);
+}
+
+/* code, severity, meaning, Wireshark expert group */
+static void print_finding(const gw_finding_def *d)
+{
+    printf("%s\t%s\t%s\t%s\n", d->code, gw_severity_name(d->severity), d->summary, gw_group_name(d->group));
 }
 
 static int cmd_list(int argc, char **argv, bool fields)
@@ -255,14 +263,12 @@ static int cmd_list(int argc, char **argv, bool fields)
                        p->fields[k].flags & GW_FIELD_TWO_PASS ? "\twireshark-two-pass" : "");
         else
             for (int k = 0; k < p->n_findings; k++)
-                printf("%s\t%s\t%s\n", p->findings[k].code,
-                       gw_severity_name(p->findings[k].severity), p->findings[k].summary);
+                print_finding(&p->findings[k]);
     }
     if (!fields && (!only || own))
         for (int k = 0; k < RUN_N_FINDINGS; k++)
             if (!only || g_str_has_prefix(run_findings[k].code, only))
-                printf("%s\t%s\t%s\n", run_findings[k].code,
-                       gw_severity_name(run_findings[k].severity), run_findings[k].summary);
+                print_finding(&run_findings[k]);
     return cli_finish(EXIT_CLEAN);
 }
 

@@ -638,9 +638,10 @@ static void register_one(ws_proto *wp)
         wp->ei[i].hf = EI_INIT_HF;
         eiri[i].ids = &wp->ei[i];
         eiri[i].eiinfo.name = d->code;
-        eiri[i].eiinfo.group = d->severity == GW_SEV_NOTE ? PI_SEQUENCE : PI_MALFORMED;
-        if (d->severity == GW_SEV_WARNING)
-            eiri[i].eiinfo.group = PI_PROTOCOL;
+        static const int groups[] = {[GW_GROUP_MALFORMED] = PI_MALFORMED, [GW_GROUP_PROTOCOL] = PI_PROTOCOL,
+                                     [GW_GROUP_SEQUENCE] = PI_SEQUENCE, [GW_GROUP_RESPONSE_CODE] = PI_RESPONSE_CODE,
+                                     [GW_GROUP_UNDECODED] = PI_UNDECODED, [GW_GROUP_COMMENT] = PI_COMMENTS_GROUP};
+        eiri[i].eiinfo.group = groups[d->group];
         eiri[i].eiinfo.severity = d->severity == GW_SEV_ERROR ? PI_ERROR
                                 : d->severity == GW_SEV_WARNING ? PI_WARN : PI_NOTE;
         eiri[i].eiinfo.summary = d->summary;

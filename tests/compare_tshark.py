@@ -53,6 +53,17 @@ class Tshark:
                 self.types[cols[2]] = cols[3]
 
 
+# the finding table's groups (pcaptool findings, 4th column) as Wireshark's
+# constants (epan/proto.h)
+GROUPS = {"sequence": 0x02000000, "response_code": 0x03000000, "undecoded": 0x05000000,
+          "malformed": 0x07000000, "protocol": 0x09000000, "comment": 0x0b000000}
+
+
+def finding_groups(pcaptool):
+    out = subprocess.run([pcaptool, "findings"], capture_output=True, text=True, check=True).stdout
+    return {l.split("\t")[0]: l.split("\t")[3] for l in out.splitlines()}
+
+
 def walk(node, fields, findings, state):
     """Collect proto fields (in document order) and expert codes."""
     if isinstance(node, list):
@@ -67,6 +78,11 @@ def walk(node, fields, findings, state):
                 for k in e:
                     if not k.startswith("_ws."):
                         findings.append(k)
+                        # the expert group Wireshark shows is the table's
+                        want = state.get("groups", {}).get(k)
+                        got = e.get("_ws.expert.group")
+                        if want and got and int(got, 0) != GROUPS[want]:
+                            fail("%s: expert group %s, the table says %s" % (k, got, want))
             continue
         if key in state["two_pass"]:  # links pcaptool, in one pass, cannot show
             continue
@@ -155,7 +171,7 @@ def compare(tsh, pcaptool, capture):
     if "dissector bug" in r.stderr.lower():
         fail("%s: dissector bug: %s" % (capture, r.stderr))
     ws = {}
-    state = {"types": tsh.types, "two_pass": two_pass_fields(pcaptool)}
+    state = {"types": tsh.types, "two_pass": two_pass_fields(pcaptool), "groups": finding_groups(pcaptool)}
     for pkt in json.loads(r.stdout):
         layers = pkt["_source"]["layers"]
         num = int(layers["frame"]["frame.number"])
