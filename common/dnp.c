@@ -167,6 +167,12 @@ static const gw_finding_def findings[DNP_E_COUNT] = {
     [DNP_E_LONG_RESTARTED] = E("dnp.long.restarted", GW_SEV_WARNING, SEQUENCE, "A first part while another long message was incomplete: the earlier one is dropped"),
     [DNP_E_LONG_TOO_LONG] = E("dnp.long.too_long", GW_SEV_ERROR, SEQUENCE, "A long message over the reassembly limit: it is not reassembled"),
     [DNP_E_LINKS_NOT_KEPT] = E("dnp.link.not_kept", GW_SEV_NOTE, UNDECODED, "Over 1 MiB of link states in one conversation: a new link's value types are not kept, so its updates are shown as raw bytes (once per conversation)"),
+    [DNP_E_LINK_REUSED] = E("dnp.link.reused_while_up", GW_SEV_WARNING, PROTOCOL, "A link state for a link id its sender assigned before and has not taken down (no link down seen)"),
+    [DNP_E_CONNECT_RESEND_EARLY] = E("dnp.connect.resend_early", GW_SEV_WARNING, SEQUENCE, "A connection request resent less than 0.8 s after the previous one (the interval is 1 s)"),
+    [DNP_E_CONNECT_RESEND_LATE] = E("dnp.connect.resend_after_timeout", GW_SEV_WARNING, SEQUENCE, "A connection request resent more than 5 s (the connect timeout) after the first"),
+    [DNP_E_RESEND_AFTER_ACK] = E("dnp.resend.after_ack", GW_SEV_WARNING, SEQUENCE, "A reliable command resent over 0.5 s after its ack (not a resend that crossed it)"),
+    [DNP_E_RESEND_AFTER_TIMEOUT] = E("dnp.resend.after_timeout", GW_SEV_WARNING, SEQUENCE, "A reliable command resent more than 3 s (the reliable timeout) after it was first sent"),
+    [DNP_E_OVER_1200] = E("dnp.datagram.over_1200", GW_SEV_NOTE, PROTOCOL, "A datagram over 1200 bytes, the text's rule of thumb for what one IPv4 packet carries"),
     [DNP_E_CONNECT_REPEATED] = E("dnp.connect.repeated", GW_SEV_NOTE, SEQUENCE, "A connection request on a connected conversation (a client resends while the ack is in flight): the server must ignore it; the conversation's state is kept"),
     [DNP_E_ACCEPTED_AGAIN] = E("dnp.connect_ack.accepted_again", GW_SEV_WARNING, PROTOCOL, "The server accepts a connection request on a conversation already connected, which it has to ignore"),
     [DNP_E_NOT_ACCEPTED] = E("dnp.connect.not_accepted", GW_SEV_WARNING, PROTOCOL, "A command other than the connection handshake before the connection was accepted (or the capture began after the connect); once per connection"),
@@ -194,6 +200,15 @@ static const gw_finding_def findings[DNP_E_COUNT] = {
 static const gw_rule rules[] = {
     {DNP_E_NOT_ACCEPTED, "dnp.md, Connection Request: \"This is the only command accepted by the server from an "
                          "unconnected client\""},
+    {DNP_E_LINK_REUSED, "dnp.md, Link State: \"Once assigned the LinkId can not be reused until it has been taken "
+                        "down\""},
+    {DNP_E_CONNECT_RESEND_EARLY, "dnp.md, Connection Request: \"If the client does not receive a Connect Acknowledge "
+                                 "command until Connect Resend Interval (recommended 1s) after sending the last "
+                                 "request the command has to be resend\""},
+    {DNP_E_CONNECT_RESEND_LATE, "dnp.md, Connection Request: \"If Connect Timeout (recommended 5s) elapsed since the "
+                                "first request send the client has to stop resending the connect request\""},
+    {DNP_E_RESEND_AFTER_ACK, "dnp.md, Reliable Communication: the sender resends \"until the command is "
+                             "acknowledged or ReliableTimeout is reached\""},
     {DNP_E_ACCEPTED_AGAIN, "dnp.md, Connection Request: \"The server has to ignore connect requests for an already "
                            "connected client\""},
     {DNP_E_NOT_OFFERED, "dnp.md, Connection Ack: \"The server checks if the client supports at least one protocol "
@@ -281,6 +296,7 @@ typedef struct {
     int32_t link_id;      /* a link state's link, or -1 */
     uint32_t first_frame;
     int64_t first_time_ns, last_time_ns; /* first and latest transmission */
+    int64_t acked_ns;
 } dnp_sent;
 
 typedef struct {
@@ -328,6 +344,7 @@ typedef struct {
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
     uint16_t offered[OFFERED_MAX];
     int64_t close_ns, last_ns;
+    int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
 } dnp_conv;
 
 /* bytes of long messages under reassembly in all conversations of this
@@ -655,6 +672,12 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         g_free(link);
         return;
     }
+    /* "Once assigned the LinkId can not be reused until it has been taken
+       down": free again only after a link down */
+    if (old && old->dir == x->pi->dir && old->answer != ANSWER_DOWN && !(x->resend && old->seq == x->sent->seq))
+        gw_emit_finding(&x->e, DNP_E_LINK_REUSED, 0, 0,
+                        "Link id %u assigned again while its link (frame %u) is %s", link_id, old->frame,
+                        old->answer == ANSWER_UP ? "up" : "not taken down");
     size_t size = sizeof(dnp_link) + link->count;
     if (old) {
         x->conv->links_bytes -= sizeof(dnp_link) + old->count;
@@ -731,6 +754,15 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
             gw_emit_finding(&x->e, DNP_E_RESEND_EARLY, off, 2,
                             "Reliable number %u resent %.3f s after its previous transmission", seq,
                             (double)since / 1e9);
+        if (prev->acked && x->pi->time_ns - prev->acked_ns > DNP_CLOSE_CROSSING_NS)
+            gw_emit_finding(&x->e, DNP_E_RESEND_AFTER_ACK, off, 2,
+                            "Reliable number %u resent %.3f s after its ack", seq,
+                            (double)(x->pi->time_ns - prev->acked_ns) / 1e9);
+        else if (!prev->acked &&
+                 x->pi->time_ns - prev->first_time_ns > DNP_RELIABLE_TIMEOUT_NS + DNP_TIMER_SLACK_NS)
+            gw_emit_finding(&x->e, DNP_E_RESEND_AFTER_TIMEOUT, off, 2,
+                            "Reliable number %u resent %.3f s after it was first sent", seq,
+                            (double)(x->pi->time_ns - prev->first_time_ns) / 1e9);
         prev->last_time_ns = x->pi->time_ns;
         x->resend = true;
         x->sent = prev;
@@ -876,10 +908,24 @@ static void cmd_connect_request(dnp_ctx *x)
     /* "The server has to ignore connect requests for an already connected
        client": the connection and its numbering go on */
     bool connected = c->state == CONN_OPEN && !c->midway && x->pi->dir == c->client_dir;
+    int64_t now = x->pi->time_ns;
     if (connected) {
         gw_emit_finding(&x->e, DNP_E_CONNECT_REPEATED, 0, 1,
                         "Connection request on a connected conversation: the server must ignore it");
+    } else if (c->state == CONN_REQUESTED && x->pi->dir == c->client_dir) {
+        /* a resend: no ack yet (every 1 s, for 5 s at most) */
+        if (now - c->request_last_ns < DNP_CONNECT_RESEND_EARLY_NS)
+            gw_emit_finding(&x->e, DNP_E_CONNECT_RESEND_EARLY, 0, 1,
+                            "Connection request resent %.3f s after the previous one",
+                            (double)(now - c->request_last_ns) / 1e9);
+        if (now - c->request_first_ns > DNP_CONNECT_TIMEOUT_NS + DNP_TIMER_SLACK_NS)
+            gw_emit_finding(&x->e, DNP_E_CONNECT_RESEND_LATE, 0, 1,
+                            "Connection request resent %.3f s after the first",
+                            (double)(now - c->request_first_ns) / 1e9);
+        c->request_last_ns = now;
+        c->n_offered = 0;
     } else {
+        c->request_first_ns = c->request_last_ns = now;
         conv_restart(c);
         c->state = CONN_REQUESTED;
         c->client_dir = (uint8_t)x->pi->dir;
@@ -1011,6 +1057,7 @@ static void cmd_link_state(dnp_ctx *x)
 static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
 {
     s->acked = 1;
+    s->acked_ns = x->pi->time_ns;
     if (took > DNP_RELIABLE_TIMEOUT_NS)
         gw_emit_finding(&x->e, DNP_E_ACK_LATE, off, 2,
                         "Reliable number %u acknowledged %.3f s after frame %u (timeout 3 s)", s->seq,
@@ -1508,6 +1555,9 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     }
     gw_emit_u(&x.e, DNP_F_COMMAND, 0, 1, cmd);
     check_connection(&x, cmd);
+    if (len > DNP_MESSAGE_RULE_OF_THUMB && pi->transport == GW_TRANSPORT_UDP)
+        gw_emit_finding(&x.e, DNP_E_OVER_1200, 0, len, "A %zu-byte datagram (the text's rule of thumb: 1200)",
+                        len);
     const char *name = gw_value_name_of(command_names, cmd);
     if (name)
         summary_add(&x, "%s", name);

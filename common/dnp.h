@@ -112,7 +112,15 @@ enum dnp_finding {
     DNP_E_UPDATE_READ_ONLY,
     DNP_E_AFTER_CLOSE,
     DNP_E_ACCEPTED_AGAIN,
-    DNP_E_CONNECT_REPEATED, /* a note, not a rule */
+    DNP_E_LINK_REUSED,
+    DNP_E_CONNECT_RESEND_EARLY,
+    DNP_E_CONNECT_RESEND_LATE,
+    DNP_E_RESEND_AFTER_ACK,
+    /* not rules: a resend after the timeout always comes with ack.late or
+       ack.missing; and notes */
+    DNP_E_RESEND_AFTER_TIMEOUT,
+    DNP_E_CONNECT_REPEATED,
+    DNP_E_OVER_1200,
     /* where the reference and the text differ (profiles) */
     DNP_E_REFERENCE_LAYOUT,
     DNP_E_NOT_IN_TEXT,
@@ -139,6 +147,13 @@ extern int gw_dnp_profile; /* enum gw_profile (preference dnp.profile) */
 #define DNP_RESEND_EARLY_NS 400000000ll      /* resend every 0.5 s: sooner than 0.4 s is early */
 #define DNP_RESEND_MISSING_NS 1000000000ll   /* unacknowledged 1 s (two intervals) without a resend */
 #define DNP_CLOSE_CROSSING_NS 500000000ll    /* the peer's commands this soon after a close crossed it */
+/* connection requests (dnp.md, Connection Request): resent every 1 s
+   without an ack (sooner than 0.8 s is early), not after 5 s since the
+   first; a timer's lateness allowed beyond a limit */
+#define DNP_CONNECT_RESEND_EARLY_NS 800000000ll
+#define DNP_CONNECT_TIMEOUT_NS 5000000000ll
+#define DNP_TIMER_SLACK_NS 250000000ll
+#define DNP_MESSAGE_RULE_OF_THUMB 1200 /* bytes "can be expected to be transmitted in one package" */
 #define DNP_REASSEMBLY_MAX (1u << 20) /* bytes of one long message we keep */
 #define DNP_REASSEMBLY_TOTAL_MAX (64u << 20) /* ... and of all under way at once */
 #define DNP_LINKS_MAX (1u << 20)      /* bytes of link states (value types) kept per conversation */

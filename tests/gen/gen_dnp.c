@@ -433,6 +433,44 @@ static void rule_captures(void)
     MSG(b_hex(&b, "01 00 0000")); rs2c();
     pw_close(&rw);
 
+    /* the server assigns link id 0 again while its first link is up */
+    rule_open("dnp.link.reused_while_up");
+    rule_handshake();
+    server_link(0);
+    client_takes_link();
+    MSG(b_hex(&b, "05 0100 0000 00 0000 0200 01 05 08 00c1")); rs2c();
+    MSG(ack(1, 0)); rc2s();
+    MSG(b_hex(&b, "07 0000")); rc2s();
+    pw_close(&rw);
+
+    /* the client resends its connection request 0.3 s after the first */
+    rule_open("dnp.connect.resend_early");
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    pw_advance(&rw, 300 * MS - 1000);
+    MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    MSG(b_hex(&b, "01 00 0000")); rs2c();
+    pw_close(&rw);
+
+    /* every second for 6 s: past the 5 s connect timeout */
+    rule_open("dnp.connect.resend_after_timeout");
+    for (int i = 0; i < 7; i++) {
+        if (i)
+            pw_advance(&rw, 1000 * MS - 1000);
+        MSG(b_hex(&b, "00 0100 0000")); rc2s();
+    }
+    MSG(b_hex(&b, "01 00 0000")); rs2c();
+    pw_close(&rw);
+
+    /* the server resends #0 a second after its ack */
+    rule_open("dnp.resend.after_ack");
+    rule_handshake();
+    server_reliable(0, 0);
+    MSG(ack(0, 0)); rc2s();
+    pw_advance(&rw, 1000 * MS - 1000);
+    server_reliable(0, 0);
+    MSG(ack(0, 0)); rc2s();
+    pw_close(&rw);
+
     /* a rejection that carries a protocol */
     rule_open("dnp.connect_ack.protocol_in_rejection");
     MSG(b_hex(&b, "00 0100 0000")); rc2s();

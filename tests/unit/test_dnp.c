@@ -316,6 +316,54 @@ Test(dnp, a_resent_request_before_the_ack_and_a_new_one_after_a_close)
     cr_assert_eq(c.n_findings, 0);
 }
 
+/* dnp.md, Reliable Communication: resent every 0.5 s "until the command is
+   acknowledged or ReliableTimeout is reached" (3 s). A resend that crossed
+   the ack (sent within 0.5 s of it) is fine; one a second after is not. */
+Test(dnp, resends_after_the_ack_or_the_timeout)
+{
+    collect_decode(&c, P, conv, 1, 0, 1, "04 0000 aa");
+    collect_decode(&c, P, conv, 2, 10000000, 0, "06 0000 00");            /* acked at 0.01 s */
+    collect_decode(&c, P, conv, 3, 500000000, 1, "04 0000 aa");           /* resent at 0.5 s: crossed */
+    cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_AFTER_ACK));
+    collect_decode(&c, P, conv, 4, 1500000000, 1, "04 0000 aa");          /* at 1.5 s */
+    cr_assert(collect_has_finding(&c, DNP_E_RESEND_AFTER_ACK));
+    collect_decode(&c, P, conv, 5, 2000000000, 1, "04 0100 bb");          /* #1, never acked */
+    collect_decode(&c, P, conv, 6, 5000000000, 1, "04 0100 bb");          /* resent 3.0 s later */
+    cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_AFTER_TIMEOUT), "at the timeout, within its slack");
+    collect_decode(&c, P, conv, 7, 5500000000, 1, "04 0100 bb");          /* 3.5 s after the first */
+    cr_assert(collect_has_finding(&c, DNP_E_RESEND_AFTER_TIMEOUT));
+}
+
+/* dnp.md, Link State: "Once assigned the LinkId can not be reused until it
+   has been taken down"; Link Down: "Once torn down the sender can reuse the
+   LinkId for another link" */
+Test(dnp, a_link_id_is_free_again_after_link_down)
+{
+    dec(1, 1, "05 0000 0000 00 0000 0100 01 05");  /* link 0: one UInt8 */
+    dec(2, 0, "06 0000 00");
+    dec(3, 0, "08 0000");                         /* link down */
+    dec(4, 1, "05 0100 0000 00 0000 0100 01 06");  /* link 0 again: free */
+    cr_assert_not(collect_has_finding(&c, DNP_E_LINK_REUSED));
+    dec(5, 0, "06 0100 00");
+    dec(6, 0, "07 0000");                         /* link up */
+    dec(7, 1, "05 0200 0000 00 0000 0100 01 07");  /* link 0 again while up */
+    cr_assert(collect_has_finding(&c, DNP_E_LINK_REUSED));
+}
+
+/* "As a rule of thumb on IPv4 a package size of 1200 ... can be expected to
+   be transmitted in one package": a note past it */
+Test(dnp, datagrams_over_1200_bytes_are_noted)
+{
+    char hex[2 * 1300 + 16] = "03";
+    for (int i = 0; i < 1199; i++)
+        strcat(hex, "61");
+    dec(1, 0, hex); /* 1200 bytes */
+    cr_assert_not(collect_has_finding(&c, DNP_E_OVER_1200));
+    strcat(hex, "61");
+    dec(2, 0, hex); /* 1201 */
+    cr_assert(collect_has_finding(&c, DNP_E_OVER_1200));
+}
+
 Test(dnp, numbers_wrap_at_65535_like_the_reference)
 {
     dec(1, 1, "04 fdff");   /* 65533 */
