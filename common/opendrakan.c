@@ -139,6 +139,8 @@ static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
     X(ANIM_FLAGS, "opendrakan.anim.bad_flags", WARNING, MALFORMED, "An animation flags byte with a bone mode or playback type of 3 (undefined)") \
     X(GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, UNDECODED, "An asset reference to a global database index the captured table does not have") \
     X(DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, PROTOCOL, "LOAD_LEVEL's database count differs from the table entries seen") \
+    X(WRONG_DIRECTION, "opendrakan.direction.wrong", WARNING, PROTOCOL, "A downlink packet (database table, level, states, snapshot confirm) from the client, or an uplink one (snapshot acknowledge, actions) from the server") \
+    X(JUMP_HIGH_BIT, "opendrakan.bundle.jump_high_bit", WARNING, PROTOCOL, "A jump mask with its highest bit set, which the draft says is unused") \
     X(SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, SEQUENCE, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
     X(SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, SEQUENCE, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
     X(SNAP_EXCESS, "opendrakan.snapshot.excess", WARNING, SEQUENCE, "More change packets for a tick than its confirm counts") \
@@ -157,6 +159,9 @@ static const gw_finding_def findings[EE_COUNT] = {OD_FINDINGS(AS_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
+    {EE_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
+                         "send state updates to the server\"; Acknowledge snapshot (uplink), Action (uplink), Analog "
+                         "Action (uplink); Global database table entry and Load level (downlink)"},
     {EE_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Once a confirmed snapshot contains as many "
                          "changes as stated by the confirmation, it is complete\""},
     {EE_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Then, a confirmation packet is "
@@ -232,10 +237,16 @@ typedef struct {
     int64_t acked[OD_ACKS];
     unsigned n_acked;
     bool bools_divergence_noted;
+    int8_t server_dir;          /* learnt from the first one-way packet; -1 not yet */
     db_entry db[OD_DB_ENTRIES]; /* the first n_db set; the rest (6 KiB) never read */
 } od_conv;
 
-static void conv_init(void *p) { memset(p, 0, offsetof(od_conv, db)); }
+static void conv_init(void *p)
+{
+    memset(p, 0, offsetof(od_conv, db));
+    ((od_conv *)p)->server_dir = -1;
+}
+
 static void conv_free(void *p) { (void)p; }
 
 static void report_open(const snapshot *s, const gw_end_sink *sink)
@@ -365,6 +376,8 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
         if (x) {
             gw_emit_u(&x->e, EF_VALUE_MASK, base + off, 1, vm);
             gw_emit_u(&x->e, EF_JUMP_MASK, base + off + 1, 1, jm);
+            if (jm & 0x80) /* "The highest bit of the jump mask is currently unused" */
+                gw_emit_finding(&x->e, EE_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
         }
         off += 2;
         packed_bits = -1;
@@ -767,6 +780,40 @@ static bool reliable(unsigned type)
              type == T_OBJECT_CREATED || type == T_LIFECYCLE);
 }
 
+/* which way a packet type goes by the draft: +1 downlink (server to
+   client), -1 uplink, 0 either (messages and events: not stated for the
+   reference's EVENT) */
+static int one_way(unsigned type)
+{
+    switch (type) {
+    case T_DB_ENTRY: case T_LOAD_LEVEL: case T_STATES: case T_EXTRA_STATES: case T_CONFIRM:
+        return 1;
+    case T_ACK: case T_ACTION: case T_ANALOG:
+        return -1;
+    default:
+        return 0;
+    }
+}
+
+/* the server is the side the first one-way packet says; later packets
+   the other way round are reported */
+static void check_direction(od_ctx *x, unsigned type, size_t off)
+{
+    od_conv *c = x->conv;
+    int way = one_way(type);
+    if (!way)
+        return;
+    int from_server_dir = way > 0 ? x->pi->dir : !x->pi->dir;
+    if (c->server_dir < 0) {
+        c->server_dir = (int8_t)from_server_dir;
+        return;
+    }
+    if (from_server_dir != c->server_dir)
+        gw_emit_finding(&x->e, EE_WRONG_DIRECTION, off, 1, "%s from the %s (%s only)",
+                        gw_value_name_of(type_names, type), way > 0 ? "client" : "server",
+                        way > 0 ? "downlink" : "uplink");
+}
+
 /* one packet at d[off..len); returns where the next starts (len: stop) */
 static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
 {
@@ -806,6 +853,7 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
         gw_emit_finding(&x->e, EE_UNEXPECTED_LINK, off, 1, "%s over %s",
                         gw_value_name_of(type_names, type),
                         x->pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
+    check_direction(x, type, off);
     x->c = (gw_cursor){d, end, off + 3};
     x->tick_at = off + 3;
     x->failed = false;

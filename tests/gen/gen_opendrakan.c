@@ -509,6 +509,12 @@ static void rule_captures(void)
     snapshot(2, 5);
     rule_end();
 
+    rule_capture("opendrakan.direction.wrong", 3); /* the client sends a database entry */
+    snapshot(1, 0);
+    p_u32(9); p_str("Client/own.db"); pk(0);
+    tcp(UP);
+    rule_end();
+
     rule_capture("opendrakan.ack.unconfirmed", 3);
     snapshot(1, 0);
     acknowledge(9);

@@ -55,9 +55,12 @@ static double D(const char *abbrev, int k) { return item(abbrev, k)->v.d; }
 
 enum { UDP = GW_TRANSPORT_UDP, TCP = GW_TRANSPORT_TCP };
 
+/* the server is direction 0: the client's packets (acknowledge 08, actions
+   09 and 0a) go the other way */
 static void dec(uint32_t frame, int transport, const char *hex)
 {
-    collect_decode_on(&c, P, conv, frame, 0, 0, transport, hex);
+    int uplink = hex[0] == '0' && (hex[1] == '8' || hex[1] == '9' || hex[1] == 'a');
+    collect_decode_on(&c, P, conv, frame, 0, uplink, transport, hex);
 }
 
 /* what conv_end() reports */
@@ -147,6 +150,30 @@ Test(opendrakan, malformed_chains)
     /* unknown type */
     dec(7, TCP, "2a 0000");
     cr_assert(has("opendrakan.type.unknown"));
+}
+
+/* opendrakan.md: snapshot packets "are only valid in the downlink. A client
+   does not send state updates to the server"; the acknowledge is uplink.
+   The server is the side the first one-way packet says. */
+Test(opendrakan, packets_in_the_wrong_direction)
+{
+    collect_decode_on(&c, P, conv, 1, 0, 1, UDP, "04 1c00 0500000000000000 0000000000000040 00000000 0000000000000000");
+    cr_assert_eq(c.n_findings, 0, "the first says the server is direction 1");
+    collect_decode_on(&c, P, conv, 2, 0, 0, UDP, "08 0800 0500000000000000");
+    cr_assert_eq(c.n_findings, 0, "the client acknowledges");
+    collect_decode_on(&c, P, conv, 3, 0, 0, UDP, "02 0e00 0600000000000000 01000000 0000");
+    cr_assert(has("opendrakan.direction.wrong"), "a state change from the client");
+    collect_decode_on(&c, P, conv, 4, 0, 1, UDP, "08 0800 0500000000000000");
+    cr_assert(has("opendrakan.direction.wrong"), "an acknowledge from the server");
+}
+
+/* "The highest bit of the jump mask is currently unused" */
+Test(opendrakan, jump_mask_high_bit)
+{
+    dec(1, UDP, "02 0e00 0500000000000000 01000000 0080");
+    cr_assert(has("opendrakan.bundle.jump_high_bit"));
+    dec(2, UDP, "02 0e00 0600000000000000 01000000 0000");
+    cr_assert(!has("opendrakan.bundle.jump_high_bit"));
 }
 
 Test(opendrakan, snapshot_complete_in_any_order)
