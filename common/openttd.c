@@ -144,7 +144,12 @@ static const gw_value_name error_names[] = {
     {8, "WRONG_REVISION", 0}, {9, "NAME_IN_USE", 0}, {10, "WRONG_PASSWORD", 0}, {11, "COMPANY_MISMATCH", 0},
     {12, "KICKED", 0}, {13, "CHEATER", 0}, {14, "FULL", 0}, {15, "TOO_MANY_COMMANDS", 0},
     {16, "TIMEOUT_PASSWORD", 0}, {17, "TIMEOUT_COMPUTER", 0}, {18, "TIMEOUT_MAP", 0},
-    {19, "TIMEOUT_JOIN", 0}, {20, "INVALID_CLIENT_NAME", 0}, {0, NULL, 0}};
+    {19, "TIMEOUT_JOIN", 0}, {20, "INVALID_CLIENT_NAME", 0}, {21, "NOT_ON_ALLOW_LIST", 0},
+    {22, "NO_AUTHENTICATION_METHOD_AVAILABLE", 0}, {0, NULL, 0}};
+
+/* 15.x authentication methods (network_crypto.h, NetworkAuthenticationMethod) */
+static const gw_value_name auth_method_names[] = {
+    {0, "X25519_KEY_EXCHANGE_ONLY", 0}, {1, "X25519_PAKE", 0}, {2, "X25519_AUTHORIZED_KEY", 0}, {0, NULL, 0}};
 
 static const gw_value_name action_names[] = {
     {0, "JOIN", 0}, {1, "LEAVE", 0}, {2, "SERVER_MESSAGE", 0}, {3, "CHAT", 0}, {4, "CHAT_COMPANY", 0},
@@ -248,6 +253,13 @@ static const gw_value_name landscape_names[] = {
     X(GI_LANDSCAPE, "openttd.gi.landscape", "Landscape", U8, DEC, landscape_names, "Climate") \
     X(GI_DEDICATED, "openttd.gi.dedicated", "Dedicated", BOOL, NONE, NULL, "Dedicated server") \
     X(MAC, "openttd.mac", "MAC", BYTES, NONE, NULL, "Message authentication code of an encrypted packet") \
+    X(AUTH_METHOD, "openttd.auth.method", "Authentication method", U8, DEC, auth_method_names, "15.x: how the client must authenticate") \
+    X(AUTH_PUBLIC_KEY, "openttd.auth.public_key", "Key-exchange public key", BYTES, NONE, NULL, "15.x: the sender's X25519 public key (32 bytes)") \
+    X(AUTH_NONCE, "openttd.auth.nonce", "Key-exchange nonce", BYTES, NONE, NULL, "15.x: the nonce of the key exchange (24 bytes)") \
+    X(AUTH_MAC, "openttd.auth.mac", "Key-exchange MAC", BYTES, NONE, NULL, "15.x: the MAC of the key-exchange message (16 bytes)") \
+    X(AUTH_MESSAGE, "openttd.auth.message", "Key-exchange message", BYTES, NONE, NULL, "15.x: the encrypted random key-exchange message (8 bytes)") \
+    X(ENCRYPTION_NONCE, "openttd.encryption_nonce", "Encryption nonce", BYTES, NONE, NULL, "15.x: the nonce the encrypted connection starts from (24 bytes)") \
+    X(PUBLIC_KEY, "openttd.public_key", "Public key", STRING, NONE, NULL, "15.x: a client's public key, as hex (SERVER_CLIENT_INFO)") \
     X(ENCRYPTED, "openttd.encrypted", "Encrypted", BYTES, NONE, NULL, "Encrypted type and payload") \
     X(PAYLOAD, "openttd.payload", "Payload", BYTES, NONE, NULL, "Payload not decoded field by field") \
     X(TRAILING, "openttd.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the packet's fields")
@@ -331,6 +343,7 @@ enum op {
     O_LOOP,    /* repeat up to O_ENDLOOP as often as the last number read */
     O_ENDLOOP,
     O_TILE,    /* u32 tile, before 14.x */
+    O_BYTES8, O_BYTES24, O_BYTES32, /* fixed-size byte arrays */
 };
 typedef struct {
     uint8_t op, field;
@@ -394,6 +407,24 @@ static const lop *const layouts_13[PK_COUNT] = {
     [PK_CLIENT_QUIT] = L(NONE),
     [PK_UDP_CLIENT_FIND_SERVER] = L(NONE),
     [PK_UDP_CLIENT_DETAIL_INFO] = L(NONE),
+};
+
+/* 15.x where it differs from 13.x, as OpenTTD's own code writes it:
+   network_client.cpp SendJoin (revision, NewGRF version), SendIdentify
+   (name, company), SendMove (company), ReceiveServerClientInfo (id,
+   company, name, public key), ReceiveServerWelcome (the client id);
+   network_crypto.cpp's X25519 handlers: SendRequest after the method byte
+   (public key 32, nonce 24), SendResponse (public key 32, MAC 16, message
+   8), SendEnableEncryption (nonce 24). */
+static const lop *const layouts_15[PK_COUNT] = {
+    [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION)),
+    [PK_CLIENT_IDENTIFY] = L(STR(NAME), U8(COMPANY)),
+    [PK_SERVER_AUTH_REQUEST] = L(U8(AUTH_METHOD), {O_BYTES32, OF_AUTH_PUBLIC_KEY}, {O_BYTES24, OF_AUTH_NONCE}),
+    [PK_CLIENT_AUTH_RESPONSE] = L({O_BYTES32, OF_AUTH_PUBLIC_KEY}, {O_MD5, OF_AUTH_MAC}, {O_BYTES8, OF_AUTH_MESSAGE}),
+    [PK_SERVER_ENABLE_ENCRYPTION] = L({O_BYTES24, OF_ENCRYPTION_NONCE}),
+    [PK_SERVER_WELCOME] = L(U32(CLIENT_ID)),
+    [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME), STR(PUBLIC_KEY)),
+    [PK_CLIENT_MOVE] = L(U8(COMPANY)),
 };
 
 /* the wiki's layouts (0.4/0.5 era) */
@@ -587,6 +618,9 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
         case O_BOOL: take_num(x, o->field, 1, false); break;
         case O_STR: take_str(x, o->field); break;
         case O_MD5: take_bytes(x, o->field, 16); break;
+        case O_BYTES8: take_bytes(x, o->field, 8); break;
+        case O_BYTES24: take_bytes(x, o->field, 24); break;
+        case O_BYTES32: take_bytes(x, o->field, 32); break;
         case O_REST: take_bytes(x, o->field, gw_remaining(&x->c)); break;
         case O_OPT: optional = true; break;
         case O_TILE:
@@ -973,7 +1007,9 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                 old_map(x);
             else
             {
-                const lop *layout = (version == OTTD_V_OLD && !udp ? layouts_old : layouts_13)[pk];
+                const lop *layout = version == OTTD_V_OLD && !udp ? layouts_old[pk]
+                                  : version == OTTD_V15 && !udp && layouts_15[pk] ? layouts_15[pk]
+                                  : layouts_13[pk];
                 run_layout(x, layout ? layout : L(REST(PAYLOAD)));
             }
             if (pk == PK_SERVER_GAME_INFO && x->seen[OF_REVISION] && !cv->version)

@@ -260,10 +260,28 @@ static void gen_15(void)
     conn k;
     open_file(&w, "openttd-gen-packets-15.pcap");
     conn_open(&k, &w, 1, 40015);
-    pkt(2); strz("15.0"); b_u32(&b, 0x1f000000); strz("Tester"); b_u8(&b, 0xfe); b_u8(&b, 0); c2s(&k);
-    pkt(10); b_u8(&b, 1); for (int i = 0; i < 32; i++) b_u8(&b, (unsigned)i); s2c(&k); /* AUTH_REQUEST */
-    pkt(11); for (int i = 0; i < 48; i++) b_u8(&b, (unsigned)(0x80 + i)); c2s(&k);      /* AUTH_RESPONSE */
-    pkt(12); for (int i = 0; i < 24; i++) b_u8(&b, (unsigned)(0x40 + i)); s2c(&k);      /* ENABLE_ENCRYPTION */
+    /* as 15.x's code writes them (network_client.cpp SendJoin; network_crypto.cpp's
+       X25519 SendRequest, SendResponse, SendEnableEncryption) */
+    pkt(2); strz("15.0"); b_u32(&b, 0x1f000000); c2s(&k);                                /* JOIN */
+    pkt(10); /* AUTH_REQUEST: method PAKE, public key, nonce */
+    b_u8(&b, 1);
+    for (int i = 0; i < 32; i++)
+        b_u8(&b, (unsigned)i);
+    for (int i = 0; i < 24; i++)
+        b_u8(&b, (unsigned)(0x20 + i));
+    s2c(&k);
+    pkt(11); /* AUTH_RESPONSE: public key, MAC, message */
+    for (int i = 0; i < 32; i++)
+        b_u8(&b, (unsigned)(0x80 + i));
+    for (int i = 0; i < 16; i++)
+        b_u8(&b, 0xa0);
+    for (int i = 0; i < 8; i++)
+        b_u8(&b, 0xb0);
+    c2s(&k);
+    pkt(12); /* ENABLE_ENCRYPTION: nonce */
+    for (int i = 0; i < 24; i++)
+        b_u8(&b, (unsigned)(0x40 + i));
+    s2c(&k);
     /* from here on: size, 16-byte MAC, encrypted type and payload */
     b_reset(&b); b_u16(&b, 0); for (int i = 0; i < 16; i++) b_u8(&b, 0xee); b_hex(&b, "0102030405"); c2s(&k);
     b_reset(&b); b_u16(&b, 0); for (int i = 0; i < 16; i++) b_u8(&b, 0xdd); b_hex(&b, "a1a2a3a4a5a6a7"); s2c(&k);

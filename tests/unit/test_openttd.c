@@ -242,6 +242,60 @@ Test(openttd, forced_numbering_wins)
     S("openttd.mac", 0, "\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee\xee");
 }
 
+/* 15.x as its own code writes it (network_client.cpp: SendJoin revision +
+   NewGRF version, SendIdentify name + company, SendMove company,
+   ReceiveServerClientInfo id + company + name + public key,
+   ReceiveServerWelcome the client id; network_crypto.cpp: the X25519
+   request's method, 32-byte key, 24-byte nonce; the response's key, 16-byte
+   MAC, 8-byte message; the 24-byte encryption nonce; network_type.h: error
+   21 NOT_ON_ALLOW_LIST, 22 NO_AUTHENTICATION_METHOD_AVAILABLE). Before,
+   every 15.x join was read with the 13.x layout and was "truncated". */
+Test(openttd, layouts_15_from_the_source)
+{
+    dec("0c00 02 31352e3000 0000001f");                 /* JOIN: learns 15.x */
+    clean();
+    cr_assert_eq(U("openttd.version", 0), 15);
+    S("openttd.revision", 0, "15.0");
+    cr_assert_eq(U("openttd.newgrf_version", 0), 0x1f000000);
+    dec("3c00 0a 02 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37");
+    clean();
+    packet_is("SERVER_AUTH_REQUEST");
+    cr_assert_eq(U("openttd.auth.method", 0), 2);
+    dec("3b00 0b 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 a0 b0 b0 b0 b0 b0 b0 b0 b0");
+    clean();
+    packet_is("CLIENT_AUTH_RESPONSE");
+    dec("1b00 0c 20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 31 32 33 34 35 36 37");                                   /* ENABLE_ENCRYPTION */
+    clean();
+    dec("1600 eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee 0102030405");
+    cr_assert(collect_has_finding(&c, finding("openttd.encrypted_packet")));
+}
+
+/* what a 15.x connection sends encrypted, in the clear as a decryptor
+   would show it */
+Test(openttd, layouts_15_after_the_key_exchange)
+{
+    dec("0c00 02 31352e3000 0000001f");
+    dec("0b00 0d 54657374657200 ff");                    /* IDENTIFY "Tester", spectator */
+    clean();
+    S("openttd.name", 0, "Tester");
+    dec("0700 10 05000000");                             /* WELCOME client 5 */
+    clean();
+    cr_assert_eq(U("openttd.client_id", 0), 5);
+    dec("1400 11 05000000 00 54657374657200 6162636400"); /* CLIENT_INFO, key "abcd" */
+    clean();
+    S("openttd.public_key", 0, "abcd");
+    dec("0400 24 01");                                   /* MOVE to company 1 */
+    clean();
+    packet_is("CLIENT_MOVE");
+    dec("0400 03 15");
+    clean();
+    cr_assert_str_eq(gw_value_name_of(P->fields[field("openttd.error_code")].names, (uint32_t)U("openttd.error_code", 0)),
+                     "NOT_ON_ALLOW_LIST");
+    dec("0400 03 16");
+    cr_assert_str_eq(gw_value_name_of(P->fields[field("openttd.error_code")].names, (uint32_t)U("openttd.error_code", 0)),
+                     "NO_AUTHENTICATION_METHOD_AVAILABLE");
+}
+
 Test(openttd, game_info_7_has_ticks)
 {
     dec("3100 06 07 1400000000000000 00 03000000 475300 00 10000000 20000000 0f 01 0a"
