@@ -146,6 +146,9 @@ static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
     X(DIV_HEADER, "eoudp.divergence.header", NOTE, COMMENT, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
     X(DIV_STRINGS, "eoudp.divergence.strings", NOTE, COMMENT, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
     X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, COMMENT, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
+    X(OVER_MTU, "eoudp.datagram.over_mtu", WARNING, PROTOCOL, "A datagram over the 1500-byte MTU the text takes into account") \
+    X(CONNECT_UNANSWERED, "eoudp.connect.unanswered", WARNING, PROTOCOL, "A connect answered by neither accept nor reject (reported when the conversation ends)") \
+    X(DISCONNECT_UNANSWERED, "eoudp.disconnect.unanswered", WARNING, COMMENT, "Profile spec: a disconnect the server does not answer with 0x11, as the text's usage section shows (reported when the conversation ends)") \
     X(DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, COMMENT, "Profile reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
 
 #define AS_EENUM(id, code, sev, group, summary) EE_##id,
@@ -176,6 +179,10 @@ static const gw_rule rules[] = {
                      "once under profile reference)"},
     {EE_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
                   "seconds)\" (reported once under profile reference)"},
+    {EE_CONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
+                            "End: \"Server -> [0x03][Timestamp][Id]\""},
+    {EE_DISCONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
+                               "[0x11][Timestamp][Id][Id]\" (profile spec: the implementation sends no 0x11)"},
     {EE_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
                              "client at HEAD sends 0x0c, 0x0e and 0x0f (eoudp-gen3-r-type-head-session.pcap) "
                              "(reported once under profile reference)"},
@@ -241,6 +248,12 @@ typedef struct {
     bool begun;              /* a datagram with a whole header was seen */
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
     uint32_t connect_frame;
+    bool connect_answered;
+    int64_t connect_t;
+    int8_t connect_dir;
+    uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
+    int64_t disconnect_t;
+    int8_t disconnect_dir;
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
     unsigned imp_next[2];
     counters count[2];       /* of the sender of direction d */
@@ -271,7 +284,12 @@ static void conv_end(void *p, const gw_end_sink *sink)
                 continue;
             missing_message(msg, sizeof msg, q);
             sink->finding(sink->ctx, q->frame, q->t, d, EE_ACK_MISSING, q->id_off, 8, msg);
-        }
+        }    if (c->connect_frame && !c->connect_answered)
+        sink->finding(sink->ctx, c->connect_frame, c->connect_t, c->connect_dir, EE_CONNECT_UNANSWERED, 0, 1,
+                      "Connect answered by neither accept (0x02) nor reject (0x03)");
+    if (c->disconnect_frame && gw_eoudp_profile == GW_PROFILE_SPEC)
+        sink->finding(sink->ctx, c->disconnect_frame, c->disconnect_t, c->disconnect_dir,
+                      EE_DISCONNECT_UNANSWERED, 0, 1, "Disconnect not answered by 0x11");
 }
 
 /* ---- header ------------------------------------------------------------ */
@@ -586,6 +604,20 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
     gw_emit_gen_i(&x->e, EF_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
 }
 
+/* do the bytes left hold another repeated item (at least its fixed part)?
+   Fewer are trailing bytes, not a truncated item */
+static bool another_item(const eoudp_ctx *x, size_t fixed)
+{
+    size_t n = gw_remaining(&x->c);
+    if (n < fixed)
+        return false;
+    if (fixed == 4) { /* a u32-length string: the length must fit what is left */
+        uint64_t l = gw_get_uint(x->c.data + x->c.off, 4, false);
+        return l <= n - 4;
+    }
+    return true;
+}
+
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
     uint64_t v, w;
@@ -610,23 +642,37 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         if (num(x, EF_PLAYER, 8, &v))
             gw_summary_add(&x->sum, " player %llu", (unsigned long long)v);
         break;
+    /* the text's usage section repeats these items in one datagram:
+       "[System][System]...", "[GameEvents][GameEvents]...",
+       "[Entity][Component][Content_of_a_component]...", "[Entity]...": each
+       is decoded; the summary names the first and counts the rest */
     case L_STRING_SYSTEM:
-        lenbytes(x, EF_STRING_LENGTH, EF_SYSTEM);
+    case L_STRING_EVENTS: {
+        unsigned n = 0;
+        do
+            n++;
+        while (lenbytes(x, EF_STRING_LENGTH, cmd->layout == L_STRING_SYSTEM ? EF_SYSTEM : EF_GAME_EVENTS) &&
+               another_item(x, 4));
+        if (n > 1)
+            gw_summary_add(&x->sum, " (%u items)", n);
         break;
-    case L_STRING_EVENTS:
-        lenbytes(x, EF_STRING_LENGTH, EF_GAME_EVENTS);
-        break;
+    }
     case L_COMPONENT:
-        if (num(x, EF_ENTITY, 8, &v)) {
-            gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
-            if (lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT))
-                lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT);
+    case L_ENTITY: {
+        unsigned n = 0;
+        while (num(x, EF_ENTITY, 8, &v)) {
+            if (n++ == 0)
+                gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
+            if (cmd->layout == L_COMPONENT &&
+                !(lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT)))
+                break;
+            if (!another_item(x, cmd->layout == L_COMPONENT ? 16 : 8))
+                break;
         }
+        if (n > 1)
+            gw_summary_add(&x->sum, " (+%u more)", n - 1);
         break;
-    case L_ENTITY:
-        if (num(x, EF_ENTITY, 8, &v))
-            gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
-        break;
+    }
     case L_DEL_COMPONENT:
         if (num(x, EF_ENTITY, 8, &v)) {
             gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
@@ -679,6 +725,8 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     gw_emit_gen_u(&x->e, EF_HEADER_ORDER, 0, (uint64_t)h.order);
     gw_emit_gen_u(&x->e, EF_BASIS, 0, (uint64_t)h.basis);
     gw_summary_add(&x->sum, "%s", cmd ? cmd->name : "Unknown command");
+    if (len > EOUDP_MTU) /* "It also take in account the (MTU) ... (1500 bytes)" */
+        gw_emit_finding(&x->e, EE_OVER_MTU, 0, len, "A %zu-byte datagram (the MTU is 1500)", len);
     if (len < hl) {
         if (len)
             gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
@@ -748,7 +796,10 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     c->begun = true;
     check_side(x, code);
     int dir = pi->dir ? 1 : 0;
-    const pending *first = important ? find_pending(c, dir, id) : NULL;
+    /* profile spec: the text's "MUST get an acknowledge" list, whatever the
+       header's flag says */
+    bool awaits_ack = important || (gw_eoudp_profile == GW_PROFILE_SPEC && implied_important(EOUDP_GEN_RFC, code));
+    const pending *first = awaits_ack ? find_pending(c, dir, id) : NULL;
     bool resend = first && !(c->have_id[dir] && c->last_id[dir] == id); /* not a copy */
     if (resend) {
         gw_emit_gen_u(&x->e, EF_RESEND_OF, id_off, first->frame);
@@ -757,12 +808,25 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
                         first->acked ? ", already acknowledged" : "");
     }
     track_id(x, id, id_off, 8, resend);
-    if (important && !first)
+    if (awaits_ack && !first)
         wait_for_ack(x, id, code, id_off);
-    if (code == 0x81)
+    if (code == 0x81) {
         c->connect_frame = pi->frame;
-    if ((code == 0x02 || code == 0x03) && c->connect_frame)
+        c->connect_t = pi->time_ns;
+        c->connect_dir = (int8_t)pi->dir;
+        c->connect_answered = false;
+    }
+    if ((code == 0x02 || code == 0x03) && c->connect_frame) {
         gw_emit_gen_u(&x->e, EF_CONNECT_FRAME, 0, c->connect_frame);
+        c->connect_answered = true;
+    }
+    if (code == 0x82) {
+        c->disconnect_frame = pi->frame;
+        c->disconnect_t = pi->time_ns;
+        c->disconnect_dir = (int8_t)pi->dir;
+    }
+    if (code == 0x11) /* the text's answer to a disconnect */
+        c->disconnect_frame = 0;
 
     /* payload: what the datagram has (the size field may lie) */
     x->c.off = hl;

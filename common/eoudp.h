@@ -29,4 +29,7 @@ extern int gw_eoudp_profile;     /* option eoudp.profile (enum gw_profile) */
 
 extern const gw_protocol gw_eoudp_protocol;
 
+/* "the (MTU) Maximum Transmission Unit of the network (1500 bytes)" */
+#define EOUDP_MTU 1500
+
 #endif

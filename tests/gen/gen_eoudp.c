@@ -454,6 +454,22 @@ static void rule_captures(void)
     p_reset();
     send(&s, 0, 0x03, 0);
     pw_close(&w);
+    /* a connect the server answers with an ack, but neither accepts nor rejects */
+    s = rule_session("eoudp.connect.unanswered");
+    {
+        uint64_t c = send(&s, 0, 0x81, 1);
+        pw_advance(&w, 300);
+        answer(&s, 1, 0x81, 1, c);
+    }
+    pw_close(&w);
+    /* a disconnect the server does not answer with 0x11 (profile spec) */
+    s = rule_session("eoudp.disconnect.unanswered");
+    s.gen = RFC;
+    s.seconds = 1;
+    handshake(&s, 1);
+    p_reset();
+    send(&s, 0, 0x82, 0);
+    pw_close(&w);
     /* the client deletes an entity, as the R-Type client does */
     s = rule_session("eoudp.divergence.client_entities");
     handshake(&s, 1);

@@ -217,6 +217,69 @@ Test(eoudp, unacknowledged_reported_at_the_end)
     cr_assert_eq(ended.finding[0], collect_finding(P, "eoudp.ack.missing"));
 }
 
+/* eoudp.md, Usage: "Server -> [0x0e][Timestamp][Id][Id][Entity]..." and
+   "[0x0b][Timestamp][Id][System][System]...": every item of a datagram is
+   decoded (fewer bytes than an item are trailing, not a truncated item) */
+Test(eoudp, repeated_items_are_all_decoded)
+{
+    decf(1, 1, 0, "0e 427a1fccd5671000 0000000000000002 00 0000000000000018 0500000000000000 0600000000000000 0700000000000000");
+    cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.entity")), 3);
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert(strstr(c.summary, "entity 5 (+2 more)") != NULL, "%s", c.summary);
+    decf(2, 1, 0, "0b 427a1fccd5671000 0000000000000003 00 000000000000000d 03000000 414243 02000000 4445");
+    cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.system")), 2);
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert_not(has("eoudp.string.past_end"));
+    decf(3, 1, 0, "0e 427a1fccd5671000 0000000000000004 00 000000000000000a 0500000000000000 dead");
+    cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.entity")), 1);
+    cr_assert(has("eoudp.trailing"));
+    cr_assert_not(has("eoudp.truncated"));
+}
+
+/* "the (MTU) Maximum Transmission Unit of the network (1500 bytes)" */
+Test(eoudp, datagrams_over_the_mtu)
+{
+    char hex[2 * 1600 + 128] = "0b 427a1fccd5671000 0000000000000002 00 00000000000005c2 be050000";
+    for (int i = 0; i < 1470; i++)
+        strcat(hex, "61");
+    decf(1, 1, 0, hex); /* 26 + 4 + 1470 = 1500 bytes */
+    cr_assert_not(has("eoudp.datagram.over_mtu"));
+    strcpy(hex, "0b 427a1fccd5671000 0000000000000002 00 00000000000005c3 bf050000");
+    for (int i = 0; i < 1471; i++)
+        strcat(hex, "61");
+    decf(2, 1, 0, hex);
+    cr_assert(has("eoudp.datagram.over_mtu"));
+}
+
+/* a connect answered by neither accept nor reject; under spec, a disconnect
+   without the text's 0x11, and a "MUST get an acknowledge" command
+   unacknowledged although its header's flag is 0 */
+Test(eoudp, unanswered_connect_and_disconnect_and_the_texts_acknowledges)
+{
+    memset(&ended, 0, sizeof ended);
+    gw_eoudp_profile = GW_PROFILE_SPEC;
+    decf(1, 0, 0, "81 427a1fccd5671000 0000000000000000 01 0000000000000000");
+    decf(2, 1, 0, "0e 427a1fccd5671000 0000000000000001 00 0000000000000008 0500000000000000");
+    decf(3, 0, 0, "82 427a1fccd5671000 0000000000000001 00 0000000000000000");
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    gw_eoudp_profile = GW_PROFILE_REFERENCE;
+    int seen = 0;
+    for (int i = 0; i < ended.n; i++) {
+        if (ended.finding[i] == collect_finding(P, "eoudp.connect.unanswered")) {
+            seen |= 1;
+            cr_assert_eq(ended.frame[i], 1);
+        }
+        if (ended.finding[i] == collect_finding(P, "eoudp.disconnect.unanswered")) {
+            seen |= 2;
+            cr_assert_eq(ended.frame[i], 3);
+        }
+        if (ended.finding[i] == collect_finding(P, "eoudp.ack.missing") && ended.frame[i] == 2)
+            seen |= 4; /* the deleted entity (flag 0) awaits its ack under spec */
+    }
+    cr_assert_eq(seen, 7, "found %d of connect, disconnect, ack", seen);
+}
+
 Test(eoudp, oldest_unacknowledged_given_up_with_a_finding)
 {
     char hex[256];
