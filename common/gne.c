@@ -13,6 +13,7 @@
 #include <string.h>
 
 int gw_gne_byte_order = GNE_ORDER_AUTO;
+int gw_gne_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ------------------------------------------------------------ */
 
@@ -112,7 +113,14 @@ static const gw_field fields[GF_COUNT] = {GNE_FIELDS(AS_FIELD, AS_LINK)};
     X(HS_ORDER, "gne.handshake.out_of_order", WARNING, PROTOCOL, "A message from the client before the server's reply to its connection request, or any message after a refusal (once per connection)") \
     X(UDP_UNEXPECTED, "gne.udp_port.unexpected", WARNING, PROTOCOL, "A UDP port where no UDP link was requested and accepted: an accept offering one to a client that asked for none, or the client's 4-byte port message after an accept without one") \
     X(EXIT_NOT_LAST, "gne.exit.not_last", WARNING, PROTOCOL, "A message after the same side's ExitPacket on the reliable connection") \
-    X(RATE_EXCEEDED, "gne.rate.exceeded", WARNING, PROTOCOL, "A side sent more in one second than the peer's announced maximum incoming rate allows (25% and one 512-byte message of tolerance; once per direction)")
+    X(RATE_EXCEEDED, "gne.rate.exceeded", WARNING, PROTOCOL, "A side sent more in one second than the peer's announced maximum incoming rate allows (25% and one 512-byte message of tolerance; once per direction)") \
+    X(PING_ID_REUSED, "gne.ping.id_reused", WARNING, SEQUENCE, "A ping request with the id of one of the same side still unanswered (ids are unique per connection)") \
+    X(RELIABLE_ONLY, "gne.packet.not_reliable", WARNING, PROTOCOL, "An ExitPacket or RateAdjustPacket over the UDP link, where the text sends it over the reliable connection") \
+    X(NAME_PADDING, "gne.game_name.padding", WARNING, MALFORMED, "Bytes after the game name's NUL that are not 0") \
+    X(CUSTOM_U16, "gne.custom.length_not_text", WARNING, COMMENT, "Profile spec: a CustomPacket length of 2 bytes, as gnelib writes it, where the text gives a guint8") \
+    X(DATA_BIG, "gne.data.big_endian", WARNING, COMMENT, "Profile spec: big-endian data, as gnelib up to 0.70 sends it, where the text says all data is little-endian") \
+    X(DIV_CUSTOM_U16, "gne.divergence.custom_length", NOTE, COMMENT, "Profile reference: CustomPacket lengths of 2 bytes, as gnelib writes them, where the text gives a guint8 (once per conversation)") \
+    X(DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profile reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
 
 #define AS_EENUM(id, code, sev, group, summary) GE_##id,
 enum gne_finding { GNE_FINDINGS(AS_EENUM) GE_COUNT };
@@ -121,6 +129,20 @@ static const gw_finding_def findings[GE_COUNT] = {GNE_FINDINGS(AS_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
+    {GE_PING_ID_REUSED, "gne.md, PingPacket: \"The ID in the packet is used to match a request to its reply and "
+                        "should be unique for a given connection\""},
+    {GE_RELIABLE_ONLY, "gne.md, Ending a Connection: an ExitPacket \"over the reliable connection\"; Bandwidth: "
+                       "\"sending a RateAdjustPacket over the reliable connection\""},
+    {GE_NAME_PADDING, "gne.md, Connecting: \"Any unused space in the buffer shall consist of bytes with the value "
+                      "of 0\""},
+    {GE_CUSTOM_U16, "gne.md, CustomPacket: \"guint8 length\"; WIRE-NOTES 3: \"u16 length + bytes (the protocol text "
+                    "implies u8; the code uses u16)\" (profile spec)"},
+    {GE_DATA_BIG, "gne.md, Variable Types: \"All of the data types will be in little-endian format\"; WIRE-NOTES 3: "
+                  "\"releases up to 0.70 actually sent big-endian data over IP\" (profile spec)"},
+    {GE_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
+                        "u16)\" (reported once under profile reference)"},
+    {GE_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
+                      "under profile reference)"},
     {GE_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
                     "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
     {GE_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
@@ -148,6 +170,10 @@ static const gw_option options[] = {
     {"byte_order", "Data byte order",
      "Byte order of the numbers inside GNE messages: told per connection by the handshake's "
      "build field, or forced", order_choices, &gw_gne_byte_order},
+    {"profile", "Judge by",
+     "What the traffic is checked against: what gnelib does (the reference, default), noting once per "
+     "conversation where it departs from the text; or the text (gne.md) literally, where those "
+     "departures are warnings", gw_profile_choices, &gw_gne_profile},
 };
 
 /* ---- conversation state ------------------------------------------------ */
@@ -183,6 +209,7 @@ typedef struct {
     bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
     bool exited[2];      /* ExitPacket sent, by role */
     bool exit_flagged[2];
+    bool noted_custom, noted_big; /* divergences reported */
     int64_t rate_window[2]; /* by role: start of the current one-second window */
     uint32_t rate_bytes[2]; /* sent in it */
     bool rate_flagged[2];
@@ -265,6 +292,12 @@ static void game_name(gne_ctx *x, uint8_t copy[32])
     gw_emit_b(&x->e, GF_GAME_NAME, x->c.off, n, p, n);
     if (!nul)
         gw_emit_finding(&x->e, GE_GAME_NAME, x->c.off, 32, "Game name without a NUL");
+    for (size_t i = n + 1; i < 32; i++)
+        if (p[i]) {
+            gw_emit_finding(&x->e, GE_NAME_PADDING, x->c.off + i, 32 - i,
+                            "Byte %zu of the game name's padding is 0x%02x", i, p[i]);
+            break;
+        }
     if (copy)
         memcpy(copy, p, 32);
     char text[48];
@@ -319,6 +352,10 @@ static void connection_request(gne_ctx *x, size_t len)
         c->order = order;
     x->big = is_big(c);
     c->client_dir = (uint8_t)x->pi->dir;
+    if (order == GNE_ORDER_BIG)
+        gw_emit_divergence(&x->e, gw_gne_profile, GE_DATA_BIG, GE_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+                           "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
+                           "little-endian)", "00 07");
     gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REQUEST);
     emit_order(x, start + 5);
     gw_summary_add(&x->sum, "Connection request:");
@@ -525,6 +562,15 @@ static void ping(gne_ctx *x, size_t start)
     x->sum.len = tpos; /* now known: request or reply */
     x->sum.text[tpos] = '\0';
     if (!reply) {
+        for (unsigned k = 0; k < GNE_PINGS; k++) {
+            const ping_request *o = &c->pings[dir][k];
+            if (o->used && !o->answered && o->id == (uint32_t)id) {
+                gw_emit_finding(&x->e, GE_PING_ID_REUSED, start + 1, 4,
+                                "Ping request %u while request %u of frame %u is unanswered", (unsigned)id,
+                                (unsigned)id, o->frame);
+                break;
+            }
+        }
         ping_request *r = &c->pings[dir][c->ping_next[dir]++ % GNE_PINGS];
         *r = (ping_request){(uint32_t)id, x->pi->frame, x->pi->time_ns, true, false};
         gw_summary_add(&x->sum, "Ping request %u", (unsigned)id);
@@ -612,11 +658,16 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
         break;
     case ID_EXIT:
         gw_summary_add(&x->sum, "Exit");
+        if (x->pi->transport == GW_TRANSPORT_UDP && depth == 0)
+            gw_emit_finding(&x->e, GE_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
         if (x->pi->transport == GW_TRANSPORT_TCP)
             x->conv->exited[role(x)] = true;
         break;
     case ID_CUSTOM:
         if ((ok = take(x, GF_CUSTOM_LENGTH, 2, &v))) {
+            gw_emit_divergence(&x->e, gw_gne_profile, GE_CUSTOM_U16, GE_DIV_CUSTOM_U16, &x->conv->noted_custom,
+                               start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
+                               "text gives a guint8)");
             gw_summary_add(&x->sum, "Custom (%u bytes)", (unsigned)v);
             if (gw_remaining(&x->c) < v)
                 truncated(x, "custom data");
@@ -637,6 +688,8 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
                 emit_rates(x, start);
             }
             gw_summary_add(&x->sum, "Rate adjust %u B/s", (unsigned)v);
+            if (x->pi->transport == GW_TRANSPORT_UDP && depth == 0)
+                gw_emit_finding(&x->e, GE_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
         }
         break;
     case ID_PING:

@@ -21,6 +21,7 @@ enum gne_order {
     GNE_ORDER_BIG = 2,    /* releases up to 0.70 */
 };
 extern int gw_gne_byte_order;         /* option gne.byte_order */
+extern int gw_gne_profile;            /* enum gw_profile (option gne.profile) */
 
 extern const gw_protocol gw_gne_protocol;
 

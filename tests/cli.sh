@@ -88,7 +88,7 @@ expect gne-no-heur-silent test ! -s "$tmp/out"
 check gne-midstream-silent 0 "$T" decode "$C/gne-gen-midstream.pcap"
 expect gne-midstream-nothing test ! -s "$tmp/out"
 check gne-midstream-port 0 "$T" decode --port gne=5105 "$C/gne-gen-midstream.pcap"
-expect gne-midstream-3-pdus-and-the-byte-order-note test "$(wc -l < "$tmp/out")" -eq 4
+expect gne-midstream-3-pdus-the-byte-order-and-custom-length-notes test "$(wc -l < "$tmp/out")" -eq 5
 check gne-malformed-fails 1 "$T" decode --port gne=5104 "$C/gne-gen-malformed.pcap"
 # ... and without the port, no heuristic claims its first connection, whose
 # connection request is malformed (frames 4 and 6); the later ones, whose

@@ -469,6 +469,47 @@ static void rule_captures(void)
         }
     }
     rule_close();
+
+    /* the client pings with id 3 twice before the answer */
+    rule_open("gne.ping.id_reused");
+    handshake(&rk, "rules", 0, -1, 0);
+    b_reset(&m); ping(3, 0, 0, 0, 0); u8(255); c2s(&rk);
+    b_reset(&m); ping(3, 0, 0, 0, 0); u8(255); c2s(&rk);
+    b_reset(&m); ping(3, T0, 100, T0, 200); u8(255); s2c(&rk);
+    rule_close();
+
+    /* the client sends its ExitPacket over the UDP link */
+    rule_open("gne.packet.not_reliable");
+    handshake(&rk, "rules", 1, 41100, 41101);
+    b_reset(&m); u8(2); u8(255); udp(&rk, 0, 41101, 41100);
+    rule_close();
+
+    /* a game name whose padding is not all zero */
+    rule_open("gne.game_name.padding");
+    request("rules", 1, 6400, 0);
+    m.p[7 + 10] = 'x'; /* after "rules" and its NUL */
+    c2s(&rk);
+    accept_msg(12800, -1); s2c(&rk);
+    rule_close();
+
+    /* the text's guint8 length against gnelib's u16 (a CustomPacket), and
+       big-endian data: a warning under spec, a note under reference */
+    rule_open("gne.custom.length_not_text");
+    handshake(&rk, "rules", 0, -1, 0);
+    custom_msg("data"); c2s(&rk);
+    rule_close();
+    rule_open("gne.divergence.custom_length");
+    handshake(&rk, "rules", 0, -1, 0);
+    custom_msg("data"); c2s(&rk);
+    rule_close();
+    rule_open("gne.data.big_endian");
+    big = 1;
+    handshake(&rk, "rules", 0, -1, 0);
+    rule_close();
+    rule_open("gne.divergence.big_endian");
+    big = 1;
+    handshake(&rk, "rules", 0, -1, 0);
+    rule_close();
 }
 
 int main(int argc, char **argv)

@@ -195,13 +195,30 @@ Test(gne, ping_round_trip_and_offset)
     cr_assert(has("gne.ping.t2_after_t3"));
 }
 
+/* gne.md, PingPacket: the id "should be unique for a given connection":
+   reused while unanswered is a warning, once answered it is not */
+Test(gne, ping_ids_reused)
+{
+    tcp(0, 0, EXHELLO_CRP);
+    tcp(1, 0, "4e4c000c 474e45 01 00000000 ffffffff");
+    tcp(0, 0, "4e4c0016 04 07000000 0000000000000000 0000000000000000 ff");
+    tcp(0, 0, "4e4c0016 04 07000000 0000000000000000 0000000000000000 ff");
+    cr_assert(has("gne.ping.id_reused"));
+    tcp(1, 0, "4e4c0016 04 07000000 0100000000000000 0100000005000000 ff");
+    tcp(0, 0, "4e4c0016 04 08000000 0000000000000000 0000000000000000 ff");
+    tcp(1, 0, "4e4c0016 04 08000000 0100000000000000 0100000005000000 ff");
+    tcp(0, 0, "4e4c0016 04 08000000 0000000000000000 0000000000000000 ff");
+    cr_assert_not(has("gne.ping.id_reused"), "8 was answered");
+}
+
 Test(gne, wrapped_packets)
 {
     tcp(0, 0, EXHELLO_CRP);
     tcp(1, 0, "4e4c000c 474e45 01 00000000 ffffffff");
     /* Channel[ObjectUpdate[Custom "xy"] object 9] channel 4 from 0 */
     tcp(0, 0, "4e4c000c 05 07 01 0200 7879 0900 04 00 ff");
-    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(c.n_findings, 1, "the CustomPacket's u16 length, noted once (profile reference)");
+    cr_assert(has("gne.divergence.custom_length"));
     cr_assert_eq(collect_count(&c, field("gne.packet.id")), 3);
     cr_assert_eq(U("gne.packet.id", 0), 5);
     cr_assert_eq(U("gne.packet.id", 1), 7);
