@@ -23,7 +23,7 @@ enum {
     T_DB_ENTRY, T_LOAD_LEVEL, T_STATES, T_EXTRA_STATES, T_CONFIRM, T_GLOBAL_MESSAGE,
     T_OBJECT_MESSAGE, T_EVENT, T_ACK, T_ACTION, T_ANALOG,
     /* the draft's packets the code does not have: numbered by this project */
-    T_OBJECT_CREATED, T_LIFECYCLE, T_SOUND, T_COUNT
+    T_OBJECT_CREATED, T_LIFECYCLE, T_SOUND, T_ANIMATION, T_COUNT
 };
 
 static const gw_value_name type_names[] = {
@@ -34,6 +34,7 @@ static const gw_value_name type_names[] = {
     {T_ACK, "ACKNOWLEDGE_SNAPSHOT", 0}, {T_ACTION, "ACTION_TRIGGERED", 0},
     {T_ANALOG, "ANALOG_ACTION_TRIGGERED", 0}, {T_OBJECT_CREATED, "OBJECT_CREATED (draft)", 0},
     {T_LIFECYCLE, "OBJECT_LIFECYCLE_STATE_CHANGED (draft)", 0}, {T_SOUND, "SOUND (draft)", 0},
+    {T_ANIMATION, "OBJECT_ANIMATION (draft)", 0},
     {0, NULL, 0}};
 
 static const gw_value_name variant_names[] = {
@@ -140,6 +141,7 @@ static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
     X(GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, UNDECODED, "An asset reference to a global database index the captured table does not have") \
     X(DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, PROTOCOL, "LOAD_LEVEL's database count differs from the table entries seen") \
     X(WRONG_DIRECTION, "opendrakan.direction.wrong", WARNING, PROTOCOL, "A downlink packet (database table, level, states, snapshot confirm) from the client, or an uplink one (snapshot acknowledge, actions) from the server") \
+    X(LIFECYCLE_UNKNOWN, "opendrakan.lifecycle.unknown", WARNING, MALFORMED, "Draft: a lifecycle state above 3 (0 loaded, 1 spawned, 2 running, 3 destroyed)") \
     X(JUMP_HIGH_BIT, "opendrakan.bundle.jump_high_bit", WARNING, PROTOCOL, "A jump mask with its highest bit set, which the draft says is unused") \
     X(SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, SEQUENCE, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
     X(SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, SEQUENCE, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
@@ -759,12 +761,23 @@ static void payload(od_ctx *x, unsigned type)
         if (tick(x, EF_TICK, &t) && num(x, EF_OBJECT_ID, 4, &v) && num(x, EF_LIFECYCLE, 1, &w)) {
             gw_summary_add(&x->sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
                            gw_value_name_or(lifecycle_names, (uint32_t)w, "Unknown"));
+            if (w > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
+                gw_emit_finding(&x->e, EE_LIFECYCLE_UNKNOWN, x->c.off - 1, 1, "Lifecycle state %llu",
+                                (unsigned long long)w);
             snapshot_change(x, t);
         }
         break;
     case T_SOUND:
         if (num(x, EF_REALTIME, 8, NULL))
             gref(x);
+        break;
+    case T_ANIMATION: /* the draft's "Object animation (downlink, reliable)" */
+        if (num(x, EF_REALTIME, 8, NULL) && num(x, EF_OBJECT_ID, 4, &v)) {
+            gw_summary_add(&x->sum, " object %llu", (unsigned long long)v);
+            gref(x);
+            if (!x->failed && num(x, EF_ANIM_CHANNEL, 4, NULL))
+                num(x, EF_ANIM_SPEED, 4, NULL);
+        }
         break;
     }
 }
@@ -787,6 +800,7 @@ static int one_way(unsigned type)
 {
     switch (type) {
     case T_DB_ENTRY: case T_LOAD_LEVEL: case T_STATES: case T_EXTRA_STATES: case T_CONFIRM:
+    case T_OBJECT_CREATED: case T_LIFECYCLE: case T_SOUND: case T_ANIMATION: /* the draft's */
         return 1;
     case T_ACK: case T_ACTION: case T_ANALOG:
         return -1;
@@ -895,7 +909,7 @@ static long od_pdu_length(const uint8_t *d, size_t avail)
 static bool od_heuristic(int transport, const uint8_t *d, size_t len)
 {
     (void)transport;
-    static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 14};
+    static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 14, 26};
     size_t off = 0;
     int n = 0;
     while (off < len) {

@@ -242,6 +242,24 @@ Test(opendrakan, events_and_the_database_table)
     cr_assert_eq(item("opendrakan.action", 0)->v.i, 3);
 }
 
+/* the draft's "Object animation (downlink, reliable)": f64 realtime, u32 id,
+   gref anim_ref, i32 channel_index, f32 speed_modifier (this project's code
+   14); its lifecycle states "0 = loaded, 1 = spawned, 2 = running, 3 =
+   destroyed", a fifth flagged */
+Test(opendrakan, draft_object_animation_and_lifecycle_states)
+{
+    gw_od_variant = OD_VARIANT_DRAFT;
+    dec(1, TCP, "0e 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.object_id"), 42);
+    cr_assert_float_eq(D("opendrakan.realtime", 0), 1.5, 1e-12);
+    dec(2, UDP, "0c 0d00 0a00000000000000 07000000 04");
+    cr_assert(has("opendrakan.lifecycle.unknown"));
+    gw_od_variant = OD_VARIANT_REFERENCE;
+    dec(3, TCP, "0e 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
+    cr_assert(has("opendrakan.type.unknown"), "not a packet of the reference");
+}
+
 Test(opendrakan, draft_layouts)
 {
     gw_od_variant = OD_VARIANT_DRAFT;
