@@ -188,7 +188,7 @@ static const gw_value_name landscape_names[] = {
     X(PASSWORD_TYPE, "openttd.password_type", "Password type", U8, DEC, NULL, "0 game, 1 company (0.5-0.7)") \
     X(PASSWORD, "openttd.password", "Password", STRING, NONE, NULL, "A (hashed) password") \
     X(GRF_COUNT, "openttd.grf_count", "NewGRF count", U8, DEC, NULL, "Number of NewGRFs") \
-    X(GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, "NewGRF id") \
+    X(GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, "NewGRF id, as OpenTTD shows it: its four bytes in order (big-endian)") \
     X(GRF_MD5, "openttd.grf_md5", "NewGRF MD5", BYTES, NONE, NULL, "NewGRF MD5 sum") \
     X(GRF_NAME, "openttd.grf_name", "NewGRF name", STRING, NONE, NULL, "NewGRF name") \
     X(GRF_LOOKUP, "openttd.grf_lookup_id", "NewGRF lookup id", U32, DEC, NULL, "A NewGRF named by its id in a lookup table sent before (game info 6+, serialisation 2)") \
@@ -217,6 +217,7 @@ static const gw_value_name landscape_names[] = {
     X(DATA_LENGTH, "openttd.data_length", "Data length", U16, DEC, NULL, "Length of the command data") \
     X(CMD_DATA, "openttd.cmd_data", "Command data", BYTES, NONE, NULL, "Command parameters") \
     X(CALLBACK, "openttd.callback", "Callback", U8, DEC, NULL, "Callback id") \
+    X(DECODE_PARAM, "openttd.decode_param", "Decode parameter", U32, HEX, NULL, "One of the ten u32 decode_params after the tile (0.5-0.7, the wiki's layout)") \
     X(MY_CMD, "openttd.my_cmd", "Own command", BOOL, NONE, NULL, "The command came from this client") \
     X(ACTION, "openttd.chat.action", "Action", U8, DEC, action_names, "Chat action") \
     X(DEST_TYPE, "openttd.chat.dest_type", "Destination type", U8, DEC, desttype_names, "Chat destination type") \
@@ -344,6 +345,7 @@ enum op {
     O_ENDLOOP,
     O_TILE,    /* u32 tile, before 14.x */
     O_BYTES8, O_BYTES24, O_BYTES32, /* fixed-size byte arrays */
+    O_GRF_ID,  /* a NewGRF id: u32 read big-endian ("They are big-endian numbers") */
 };
 typedef struct {
     uint8_t op, field;
@@ -358,13 +360,16 @@ typedef struct {
 #define STR(f) {O_STR, OF_##f}
 #define REST(f) {O_REST, OF_##f}
 #define OPT {O_OPT, 0}
+#define DECODE_PARAMS U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
+    U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
+    U32(DECODE_PARAM)
 #define NONE {O_END, 0}
 
 /* 13.x payloads (WIRE-NOTES section 2); 14.x and 15.x differ only where noted */
 static const lop *const layouts_13[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
     [PK_SERVER_ERROR] = L(U8(ERROR_CODE), OPT, STR(REASON)),
-    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, U32(GRF_ID), {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
     [PK_CLIENT_GAME_PASSWORD] = L(STR(PASSWORD)),
     [PK_CLIENT_COMPANY_PASSWORD] = L(STR(PASSWORD)),
     [PK_CLIENT_SET_PASSWORD] = L(STR(PASSWORD)),
@@ -441,8 +446,11 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_SERVER_FRAME] = L(U32(FRAME), U32(FRAME_MAX), OPT, U32(SEED1), U32(SEED2)),
     [PK_SERVER_SYNC] = L(U32(FRAME), U32(SEED1), OPT, U32(SEED2)),
     [PK_CLIENT_ACK] = L(U32(FRAME)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), REST(CMD_DATA)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), REST(CMD_DATA)),
+    /* the wiki: "Uint32: decode_params < 10 times ... >", "Uint8: CallBackID", and
+       from the server "Uint32: Frame of execution" */
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
+                            U32(FRAME)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U8(DEST), STR(MESSAGE)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U8(CLIENT_ID), STR(MESSAGE)),
     [PK_CLIENT_SET_PASSWORD] = L(STR(PASSWORD)),
@@ -452,7 +460,7 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_SERVER_ERROR_QUIT] = L(U8(CLIENT_ID), U8(ERROR_CODE)),
     [PK_SERVER_RCON] = L(U16(COLOUR), STR(RCON_OUTPUT)),
     [PK_CLIENT_RCON] = L(STR(PASSWORD), STR(RCON_COMMAND)),
-    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, U32(GRF_ID), {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
     [PK_SERVER_FULL] = L(NONE),
     [PK_SERVER_BANNED] = L(NONE),
     [PK_CLIENT_COMPANY_INFO] = L(NONE),
@@ -619,6 +627,7 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
         case O_STR: take_str(x, o->field); break;
         case O_MD5: take_bytes(x, o->field, 16); break;
         case O_BYTES8: take_bytes(x, o->field, 8); break;
+        case O_GRF_ID: take_num(x, o->field, 4, true); break;
         case O_BYTES24: take_bytes(x, o->field, 24); break;
         case O_BYTES32: take_bytes(x, o->field, 32); break;
         case O_REST: take_bytes(x, o->field, gw_remaining(&x->c)); break;
@@ -711,7 +720,7 @@ static void game_info(ottd_ctx *x)
                 take_num(x, OF_GRF_LOOKUP, 4, false);
                 continue;
             }
-            run_layout(x, L(U32(GRF_ID), {O_MD5, OF_GRF_MD5}));
+            run_layout(x, L({O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}));
             if (grf_type == 1)
                 take_str(x, OF_GRF_NAME);
         }
@@ -881,15 +890,16 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     case PK_SERVER_COMMAND:
         if (!x->seen[OF_FRAME])
             break;
-        summary_add(x, " cmd %u frame %u", (unsigned)x->val[OF_CMD], (unsigned)x->val[OF_FRAME]);
-        if (cv->have_server_frame && x->val[OF_FRAME] <= cv->server_frame && x->version != OTTD_V_OLD)
+        summary_add(x, " cmd %u frame %u", (unsigned)x->val[x->seen[OF_CMD] ? OF_CMD : OF_CMD32],
+                    (unsigned)x->val[OF_FRAME]);
+        if (cv->have_server_frame && x->val[OF_FRAME] <= cv->server_frame)
             gw_emit_finding(&x->e, OE_COMMAND_PASSED, type_off, 1,
                             "Command for frame %u, but SERVER_FRAME %u was already sent", (unsigned)x->val[OF_FRAME],
                             cv->server_frame);
         break;
     case PK_CLIENT_COMMAND:
-        if (x->seen[OF_CMD])
-            summary_add(x, " cmd %u", (unsigned)x->val[OF_CMD]);
+        if (x->seen[OF_CMD] || x->seen[OF_CMD32])
+            summary_add(x, " cmd %u", (unsigned)x->val[x->seen[OF_CMD] ? OF_CMD : OF_CMD32]);
         break;
     default:
         break;

@@ -177,8 +177,10 @@ Test(openttd, check_newgrfs_loops_over_its_count)
     dec("2c00 08 02 20204444 000102030405060708090a0b0c0d0e0f 04030201 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
     clean();
     cr_assert_eq(U("openttd.grf_count", 0), 2);
-    cr_assert_eq(U("openttd.grf_id", 0), 0x44442020);
-    cr_assert_eq(U("openttd.grf_id", 1), 0x01020304);
+    /* the id's bytes in order, as OpenTTD shows it (network_client.cpp:
+       "NewGRF {:08X} not found", std::byteswap of the little-endian read) */
+    cr_assert_eq(U("openttd.grf_id", 0), 0x20204444);
+    cr_assert_eq(U("openttd.grf_id", 1), 0x04030201);
     S("openttd.grf_md5", 1, "\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff");
 }
 
@@ -206,6 +208,27 @@ Test(openttd, map_that_does_not_add_up)
     dec("0b00 14 4f545458 012e 0000");
     dec("0300 15");
     cr_assert(collect_has_finding(&c, finding("openttd.map.size_mismatch")));
+}
+
+/* the wiki's PACKET_SERVER_COMMAND: PlayerID u8, CommandID u32, P1, P2,
+   Tile, ten u32 decode_params, CallBackID u8, "Frame of execution" u32: the
+   frame is read, so a command for a frame the server already sent is
+   caught in that era too (SERVER_FRAME is 15 there, COMMAND 19) */
+Test(openttd, old_commands_have_their_frame)
+{
+    dec("0d00 02 302e372e3500 4100 01 00");         /* "0.7.5" */
+    dec("0b00 0f 64000000 69000000");               /* FRAME 100, max 105 */
+    dec("4100 13 00 05000000 01000000 02000000 2c010000"
+        " 00000000 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000 09000000"
+        " 00 6e000000");                            /* SERVER_COMMAND for frame 110 */
+    clean();
+    packet_is("SERVER_COMMAND");
+    cr_assert_eq(U("openttd.decode_param", 9), 9);
+    cr_assert_eq(U("openttd.frame", 0), 110);
+    dec("4100 13 00 05000000 01000000 02000000 2c010000"
+        " 00000000 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000 09000000"
+        " 00 63000000");                            /* for frame 99: passed */
+    cr_assert(collect_has_finding(&c, finding("openttd.command.frame_passed")));
 }
 
 Test(openttd, version_from_the_revision)
@@ -322,7 +345,7 @@ Test(openttd, game_info_5_has_language_and_map_name)
     clean();
     cr_assert_eq(U("openttd.gi.version", 0), 5);
     cr_assert_eq(U("openttd.gi.gs_version", 0), 4294967295u);
-    cr_assert_eq(U("openttd.grf_id", 0), 0x01020304);
+    cr_assert_eq(U("openttd.grf_id", 0), 0x04030201, "its bytes in order");
     cr_assert_eq(U("openttd.gi.game_date", 0), 730000);
     cr_assert_eq(U("openttd.language", 0), 0);
     cr_assert_eq(U("openttd.gi.clients_max", 0), 25);
