@@ -147,6 +147,13 @@ static const gw_value_name error_names[] = {
     {19, "TIMEOUT_JOIN", 0}, {20, "INVALID_CLIENT_NAME", 0}, {21, "NOT_ON_ALLOW_LIST", 0},
     {22, "NO_AUTHENTICATION_METHOD_AVAILABLE", 0}, {0, NULL, 0}};
 
+/* the wiki's "Type of password (Game-Password (0) or Company-Password (1))" */
+static const gw_value_name password_type_names[] = {{0, "GAME", 0}, {1, "COMPANY", 0}, {0, NULL, 0}};
+
+/* the wiki's SERVER_MAP "packet-type (MAP_PACKET_START, MAP_PACKET_NORMAL and MAP_PACKET_END)" */
+static const gw_value_name map_packet_names[] = {
+    {0, "MAP_PACKET_START", 0}, {1, "MAP_PACKET_NORMAL", 0}, {2, "MAP_PACKET_END", 0}, {0, NULL, 0}};
+
 /* 15.x authentication methods (network_crypto.h, NetworkAuthenticationMethod) */
 static const gw_value_name auth_method_names[] = {
     {0, "X25519_KEY_EXCHANGE_ONLY", 0}, {1, "X25519_PAKE", 0}, {2, "X25519_AUTHORIZED_KEY", 0}, {0, NULL, 0}};
@@ -185,7 +192,7 @@ static const gw_value_name landscape_names[] = {
     X(CLIENT_ID, "openttd.client_id", "Client id", U32, DEC, NULL, "Client id") \
     X(GENERATION_SEED, "openttd.generation_seed", "Generation seed", U32, HEX, NULL, "Seed for password hashing") \
     X(NETWORK_ID, "openttd.network_id", "Network id", STRING, NONE, NULL, "Server's network id") \
-    X(PASSWORD_TYPE, "openttd.password_type", "Password type", U8, DEC, NULL, "0 game, 1 company (0.5-0.7)") \
+    X(PASSWORD_TYPE, "openttd.password_type", "Password type", U8, DEC, password_type_names, "0 game, 1 company (0.5-0.7)") \
     X(PASSWORD, "openttd.password", "Password", STRING, NONE, NULL, "A (hashed) password") \
     X(GRF_COUNT, "openttd.grf_count", "NewGRF count", U8, DEC, NULL, "Number of NewGRFs") \
     X(GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, "NewGRF id, as OpenTTD shows it: its four bytes in order (big-endian)") \
@@ -199,7 +206,7 @@ static const gw_value_name landscape_names[] = {
     X(SEED1, "openttd.seed1", "Seed 1", U32, HEX, NULL, "Random seed for the sync check") \
     X(SEED2, "openttd.seed2", "Seed 2", U32, HEX, NULL, "Second random seed (old builds)") \
     X(ACK_LAG, "openttd.ack_lag", "Frames behind the server", U32, DEC, NULL, "Server's latest frame minus the frame this CLIENT_ACK acknowledges") \
-    X(MAP_PACKET, "openttd.map_packet", "Map packet", U8, DEC, NULL, "0.5-0.7 SERVER_MAP part: 0 start, 1 normal, 2 end") \
+    X(MAP_PACKET, "openttd.map_packet", "Map packet", U8, DEC, map_packet_names, "0.5-0.7 SERVER_MAP part: 0 start, 1 normal, 2 end") \
     X(MAP_SIZE, "openttd.map_size", "Map size", U32, DEC, NULL, "Bytes of the savegame to come") \
     X(SAVEGAME, "openttd.savegame", "Savegame header", NONE, NONE, NULL, "Header of the savegame the map data starts with") \
     X(SAVEGAME_FORMAT, "openttd.savegame.format", "Savegame format", STRING, NONE, NULL, "Savegame compression tag (OTTX = xz)") \
