@@ -240,6 +240,27 @@ static const gw_value_name landscape_names[] = {
     X(COMPANY_MASK, "openttd.company_mask", "Passworded companies", U16, HEX, NULL, "Bit mask of companies with a password") \
     X(MAX_COMPANIES, "openttd.max_companies", "Max companies", U8, DEC, NULL, "Maximum number of companies") \
     X(SERVER_NAME, "openttd.server_name", "Server name", STRING, NONE, NULL, "Server name") \
+    X(MAX_SPECTATORS, "openttd.max_spectators", "Max spectators", U8, DEC, NULL, "Maximum number of spectators (SERVER_CONFIG_UPDATE, 1.x)") \
+    X(CI_VERSION, "openttd.ci.version", "Company info version", U8, DEC, NULL, "Version of the SERVER_COMPANY_INFO block") \
+    X(CI_COUNT, "openttd.ci.companies", "Active companies", U8, DEC, NULL, "Companies in the game (0 in the packet that ends the list)") \
+    X(CI_NAME, "openttd.ci.name", "Company name", STRING, NONE, NULL, "Company name") \
+    X(CI_INAUGURATED, "openttd.ci.inaugurated", "Inaugurated", U32, DEC, NULL, "Year the company was founded") \
+    X(CI_VALUE, "openttd.ci.value", "Company value", I64, DEC, NULL, "Company value") \
+    X(CI_MONEY, "openttd.ci.money", "Money", I64, DEC, NULL, "Money in the bank") \
+    X(CI_INCOME, "openttd.ci.income", "Income", I64, DEC, NULL, "Last year's income") \
+    X(CI_PERFORMANCE, "openttd.ci.performance", "Performance", U16, DEC, NULL, "Performance rating") \
+    X(CI_PASSWORD, "openttd.ci.password", "Password", BOOL, NONE, NULL, "The company has a password") \
+    X(CI_TRAINS, "openttd.ci.vehicles.trains", "Trains", U16, DEC, NULL, "Trains") \
+    X(CI_LORRIES, "openttd.ci.vehicles.lorries", "Lorries", U16, DEC, NULL, "Road vehicles for freight") \
+    X(CI_BUSES, "openttd.ci.vehicles.buses", "Buses", U16, DEC, NULL, "Road vehicles for passengers") \
+    X(CI_PLANES, "openttd.ci.vehicles.planes", "Aircraft", U16, DEC, NULL, "Aircraft") \
+    X(CI_SHIPS, "openttd.ci.vehicles.ships", "Ships", U16, DEC, NULL, "Ships") \
+    X(CI_TRAIN_STATIONS, "openttd.ci.stations.train", "Train stations", U16, DEC, NULL, "Train stations") \
+    X(CI_TRUCK_STOPS, "openttd.ci.stations.truck", "Lorry stops", U16, DEC, NULL, "Lorry stops") \
+    X(CI_BUS_STOPS, "openttd.ci.stations.bus", "Bus stops", U16, DEC, NULL, "Bus stops") \
+    X(CI_AIRPORTS, "openttd.ci.stations.airport", "Airports", U16, DEC, NULL, "Airports") \
+    X(CI_DOCKS, "openttd.ci.stations.dock", "Docks", U16, DEC, NULL, "Docks") \
+    X(CI_CLIENTS, "openttd.ci.clients", "Clients", STRING, NONE, NULL, "Names of the clients playing the company (\"<none>\" if none)") \
     X(GI_VERSION, "openttd.gi.version", "Game info version", U8, DEC, NULL, "Version of the game info block") \
     X(GI_TICKS, "openttd.gi.ticks_playing", "Ticks playing", U64, DEC, NULL, "Ticks the game has run (game info 7)") \
     X(GI_GRF_TYPE, "openttd.gi.newgrf_type", "NewGRF serialisation", U8, DEC, NULL, "0 = id and MD5, 1 = with names, 2 = lookup ids") \
@@ -476,6 +497,26 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_SERVER_SHUTDOWN] = L(NONE),
     [PK_SERVER_NEWGAME] = L(NONE),
     [PK_CLIENT_NEWGRFS_CHECKED] = L(NONE),
+    /* 0.7.x network_server.cpp, SERVER_COMPANY_INFO (company info version 5):
+       the version, the number of active companies, then for one company its
+       index, name, inaugurated year, value, money, income (int64),
+       performance, "1 if there is a passord", NETWORK_VEHICLE_TYPES (5)
+       vehicle counts, NETWORK_STATION_TYPES (5) station counts and the
+       clients' names; a last packet with the version and 0 ends the list */
+    [PK_SERVER_COMPANY_INFO] = L(U8(CI_VERSION), U8(CI_COUNT), OPT, U8(COMPANY), STR(CI_NAME), U32(CI_INAUGURATED),
+                                 U64(CI_VALUE), U64(CI_MONEY), U64(CI_INCOME), U16(CI_PERFORMANCE), BOOL(CI_PASSWORD),
+                                 U16(CI_TRAINS), U16(CI_LORRIES), U16(CI_BUSES), U16(CI_PLANES), U16(CI_SHIPS),
+                                 U16(CI_TRAIN_STATIONS), U16(CI_TRUCK_STOPS), U16(CI_BUS_STOPS), U16(CI_AIRPORTS),
+                                 U16(CI_DOCKS), STR(CI_CLIENTS)),
+    /* the packets numbered 34-37 in this numbering, as the 1.0 server writes
+       and reads them (network_server.cpp: SERVER_MOVE u32 client id + u8
+       company; CLIENT_MOVE u8 company, then the password only when that
+       company has one; SERVER_COMPANY_UPDATE the u16 mask of companies with
+       a password; SERVER_CONFIG_UPDATE max_companies, max_spectators) */
+    [PK_SERVER_MOVE] = L(U32(CLIENT_ID), U8(COMPANY)),
+    [PK_CLIENT_MOVE] = L(U8(COMPANY), OPT, STR(PASSWORD)),
+    [PK_SERVER_COMPANY_UPDATE] = L(U16(COMPANY_MASK)),
+    [PK_SERVER_CONFIG_UPDATE] = L(U8(MAX_COMPANIES), U8(MAX_SPECTATORS)),
 };
 
 /* ---- conversation state --------------------------------------------------------- */

@@ -499,6 +499,32 @@ static void rule_captures(void)
     rule_close();
 }
 
+/* the packets of the 0.5-0.7 numbering the wiki leaves out:
+   SERVER_COMPANY_INFO as 0.7.x's network_server.cpp writes it (version 5,
+   one company, then the "5, 0" that ends the list), 34-37 as 1.0's does.
+   A file of its own, written last, so that the other captures stay as
+   they were. */
+static void gen_old_companies(void)
+{
+    pcapw w;
+    conn k;
+    open_file(&w, "openttd-gen-packets-old-companies.pcap");
+    conn_open(&k, &w, 4, 40008);
+    pkt(2); strz("0.7.5"); strz("Owner"); b_u8(&b, 1); b_u8(&b, 0); c2s(&k);
+    pkt(4); c2s(&k);                                             /* CLIENT_COMPANY_INFO */
+    pkt(5); b_u8(&b, 5); b_u8(&b, 1); b_u8(&b, 0); strz("Tester Transport"); b_u32(&b, 1950);
+    b_u64(&b, 250000); b_u64(&b, (uint64_t)-1200); b_u64(&b, 34000); b_u16(&b, 87); b_u8(&b, 1);
+    for (int i = 1; i <= 10; i++) b_u16(&b, (uint16_t)i);
+    strz("Tester, Owner"); s2c(&k);
+    pkt(5); b_u8(&b, 5); b_u8(&b, 0); s2c(&k);                   /* end of the list */
+    pkt(35); b_u8(&b, 255); c2s(&k);                             /* CLIENT_MOVE to spectators */
+    pkt(34); b_u32(&b, 3); b_u8(&b, 255); s2c(&k);               /* SERVER_MOVE */
+    pkt(36); b_u16(&b, 0x0001); s2c(&k);                         /* COMPANY_UPDATE */
+    pkt(37); b_u8(&b, 8); b_u8(&b, 10); s2c(&k);                 /* CONFIG_UPDATE */
+    conn_close(&k);
+    pw_close(&w);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -513,6 +539,7 @@ int main(int argc, char **argv)
     gen_udp();
     gen_hostile();
     rule_captures();
+    gen_old_companies();
     free(b.p);
     return 0;
 }

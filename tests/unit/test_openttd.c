@@ -509,3 +509,61 @@ Test(openttd, replay_match_checks_our_client_id_and_command)
     cr_assert_str_eq(why, "error 8, recorded 10");
     free(st);
 }
+
+/* The packets the wiki leaves out, from the servers that send them. 0.7.x
+   network_server.cpp, SERVER_COMPANY_INFO (type 5): u8 version (5), u8
+   active companies, u8 index, string name, u32 inaugurated year, u64 value,
+   money, income, u16 performance, bool password, 5 u16 vehicle counts, 5
+   u16 station counts, string of client names; "version, 0" ends the list.
+   1.0 network_server.cpp, in this numbering 34 SERVER_MOVE (u32 client id,
+   u8 company), 35 CLIENT_MOVE (u8 company, the password only for a
+   company that has one), 36 SERVER_COMPANY_UPDATE (u16 mask), 37
+   SERVER_CONFIG_UPDATE (u8 max_companies, u8 max_spectators). */
+Test(openttd, old_company_info_move_and_updates)
+{
+    dec("0d00 02 302e372e3500 4100 01 00");         /* "0.7.5" */
+    dec("3e00 05 05 01 00 416200 9e070000"
+        " a086010000000000 fbffffffffffffff 2c01000000000000 2a00 01"
+        " 0100 0200 0300 0400 0500 0600 0700 0800 0900 0a00 4300");
+    clean();
+    packet_is("SERVER_COMPANY_INFO");
+    cr_assert_eq(U("openttd.ci.version", 0), 5);
+    cr_assert_eq(U("openttd.ci.companies", 0), 1);
+    S("openttd.ci.name", 0, "Ab");
+    cr_assert_eq(U("openttd.ci.inaugurated", 0), 1950);
+    cr_assert_eq(U("openttd.ci.value", 0), 100000);
+    cr_assert_eq((int64_t)U("openttd.ci.money", 0), -5);
+    cr_assert_eq(U("openttd.ci.income", 0), 300);
+    cr_assert_eq(U("openttd.ci.performance", 0), 42);
+    cr_assert_eq(U("openttd.ci.password", 0), 1);
+    cr_assert_eq(U("openttd.ci.vehicles.ships", 0), 5);
+    cr_assert_eq(U("openttd.ci.stations.train", 0), 6);
+    cr_assert_eq(U("openttd.ci.stations.dock", 0), 10);
+    S("openttd.ci.clients", 0, "C");
+    dec("0500 05 05 00");                           /* the end of the list */
+    clean();
+    cr_assert_eq(U("openttd.ci.companies", 0), 0);
+    cr_assert_null(collect_get(&c, field("openttd.ci.name"), 0));
+    dec("0800 22 07000000 02");                     /* SERVER_MOVE */
+    clean();
+    packet_is("SERVER_MOVE");
+    cr_assert_eq(U("openttd.client_id", 0), 7);
+    cr_assert_eq(U("openttd.company", 0), 2);
+    dec("0400 23 ff");                              /* CLIENT_MOVE to spectators, no password */
+    clean();
+    packet_is("CLIENT_MOVE");
+    cr_assert_eq(U("openttd.company", 0), 255);
+    dec("0700 23 01 707700");                       /* to company 1, password "pw" */
+    clean();
+    S("openttd.password", 0, "pw");
+    dec("0500 24 0500");                            /* companies 0 and 2 have passwords */
+    clean();
+    cr_assert_eq(U("openttd.company_mask", 0), 5);
+    dec("0500 25 08 0a");
+    clean();
+    packet_is("SERVER_CONFIG_UPDATE");
+    cr_assert_eq(U("openttd.max_companies", 0), 8);
+    cr_assert_eq(U("openttd.max_spectators", 0), 10);
+    dec("0600 25 08 0a 00");                        /* one byte too many */
+    cr_assert(collect_has_finding(&c, finding("openttd.trailing_bytes")));
+}
