@@ -284,7 +284,8 @@ static void conv_end(void *p, const gw_end_sink *sink)
                 continue;
             missing_message(msg, sizeof msg, q);
             sink->finding(sink->ctx, q->frame, q->t, d, EE_ACK_MISSING, q->id_off, 8, msg);
-        }    if (c->connect_frame && !c->connect_answered)
+        }
+    if (c->connect_frame && !c->connect_answered)
         sink->finding(sink->ctx, c->connect_frame, c->connect_t, c->connect_dir, EE_CONNECT_UNANSWERED, 0, 1,
                       "Connect answered by neither accept (0x02) nor reject (0x03)");
     if (c->disconnect_frame && gw_eoudp_profile == GW_PROFILE_SPEC)

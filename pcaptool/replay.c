@@ -707,6 +707,31 @@ static bool parse_target(const char *arg, char *host, size_t hostsz, char *port,
     return *port && !*end && p >= 1 && p <= 65535;
 }
 
+/* A client whose recording carries the conversation over TCP and UDP on the
+   same ports binds its UDP socket before it connects, on the port its TCP
+   connection will use: a server sends its first datagrams as soon as it
+   has accepted, and a socket bound only after connect() could miss them
+   (seen on a loaded machine). A port whose TCP side is taken is tried
+   again with another. */
+#define PRELINK (-2)
+static void prebind_link(live *L, int tcp_fd, int family)
+{
+    channel *c = &L->ch[LINK];
+    c->fd = -1;
+    for (int attempt = 0; attempt < 16 && c->fd < 0; attempt++) {
+        struct sockaddr_storage a = {.ss_family = (sa_family_t)family};
+        socklen_t al = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+        int u = socket(family, SOCK_DGRAM, 0);
+        if (u < 0)
+            return;
+        if (bind(u, (struct sockaddr *)&a, al) == 0 && getsockname(u, (struct sockaddr *)&a, &al) == 0 &&
+            bind(tcp_fd, (struct sockaddr *)&a, al) == 0)
+            c->fd = u;
+        else
+            close(u);
+    }
+}
+
 /* the socket to the peer: connected to the target (client), or bound to it
    and then connected to the first peer that comes (server); -1 and the
    reason in why on failure */
@@ -733,6 +758,8 @@ static int open_peer(live *L, const char *target, int *err_is_timeout, char *why
         return -1;
     }
     if (!L->side) {
+        if (L->ch[LINK].fd == PRELINK)
+            prebind_link(L, fd, ai->ai_family);
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
             snprintf(why, whysz, "cannot connect to %s: %s", target, strerror(errno));
             close(fd);
@@ -869,10 +896,12 @@ static void open_link(live *L, bool same_ports)
     }
     c->local = m->local;
     set_port(&c->local, same_ports ? port_of(&m->local) : 0);
-    c->fd = socket(c->local.ss_family, SOCK_DGRAM, 0);
     socklen_t sl = sizeof c->local;
-    if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&c->local, sizeof c->local) < 0 ||
-        getsockname(c->fd, (struct sockaddr *)&c->local, &sl) < 0) {
+    bool prebound = c->fd >= 0; /* by prebind_link, on the same port */
+    if (!prebound)
+        c->fd = socket(c->local.ss_family, SOCK_DGRAM, 0);
+    if (c->fd < 0 || (!prebound && (bind(c->fd, (struct sockaddr *)&c->local, sizeof c->local) < 0 ||
+                                    getsockname(c->fd, (struct sockaddr *)&c->local, &sl) < 0))) {
         fprintf(stderr, "pcaptool: no UDP socket for the link: %s\n", strerror(errno));
         if (c->fd >= 0)
             close(c->fd);
@@ -1115,9 +1144,13 @@ int cmd_replay(int argc, char **argv)
               .timeout_ms = (int)(timeout * 1000), .format = fmt};
     int timed_out;
     channel *m = &L.ch[MAIN];
+    L.ch[LINK].fd = r.transport == GW_TRANSPORT_TCP && r.link_same_ports && recording_has_link(&r) ? PRELINK : -1;
     m->fd = open_peer(&L, target, &timed_out, why, sizeof why);
-    L.ch[LINK].fd = -1;
+    if (L.ch[LINK].fd == PRELINK)
+        L.ch[LINK].fd = -1;
     if (m->fd < 0) {
+        if (L.ch[LINK].fd >= 0)
+            close(L.ch[LINK].fd);
         fprintf(stderr, "pcaptool: %s\n", why);
         const char *proto = r.p->name;
         free_recording(&r);
