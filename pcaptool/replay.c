@@ -1144,7 +1144,8 @@ int cmd_replay(int argc, char **argv)
               .timeout_ms = (int)(timeout * 1000), .format = fmt};
     int timed_out;
     channel *m = &L.ch[MAIN];
-    L.ch[LINK].fd = r.transport == GW_TRANSPORT_TCP && r.link_same_ports && recording_has_link(&r) ? PRELINK : -1;
+    bool has_link = recording_has_link(&r);
+    L.ch[LINK].fd = r.transport == GW_TRANSPORT_TCP && r.link_same_ports && has_link ? PRELINK : -1;
     m->fd = open_peer(&L, target, &timed_out, why, sizeof why);
     if (L.ch[LINK].fd == PRELINK)
         L.ch[LINK].fd = -1;
@@ -1166,7 +1167,7 @@ int cmd_replay(int argc, char **argv)
     getpeername(m->fd, (struct sockaddr *)&m->peer, &sl);
     set_peer(m, &m->peer);
     L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
-    if (recording_has_link(&r)) {
+    if (has_link) {
         if (r.p->replay && r.p->replay->link)
             L.link = r.p->replay->link(L.adapt_state);
         open_link(&L, r.link_same_ports);
