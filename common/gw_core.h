@@ -24,6 +24,8 @@ typedef enum {
     GW_FT_DOUBLE,
     GW_FT_STRING,   /* UTF-8 bytes, not NUL-terminated on the wire */
     GW_FT_BYTES,
+    GW_FT_IPV4,     /* 4 address bytes in network order (v.b) */
+    GW_FT_IPV6,     /* 16 address bytes (v.b) */
     GW_FT_FRAMENUM, /* a frame number (links between frames) */
     GW_FT_RELTIME,  /* nanoseconds (v.i), shown as a relative time */
 } gw_ftype;

@@ -172,6 +172,22 @@ static const gw_value_name company_names[] = {
 static const gw_value_name version_names[] = {
     {OTTD_V_OLD, "0.5-0.7", 0}, {OTTD_V13, "13.x", 0}, {OTTD_V14, "14.x", 0}, {OTTD_V15, "15.x", 0}, {0, NULL, 0}};
 
+/* gfx_type.h TextColour: the console colour of SERVER_RCON and
+   SERVER_EXTERNAL_CHAT (console_type.h: CC_DEFAULT SILVER, CC_ERROR RED,
+   CC_WARNING LIGHT_BLUE, CC_INFO YELLOW, CC_DEBUG LIGHT_BROWN, CC_COMMAND
+   GOLD, CC_WHITE WHITE) */
+static const gw_value_name colour_names[] = {
+    {0, "BLUE", 0}, {1, "SILVER", 0}, {2, "GOLD", 0}, {3, "RED", 0}, {4, "PURPLE", 0}, {5, "LIGHT_BROWN", 0},
+    {6, "ORANGE", 0}, {7, "GREEN", 0}, {8, "YELLOW", 0}, {9, "DARK_GREEN", 0}, {10, "CREAM", 0}, {11, "BROWN", 0},
+    {12, "WHITE", 0}, {13, "LIGHT_BLUE", 0}, {14, "GREY", 0}, {15, "DARK_BLUE", 0}, {16, "BLACK", 0}, {0, NULL, 0}};
+
+/* the first byte of MASTER_RESPONSE_LIST: "ver == 1" an IPv4 list (0.5 -
+   0.7 network_udp.cpp); from 1.0 the ServerListType plus one */
+static const gw_value_name master_list_names[] = {{1, "IPv4", 0}, {2, "IPv6", 0}, {0, NULL, 0}};
+
+/* CLIENT_GET_LIST's ServerListType (1.0 and later: SLT_IPv4, SLT_IPv6, SLT_AUTODETECT) */
+static const gw_value_name list_type_names[] = {{0, "IPv4", 0}, {1, "IPv6", 0}, {2, "AUTODETECT", 0}, {0, NULL, 0}};
+
 static const gw_value_name landscape_names[] = {
     {0, "temperate", 0}, {1, "sub-arctic", 0}, {2, "sub-tropical", 0}, {3, "toyland", 0}, {0, NULL, 0}};
 
@@ -185,6 +201,7 @@ static const gw_value_name landscape_names[] = {
     X(REVISION, "openttd.revision", "Revision", STRING, NONE, NULL, "OpenTTD revision string") \
     X(NEWGRF_VERSION, "openttd.newgrf_version", "NewGRF version", U32, HEX, NULL, "NewGRF version of the client") \
     X(NAME, "openttd.name", "Name", STRING, NONE, NULL, "Client name") \
+    X(UNIQUE_ID, "openttd.unique_id", "Unique id", STRING, NONE, NULL, "The client's unique id (0.5-0.7: CLIENT_JOIN, SERVER_CLIENT_INFO, company info 4 client lists)") \
     X(COMPANY, "openttd.company", "Company", U8, DEC, company_names, "Company (0xFE new, 0xFF spectator)") \
     X(LANGUAGE, "openttd.language", "Language", U8, DEC, NULL, "Language id (CLIENT_JOIN; game info 1-5)") \
     X(ERROR_CODE, "openttd.error_code", "Error", U8, DEC, error_names, "Network error code") \
@@ -222,6 +239,7 @@ static const gw_value_name landscape_names[] = {
     X(P2, "openttd.p2", "P2", U32, HEX, NULL, "Command parameter 2 (0.5-0.7)") \
     X(TILE, "openttd.tile", "Tile", U32, DEC, NULL, "Tile of the command") \
     X(DATA_LENGTH, "openttd.data_length", "Data length", U16, DEC, NULL, "Length of the command data") \
+    X(CMD_TEXT, "openttd.cmd_text", "Command text", STRING, NONE, NULL, "The command's text parameter (0.5-0.7)") \
     X(CMD_DATA, "openttd.cmd_data", "Command data", BYTES, NONE, NULL, "Command parameters") \
     X(CALLBACK, "openttd.callback", "Callback", U8, DEC, NULL, "Callback id") \
     X(DECODE_PARAM, "openttd.decode_param", "Decode parameter", U32, HEX, NULL, "One of the ten u32 decode_params after the tile (0.5-0.7, the wiki's layout)") \
@@ -233,7 +251,7 @@ static const gw_value_name landscape_names[] = {
     X(CHAT_DATA, "openttd.chat.data", "Data", U64, DEC, NULL, "Chat data (money given)") \
     X(SELF_SEND, "openttd.chat.self_send", "Self sent", BOOL, NONE, NULL, "The message is the receiver's own") \
     X(SOURCE, "openttd.chat.source", "Source", STRING, NONE, NULL, "External chat source") \
-    X(COLOUR, "openttd.colour", "Colour", U16, DEC, NULL, "Text colour") \
+    X(COLOUR, "openttd.colour", "Colour", U16, DEC, colour_names, "Text colour (TextColour)") \
     X(USER, "openttd.chat.user", "User", STRING, NONE, NULL, "External chat user") \
     X(RCON_COMMAND, "openttd.rcon.command", "Command", STRING, NONE, NULL, "Remote console command") \
     X(RCON_OUTPUT, "openttd.rcon.output", "Output", STRING, NONE, NULL, "Remote console output") \
@@ -260,7 +278,20 @@ static const gw_value_name landscape_names[] = {
     X(CI_BUS_STOPS, "openttd.ci.stations.bus", "Bus stops", U16, DEC, NULL, "Bus stops") \
     X(CI_AIRPORTS, "openttd.ci.stations.airport", "Airports", U16, DEC, NULL, "Airports") \
     X(CI_DOCKS, "openttd.ci.stations.dock", "Docks", U16, DEC, NULL, "Docks") \
+    X(CI_IS_AI, "openttd.ci.is_ai", "AI", BOOL, NONE, NULL, "The company is an AI (company info 6 and later)") \
+    X(CI_CLIENT_FOLLOWS, "openttd.ci.client_follows", "Client follows", BOOL, NONE, NULL, "Company info 4 client lists: 1 a client follows, 0 the list ends") \
+    X(CI_JOIN_DATE, "openttd.ci.join_date", "Join date", U32, DEC, NULL, "Company info 4 client lists: the day the client joined") \
     X(CI_CLIENTS, "openttd.ci.clients", "Clients", STRING, NONE, NULL, "Names of the clients playing the company (\"<none>\" if none)") \
+    X(MASTER_WELCOME, "openttd.master.welcome", "Welcome message", STRING, NONE, NULL, "SERVER_REGISTER's \"OpenTTDRegister\", which roots out other packets") \
+    X(MASTER_VERSION, "openttd.master.version", "Master server protocol", U8, DEC, NULL, "Version of the master server protocol (1 before 1.0, 2 after)") \
+    X(MASTER_PORT, "openttd.master.port", "Game port", U16, DEC, NULL, "The port the registering game server listens on") \
+    X(MASTER_SESSION_KEY, "openttd.master.session_key", "Session key", U64, HEX, NULL, "Master server session key (protocol 2)") \
+    X(MASTER_LIST_TYPE, "openttd.master.list_type", "List type", U8, DEC, list_type_names, "CLIENT_GET_LIST: which servers to list (protocol 2)") \
+    X(MASTER_LIST, "openttd.master.list", "Address family", U8, DEC, master_list_names, "MASTER_RESPONSE_LIST: 1 IPv4 addresses, 2 IPv6 addresses") \
+    X(MASTER_COUNT, "openttd.master.servers", "Servers", U16, DEC, NULL, "Servers in MASTER_RESPONSE_LIST") \
+    X(MASTER_IPV4, "openttd.master.ipv4", "Server address", IPV4, NONE, NULL, "A listed server's IPv4 address") \
+    X(MASTER_IPV6, "openttd.master.ipv6", "Server address", IPV6, NONE, NULL, "A listed server's IPv6 address") \
+    X(MASTER_SERVER_PORT, "openttd.master.server_port", "Server port", U16, DEC, NULL, "A listed server's port") \
     X(GI_VERSION, "openttd.gi.version", "Game info version", U8, DEC, NULL, "Version of the game info block") \
     X(GI_TICKS, "openttd.gi.ticks_playing", "Ticks playing", U64, DEC, NULL, "Ticks the game has run (game info 7)") \
     X(GI_GRF_TYPE, "openttd.gi.newgrf_type", "NewGRF serialisation", U8, DEC, NULL, "0 = id and MD5, 1 = with names, 2 = lookup ids") \
@@ -497,17 +528,6 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_SERVER_SHUTDOWN] = L(NONE),
     [PK_SERVER_NEWGAME] = L(NONE),
     [PK_CLIENT_NEWGRFS_CHECKED] = L(NONE),
-    /* 0.7.x network_server.cpp, SERVER_COMPANY_INFO (company info version 5):
-       the version, the number of active companies, then for one company its
-       index, name, inaugurated year, value, money, income (int64),
-       performance, "1 if there is a passord", NETWORK_VEHICLE_TYPES (5)
-       vehicle counts, NETWORK_STATION_TYPES (5) station counts and the
-       clients' names; a last packet with the version and 0 ends the list */
-    [PK_SERVER_COMPANY_INFO] = L(U8(CI_VERSION), U8(CI_COUNT), OPT, U8(COMPANY), STR(CI_NAME), U32(CI_INAUGURATED),
-                                 U64(CI_VALUE), U64(CI_MONEY), U64(CI_INCOME), U16(CI_PERFORMANCE), BOOL(CI_PASSWORD),
-                                 U16(CI_TRAINS), U16(CI_LORRIES), U16(CI_BUSES), U16(CI_PLANES), U16(CI_SHIPS),
-                                 U16(CI_TRAIN_STATIONS), U16(CI_TRUCK_STOPS), U16(CI_BUS_STOPS), U16(CI_AIRPORTS),
-                                 U16(CI_DOCKS), STR(CI_CLIENTS)),
     /* the packets numbered 34-37 in this numbering, as the 1.0 server writes
        and reads them (network_server.cpp: SERVER_MOVE u32 client id + u8
        company; CLIENT_MOVE u8 company, then the password only when that
@@ -517,6 +537,66 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_CLIENT_MOVE] = L(U8(COMPANY), OPT, STR(PASSWORD)),
     [PK_SERVER_COMPANY_UPDATE] = L(U16(COMPANY_MASK)),
     [PK_SERVER_CONFIG_UPDATE] = L(U8(MAX_COMPANIES), U8(MAX_SPECTATORS)),
+};
+
+/* Real 0.5 - 0.7 builds where they differ from the wiki's (0.4) layouts, as
+   their sources write and read the packets. 0.5 (network_server.c) and 0.6
+   (network_client.cpp) alike: u16 client ids; CLIENT_JOIN and
+   SERVER_CLIENT_INFO end with the client's unique id; a command carries
+   "string: text" where 0.4 had ten decode_params; SERVER_CHAT "uint16:
+   Client-index" and a bool self_send. */
+static const lop *const layouts_05[PK_COUNT] = {
+    [PK_CLIENT_JOIN] = L(STR(REVISION), STR(NAME), U8(COMPANY), U8(LANGUAGE), STR(UNIQUE_ID)),
+    [PK_SERVER_CLIENT_INFO] = L(U16(CLIENT_ID), U8(COMPANY), STR(NAME), STR(UNIQUE_ID)),
+    [PK_SERVER_WELCOME] = L(U16(CLIENT_ID)),
+    [PK_SERVER_JOIN] = L(U16(CLIENT_ID)),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+                            U32(FRAME)),
+    [PK_SERVER_CHAT] = L(U8(ACTION), U16(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE)),
+    [PK_SERVER_QUIT] = L(U16(CLIENT_ID), STR(REASON)),
+    [PK_SERVER_ERROR_QUIT] = L(U16(CLIENT_ID), U8(ERROR_CODE)),
+};
+
+/* 0.7 (network_client.cpp): u32 ClientIDs; CLIENT_JOIN ends with the
+   client's network_id; SERVER_CLIENT_INFO without it; SERVER_WELCOME and
+   (company passwords) SERVER_NEED_PASSWORD give the generation seed and
+   the server's network id for password hashing; chat "uint32: Destination
+   CompanyID/Client-identifier" and "uint64: Some arbitrary number";
+   SERVER_COMMAND ends with my_cmd; the quits carry no message. */
+static const lop *const layouts_07[PK_COUNT] = {
+    [PK_CLIENT_JOIN] = L(STR(REVISION), STR(NAME), U8(COMPANY), U8(LANGUAGE), STR(UNIQUE_ID)),
+    [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME)),
+    [PK_SERVER_NEED_PASSWORD] = L(U8(PASSWORD_TYPE), OPT, U32(GENERATION_SEED), STR(NETWORK_ID)),
+    [PK_SERVER_WELCOME] = L(U32(CLIENT_ID), U32(GENERATION_SEED), STR(NETWORK_ID)),
+    [PK_SERVER_JOIN] = L(U32(CLIENT_ID)),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+                            U32(FRAME), BOOL(MY_CMD)),
+    [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
+    [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
+    [PK_CLIENT_QUIT] = L(NONE),
+    [PK_SERVER_QUIT] = L(U32(CLIENT_ID)),
+    [PK_SERVER_ERROR_QUIT] = L(U32(CLIENT_ID), U8(ERROR_CODE)),
+};
+
+/* The UDP set before 12.0 (0.5 - 0.7 network_udp.cpp, 1.x core/udp.h);
+   SERVER_RESPONSE is the game info, SERVER_DETAIL_INFO and
+   MASTER_RESPONSE_LIST have functions of their own. */
+static const lop *const layouts_udp[PK_COUNT] = {
+    [PK_UDP_CLIENT_FIND_SERVER] = L(NONE),
+    [PK_UDP_CLIENT_DETAIL_INFO] = L(NONE),
+    [PK_UDP_MASTER_ACK_REGISTER] = L(NONE),
+    /* "Packet is: WELCOME_MESSAGE, Version, server_port", and from protocol 2 the session key */
+    [PK_UDP_SERVER_REGISTER] = L(STR(MASTER_WELCOME), U8(MASTER_VERSION), U16(MASTER_PORT), OPT, U64(MASTER_SESSION_KEY)),
+    /* "Packet is: Version, server_port" */
+    [PK_UDP_SERVER_UNREGISTER] = L(U8(MASTER_VERSION), U16(MASTER_PORT)),
+    /* "packet only contains protocol version"; protocol 2 adds the list type */
+    [PK_UDP_CLIENT_GET_LIST] = L(U8(MASTER_VERSION), OPT, U8(MASTER_LIST_TYPE)),
+    [PK_UDP_CLIENT_GET_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_UDP_SERVER_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5},
+                                STR(GRF_NAME), {O_ENDLOOP, 0}),
+    [PK_UDP_MASTER_SESSION_KEY] = L(U64(MASTER_SESSION_KEY)),
 };
 
 /* ---- conversation state --------------------------------------------------------- */
@@ -532,6 +612,7 @@ typedef struct {
     uint32_t map_total, map_received;
     bool map_header_seen;
     uint8_t join_step;        /* enum join_step reached, JOIN_NONE until CLIENT_JOIN */
+    uint8_t old_release;      /* 0.x numbering: 5 for 0.5/0.6, 7 for 0.7, 0 the wiki's (0.4) layouts */
 } ottd_conv;
 
 /* the join sequence of 13.x and newer, in order; a packet may come once its
@@ -706,17 +787,23 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
     return !x->failed;
 }
 
-static int version_from_revision(const uint8_t *s, size_t n, bool *guess)
+static int version_from_revision(const uint8_t *s, size_t n, bool *guess, uint8_t *old_release)
 {
     unsigned major = 0;
     size_t i = 0;
     *guess = false;
+    *old_release = 0;
     while (i < n && s[i] >= '0' && s[i] <= '9' && major < 1000)
         major = major * 10 + (unsigned)(s[i++] - '0');
     if (i == 0 || i >= n || s[i] != '.')
         return 0; /* "norev000", a git hash: nothing to learn */
-    if (major == 0)
+    if (major == 0) {
+        /* "0.5.3", "0.6.0-RC1", "0.7.1": the release picks the layouts */
+        unsigned minor = i + 1 < n ? (unsigned)(s[i + 1] - '0') : 0;
+        if (i + 2 >= n || s[i + 2] < '0' || s[i + 2] > '9')
+            *old_release = minor == 5 || minor == 6 ? 5 : minor == 7 ? 7 : 0;
         return OTTD_V_OLD;
+    }
     if (major == 13 || major == 14 || major == 15)
         return (int)major;
     *guess = true;
@@ -726,7 +813,10 @@ static int version_from_revision(const uint8_t *s, size_t n, bool *guess)
 static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
 {
     bool guess;
-    int v = version_from_revision(rev, n, &guess);
+    uint8_t old_release;
+    int v = version_from_revision(rev, n, &guess, &old_release);
+    if (v == OTTD_V_OLD)
+        x->conv->old_release = old_release;
     if (!v || gw_openttd_version != OTTD_V_AUTO)
         return;
     if (guess)
@@ -790,6 +880,78 @@ static void game_info(ottd_ctx *x)
     run_layout(x, L(U16(GI_MAP_WIDTH), U16(GI_MAP_HEIGHT), U8(GI_LANDSCAPE), BOOL(GI_DEDICATED)));
 }
 
+/* company info 4 over UDP: clients while the marker byte is 1 */
+static void client_list(ottd_ctx *x)
+{
+    while (take_num(x, OF_CI_CLIENT_FOLLOWS, 1, false) && x->val[OF_CI_CLIENT_FOLLOWS] == 1)
+        if (!run_layout(x, L(STR(NAME), STR(UNIQUE_ID), U32(CI_JOIN_DATE))))
+            return;
+}
+
+/* One company of SERVER_COMPANY_INFO (TCP, 0.5 - 0.7) or UDP
+   SERVER_DETAIL_INFO, by the company info version: the block every version
+   has (0.7 Send_CompanyInformation: index, name, inaugurated year, value,
+   money, income, performance, "1 if there is a passord", five vehicle and
+   five station counts); 6 (1.x) adds is_ai; over TCP the names of its
+   clients follow; over UDP, version 4 (0.5 network_udp.c) follows it with
+   its clients, each "uint8 == 1 indicates that a client is following",
+   name, unique id and join date, and a 0 that ends the list. */
+static void company_entry(ottd_ctx *x, unsigned version, bool udp)
+{
+    if (!run_layout(x, L(U8(COMPANY), STR(CI_NAME), U32(CI_INAUGURATED), U64(CI_VALUE), U64(CI_MONEY),
+                         U64(CI_INCOME), U16(CI_PERFORMANCE), BOOL(CI_PASSWORD), U16(CI_TRAINS), U16(CI_LORRIES),
+                         U16(CI_BUSES), U16(CI_PLANES), U16(CI_SHIPS), U16(CI_TRAIN_STATIONS),
+                         U16(CI_TRUCK_STOPS), U16(CI_BUS_STOPS), U16(CI_AIRPORTS), U16(CI_DOCKS))))
+        return;
+    if (version >= 6 && !take_num(x, OF_CI_IS_AI, 1, false))
+        return;
+    if (!udp)
+        take_str(x, OF_CI_CLIENTS);
+    else if (version <= 4)
+        client_list(x);
+}
+
+/* TCP SERVER_COMPANY_INFO: version, the number of active companies (0 in
+   the packet that ends the list), one company */
+static void company_info(ottd_ctx *x)
+{
+    if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))) || !x->val[OF_CI_COUNT])
+        return;
+    company_entry(x, (unsigned)x->val[OF_CI_VERSION], false);
+}
+
+/* UDP SERVER_DETAIL_INFO: version, count, that many companies; version 4
+   then lists the spectators the same way */
+static void detail_info(ottd_ctx *x)
+{
+    if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))))
+        return;
+    unsigned version = (unsigned)x->val[OF_CI_VERSION];
+    for (uint64_t i = 0, n = x->val[OF_CI_COUNT]; i < n && !x->failed; i++)
+        company_entry(x, version, true);
+    if (version <= 4 && !x->failed)
+        client_list(x);
+}
+
+/* MASTER_RESPONSE_LIST: the address family, a count, then each server's
+   address (4 or 16 bytes, in network order) and its u16 port */
+static void master_list(ottd_ctx *x)
+{
+    if (!run_layout(x, L(U8(MASTER_LIST))))
+        return;
+    unsigned family = (unsigned)x->val[OF_MASTER_LIST];
+    if (family != 1 && family != 2) {
+        take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+        return;
+    }
+    if (!take_num(x, OF_MASTER_COUNT, 2, false))
+        return;
+    size_t alen = family == 1 ? 4 : 16;
+    for (uint64_t i = 0; i < x->val[OF_MASTER_COUNT] && !x->failed; i++)
+        if (take_bytes(x, family == 1 ? OF_MASTER_IPV4 : OF_MASTER_IPV6, alen))
+            take_num(x, OF_MASTER_SERVER_PORT, 2, false);
+}
+
 static bool printable4(const uint8_t *p)
 {
     for (int i = 0; i < 4; i++)
@@ -834,10 +996,26 @@ static void old_map(ottd_ctx *x)
 {
     if (!take_num(x, OF_MAP_PACKET, 1, false))
         return;
+    ottd_conv *cv = x->conv;
     switch (x->val[OF_MAP_PACKET]) {
-    case 0: take_num(x, OF_FRAME, 4, false); break;
+    case 0: /* the wiki: the frame; every release's server then sends the savegame's size */
+        cv->map_received = 0;
+        cv->map_header_seen = false;
+        cv->map_announced = false;
+        if (run_layout(x, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OF_MAP_SIZE]) {
+            cv->map_announced = true;
+            cv->map_total = (uint32_t)x->val[OF_MAP_SIZE];
+            summary_add(x, " start, %u bytes", cv->map_total);
+        }
+        break;
     case 1: map_data(x); break;
-    default: take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c)); break;
+    default: /* the end; 0.4 put the companies' seeds in it */
+        if (x->val[OF_MAP_PACKET] == 2 && cv->map_announced && cv->map_received != cv->map_total)
+            gw_emit_finding(&x->e, OE_MAP_MISMATCH, x->c.off - 1, 1,
+                            "%u map bytes received, MAP_PACKET_START said %u", cv->map_received, cv->map_total);
+        if (gw_remaining(&x->c))
+            take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+        break;
     }
 }
 
@@ -966,6 +1144,22 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     summary_text(x, OF_SERVER_NAME, 40, " \"%s\"");
 }
 
+static const lop rest_payload[] = {REST(PAYLOAD), {O_END, 0}};
+
+static const lop *layout_of(int version, bool udp, int old_release, int pk)
+{
+    const lop *l;
+    if (udp)
+        l = layouts_udp[pk];
+    else if (version == OTTD_V_OLD)
+        l = old_release == 7 && layouts_07[pk] ? layouts_07[pk]
+          : old_release == 5 && layouts_05[pk] ? layouts_05[pk]
+          : layouts_old[pk];
+    else
+        l = version == OTTD_V15 && layouts_15[pk] ? layouts_15[pk] : layouts_13[pk];
+    return l ? l : rest_payload;
+}
+
 static int packet_of(int version, bool udp, unsigned type)
 {
     const uint8_t *t;
@@ -1063,13 +1257,14 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                 map_data(x);
             else if (pk == PK_SERVER_MAP)
                 old_map(x);
+            else if (pk == PK_SERVER_COMPANY_INFO)
+                company_info(x);
+            else if (pk == PK_UDP_SERVER_DETAIL_INFO)
+                detail_info(x);
+            else if (pk == PK_UDP_MASTER_RESPONSE_LIST)
+                master_list(x);
             else
-            {
-                const lop *layout = version == OTTD_V_OLD && !udp ? layouts_old[pk]
-                                  : version == OTTD_V15 && !udp && layouts_15[pk] ? layouts_15[pk]
-                                  : layouts_13[pk];
-                run_layout(x, layout ? layout : L(REST(PAYLOAD)));
-            }
+                run_layout(x, layout_of(version, udp, cv->old_release, pk));
             if (pk == PK_SERVER_GAME_INFO && x->seen[OF_REVISION] && !cv->version)
                 learn_version(x, x->str[OF_REVISION], x->str_len[OF_REVISION],
                               (size_t)(x->str[OF_REVISION] - data));

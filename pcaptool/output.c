@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 typedef struct {
     gw_item it;
@@ -274,6 +275,16 @@ static void print_reltime(FILE *f, int64_t ns)
     fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
 }
 
+/* an address as Wireshark shows it (inet_ntop: RFC 5952 for IPv6) */
+static void print_address(FILE *f, const gw_field *fd, const gw_item *it)
+{
+    char text[INET6_ADDRSTRLEN];
+    bool v4 = fd->type == GW_FT_IPV4;
+    if (it->v.b.n != (v4 ? 4u : 16u) || !inet_ntop(v4 ? AF_INET : AF_INET6, it->v.b.p, text, sizeof text))
+        strcpy(text, "?");
+    fputs(text, f);
+}
+
 static void json_value(FILE *f, const gw_field *fd, const gw_item *it)
 {
     switch (fd->type) {
@@ -294,6 +305,11 @@ static void json_value(FILE *f, const gw_field *fd, const gw_item *it)
         break;
     case GW_FT_STRING:
         out_json_string(f, it->v.b.p, it->v.b.n);
+        break;
+    case GW_FT_IPV4: case GW_FT_IPV6:
+        fputc('"', f);
+        print_address(f, fd, it);
+        fputc('"', f);
         break;
     case GW_FT_BYTES:
         fputc('"', f);
@@ -340,6 +356,9 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it)
         break;
     case GW_FT_STRING:
         out_json_string(f, it->v.b.p, it->v.b.n);
+        break;
+    case GW_FT_IPV4: case GW_FT_IPV6:
+        print_address(f, fd, it);
         break;
     case GW_FT_BYTES:
         for (size_t i = 0; i < it->v.b.n && i < 64; i++)

@@ -330,8 +330,11 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                            ? proto_tree_add_string(cur, hf, t, off, len, ev->text)
                            : proto_tree_add_item(cur, hf, t, off, len, ENC_UTF_8);
                 break;
-            case GW_FT_BYTES:
+            case GW_FT_BYTES: case GW_FT_IPV6:
                 last = proto_tree_add_item(cur, hf, t, off, len, ENC_NA);
+                break;
+            case GW_FT_IPV4:
+                last = proto_tree_add_item(cur, hf, t, off, len, ENC_BIG_ENDIAN);
                 break;
             }
             last_tvb = t;
@@ -538,6 +541,8 @@ static enum ftenum ws_ftype(gw_ftype t)
     case GW_FT_DOUBLE: return FT_DOUBLE;
     case GW_FT_STRING: return FT_STRING;
     case GW_FT_BYTES: return FT_BYTES;
+    case GW_FT_IPV4: return FT_IPv4;
+    case GW_FT_IPV6: return FT_IPv6;
     case GW_FT_FRAMENUM: return FT_FRAMENUM;
     case GW_FT_RELTIME: return FT_RELATIVE_TIME;
     default: return FT_NONE;

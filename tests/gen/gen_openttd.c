@@ -1,8 +1,10 @@
 /* gen_openttd.c - writes the generated OpenTTD test captures into a folder.
  *
  * Packets are built by hand from the layouts in ../shared/specs/WIRE-NOTES.md
- * section 2 (13.x payloads, 14.x and 15.x numbering) and openttd-wiki.md
- * (the 0.5-era packet set), carried over TCP connections with a full
+ * section 2 (13.x payloads, 14.x and 15.x numbering), openttd-wiki.md
+ * (the 0.5-era packet set) and the 0.5 - 0.7 sources (network_client,
+ * network_server, network_udp: the layouts of those releases), carried
+ * over TCP connections with a full
  * handshake, or UDP. Deterministic: tests compare the output byte for byte
  * with captures/.
  *
@@ -289,7 +291,10 @@ static void gen_15(void)
     pw_close(&w);
 }
 
-/* ---- 0.5 - 0.7: the wiki's packet set ---- */
+/* ---- 0.7: the wiki's packet set, as 0.7's network_client.cpp and
+   network_server.cpp lay it out (u32 client ids, the unique id in the join,
+   the seed and network id in the welcome, the command's text, the map's
+   size, chat with a u32 destination and u64 data, quits without text) ---- */
 
 static void gen_old(void)
 {
@@ -297,28 +302,29 @@ static void gen_old(void)
     conn k;
     open_file(&w, "openttd-gen-packets-old.pcap");
     conn_open(&k, &w, 1, 40007);
-    pkt(2); strz("0.7.5"); strz("Tester"); b_u8(&b, 1); b_u8(&b, 0); c2s(&k); /* JOIN: teaches 0.7 */
-    pkt(6); b_u8(&b, 1); b_u8(&b, 0); strz("Server"); s2c(&k);   /* CLIENT_INFO */
+    pkt(2); strz("0.7.5"); strz("Tester"); b_u8(&b, 1); b_u8(&b, 0); strz("f00d"); c2s(&k); /* JOIN: teaches 0.7 */
+    pkt(6); b_u32(&b, 1); b_u8(&b, 0); strz("Server"); s2c(&k);  /* CLIENT_INFO */
     pkt(7); b_u8(&b, 0); s2c(&k);                                /* NEED_PASSWORD, game */
     pkt(8); b_u8(&b, 0); strz("pw"); c2s(&k);                    /* PASSWORD */
-    pkt(9); b_u8(&b, 2); s2c(&k);                                /* WELCOME, client 2 */
+    pkt(9); b_u32(&b, 2); b_u32(&b, 0x12345678); strz("beef"); s2c(&k); /* WELCOME, client 2 */
     pkt(10); c2s(&k);                                            /* GETMAP */
     pkt(11); b_u8(&b, 0); s2c(&k);                               /* WAIT */
-    pkt(12); b_u8(&b, 0); b_u32(&b, 500); s2c(&k);               /* MAP start, frame 500 */
+    pkt(12); b_u8(&b, 0); b_u32(&b, 500); b_u32(&b, 12); s2c(&k); /* MAP start, frame 500, 12 bytes */
     pkt(12); b_u8(&b, 1); b_raw(&b, "OTTD\x00\x50\x00\x00", 8); b_hex(&b, "01020304"); s2c(&k);
-    pkt(12); b_u8(&b, 2); b_u32(&b, 1); b_u32(&b, 2); s2c(&k);    /* MAP end, seeds */
+    pkt(12); b_u8(&b, 2); s2c(&k);                               /* MAP end */
     pkt(13); c2s(&k);                                            /* MAP_OK */
-    pkt(14); b_u8(&b, 2); s2c(&k);                               /* JOIN, client 2 */
+    pkt(14); b_u32(&b, 2); s2c(&k);                              /* JOIN, client 2 */
     pkt(15); b_u32(&b, 501); b_u32(&b, 505); b_u32(&b, 7); b_u32(&b, 8); s2c(&k); /* FRAME + seeds */
     pkt(16); b_u32(&b, 501); b_u32(&b, 0x12345678); s2c(&k);     /* SYNC */
     pkt(17); b_u32(&b, 501); c2s(&k);                            /* ACK */
     pkt(18); b_u8(&b, 0); b_u32(&b, 5); b_u32(&b, 1); b_u32(&b, 2); b_u32(&b, 300);
-    for (int i = 0; i < 10; i++) b_u32(&b, (uint32_t)i);
-    b_u8(&b, 0); c2s(&k);                                        /* COMMAND */
-    pkt(20); b_u8(&b, 3); b_u8(&b, 0); b_u8(&b, 0); strz("hi all"); c2s(&k); /* CHAT */
-    pkt(21); b_u8(&b, 3); b_u8(&b, 2); strz("hi all"); s2c(&k);
-    pkt(24); strz("bye"); c2s(&k);                               /* QUIT */
-    pkt(26); b_u8(&b, 2); strz("bye"); s2c(&k);                  /* SERVER_QUIT */
+    strz(""); b_u8(&b, 0); c2s(&k);                              /* COMMAND */
+    pkt(19); b_u8(&b, 0); b_u32(&b, 5); b_u32(&b, 1); b_u32(&b, 2); b_u32(&b, 300);
+    strz(""); b_u8(&b, 0); b_u32(&b, 506); b_u8(&b, 1); s2c(&k); /* its SERVER_COMMAND, frame 506 */
+    pkt(20); b_u8(&b, 3); b_u8(&b, 0); b_u32(&b, 0); strz("hi all"); b_u64(&b, 0); c2s(&k); /* CHAT */
+    pkt(21); b_u8(&b, 3); b_u32(&b, 2); b_u8(&b, 1); strz("hi all"); b_u64(&b, 0); s2c(&k);
+    pkt(24); c2s(&k);                                            /* QUIT */
+    pkt(26); b_u32(&b, 2); s2c(&k);                              /* SERVER_QUIT */
     conn_close(&k);
     pw_close(&w);
 }
@@ -510,7 +516,7 @@ static void gen_old_companies(void)
     conn k;
     open_file(&w, "openttd-gen-packets-old-companies.pcap");
     conn_open(&k, &w, 4, 40008);
-    pkt(2); strz("0.7.5"); strz("Owner"); b_u8(&b, 1); b_u8(&b, 0); c2s(&k);
+    pkt(2); strz("0.7.5"); strz("Owner"); b_u8(&b, 1); b_u8(&b, 0); strz("cafe"); c2s(&k);
     pkt(4); c2s(&k);                                             /* CLIENT_COMPANY_INFO */
     pkt(5); b_u8(&b, 5); b_u8(&b, 1); b_u8(&b, 0); strz("Tester Transport"); b_u32(&b, 1950);
     b_u64(&b, 250000); b_u64(&b, (uint64_t)-1200); b_u64(&b, 34000); b_u16(&b, 87); b_u8(&b, 1);
@@ -522,6 +528,70 @@ static void gen_old_companies(void)
     pkt(36); b_u16(&b, 0x0001); s2c(&k);                         /* COMPANY_UPDATE */
     pkt(37); b_u8(&b, 8); b_u8(&b, 10); s2c(&k);                 /* CONFIG_UPDATE */
     conn_close(&k);
+    pw_close(&w);
+}
+
+/* 0.6 (network_client.cpp; 0.5's network_server.c writes the same): u16
+   client indexes, the unique id after the name, the command's text and
+   frame; then the UDP set of 0.5 - 1.x (network_udp, core/udp.h): detail
+   info in company info versions 4 (with its client lists), 5 and 6 (is_ai),
+   NewGRF names, the master server's register, list and session key (the
+   master on its port 3978). Written last: the other captures stay as
+   they were. */
+static void gen_old_06_and_udp(void)
+{
+    pcapw w;
+    conn k;
+    open_file(&w, "openttd-gen-packets-0.6.pcap");
+    conn_open(&k, &w, 5, 40009);
+    pkt(2); strz("0.6.3"); strz("Sixer"); b_u8(&b, 0); b_u8(&b, 0); strz("d00d"); c2s(&k);
+    pkt(9); b_u16(&b, 4); s2c(&k);                               /* WELCOME */
+    pkt(6); b_u16(&b, 4); b_u8(&b, 0); strz("Sixer"); strz("d00d"); s2c(&k); /* CLIENT_INFO */
+    pkt(12); b_u8(&b, 0); b_u32(&b, 900); b_u32(&b, 10); s2c(&k); /* MAP start: frame, size */
+    pkt(12); b_u8(&b, 1); b_raw(&b, "OTTD\x00\x4a\x00\x00", 8); b_hex(&b, "0102"); s2c(&k);
+    pkt(12); b_u8(&b, 2); s2c(&k);
+    pkt(15); b_u32(&b, 901); b_u32(&b, 905); s2c(&k);            /* FRAME */
+    pkt(18); b_u8(&b, 0); b_u32(&b, 9); b_u32(&b, 3); b_u32(&b, 4); b_u32(&b, 77);
+    strz("Sixer Co"); b_u8(&b, 2); c2s(&k);                      /* COMMAND with its text */
+    pkt(19); b_u8(&b, 0); b_u32(&b, 9); b_u32(&b, 3); b_u32(&b, 4); b_u32(&b, 77);
+    strz("Sixer Co"); b_u8(&b, 2); b_u32(&b, 906); s2c(&k);
+    pkt(21); b_u8(&b, 3); b_u16(&b, 4); b_u8(&b, 0); strz("hello"); s2c(&k); /* SERVER_CHAT */
+    pkt(27); b_u16(&b, 4); b_u8(&b, 12); s2c(&k);                /* ERROR_QUIT: KICKED */
+    conn_close(&k);
+
+    pkt(2); done(); pw_udp(&w, 6, 40060, SERVER, PORT, b.p, b.n); /* CLIENT_DETAIL_INFO */
+    const int v[3] = {4, 5, 6};
+    for (int i = 0; i < 3; i++) {
+        pkt(3); b_u8(&b, (uint8_t)v[i]); b_u8(&b, 1);
+        b_u8(&b, 0); strz("Sixer Co"); b_u32(&b, 1955); b_u64(&b, 5000); b_u64(&b, 7000);
+        b_u64(&b, (uint64_t)-300); b_u16(&b, 120); b_u8(&b, 0);
+        for (int j = 1; j <= 10; j++) b_u16(&b, (uint16_t)j);
+        if (v[i] == 4) { /* its client, then the spectators: none */
+            b_u8(&b, 1); strz("Sixer"); strz("d00d"); b_u32(&b, 714000); b_u8(&b, 0);
+            b_u8(&b, 0);
+        }
+        if (v[i] == 6) b_u8(&b, 0);                              /* not an AI */
+        done(); pw_udp(&w, SERVER, PORT, 6, 40060, b.p, b.n);
+    }
+    pkt(9); b_u8(&b, 1); b_u32(&b, 0x44442020); md5(3); done();   /* CLIENT_GET_NEWGRFS */
+    pw_udp(&w, 6, 40060, SERVER, PORT, b.p, b.n);
+    pkt(10); b_u8(&b, 1); b_u32(&b, 0x44442020); md5(3); strz("OpenGFX"); done();
+    pw_udp(&w, SERVER, PORT, 6, 40060, b.p, b.n);
+    /* the server and the master server (3978) */
+    pkt(4); strz("OpenTTDRegister"); b_u8(&b, 2); b_u16(&b, PORT); b_u64(&b, 0x1122334455667788ull); done();
+    pw_udp(&w, SERVER, 40061, 7, 3978, b.p, b.n);
+    pkt(11); b_u64(&b, 0x1122334455667788ull); done();           /* MASTER_SESSION_KEY */
+    pw_udp(&w, 7, 3978, SERVER, 40061, b.p, b.n);
+    pkt(5); done(); pw_udp(&w, 7, 3978, SERVER, 40061, b.p, b.n); /* MASTER_ACK_REGISTER */
+    pkt(6); b_u8(&b, 2); b_u8(&b, 2); done();                    /* CLIENT_GET_LIST, autodetect */
+    pw_udp(&w, 6, 40062, 7, 3978, b.p, b.n);
+    pkt(7); b_u8(&b, 1); b_u16(&b, 2); b_hex(&b, "c0000201"); b_u16(&b, PORT);
+    b_hex(&b, "c6336402"); b_u16(&b, 3980); done();              /* MASTER_RESPONSE_LIST, IPv4 */
+    pw_udp(&w, 7, 3978, 6, 40062, b.p, b.n);
+    pkt(7); b_u8(&b, 2); b_u16(&b, 1); b_hex(&b, "20010db8000000000000000000000007"); b_u16(&b, PORT);
+    done(); pw_udp(&w, 7, 3978, 6, 40062, b.p, b.n);             /* IPv6 */
+    pkt(8); b_u8(&b, 2); b_u16(&b, PORT); done();                /* SERVER_UNREGISTER */
+    pw_udp(&w, SERVER, 40061, 7, 3978, b.p, b.n);
     pw_close(&w);
 }
 
@@ -540,6 +610,7 @@ int main(int argc, char **argv)
     gen_hostile();
     rule_captures();
     gen_old_companies();
+    gen_old_06_and_udp();
     free(b.p);
     return 0;
 }

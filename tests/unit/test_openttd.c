@@ -214,9 +214,12 @@ Test(openttd, map_that_does_not_add_up)
    Tile, ten u32 decode_params, CallBackID u8, "Frame of execution" u32: the
    frame is read, so a command for a frame the server already sent is
    caught in that era too (SERVER_FRAME is 15 there, COMMAND 19) */
-Test(openttd, old_commands_have_their_frame)
+/* The wiki's command (0.4): ten u32 decode_params after the tile, the
+   callback, the server's "Uint32: Frame of execution". It applies while no
+   0.5 - 0.7 revision was seen: here the numbering is forced. */
+Test(openttd, wiki_commands_have_their_frame)
 {
-    dec("0d00 02 302e372e3500 4100 01 00");         /* "0.7.5" */
+    gw_openttd_version = OTTD_V_OLD;
     dec("0b00 0f 64000000 69000000");               /* FRAME 100, max 105 */
     dec("4100 13 00 05000000 01000000 02000000 2c010000"
         " 00000000 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000 09000000"
@@ -231,6 +234,69 @@ Test(openttd, old_commands_have_their_frame)
     cr_assert(collect_has_finding(&c, finding("openttd.command.frame_passed")));
 }
 
+/* 0.7 network_client.cpp: SendJoin revision, client name, playas, language,
+   network_id; the command "uint8: CompanyID, uint32: CommandID, uint32: P1,
+   uint32: P2, uint32: Tile, string: text, uint8: CallBackID", and from the
+   server cp.frame = Recv_uint32(), cp.my_cmd = Recv_bool(). */
+Test(openttd, commands_07_have_text_frame_and_my_cmd)
+{
+    dec("1100 02 302e372e3500 4100 01 00 61626300"); /* "0.7.5", "A", company 1, id "abc" */
+    clean();
+    S("openttd.unique_id", 0, "abc");
+    dec("0b00 0f 64000000 69000000");               /* FRAME 100, max 105 */
+    dec("1800 12 00 05000000 01000000 02000000 2c010000 676f00 03"); /* CLIENT_COMMAND */
+    clean();
+    packet_is("CLIENT_COMMAND");
+    cr_assert_eq(U("openttd.cmd32", 0), 5);
+    cr_assert_eq(U("openttd.tile", 0), 300);
+    S("openttd.cmd_text", 0, "go");
+    cr_assert_eq(U("openttd.callback", 0), 3);
+    dec("1d00 13 00 05000000 01000000 02000000 2c010000 676f00 03 6e000000 01");
+    clean();
+    packet_is("SERVER_COMMAND");
+    cr_assert_eq(U("openttd.frame", 0), 110);
+    cr_assert_eq(U("openttd.my_cmd", 0), 1);
+    dec("1d00 13 00 05000000 01000000 02000000 2c010000 676f00 03 63000000 00"); /* frame 99: passed */
+    cr_assert(collect_has_finding(&c, finding("openttd.command.frame_passed")));
+}
+
+/* 0.5 network_server.c / 0.6 network_client.cpp: the command's text and
+   frame, no my_cmd; u16 client indexes; the unique id after the name. */
+Test(openttd, layouts_05_06_from_the_source)
+{
+    dec("1100 02 302e362e3300 4100 01 00 61626300"); /* "0.6.3" */
+    clean();
+    dec("1c00 13 00 05000000 01000000 02000000 2c010000 676f00 03 6e000000");
+    clean();
+    S("openttd.cmd_text", 0, "go");
+    cr_assert_eq(U("openttd.frame", 0), 110);
+    dec("0500 09 0300");                            /* SERVER_WELCOME: uint16 own client id */
+    clean();
+    cr_assert_eq(U("openttd.client_id", 0), 3);
+    dec("0d00 06 0300 01 4200 7569643100");         /* SERVER_CLIENT_INFO: index, playas, name, unique id */
+    clean();
+    S("openttd.name", 0, "B");
+    S("openttd.unique_id", 0, "uid1");
+    dec("0a00 15 03 0300 01 686900");               /* SERVER_CHAT: action, u16 index, self_send, "hi" */
+    clean();
+    cr_assert_eq(U("openttd.client_id", 0), 3);
+    S("openttd.chat.message", 0, "hi");
+    dec("0800 1a 0300 627900");                     /* SERVER_QUIT: u16 index, leave message */
+    clean();
+    S("openttd.reason", 0, "by");
+    dec("0600 1b 0300 0c");                         /* SERVER_ERROR_QUIT: u16 index, KICKED */
+    clean();
+    cr_assert_eq(U("openttd.error_code", 0), 12);
+    /* SERVER_MAP start: "Send_uint32(_frame_counter); Send_uint32(ftell(file_pointer))" */
+    dec("0c00 0c 00 64000000 0a000000");
+    clean();
+    cr_assert_eq(U("openttd.map_size", 0), 10);
+    dec("0d00 0c 01 4f54545800030000 01");          /* 9 of the 10 bytes */
+    clean();
+    dec("0400 0c 02");                              /* MAP_PACKET_END */
+    cr_assert(collect_has_finding(&c, finding("openttd.map.size_mismatch")));
+}
+
 Test(openttd, version_from_the_revision)
 {
     dec("0c00 02 31342e3100 00000000 4100 fe 00"); /* "14.1" */
@@ -239,12 +305,27 @@ Test(openttd, version_from_the_revision)
     packet_is("SERVER_NEWGAME");
     teardown();
     setup();
-    dec("0d00 02 302e372e3500 4100 01 00");         /* "0.7.5": the wiki's layout */
+    dec("1100 02 302e372e3500 4100 01 00 61626300"); /* "0.7.5" */
     clean();
     cr_assert_eq(U("openttd.version", 0), OTTD_V_OLD);
     S("openttd.name", 0, "A");
-    dec("0400 09 02");                              /* 9 is SERVER_WELCOME, u8 client id */
+    dec("0e00 09 02000000 78563412 696400");         /* 9 is SERVER_WELCOME: u32 id, seed, network id */
+    clean();
     packet_is("SERVER_WELCOME");
+    cr_assert_eq(U("openttd.client_id", 0), 2);
+    cr_assert_eq(U("openttd.generation_seed", 0), 0x12345678);
+    S("openttd.network_id", 0, "id");
+    dec("0b00 07 01 78563412 696400");              /* NEED_PASSWORD company: + seed, network id */
+    clean();
+    cr_assert_eq(U("openttd.password_type", 0), 1);
+    dec("0400 07 00");                              /* game password: the type alone */
+    clean();
+    teardown();
+    setup();
+    dec("0d00 02 302e342e3800 4100 01 00");         /* "0.4.8": the wiki's layouts */
+    clean();
+    dec("0400 09 02");                              /* SERVER_WELCOME, the wiki's Uint8 */
+    clean();
     cr_assert_eq(U("openttd.client_id", 0), 2);
     teardown();
     setup();
@@ -376,6 +457,108 @@ Test(openttd, udp_discovery)
     packet_is("UDP SERVER_RESPONSE");
     dec_udp("0500 01"); /* size 5, 3 bytes there */
     cr_assert(collect_has_finding(&c, finding("openttd.truncated")));
+}
+
+/* The UDP set before 12.0 as OpenTTD's sources write it: 0.7
+   network_udp.cpp (REGISTER "WELCOME_MESSAGE, Version, server_port",
+   UNREGISTER "Version, server_port", GET_LIST "only contains protocol
+   version", NEWGRF request and reply, MASTER_RESPONSE_LIST "version ... an
+   uint16 which indicates how many ip:port pairs ... an uint32 (ip) and an
+   uint16 (port)"); 1.x core/udp.h and network_udp.cpp (REGISTER adds "uint64
+   The session key", GET_LIST "uint8 The type of server to look for",
+   MASTER_SESSION_KEY "uint64 The session key", the list's first byte is the
+   ServerListType plus one, 4 or 16 address bytes). */
+Test(openttd, udp_master_server_and_newgrfs)
+{
+    dec_udp("1600 04 4f70656e54544452656769737465720001 8b0f");
+    clean();
+    packet_is("UDP SERVER_REGISTER");
+    S("openttd.master.welcome", 0, "OpenTTDRegister");
+    cr_assert_eq(U("openttd.master.version", 0), 1);
+    cr_assert_eq(U("openttd.master.port", 0), 3979);
+    dec_udp("1e00 04 4f70656e54544452656769737465720002 8b0f 0807060504030201");
+    clean();
+    cr_assert_eq(U("openttd.master.session_key", 0), 0x0102030405060708ull);
+    dec_udp("0300 05");
+    clean();
+    packet_is("UDP MASTER_ACK_REGISTER");
+    dec_udp("0600 08 02 8b0f");
+    clean();
+    packet_is("UDP SERVER_UNREGISTER");
+    cr_assert_eq(U("openttd.master.port", 0), 3979);
+    dec_udp("0400 06 01");
+    clean();
+    packet_is("UDP CLIENT_GET_LIST");
+    dec_udp("0500 06 02 02");
+    clean();
+    cr_assert_eq(U("openttd.master.list_type", 0), 2);
+    dec_udp("1200 07 01 0200 c0a80001 8b0f 0a000002 8c0f");
+    clean();
+    packet_is("UDP MASTER_RESPONSE_LIST");
+    cr_assert_eq(U("openttd.master.servers", 0), 2);
+    const gw_item *a4 = collect_get(&c, field("openttd.master.ipv4"), 0);
+    cr_assert(a4 && a4->v.b.n == 4 && !memcmp(a4->v.b.p, "\xc0\xa8\x00\x01", 4), "192.168.0.1");
+    cr_assert_eq(U("openttd.master.server_port", 0), 3979);
+    a4 = collect_get(&c, field("openttd.master.ipv4"), 1);
+    cr_assert(a4 && a4->v.b.n == 4 && !memcmp(a4->v.b.p, "\x0a\x00\x00\x02", 4), "10.0.0.2");
+    cr_assert_eq(U("openttd.master.server_port", 1), 3980);
+    dec_udp("1800 07 02 0100 20010db8000000000000000000000001 8b0f");
+    clean();
+    const gw_item *a6 = collect_get(&c, field("openttd.master.ipv6"), 0);
+    cr_assert(a6 && a6->v.b.n == 16 && a6->v.b.p[0] == 0x20 && a6->v.b.p[15] == 1);
+    dec_udp("1200 07 01 0300 c0a80001 8b0f 0a000002 8c0f"); /* says 3, has 2 */
+    cr_assert(collect_has_finding(&c, finding("openttd.truncated")));
+    dec_udp("1800 09 01 44443301 00112233445566778899aabbccddeeff");
+    clean();
+    packet_is("UDP CLIENT_GET_NEWGRFS");
+    cr_assert_eq(U("openttd.grf_id", 0), 0x44443301);
+    dec_udp("1a00 0a 01 44443301 00112233445566778899aabbccddeeff 4e00");
+    clean();
+    S("openttd.grf_name", 0, "N");
+    dec_udp("0b00 0b 0807060504030201");
+    clean();
+    packet_is("UDP MASTER_SESSION_KEY");
+    cr_assert_eq(U("openttd.master.session_key", 0), 0x0102030405060708ull);
+}
+
+#define COMPANY_BLOCK "00 416200 9e070000 a086010000000000 fbffffffffffffff 2c01000000000000 2a00 01" \
+    " 0100 0200 0300 0400 0500 0600 0700 0800 0900 0a00"
+
+/* SERVER_DETAIL_INFO by company info version: 4 (0.5 network_udp.c: after
+   each company its clients, "The uint8 == 1 indicates that a client is
+   following", name, unique id, join date, and 0; then the spectators), 5
+   (0.7 Send_CompanyInformation: the company alone), 6 (1.x: "bool Company
+   is an AI" at the end) */
+Test(openttd, udp_detail_info_versions)
+{
+    dec_udp("3c00 03 05 01 " COMPANY_BLOCK);
+    clean();
+    packet_is("UDP SERVER_DETAIL_INFO");
+    S("openttd.ci.name", 0, "Ab");
+    cr_assert_eq((int64_t)U("openttd.ci.money", 0), -5);
+    cr_assert_eq(U("openttd.ci.stations.dock", 0), 10);
+    dec_udp("3d00 03 06 01 " COMPANY_BLOCK " 01");
+    clean();
+    cr_assert_eq(U("openttd.ci.is_ai", 0), 1);
+    dec_udp("5000 03 04 01 " COMPANY_BLOCK " 01 4300 7500 05000000 00  01 5300 7600 06000000 00");
+    clean();
+    S("openttd.name", 0, "C");
+    S("openttd.unique_id", 0, "u");
+    cr_assert_eq(U("openttd.ci.join_date", 0), 5);
+    S("openttd.name", 1, "S");
+    cr_assert_eq(U("openttd.ci.join_date", 1), 6);
+    dec_udp("3d00 03 05 01 " COMPANY_BLOCK " 01"); /* version 5 has no is_ai */
+    cr_assert(collect_has_finding(&c, finding("openttd.trailing_bytes")));
+}
+
+/* gfx_type.h TextColour: TC_RED = 0x03 (console_type.h CC_ERROR) */
+Test(openttd, rcon_colour_by_name)
+{
+    dec("0800 21 0300 6f6b00"); /* 13.x SERVER_RCON */
+    clean();
+    cr_assert_eq(U("openttd.colour", 0), 3);
+    cr_assert_str_eq(gw_value_name_of(P->fields[field("openttd.colour")].names, 3), "RED");
+    cr_assert_str_eq(gw_value_name_of(P->fields[field("openttd.colour")].names, 13), "LIGHT_BLUE");
 }
 
 Test(openttd, damaged_packets)
@@ -521,7 +704,7 @@ Test(openttd, replay_match_checks_our_client_id_and_command)
    SERVER_CONFIG_UPDATE (u8 max_companies, u8 max_spectators). */
 Test(openttd, old_company_info_move_and_updates)
 {
-    dec("0d00 02 302e372e3500 4100 01 00");         /* "0.7.5" */
+    dec("1100 02 302e372e3500 4100 01 00 61626300"); /* "0.7.5" */
     dec("3e00 05 05 01 00 416200 9e070000"
         " a086010000000000 fbffffffffffffff 2c01000000000000 2a00 01"
         " 0100 0200 0300 0400 0500 0600 0700 0800 0900 0a00 4300");
