@@ -17,11 +17,18 @@
  *   gen_bench dnp-long OUT.pcap CONVERSATIONS
  *       DNP conversations that each send 17 parts of 60000 bytes of a long
  *       message and never its last part.
+ *   gen_bench hash-flood OUT.pcap CONVERSATIONS
+ *   gen_bench hash-random OUT.pcap CONVERSATIONS
+ *       DNP conversations over IPv6 (connection request and accepting
+ *       ack), the clients' addresses chosen so that every key had the same
+ *       value under the flow table's old unkeyed hash (a linear mix of the
+ *       key's 64-bit words: the second word cancels the first), or random.
  *
  * Output: classic pcap, Ethernet, IPv4. Written for the benchmark only
  * (bench/bench.sh, bench/memory.sh); nothing here is a test. */
 #include <glib.h>
 #include <pcap/pcap.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +80,28 @@ static void put(uint64_t t_us, uint32_t src, uint16_t sport, uint32_t dst, uint1
     }
     memcpy(t + l4, data, len);
     size_t n = 14 + 20 + l4 + len;
+    uint8_t rec[16];
+    w32(rec, (uint32_t)(t_us / 1000000)); w32(rec + 4, (uint32_t)(t_us % 1000000));
+    w32(rec + 8, (uint32_t)n); w32(rec + 12, (uint32_t)n);
+    fwrite(rec, 1, 16, out);
+    fwrite(f, 1, n, out);
+    n_written++;
+}
+
+/* one UDP datagram over IPv6 */
+static void put6(uint64_t t_us, const uint8_t src[16], uint16_t sport, const uint8_t dst[16], uint16_t dport,
+                 const uint8_t *data, size_t len)
+{
+    static uint8_t f[14 + 40 + 8 + 1500];
+    memset(f, 0, 14 + 40 + 8);
+    f[12] = 0x86; f[13] = 0xdd;
+    uint8_t *ip = f + 14;
+    ip[0] = 0x60; be16(ip + 4, (unsigned)(8 + len)); ip[6] = 17; ip[7] = 64;
+    memcpy(ip + 8, src, 16); memcpy(ip + 24, dst, 16);
+    uint8_t *u = ip + 40;
+    be16(u, sport); be16(u + 2, dport); be16(u + 4, (unsigned)(8 + len));
+    memcpy(u + 8, data, len);
+    size_t n = 14 + 40 + 8 + len;
     uint8_t rec[16];
     w32(rec, (uint32_t)(t_us / 1000000)); w32(rec + 4, (uint32_t)(t_us % 1000000));
     w32(rec + 8, (uint32_t)n); w32(rec + 12, (uint32_t)n);
@@ -266,6 +295,43 @@ static void dnp_long(uint64_t conversations)
     }
 }
 
+/* the inverse of an odd number modulo 2^64 (Newton's iteration) */
+static uint64_t inverse(uint64_t a)
+{
+    uint64_t x = a;
+    for (int i = 0; i < 6; i++)
+        x *= 2 - a * x;
+    return x;
+}
+
+static void hash_flood(uint64_t conversations, bool crafted)
+{
+    static const uint8_t req[] = {0x00, 0x01, 0x00, 0x01, 0x00};
+    static const uint8_t ack[] = {0x01, 0x00, 0x01, 0x00};
+    /* the old hash: w0 * C0 + w1 * C1 + ... (then a bijective finaliser);
+       w0, w1 the lower address's two halves as host-order words */
+    const uint64_t C0 = 0x9e3779b97f4a7c15u, C1 = 0xc2b2ae3d27d4eb4fu, C1_INV = inverse(C1);
+    uint8_t server[16];
+    memset(server, 0xfd, 16);   /* its first word above every client's: the clients' words come first */
+    GRand *r = g_rand_new_with_seed(7);
+    uint64_t t = 1800000000ull * 1000000;
+    for (uint64_t i = 0; i < conversations; i++) {
+        uint64_t w[2];
+        if (crafted) {
+            w[0] = 0x20010db800000000u + i;   /* 2001:db8::-ish in the words, as memcpy sees them */
+            w[1] = (0 - w[0] * C0) * C1_INV;  /* w0*C0 + w1*C1 == 0 */
+        } else {
+            w[0] = 0x20010db800000000u + i;
+            w[1] = (uint64_t)g_rand_int(r) << 32 | g_rand_int(r);
+        }
+        uint8_t client[16];
+        memcpy(client, w, 16);
+        put6(t++, client, 40000, server, 3413, req, sizeof req);
+        put6(t++, server, 3413, client, 40000, ack, sizeof ack);
+    }
+    g_rand_free(r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 6 && !strcmp(argv[1], "mixed")) {
@@ -279,12 +345,14 @@ int main(int argc, char **argv)
             many_conversations(n);
         else if (!strcmp(argv[1], "dnp-long"))
             dnp_long(n);
+        else if (!strcmp(argv[1], "hash-flood") || !strcmp(argv[1], "hash-random"))
+            hash_flood(n, !strcmp(argv[1], "hash-flood"));
         else
             goto usage;
     } else {
     usage:
         fprintf(stderr, "usage: gen_bench mixed OUT PACKETS CONCURRENT TEMPLATE...\n"
-                        "       gen_bench endless-tcp|many-conversations|dnp-long OUT CONVERSATIONS\n");
+                        "       gen_bench endless-tcp|many-conversations|dnp-long|hash-flood|hash-random OUT CONVERSATIONS\n");
         return 2;
     }
     if (fclose(out) != 0) {

@@ -39,6 +39,9 @@ typedef struct flow_table flow_table;
    restarted, or at flows_free (the end of the capture) */
 typedef void (*flow_end_fn)(flow *f, void *ctx);
 flow_table *flows_new(flow_end_fn ended, void *ctx);
+/* SipHash-c-d of `words` little-endian 64-bit words under the 128-bit key
+   `seed`; the table uses SipHash-1-3 */
+uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, int c_rounds, int d_rounds);
 void flows_free(flow_table *t);
 /* the flow of pk, now the most recently used, or NULL */
 flow *flows_find(flow_table *t, const net_packet *pk);
