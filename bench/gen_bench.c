@@ -58,6 +58,16 @@ static void open_out(const char *path)
     fwrite(h, 1, 24, out);
 }
 
+static void write_record(uint64_t t_us, const uint8_t *f, size_t n)
+{
+    uint8_t rec[16];
+    w32(rec, (uint32_t)(t_us / 1000000)); w32(rec + 4, (uint32_t)(t_us % 1000000));
+    w32(rec + 8, (uint32_t)n); w32(rec + 12, (uint32_t)n);
+    fwrite(rec, 1, 16, out);
+    fwrite(f, 1, n, out);
+    n_written++;
+}
+
 /* one packet: IPv4 addresses in host order; TCP when tcp is set */
 static void put(uint64_t t_us, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, int tcp,
                 uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *data, size_t len)
@@ -80,12 +90,7 @@ static void put(uint64_t t_us, uint32_t src, uint16_t sport, uint32_t dst, uint1
     }
     memcpy(t + l4, data, len);
     size_t n = 14 + 20 + l4 + len;
-    uint8_t rec[16];
-    w32(rec, (uint32_t)(t_us / 1000000)); w32(rec + 4, (uint32_t)(t_us % 1000000));
-    w32(rec + 8, (uint32_t)n); w32(rec + 12, (uint32_t)n);
-    fwrite(rec, 1, 16, out);
-    fwrite(f, 1, n, out);
-    n_written++;
+    write_record(t_us, f, n);
 }
 
 /* one UDP datagram over IPv6 */
@@ -102,12 +107,7 @@ static void put6(uint64_t t_us, const uint8_t src[16], uint16_t sport, const uin
     be16(u, sport); be16(u + 2, dport); be16(u + 4, (unsigned)(8 + len));
     memcpy(u + 8, data, len);
     size_t n = 14 + 40 + 8 + len;
-    uint8_t rec[16];
-    w32(rec, (uint32_t)(t_us / 1000000)); w32(rec + 4, (uint32_t)(t_us % 1000000));
-    w32(rec + 8, (uint32_t)n); w32(rec + 12, (uint32_t)n);
-    fwrite(rec, 1, 16, out);
-    fwrite(f, 1, n, out);
-    n_written++;
+    write_record(t_us, f, n);
 }
 
 /* ---- mixed: real conversations replayed ---------------------------------- */
