@@ -558,19 +558,18 @@ static const lop *const layouts_05[PK_COUNT] = {
     [PK_SERVER_ERROR_QUIT] = L(U16(CLIENT_ID), U8(ERROR_CODE)),
 };
 
-/* 0.7 (network_client.cpp): u32 ClientIDs; CLIENT_JOIN ends with the
-   client's network_id; SERVER_CLIENT_INFO without it; SERVER_WELCOME and
+/* 0.7 (network_client.cpp) where it differs from 0.5/0.6: u32 ClientIDs;
+   CLIENT_JOIN ends with the client's network_id (as 0.6's with its unique
+   id, and the command is 0.6's); SERVER_CLIENT_INFO without it; SERVER_WELCOME and
    (company passwords) SERVER_NEED_PASSWORD give the generation seed and
    the server's network id for password hashing; chat "uint32: Destination
    CompanyID/Client-identifier" and "uint64: Some arbitrary number";
    SERVER_COMMAND ends with my_cmd; the quits carry no message. */
 static const lop *const layouts_07[PK_COUNT] = {
-    [PK_CLIENT_JOIN] = L(STR(REVISION), STR(NAME), U8(COMPANY), U8(LANGUAGE), STR(UNIQUE_ID)),
     [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME)),
     [PK_SERVER_NEED_PASSWORD] = L(U8(PASSWORD_TYPE), OPT, U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_WELCOME] = L(U32(CLIENT_ID), U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_JOIN] = L(U32(CLIENT_ID)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
     [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME), BOOL(MY_CMD)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
@@ -946,9 +945,10 @@ static void master_list(ottd_ctx *x)
     }
     if (!take_num(x, OF_MASTER_COUNT, 2, false))
         return;
+    int field = family == 1 ? OF_MASTER_IPV4 : OF_MASTER_IPV6;
     size_t alen = family == 1 ? 4 : 16;
     for (uint64_t i = 0; i < x->val[OF_MASTER_COUNT] && !x->failed; i++)
-        if (take_bytes(x, family == 1 ? OF_MASTER_IPV4 : OF_MASTER_IPV6, alen))
+        if (take_bytes(x, field, alen))
             take_num(x, OF_MASTER_SERVER_PORT, 2, false);
 }
 
@@ -991,6 +991,29 @@ static void map_data(ottd_ctx *x)
     }
 }
 
+/* a map transfer's bookkeeping, shared by 13.x's SERVER_MAP_BEGIN /
+   _SIZE / _DONE and the parts of 0.5-0.7's SERVER_MAP */
+static void map_begin(ottd_conv *cv)
+{
+    cv->map_received = 0;
+    cv->map_header_seen = false;
+    cv->map_announced = false;
+}
+
+static void map_announce(ottd_conv *cv, uint32_t total)
+{
+    cv->map_announced = true;
+    cv->map_total = total;
+}
+
+static void map_check_sum(ottd_ctx *x, size_t off, const char *announcer)
+{
+    const ottd_conv *cv = x->conv;
+    if (cv->map_announced && cv->map_received != cv->map_total)
+        gw_emit_finding(&x->e, OE_MAP_MISMATCH, off, 1, "%u map bytes received, %s said %u", cv->map_received,
+                        announcer, cv->map_total);
+}
+
 /* the 0.5-0.7 SERVER_MAP: one packet type with a part code */
 static void old_map(ottd_ctx *x)
 {
@@ -999,20 +1022,16 @@ static void old_map(ottd_ctx *x)
     ottd_conv *cv = x->conv;
     switch (x->val[OF_MAP_PACKET]) {
     case 0: /* the wiki: the frame; every release's server then sends the savegame's size */
-        cv->map_received = 0;
-        cv->map_header_seen = false;
-        cv->map_announced = false;
+        map_begin(cv);
         if (run_layout(x, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OF_MAP_SIZE]) {
-            cv->map_announced = true;
-            cv->map_total = (uint32_t)x->val[OF_MAP_SIZE];
+            map_announce(cv, (uint32_t)x->val[OF_MAP_SIZE]);
             summary_add(x, " start, %u bytes", cv->map_total);
         }
         break;
     case 1: map_data(x); break;
     default: /* the end; 0.4 put the companies' seeds in it */
-        if (x->val[OF_MAP_PACKET] == 2 && cv->map_announced && cv->map_received != cv->map_total)
-            gw_emit_finding(&x->e, OE_MAP_MISMATCH, x->c.off - 1, 1,
-                            "%u map bytes received, MAP_PACKET_START said %u", cv->map_received, cv->map_total);
+        if (x->val[OF_MAP_PACKET] == 2)
+            map_check_sum(x, x->c.off - 1, "MAP_PACKET_START");
         if (gw_remaining(&x->c))
             take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
         break;
@@ -1086,28 +1105,20 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     case PK_SERVER_SYNC: case PK_SERVER_MAP_BEGIN:
         if (x->seen[OF_FRAME])
             summary_add(x, " frame %u", (unsigned)x->val[OF_FRAME]);
-        if (pk == PK_SERVER_MAP_BEGIN) {
-            cv->map_received = 0;
-            cv->map_header_seen = false;
-            cv->map_announced = false;
-        }
+        if (pk == PK_SERVER_MAP_BEGIN)
+            map_begin(cv);
         break;
     case PK_SERVER_MAP_SIZE:
         if (x->seen[OF_MAP_SIZE]) {
-            cv->map_announced = true;
-            cv->map_total = (uint32_t)x->val[OF_MAP_SIZE];
+            map_announce(cv, (uint32_t)x->val[OF_MAP_SIZE]);
             summary_add(x, " %u bytes", cv->map_total);
         }
         break;
     case PK_SERVER_MAP_DONE:
         gw_emit_gen_u(&x->e, OF_MAP_RECEIVED, type_off, cv->map_received);
-        if (cv->map_announced) {
+        if (cv->map_announced)
             gw_emit_gen_u(&x->e, OF_MAP_TOTAL, type_off, cv->map_total);
-            if (cv->map_received != cv->map_total)
-                gw_emit_finding(&x->e, OE_MAP_MISMATCH, type_off, 1,
-                                "%u map bytes received, SERVER_MAP_SIZE said %u", cv->map_received,
-                                cv->map_total);
-        }
+        map_check_sum(x, type_off, "SERVER_MAP_SIZE");
         summary_add(x, " (%u bytes)", cv->map_received);
         break;
     case PK_SERVER_ENABLE_ENCRYPTION:
@@ -1151,9 +1162,9 @@ static const lop *layout_of(int version, bool udp, int old_release, int pk)
     const lop *l;
     if (udp)
         l = layouts_udp[pk];
-    else if (version == OTTD_V_OLD)
+    else if (version == OTTD_V_OLD) /* 0.7 over 0.5/0.6 over the wiki's */
         l = old_release == 7 && layouts_07[pk] ? layouts_07[pk]
-          : old_release == 5 && layouts_05[pk] ? layouts_05[pk]
+          : old_release >= 5 && layouts_05[pk] ? layouts_05[pk]
           : layouts_old[pk];
     else
         l = version == OTTD_V15 && layouts_15[pk] ? layouts_15[pk] : layouts_13[pk];
