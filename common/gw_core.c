@@ -311,6 +311,11 @@ void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *la
     emit(e, field, off, len, (gw_value){.u = 0}, 0, label);
 }
 
+void gw_emit_named_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v, const char *name)
+{
+    emit(e, field, off, len, (gw_value){.u = v}, 0, name);
+}
+
 void gw_emit_push(gw_emit *e)
 {
     if (e->sink->push)

@@ -115,7 +115,10 @@ typedef struct {
     size_t off, len;  /* bytes the item covers in that source */
     gw_value v;
     unsigned flags;
-    const char *label;/* text for GW_FT_NONE items (or NULL = field name) */
+    const char *label;/* GW_FT_NONE: its text (NULL = the field's name); a
+                         number: the name of its value where the field's
+                         table cannot give it, because it depends on the
+                         conversation (gw_emit_named_u), or NULL */
 } gw_item;
 
 typedef struct gw_sink {
@@ -439,6 +442,10 @@ void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v);
 /* a derived text shown at d[off..off+len): n bytes at p (UTF-8 expected) */
 void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n);
 void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label);
+/* a number with the name of its value (a static string), for a value whose
+   name depends on the conversation (e.g. the release's numbering); shown as
+   "name (v)", as a field's own value names are */
+void gw_emit_named_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v, const char *name);
 void gw_emit_push(gw_emit *e);
 void gw_emit_pop(gw_emit *e, size_t end);
 void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,

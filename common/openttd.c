@@ -598,6 +598,100 @@ static const lop *const layouts_udp[PK_COUNT] = {
     [PK_UDP_MASTER_SESSION_KEY] = L(U64(MASTER_SESSION_KEY)),
 };
 
+/* ---- command and callback names ---------------------------------------------- */
+
+/* The command ids of enum Commands (src/command_type.h), in order, and the
+   releases whose enum has each: 13.x as 13.0 has it, 14.x as 14.1 (the
+   releases' sources as Debian ships them, openttd_13.0.orig.tar.xz and
+   openttd_14.1.orig.tar.xz). A release's id is the entry's position among
+   that release's entries; the enum never changes within a release series,
+   whose versions play together. 15.x and 1.x-12.x have other enums not
+   checked against their sources here: their ids stay numbers. */
+enum { IN13 = 1, IN14 = 2, BOTH = IN13 | IN14 };
+static const struct {
+    const char *name;
+    uint8_t in;
+} commands[] = {
+    {"CMD_BUILD_RAILROAD_TRACK", BOTH}, {"CMD_REMOVE_RAILROAD_TRACK", BOTH},
+    {"CMD_BUILD_SINGLE_RAIL", BOTH}, {"CMD_REMOVE_SINGLE_RAIL", BOTH},
+    {"CMD_LANDSCAPE_CLEAR", BOTH}, {"CMD_BUILD_BRIDGE", BOTH}, {"CMD_BUILD_RAIL_STATION", BOTH},
+    {"CMD_BUILD_TRAIN_DEPOT", BOTH}, {"CMD_BUILD_SIGNALS", IN13}, {"CMD_REMOVE_SIGNALS", IN13},
+    {"CMD_BUILD_SINGLE_SIGNAL", IN14}, {"CMD_REMOVE_SINGLE_SIGNAL", IN14},
+    {"CMD_TERRAFORM_LAND", BOTH}, {"CMD_BUILD_OBJECT", BOTH}, {"CMD_BUILD_OBJECT_AREA", BOTH},
+    {"CMD_BUILD_TUNNEL", BOTH}, {"CMD_REMOVE_FROM_RAIL_STATION", BOTH}, {"CMD_CONVERT_RAIL", BOTH},
+    {"CMD_BUILD_RAIL_WAYPOINT", BOTH}, {"CMD_RENAME_WAYPOINT", BOTH},
+    {"CMD_REMOVE_FROM_RAIL_WAYPOINT", BOTH}, {"CMD_BUILD_ROAD_STOP", BOTH},
+    {"CMD_REMOVE_ROAD_STOP", BOTH}, {"CMD_BUILD_LONG_ROAD", BOTH}, {"CMD_REMOVE_LONG_ROAD", BOTH},
+    {"CMD_BUILD_ROAD", BOTH}, {"CMD_BUILD_ROAD_DEPOT", BOTH}, {"CMD_CONVERT_ROAD", BOTH},
+    {"CMD_BUILD_AIRPORT", BOTH}, {"CMD_BUILD_DOCK", BOTH}, {"CMD_BUILD_SHIP_DEPOT", BOTH},
+    {"CMD_BUILD_BUOY", BOTH}, {"CMD_PLANT_TREE", BOTH}, {"CMD_BUILD_VEHICLE", BOTH},
+    {"CMD_SELL_VEHICLE", BOTH}, {"CMD_REFIT_VEHICLE", BOTH}, {"CMD_SEND_VEHICLE_TO_DEPOT", BOTH},
+    {"CMD_SET_VEHICLE_VISIBILITY", BOTH}, {"CMD_MOVE_RAIL_VEHICLE", BOTH},
+    {"CMD_FORCE_TRAIN_PROCEED", BOTH}, {"CMD_REVERSE_TRAIN_DIRECTION", BOTH},
+    {"CMD_CLEAR_ORDER_BACKUP", BOTH}, {"CMD_MODIFY_ORDER", BOTH}, {"CMD_SKIP_TO_ORDER", BOTH},
+    {"CMD_DELETE_ORDER", BOTH}, {"CMD_INSERT_ORDER", BOTH}, {"CMD_CHANGE_SERVICE_INT", BOTH},
+    {"CMD_BUILD_INDUSTRY", BOTH}, {"CMD_INDUSTRY_CTRL", IN13}, {"CMD_INDUSTRY_SET_FLAGS", IN14},
+    {"CMD_INDUSTRY_SET_EXCLUSIVITY", IN14}, {"CMD_INDUSTRY_SET_TEXT", IN14},
+    {"CMD_INDUSTRY_SET_PRODUCTION", IN14}, {"CMD_SET_COMPANY_MANAGER_FACE", BOTH},
+    {"CMD_SET_COMPANY_COLOUR", BOTH}, {"CMD_INCREASE_LOAN", BOTH}, {"CMD_DECREASE_LOAN", BOTH},
+    {"CMD_SET_COMPANY_MAX_LOAN", IN14}, {"CMD_WANT_ENGINE_PREVIEW", BOTH},
+    {"CMD_ENGINE_CTRL", BOTH}, {"CMD_RENAME_VEHICLE", BOTH}, {"CMD_RENAME_ENGINE", BOTH},
+    {"CMD_RENAME_COMPANY", BOTH}, {"CMD_RENAME_PRESIDENT", BOTH}, {"CMD_RENAME_STATION", BOTH},
+    {"CMD_RENAME_DEPOT", BOTH}, {"CMD_PLACE_SIGN", BOTH}, {"CMD_RENAME_SIGN", BOTH},
+    {"CMD_TURN_ROADVEH", BOTH}, {"CMD_PAUSE", BOTH}, {"CMD_BUY_SHARE_IN_COMPANY", IN13},
+    {"CMD_SELL_SHARE_IN_COMPANY", IN13}, {"CMD_BUY_COMPANY", BOTH}, {"CMD_FOUND_TOWN", BOTH},
+    {"CMD_RENAME_TOWN", BOTH}, {"CMD_DO_TOWN_ACTION", BOTH}, {"CMD_TOWN_CARGO_GOAL", BOTH},
+    {"CMD_TOWN_GROWTH_RATE", BOTH}, {"CMD_TOWN_RATING", BOTH}, {"CMD_TOWN_SET_TEXT", BOTH},
+    {"CMD_EXPAND_TOWN", BOTH}, {"CMD_DELETE_TOWN", BOTH}, {"CMD_ORDER_REFIT", BOTH},
+    {"CMD_CLONE_ORDER", BOTH}, {"CMD_CLEAR_AREA", BOTH}, {"CMD_MONEY_CHEAT", BOTH},
+    {"CMD_CHANGE_BANK_BALANCE", BOTH}, {"CMD_BUILD_CANAL", BOTH}, {"CMD_CREATE_SUBSIDY", BOTH},
+    {"CMD_COMPANY_CTRL", BOTH}, {"CMD_CUSTOM_NEWS_ITEM", BOTH}, {"CMD_CREATE_GOAL", BOTH},
+    {"CMD_REMOVE_GOAL", BOTH}, {"CMD_SET_GOAL_DESTINATION", IN14}, {"CMD_SET_GOAL_TEXT", BOTH},
+    {"CMD_SET_GOAL_PROGRESS", BOTH}, {"CMD_SET_GOAL_COMPLETED", BOTH}, {"CMD_GOAL_QUESTION", BOTH},
+    {"CMD_GOAL_QUESTION_ANSWER", BOTH}, {"CMD_CREATE_STORY_PAGE", BOTH},
+    {"CMD_CREATE_STORY_PAGE_ELEMENT", BOTH}, {"CMD_UPDATE_STORY_PAGE_ELEMENT", BOTH},
+    {"CMD_SET_STORY_PAGE_TITLE", BOTH}, {"CMD_SET_STORY_PAGE_DATE", BOTH},
+    {"CMD_SHOW_STORY_PAGE", BOTH}, {"CMD_REMOVE_STORY_PAGE", BOTH},
+    {"CMD_REMOVE_STORY_PAGE_ELEMENT", BOTH}, {"CMD_SCROLL_VIEWPORT", BOTH},
+    {"CMD_STORY_PAGE_BUTTON", BOTH}, {"CMD_LEVEL_LAND", BOTH}, {"CMD_BUILD_LOCK", BOTH},
+    {"CMD_BUILD_SIGNAL_TRACK", BOTH}, {"CMD_REMOVE_SIGNAL_TRACK", BOTH}, {"CMD_GIVE_MONEY", BOTH},
+    {"CMD_CHANGE_SETTING", BOTH}, {"CMD_CHANGE_COMPANY_SETTING", BOTH},
+    {"CMD_SET_AUTOREPLACE", BOTH}, {"CMD_CLONE_VEHICLE", BOTH}, {"CMD_START_STOP_VEHICLE", BOTH},
+    {"CMD_MASS_START_STOP", BOTH}, {"CMD_AUTOREPLACE_VEHICLE", BOTH},
+    {"CMD_DEPOT_SELL_ALL_VEHICLES", BOTH}, {"CMD_DEPOT_MASS_AUTOREPLACE", BOTH},
+    {"CMD_CREATE_GROUP", BOTH}, {"CMD_DELETE_GROUP", BOTH}, {"CMD_ALTER_GROUP", BOTH},
+    {"CMD_ADD_VEHICLE_GROUP", BOTH}, {"CMD_ADD_SHARED_VEHICLE_GROUP", BOTH},
+    {"CMD_REMOVE_ALL_VEHICLES_GROUP", BOTH}, {"CMD_SET_GROUP_FLAG", BOTH},
+    {"CMD_SET_GROUP_LIVERY", BOTH}, {"CMD_MOVE_ORDER", BOTH}, {"CMD_CHANGE_TIMETABLE", BOTH},
+    {"CMD_BULK_CHANGE_TIMETABLE", BOTH}, {"CMD_SET_VEHICLE_ON_TIME", BOTH},
+    {"CMD_AUTOFILL_TIMETABLE", BOTH}, {"CMD_SET_TIMETABLE_START", BOTH},
+    {"CMD_OPEN_CLOSE_AIRPORT", BOTH}, {"CMD_CREATE_LEAGUE_TABLE", BOTH},
+    {"CMD_CREATE_LEAGUE_TABLE_ELEMENT", BOTH}, {"CMD_UPDATE_LEAGUE_TABLE_ELEMENT_DATA", BOTH},
+    {"CMD_UPDATE_LEAGUE_TABLE_ELEMENT_SCORE", BOTH}, {"CMD_REMOVE_LEAGUE_TABLE_ELEMENT", BOTH},
+};
+
+/* the callback index after a command (network_command.cpp, _callback_tuple:
+   the same in 13.0 and 14.1) */
+static const char *const callbacks[] = {
+    "none", "CcBuildPrimaryVehicle", "CcBuildAirport", "CcBuildBridge",
+    "CcPlaySound_CONSTRUCTION_WATER", "CcBuildDocks", "CcFoundTown", "CcBuildRoadTunnel",
+    "CcBuildRailTunnel", "CcBuildWagon", "CcRoadDepot", "CcRailDepot", "CcPlaceSign",
+    "CcPlaySound_EXPLOSION", "CcPlaySound_CONSTRUCTION_OTHER", "CcPlaySound_CONSTRUCTION_RAIL",
+    "CcStation", "CcTerraform", "CcAI", "CcCloneVehicle", "CcCreateGroup", "CcFoundRandomTown",
+    "CcRoadStop", "CcBuildIndustry", "CcStartStopVehicle", "CcGame", "CcAddVehicleNewGroup"};
+
+/* the name of command `id` in release series `release` (OTTD_V13 or
+   OTTD_V14), or NULL */
+static const char *command_name(int release, uint64_t id)
+{
+    unsigned in = release == OTTD_V13 ? IN13 : release == OTTD_V14 ? IN14 : 0;
+    uint64_t n = 0;
+    for (size_t i = 0; in && i < N(commands); i++)
+        if ((commands[i].in & in) && n++ == id)
+            return commands[i].name;
+    return NULL;
+}
+
 /* ---- conversation state --------------------------------------------------------- */
 
 typedef struct {
@@ -612,6 +706,7 @@ typedef struct {
     bool map_header_seen;
     uint8_t join_step;        /* enum join_step reached, JOIN_NONE until CLIENT_JOIN */
     uint8_t old_release;      /* 0.x numbering: 5 for 0.5/0.6, 7 for 0.7, 0 the wiki's (0.4) layouts */
+    bool release_known;       /* version is the revision's own release, not a guess */
 } ottd_conv;
 
 /* the join sequence of 13.x and newer, in order; a packet may come once its
@@ -670,6 +765,7 @@ typedef struct {
     gw_cursor c;
     ottd_conv *conv;
     int version;
+    int release;              /* the release series whose names apply (13, 14), or 0 */
     bool failed;
     bool seen[OF_COUNT];
     /* not cleared for each PDU (it is large): */
@@ -692,8 +788,29 @@ static void truncated(ottd_ctx *x, const char *what)
                     "Truncated: %s missing at offset %zu", what, x->c.off);
 }
 
+/* a value's name that depends on the release (commands, callbacks), or NULL */
+static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
+{
+    if (field == OF_CMD)
+        return command_name(x->release, v);
+    if (field == OF_CALLBACK && x->release && v < N(callbacks))
+        return callbacks[v];
+    return NULL;
+}
+
 static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
 {
+    if (x->release && gw_remaining(&x->c) >= size) {
+        uint64_t v = gw_get_uint(x->c.data + x->c.off, size, big_endian);
+        const char *name = release_name(x, field, v);
+        if (name) {
+            gw_emit_named_u(&x->e, field, x->c.off, size, v, name);
+            x->c.off += size;
+            x->val[field] = v;
+            x->seen[field] = true;
+            return true;
+        }
+    }
     if (!gw_take_number(&x->e, &x->c, fields, field, size, big_endian, &x->val[field])) {
         truncated(x, fields[field].name);
         return false;
@@ -823,6 +940,7 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
                         "Revision \"%.*s\": using the %s numbering", (int)(n > 40 ? 40 : n), rev,
                         gw_value_name_of(version_names, (uint32_t)v));
     x->conv->version = v;
+    x->conv->release_known = !guess;
 }
 
 /* The game info block as OpenTTD's DeserializeNetworkGameInfo
@@ -1066,6 +1184,19 @@ static void check_join(ottd_ctx *x, int pk, size_t type_off)
         cv->join_step = r.step;
 }
 
+/* " CMD_PAUSE" where the release names the command, else " cmd 62" */
+static void summary_command(ottd_ctx *x)
+{
+    if (!x->seen[OF_CMD] && !x->seen[OF_CMD32])
+        return;
+    uint64_t id = x->val[x->seen[OF_CMD] ? OF_CMD : OF_CMD32];
+    const char *name = x->seen[OF_CMD] ? command_name(x->release, id) : NULL;
+    if (name)
+        summary_add(x, " %s", name);
+    else
+        summary_add(x, " cmd %u", (unsigned)id);
+}
+
 static void analyse(ottd_ctx *x, int pk, size_t type_off)
 {
     ottd_conv *cv = x->conv;
@@ -1127,16 +1258,15 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     case PK_SERVER_COMMAND:
         if (!x->seen[OF_FRAME])
             break;
-        summary_add(x, " cmd %u frame %u", (unsigned)x->val[x->seen[OF_CMD] ? OF_CMD : OF_CMD32],
-                    (unsigned)x->val[OF_FRAME]);
+        summary_command(x);
+        summary_add(x, " frame %u", (unsigned)x->val[OF_FRAME]);
         if (cv->have_server_frame && x->val[OF_FRAME] <= cv->server_frame)
             gw_emit_finding(&x->e, OE_COMMAND_PASSED, type_off, 1,
                             "Command for frame %u, but SERVER_FRAME %u was already sent", (unsigned)x->val[OF_FRAME],
                             cv->server_frame);
         break;
     case PK_CLIENT_COMMAND:
-        if (x->seen[OF_CMD] || x->seen[OF_CMD32])
-            summary_add(x, " cmd %u", (unsigned)x->val[x->seen[OF_CMD] ? OF_CMD : OF_CMD32]);
+        summary_command(x);
         break;
     default:
         break;
@@ -1242,6 +1372,9 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         int version = gw_openttd_version != OTTD_V_AUTO ? gw_openttd_version
                     : cv->version ? cv->version : gw_openttd_default;
         x->version = version;
+        /* names that differ between releases only for a release known for sure */
+        if (gw_openttd_version != OTTD_V_AUTO || cv->release_known)
+            x->release = version;
         int pk = packet_of(version, udp, type);
         if (!udp)
             gw_emit_gen_u(&x->e, OF_VERSION, type_off, (uint64_t)version);

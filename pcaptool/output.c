@@ -322,13 +322,15 @@ static void json_value(FILE *f, const gw_field *fd, const gw_item *it)
     }
 }
 
-static void text_value(FILE *f, const gw_field *fd, const gw_item *it)
+/* value_name: the item's own name for its value (gw_emit_named_u), or NULL */
+static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const char *value_name)
 {
-    const char *nm = NULL;
+    const char *nm = value_name;
     uint64_t u = gw_field_masked(fd, it->v.u);
     switch (fd->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
-        nm = fd->names ? gw_value_name_of(fd->names, (uint32_t)u) : NULL;
+        if (!nm && fd->names)
+            nm = gw_value_name_of(fd->names, (uint32_t)u);
         if (nm)
             fprintf(f, "%s (", nm);
         if (fd->base == GW_BASE_HEX)
@@ -467,7 +469,7 @@ static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
                 fputs(e->label != SIZE_MAX ? o->text->str + e->label : fd->name, f);
             } else {
                 fprintf(f, "%s: ", fd->name);
-                text_value(f, fd, &e->it);
+                text_value(f, fd, &e->it, e->label != SIZE_MAX ? o->text->str + e->label : NULL);
             }
             fprintf(f, "%s\n", gen ? "]" : "");
         }

@@ -303,10 +303,19 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                                                   ev->text ? ev->text : f->name);
                 break;
             case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_FRAMENUM:
-                last = proto_tree_add_uint(cur, hf, t, off, len, (guint32)ev->v.u);
+                last = ev->text /* a name for the value that depends on the conversation */
+                           ? proto_tree_add_uint_format_value(cur, hf, t, off, len, (guint32)ev->v.u,
+                                                              f->base == GW_BASE_HEX ? "%s (0x%02x)" : "%s (%u)",
+                                                              ev->text, (guint32)ev->v.u)
+                           : proto_tree_add_uint(cur, hf, t, off, len, (guint32)ev->v.u);
                 break;
             case GW_FT_U64:
-                last = proto_tree_add_uint64(cur, hf, t, off, len, ev->v.u);
+                last = ev->text
+                           ? proto_tree_add_uint64_format_value(cur, hf, t, off, len, ev->v.u,
+                                                                f->base == GW_BASE_HEX ? "%s (0x%02" G_GINT64_MODIFIER "x)"
+                                                                                        : "%s (%" G_GUINT64_FORMAT ")",
+                                                                ev->text, ev->v.u)
+                           : proto_tree_add_uint64(cur, hf, t, off, len, ev->v.u);
                 break;
             case GW_FT_I8: case GW_FT_I16: case GW_FT_I32:
                 last = proto_tree_add_int(cur, hf, t, off, len, (gint32)ev->v.i);

@@ -10,6 +10,7 @@ fresh world-readable copy); this first checks that the plugin really loaded.
 """
 import json
 import math
+import xml.etree.ElementTree as ET
 import os
 import subprocess
 import sys
@@ -131,6 +132,10 @@ def same(a, b):
     return a == b
 
 
+# epan/proto.h ITEM_LABEL_LENGTH: the longest tree item text, NUL included
+LABEL_MAX = 240
+
+
 # per-capture options: (tshark's, pcaptool's)
 OPTIONS = {
     "openttd-gen-resegmented.pcap": (["-o", "tcp.reassemble_out_of_order:TRUE"], []),
@@ -194,11 +199,24 @@ def compare(tsh, pcaptool, capture):
         if pdus:
             ws[num] = pdus
 
+    # what each PDU's tree item says ("OpenTTD game protocol, SUMMARY"):
+    # the summary, with value names that may depend on the conversation
+    r = tsh.run(ws_args + ["-2", "-r", capture, "-T", "pdml"])
+    if r.returncode != 0:
+        fail("%s: tshark -T pdml failed: %s" % (capture, r.stderr))
+    ws_summaries = {}
+    for pkt in ET.fromstring(r.stdout).iter("packet"):
+        num = next(int(f.get("show")) for f in pkt.iter("field") if f.get("name") == "frame.number")
+        texts = [p.get("showname", "") for p in pkt.iter("proto") if p.get("name") in PROTOS]
+        if texts:
+            ws_summaries[num] = texts
+
     out = subprocess.run([pcaptool, "decode", "--format", "json", "--fail-on", "never"] + pt_args +
                          [capture], capture_output=True, text=True)
     if out.returncode != 0:
         fail("%s: pcaptool failed: %s" % (capture, out.stderr))
     pt = {}
+    pt_summaries = {}
     late = []
     for line in out.stdout.splitlines():
         o = json.loads(line)
@@ -208,6 +226,7 @@ def compare(tsh, pcaptool, capture):
             late.append(o)
             continue
         pt.setdefault(o["frame"], []).append((o["fields"], [f["code"] for f in o["findings"]]))
+        pt_summaries.setdefault(o["frame"], []).append(o["summary"])
     # the plugin shows an end-of-conversation finding in the first PDU of
     # the frame it concerns
     for o in late:
@@ -218,6 +237,21 @@ def compare(tsh, pcaptool, capture):
     for ours, theirs in MOVED.get(os.path.basename(capture), {}).items():
         if ours in pt:
             pt.setdefault(theirs, []).extend(pt.pop(ours))
+            pt_summaries.setdefault(theirs, []).extend(pt_summaries.pop(ours))
+    for num, texts in ws_summaries.items():
+        ours = pt_summaries.get(num, [])
+        for i, text in enumerate(texts):
+            head, _, summary = text.partition(", ")
+            # Wireshark cuts an item's label at ITEM_LABEL_LENGTH (240) bytes
+            if (len(text.encode()) >= LABEL_MAX - 1 and i < len(ours)
+                    and ours[i].startswith(summary)):
+                summary = ours[i]
+            texts[i] = summary
+    if ws_summaries != pt_summaries:
+        diff = [(n, ws_summaries.get(n), pt_summaries.get(n))
+                for n in sorted(set(ws_summaries) | set(pt_summaries))
+                if ws_summaries.get(n) != pt_summaries.get(n)]
+        fail("%s: summaries differ (frame, tshark, pcaptool): %s" % (capture, diff[:5]))
     if set(ws) != set(pt):
         fail("%s: frames differ: only tshark %s, only pcaptool %s" %
              (capture, sorted(set(ws) - set(pt))[:20], sorted(set(pt) - set(ws))[:20]))
@@ -229,8 +263,8 @@ def compare(tsh, pcaptool, capture):
             npdus += 1
             nfindings += len(wfind)
             nvalues += compare_pdu(capture, num, tsh, wf, wfind, pf, pfind)
-    print("ok %s: %d PDUs, %d values, %d findings agree" %
-          (os.path.basename(capture), npdus, nvalues, nfindings))
+    print("ok %s: %d PDUs, %d summaries, %d values, %d findings agree" %
+          (os.path.basename(capture), npdus, sum(map(len, pt_summaries.values())), nvalues, nfindings))
     return npdus
 
 

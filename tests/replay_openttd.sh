@@ -76,7 +76,7 @@ has "$work/join.txt" "PASS: 12 sent" &&
 has "$work/join.txt" "OpenTTD SERVER_WELCOME client" &&
 has "$work/join.txt" "OpenTTD SERVER_MAP_DONE" &&
 has "$work/join.txt" "OpenTTD SERVER_JOIN client" &&
-has "$work/join.txt" "OpenTTD SERVER_COMMAND cmd 82" &&
+has "$work/join.txt" "OpenTTD SERVER_COMMAND CMD_COMPANY_CTRL" &&
 echo "ok join: $(tail -1 "$work/join.txt")"
 # frames all along: the recording has 465 in 14 s (33 a second); a slow
 # machine may lag, but not to a third

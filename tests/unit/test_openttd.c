@@ -334,6 +334,69 @@ Test(openttd, version_from_the_revision)
     cr_assert_eq(U("openttd.version", 0), 13);
 }
 
+/* the value's own name, given per release (gw_emit_named_u), or NULL */
+static const char *named(const char *abbrev, int k)
+{
+    const gw_item *it = collect_get(&c, field(abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    return it->label;
+}
+
+/* Command ids are positions in enum Commands (src/command_type.h), which
+   differs between releases; read from the releases' sources (Debian's
+   openttd_13.0 and openttd_14.1 orig tarballs): 46 is CMD_INDUSTRY_CTRL in
+   13.0 and CMD_INDUSTRY_SET_FLAGS in 14.1 (which split it in four), 135 is
+   CMD_END in 13.0 and CMD_UPDATE_LEAGUE_TABLE_ELEMENT_DATA in 14.1; callback
+   23 is CcBuildIndustry (network_command.cpp, _callback_tuple, the same in
+   both). The layouts: NetworkGameSocketHandler::SendCommand, with the u32
+   tile only in 13.0. A release not read here (15.x, a guessed 1.x) keeps
+   the number. */
+Test(openttd, commands_named_by_release)
+{
+    dec("0c00 02 31332e3000 00000000 4100 fe 00");  /* JOIN "13.0" */
+    dec("0f00 1b 00 2e00 0000 00000000 0000 17");     /* CLIENT_COMMAND */
+    clean();
+    cr_assert_eq(U("openttd.cmd", 0), 46);
+    cr_assert_str_eq(named("openttd.cmd", 0), "CMD_INDUSTRY_CTRL");
+    cr_assert_str_eq(named("openttd.callback", 0), "CcBuildIndustry");
+    cr_assert_str_eq(c.summary, "CLIENT_COMMAND CMD_INDUSTRY_CTRL");
+    dec("0f00 1b 00 8700 0000 00000000 0000 1b");     /* 135 = CMD_END, callback 27: past the tables */
+    cr_assert_null(named("openttd.cmd", 0));
+    cr_assert_null(named("openttd.callback", 0));
+    cr_assert_str_eq(c.summary, "CLIENT_COMMAND cmd 135");
+    teardown();
+    setup();
+    dec("0c00 02 31342e3100 00000000 4100 fe 00");  /* JOIN "14.1" */
+    dec("0b00 1d 00 2e00 0000 0000 17");              /* CLIENT_COMMAND, no tile */
+    clean();
+    cr_assert_str_eq(named("openttd.cmd", 0), "CMD_INDUSTRY_SET_FLAGS");
+    cr_assert_str_eq(named("openttd.callback", 0), "CcBuildIndustry");
+    dec("0b00 1d 00 8700 0000 0000 00");
+    cr_assert_str_eq(named("openttd.cmd", 0), "CMD_UPDATE_LEAGUE_TABLE_ELEMENT_DATA");
+    cr_assert_str_eq(named("openttd.callback", 0), "none");
+    teardown();
+    setup();
+    dec("0e00 02 312e31302e3300 00000000 00 fe 00"); /* "1.10.3": 13.x numbering assumed */
+    dec("0f00 1b 00 2e00 0000 00000000 0000 17");
+    clean();
+    cr_assert_eq(U("openttd.cmd", 0), 46);
+    cr_assert_null(named("openttd.cmd", 0));
+    cr_assert_null(named("openttd.callback", 0));
+    cr_assert_str_eq(c.summary, "CLIENT_COMMAND cmd 46");
+    teardown();
+    setup();
+    dec("0f00 1b 00 2e00 0000 00000000 0000 17");     /* no revision seen: the default numbering */
+    cr_assert_null(named("openttd.cmd", 0));
+    teardown();
+    setup();
+    gw_openttd_version = OTTD_V14;                    /* the user says 14.x */
+    dec("0b00 1d 00 2e00 0000 0000 17");
+    cr_assert_str_eq(named("openttd.cmd", 0), "CMD_INDUSTRY_SET_FLAGS");
+    gw_openttd_version = OTTD_V15;
+    dec("0b00 1d 00 2e00 0000 0000 17");
+    cr_assert_null(named("openttd.cmd", 0));
+}
+
 Test(openttd, forced_numbering_wins)
 {
     gw_openttd_version = OTTD_V15;
