@@ -233,7 +233,9 @@ static const gw_value_name landscape_names[] = {
     X(MAP_RECEIVED, "openttd.map.received", "Map bytes so far", U32, DEC, NULL, "Savegame bytes received up to this packet") \
     X(MAP_TOTAL, "openttd.map.total", "Map bytes announced", U32, DEC, NULL, "SERVER_MAP_SIZE of this transfer") \
     X(CMD, "openttd.cmd", "Command", U16, DEC, NULL, "Command id") \
-    X(CMD32, "openttd.cmd32", "Command", U32, DEC, NULL, "Command id (0.5-0.7)") \
+    X(CMD32, "openttd.cmd32", "Command", U32, HEX, NULL, "0.4-0.7: the command id, its flags and its error message in one u32") \
+    X(CMD32_ID, "openttd.cmd32.id", "Command id", U8, DEC, NULL, "0.4-0.7: the low byte, the index into _command_proc_table (cmd & 0xFF)") \
+    X(CMD32_FLAGS, "openttd.cmd32.flags", "Command flags", U8, HEX, NULL, "0.4-0.6: bits 8-15, CMD_AUTO 0x02, CMD_NO_WATER 0x04 ... (0.7 sends them cleared)") \
     X(ERR_MSG, "openttd.err_msg", "Error message", U16, HEX, NULL, "String id shown when the command fails") \
     X(P1, "openttd.p1", "P1", U32, HEX, NULL, "Command parameter 1 (0.5-0.7)") \
     X(P2, "openttd.p2", "P2", U32, HEX, NULL, "Command parameter 2 (0.5-0.7)") \
@@ -405,6 +407,7 @@ enum op {
     O_TILE,    /* u32 tile, before 14.x */
     O_BYTES8, O_BYTES24, O_BYTES32, /* fixed-size byte arrays */
     O_GRF_ID,  /* a NewGRF id: u32 read big-endian ("They are big-endian numbers") */
+    O_CMD32,   /* 0.4-0.7's u32 command: id | flags << 8 | error message << 16 */
 };
 typedef struct {
     uint8_t op, field;
@@ -507,8 +510,8 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_CLIENT_ACK] = L(U32(FRAME)),
     /* the wiki: "Uint32: decode_params < 10 times ... >", "Uint8: CallBackID", and
        from the server "Uint32: Frame of execution" */
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
                             U32(FRAME)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U8(DEST), STR(MESSAGE)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U8(CLIENT_ID), STR(MESSAGE)),
@@ -550,8 +553,8 @@ static const lop *const layouts_05[PK_COUNT] = {
     [PK_SERVER_CLIENT_INFO] = L(U16(CLIENT_ID), U8(COMPANY), STR(NAME), STR(UNIQUE_ID)),
     [PK_SERVER_WELCOME] = L(U16(CLIENT_ID)),
     [PK_SERVER_JOIN] = L(U16(CLIENT_ID)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U16(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE)),
     [PK_SERVER_QUIT] = L(U16(CLIENT_ID), STR(REASON)),
@@ -570,7 +573,7 @@ static const lop *const layouts_07[PK_COUNT] = {
     [PK_SERVER_NEED_PASSWORD] = L(U8(PASSWORD_TYPE), OPT, U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_WELCOME] = L(U32(CLIENT_ID), U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_JOIN] = L(U32(CLIENT_ID)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), U32(CMD32), U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME), BOOL(MY_CMD)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
@@ -793,7 +796,7 @@ static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
 {
     if (field == OF_CMD)
         return command_name(x->release, v);
-    if (field == OF_CALLBACK && x->release && v < N(callbacks))
+    if (field == OF_CALLBACK && (x->release == OTTD_V13 || x->release == OTTD_V14) && v < N(callbacks))
         return callbacks[v];
     return NULL;
 }
@@ -873,6 +876,21 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
         case O_MD5: take_bytes(x, o->field, 16); break;
         case O_BYTES8: take_bytes(x, o->field, 8); break;
         case O_GRF_ID: take_num(x, o->field, 4, true); break;
+        case O_CMD32: {
+            /* command.h: the low byte indexes _command_proc_table (cmd & 0xFF),
+               the flags (CMD_AUTO 0x0200 ...) are the next byte, CMD_MSG(x)
+               puts the error message's string id in the high 16 bits; little
+               endian, so each is its own bytes */
+            size_t off = x->c.off;
+            if (!take_num(x, OF_CMD32, 4, false))
+                break;
+            gw_emit_push(&x->e);
+            gw_emit_u(&x->e, OF_CMD32_ID, off, 1, x->val[OF_CMD32] & 0xff);
+            gw_emit_u(&x->e, OF_CMD32_FLAGS, off + 1, 1, (x->val[OF_CMD32] >> 8) & 0xff);
+            gw_emit_u(&x->e, OF_ERR_MSG, off + 2, 2, x->val[OF_CMD32] >> 16);
+            gw_emit_pop(&x->e, off + 4);
+            break;
+        }
         case O_BYTES24: take_bytes(x, o->field, 24); break;
         case O_BYTES32: take_bytes(x, o->field, 32); break;
         case O_REST: take_bytes(x, o->field, gw_remaining(&x->c)); break;
@@ -1189,7 +1207,7 @@ static void summary_command(ottd_ctx *x)
 {
     if (!x->seen[OF_CMD] && !x->seen[OF_CMD32])
         return;
-    uint64_t id = x->val[x->seen[OF_CMD] ? OF_CMD : OF_CMD32];
+    uint64_t id = x->seen[OF_CMD] ? x->val[OF_CMD] : x->val[OF_CMD32] & 0xff;
     const char *name = x->seen[OF_CMD] ? command_name(x->release, id) : NULL;
     if (name)
         summary_add(x, " %s", name);

@@ -73,6 +73,14 @@ static void S(const char *abbrev, int k, const char *expect)
     cr_assert(memcmp(it->v.b.p, expect, it->v.b.n) == 0, "%s", abbrev);
 }
 
+/* the value's own name, given per release (gw_emit_named_u), or NULL */
+static const char *named(const char *abbrev, int k)
+{
+    const gw_item *it = collect_get(&c, field(abbrev), k);
+    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
+    return it->label;
+}
+
 /* the packet the type means: the generated openttd.packet, by name */
 static void packet_is(const char *name)
 {
@@ -228,6 +236,7 @@ Test(openttd, wiki_commands_have_their_frame)
     packet_is("SERVER_COMMAND");
     cr_assert_eq(U("openttd.decode_param", 9), 9);
     cr_assert_eq(U("openttd.frame", 0), 110);
+    cr_assert_null(named("openttd.callback", 0)); /* 13.x's callback names are not the wiki's */
     dec("4100 13 00 05000000 01000000 02000000 2c010000"
         " 00000000 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000 09000000"
         " 00 63000000");                            /* for frame 99: passed */
@@ -270,6 +279,17 @@ Test(openttd, layouts_05_06_from_the_source)
     clean();
     S("openttd.cmd_text", 0, "go");
     cr_assert_eq(U("openttd.frame", 0), 110);
+    /* 0.6 DoCommandP sends cmd with its flags (NetworkSend_Command(tile, p1,
+       p2, cmd, callback)); command.h: the id is cmd & 0xFF, CMD_AUTO 0x0200,
+       CMD_NO_WATER 0x0400, CMD_MSG(x) ((x)<<16). CMD_BUILD_SINGLE_RAIL (2)
+       | CMD_AUTO | CMD_NO_WATER | CMD_MSG(0x1011) = 0x10110602. */
+    dec("1600 12 00 02061110 01000000 02000000 2c010000 00 00");
+    clean();
+    cr_assert_eq(U("openttd.cmd32", 0), 0x10110602);
+    cr_assert_eq(U("openttd.cmd32.id", 0), 2);
+    cr_assert_eq(U("openttd.cmd32.flags", 0), 0x06);
+    cr_assert_eq(U("openttd.err_msg", 0), 0x1011);
+    cr_assert_str_eq(c.summary, "CLIENT_COMMAND cmd 2");
     dec("0500 09 0300");                            /* SERVER_WELCOME: uint16 own client id */
     clean();
     cr_assert_eq(U("openttd.client_id", 0), 3);
@@ -332,14 +352,6 @@ Test(openttd, version_from_the_revision)
     dec("0e00 02 312e31302e3300 00000000 00 fe 00"); /* "1.10.3": not a known numbering */
     cr_assert(collect_has_finding(&c, finding("openttd.version.assumed")));
     cr_assert_eq(U("openttd.version", 0), 13);
-}
-
-/* the value's own name, given per release (gw_emit_named_u), or NULL */
-static const char *named(const char *abbrev, int k)
-{
-    const gw_item *it = collect_get(&c, field(abbrev), k);
-    cr_assert_not_null(it, "%s #%d missing", abbrev, k);
-    return it->label;
 }
 
 /* Command ids are positions in enum Commands (src/command_type.h), which
