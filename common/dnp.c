@@ -315,8 +315,14 @@ typedef struct {
     GArray *parts;           /* dnp_part */
     GByteArray *data;
     GByteArray *out, *vout;  /* assembled message / values */
-    size_t peak;             /* longest data since the buffers were made */
+    size_t cost;             /* what the message under way holds: its bytes and
+                                a part record for each part (PART_COST) */
+    size_t peak;             /* the largest cost since the buffers were made */
+    size_t peak_len[4];      /* the longest each buffer was since (ARR_*): the
+                                arrays never shrink until they are remade */
 } dnp_long;
+
+enum { ARR_PARTS, ARR_DATA, ARR_OUT, ARR_VOUT };
 
 typedef struct {
     bool started;
@@ -333,7 +339,7 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 
 typedef struct {
     GHashTable *links;       /* link id -> dnp_link* */
-    size_t links_bytes;      /* their size, at most DNP_LINKS_MAX */
+    size_t links_bytes;      /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
     bool links_full_noted;
     dnp_direction dir[2];
     uint8_t state;           /* enum conn_state */
@@ -347,31 +353,64 @@ typedef struct {
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
 } dnp_conv;
 
-/* bytes of long messages under reassembly in all conversations of this
-   thread (one capture: pcaptool reads each file in one thread; Wireshark
-   dissects in one) */
+/* bytes of long messages under reassembly (their cost) in all
+   conversations of this thread (one capture: pcaptool reads each file in
+   one thread; Wireshark dissects in one) */
 static _Thread_local size_t long_held;
+
+/* What the state holds on the heap, as the bounds count it, allocator
+   overhead included (16 bytes an allocation with glibc):
+   - a link: its allocation, and its share of the links table (a key, a
+     value and a hash per slot, GLib keeping at least a quarter of the slots
+     used: at most 4 slots a link);
+   - a part of a long message: its record in the parts array, besides its
+     bytes in the data array;
+   - an array: what it allocated for the most it held since it was made
+     (GLib never shrinks them), array_cost();
+   - the links table and the eight arrays themselves. */
+#define ALLOC_OVERHEAD 16
+#define LINK_COST(count) (sizeof(dnp_link) + (count) + ALLOC_OVERHEAD + 4 * (8 + 8 + 4))
+#define PART_COST sizeof(dnp_part)
+#define CONV_FIXED_HEAP 1024
+
+/* an array that held at most n bytes: GLib allocates a power of two (16
+   at least); glibc serves 128 KiB and more by mmap, a page more with its
+   header */
+static size_t array_cost(size_t n)
+{
+    size_t p = 16;
+    while (p < n)
+        p <<= 1;
+    return !n ? 0 : p + (p >= (128u << 10) ? 4096 : ALLOC_OVERHEAD);
+}
 
 /* forget the message under way; buffers that grew past 64 KiB are given
    back, so that an idle conversation holds little */
 static void long_reset(dnp_long *l)
 {
     l->active = l->have_last = false;
-    if (l->parts)
-        g_array_set_size(l->parts, 0);
-    if (l->data) {
-        long_held -= l->data->len;
-        g_byte_array_set_size(l->data, 0);
-    }
+    long_held -= l->cost;
+    l->cost = 0;
+    g_array_set_size(l->parts, 0);
+    g_byte_array_set_size(l->data, 0);
     if (l->peak > (64u << 10)) {
+        g_array_free(l->parts, TRUE);
         g_byte_array_free(l->data, TRUE);
         g_byte_array_free(l->out, TRUE);
         g_byte_array_free(l->vout, TRUE);
+        l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
         l->data = g_byte_array_new();
         l->out = g_byte_array_new();
         l->vout = g_byte_array_new();
         l->peak = 0;
+        memset(l->peak_len, 0, sizeof l->peak_len);
     }
+}
+
+static void long_grew(dnp_long *l, int arr, size_t bytes)
+{
+    if (bytes > l->peak_len[arr])
+        l->peak_len[arr] = bytes;
 }
 
 static void conv_init(void *p)
@@ -394,12 +433,22 @@ static void conv_free(void *p)
     g_hash_table_destroy(c->links);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
-        long_held -= l->data->len;
+        long_held -= l->cost;
         g_array_free(l->parts, TRUE);
         g_byte_array_free(l->data, TRUE);
         g_byte_array_free(l->out, TRUE);
         g_byte_array_free(l->vout, TRUE);
     }
+}
+
+static size_t conv_held(const void *p)
+{
+    const dnp_conv *c = p;
+    size_t n = CONV_FIXED_HEAP + c->links_bytes;
+    for (int d = 0; d < 2; d++)
+        for (int a = 0; a < 4; a++)
+            n += array_cost(c->dir[d].lng.peak_len[a]);
+    return n;
 }
 
 /* a new connection: numbering restarts at 0 and old links are gone */
@@ -678,9 +727,9 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         gw_emit_finding(&x->e, DNP_E_LINK_REUSED, 0, 0,
                         "Link id %u assigned again while its link (frame %u) is %s", link_id, old->frame,
                         old->answer == ANSWER_UP ? "up" : "not taken down");
-    size_t size = sizeof(dnp_link) + link->count;
+    size_t size = LINK_COST(link->count);
     if (old) {
-        x->conv->links_bytes -= sizeof(dnp_link) + old->count;
+        x->conv->links_bytes -= LINK_COST(old->count);
         g_hash_table_remove(x->conv->links, GUINT_TO_POINTER(link_id));
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
@@ -846,23 +895,25 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
                         "Part %u of a long message whose first part was not seen", seq);
         return false;
     }
-    if (l->data->len + n + vn > DNP_REASSEMBLY_MAX || l->parts->len >= DNP_SEQ_MODULO) {
+    size_t cost = n + vn + PART_COST;
+    if (l->cost + cost > DNP_REASSEMBLY_MAX || l->parts->len >= DNP_SEQ_MODULO) {
         gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long message over %u bytes or %u parts: not reassembled",
                         DNP_REASSEMBLY_MAX, DNP_SEQ_MODULO);
         long_reset(l);
         return false;
     }
-    if (long_held + n + vn > DNP_REASSEMBLY_TOTAL_MAX) {
+    if (long_held + cost > DNP_REASSEMBLY_TOTAL_MAX) {
         gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long messages under reassembly in all conversations over %u MiB: "
                         "this one is not reassembled", DNP_REASSEMBLY_TOTAL_MAX >> 20);
         long_reset(l);
         return false;
     }
-    long_held += n + vn;
-    if (l->data->len + n + vn > l->peak)
-        l->peak = l->data->len + n + vn;
+    long_held += cost;
+    l->cost += cost;
+    if (l->cost > l->peak)
+        l->peak = l->cost;
     dnp_part p = {.seq = seq, .off = l->data->len, .len = n};
     g_byte_array_append(l->data, piece, (guint)n);
     p.voff = l->data->len;
@@ -870,6 +921,8 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     if (vn)
         g_byte_array_append(l->data, vpiece, (guint)vn);
     g_array_append_val(l->parts, p);
+    long_grew(l, ARR_DATA, l->data->len);
+    long_grew(l, ARR_PARTS, l->parts->len * sizeof(dnp_part));
     if (last) {
         l->have_last = true;
         l->last_seq = seq;
@@ -889,6 +942,8 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
         if (q->vlen)
             g_byte_array_append(l->vout, l->data->data + q->voff, (guint)q->vlen);
     }
+    long_grew(l, ARR_OUT, l->out->len);
+    long_grew(l, ARR_VOUT, l->vout->len);
     return true;
 }
 
@@ -1764,6 +1819,7 @@ const gw_protocol gw_dnp_protocol = {
     .conv_size = sizeof(dnp_conv),
     .conv_init = conv_init,
     .conv_free = conv_free,
+    .conv_held = conv_held,
     .conv_end = conv_end,
     .decode = dnp_decode,
     .heuristic = dnp_heuristic,

@@ -285,6 +285,10 @@ typedef struct gw_protocol {
     size_t conv_size;
     void (*conv_init)(void *conv);
     void (*conv_free)(void *conv);
+    /* what the state holds on the heap beyond its conv_size bytes, allocator
+       overhead included, as an upper bound: pcaptool's bound on decoder
+       state counts it. O(1) (a running count). NULL: nothing. */
+    size_t (*conv_held)(const void *conv);
     /* a conversation announced by sink->expect() inherits from its parent */
     void (*conv_link)(void *conv, const void *parent);
     /* the conversation has ended (end of capture, or its state is given up):

@@ -47,7 +47,8 @@ struct flow_table {
     size_t n;               /* flows */
     GQueue lru;    /* flows, most recently used first (to within an epoch) */
     unsigned epoch, uses;  /* uses: lookups and additions */
-    size_t state_bytes;
+    size_t state_bytes;    /* what the flows hold: flow_cost() of each */
+    size_t state_limit;    /* FLOWS_STATE_MAX, lower in tests */
     tcp_budget tcp;
     flow_end_fn ended;
     void *ended_ctx;
@@ -210,6 +211,7 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
     resize(t, FLOWS_SLOTS_MIN);
     g_queue_init(&t->lru);
     t->tcp.limit = TCP_BUDGET_DEFAULT;
+    t->state_limit = FLOWS_STATE_MAX;
     return t;
 }
 
@@ -232,13 +234,21 @@ static void drop_expectation(expectation *e)
     }
 }
 
+/* what a flow holds on the heap: its entry and decoder state (two
+   allocations, 16 bytes of overhead each with glibc) and what the state
+   says it holds besides (gw_protocol.conv_held, as of the last count) */
+static size_t flow_cost(const gw_protocol *p, size_t held)
+{
+    return sizeof(flow_entry) + p->conv_size + 2 * 16 + held;
+}
+
 /* a flow ends: announced, then out of the recency list, the state count
    and the table, and freed */
 static void forget(flow_table *t, flow *f)
 {
     t->ended(f, t->ended_ctx);
     g_queue_unlink(&t->lru, &f->lru);
-    t->state_bytes -= f->p->conv_size;
+    t->state_bytes -= flow_cost(f->p, f->held);
     remove_entry(t, entry_of(f));
     flow_destroy(f);
 }
@@ -280,12 +290,22 @@ flow *flows_find(flow_table *t, const net_packet *pk)
     return f;
 }
 
-/* end the least recently used flows, FLOWS_EVICT_BATCH of them (or all) */
-static unsigned evict(flow_table *t)
+/* end least recently used flows, never `keep`: FLOWS_EVICT_BATCH of them
+   when the table is full, and as many as it takes to bring what they hold
+   a sixteenth of the state limit under it (both amortise the cost of a
+   full table over many packets) */
+static unsigned evict(flow_table *t, const flow *keep, size_t need)
 {
+    size_t n_goal = t->n >= FLOWS_MAX ? FLOWS_MAX - FLOWS_EVICT_BATCH : t->n;
+    size_t bytes_goal = t->state_limit - t->state_limit / 16 - need;
     unsigned n = 0;
-    while (t->lru.tail && n < FLOWS_EVICT_BATCH) {
-        forget(t, t->lru.tail->data);
+    GList *l = t->lru.tail;
+    while (l && (t->n > n_goal || t->state_bytes > bytes_goal)) {
+        flow *f = l->data;
+        l = l->prev;
+        if (f == keep)
+            continue;
+        forget(t, f);
         n++;
     }
     return n;
@@ -306,8 +326,8 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
                 int64_t now_ns, bool reply, unsigned *evicted)
 {
     *evicted = 0;
-    if (t->n >= FLOWS_MAX || t->state_bytes + p->conv_size > FLOWS_STATE_MAX)
-        *evicted = evict(t);
+    if (t->n >= FLOWS_MAX || t->state_bytes + flow_cost(p, 0) > t->state_limit)
+        *evicted = evict(t, NULL, flow_cost(p, 0));
     flow_entry *fe = g_new0(flow_entry, 1);
     flow_key *k = &fe->k;
     make_key(pk, k);
@@ -326,9 +346,29 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     f->epoch = t->epoch;
     f->lru.data = f;
     g_queue_push_head_link(&t->lru, &f->lru);
-    t->state_bytes += p->conv_size;
+    t->state_bytes += flow_cost(p, 0);
     insert(t, fe);
     return f;
+}
+
+void flows_set_state_limit(flow_table *t, size_t bytes)
+{
+    t->state_limit = bytes;
+}
+
+size_t flows_state_bytes(const flow_table *t)
+{
+    return t->state_bytes;
+}
+
+unsigned flows_account(flow_table *t, flow *f)
+{
+    if (!f->p->conv_held)
+        return 0;
+    size_t held = f->p->conv_held(f->state);
+    t->state_bytes = t->state_bytes - f->held + held;
+    f->held = held;
+    return t->state_bytes > t->state_limit ? evict(t, f, 0) : 0;
 }
 
 void flow_restart(flow_table *t, flow *f, const net_packet *pk)

@@ -11,7 +11,8 @@
 #include "tcpstream.h"
 
 /* The table holds at most FLOWS_MAX conversations and FLOWS_STATE_MAX bytes
-   of decoder state; beyond either, the least recently used
+   of conversation state (the flows, their decoder states and what those
+   hold on the heap, gw_protocol.conv_held); beyond either, the least recently used
    FLOWS_EVICT_BATCH conversations end early (their end-of-conversation
    checks run then). TCP conversations together buffer at most
    TCP_BUDGET_DEFAULT bytes (tcpstream.h). */
@@ -27,6 +28,7 @@ typedef struct {
     GList lru;         /* in the table's recency list (data: this flow) */
     int64_t last_seen_ns;
     unsigned last_frame;  /* the frame of its last packet */
+    size_t held;       /* its state's conv_held() at the last count */
     uint8_t init_addr[16], resp_addr[16];
     uint16_t init_port, resp_port;
     tcp_half tcp[2];   /* TCP (l4 NET_TCP): the byte stream of each direction */
@@ -51,6 +53,14 @@ flow *flows_find(flow_table *t, const net_packet *pk);
    recently used flows ended to make room (usually 0). */
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
                 int64_t now_ns, bool reply, unsigned *evicted);
+/* count again what f's decoder state holds (after a packet was decoded);
+   when the table then holds over FLOWS_STATE_MAX, least recently used flows
+   other than f end: returns how many (usually 0) */
+unsigned flows_account(flow_table *t, flow *f);
+/* a lower bound than FLOWS_STATE_MAX (tests) */
+void flows_set_state_limit(flow_table *t, size_t bytes);
+/* what the table's flows hold, as the bound counts it */
+size_t flows_state_bytes(const flow_table *t);
 /* a new connection on the same addresses and ports: fresh state */
 void flow_restart(flow_table *t, flow *f, const net_packet *pk);
 /* a conversation announced by a decoder (gw_sink.expect): `port` on the

@@ -234,6 +234,15 @@ static void on_flow_end(flow *f, void *ctx)
         f->p->conv_end(f->state, &es);
     }
 }
+static void report_evicted(run_ctx *r, unsigned evicted)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
+             "state): the %u least recently used forgotten", FLOWS_MAX,
+             FLOWS_STATE_MAX >> 20, evicted);
+    run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
+}
+
 /* one captured packet */
 static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
 {
@@ -269,19 +278,24 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     r->dir = flow_direction(f, pk);
     r->src = f->endpoint[r->dir];
     r->dst = f->endpoint[!r->dir];
-    if (evicted) { /* reported on this packet, the one that needed the room */
-        char msg[200];
-        snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
-                 "state): the %u least recently used forgotten", FLOWS_MAX,
-                 FLOWS_STATE_MAX >> 20, evicted);
-        run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
-    }
+    if (evicted) /* reported on this packet, the one that needed the room */
+        report_evicted(r, evicted);
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(&f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,
                          pk->payload_len, &ts);
     } else {
         decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);
+    }
+    /* what the decoder state holds now; the room it takes is made by
+       forgetting others (whose end-of-conversation findings come first) */
+    evicted = flows_account(flows, f);
+    if (evicted) {
+        r->f = f;
+        r->dir = flow_direction(f, pk);
+        r->src = f->endpoint[r->dir];
+        r->dst = f->endpoint[!r->dir];
+        report_evicted(r, evicted);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "dnp.h"
 #include "eoudp.h"
 #include "openttd.h"
 #include "flows.h"
@@ -202,20 +203,71 @@ Test(flows, full_table_evicts_least_recently_used)
 }
 
 /* full by state: EOUDP keeps ~16 KiB per conversation, so the state limit
-   comes before the count limit */
+   comes before the count limit: the flows are counted with their states,
+   besides a little for the entry (never more than 1 KiB a flow here), and
+   the room made is a sixteenth of the bound */
 Test(flows, state_limit_evicts_before_count_limit)
 {
     flow_table *t = flows_new(count_end, NULL);
-    size_t fit = FLOWS_STATE_MAX / gw_eoudp_protocol.conv_size;
-    unsigned evicted = 0;
-    for (unsigned i = 0; i < fit; i++) {
+    size_t conv = gw_eoudp_protocol.conv_size;
+    unsigned evicted = 0, i;
+    for (i = 0; i < FLOWS_MAX; i++) {
         net_packet p = conv_packet(i);
         flows_add(t, &p, &gw_eoudp_protocol, NULL, i, false, &evicted);
+        if (evicted)
+            break;
+    }
+    cr_assert(evicted, "no eviction before %u conversations", i);
+    cr_assert_geq(i, FLOWS_STATE_MAX / (conv + 1024), "evicted after %u conversations", i);
+    cr_assert_leq(i, FLOWS_STATE_MAX / conv, "evicted after %u conversations", i);
+    cr_assert_leq(flows_state_bytes(t), FLOWS_STATE_MAX - FLOWS_STATE_MAX / 16);
+    cr_assert_geq(flows_state_bytes(t), FLOWS_STATE_MAX - FLOWS_STATE_MAX / 16 - 2 * (conv + 1024));
+    flows_free(t);
+}
+
+/* what a decoder state holds besides counts (DNP's link states): one
+   conversation that grows makes the least recently used others go, never
+   itself, and the table stays within its bound after every count. Link
+   states of 60000 SInt8 values (as in test_dnp.c) keep 60000 type bytes
+   each; the bound is lowered to 1.25 MiB so that one conversation's 1 MiB
+   of links and a hundred small conversations pass it. */
+Test(flows, held_state_counts_and_never_evicts_its_own_flow)
+{
+    flow_table *t = flows_new(count_end, NULL);
+    size_t limit = (5u << 20) / 4;
+    flows_set_state_limit(t, limit);
+    ended_count = 0;
+    unsigned evicted = 0, total = 0;
+    net_packet first = conv_packet(0);
+    flow *big = flows_add(t, &first, &gw_dnp_protocol, NULL, 0, false, &evicted);
+    for (unsigned i = 1; i <= 100; i++) {
+        net_packet p = conv_packet(i);
+        flows_add(t, &p, &gw_dnp_protocol, NULL, i, false, &evicted);
         cr_assert_eq(evicted, 0);
     }
-    net_packet p = conv_packet((unsigned)fit);
-    flows_add(t, &p, &gw_eoudp_protocol, NULL, (int64_t)fit, false, &evicted);
-    cr_assert_eq(evicted, FLOWS_EVICT_BATCH);
+    static uint8_t ls[10 + 2 * 60000];
+    for (unsigned i = 0; i < 17; i++) {
+        uint8_t head[10] = {DNP_LINK_STATE, (uint8_t)i, 0, (uint8_t)i, 0, 0, 0, 0, 0x60, 0xea};
+        memcpy(ls, head, sizeof head);
+        for (unsigned v = 0; v < 60000; v++) {
+            ls[10 + 2 * v] = 0;
+            ls[11 + 2 * v] = 1;
+        }
+        gw_pdu_info pi = {i + 1, 0, 0, GW_TRANSPORT_UDP};
+        collect c;
+        collect_init(&c);
+        gw_dnp_protocol.decode(big->state, &pi, ls, sizeof ls, &c.sink);
+        total += flows_account(t, big);
+        cr_assert_leq(flows_state_bytes(t), limit, "after link state %u", i);
+        cr_assert(flows_find(t, &first) == big, "the growing conversation stays");
+    }
+    cr_assert_geq(gw_dnp_protocol.conv_held(big->state), 17 * 60000);
+    cr_assert_gt(total, 0);
+    cr_assert_eq((unsigned)ended_count, total);
+    /* the first of the small ones went first */
+    net_packet oldest = conv_packet(1), newest = conv_packet(100);
+    cr_assert_null(flows_find(t, &oldest));
+    cr_assert_not_null(flows_find(t, &newest));
     flows_free(t);
 }
 
