@@ -138,3 +138,15 @@ int collect_finding(const gw_protocol *p, const char *code)
     fprintf(stderr, "no finding %s in %s\n", code, p->name);
     abort();
 }
+
+size_t dnp_test_link_state(uint8_t *out, unsigned seq, unsigned count)
+{
+    uint8_t head[10] = {5, (uint8_t)seq, (uint8_t)(seq >> 8), (uint8_t)seq, (uint8_t)(seq >> 8),
+                        0, 0, 0, (uint8_t)count, (uint8_t)(count >> 8)};
+    memcpy(out, head, sizeof head);
+    for (unsigned v = 0; v < count; v++) {
+        out[10 + 2 * v] = 0;
+        out[11 + 2 * v] = 1;
+    }
+    return 10 + 2 * (size_t)count;
+}

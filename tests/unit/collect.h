@@ -41,4 +41,9 @@ int collect_has_finding(const collect *c, int finding);
 int collect_field(const gw_protocol *p, const char *abbrev);
 int collect_finding(const gw_protocol *p, const char *code);
 
+/* DNP link state (command 5) number `seq` for link `seq`, flags 0, of
+   `count` values of type 0 (SInt8) each 1, into out (10 + 2 * count
+   bytes, dnp.md "Link State"); returns its length */
+size_t dnp_test_link_state(uint8_t *out, unsigned seq, unsigned count);
+
 #endif

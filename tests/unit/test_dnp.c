@@ -517,12 +517,7 @@ Test(dnp, link_states_over_the_limit_are_not_kept)
     static uint8_t ls[10 + 2 * 60000];
     unsigned noted_at = 0, notes = 0;
     for (unsigned i = 0; i < 20; i++) {
-        uint8_t head[10] = {DNP_LINK_STATE, (uint8_t)i, 0, (uint8_t)i, 0, 0, 0, 0, 0x60, 0xea};
-        memcpy(ls, head, sizeof head);
-        for (unsigned v = 0; v < 60000; v++) {
-            ls[10 + 2 * v] = 0;
-            ls[11 + 2 * v] = 1;
-        }
+        dnp_test_link_state(ls, i, 60000);
         gw_pdu_info pi = {i + 1, 0, 1, GW_TRANSPORT_UDP};
         collect_init(&c);
         P->decode(conv, &pi, ls, sizeof ls, &c.sink);
@@ -585,12 +580,7 @@ Test(dnp, held_is_an_upper_bound_of_the_heap_used)
     P->conv_init(cv);
     static uint8_t ls[10 + 2 * 3000];
     for (unsigned i = 0; i < 50; i++) { /* 50 links of 3000 SInt8 values */
-        uint8_t head[10] = {DNP_LINK_STATE, (uint8_t)i, 0, (uint8_t)i, 0, 0, 0, 0, 0xb8, 0x0b};
-        memcpy(ls, head, sizeof head);
-        for (unsigned v = 0; v < 3000; v++) {
-            ls[10 + 2 * v] = 0;
-            ls[11 + 2 * v] = 1;
-        }
+        dnp_test_link_state(ls, i, 3000);
         gw_pdu_info pi = {i + 1, 0, 1, GW_TRANSPORT_UDP};
         collect_init(&c);
         P->decode(cv, &pi, ls, sizeof ls, &c.sink);

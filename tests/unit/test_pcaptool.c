@@ -247,12 +247,7 @@ Test(flows, held_state_counts_and_never_evicts_its_own_flow)
     }
     static uint8_t ls[10 + 2 * 60000];
     for (unsigned i = 0; i < 17; i++) {
-        uint8_t head[10] = {DNP_LINK_STATE, (uint8_t)i, 0, (uint8_t)i, 0, 0, 0, 0, 0x60, 0xea};
-        memcpy(ls, head, sizeof head);
-        for (unsigned v = 0; v < 60000; v++) {
-            ls[10 + 2 * v] = 0;
-            ls[11 + 2 * v] = 1;
-        }
+        dnp_test_link_state(ls, i, 60000);
         gw_pdu_info pi = {i + 1, 0, 0, GW_TRANSPORT_UDP};
         collect c;
         collect_init(&c);
