@@ -4,34 +4,45 @@
 #include <glib.h>
 #include <string.h>
 
-typedef struct {
-    uint32_t seq;
-    uint32_t len;
-    uint8_t *data;
-} early_seg;
+#define ALLOC_OVERHEAD 16 /* bytes glibc adds to an allocation */
+#define EARLY_MIN 256     /* the smallest ring */
+#define EARLY_KEEP 4096   /* a ring up to this size is kept when it empties */
 
-static size_t early_count(const tcp_half *h) { return h->early ? h->early->len : 0; }
+/* what this half holds, as allocated */
+static size_t half_cost(const tcp_half *h)
+{
+    size_t n = h->buf_cap ? h->buf_cap + ALLOC_OVERHEAD : 0;
+    if (h->early_cap)
+        n += h->early_cap + h->early_cap / 8 + 2 * ALLOC_OVERHEAD;
+    return n;
+}
 
 /* bring budget->used up to date with what this half holds */
 static void account(tcp_half *h)
 {
-    size_t now = h->buf_len + h->early_bytes;
+    size_t now = half_cost(h);
     h->budget->used = h->budget->used - h->held + now;
     h->held = now;
 }
 
 static int32_t seq_diff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
 
+/* the PDU buffer's capacity for `len` bytes */
+static size_t buf_cap_for(const tcp_half *h, size_t len)
+{
+    size_t cap = h->buf_cap ? h->buf_cap : 256;
+    while (cap < len)
+        cap *= 2;
+    return cap;
+}
+
 static void buf_append(tcp_half *h, const uint8_t *data, size_t len)
 {
     if (len == 0)
         return;
     if (h->buf_len + len > h->buf_cap) {
-        size_t cap = h->buf_cap ? h->buf_cap : 256;
-        while (cap < h->buf_len + len)
-            cap *= 2;
-        h->buf = g_realloc(h->buf, cap);
-        h->buf_cap = cap;
+        h->buf_cap = buf_cap_for(h, h->buf_len + len);
+        h->buf = g_realloc(h->buf, h->buf_cap);
     }
     memcpy(h->buf + h->buf_len, data, len);
     h->buf_len += len;
@@ -43,21 +54,172 @@ void tcp_half_init(tcp_half *h, tcp_budget *budget)
     h->budget = budget;
 }
 
-static void drop_early(tcp_half *h, size_t upto)
+/* ---- the early bytes ------------------------------------------------------ */
+
+static bool early_has(const tcp_half *h, uint32_t seq)
 {
-    if (!h->early)
+    uint32_t i = seq & (h->early_cap - 1);
+    return h->early_cap && seq_diff(seq, h->next_seq) >= 0 &&
+           (uint32_t)seq_diff(seq, h->next_seq) < h->early_cap &&
+           (h->early_map[i / 64] >> (i % 64) & 1);
+}
+
+static void early_free(tcp_half *h)
+{
+    g_free(h->early);
+    g_free(h->early_map);
+    h->early = NULL;
+    h->early_map = NULL;
+    h->early_cap = 0;
+    h->early_present = 0;
+}
+
+/* Visit the ring positions of [seq, seq + n) (n <= early_cap) a 64-bit map
+   word at a time: fn(h, pos, count, mask, ctx) for each piece, pos its
+   first position, mask its bits within the word. */
+typedef void (*span_fn)(tcp_half *h, uint32_t pos, uint32_t count, uint64_t mask, void *ctx);
+static void early_spans(tcp_half *h, uint32_t seq, uint32_t n, span_fn fn, void *ctx)
+{
+    while (n) {
+        uint32_t pos = seq & (h->early_cap - 1);
+        uint32_t bit = pos % 64;
+        uint32_t count = 64 - bit < n ? 64 - bit : n;
+        uint64_t mask = (count == 64 ? ~0ull : ((1ull << count) - 1)) << bit;
+        fn(h, pos, count, mask, ctx);
+        seq += count;
+        n -= count;
+    }
+}
+
+/* forget the early bytes of a span (they were taken or skipped) */
+static void clear_span(tcp_half *h, uint32_t pos, uint32_t count, uint64_t mask, void *ctx)
+{
+    (void)count; (void)ctx;
+    uint64_t *w = &h->early_map[pos / 64];
+    h->early_present -= (size_t)__builtin_popcountll(*w & mask);
+    *w &= ~mask;
+}
+
+/* copy the bytes of a span that did not come yet (the first copy of a byte
+   is kept, as in the stream before it) */
+static void put_span(tcp_half *h, uint32_t pos, uint32_t count, uint64_t mask, void *ctx)
+{
+    const uint8_t **src = ctx;
+    uint64_t *w = &h->early_map[pos / 64];
+    uint64_t fresh = mask & ~*w;
+    if (fresh == mask) {
+        memcpy(h->early + pos, *src, count);
+    } else {
+        for (uint64_t m = fresh; m; m &= m - 1) {
+            unsigned b = (unsigned)__builtin_ctzll(m);
+            h->early[pos - pos % 64 + b] = (*src)[b - pos % 64];
+        }
+    }
+    h->early_present += (size_t)__builtin_popcountll(fresh);
+    *w |= mask;
+    *src += count;
+}
+
+/* copy early bytes that are all present onto the PDU buffer */
+static void take_span(tcp_half *h, uint32_t pos, uint32_t count, uint64_t mask, void *ctx)
+{
+    (void)mask; (void)ctx;
+    buf_append(h, h->early + pos, count);
+}
+
+/* forget early bytes before seq (skipped, or sent again in order) */
+static void early_drop_before(tcp_half *h, uint32_t from, uint32_t seq)
+{
+    if (!h->early_present)
         return;
-    for (guint i = 0; i < upto; i++)
-        g_free(g_array_index(h->early, early_seg, i).data);
-    g_array_remove_range(h->early, 0, (guint)upto);
-    h->early_bytes = 0;
-    for (guint i = 0; i < h->early->len; i++)
-        h->early_bytes += g_array_index(h->early, early_seg, i).len;
+    int32_t n = seq_diff(seq, from);
+    if (n <= 0)
+        return;
+    early_spans(h, from, (uint32_t)n < h->early_cap ? (uint32_t)n : h->early_cap, clear_span, NULL);
+}
+
+/* the number of early bytes present from seq on, without a hole */
+static uint32_t early_run(const tcp_half *h, uint32_t seq)
+{
+    uint32_t n = 0;
+    while (n < h->early_cap) {
+        uint32_t pos = (seq + n) & (h->early_cap - 1);
+        uint64_t w = h->early_map[pos / 64] >> (pos % 64);
+        unsigned ones = w == ~0ull ? 64 : (unsigned)__builtin_ctzll(~w);
+        if (ones > 64 - pos % 64)
+            ones = 64 - pos % 64;
+        n += ones;
+        if (pos % 64 + ones < 64)
+            break;
+    }
+    return n < h->early_cap ? n : h->early_cap;
+}
+
+/* the first early byte at or after next_seq (there is one) */
+static uint32_t early_first(const tcp_half *h)
+{
+    uint32_t n = 0;
+    for (;;) {
+        uint32_t pos = (h->next_seq + n) & (h->early_cap - 1);
+        uint64_t w = h->early_map[pos / 64] >> (pos % 64);
+        if (w)
+            return h->next_seq + n + (uint32_t)__builtin_ctzll(w);
+        n += 64 - pos % 64;
+    }
+}
+
+/* make the ring hold [next_seq, end): false when that would take the
+   budget past its limit */
+static bool early_reserve(tcp_half *h, uint32_t end)
+{
+    uint32_t need = (uint32_t)seq_diff(end, h->next_seq);
+    if (need <= h->early_cap)
+        return true;
+    uint32_t cap = EARLY_MIN;
+    while (cap < need)
+        cap *= 2;
+    size_t more = cap + cap / 8 + 2 * ALLOC_OVERHEAD -
+                  (h->early_cap ? h->early_cap + h->early_cap / 8 + 2 * ALLOC_OVERHEAD : 0);
+    if (h->budget->used + more > h->budget->limit)
+        return false;
+    uint8_t *bytes = g_malloc(cap);
+    uint64_t *map = g_malloc0(cap / 8);
+    /* the bytes present move to their places in the larger ring */
+    for (uint32_t n = 0; h->early_present && n < h->early_cap; n++) {
+        uint32_t seq = h->next_seq + n, from = seq & (h->early_cap - 1), to = seq & (cap - 1);
+        if (h->early_map[from / 64] >> (from % 64) & 1) {
+            bytes[to] = h->early[from];
+            map[to / 64] |= 1ull << (to % 64);
+        }
+    }
+    size_t present = h->early_present;
+    early_free(h);
+    h->early = bytes;
+    h->early_map = map;
+    h->early_cap = cap;
+    h->early_present = present;
+    account(h);
+    return true;
+}
+
+/* an early segment (seq after next_seq, its end within the ring) */
+static void early_put(tcp_half *h, uint32_t seq, const uint8_t *data, size_t len)
+{
+    early_spans(h, seq, (uint32_t)len, put_span, &data);
+}
+
+static void drop_early(tcp_half *h)
+{
+    if (h->early_cap > EARLY_KEEP)
+        early_free(h);
+    else if (h->early_cap)
+        memset(h->early_map, 0, h->early_cap / 8);
+    h->early_present = 0;
 }
 
 void tcp_half_reset(tcp_half *h)
 {
-    drop_early(h, early_count(h));
+    drop_early(h);
     h->buf_len = 0;
     h->started = h->closed = h->fin_seen = false;
     h->pending_len = 0;
@@ -67,9 +229,11 @@ void tcp_half_reset(tcp_half *h)
 void tcp_half_release(tcp_half *h)
 {
     tcp_half_reset(h);
-    if (h->early)
-        g_array_free(h->early, TRUE);
+    early_free(h);
     g_free(h->buf);
+    h->buf = NULL;
+    h->buf_cap = 0;
+    account(h);
     tcp_half_init(h, h->budget);
 }
 
@@ -118,67 +282,44 @@ static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
     }
 }
 
-/* append in-order bytes, then any early segments that now fit */
+/* append in-order bytes, then the early bytes that now follow them */
 static void append(tcp_half *h, const uint8_t *data, size_t len)
 {
+    uint32_t from = h->next_seq;
     buf_append(h, data, len);
     h->next_seq += (uint32_t)len;
-    guint i = 0;
-    while (i < early_count(h)) {
-        early_seg *s = &g_array_index(h->early, early_seg, i);
-        int32_t d = seq_diff(s->seq, h->next_seq);
-        if (d > 0)
-            break;
-        int64_t skip = -(int64_t)d;
-        if (skip < s->len) {
-            buf_append(h, s->data + skip, s->len - skip);
-            h->next_seq += (uint32_t)(s->len - skip);
-        }
-        i++;
+    if (!h->early_present)
+        return;
+    early_drop_before(h, from, h->next_seq); /* early copies of these bytes */
+    uint32_t run = early_run(h, h->next_seq);
+    if (run) {
+        early_spans(h, h->next_seq, run, take_span, NULL);
+        early_spans(h, h->next_seq, run, clear_span, NULL);
+        h->next_seq += run;
     }
-    if (i)
-        drop_early(h, i);
+    if (!h->early_present)
+        drop_early(h);
 }
 
-static void store_early(tcp_half *h, uint32_t seq, const uint8_t *data, size_t len)
-{
-    if (!h->early)
-        h->early = g_array_new(FALSE, FALSE, sizeof(early_seg));
-    guint i = 0;
-    while (i < h->early->len && seq_diff(g_array_index(h->early, early_seg, i).seq, seq) < 0)
-        i++;
-    if (i < h->early->len && g_array_index(h->early, early_seg, i).seq == seq &&
-        g_array_index(h->early, early_seg, i).len >= len)
-        return; /* a retransmission of an early segment */
-    early_seg s = {seq, (uint32_t)len, g_memdup2(data, len)};
-    g_array_insert_val(h->early, i, s);
-    h->early_bytes += len;
-}
-
-/* Where to resume when the bytes before the first early segment will
-   never come: at the end of the PDU under way when its length is known and
-   an early segment holds that point (the next PDU starts there), else at
-   the first early segment. */
+/* Where to resume when the bytes before the first early byte will never
+   come: at the end of the PDU under way when its length is known and an
+   early byte is there (the next PDU starts there), else at the first early
+   byte. */
 static uint32_t gap_resume(const tcp_half *h)
 {
-    uint32_t first = g_array_index(h->early, early_seg, 0).seq;
+    uint32_t first = early_first(h);
     if (h->pending_len <= 0)
         return first;
     uint32_t pdu_end = h->next_seq - (uint32_t)h->buf_len + (uint32_t)h->pending_len;
-    if (seq_diff(pdu_end, first) <= 0)
-        return first;
-    for (guint i = 0; i < early_count(h); i++) {
-        const early_seg *e = &g_array_index(h->early, early_seg, i);
-        if (seq_diff(e->seq, pdu_end) <= 0 && seq_diff(pdu_end, e->seq + e->len) < 0)
-            return pdu_end;
-    }
-    return first;
+    return seq_diff(pdu_end, first) > 0 && early_has(h, pdu_end) ? pdu_end : first;
 }
 
-/* bytes up to seq will never come: drop the PDU that needed them */
+/* bytes up to seq will never come: drop the PDU that needed them (and
+   early bytes before seq) */
 static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event why)
 {
     out->event(out->ctx, why, (uint64_t)(uint32_t)seq_diff(seq, h->next_seq));
+    early_drop_before(h, h->next_seq, seq);
     h->buf_len = 0;
     h->pending_len = 0;
     h->next_seq = seq;
@@ -191,8 +332,17 @@ static void close_half(tcp_half *h, const tcp_sink *out)
         out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
     h->buf_len = 0;
     h->pending_len = 0;
-    drop_early(h, early_count(h));
+    drop_early(h);
     h->closed = true;
+}
+
+/* the missing bytes before the early ones are given up (why): decoding
+   resumes where gap_resume says */
+static void give_up_gap(tcp_half *h, const gw_protocol *p, const tcp_sink *out, tcp_event why)
+{
+    skip_gap(h, gap_resume(h), out, why);
+    append(h, NULL, 0);
+    deliver(h, p, out);
 }
 
 void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,
@@ -213,43 +363,50 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
     }
     if (len > 0 && !h->closed) {
         int32_t d = seq_diff(seq, h->next_seq);
+        if (d > 0) {
+            /* early: kept until the missing bytes come (whether a PDU waits
+               for them or not), the early bytes would reach over
+               TCP_OOO_MAX past the first missing one, or the stream ends:
+               only then is it a gap */
+            uint32_t end = seq + (uint32_t)len;
+            while (d > 0 && (uint32_t)seq_diff(end, h->next_seq) > TCP_OOO_MAX) {
+                if (h->early_present)
+                    give_up_gap(h, p, out, TCP_EV_OOO_LIMIT);
+                else
+                    skip_gap(h, seq, out, TCP_EV_OOO_LIMIT);
+                d = seq_diff(seq, h->next_seq);
+            }
+            if (d > 0 && early_reserve(h, end)) {
+                early_put(h, seq, data, len);
+                goto flags_done;
+            }
+            if (d > 0) {
+                /* no room to keep it: what waits for the missing bytes is
+                   given up, resume here */
+                skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT);
+                drop_early(h);
+                d = 0;
+            }
+        }
         if (d < 0) { /* retransmission or overlap: keep only new bytes */
             if ((int64_t)len <= -(int64_t)d)
                 goto flags_done;
             data += -d;
             len -= (size_t)-d;
             seq = h->next_seq;
-            d = 0;
         }
-        if (d > 0) {
-            /* early: kept until the missing bytes come, the early bytes
-               pass TCP_OOO_MAX, or the stream ends (only then is it a gap),
-               whether a PDU waits for the missing bytes or not */
-            if (h->budget->used + len > h->budget->limit) {
-                /* no room to keep it: what waits for the missing bytes is
-                   given up, resume here */
-                skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT);
-                drop_early(h, early_count(h));
-            } else {
-                store_early(h, seq, data, len);
-                if (h->early_bytes > TCP_OOO_MAX) {
-                    skip_gap(h, gap_resume(h), out, TCP_EV_OOO_LIMIT);
-                    append(h, NULL, 0);
-                    deliver(h, p, out);
-                }
-                goto flags_done;
-            }
-        }
-        if (h->buf_len + h->early_bytes > 0 &&
-            h->budget->used + len > h->budget->limit) {
+        size_t growth = h->buf_len + len > h->buf_cap
+                            ? buf_cap_for(h, h->buf_len + len) - h->buf_cap + (h->buf_cap ? 0 : ALLOC_OVERHEAD)
+                            : 0;
+        if (h->buf_len + h->early_present > 0 && h->budget->used + growth > h->budget->limit) {
             /* all conversations together hold too much: this one's PDU
                under way is given up, decoding resumes with this segment */
-            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf_len + h->early_bytes);
+            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf_len + h->early_present);
             h->buf_len = 0;
-            drop_early(h, early_count(h));
+            drop_early(h);
             h->pending_len = 0;
         }
-        if (h->buf_len == 0 && early_count(h) == 0) {
+        if (h->buf_len == 0 && !h->early_present) {
             /* the usual case: whole PDUs straight from the segment, only a
                PDU it leaves unfinished is copied */
             h->next_seq += (uint32_t)len;
@@ -264,7 +421,7 @@ flags_done:
     /* the stream ends once nothing it sent before its FIN is missing (a
        FIN may overtake the data before it); else tcp_half_finish ends it
        when the capture does */
-    if (h->fin_seen && !h->closed && early_count(h) == 0 && seq_diff(h->next_seq, h->fin_seq) >= 0)
+    if (h->fin_seen && !h->closed && !h->early_present && seq_diff(h->next_seq, h->fin_seq) >= 0)
         close_half(h, out);
     account(h);
 }
@@ -272,12 +429,9 @@ flags_done:
 void tcp_half_finish(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
 {
     if (!h->closed) {
-        /* what never came is a gap: the early segments decode past it */
-        while (early_count(h)) {
-            skip_gap(h, gap_resume(h), out, TCP_EV_GAP);
-            append(h, NULL, 0);
-            deliver(h, p, out);
-        }
+        /* what never came is a gap: the early bytes decode past it */
+        while (h->early_present)
+            give_up_gap(h, p, out, TCP_EV_GAP);
         close_half(h, out);
     }
     account(h);

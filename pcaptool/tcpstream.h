@@ -7,11 +7,16 @@
  * PDU is under way or the stream sits at a PDU boundary), retransmissions
  * and overlaps, and gaps (missing data that never comes: the early bytes
  * pass TCP_OOO_MAX or the stream ends; the PDU that needed it is dropped
- * and the stream resumes at the next segment past it, as Wireshark does). Memory per direction is
- * bounded: the pending bytes of one PDU (at most the protocol's largest PDU
- * plus one segment) and at most TCP_OOO_MAX bytes of early segments; and
- * all the halves sharing a tcp_budget together hold at most its limit (plus
- * one segment): beyond it, the half that needs more gives up its PDU. */
+ * and the stream resumes at the next segment past it, as Wireshark does).
+ * Early bytes sit in a ring indexed by sequence number, with a bit for each
+ * byte that came: adjacent and overlapping segments cost nothing more, and
+ * storing, taking and skipping are linear in the bytes, whatever the order.
+ * Memory per direction is bounded: the pending bytes of one PDU (at most the
+ * protocol's largest PDU plus one segment) and early bytes up to TCP_OOO_MAX
+ * past the first missing one; and all the halves sharing a tcp_budget
+ * together hold at most its limit (plus one segment), counted as allocated
+ * (buffers at their capacity, allocator overhead included): beyond it, the
+ * half that needs more gives up its PDU. */
 #ifndef PCAPTOOL_TCPSTREAM_H
 #define PCAPTOOL_TCPSTREAM_H
 
@@ -21,7 +26,7 @@
 
 #include "gw_core.h"
 
-#define TCP_OOO_MAX (256u * 1024)
+#define TCP_OOO_MAX (256u * 1024) /* how far past the first missing byte early bytes are kept */
 
 #define TCP_BUDGET_DEFAULT (64u << 20) /* bytes all conversations may hold */
 
@@ -39,8 +44,13 @@ typedef struct {
     uint8_t *buf;          /* bytes of the PDU under way (end at next_seq) */
     size_t buf_len, buf_cap;
     long pending_len;      /* its length once known, else 0 */
-    struct _GArray *early; /* early segments sorted by seq, or NULL */
-    size_t early_bytes;
+    /* early bytes (after a hole at next_seq): a ring over sequence numbers,
+       early_cap bytes (a power of two, or 0 with nothing allocated) holding
+       [next_seq, next_seq + early_cap), and a bit for each byte that came */
+    uint8_t *early;
+    uint64_t *early_map;
+    uint32_t early_cap;
+    size_t early_present;  /* bytes that came */
     tcp_budget *budget;    /* shared by the halves of a flow table */
     size_t held;           /* what this half counts in budget->used */
     size_t buf_peak;       /* longest buf since it was last made anew */

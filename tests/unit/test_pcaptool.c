@@ -2,6 +2,7 @@
  * the conversation table. Frames are written out by hand from the header
  * layouts (RFC 791, 8200, 768; IEEE 802.1Q; Linux cooked capture v2). */
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,29 +278,30 @@ static void count_event(void *ctx, tcp_event ev, uint64_t bytes)
     tcp_event_bytes = bytes;
 }
 
-/* Two OpenTTD streams share a 100-byte budget. Each starts a PDU that says
-   it is 1000 bytes long (size 0x03e8, little-endian, then the type): A
-   holds 60 bytes, B 60 more (B held nothing, so it may). A's next 10 bytes
-   would pass the limit: A's 60 are given up (tcp.memory_limit) and the 10
-   bytes start afresh. */
+/* Two OpenTTD streams share a budget of 799 bytes, counted as allocated:
+   a PDU buffer of 256 bytes and 16 of allocator overhead. Each starts a PDU
+   that says it is 1000 bytes long (size 0x03e8, little-endian, then the
+   type) and holds 250 bytes of it (272 each, 544). A's next 10 bytes need
+   its buffer doubled (256 more: 800): A's 250 are given up
+   (tcp.memory_limit) and the 10 bytes start afresh in the buffer it has. */
 Test(tcpstream, shared_budget_gives_up_a_pdu)
 {
     memset(tcp_events, 0, sizeof tcp_events);
     tcp_pdus = 0;
-    tcp_budget b = {.limit = 100};
+    tcp_budget b = {.limit = 799};
     tcp_half a, c;
     tcp_half_init(&a, &b);
     tcp_half_init(&c, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
-    uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
-    tcp_half_segment(&c, &gw_openttd_protocol, 5000, TCP_ACK, seg, 60, &out);
-    cr_assert_eq(b.used, 120);
+    uint8_t seg[250] = {0xe8, 0x03, 0x06};
+    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 250, &out);
+    tcp_half_segment(&c, &gw_openttd_protocol, 5000, TCP_ACK, seg, 250, &out);
+    cr_assert_eq(b.used, 544);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 0);
-    tcp_half_segment(&a, &gw_openttd_protocol, 1060, TCP_ACK, seg, 10, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, 1250, TCP_ACK, seg, 10, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
-    cr_assert_eq(tcp_event_bytes, 60);
-    cr_assert_eq(b.used, 70, "B's 60 and A's new 10");
+    cr_assert_eq(tcp_event_bytes, 250);
+    cr_assert_eq(b.used, 544, "B's buffer and A's, holding its new 10 bytes");
     cr_assert_eq(tcp_pdus, 0);
     tcp_half_release(&a);
     tcp_half_release(&c);
@@ -308,22 +310,23 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
 
 /* an early (out-of-order) segment that would pass the budget is not kept:
    the PDU waiting for the missing bytes is given up and the stream resumes
-   at that segment */
+   at that segment. The budget (300) holds the PDU buffer (272) but not a
+   ring for early bytes (256 + a 32-byte map + overhead). */
 Test(tcpstream, early_segment_over_budget_resumes_there)
 {
     memset(tcp_events, 0, sizeof tcp_events);
-    tcp_budget b = {.limit = 100};
+    tcp_budget b = {.limit = 300};
     tcp_half a;
     tcp_half_init(&a, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
     tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
-    cr_assert_eq(b.used, 60);
+    cr_assert_eq(b.used, 272);
     /* bytes 1060..1079 missing; 50 bytes from 1080 */
     tcp_half_segment(&a, &gw_openttd_protocol, 1080, TCP_ACK, seg, 50, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 20, "the 20 missing bytes");
-    cr_assert_eq(b.used, 50, "the new segment, as the start of a PDU");
+    cr_assert_eq(b.used, 272, "the new segment, as the start of a PDU, in the same buffer");
     tcp_half_release(&a);
     cr_assert_eq(b.used, 0);
 }
@@ -415,6 +418,118 @@ Test(tcpstream, a_fin_that_overtakes_the_data_before_it_ends_nothing_early)
     tcp_half_finish(&h, p, &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
+}
+
+/* Any order, any cut: a stream of 300 OpenTTD packets (3 to 200 bytes,
+   the size field counting the 3-byte header) cut into 1-97-byte segments,
+   sent in a shuffled order with duplicates, overlapping resends and one
+   block in reverse, gives back exactly the packets, in order, and no gap;
+   every byte it held is given back. Deterministic (fixed seed). */
+static uint8_t shuffled_stream[40000];
+static size_t shuffled_at, shuffled_pdus;
+static void check_pdu(void *ctx, const uint8_t *d, size_t n)
+{
+    (void)ctx;
+    cr_assert_leq(shuffled_at + n, sizeof shuffled_stream);
+    cr_assert(memcmp(d, shuffled_stream + shuffled_at, n) == 0, "PDU %zu differs", shuffled_pdus);
+    shuffled_at += n;
+    shuffled_pdus++;
+}
+
+Test(tcpstream, any_order_and_cut_gives_the_same_pdus)
+{
+    GRand *r = g_rand_new_with_seed(2026);
+    size_t len = 0;
+    for (int i = 0; i < 300; i++) {
+        unsigned n = (unsigned)g_rand_int_range(r, 3, 201);
+        shuffled_stream[len] = (uint8_t)n;
+        shuffled_stream[len + 1] = 0;
+        shuffled_stream[len + 2] = 0x06; /* any type */
+        for (unsigned k = 3; k < n; k++)
+            shuffled_stream[len + k] = (uint8_t)g_rand_int(r);
+        len += n;
+    }
+    /* segments: (offset, length), possibly overlapping the next */
+    enum { MAXSEG = 4000 };
+    static size_t off[MAXSEG], n[MAXSEG];
+    int segs = 0;
+    for (size_t at = 0; at < len; segs++) {
+        off[segs] = at;
+        n[segs] = (size_t)g_rand_int_range(r, 1, 98);
+        if (at + n[segs] > len)
+            n[segs] = len - at;
+        at += n[segs];
+        if (g_rand_int_range(r, 0, 8) == 0 && n[segs] > 2) /* the next one overlaps this */
+            at -= n[segs] / 2;
+    }
+    cr_assert_lt(segs, MAXSEG - 200);
+    /* order: local swaps, a reversed block of 60, then 100 duplicates */
+    int order[MAXSEG + 200];
+    for (int i = 0; i < segs; i++)
+        order[i] = i;
+    for (int i = 1; i < segs; i++)
+        if (g_rand_int_range(r, 0, 3) == 0) {
+            int j = i - g_rand_int_range(r, 1, 4 < i ? 4 : i + 1);
+            int t = order[i]; order[i] = order[j]; order[j] = t;
+        }
+    for (int a = 100, b = 159; a < b; a++, b--) {
+        int t = order[a]; order[a] = order[b]; order[b] = t;
+    }
+    int total = segs;
+    for (int i = 0; i < 100; i++) {
+        int at = g_rand_int_range(r, 1, total);
+        memmove(order + at + 1, order + at, (size_t)(total - at) * sizeof order[0]);
+        order[at] = order[g_rand_int_range(r, 0, at)];
+        total++;
+    }
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_budget b = {.limit = 1 << 20};
+    tcp_half h;
+    tcp_half_init(&h, &b);
+    tcp_sink out = {check_pdu, count_event, NULL};
+    shuffled_at = shuffled_pdus = 0;
+    tcp_half_segment(&h, &gw_openttd_protocol, 999, TCP_SYN, NULL, 0, &out);
+    for (int i = 0; i < total; i++)
+        tcp_half_segment(&h, &gw_openttd_protocol, 1000 + (uint32_t)off[order[i]], TCP_ACK,
+                         shuffled_stream + off[order[i]], n[order[i]], &out);
+    tcp_half_finish(&h, &gw_openttd_protocol, &out);
+    cr_assert_eq(shuffled_pdus, 300);
+    cr_assert_eq(shuffled_at, len);
+    for (int e = 0; e < TCP_N_EVENTS; e++)
+        cr_assert_eq(tcp_events[e], 0, "event %d", e);
+    tcp_half_release(&h);
+    cr_assert_eq(b.used, 0);
+    g_rand_free(r);
+}
+
+/* 1-byte early segments in reverse order (each arriving before the one
+   before it) cost one ring for all of them: the budget sees the ring, not
+   a record per byte, and the stream completes when the first byte comes */
+Test(tcpstream, reverse_order_bytes_share_one_ring)
+{
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_pdus = 0;
+    tcp_budget b = {.limit = 1 << 20};
+    tcp_half h;
+    tcp_half_init(&h, &b);
+    tcp_sink out = {count_pdu, count_event, NULL};
+    static uint8_t stream[3000 * 3];
+    for (int i = 0; i < 3000; i++) {
+        stream[3 * i] = 3; /* 3000 empty packets: size 3, type 6 */
+        stream[3 * i + 2] = 6;
+    }
+    tcp_half_segment(&h, &gw_openttd_protocol, 999, TCP_SYN, NULL, 0, &out);
+    for (uint32_t i = sizeof stream - 1; i >= 1; i--)
+        tcp_half_segment(&h, &gw_openttd_protocol, 1000 + i, TCP_ACK, stream + i, 1, &out);
+    cr_assert_eq(tcp_pdus, 0);
+    cr_assert_leq(b.used, 16384 + 2048 + 64, "one ring of 16 KiB and its map: %zu", b.used);
+    tcp_half_segment(&h, &gw_openttd_protocol, 1000, TCP_ACK, stream, 1, &out);
+    cr_assert_eq(tcp_pdus, 3000);
+    tcp_half_finish(&h, &gw_openttd_protocol, &out);
+    for (int e = 0; e < TCP_N_EVENTS; e++)
+        cr_assert_eq(tcp_events[e], 0, "event %d", e);
+    tcp_half_release(&h);
+    cr_assert_eq(b.used, 0);
 }
 
 /* capture times stay within 0..2^62 ns, so that any two subtract safely */
