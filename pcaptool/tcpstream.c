@@ -36,6 +36,14 @@ static size_t buf_cap_for(const tcp_half *h, size_t len)
     return cap;
 }
 
+/* what holding `total` bytes of PDU would add to the half's cost */
+static size_t buf_growth(const tcp_half *h, size_t total)
+{
+    if (total <= h->buf_cap)
+        return 0;
+    return buf_cap_for(h, total) - h->buf_cap + (h->buf_cap ? 0 : ALLOC_OVERHEAD);
+}
+
 static void buf_append(tcp_half *h, const uint8_t *data, size_t len)
 {
     if (len == 0)
@@ -46,6 +54,19 @@ static void buf_append(tcp_half *h, const uint8_t *data, size_t len)
     }
     memcpy(h->buf + h->buf_len, data, len);
     h->buf_len += len;
+}
+
+/* the PDU under way is gone (delivered, lost or given up); a buffer that
+   grew large is given back, so that idle conversations hold little */
+static void drop_pdu(tcp_half *h)
+{
+    h->buf_len = 0;
+    h->pending_len = 0;
+    if (h->buf_cap > 4096) {
+        g_free(h->buf);
+        h->buf = NULL;
+        h->buf_cap = 0;
+    }
 }
 
 void tcp_half_init(tcp_half *h, tcp_budget *budget)
@@ -220,9 +241,8 @@ static void drop_early(tcp_half *h)
 void tcp_half_reset(tcp_half *h)
 {
     drop_early(h);
-    h->buf_len = 0;
+    drop_pdu(h);
     h->started = h->closed = h->fin_seen = false;
-    h->pending_len = 0;
     account(h);
 }
 
@@ -264,22 +284,16 @@ size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sin
     return used;
 }
 
-/* cut complete PDUs off the front of buf; a buffer that grew large is
-   given back once empty, so that idle conversations hold little */
+/* cut complete PDUs off the front of buf */
 static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
 {
-    if (h->buf_len > h->buf_peak)
-        h->buf_peak = h->buf_len;
     size_t used = tcp_cut(p, h->buf, h->buf_len, out, &h->pending_len);
     if (used) {
         memmove(h->buf, h->buf + used, h->buf_len - used);
         h->buf_len -= used;
     }
-    if (h->buf_len == 0 && h->buf_peak > 4096) {
-        g_free(h->buf);
-        h->buf = NULL;
-        h->buf_cap = h->buf_peak = 0;
-    }
+    if (h->buf_len == 0)
+        drop_pdu(h);
 }
 
 /* append in-order bytes, then the early bytes that now follow them */
@@ -320,8 +334,7 @@ static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event w
 {
     out->event(out->ctx, why, (uint64_t)(uint32_t)seq_diff(seq, h->next_seq));
     early_drop_before(h, h->next_seq, seq);
-    h->buf_len = 0;
-    h->pending_len = 0;
+    drop_pdu(h);
     h->next_seq = seq;
 }
 
@@ -330,8 +343,7 @@ static void close_half(tcp_half *h, const tcp_sink *out)
 {
     if (h->buf_len)
         out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
-    h->buf_len = 0;
-    h->pending_len = 0;
+    drop_pdu(h);
     drop_early(h);
     h->closed = true;
 }
@@ -395,23 +407,27 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
             len -= (size_t)-d;
             seq = h->next_seq;
         }
-        size_t growth = h->buf_len + len > h->buf_cap
-                            ? buf_cap_for(h, h->buf_len + len) - h->buf_cap + (h->buf_cap ? 0 : ALLOC_OVERHEAD)
-                            : 0;
-        if (h->buf_len + h->early_present > 0 && h->budget->used + growth > h->budget->limit) {
+        if (h->buf_len + h->early_present > 0 &&
+            h->budget->used + buf_growth(h, h->buf_len + len) > h->budget->limit) {
             /* all conversations together hold too much: this one's PDU
                under way is given up, decoding resumes with this segment */
             out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf_len + h->early_present);
-            h->buf_len = 0;
+            drop_pdu(h);
             drop_early(h);
-            h->pending_len = 0;
         }
         if (h->buf_len == 0 && !h->early_present) {
             /* the usual case: whole PDUs straight from the segment, only a
-               PDU it leaves unfinished is copied */
+               PDU it leaves unfinished is copied (when the budget has room:
+               else it is given up, and the next segment starts afresh) */
             h->next_seq += (uint32_t)len;
             size_t used = tcp_cut(p, data, len, out, &h->pending_len);
-            buf_append(h, data + used, len - used);
+            size_t rest = len - used;
+            if (rest && h->budget->used + buf_growth(h, rest) > h->budget->limit) {
+                out->event(out->ctx, TCP_EV_MEMORY_LIMIT, rest);
+                drop_pdu(h);
+            } else {
+                buf_append(h, data + used, rest);
+            }
         } else {
             append(h, data, len);
             deliver(h, p, out);

@@ -53,7 +53,6 @@ typedef struct {
     size_t early_present;  /* bytes that came */
     tcp_budget *budget;    /* shared by the halves of a flow table */
     size_t held;           /* what this half counts in budget->used */
-    size_t buf_peak;       /* longest buf since it was last made anew */
 } tcp_half;
 
 /* transport-level events, reported beside the PDUs (as the findings of the

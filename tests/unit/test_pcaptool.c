@@ -308,6 +308,30 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
     cr_assert_eq(b.used, 0);
 }
 
+/* a segment that starts a PDU it does not finish is kept only when the
+   budget has room for it: 65536 conversations each holding a PDU's first
+   segment used to pass the budget by that much. Here the budget (100)
+   cannot hold a 256-byte buffer: the 60 bytes are given up, nothing is
+   held, and the next segment starts afresh (a whole 6-byte packet). */
+Test(tcpstream, a_first_segment_over_budget_is_not_kept)
+{
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_pdus = 0;
+    tcp_budget b = {.limit = 100};
+    tcp_half a;
+    tcp_half_init(&a, &b);
+    tcp_sink out = {count_pdu, count_event, NULL};
+    uint8_t seg[60] = {0xe8, 0x03, 0x06};
+    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
+    cr_assert_eq(tcp_event_bytes, 60);
+    cr_assert_eq(b.used, 0);
+    static const uint8_t whole[6] = {0x06, 0x00, 0x03, 'a', 'b', 'c'};
+    tcp_half_segment(&a, &gw_openttd_protocol, 1060, TCP_ACK, whole, 6, &out);
+    cr_assert_eq(tcp_pdus, 1);
+    tcp_half_release(&a);
+}
+
 /* an early (out-of-order) segment that would pass the budget is not kept:
    the PDU waiting for the missing bytes is given up and the stream resumes
    at that segment. The budget (300) holds the PDU buffer (272) but not a
