@@ -697,8 +697,9 @@ static dnp_link *decode_typed_values(dnp_ctx *x)
             undecoded_rest(x);
             break;
         }
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "Value %u", i);
+        char prefix[32] = "";
+        if (gw_emit_text(&x->e)) /* only labels use it */
+            snprintf(prefix, sizeof prefix, "Value %u", i);
         if (!decode_value(x, type, toff, NO_OFFSET, 0, toff, prefix))
             break;
         link->types[i] = type;
@@ -1323,7 +1324,7 @@ static void cmd_link_update(dnp_ctx *x)
         for (uint32_t v = 0; v < nvalues; v++) {
             size_t voff = x->c.off;
             uint8_t type;
-            char prefix[40];
+            char prefix[40] = ""; /* only labels use it */
             if (spec) {
                 if (!gw_read_u8(&x->c, &type)) {
                     truncated(x, "value type");
@@ -1341,7 +1342,8 @@ static void cmd_link_update(dnp_ctx *x)
                     gw_emit_finding(&x->e, DNP_E_TYPE_MISMATCH, voff, 1,
                                     "Value %u has type %s, the link state said %s", v,
                                     value_types[type].name, value_types[link->types[v]].name);
-                snprintf(prefix, sizeof prefix, "Value %u", v);
+                if (gw_emit_text(&x->e))
+                    snprintf(prefix, sizeof prefix, "Value %u", v);
                 if (!decode_value(x, type, voff, NO_OFFSET, 0, voff, prefix))
                     break;
             } else {
@@ -1361,7 +1363,8 @@ static void cmd_link_update(dnp_ctx *x)
                     undecoded_rest(x);
                     break;
                 }
-                snprintf(prefix, sizeof prefix, "Value [%u]", idx);
+                if (gw_emit_text(&x->e))
+                    snprintf(prefix, sizeof prefix, "Value [%u]", idx);
                 if (!decode_value(x, link->types[idx], voff, voff, idx, NO_OFFSET, prefix))
                     break;
             }
