@@ -17,6 +17,20 @@
  *   gen_bench dnp-long OUT.pcap CONVERSATIONS
  *       DNP conversations that each send 17 parts of 60000 bytes of a long
  *       message and never its last part.
+ *   gen_bench dnp-links OUT.pcap CONVERSATIONS
+ *       DNP conversations that each set up 32 links of 16000 values (a
+ *       link state of 16000 SInt8 values each): 0.5 MB of link types kept
+ *       per conversation.
+ *   gen_bench dnp-empty-parts OUT.pcap CONVERSATIONS
+ *       DNP conversations that each send 30000 empty parts of a long
+ *       message, never the last one.
+ *   gen_bench tcp-reverse OUT.pcap BYTES
+ *       32 OpenTTD connections whose server sends BYTES / 32 bytes of
+ *       3-byte packets as 1-byte segments in reverse order (each arriving
+ *       before the one before it), the first byte last.
+ *   gen_bench tiny-frames OUT.pcap FRAMES
+ *       One OpenTTD connection whose server sends FRAMES segments of one
+ *       3-byte packet each (SERVER_NEWGAME, the smallest packet).
  *   gen_bench hash-flood OUT.pcap CONVERSATIONS
  *   gen_bench hash-random OUT.pcap CONVERSATIONS
  *       DNP conversations over IPv6 (connection request and accepting
@@ -295,6 +309,67 @@ static void dnp_long(uint64_t conversations)
     }
 }
 
+static void dnp_links(uint64_t conversations)
+{
+    static uint8_t ls[10 + 2 * 16000];
+    uint64_t t = 1800000000ull * 1000000;
+    for (uint64_t i = 0; i < conversations; i++) {
+        uint32_t client = 0x0a000000 + (uint32_t)i + 1;
+        for (unsigned k = 0; k < 32; k++) {
+            /* link state: reliable number k, link id k, flags 0, 16000 values */
+            uint8_t head[10] = {5, (uint8_t)k, 0, (uint8_t)k, 0, 0, 0, 0, 0x80, 0x3e};
+            memcpy(ls, head, sizeof head);
+            for (unsigned v = 0; v < 16000; v++) {
+                ls[10 + 2 * v] = 0; /* SInt8 */
+                ls[11 + 2 * v] = 1;
+            }
+            put(t++, client, 50000, 0x0a640001, 3413, 0, 0, 0, 0, ls, sizeof ls);
+        }
+    }
+}
+
+static void dnp_empty_parts(uint64_t conversations)
+{
+    uint64_t t = 1800000000ull * 1000000;
+    for (uint64_t i = 0; i < conversations; i++) {
+        uint32_t client = 0x0a000000 + (uint32_t)i + 1;
+        for (unsigned k = 0; k < 30000; k++) {
+            uint8_t part[4] = {10, (uint8_t)k, (uint8_t)(k >> 8), k == 0 ? 1 : 0};
+            put(t++, client, 50000, 0x0a640001, 3413, 0, 0, 0, 0, part, sizeof part);
+        }
+    }
+}
+
+/* a TCP connection to OpenTTD's port from client:port (SYN, SYN+ACK) */
+static void tcp_open(uint64_t *t, uint32_t client, uint16_t port)
+{
+    put((*t)++, client, port, 0x0a640001, 3979, 1, 999, 0, 0x02, NULL, 0);
+    put((*t)++, 0x0a640001, 3979, client, port, 1, 4999, 1000, 0x12, NULL, 0);
+}
+
+static void tcp_reverse(uint64_t bytes)
+{
+    uint64_t per = bytes / 32 / 3 * 3, t = 1800000000ull * 1000000;
+    for (uint32_t c = 0; c < 32; c++) {
+        uint32_t client = 0x0a000001 + c;
+        tcp_open(&t, client, 40000);
+        for (uint64_t k = per; k-- > 0;) {
+            /* 3-byte packets: size 3, 0, type 40 (13.x SERVER_NEWGAME, no payload) */
+            uint8_t b = k % 3 == 0 ? 3 : k % 3 == 1 ? 0 : 0x28;
+            put(t++, 0x0a640001, 3979, client, 40000, 1, 5000 + (uint32_t)k, 1000, 0x18, &b, 1);
+        }
+    }
+}
+
+static void tiny_frames(uint64_t frames)
+{
+    uint64_t t = 1800000000ull * 1000000;
+    tcp_open(&t, 0x0a000001, 40000);
+    static const uint8_t pkt[3] = {3, 0, 0x28}; /* 13.x SERVER_NEWGAME, no payload */
+    for (uint64_t k = 0; k < frames; k++)
+        put(t++, 0x0a640001, 3979, 0x0a000001, 40000, 1, 5000 + 3 * (uint32_t)k, 1000, 0x18, pkt, 3);
+}
+
 /* the inverse of an odd number modulo 2^64 (Newton's iteration) */
 static uint64_t inverse(uint64_t a)
 {
@@ -345,6 +420,14 @@ int main(int argc, char **argv)
             many_conversations(n);
         else if (!strcmp(argv[1], "dnp-long"))
             dnp_long(n);
+        else if (!strcmp(argv[1], "dnp-links"))
+            dnp_links(n);
+        else if (!strcmp(argv[1], "dnp-empty-parts"))
+            dnp_empty_parts(n);
+        else if (!strcmp(argv[1], "tcp-reverse"))
+            tcp_reverse(n);
+        else if (!strcmp(argv[1], "tiny-frames"))
+            tiny_frames(n);
         else if (!strcmp(argv[1], "hash-flood") || !strcmp(argv[1], "hash-random"))
             hash_flood(n, !strcmp(argv[1], "hash-flood"));
         else
@@ -352,7 +435,10 @@ int main(int argc, char **argv)
     } else {
     usage:
         fprintf(stderr, "usage: gen_bench mixed OUT PACKETS CONCURRENT TEMPLATE...\n"
-                        "       gen_bench endless-tcp|many-conversations|dnp-long|hash-flood|hash-random OUT CONVERSATIONS\n");
+                        "       gen_bench endless-tcp|many-conversations|dnp-long|dnp-links|dnp-empty-parts|\n"
+                        "                 hash-flood|hash-random OUT CONVERSATIONS\n"
+                        "       gen_bench tcp-reverse OUT BYTES\n"
+                        "       gen_bench tiny-frames OUT FRAMES\n");
         return 2;
     }
     if (fclose(out) != 0) {
