@@ -361,6 +361,16 @@ size_t flows_state_bytes(const flow_table *t)
     return t->state_bytes;
 }
 
+size_t flows_count(const flow_table *t)
+{
+    return t->n;
+}
+
+tcp_budget *flows_tcp_budget(flow_table *t)
+{
+    return &t->tcp;
+}
+
 unsigned flows_account(flow_table *t, flow *f)
 {
     if (!f->p->conv_held)

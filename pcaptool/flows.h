@@ -59,8 +59,11 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
 unsigned flows_account(flow_table *t, flow *f);
 /* a lower bound than FLOWS_STATE_MAX (tests) */
 void flows_set_state_limit(flow_table *t, size_t bytes);
-/* what the table's flows hold, as the bound counts it */
+/* what the table's flows hold, as the bound counts it; how many flows;
+   its TCP budget */
 size_t flows_state_bytes(const flow_table *t);
+size_t flows_count(const flow_table *t);
+tcp_budget *flows_tcp_budget(flow_table *t);
 /* a new connection on the same addresses and ports: fresh state */
 void flow_restart(flow_table *t, flow *f, const net_packet *pk);
 /* a conversation announced by a decoder (gw_sink.expect): `port` on the

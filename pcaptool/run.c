@@ -297,6 +297,16 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
         r->dst = f->endpoint[!r->dir];
         report_evicted(r, evicted);
     }
+    run_bounds *b = r->o->bounds;
+    if (b) {
+        size_t state = flows_state_bytes(flows), tcp_used = flows_tcp_budget(flows)->used;
+        if (state > b->state_peak)
+            b->state_peak = state;
+        if (tcp_used > b->tcp_peak)
+            b->tcp_peak = tcp_used;
+        if (state > (r->o->state_limit ? r->o->state_limit : FLOWS_STATE_MAX) && flows_count(flows) > 1)
+            b->state_over++;
+    }
 }
 
 int run_file(const run_options *o, const char *path, const run_consumer *c, unsigned *max_sev,
@@ -327,6 +337,10 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     err[0] = '\0';
     run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
+    if (o->state_limit)
+        flows_set_state_limit(flows, o->state_limit);
+    if (o->tcp_limit)
+        flows_tcp_budget(flows)->limit = o->tcp_limit;
     cap_record rec;
     int rc;
     unsigned skipped = 0, decodable = 0;

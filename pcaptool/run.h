@@ -30,12 +30,25 @@ typedef struct {
     bool set_by_user;
 } run_ports;
 
+/* what the bounds saw (the fuzz harnesses check it): the most
+   conversation state and TCP data held after a packet, and how often the
+   state was over its limit after a packet while other conversations than
+   the one being read were still held (never, if the table keeps its bound) */
+typedef struct {
+    size_t state_peak, tcp_peak;
+    unsigned state_over;
+} run_bounds;
+
 /* how protocols are recognised, and how much is read */
 typedef struct {
     bool heuristics;
     run_ports ports[GW_MAX_PROTOCOLS]; /* per gw_protocols[] index */
     unsigned count;      /* stop after this many packets (-c); 0: all */
     cap_writer *save;    /* every packet read is also written here (-w) */
+    /* lower bounds than FLOWS_STATE_MAX and TCP_BUDGET_DEFAULT (0: those),
+       and where to report what they saw (NULL: nowhere): for tests */
+    size_t state_limit, tcp_limit;
+    run_bounds *bounds;
 } run_options;
 
 void run_options_init(run_options *o);

@@ -206,6 +206,86 @@ static void one_capture(const char *outdir, const char *path)
     g_free(pname);
 }
 
+/* ---- fuzz_state.c's programs: the hostile shapes of bench/hostile.sh, small ---- */
+
+/* fuzz_state.c's protocol byte for a protocol's default port */
+static uint8_t port_index(const char *name)
+{
+    uint8_t n = 0;
+    for (int i = 0; gw_protocols[i]; i++) {
+        if (!gw_protocols[i]->default_port)
+            continue;
+        if (!strcmp(gw_protocols[i]->name, name))
+            return n;
+        n++;
+    }
+    return 0;
+}
+
+static void state_op(GByteArray *b, uint8_t op, const char *proto, unsigned conv, unsigned copies,
+                     int delta, const uint8_t *payload, size_t len)
+{
+    uint8_t h[9] = {op, port_index(proto), (uint8_t)conv, (uint8_t)(conv >> 8), (uint8_t)(copies - 1),
+                    (uint8_t)delta, (uint8_t)((unsigned)delta >> 8), (uint8_t)len, (uint8_t)(len >> 8)};
+    g_byte_array_append(b, h, 9);
+    g_byte_array_append(b, payload, (guint)len);
+}
+
+enum { UDP = 0, TCP = 1, SYN = 2, SERVER = 4, NUMBERED = 8, BACKWARDS = 8, SPREAD = 16, IDS = 32 };
+
+static void state_seeds(const char *outdir)
+{
+    char *dir = g_build_filename(outdir, "state", NULL);
+    GByteArray *b = g_byte_array_new();
+    static const uint8_t req[] = {0x00, 0x01, 0x00, 0x01, 0x00}, ack[] = {0x01, 0x00, 0x01, 0x00};
+    for (unsigned k = 0; k < 40; k++) { /* 10240 DNP conversations of two packets */
+        state_op(b, UDP | SPREAD, "dnp", 256 * k, 256, 0, req, sizeof req);
+        state_op(b, UDP | SERVER | SPREAD, "dnp", 256 * k, 256, 0, ack, sizeof ack);
+    }
+    write_seed(dir, "many-conversations", 0, b);
+    g_byte_array_set_size(b, 0);
+    static uint8_t ls[10 + 2 * 1000] = {5, 0, 0, 0, 0, 0, 0, 0, 0xe8, 0x03}; /* 1000 SInt8 values */
+    for (unsigned v = 0; v < 1000; v++)
+        ls[11 + 2 * v] = 1;
+    for (unsigned k = 0; k < 8; k++) /* 8 conversations of 256 links */
+        state_op(b, UDP | NUMBERED | IDS, "dnp", k, 256, 0, ls, sizeof ls);
+    write_seed(dir, "dnp-links", 0, b);
+    g_byte_array_set_size(b, 0);
+    uint8_t part[4] = {10, 0, 0, 1};
+    state_op(b, UDP, "dnp", 1, 1, 0, part, 4); /* the first part, then 30000 empty ones */
+    part[3] = 0;
+    for (unsigned k = 0; k < 118; k++) {
+        part[1] = (uint8_t)(1 + 256 * k);
+        part[2] = (uint8_t)((1 + 256 * k) >> 8);
+        state_op(b, UDP | NUMBERED, "dnp", 1, 256, 0, part, 4);
+    }
+    write_seed(dir, "dnp-empty-parts", 0, b);
+    g_byte_array_set_size(b, 0);
+    static const uint8_t pkt[3] = {3, 0, 0x28}; /* an OpenTTD 13.x SERVER_NEWGAME */
+    state_op(b, SYN, "openttd", 1, 1, 0, NULL, 0);
+    state_op(b, SYN | SERVER, "openttd", 1, 1, 0, NULL, 0);
+    /* 16384 bytes as 1-byte segments, backwards, the first byte last: op j
+       starts at byte 16383 - 256 j, the furthest sent being 16384 after op 0 */
+    for (int j = 0; j < 64; j++)
+        state_op(b, TCP | SERVER | BACKWARDS, "openttd", 1, 256, j ? -256 * j - 1 : 16383, pkt, 1);
+    write_seed(dir, "tcp-reverse", 0, b);
+    g_byte_array_set_size(b, 0);
+    static uint8_t seg[1400] = {0xff, 0x7f, 0x10}; /* the start of a 32767-byte packet */
+    for (unsigned k = 0; k < 8; k++) { /* 2048 connections each holding 2800 bytes of it */
+        state_op(b, SYN | SPREAD, "openttd", 256 * k, 256, 0, NULL, 0);
+        state_op(b, TCP | SPREAD, "openttd", 256 * k, 256, 0, seg, sizeof seg);
+        state_op(b, TCP | SPREAD, "openttd", 256 * k, 256, 0, seg + 3, sizeof seg - 3);
+    }
+    write_seed(dir, "endless-tcp", 0, b);
+    g_byte_array_set_size(b, 0);
+    state_op(b, SYN | SERVER, "openttd", 1, 1, 0, NULL, 0);
+    for (unsigned k = 0; k < 400; k++) /* 102400 packets of 3 bytes, a segment each */
+        state_op(b, TCP | SERVER, "openttd", 1, 256, 0, pkt, 3);
+    write_seed(dir, "tiny-frames", 0, b);
+    g_byte_array_free(b, TRUE);
+    g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -214,5 +294,6 @@ int main(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++)
         one_capture(argv[1], argv[i]);
+    state_seeds(argv[1]);
     return 0;
 }
