@@ -317,9 +317,8 @@ typedef struct {
     GByteArray *out, *vout;  /* assembled message / values */
     size_t cost;             /* what the message under way holds: its bytes and
                                 a part record for each part (PART_COST) */
-    size_t peak;             /* the largest cost since the buffers were made */
-    size_t peak_len[4];      /* the longest each buffer was since (ARR_*): the
-                                arrays never shrink until they are remade */
+    size_t peak_len[4];      /* the longest each buffer was since it was made
+                                (ARR_*): the arrays never shrink until remade */
 } dnp_long;
 
 enum { ARR_PARTS, ARR_DATA, ARR_OUT, ARR_VOUT };
@@ -393,7 +392,7 @@ static void long_reset(dnp_long *l)
     l->cost = 0;
     g_array_set_size(l->parts, 0);
     g_byte_array_set_size(l->data, 0);
-    if (l->peak > (64u << 10)) {
+    if (l->peak_len[ARR_PARTS] + l->peak_len[ARR_DATA] > (64u << 10)) {
         g_array_free(l->parts, TRUE);
         g_byte_array_free(l->data, TRUE);
         g_byte_array_free(l->out, TRUE);
@@ -402,7 +401,6 @@ static void long_reset(dnp_long *l)
         l->data = g_byte_array_new();
         l->out = g_byte_array_new();
         l->vout = g_byte_array_new();
-        l->peak = 0;
         memset(l->peak_len, 0, sizeof l->peak_len);
     }
 }
@@ -913,8 +911,6 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     }
     long_held += cost;
     l->cost += cost;
-    if (l->cost > l->peak)
-        l->peak = l->cost;
     dnp_part p = {.seq = seq, .off = l->data->len, .len = n};
     g_byte_array_append(l->data, piece, (guint)n);
     p.voff = l->data->len;

@@ -234,6 +234,7 @@ static void on_flow_end(flow *f, void *ctx)
         f->p->conv_end(f->state, &es);
     }
 }
+
 static void report_evicted(run_ctx *r, unsigned evicted)
 {
     char msg[200];

@@ -40,7 +40,7 @@
 
 #define STATE_LIMIT (1u << 20)
 #define TCP_LIMIT (256u << 10)
-#define TCP_SLACK ((1u << 20) + (64u << 10))
+#define TCP_SLACK ((1u << 20) + (64u << 10)) /* a PDU buffer growing as early bytes join it */
 #define MAX_PACKETS 200000
 #define MAX_BYTES (16u << 20)
 
