@@ -221,38 +221,73 @@ static void fields_usage(FILE *f)
 
 static void findings_usage(FILE *f)
 {
-    fputs("Usage: pcaptool findings [PROTO]\n"
+    fputs("Usage: pcaptool findings [--format text|markdown] [PROTO]\n"
           "\n"
           "List the finding codes of every protocol (or of PROTO, or of pcaptool's own\n"
-          "\"tcp\" and \"capture\" findings), one a line: code, severity, meaning, and\n"
+          "\"tcp\" and \"capture\" findings, \"pcaptool\" for both), one a line: code,\n"
+          "severity, meaning, and\n"
           "the Wireshark expert group (malformed, protocol, sequence, response_code,\n"
           "undecoded, comment).\n"
+          "\n"
+          "  -T, --format text|markdown   tab-separated lines (default), or the table\n"
+          "                               the README shows (code, severity, meaning)\n"
+          "  -h, --help                   this help\n"
           "\n"
           "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
           f);
 }
 
-/* code, severity, meaning, Wireshark expert group */
-static void print_finding(const gw_finding_def *d)
+/* a table cell: '|' escaped */
+void cli_markdown_cell(const char *s)
 {
-    printf("%s\t%s\t%s\t%s\n", d->code, gw_severity_name(d->severity), d->summary, gw_group_name(d->group));
+    for (; *s; s++) {
+        if (*s == '|')
+            putchar('\\');
+        putchar(*s);
+    }
+}
+
+/* code, severity, meaning, Wireshark expert group; or a markdown table row
+   (own: one of pcaptool's own findings, which Wireshark does not have) */
+static void print_finding(const gw_finding_def *d, bool markdown, bool own)
+{
+    if (!markdown) {
+        printf("%s\t%s\t%s\t%s\n", d->code, gw_severity_name(d->severity), d->summary, gw_group_name(d->group));
+        return;
+    }
+    printf("| `%s` | %s | ", d->code, gw_severity_name(d->severity));
+    cli_markdown_cell(d->summary);
+    fputs(own ? " (pcaptool only) |\n" : " |\n", stdout);
 }
 
 static int cmd_list(int argc, char **argv, bool fields)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    /* findings: --format and --help; fields: --help only (the table from its second entry) */
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'T'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    bool markdown = false;
+    while ((c = getopt_long(argc, argv, fields ? ":h" : ":hT:", fields ? longopts + 1 : longopts, NULL)) != -1) {
         if (c == 'h')
             return cli_help(fields ? fields_usage : findings_usage);
+        if (c == 'T' && !fields && (!strcmp(optarg, "text") || !strcmp(optarg, "markdown"))) {
+            markdown = !strcmp(optarg, "markdown");
+            continue;
+        }
+        if (c == 'T' && !fields)
+            return cli_usage_error("--format takes text or markdown, not '%s'", optarg);
         return cli_getopt_error(c, argv);
     }
     if (argc - optind > 1)
         return cli_usage_error("takes at most one protocol ('%s' is one too many)", argv[optind + 1]);
     const char *only = optind < argc ? argv[optind] : NULL;
-    bool own = only && (strcmp(only, "tcp") == 0 || strcmp(only, "capture") == 0);
+    /* pcaptool's own findings: "tcp", "capture", or "pcaptool" for both */
+    bool own = only && (!strcmp(only, "tcp") || !strcmp(only, "capture") || !strcmp(only, "pcaptool"));
     if (only && !gw_protocol_by_name(only) && !(own && !fields))
         return cli_usage_error("unknown protocol '%s'", only);
+    if (markdown)
+        fputs("| code | severity | meaning |\n|---|---|---|\n", stdout);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
         if (only && strcmp(only, p->name))
@@ -263,12 +298,12 @@ static int cmd_list(int argc, char **argv, bool fields)
                        p->fields[k].flags & GW_FIELD_TWO_PASS ? "\twireshark-two-pass" : "");
         else
             for (int k = 0; k < p->n_findings; k++)
-                print_finding(&p->findings[k]);
+                print_finding(&p->findings[k], markdown, false);
     }
     if (!fields && (!only || own))
         for (int k = 0; k < RUN_N_FINDINGS; k++)
-            if (!only || g_str_has_prefix(run_findings[k].code, only))
-                print_finding(&run_findings[k]);
+            if (!only || !strcmp(only, "pcaptool") || g_str_has_prefix(run_findings[k].code, only))
+                print_finding(&run_findings[k], markdown, true);
     return cli_finish(EXIT_CLEAN);
 }
 

@@ -96,6 +96,8 @@ bool cli_close_report(FILE *f, const char *path);
    checked (a failure: one line, EXIT_USAGE), then a stop by SIGINT or
    SIGTERM (128 + signal), then status */
 int cli_finish(int status);
+/* print s as a markdown table cell ('|' escaped) */
+void cli_markdown_cell(const char *s);
 
 /* the subcommands */
 int cmd_decode(int argc, char **argv);

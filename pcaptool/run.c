@@ -15,8 +15,8 @@ const gw_finding_def run_findings[RUN_N_FINDINGS] = {
     [TCP_EV_GAP] = {"tcp.gap", GW_SEV_WARNING, "Bytes of the stream were never captured: the PDU that needed them is lost, decoding resumes after it", GW_GROUP_SEQUENCE},
     [TCP_EV_OOO_LIMIT] = {"tcp.reorder_limit", GW_SEV_WARNING, "Early (out-of-order) segments reach too far (256 KiB) past the missing bytes: the missing bytes are given up", GW_GROUP_SEQUENCE},
     [TCP_EV_END_IN_PDU] = {"tcp.end_inside_pdu", GW_SEV_NOTE, "The stream ends (FIN, RST or end of capture) inside a PDU", GW_GROUP_SEQUENCE},
-    [TCP_EV_MEMORY_LIMIT] = {"tcp.memory_limit", GW_SEV_WARNING, "All TCP conversations together hold too much of unfinished PDUs and early segments: this conversation's is given up, decoding resumes with the next segment", GW_GROUP_SEQUENCE},
-    [RUN_F_CONVERSATIONS_EVICTED] = {"capture.conversations_evicted", GW_SEV_WARNING, "Too many conversations at once: the least recently used are forgotten (their end-of-conversation checks run then); one that goes on restarts from a fresh state", GW_GROUP_SEQUENCE},
+    [TCP_EV_MEMORY_LIMIT] = {"tcp.memory_limit", GW_SEV_WARNING, "All TCP conversations together hold too much (64 MiB) of unfinished PDUs and early segments: this conversation's is given up, decoding resumes with the next segment", GW_GROUP_SEQUENCE},
+    [RUN_F_CONVERSATIONS_EVICTED] = {"capture.conversations_evicted", GW_SEV_WARNING, "Too many conversations at once (65536, or 256 MiB of conversation state): the least recently used are forgotten (their end-of-conversation checks run then); one that goes on restarts from a fresh state", GW_GROUP_SEQUENCE},
 };
 
 void run_options_init(run_options *o)

@@ -595,13 +595,21 @@ static void progress(unsigned done, unsigned total)
     fflush(stderr);
 }
 
-static int list_rules(out_format fmt)
+static int list_rules(out_format fmt, bool markdown)
 {
+    if (markdown)
+        fputs("| rule | severity | meaning | enforces |\n|---|---|---|---|\n", stdout);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
         for (int k = 0; k < p->n_rules; k++) {
             const gw_finding_def *d = &p->findings[p->rules[k].finding];
-            if (fmt == OUT_JSON) {
+            if (markdown) {
+                printf("| `%s` | %s | ", d->code, gw_severity_name(d->severity));
+                cli_markdown_cell(d->summary);
+                fputs(" | ", stdout);
+                cli_markdown_cell(p->rules[k].enforces);
+                fputs(" |\n", stdout);
+            } else if (fmt == OUT_JSON) {
                 printf("{\"record\":\"rule\",\"code\":\"%s\",\"severity\":\"%s\",\"summary\":", d->code,
                        gw_severity_name(d->severity));
                 out_json_string(stdout, (const uint8_t *)d->summary, strlen(d->summary));
@@ -640,8 +648,9 @@ void validate_usage(FILE *f)
           "                               (default) or by the published texts\n"
           "      --enable RULE, --disable RULE\n"
           "                               a finding code or a glob (\"dnp.seq.*\")\n"
-          "      --rules                  list every rule and what it enforces (text, or\n"
-          "                               JSON Lines with --format json)\n"
+          "      --rules                  list every rule and what it enforces (text;\n"
+          "                               JSON Lines with --format json; the README's\n"
+          "                               table with --format markdown)\n"
           "      --no-progress            no progress bar on a terminal\n"
           "  -l, -c, -i, -f, -a, -w       as for decode (live capture: one verdict)\n"
           "  -p, --port, -n, --no-heuristics, -o, --option   as for decode\n"
@@ -682,11 +691,13 @@ int cmd_validate(int argc, char **argv)
     int c, rc;
     char *end;
     out_format format = OUT_TEXT;
+    bool markdown = false;
     json_out = require_pdus = false;
     while ((c = getopt_long(argc, argv, ":T:j:qh" RUN_SHORT_OPTS INPUT_SHORT_OPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'T':
-            if (!parse_format(optarg, &format))
+            markdown = !strcmp(optarg, "markdown"); /* --rules only */
+            if (!markdown && !parse_format(optarg, &format))
                 return cli_usage_error("unknown format '%s' (text or json)", optarg);
             json_out = format == OUT_JSON;
             break;
@@ -714,8 +725,10 @@ int cmd_validate(int argc, char **argv)
     if (rules) {
         if (optind < argc)
             return cli_usage_error("--rules takes no capture");
-        return list_rules(format);
+        return list_rules(format, markdown);
     }
+    if (markdown)
+        return cli_usage_error("--format markdown is for --rules");
     if (junit && strcmp(junit, "-") == 0 && json_out)
         return cli_usage_error("--format json and --junit - would both take standard output");
     if ((rc = cli_check_inputs(&in, argc - optind)))
