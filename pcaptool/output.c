@@ -303,21 +303,38 @@ static void gs_i64(GString *g, int64_t v)
     }
 }
 
-/* seconds.nanoseconds, nine digits after the point */
+/* nanoseconds as seconds.nanoseconds, nine digits after the point (a
+   capture time, or a relative time that may be negative), into out;
+   returns the length */
+static size_t seconds_text(char out[32], int64_t ns)
+{
+    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char b[32];
+    int i = (int)sizeof b;
+    for (int k = 0; k < 9; k++, u /= 10)
+        b[--i] = (char)('0' + u % 10);
+    b[--i] = '.';
+    do {
+        b[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (ns < 0)
+        b[--i] = '-';
+    size_t n = sizeof b - (size_t)i;
+    memcpy(out, b + i, n);
+    return n;
+}
+
 static void gs_seconds(GString *g, int64_t ns)
 {
-    if (ns < 0) {
-        gs_c(g, '-');
-        ns = -ns;
-    }
-    gs_u64(g, (uint64_t)(ns / 1000000000));
-    char b[10] = ".";
-    int64_t frac = ns % 1000000000;
-    for (int i = 9; i >= 1; i--) {
-        b[i] = (char)('0' + frac % 10);
-        frac /= 10;
-    }
-    gs_put(g, b, 10);
+    char b[32];
+    gs_put(g, b, seconds_text(b, ns));
+}
+
+static void print_seconds(FILE *f, int64_t ns)
+{
+    char b[32];
+    fwrite(b, 1, seconds_text(b, ns), f);
 }
 
 static void gs_hex(GString *g, const uint8_t *p, size_t n)
@@ -346,15 +363,6 @@ static void json_double(GString *g, double d)
         gs_i64(g, (int64_t)d); /* what %.17g prints for an integer below 10^17 */
     else
         g_string_append_printf(g, "%.17g", d);
-}
-
-static void print_reltime(FILE *f, int64_t ns)
-{
-    if (ns < 0) {
-        fputc('-', f);
-        ns = -ns;
-    }
-    fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
 }
 
 /* an address as Wireshark shows it (inet_ntop: RFC 5952 for IPv6) */
@@ -440,7 +448,7 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
         fprintf(f, "%.17g", it->v.d);
         break;
     case GW_FT_RELTIME:
-        print_reltime(f, it->v.i);
+        print_seconds(f, it->v.i);
         fputs(" s", f);
         break;
     case GW_FT_STRING:
@@ -458,11 +466,6 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     default:
         break;
     }
-}
-
-static void print_time(FILE *f, int64_t ns)
-{
-    fprintf(f, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
 }
 
 /* the start of every record: JSON up to the summary, or the text line */
@@ -512,7 +515,7 @@ static void json_finding(GString *g, const char *code, gw_severity sev, size_t o
 static void text_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
 {
     fprintf(f, "%u ", m->frame);
-    print_time(f, m->time_ns);
+    print_seconds(f, m->time_ns);
     fprintf(f, " %s -> %s %s %s\n", m->src, m->dst, proto, summary);
 }
 
