@@ -769,6 +769,7 @@ typedef struct {
     ottd_conv *conv;
     int version;
     int release;              /* the release series whose names apply (13, 14), or 0 */
+    const char *cmd_name;     /* the command's name in that release, when it has one */
     bool failed;
     bool seen[OF_COUNT];
     /* not cleared for each PDU (it is large): */
@@ -807,6 +808,8 @@ static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
         uint64_t v = gw_get_uint(x->c.data + x->c.off, size, big_endian);
         const char *name = release_name(x, field, v);
         if (name) {
+            if (field == OF_CMD)
+                x->cmd_name = name;
             gw_emit_named_u(&x->e, field, x->c.off, size, v, name);
             x->c.off += size;
             x->val[field] = v;
@@ -1208,9 +1211,8 @@ static void summary_command(ottd_ctx *x)
     if (!x->seen[OF_CMD] && !x->seen[OF_CMD32])
         return;
     uint64_t id = x->seen[OF_CMD] ? x->val[OF_CMD] : x->val[OF_CMD32] & 0xff;
-    const char *name = x->seen[OF_CMD] ? command_name(x->release, id) : NULL;
-    if (name)
-        summary_add(x, " %s", name);
+    if (x->cmd_name)
+        summary_add(x, " %s", x->cmd_name);
     else
         summary_add(x, " cmd %u", (unsigned)id);
 }
