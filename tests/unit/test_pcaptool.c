@@ -312,6 +312,16 @@ static void count_event(void *ctx, tcp_event ev, uint64_t bytes)
     tcp_event_bytes = bytes;
 }
 
+/* no events or PDUs counted yet, a budget of `limit` bytes, h empty on it */
+static tcp_half *fresh_half(tcp_half *h, tcp_budget *b, size_t limit)
+{
+    memset(tcp_events, 0, sizeof tcp_events);
+    tcp_pdus = 0;
+    *b = (tcp_budget){.limit = limit};
+    tcp_half_init(h, b);
+    return h;
+}
+
 /* Two OpenTTD streams share a budget of 799 bytes, counted as allocated:
    a PDU buffer of 256 bytes and 16 of allocator overhead. Each starts a PDU
    that says it is 1000 bytes long (size 0x03e8, little-endian, then the
@@ -320,11 +330,9 @@ static void count_event(void *ctx, tcp_event ev, uint64_t bytes)
    (tcp.memory_limit) and the 10 bytes start afresh in the buffer it has. */
 Test(tcpstream, shared_budget_gives_up_a_pdu)
 {
-    memset(tcp_events, 0, sizeof tcp_events);
-    tcp_pdus = 0;
-    tcp_budget b = {.limit = 799};
+    tcp_budget b;
     tcp_half a, c;
-    tcp_half_init(&a, &b);
+    fresh_half(&a, &b, 799);
     tcp_half_init(&c, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[250] = {0xe8, 0x03, 0x06};
@@ -349,11 +357,9 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
    held, and the next segment starts afresh (a whole 6-byte packet). */
 Test(tcpstream, a_first_segment_over_budget_is_not_kept)
 {
-    memset(tcp_events, 0, sizeof tcp_events);
-    tcp_pdus = 0;
-    tcp_budget b = {.limit = 100};
+    tcp_budget b;
     tcp_half a;
-    tcp_half_init(&a, &b);
+    fresh_half(&a, &b, 100);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
     tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
@@ -372,10 +378,9 @@ Test(tcpstream, a_first_segment_over_budget_is_not_kept)
    ring for early bytes (256 + a 32-byte map + overhead). */
 Test(tcpstream, early_segment_over_budget_resumes_there)
 {
-    memset(tcp_events, 0, sizeof tcp_events);
-    tcp_budget b = {.limit = 300};
+    tcp_budget b;
     tcp_half a;
-    tcp_half_init(&a, &b);
+    fresh_half(&a, &b, 300);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
     tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
@@ -395,21 +400,12 @@ Test(tcpstream, early_segment_over_budget_resumes_there)
    4 bytes at 1006. */
 static const uint8_t p1p2[10] = {0x06, 0x00, 0x03, 'a', 'b', 'c', 0x04, 0x00, 0x03, 'd'};
 
-static tcp_half *fresh_half(tcp_half *h, tcp_budget *b)
-{
-    memset(tcp_events, 0, sizeof tcp_events);
-    tcp_pdus = 0;
-    *b = (tcp_budget){.limit = 1 << 20};
-    tcp_half_init(h, b);
-    return h;
-}
-
 Test(tcpstream, early_segment_at_a_pdu_boundary_waits_for_the_late_one)
 {
     tcp_budget b;
     tcp_half h;
     tcp_sink out = {count_pdu, count_event, NULL};
-    fresh_half(&h, &b);
+    fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
     tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 6, &out);      /* P1: the stream at a boundary */
     cr_assert_eq(tcp_pdus, 1);
@@ -429,7 +425,7 @@ Test(tcpstream, early_segment_past_the_pending_pdu_waits_too)
     tcp_budget b;
     tcp_half h;
     tcp_sink out = {count_pdu, count_event, NULL};
-    fresh_half(&h, &b);
+    fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
     tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 3, &out);      /* P1's head: 6 bytes pending */
     tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);  /* P2, past P1's end */
@@ -446,7 +442,7 @@ Test(tcpstream, bytes_that_never_come_are_a_gap_when_the_stream_ends)
     tcp_budget b;
     tcp_half h;
     tcp_sink out = {count_pdu, count_event, NULL};
-    fresh_half(&h, &b);
+    fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
     tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 3, &out);
     tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);
@@ -465,7 +461,7 @@ Test(tcpstream, a_fin_that_overtakes_the_data_before_it_ends_nothing_early)
     tcp_budget b;
     tcp_half h;
     tcp_sink out = {count_pdu, count_event, NULL};
-    fresh_half(&h, &b);
+    fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
     tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 6, &out);
     tcp_half_segment(&h, p, 1010, TCP_ACK | TCP_FIN, NULL, 0, &out); /* FIN, before P2 */
@@ -540,10 +536,9 @@ Test(tcpstream, any_order_and_cut_gives_the_same_pdus)
         order[at] = order[g_rand_int_range(r, 0, at)];
         total++;
     }
-    memset(tcp_events, 0, sizeof tcp_events);
-    tcp_budget b = {.limit = 1 << 20};
+    tcp_budget b;
     tcp_half h;
-    tcp_half_init(&h, &b);
+    fresh_half(&h, &b, 1 << 20);
     tcp_sink out = {check_pdu, count_event, NULL};
     shuffled_at = shuffled_pdus = 0;
     tcp_half_segment(&h, &gw_openttd_protocol, 999, TCP_SYN, NULL, 0, &out);
@@ -565,11 +560,9 @@ Test(tcpstream, any_order_and_cut_gives_the_same_pdus)
    a record per byte, and the stream completes when the first byte comes */
 Test(tcpstream, reverse_order_bytes_share_one_ring)
 {
-    memset(tcp_events, 0, sizeof tcp_events);
-    tcp_pdus = 0;
-    tcp_budget b = {.limit = 1 << 20};
+    tcp_budget b;
     tcp_half h;
-    tcp_half_init(&h, &b);
+    fresh_half(&h, &b, 1 << 20);
     tcp_sink out = {count_pdu, count_event, NULL};
     static uint8_t stream[3000 * 3];
     for (int i = 0; i < 3000; i++) {
