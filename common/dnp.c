@@ -466,71 +466,13 @@ static void conv_restart(dnp_conv *c)
 /* ---- decoding helpers ---------------------------------------------------- */
 
 typedef struct {
-    gw_emit e;
-    gw_cursor c;
+    gw_pdu p;
     dnp_conv *conv;
-    const gw_pdu_info *pi;
-    gw_summary sum;
-    bool failed;     /* a structural error stopped decoding */
     bool resend;     /* the reliable number was sent before */
     dnp_sent *sent;  /* the reliable command's history entry */
 } dnp_ctx;
 
-#define summary_add(x, ...) gw_summary_add(&(x)->sum, __VA_ARGS__)
-
-static void truncated(dnp_ctx *x, const char *what)
-{
-    if (x->failed)
-        return;
-    x->failed = true;
-    gw_emit_finding(&x->e, DNP_E_TRUNCATED, x->c.off, gw_remaining(&x->c),
-                    "Truncated: %s missing at offset %zu (%zu byte%s left)", what,
-                    x->c.off, gw_remaining(&x->c), gw_remaining(&x->c) == 1 ? "" : "s");
-}
-
-/* read and emit an unsigned field of 1, 2 or 4 bytes */
-static bool take_u(dnp_ctx *x, int field, unsigned size, uint32_t *out, const char *what)
-{
-    size_t off = x->c.off;
-    uint32_t v = 0;
-    bool ok;
-    if (size == 1) {
-        uint8_t b;
-        ok = gw_read_u8(&x->c, &b);
-        v = b;
-    } else if (size == 2) {
-        uint16_t s;
-        ok = gw_read_u16le(&x->c, &s);
-        v = s;
-    } else {
-        ok = gw_read_u32le(&x->c, &v);
-    }
-    if (!ok) {
-        truncated(x, what);
-        return false;
-    }
-    gw_emit_u(&x->e, field, off, size, v);
-    if (out)
-        *out = v;
-    return true;
-}
-
-/* bytes to the end of the datagram, if any, are trailing */
-static void check_end(dnp_ctx *x)
-{
-    size_t n = gw_remaining(&x->c);
-    if (!x->failed && n)
-        gw_emit_rest(&x->e, &x->c, DNP_F_TRAILING, DNP_E_TRAILING,
-                     "%zu trailing byte%s after the command", n, n == 1 ? "" : "s");
-}
-
-static void undecoded_rest(dnp_ctx *x)
-{
-    size_t off = x->c.off, n = gw_remaining(&x->c);
-    if (n)
-        gw_emit_b(&x->e, DNP_F_UNDECODED, off, n, x->c.data + off, n);
-    x->c.off = x->c.len;
-}
+#define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
 
 static void label_escape(char *out, size_t outsz, const uint8_t *p, size_t n)
 {
@@ -559,7 +501,7 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
 {
     const dnp_type *t = &value_types[type];
     bool wire_type = type_off != NO_OFFSET;
-    gw_cursor c = x->c; /* read ahead first to build the label */
+    gw_cursor c = x->p.c; /* read ahead first to build the label */
     char label[160];
     uint64_t raw[4];
     double fl[4];
@@ -568,14 +510,14 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
 
     if (t->kind == VK_STRING || t->kind == VK_DATA) {
         if (!gw_read_u16le(&c, &blen)) {
-            x->c = c;
-            truncated(x, "value length");
+            x->p.c = c;
+            gw_pdu_truncated(&x->p, "Value length");
             return false;
         }
         boff = c.off;
         if (!gw_skip(&c, blen)) {
-            x->c.off = boff;
-            truncated(x, "value bytes");
+            x->p.c.off = boff;
+            gw_pdu_truncated(&x->p, "Value bytes");
             return false;
         }
     } else {
@@ -589,8 +531,8 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
             default: ok = gw_read_u64le(&c, &v); break;
             }
             if (!ok) {
-                x->c = c;
-                truncated(x, "value component");
+                x->p.c = c;
+                gw_pdu_truncated(&x->p, "Value component");
                 return false;
             }
             raw[i] = v;
@@ -612,7 +554,7 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
     }
 
     /* label */
-    if (gw_emit_text(&x->e)) {
+    if (gw_emit_text(&x->p.e)) {
         int n = snprintf(label, sizeof label, "%s: %s", prefix, t->name);
         if (t->kind == VK_STRING) {
             char esc[64];
@@ -636,37 +578,37 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
         }
     }
 
-    gw_emit_label(&x->e, DNP_F_VALUE, start, c.off - start, gw_emit_text(&x->e) ? label : NULL);
-    gw_emit_push(&x->e);
+    gw_emit_label(&x->p.e, DNP_F_VALUE, start, c.off - start, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_push(&x->p.e);
     if (index_off != NO_OFFSET)
-        gw_emit_u(&x->e, DNP_F_VALUE_INDEX, index_off, 2, index);
+        gw_emit_u(&x->p.e, DNP_F_VALUE_INDEX, index_off, 2, index);
     if (wire_type)
-        gw_emit_u(&x->e, DNP_F_VALUE_TYPE, type_off, 1, type);
+        gw_emit_u(&x->p.e, DNP_F_VALUE_TYPE, type_off, 1, type);
     else
-        gw_emit_gen_u(&x->e, DNP_F_VALUE_TYPE, x->c.off, type);
-    size_t off = x->c.off;
+        gw_emit_gen_u(&x->p.e, DNP_F_VALUE_TYPE, x->p.c.off, type);
+    size_t off = x->p.c.off;
     if (t->kind == VK_STRING || t->kind == VK_DATA) {
-        gw_emit_u(&x->e, DNP_F_VALUE_LENGTH, off, 2, blen);
+        gw_emit_u(&x->p.e, DNP_F_VALUE_LENGTH, off, 2, blen);
         if (t->kind == VK_STRING) {
-            gw_emit_b(&x->e, DNP_F_VALUE_STRING, boff, blen, c.data + boff, blen);
+            gw_emit_b(&x->p.e, DNP_F_VALUE_STRING, boff, blen, c.data + boff, blen);
             if (!g_utf8_validate((const char *)c.data + boff, blen, NULL))
-                gw_emit_finding(&x->e, DNP_E_INVALID_UTF8, boff, blen,
+                gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen,
                                 "String value is not valid UTF-8");
         } else {
-            gw_emit_b(&x->e, DNP_F_VALUE_DATA, boff, blen, c.data + boff, blen);
+            gw_emit_b(&x->p.e, DNP_F_VALUE_DATA, boff, blen, c.data + boff, blen);
         }
     } else {
         for (int i = 0; i < t->ncomp; i++, off += t->width) {
             if (t->kind == VK_FLOAT)
-                gw_emit_d(&x->e, DNP_F_VALUE_FLOAT, off, t->width, fl[i]);
+                gw_emit_d(&x->p.e, DNP_F_VALUE_FLOAT, off, t->width, fl[i]);
             else if (t->kind == VK_SINT)
-                gw_emit_i(&x->e, DNP_F_VALUE_SINT, off, t->width, (int64_t)raw[i]);
+                gw_emit_i(&x->p.e, DNP_F_VALUE_SINT, off, t->width, (int64_t)raw[i]);
             else
-                gw_emit_u(&x->e, DNP_F_VALUE_UINT, off, t->width, raw[i]);
+                gw_emit_u(&x->p.e, DNP_F_VALUE_UINT, off, t->width, raw[i]);
         }
     }
-    gw_emit_pop(&x->e, c.off);
-    x->c.off = c.off;
+    gw_emit_pop(&x->p.e, c.off);
+    x->p.c.off = c.off;
     return true;
 }
 
@@ -675,34 +617,34 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
 static dnp_link *decode_typed_values(dnp_ctx *x)
 {
     uint32_t count;
-    if (!take_u(x, DNP_F_VALUE_COUNT, 2, &count, "value count"))
+    if (!gw_take_u32(&x->p, DNP_F_VALUE_COUNT, 2, &count))
         return NULL;
     dnp_link *link = g_malloc(sizeof(dnp_link) + count);
     link->count = (uint16_t)count;
-    link->frame = x->pi->frame;
+    link->frame = x->p.pi->frame;
     for (uint32_t i = 0; i < count; i++) {
-        size_t toff = x->c.off;
+        size_t toff = x->p.c.off;
         uint8_t type;
-        if (!gw_read_u8(&x->c, &type)) {
-            truncated(x, "value type");
+        if (!gw_read_u8(&x->p.c, &type)) {
+            gw_pdu_truncated(&x->p, "Value type");
             break;
         }
         if (type >= DNP_N_TYPES) {
-            x->c.off = toff;
-            gw_emit_finding(&x->e, DNP_E_UNKNOWN_TYPE, toff, 1,
+            x->p.c.off = toff;
+            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, toff, 1,
                             "Unknown value type %u for value %u", type, i);
-            x->failed = true;
-            undecoded_rest(x);
+            x->p.failed = true;
+            gw_take_rest(&x->p, DNP_F_UNDECODED);
             break;
         }
         char prefix[32] = "";
-        if (gw_emit_text(&x->e)) /* only labels use it */
+        if (gw_emit_text(&x->p.e)) /* only labels use it */
             snprintf(prefix, sizeof prefix, "Value %u", i);
         if (!decode_value(x, type, toff, NO_OFFSET, 0, toff, prefix))
             break;
         link->types[i] = type;
     }
-    if (x->failed) {
+    if (x->p.failed) {
         g_free(link);
         return NULL;
     }
@@ -716,14 +658,14 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     if (!link)
         return;
     const dnp_link *old = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
-    if (x->resend && old && old->seq == x->sent->seq && old->dir == x->pi->dir) {
+    if (x->resend && old && old->seq == x->sent->seq && old->dir == x->p.pi->dir) {
         g_free(link);
         return;
     }
     /* "Once assigned the LinkId can not be reused until it has been taken
        down": free again only after a link down */
-    if (old && old->dir == x->pi->dir && old->answer != ANSWER_DOWN && !(x->resend && old->seq == x->sent->seq))
-        gw_emit_finding(&x->e, DNP_E_LINK_REUSED, 0, 0,
+    if (old && old->dir == x->p.pi->dir && old->answer != ANSWER_DOWN && !(x->resend && old->seq == x->sent->seq))
+        gw_emit_finding(&x->p.e, DNP_E_LINK_REUSED, 0, 0,
                         "Link id %u assigned again while its link (frame %u) is %s", link_id, old->frame,
                         old->answer == ANSWER_UP ? "up" : "not taken down");
     size_t size = LINK_COST(link->count);
@@ -733,7 +675,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
         if (!x->conv->links_full_noted)
-            gw_emit_finding(&x->e, DNP_E_LINKS_NOT_KEPT, 0, 0,
+            gw_emit_finding(&x->p.e, DNP_E_LINKS_NOT_KEPT, 0, 0,
                             "Over %u KiB of link states in this conversation: link %u is not kept",
                             DNP_LINKS_MAX >> 10, link_id);
         x->conv->links_full_noted = true;
@@ -741,9 +683,9 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         return;
     }
     x->conv->links_bytes += size;
-    link->time_ns = x->pi->time_ns;
+    link->time_ns = x->p.pi->time_ns;
     link->seq = x->sent->seq;
-    link->dir = (uint8_t)x->pi->dir;
+    link->dir = (uint8_t)x->p.pi->dir;
     link->flags = flags;
     link->acked = x->sent->acked;
     link->acked_ns = 0;
@@ -781,37 +723,37 @@ static unsigned seq_ahead(uint16_t seq, uint16_t base)
     return (seq + seq_modulo() - base) % seq_modulo();
 }
 
-/* The number of a reliable command sent in direction x->pi->dir; x->sent
+/* The number of a reliable command sent in direction x->p.pi->dir; x->sent
    becomes its entry in the direction's history (for a resend, the first
    transmission's). */
 static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
 {
-    dnp_direction *d = &x->conv->dir[x->pi->dir];
+    dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     dnp_sent *prev = find_sent(d, seq);
     bool ref = gw_dnp_profile == GW_PROFILE_REFERENCE;
     if (seq == 0xffff && ref)
-        gw_emit_finding(&x->e, DNP_E_SEQ_65535, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_SEQ_65535, off, 2,
                         "Reliable number 65535 (the reference never uses it)");
     if (prev) {
-        int64_t since = x->pi->time_ns - prev->last_time_ns;
-        gw_emit_gen_u(&x->e, DNP_F_RESEND_OF, off, prev->first_frame);
-        gw_emit_finding(&x->e, DNP_E_SEQ_RESEND, off, 2,
+        int64_t since = x->p.pi->time_ns - prev->last_time_ns;
+        gw_emit_gen_u(&x->p.e, DNP_F_RESEND_OF, off, prev->first_frame);
+        gw_emit_finding(&x->p.e, DNP_E_SEQ_RESEND, off, 2,
                         "Resend of reliable number %u (first sent in frame %u)", seq,
                         prev->first_frame);
         if (since < DNP_RESEND_EARLY_NS && !prev->acked)
-            gw_emit_finding(&x->e, DNP_E_RESEND_EARLY, off, 2,
+            gw_emit_finding(&x->p.e, DNP_E_RESEND_EARLY, off, 2,
                             "Reliable number %u resent %.3f s after its previous transmission", seq,
                             (double)since / 1e9);
-        if (prev->acked && x->pi->time_ns - prev->acked_ns > DNP_CLOSE_CROSSING_NS)
-            gw_emit_finding(&x->e, DNP_E_RESEND_AFTER_ACK, off, 2,
+        if (prev->acked && x->p.pi->time_ns - prev->acked_ns > DNP_CLOSE_CROSSING_NS)
+            gw_emit_finding(&x->p.e, DNP_E_RESEND_AFTER_ACK, off, 2,
                             "Reliable number %u resent %.3f s after its ack", seq,
-                            (double)(x->pi->time_ns - prev->acked_ns) / 1e9);
+                            (double)(x->p.pi->time_ns - prev->acked_ns) / 1e9);
         else if (!prev->acked &&
-                 x->pi->time_ns - prev->first_time_ns > DNP_RELIABLE_TIMEOUT_NS + DNP_TIMER_SLACK_NS)
-            gw_emit_finding(&x->e, DNP_E_RESEND_AFTER_TIMEOUT, off, 2,
+                 x->p.pi->time_ns - prev->first_time_ns > DNP_RELIABLE_TIMEOUT_NS + DNP_TIMER_SLACK_NS)
+            gw_emit_finding(&x->p.e, DNP_E_RESEND_AFTER_TIMEOUT, off, 2,
                             "Reliable number %u resent %.3f s after it was first sent", seq,
-                            (double)(x->pi->time_ns - prev->first_time_ns) / 1e9);
-        prev->last_time_ns = x->pi->time_ns;
+                            (double)(x->p.pi->time_ns - prev->first_time_ns) / 1e9);
+        prev->last_time_ns = x->p.pi->time_ns;
         x->resend = true;
         x->sent = prev;
         return;
@@ -823,7 +765,7 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
     if (d->fresh) {
         d->fresh = false;
         if (seq != 0) {
-            gw_emit_finding(&x->e, DNP_E_SEQ_FIRST, off, 2,
+            gw_emit_finding(&x->p.e, DNP_E_SEQ_FIRST, off, 2,
                             "First reliable number after the accepted connection is %u", seq);
             d->next = seq;
         }
@@ -832,27 +774,27 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
     if (seq == 0xffff && ref)
         ahead = 0;
     if (ahead >= DNP_WINDOW) {
-        gw_emit_finding(&x->e, DNP_E_SEQ_OUTSIDE_WINDOW, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_SEQ_OUTSIDE_WINDOW, off, 2,
                         "Reliable number %u outside the window [%u, %u)", seq, d->next,
                         (d->next + DNP_WINDOW) % seq_modulo());
     } else if (ahead > 0) {
-        gw_emit_finding(&x->e, DNP_E_SEQ_AHEAD, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_SEQ_AHEAD, off, 2,
                         "Reliable number %u arrived before %u", seq, d->next);
     }
     if (ref && seq == 0 && d->next == 0 && find_sent(d, 65534) && !find_sent(d, 65535) &&
         !x->conv->noted_wrap) {
         x->conv->noted_wrap = true;
-        gw_emit_finding(&x->e, DNP_E_DIV_WRAP, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_DIV_WRAP, off, 2,
                         "Reliable numbers wrap from 65534 to 0 (the text wraps at 65536)");
     }
     dnp_sent *s = &d->sent[d->sent_pos];
     d->sent_pos = (d->sent_pos + 1) % HISTORY;
-    if (s->used && !s->acked && x->pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
-        gw_emit_finding(&x->e, DNP_E_ACK_MISSING, off, 2,
+    if (s->used && !s->acked && x->p.pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
+        gw_emit_finding(&x->p.e, DNP_E_ACK_MISSING, off, 2,
                         "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
                         s->seq, s->first_frame, HISTORY);
-    *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->pi->frame,
-                    .first_time_ns = x->pi->time_ns, .last_time_ns = x->pi->time_ns};
+    *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->p.pi->frame,
+                    .first_time_ns = x->p.pi->time_ns, .last_time_ns = x->p.pi->time_ns};
     x->sent = s;
     if (seq == 0xffff && ref) {
         d->next = 0;
@@ -882,28 +824,28 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
 {
     if (first) {
         if (l->active)
-            gw_emit_finding(&x->e, DNP_E_LONG_RESTARTED, flags_off, 1,
+            gw_emit_finding(&x->p.e, DNP_E_LONG_RESTARTED, flags_off, 1,
                             "New long message while the one started in frame %u is incomplete",
                             l->first_frame);
         long_reset(l);
         l->active = true;
         l->first_seq = seq;
-        l->first_frame = x->pi->frame;
+        l->first_frame = x->p.pi->frame;
     } else if (!l->active) {
-        gw_emit_finding(&x->e, DNP_E_LONG_MISSING_FIRST, flags_off, 1,
+        gw_emit_finding(&x->p.e, DNP_E_LONG_MISSING_FIRST, flags_off, 1,
                         "Part %u of a long message whose first part was not seen", seq);
         return false;
     }
     size_t cost = n + vn + PART_COST;
     if (l->cost + cost > DNP_REASSEMBLY_MAX || l->parts->len >= DNP_SEQ_MODULO) {
-        gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
+        gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long message over %u bytes or %u parts: not reassembled",
                         DNP_REASSEMBLY_MAX, DNP_SEQ_MODULO);
         long_reset(l);
         return false;
     }
     if (long_held + cost > DNP_REASSEMBLY_TOTAL_MAX) {
-        gw_emit_finding(&x->e, DNP_E_LONG_TOO_LONG, flags_off, 1,
+        gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long messages under reassembly in all conversations over %u MiB: "
                         "this one is not reassembled", DNP_REASSEMBLY_TOTAL_MAX >> 20);
         long_reset(l);
@@ -946,9 +888,9 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
 
 static void emit_reassembly_info(dnp_ctx *x, dnp_long *l, size_t off)
 {
-    gw_emit_gen_u(&x->e, DNP_F_REASSEMBLED_FIRST, off, l->first_frame);
-    gw_emit_gen_u(&x->e, DNP_F_REASSEMBLED_PARTS, off, l->parts->len);
-    gw_emit_gen_u(&x->e, DNP_F_REASSEMBLED_LENGTH, off, l->out->len);
+    gw_emit_gen_u(&x->p.e, DNP_F_REASSEMBLED_FIRST, off, l->first_frame);
+    gw_emit_gen_u(&x->p.e, DNP_F_REASSEMBLED_PARTS, off, l->parts->len);
+    gw_emit_gen_u(&x->p.e, DNP_F_REASSEMBLED_LENGTH, off, l->out->len);
 }
 
 /* ---- commands ----------------------------------------------------------- */
@@ -959,19 +901,19 @@ static void cmd_connect_request(dnp_ctx *x)
     dnp_conv *c = x->conv;
     /* "The server has to ignore connect requests for an already connected
        client": the connection and its numbering go on */
-    bool connected = c->state == CONN_OPEN && !c->midway && x->pi->dir == c->client_dir;
-    int64_t now = x->pi->time_ns;
+    bool connected = c->state == CONN_OPEN && !c->midway && x->p.pi->dir == c->client_dir;
+    int64_t now = x->p.pi->time_ns;
     if (connected) {
-        gw_emit_finding(&x->e, DNP_E_CONNECT_REPEATED, 0, 1,
+        gw_emit_finding(&x->p.e, DNP_E_CONNECT_REPEATED, 0, 1,
                         "Connection request on a connected conversation: the server must ignore it");
-    } else if (c->state == CONN_REQUESTED && x->pi->dir == c->client_dir) {
+    } else if (c->state == CONN_REQUESTED && x->p.pi->dir == c->client_dir) {
         /* a resend: no ack yet (every 1 s, for 5 s at most) */
         if (now - c->request_last_ns < DNP_CONNECT_RESEND_EARLY_NS)
-            gw_emit_finding(&x->e, DNP_E_CONNECT_RESEND_EARLY, 0, 1,
+            gw_emit_finding(&x->p.e, DNP_E_CONNECT_RESEND_EARLY, 0, 1,
                             "Connection request resent %.3f s after the previous one",
                             (double)(now - c->request_last_ns) / 1e9);
         if (now - c->request_first_ns > DNP_CONNECT_TIMEOUT_NS + DNP_TIMER_SLACK_NS)
-            gw_emit_finding(&x->e, DNP_E_CONNECT_RESEND_LATE, 0, 1,
+            gw_emit_finding(&x->p.e, DNP_E_CONNECT_RESEND_LATE, 0, 1,
                             "Connection request resent %.3f s after the first",
                             (double)(now - c->request_first_ns) / 1e9);
         c->request_last_ns = now;
@@ -980,17 +922,17 @@ static void cmd_connect_request(dnp_ctx *x)
         c->request_first_ns = c->request_last_ns = now;
         conv_restart(c);
         c->state = CONN_REQUESTED;
-        c->client_dir = (uint8_t)x->pi->dir;
+        c->client_dir = (uint8_t)x->p.pi->dir;
         c->flagged_state = false;
         c->n_offered = 0;
     }
-    if (!take_u(x, DNP_F_PROTOCOL_COUNT, 2, &count, "protocol count"))
+    if (!gw_take_u32(&x->p, DNP_F_PROTOCOL_COUNT, 2, &count))
         return;
     if (count == 0)
-        gw_emit_finding(&x->e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
+        gw_emit_finding(&x->p.e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
     uint32_t i;
     for (i = 0; i < count; i++) {
-        if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "protocol"))
+        if (!gw_take_u32(&x->p, DNP_F_PROTOCOL, 2, &proto))
             break;
         if (!connected && c->n_offered < OFFERED_MAX)
             c->offered[c->n_offered] = (uint16_t)proto;
@@ -1007,49 +949,49 @@ static void cmd_connect_request(dnp_ctx *x)
     }
     if (i)
         summary_add(x, ")");
-    check_end(x);
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
 static void cmd_connect_ack(dnp_ctx *x)
 {
     uint32_t result, proto;
-    if (!take_u(x, DNP_F_RESULT, 1, &result, "result code"))
+    if (!gw_take_u32(&x->p, DNP_F_RESULT, 1, &result))
         return;
     const char *rn = gw_value_name_of(result_names, result);
     summary_add(x, ": %s", rn ? rn : "unknown result");
     if (!rn)
-        gw_emit_finding(&x->e, DNP_E_UNKNOWN_RESULT, 1, 1, "Unknown result code %u", result);
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_RESULT, 1, 1, "Unknown result code %u", result);
     dnp_conv *c = x->conv;
-    bool answers = c->state == CONN_REQUESTED && x->pi->dir != c->client_dir;
+    bool answers = c->state == CONN_REQUESTED && x->p.pi->dir != c->client_dir;
     if (answers)
         c->state = result == 0 ? CONN_OPEN : CONN_REFUSED;
-    else if (result == 0 && c->state == CONN_OPEN && !c->midway && x->pi->dir != c->client_dir)
-        gw_emit_finding(&x->e, DNP_E_ACCEPTED_AGAIN, 0, 2,
+    else if (result == 0 && c->state == CONN_OPEN && !c->midway && x->p.pi->dir != c->client_dir)
+        gw_emit_finding(&x->p.e, DNP_E_ACCEPTED_AGAIN, 0, 2,
                         "The server accepts a connection request on a connection it accepted before");
     if (result == 0) {
-        size_t poff = x->c.off;
-        if (!take_u(x, DNP_F_PROTOCOL, 2, &proto, "selected protocol"))
+        size_t poff = x->p.c.off;
+        if (!gw_take_u32(&x->p, DNP_F_PROTOCOL, 2, &proto))
             return;
         summary_add(x, ", %s", gw_value_name_or(protocol_names, proto, "unknown protocol"));
         bool offered = !answers || c->n_offered > OFFERED_MAX;
         for (unsigned k = 0; k < c->n_offered && !offered; k++)
             offered = c->offered[k] == proto;
         if (!offered)
-            gw_emit_finding(&x->e, DNP_E_NOT_OFFERED, poff, 2,
+            gw_emit_finding(&x->p.e, DNP_E_NOT_OFFERED, poff, 2,
                             "Protocol %u selected, but the client did not offer it", proto);
-    } else if (gw_remaining(&x->c) == 2) {
-        gw_emit_finding(&x->e, DNP_E_PROTOCOL_IN_REJECTION, x->c.off, 2,
+    } else if (gw_remaining(&x->p.c) == 2) {
+        gw_emit_finding(&x->p.e, DNP_E_PROTOCOL_IN_REJECTION, x->p.c.off, 2,
                         "Rejection carries a protocol");
-        take_u(x, DNP_F_PROTOCOL, 2, NULL, "protocol");
+        gw_take_u32(&x->p, DNP_F_PROTOCOL, 2, NULL);
     }
-    check_end(x);
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
 static bool take_seq(dnp_ctx *x, uint16_t *seq)
 {
-    size_t off = x->c.off;
+    size_t off = x->p.c.off;
     uint32_t v;
-    if (!take_u(x, DNP_F_SEQ, 2, &v, "reliable number"))
+    if (!gw_take_u32(&x->p, DNP_F_SEQ, 2, &v))
         return false;
     *seq = (uint16_t)v;
     summary_add(x, " #%u", *seq);
@@ -1062,9 +1004,9 @@ static void cmd_message(dnp_ctx *x, bool reliable)
     uint16_t seq;
     if (reliable && !take_seq(x, &seq))
         return;
-    size_t off = x->c.off, n = gw_remaining(&x->c);
-    gw_emit_b(&x->e, DNP_F_MESSAGE, off, n, x->c.data + off, n);
-    x->c.off = x->c.len;
+    size_t off = x->p.c.off, n = gw_remaining(&x->p.c);
+    gw_emit_b(&x->p.e, DNP_F_MESSAGE, off, n, x->p.c.data + off, n);
+    x->p.c.off = x->p.c.len;
     summary_add(x, " (%zu byte%s)", n, n == 1 ? "" : "s");
 }
 
@@ -1078,109 +1020,105 @@ static void cmd_link_state(dnp_ctx *x)
 {
     uint16_t seq;
     uint32_t link_id, flags = 0, mlen;
-    if (!take_seq(x, &seq) || !take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
+    if (!take_seq(x, &seq) || !gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &link_id))
         return;
     summary_add(x, " link %u", link_id);
-    size_t foff = x->c.off;
-    if (!take_u(x, DNP_F_FLAGS, 1, &flags, "flags"))
+    size_t foff = x->p.c.off;
+    if (!gw_take_u32(&x->p, DNP_F_FLAGS, 1, &flags))
         return;
-    gw_emit_push(&x->e);
-    gw_emit_u(&x->e, DNP_F_FLAG_READ_ONLY, foff, 1, flags);
-    gw_emit_pop(&x->e, foff + 1);
+    gw_emit_push(&x->p.e);
+    gw_emit_u(&x->p.e, DNP_F_FLAG_READ_ONLY, foff, 1, flags);
+    gw_emit_pop(&x->p.e, foff + 1);
     summary_flags(x, flags);
     if (flags & ~1u)
-        gw_emit_finding(&x->e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
-    if (!take_u(x, DNP_F_MESSAGE_LENGTH, 2, &mlen, "message length"))
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
+    if (!gw_take_u32(&x->p, DNP_F_MESSAGE_LENGTH, 2, &mlen))
         return;
-    size_t moff = x->c.off;
-    if (!gw_skip(&x->c, mlen)) {
-        truncated(x, "message bytes");
+    if (!gw_take_bytes(&x->p, DNP_F_MESSAGE, mlen))
         return;
-    }
-    gw_emit_b(&x->e, DNP_F_MESSAGE, moff, mlen, x->c.data + moff, mlen);
     dnp_link *link = decode_typed_values(x);
     if (link)
         summary_add(x, ", %u value%s", link->count, link->count == 1 ? "" : "s");
     remember_link(x, (uint16_t)link_id, (uint8_t)(flags & 1), link);
-    check_end(x);
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
 /* the first successful ack of reliable command s, `took` after it was first sent */
 static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
 {
     s->acked = 1;
-    s->acked_ns = x->pi->time_ns;
+    s->acked_ns = x->p.pi->time_ns;
     if (took > DNP_RELIABLE_TIMEOUT_NS)
-        gw_emit_finding(&x->e, DNP_E_ACK_LATE, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_ACK_LATE, off, 2,
                         "Reliable number %u acknowledged %.3f s after frame %u (timeout 3 s)", s->seq,
                         (double)took / 1e9, s->first_frame);
-    int64_t quiet = x->pi->time_ns - s->last_time_ns;
+    int64_t quiet = x->p.pi->time_ns - s->last_time_ns;
     if (quiet > DNP_RESEND_MISSING_NS)
-        gw_emit_finding(&x->e, DNP_E_RESEND_MISSING, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, off, 2,
                         "Reliable number %u went %.3f s without a resend before this ack", s->seq,
                         (double)quiet / 1e9);
     if (s->link_id < 0)
         return;
     dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER((unsigned)s->link_id));
-    if (link && link->seq == s->seq && link->dir != x->pi->dir) {
+    if (link && link->seq == s->seq && link->dir != x->p.pi->dir) {
         link->acked = true;
-        link->acked_ns = x->pi->time_ns;
+        link->acked_ns = x->p.pi->time_ns;
     }
 }
 
 static void cmd_reliable_ack(dnp_ctx *x)
 {
     uint32_t seq, code;
-    size_t off = x->c.off;
-    if (!take_u(x, DNP_F_SEQ, 2, &seq, "reliable number"))
+    size_t off = x->p.c.off;
+    if (!gw_take_u32(&x->p, DNP_F_SEQ, 2, &seq))
         return;
     summary_add(x, " #%u", seq);
-    if (!take_u(x, DNP_F_ACK_CODE, 1, &code, "result code"))
+    if (!gw_take_u32(&x->p, DNP_F_ACK_CODE, 1, &code))
         return;
     const char *cn = gw_value_name_of(ack_code_names, code);
     summary_add(x, " %s", cn ? cn : "unknown");
     if (!cn)
-        gw_emit_finding(&x->e, DNP_E_UNKNOWN_ACK_CODE, 3, 1, "Unknown ack result %u", code);
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_ACK_CODE, 3, 1, "Unknown ack result %u", code);
     else if (code == 1)
-        gw_emit_finding(&x->e, DNP_E_ACK_FAILED, 3, 1, "Receiver asks to resend #%u", seq);
+        gw_emit_finding(&x->p.e, DNP_E_ACK_FAILED, 3, 1, "Receiver asks to resend #%u", seq);
     /* an ack answers a command sent the other way */
-    dnp_sent *s = find_sent(&x->conv->dir[!x->pi->dir], (uint16_t)seq);
+    dnp_sent *s = find_sent(&x->conv->dir[!x->p.pi->dir], (uint16_t)seq);
     if (s) {
-        int64_t took = x->pi->time_ns - s->first_time_ns;
-        gw_emit_gen_u(&x->e, DNP_F_ACK_REQUEST_FRAME, off, s->first_frame);
-        gw_emit_gen_i(&x->e, DNP_F_ACK_TIME, off, took);
+        int64_t took = x->p.pi->time_ns - s->first_time_ns;
+        gw_emit_gen_u(&x->p.e, DNP_F_ACK_REQUEST_FRAME, off, s->first_frame);
+        gw_emit_gen_i(&x->p.e, DNP_F_ACK_TIME, off, took);
         if (!s->acked && code == 0)
             ack_reliable(x, s, took, off);
     } else {
-        gw_emit_finding(&x->e, DNP_E_ACK_UNMATCHED, off, 2,
+        gw_emit_finding(&x->p.e, DNP_E_ACK_UNMATCHED, off, 2,
                         "Ack of reliable number %u, which was not seen", seq);
     }
-    check_end(x);
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
 static void cmd_link_up_down(dnp_ctx *x, bool up)
 {
     uint32_t link_id;
-    if (!take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
+    if (!gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &link_id))
         return;
     summary_add(x, " %u", link_id);
-    check_end(x);
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
     dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
-    bool from_sender = link && link->dir == x->pi->dir;
+    bool from_sender = link && link->dir == x->p.pi->dir;
     if (!link) {
         if (!x->conv->midway)
-            gw_emit_finding(&x->e, DNP_E_ANSWER_UNEXPECTED, 1, 2, "Link %s for link %u, which no link state set up",
+            gw_emit_finding(&x->p.e, DNP_E_ANSWER_UNEXPECTED, 1, 2, "Link %s for link %u, which no link state set up",
                             up ? "up" : "down", link_id);
         return;
     }
     if (up && from_sender) {
-        gw_emit_finding(&x->e, DNP_E_ANSWER_UNEXPECTED, 1, 2,
+        gw_emit_finding(&x->p.e, DNP_E_ANSWER_UNEXPECTED, 1, 2,
                         "Link up for link %u from the side that sent its link state (frame %u)", link_id,
                         link->frame);
         return;
     }
     if (!from_sender && link->answer == ANSWER_NONE && !link->acked)
-        gw_emit_finding(&x->e, DNP_E_ANSWER_BEFORE_ACK, 1, 2,
+        gw_emit_finding(&x->p.e, DNP_E_ANSWER_BEFORE_ACK, 1, 2,
                         "Link %s for link %u before the ack of its link state (frame %u)", up ? "up" : "down",
                         link_id, link->frame);
     link->answer = up ? ANSWER_UP : ANSWER_DOWN;
@@ -1251,35 +1189,35 @@ static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, i
 static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, size_t off)
 {
     if (link->answer != ANSWER_UP)
-        gw_emit_finding(&x->e, DNP_E_UPDATE_NOT_UP, off, 2, "Link %u is %s", id,
+        gw_emit_finding(&x->p.e, DNP_E_UPDATE_NOT_UP, off, 2, "Link %u is %s", id,
                         link->answer == ANSWER_DOWN ? "down" : "not up (no link up seen)");
-    if (link->dir != x->pi->dir && (link->flags & 1))
-        gw_emit_finding(&x->e, DNP_E_UPDATE_READ_ONLY, off, 2,
+    if (link->dir != x->p.pi->dir && (link->flags & 1))
+        gw_emit_finding(&x->p.e, DNP_E_UPDATE_READ_ONLY, off, 2,
                         "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
 }
 
 static void cmd_link_update(dnp_ctx *x)
 {
     int layout = gw_dnp_update_layout;
-    bool ref_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_REFERENCE);
-    bool spec_fits = update_fits(x->conv, x->c.data, x->c.len, DNP_LAYOUT_SPEC);
+    bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
+    bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
     if (layout == DNP_LAYOUT_AUTO) {
         /* the text's layout only where the bytes leave no doubt: it fits
            exactly and the reference's does not; damaged datagrams are read
            as the reference's (the option forces either) */
         layout = (spec_fits && !ref_fits) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
         if (spec_fits && ref_fits)
-            gw_emit_finding(&x->e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->c),
+            gw_emit_finding(&x->p.e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->p.c),
                             "Both link-update layouts fit; decoded as the reference's");
     }
-    gw_emit_gen_u(&x->e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
+    gw_emit_gen_u(&x->p.e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
     if (layout == DNP_LAYOUT_SPEC) {
         if (gw_dnp_profile == GW_PROFILE_REFERENCE)
-            gw_emit_finding(&x->e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->c),
+            gw_emit_finding(&x->p.e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->p.c),
                             "Link update in the published text's layout (u16 counts, type bytes)");
     } else {
-        gw_emit_divergence(&x->e, gw_dnp_profile, DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
-                           &x->conv->noted_layout, 1, gw_remaining(&x->c),
+        gw_emit_divergence(&x->p.e, gw_dnp_profile, DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
+                           &x->conv->noted_layout, 1, gw_remaining(&x->p.c),
                            "Link update in the reference layout (u8 counts, value index, no type)",
                            "Link updates in the reference layout (the text has u16 counts and a type per value)");
     }
@@ -1287,18 +1225,18 @@ static void cmd_link_update(dnp_ctx *x)
     bool spec = layout == DNP_LAYOUT_SPEC;
     unsigned cs = spec ? 2 : 1;
     uint32_t nlinks, nvalues, id;
-    if (!take_u(x, DNP_F_LINK_COUNT, cs, &nlinks, "link count"))
+    if (!gw_take_u32(&x->p, DNP_F_LINK_COUNT, cs, &nlinks))
         return;
     summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
-    for (uint32_t l = 0; l < nlinks && !x->failed; l++) {
-        size_t lstart = x->c.off;
+    for (uint32_t l = 0; l < nlinks && !x->p.failed; l++) {
+        size_t lstart = x->p.c.off;
         char label[48];
         snprintf(label, sizeof label, "Link %u", l);
-        gw_emit_label(&x->e, DNP_F_LINK, lstart, 0, label);
-        gw_emit_push(&x->e);
-        if (!take_u(x, DNP_F_LINK_ID, 2, &id, "link id") ||
-            !take_u(x, DNP_F_VALUE_COUNT, cs, &nvalues, "value count")) {
-            gw_emit_pop(&x->e, x->c.off);
+        gw_emit_label(&x->p.e, DNP_F_LINK, lstart, 0, label);
+        gw_emit_push(&x->p.e);
+        if (!gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &id) ||
+            !gw_take_u32(&x->p, DNP_F_VALUE_COUNT, cs, &nvalues)) {
+            gw_emit_pop(&x->p.e, x->p.c.off);
             break;
         }
         if (l < 3)
@@ -1306,85 +1244,85 @@ static void cmd_link_update(dnp_ctx *x)
                         nvalues == 1 ? "" : "s");
         const dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(id));
         if (link) {
-            gw_emit_gen_u(&x->e, DNP_F_TYPES_FROM, lstart, link->frame);
+            gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
             check_update_allowed(x, link, (uint16_t)id, lstart);
         }
         if (!spec && !link) {
-            gw_emit_finding(&x->e, DNP_E_UNKNOWN_LINK, lstart, gw_remaining(&x->c),
+            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_LINK, lstart, gw_remaining(&x->p.c),
                             "Link %u: no link state seen, value types unknown", id);
-            undecoded_rest(x);
-            gw_emit_pop(&x->e, x->c.off);
+            gw_take_rest(&x->p, DNP_F_UNDECODED);
+            gw_emit_pop(&x->p.e, x->p.c.off);
             summary_add(x, " (unknown link)");
             return;
         }
         for (uint32_t v = 0; v < nvalues; v++) {
-            size_t voff = x->c.off;
+            size_t voff = x->p.c.off;
             uint8_t type;
             char prefix[40] = ""; /* only labels use it */
             if (spec) {
-                if (!gw_read_u8(&x->c, &type)) {
-                    truncated(x, "value type");
+                if (!gw_read_u8(&x->p.c, &type)) {
+                    gw_pdu_truncated(&x->p, "Value type");
                     break;
                 }
                 if (type >= DNP_N_TYPES) {
-                    x->c.off = voff;
-                    gw_emit_finding(&x->e, DNP_E_UNKNOWN_TYPE, voff, 1,
+                    x->p.c.off = voff;
+                    gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, voff, 1,
                                     "Unknown value type %u", type);
-                    x->failed = true;
-                    undecoded_rest(x);
+                    x->p.failed = true;
+                    gw_take_rest(&x->p, DNP_F_UNDECODED);
                     break;
                 }
                 if (link && v < link->count && link->types[v] != type)
-                    gw_emit_finding(&x->e, DNP_E_TYPE_MISMATCH, voff, 1,
+                    gw_emit_finding(&x->p.e, DNP_E_TYPE_MISMATCH, voff, 1,
                                     "Value %u has type %s, the link state said %s", v,
                                     value_types[type].name, value_types[link->types[v]].name);
-                if (gw_emit_text(&x->e))
+                if (gw_emit_text(&x->p.e))
                     snprintf(prefix, sizeof prefix, "Value %u", v);
                 if (!decode_value(x, type, voff, NO_OFFSET, 0, voff, prefix))
                     break;
             } else {
                 uint16_t idx;
-                if (!gw_read_u16le(&x->c, &idx)) {
-                    truncated(x, "value index");
+                if (!gw_read_u16le(&x->p.c, &idx)) {
+                    gw_pdu_truncated(&x->p, "Value index");
                     break;
                 }
                 if (idx >= link->count) {
-                    x->c.off = voff;
-                    gw_emit_u(&x->e, DNP_F_VALUE_INDEX, voff, 2, idx);
-                    gw_emit_finding(&x->e, DNP_E_INDEX_RANGE, voff, 2,
+                    x->p.c.off = voff;
+                    gw_emit_u(&x->p.e, DNP_F_VALUE_INDEX, voff, 2, idx);
+                    gw_emit_finding(&x->p.e, DNP_E_INDEX_RANGE, voff, 2,
                                     "Value index %u, but link %u has %u values", idx, id,
                                     link->count);
-                    x->c.off = voff + 2;
-                    x->failed = true;
-                    undecoded_rest(x);
+                    x->p.c.off = voff + 2;
+                    x->p.failed = true;
+                    gw_take_rest(&x->p, DNP_F_UNDECODED);
                     break;
                 }
-                if (gw_emit_text(&x->e))
+                if (gw_emit_text(&x->p.e))
                     snprintf(prefix, sizeof prefix, "Value [%u]", idx);
                 if (!decode_value(x, link->types[idx], voff, voff, idx, NO_OFFSET, prefix))
                     break;
             }
         }
-        gw_emit_pop(&x->e, x->c.off);
+        gw_emit_pop(&x->p.e, x->p.c.off);
     }
     if (nlinks > 3)
         summary_add(x, "; ...");
-    check_end(x);
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
 /* -- long commands (10, 11) -- */
 
 static void emit_part_flags(dnp_ctx *x, int field, int first_f, int last_f, uint32_t *flags)
 {
-    size_t off = x->c.off;
-    if (!take_u(x, field, 1, flags, "part flags"))
+    size_t off = x->p.c.off;
+    if (!gw_take_u32(&x->p, field, 1, flags))
         return;
-    gw_emit_push(&x->e);
+    gw_emit_push(&x->p.e);
     if (field == DNP_F_FLAGS)
-        gw_emit_u(&x->e, DNP_F_FLAG_READ_ONLY, off, 1, *flags);
-    gw_emit_u(&x->e, first_f, off, 1, *flags);
-    gw_emit_u(&x->e, last_f, off, 1, *flags);
-    gw_emit_pop(&x->e, off + 1);
+        gw_emit_u(&x->p.e, DNP_F_FLAG_READ_ONLY, off, 1, *flags);
+    gw_emit_u(&x->p.e, first_f, off, 1, *flags);
+    gw_emit_u(&x->p.e, last_f, off, 1, *flags);
+    gw_emit_pop(&x->p.e, off + 1);
 }
 
 static void cmd_message_long(dnp_ctx *x)
@@ -1394,30 +1332,30 @@ static void cmd_message_long(dnp_ctx *x)
     bool resend = false;
     if (!take_seq(x, &seq))
         return;
-    size_t foff = x->c.off;
-    dnp_direction *d = &x->conv->dir[x->pi->dir];
+    size_t foff = x->p.c.off;
+    dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     /* a resend must not be appended twice */
     dnp_sent *s = find_sent(d, seq);
-    resend = s && s->first_frame != x->pi->frame;
+    resend = s && s->first_frame != x->p.pi->frame;
     emit_part_flags(x, DNP_F_LONG_FLAGS, DNP_F_LONG_FIRST, DNP_F_LONG_LAST, &flags);
-    if (x->failed)
+    if (x->p.failed)
         return;
     if (flags & ~3u)
-        gw_emit_finding(&x->e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown part flags 0x%02x", flags);
-    size_t off = x->c.off, n = gw_remaining(&x->c);
-    gw_emit_b(&x->e, DNP_F_CHUNK, off, n, x->c.data + off, n);
-    x->c.off = x->c.len;
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown part flags 0x%02x", flags);
+    size_t off = x->p.c.off, n = gw_remaining(&x->p.c);
+    gw_emit_b(&x->p.e, DNP_F_CHUNK, off, n, x->p.c.data + off, n);
+    x->p.c.off = x->p.c.len;
     summary_add(x, " part%s%s (%zu byte%s)", flags & 1 ? " first" : "", flags & 2 ? " last" : "", n,
                 n == 1 ? "" : "s");
     if (resend)
         return;
     dnp_long *l = &d->lng;
-    if (long_add(x, l, seq, flags & 1, flags & 2, x->c.data + off, n, NULL, 0, foff)) {
+    if (long_add(x, l, seq, flags & 1, flags & 2, x->p.c.data + off, n, NULL, 0, foff)) {
         emit_reassembly_info(x, l, off);
-        x->e.sink->source(x->e.sink->ctx, 1, "Reassembled DNP message", l->out->data, l->out->len);
-        x->e.src = 1;
-        gw_emit_b(&x->e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
-        x->e.src = 0;
+        x->p.e.sink->source(x->p.e.sink->ctx, 1, "Reassembled DNP message", l->out->data, l->out->len);
+        x->p.e.src = 1;
+        gw_emit_b(&x->p.e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
+        x->p.e.src = 0;
         summary_add(x, ", message of %u bytes reassembled", l->out->len);
         long_reset(l);
     }
@@ -1427,51 +1365,47 @@ static void cmd_link_state_long(dnp_ctx *x)
 {
     uint16_t seq;
     uint32_t link_id, flags = 0, mlen;
-    if (!take_seq(x, &seq) || !take_u(x, DNP_F_LINK_ID, 2, &link_id, "link id"))
+    if (!take_seq(x, &seq) || !gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &link_id))
         return;
-    dnp_direction *d = &x->conv->dir[x->pi->dir];
+    dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     dnp_sent *s = find_sent(d, seq);
-    bool resend = s && s->first_frame != x->pi->frame;
-    size_t foff = x->c.off;
+    bool resend = s && s->first_frame != x->p.pi->frame;
+    size_t foff = x->p.c.off;
     emit_part_flags(x, DNP_F_FLAGS, DNP_F_FLAG_FIRST, DNP_F_FLAG_LAST, &flags);
-    if (x->failed)
+    if (x->p.failed)
         return;
     if (flags & ~7u)
-        gw_emit_finding(&x->e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
     summary_add(x, " link %u part%s%s", link_id, flags & 2 ? " first" : "", flags & 4 ? " last" : "");
     summary_flags(x, flags);
-    if (!take_u(x, DNP_F_MESSAGE_LENGTH, 2, &mlen, "message length"))
+    if (!gw_take_u32(&x->p, DNP_F_MESSAGE_LENGTH, 2, &mlen))
         return;
-    size_t moff = x->c.off;
-    if (!gw_skip(&x->c, mlen)) {
-        truncated(x, "message bytes");
+    size_t moff = x->p.c.off;
+    if (!gw_take_bytes(&x->p, DNP_F_CHUNK, mlen))
         return;
-    }
-    gw_emit_b(&x->e, DNP_F_CHUNK, moff, mlen, x->c.data + moff, mlen);
-    size_t voff = x->c.off, vn = gw_remaining(&x->c);
-    gw_emit_b(&x->e, DNP_F_VALUES_PART, voff, vn, x->c.data + voff, vn);
-    x->c.off = x->c.len;
+    size_t voff = x->p.c.off, vn = gw_remaining(&x->p.c);
+    gw_take_bytes(&x->p, DNP_F_VALUES_PART, vn);
     if (resend)
         return;
     dnp_long *l = &d->lng;
-    if (!long_add(x, l, seq, flags & 2, flags & 4, x->c.data + moff, mlen, x->c.data + voff, vn, foff))
+    if (!long_add(x, l, seq, flags & 2, flags & 4, x->p.c.data + moff, mlen, x->p.c.data + voff, vn, foff))
         return;
     emit_reassembly_info(x, l, voff);
-    x->e.sink->source(x->e.sink->ctx, 1, "Reassembled DNP link-state message", l->out->data, l->out->len);
-    x->e.sink->source(x->e.sink->ctx, 2, "Reassembled DNP link-state values", l->vout->data, l->vout->len);
-    x->e.src = 1;
-    gw_emit_b(&x->e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
+    x->p.e.sink->source(x->p.e.sink->ctx, 1, "Reassembled DNP link-state message", l->out->data, l->out->len);
+    x->p.e.sink->source(x->p.e.sink->ctx, 2, "Reassembled DNP link-state values", l->vout->data, l->vout->len);
+    x->p.e.src = 1;
+    gw_emit_b(&x->p.e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
     /* the values are decoded from their own reassembled buffer */
-    x->e.src = 2;
-    gw_cursor saved = x->c;
-    x->c = (gw_cursor){l->vout->data, l->vout->len, 0};
+    x->p.e.src = 2;
+    gw_cursor saved = x->p.c;
+    x->p.c = (gw_cursor){l->vout->data, l->vout->len, 0};
     dnp_link *link = decode_typed_values(x);
     if (link)
         summary_add(x, ", reassembled: %u value%s", link->count, link->count == 1 ? "" : "s");
     remember_link(x, (uint16_t)link_id, (uint8_t)(flags & 1), link);
-    check_end(x);
-    x->c = saved;
-    x->e.src = 0;
+    gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
+    x->p.c = saved;
+    x->p.e.src = 0;
     long_reset(l);
 }
 
@@ -1483,7 +1417,7 @@ static void cmd_link_state_long(dnp_ctx *x)
 static void check_connection(dnp_ctx *x, uint8_t cmd)
 {
     dnp_conv *c = x->conv;
-    if (cmd == DNP_CONNECT_REQUEST && x->pi->dir == c->client_dir)
+    if (cmd == DNP_CONNECT_REQUEST && x->p.pi->dir == c->client_dir)
         return;
     if (cmd == DNP_CONNECT_REQUEST && c->state == CONN_NONE)
         return;
@@ -1491,35 +1425,35 @@ static void check_connection(dnp_ctx *x, uint8_t cmd)
     case CONN_NONE:
         c->midway = true;
         c->state = CONN_OPEN;
-        gw_emit_finding(&x->e, DNP_E_NOT_ACCEPTED, 0, 1,
+        gw_emit_finding(&x->p.e, DNP_E_NOT_ACCEPTED, 0, 1,
                         "The conversation begins with command %u, not a connection request (or the capture "
                         "began after it)", cmd);
         return;
     case CONN_REQUESTED:
-        if (cmd == DNP_CONNECT_ACK && x->pi->dir != c->client_dir)
+        if (cmd == DNP_CONNECT_ACK && x->p.pi->dir != c->client_dir)
             return;
         /* fall through */
     case CONN_REFUSED:
         if (!c->flagged_state)
-            gw_emit_finding(&x->e, DNP_E_NOT_ACCEPTED, 0, 1, "Command %u %s", cmd,
+            gw_emit_finding(&x->p.e, DNP_E_NOT_ACCEPTED, 0, 1, "Command %u %s", cmd,
                             c->state == CONN_REFUSED ? "after the connection was refused"
                                                      : "before the connection was accepted");
         c->flagged_state = true;
         return;
     case CONN_CLOSED:
         if (c->flagged_state ||
-            (x->pi->dir != c->closer_dir && x->pi->time_ns - c->close_ns <= DNP_CLOSE_CROSSING_NS))
+            (x->p.pi->dir != c->closer_dir && x->p.pi->time_ns - c->close_ns <= DNP_CLOSE_CROSSING_NS))
             return;
         c->flagged_state = true;
-        gw_emit_finding(&x->e, DNP_E_AFTER_CLOSE, 0, 1, "Command %u %.3f s after the %s closed the connection",
-                        cmd, (double)(x->pi->time_ns - c->close_ns) / 1e9,
-                        x->pi->dir == c->closer_dir ? "same side" : "other side");
+        gw_emit_finding(&x->p.e, DNP_E_AFTER_CLOSE, 0, 1, "Command %u %.3f s after the %s closed the connection",
+                        cmd, (double)(x->p.pi->time_ns - c->close_ns) / 1e9,
+                        x->p.pi->dir == c->closer_dir ? "same side" : "other side");
         return;
     default:
         if (cmd == DNP_CLOSE) {
             c->state = CONN_CLOSED;
-            c->closer_dir = (uint8_t)x->pi->dir;
-            c->close_ns = x->pi->time_ns;
+            c->closer_dir = (uint8_t)x->p.pi->dir;
+            c->close_ns = x->p.pi->time_ns;
             c->flagged_state = false;
         }
         return;
@@ -1598,19 +1532,19 @@ static void conv_end(void *p, const gw_end_sink *sink)
 static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
                        const gw_sink *sink)
 {
-    dnp_ctx x = {.e = {.sink = sink, .defs = findings}, .c = {data, len, 0}, .conv = conv, .pi = pi};
-    x.sum.off = !sink->summary;
+    dnp_ctx x = {.conv = conv};
+    gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     uint8_t cmd;
     x.conv->last_ns = pi->time_ns;
-    if (!gw_read_u8(&x.c, &cmd)) {
-        truncated(&x, "command code");
+    if (!gw_read_u8(&x.p.c, &cmd)) {
+        gw_pdu_truncated(&x.p, "Command code");
         gw_sink_summary(sink, "Empty datagram");
         return;
     }
-    gw_emit_u(&x.e, DNP_F_COMMAND, 0, 1, cmd);
+    gw_emit_u(&x.p.e, DNP_F_COMMAND, 0, 1, cmd);
     check_connection(&x, cmd);
     if (len > DNP_MESSAGE_RULE_OF_THUMB && pi->transport == GW_TRANSPORT_UDP)
-        gw_emit_finding(&x.e, DNP_E_OVER_1200, 0, len, "A %zu-byte datagram (the text's rule of thumb: 1200)",
+        gw_emit_finding(&x.p.e, DNP_E_OVER_1200, 0, len, "A %zu-byte datagram (the text's rule of thumb: 1200)",
                         len);
     const char *name = gw_value_name_of(command_names, cmd);
     if (name)
@@ -1621,7 +1555,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     switch (cmd) {
     case DNP_CONNECT_REQUEST: cmd_connect_request(&x); break;
     case DNP_CONNECT_ACK: cmd_connect_ack(&x); break;
-    case DNP_CLOSE: check_end(&x); break;
+    case DNP_CLOSE: gw_pdu_trailing(&x.p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command"); break;
     case DNP_MESSAGE: cmd_message(&x, false); break;
     case DNP_RELIABLE_MESSAGE: cmd_message(&x, true); break;
     case DNP_LINK_STATE: cmd_link_state(&x); break;
@@ -1631,7 +1565,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     case DNP_LINK_UPDATE: cmd_link_update(&x); break;
     case DNP_RELIABLE_MESSAGE_LONG:
     case DNP_LINK_STATE_LONG:
-        gw_emit_divergence(&x.e, gw_dnp_profile, DNP_E_NOT_IN_TEXT, DNP_E_DIV_LONG, &x.conv->noted_long, 0, 1,
+        gw_emit_divergence(&x.p.e, gw_dnp_profile, DNP_E_NOT_IN_TEXT, DNP_E_DIV_LONG, &x.conv->noted_long, 0, 1,
                            "Command %u is not in the published text",
                            "Command %u: the published text has no long commands", cmd);
         if (cmd == DNP_RELIABLE_MESSAGE_LONG)
@@ -1640,11 +1574,11 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
             cmd_link_state_long(&x);
         break;
     default:
-        gw_emit_finding(&x.e, DNP_E_UNKNOWN_COMMAND, 0, 1, "Unknown command code %u", cmd);
-        undecoded_rest(&x);
+        gw_emit_finding(&x.p.e, DNP_E_UNKNOWN_COMMAND, 0, 1, "Unknown command code %u", cmd);
+        gw_take_rest(&x.p, DNP_F_UNDECODED);
         break;
     }
-    gw_sink_summary(sink, x.sum.text);
+    gw_pdu_finish(&x.p);
 }
 
 /* Strong enough to claim a conversation on an unknown port: only commands
@@ -1808,6 +1742,8 @@ const gw_protocol gw_dnp_protocol = {
     .n_fields = DNP_F_COUNT,
     .findings = findings,
     .n_findings = DNP_E_COUNT,
+    .truncated_finding = DNP_E_TRUNCATED,
+    .rest_field = DNP_F_UNDECODED,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .type_field = DNP_F_COMMAND,

@@ -383,72 +383,46 @@ static header_choice choose(int conv_gen, int conv_order, const uint8_t *d, size
 /* ---- decoding ---------------------------------------------------------- */
 
 typedef struct {
-    gw_emit e;
-    gw_cursor c;
+    gw_pdu p;        /* payload numbers are little-endian (host order) */
     eoudp_conv *conv;
-    const gw_pdu_info *pi;
-    bool failed;
     bool copy;       /* the same id as the previous datagram this way */
-    gw_summary sum;
 } eoudp_ctx;
-
-static void truncated(eoudp_ctx *x, const char *what)
-{
-    if (x->failed)
-        return;
-    x->failed = true;
-    gw_emit_rest(&x->e, &x->c, EF_PAYLOAD, EE_TRUNCATED, "Truncated: %s missing at offset %zu",
-                 what, x->c.off);
-    gw_summary_add(&x->sum, " (truncated)");
-}
-
-/* a payload number: little-endian (host order) */
-static bool num(eoudp_ctx *x, int field, unsigned size, uint64_t *out)
-{
-    if (x->failed || !gw_take_number(&x->e, &x->c, fields, field, size, false, out)) {
-        truncated(x, fields[field].name);
-        return false;
-    }
-    return true;
-}
 
 /* u32 length + bytes; STRING fields cover the text, a trailing NUL is
    accepted and reported */
 static bool lenbytes(eoudp_ctx *x, int len_field, int field)
 {
     uint64_t n;
-    size_t at = x->c.off;
-    if (!num(x, len_field, 4, &n))
+    size_t at = x->p.c.off;
+    if (!gw_take_u(&x->p, len_field, 4, &n))
         return false;
-    if (n > gw_remaining(&x->c)) {
-        x->failed = true;
-        size_t rest = gw_remaining(&x->c);
-        gw_emit_finding(&x->e, EE_STRING_PAST_END, at, 4, "%s of %llu bytes, %zu left",
+    if (n > gw_remaining(&x->p.c)) {
+        x->p.failed = true;
+        size_t rest = gw_remaining(&x->p.c);
+        gw_emit_finding(&x->p.e, EE_STRING_PAST_END, at, 4, "%s of %llu bytes, %zu left",
                         fields[field].name, (unsigned long long)n, rest);
-        if (rest)
-            gw_emit_b(&x->e, EF_PAYLOAD, x->c.off, rest, x->c.data + x->c.off, rest);
-        gw_summary_add(&x->sum, " (length past the end)");
-        x->c.off = x->c.len;
+        gw_take_rest(&x->p, EF_PAYLOAD);
+        gw_summary_add(&x->p.sum, " (length past the end)");
         return false;
     }
-    const uint8_t *p = x->c.data + x->c.off;
+    const uint8_t *p = x->p.c.data + x->p.c.off;
     size_t shown = (size_t)n;
     if (fields[field].type == GW_FT_STRING && shown && p[shown - 1] == 0) {
         shown--;
-        gw_emit_finding(&x->e, EE_STRING_NUL, x->c.off + shown, 1, "%s ends with a NUL",
+        gw_emit_finding(&x->p.e, EE_STRING_NUL, x->p.c.off + shown, 1, "%s ends with a NUL",
                         fields[field].name);
     } else if (fields[field].type == GW_FT_STRING) {
-        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings,
-                           x->c.off, shown, "%s without a NUL", "%s without a NUL (the text says otherwise)",
+        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings,
+                           x->p.c.off, shown, "%s without a NUL", "%s without a NUL (the text says otherwise)",
                            fields[field].name);
     }
-    gw_emit_b(&x->e, field, x->c.off, shown, p, shown);
-    if (fields[field].type == GW_FT_STRING && !x->sum.off) {
+    gw_emit_b(&x->p.e, field, x->p.c.off, shown, p, shown);
+    if (fields[field].type == GW_FT_STRING && !x->p.sum.off) {
         char text[48];
         gw_clean_text(text, sizeof text, p, shown, 32);
-        gw_summary_add(&x->sum, " %s", text);
+        gw_summary_add(&x->p.sum, " %s", text);
     }
-    x->c.off += (size_t)n;
+    x->p.c.off += (size_t)n;
     return true;
 }
 
@@ -467,7 +441,7 @@ static const command *command_of(uint8_t code)
 static void check_side(eoudp_ctx *x, uint8_t code)
 {
     eoudp_conv *c = x->conv;
-    int dir = x->pi->dir;
+    int dir = x->p.pi->dir;
     if (code <= 0x01)
         return;
     bool client_cmd = code >= 0x80;
@@ -478,12 +452,12 @@ static void check_side(eoudp_ctx *x, uint8_t code)
     if (client_cmd == (dir == c->client_dir))
         return;
     if (!client_cmd && (code == 0x0c || code == 0x0e || code == 0x0f)) /* the real client spawns things */
-        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_WRONG_SIDE, EE_DIV_CLIENT_ENTITIES,
+        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_WRONG_SIDE, EE_DIV_CLIENT_ENTITIES,
                            &c->noted_client_entities, 0, 1, "A server command 0x%02x from the client",
                            "Entity commands from the client (0x%02x; the text says server commands)",
                            code);
     else
-        gw_emit_finding(&x->e, EE_WRONG_SIDE, 0, 1, "%s command 0x%02x from the %s",
+        gw_emit_finding(&x->p.e, EE_WRONG_SIDE, 0, 1, "%s command 0x%02x from the %s",
                         client_cmd ? "A client" : "A server", code, client_cmd ? "server" : "client");
 }
 
@@ -492,17 +466,17 @@ static void check_side(eoudp_ctx *x, uint8_t code)
 static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n, bool resend)
 {
     eoudp_conv *c = x->conv;
-    int d = x->pi->dir ? 1 : 0;
+    int d = x->p.pi->dir ? 1 : 0;
     if (c->have_id[d]) {
         uint64_t last = c->last_id[d];
         x->copy = id == last;
         if (id == last)
-            gw_emit_finding(&x->e, EE_ID_DUPLICATE, off, n, "Id %llu again", (unsigned long long)id);
+            gw_emit_finding(&x->p.e, EE_ID_DUPLICATE, off, n, "Id %llu again", (unsigned long long)id);
         else if (id < last && !resend)
-            gw_emit_finding(&x->e, EE_ID_OLDER, off, n, "Id %llu after %llu", (unsigned long long)id,
+            gw_emit_finding(&x->p.e, EE_ID_OLDER, off, n, "Id %llu after %llu", (unsigned long long)id,
                             (unsigned long long)last);
         else if (id > last + 1)
-            gw_emit_finding(&x->e, EE_ID_GAP, off, n, "%llu id%s skipped after %llu",
+            gw_emit_finding(&x->p.e, EE_ID_GAP, off, n, "%llu id%s skipped after %llu",
                             (unsigned long long)(id - last - 1), id - last - 1 == 1 ? "" : "s",
                             (unsigned long long)last);
     }
@@ -528,15 +502,15 @@ static pending *find_pending(eoudp_conv *c, int d, uint64_t id)
 
 static void ack(eoudp_ctx *x, uint64_t id, size_t off)
 {
-    pending *p = find_pending(x->conv, x->pi->dir ? 0 : 1, id);
+    pending *p = find_pending(x->conv, x->p.pi->dir ? 0 : 1, id);
     if (!p || p->acked) {
-        gw_emit_finding(&x->e, EE_ACK_UNMATCHED, off, 8, "Id %llu: %s", (unsigned long long)id,
+        gw_emit_finding(&x->p.e, EE_ACK_UNMATCHED, off, 8, "Id %llu: %s", (unsigned long long)id,
                         p ? "already acknowledged" : "no important packet with this id seen");
         return;
     }
     p->acked = true;
-    gw_emit_gen_u(&x->e, EF_ACK_REQUEST_FRAME, off, p->frame);
-    gw_emit_gen_i(&x->e, EF_ACK_TIME, off, x->pi->time_ns - p->t);
+    gw_emit_gen_u(&x->p.e, EF_ACK_REQUEST_FRAME, off, p->frame);
+    gw_emit_gen_i(&x->p.e, EF_ACK_TIME, off, x->p.pi->time_ns - p->t);
 }
 
 /* before the header had its flag: the text's "MUST get an acknowledge"
@@ -556,15 +530,15 @@ static bool implied_important(int gen, uint8_t code)
 static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
 {
     eoudp_conv *c = x->conv;
-    int d = x->pi->dir ? 1 : 0;
+    int d = x->p.pi->dir ? 1 : 0;
     pending *slot = &c->imp[d][c->imp_next[d]++ % EOUDP_ACKS];
     if (slot->used && !slot->acked) {
         char msg[128];
         missing_message(msg, sizeof msg, slot);
-        gw_emit_finding(&x->e, EE_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
+        gw_emit_finding(&x->p.e, EE_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
                         msg, slot->frame, EOUDP_ACKS);
     }
-    *slot = (pending){id, x->pi->frame, x->pi->time_ns, code, (uint8_t)id_off, true, false};
+    *slot = (pending){id, x->p.pi->frame, x->p.pi->time_ns, code, (uint8_t)id_off, true, false};
 }
 
 /* packet info counters: every datagram counts for its sender and receiver,
@@ -573,7 +547,7 @@ static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
    from a connection object of its own) */
 static void count_packet(eoudp_ctx *x, uint8_t code)
 {
-    int d = x->pi->dir ? 1 : 0;
+    int d = x->p.pi->dir ? 1 : 0;
     if (x->copy)
         return;
     counters *from = &x->conv->count[d], *to = &x->conv->count[!d];
@@ -593,27 +567,27 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
 {
     if (x->copy)
         return;
-    counters *k = &x->conv->count[x->pi->dir ? 1 : 0];
+    counters *k = &x->conv->count[x->p.pi->dir ? 1 : 0];
     k->claimed_received += received;
     k->claimed_sent += sent;
     k->seen_received += k->received;
     k->seen_sent += k->sent;
-    size_t at = x->c.off - 8;
-    gw_emit_gen_u(&x->e, EF_SEEN_RECEIVED, at, k->received);
-    gw_emit_gen_u(&x->e, EF_SEEN_SENT, at + 4, k->sent);
-    gw_emit_gen_i(&x->e, EF_LOSS_TO, at, k->seen_received - k->claimed_received);
-    gw_emit_gen_i(&x->e, EF_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
+    size_t at = x->p.c.off - 8;
+    gw_emit_gen_u(&x->p.e, EF_SEEN_RECEIVED, at, k->received);
+    gw_emit_gen_u(&x->p.e, EF_SEEN_SENT, at + 4, k->sent);
+    gw_emit_gen_i(&x->p.e, EF_LOSS_TO, at, k->seen_received - k->claimed_received);
+    gw_emit_gen_i(&x->p.e, EF_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
 }
 
 /* do the bytes left hold another repeated item (at least its fixed part)?
    Fewer are trailing bytes, not a truncated item */
 static bool another_item(const eoudp_ctx *x, size_t fixed)
 {
-    size_t n = gw_remaining(&x->c);
+    size_t n = gw_remaining(&x->p.c);
     if (n < fixed)
         return false;
     if (fixed == 4) { /* a u32-length string: the length must fit what is left */
-        uint64_t l = gw_get_uint(x->c.data + x->c.off, 4, false);
+        uint64_t l = gw_get_uint(x->p.c.data + x->p.c.off, 4, false);
         return l <= n - 4;
     }
     return true;
@@ -626,22 +600,22 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     case L_NONE:
         break;
     case L_INFO:
-        if (num(x, EF_INFO_RECEIVED, 4, &v) && num(x, EF_INFO_SENT, 4, &w)) {
-            gw_summary_add(&x->sum, " received %d sent %d", (int32_t)v, (int32_t)w);
+        if (gw_take_u(&x->p, EF_INFO_RECEIVED, 4, &v) && gw_take_u(&x->p, EF_INFO_SENT, 4, &w)) {
+            gw_summary_add(&x->p.sum, " received %d sent %d", (int32_t)v, (int32_t)w);
             packet_info(x, (int32_t)v, (int32_t)w);
         }
         break;
     case L_ID: {
-        size_t off = x->c.off;
-        if (num(x, EF_ACK_ID, 8, &v)) {
-            gw_summary_add(&x->sum, " %llu", (unsigned long long)v);
+        size_t off = x->p.c.off;
+        if (gw_take_u(&x->p, EF_ACK_ID, 8, &v)) {
+            gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
             ack(x, v, off);
         }
         break;
     }
     case L_PLAYER:
-        if (num(x, EF_PLAYER, 8, &v))
-            gw_summary_add(&x->sum, " player %llu", (unsigned long long)v);
+        if (gw_take_u(&x->p, EF_PLAYER, 8, &v))
+            gw_summary_add(&x->p.sum, " player %llu", (unsigned long long)v);
         break;
     /* the text's usage section repeats these items in one datagram:
        "[System][System]...", "[GameEvents][GameEvents]...",
@@ -655,15 +629,15 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         while (lenbytes(x, EF_STRING_LENGTH, cmd->layout == L_STRING_SYSTEM ? EF_SYSTEM : EF_GAME_EVENTS) &&
                another_item(x, 4));
         if (n > 1)
-            gw_summary_add(&x->sum, " (%u items)", n);
+            gw_summary_add(&x->p.sum, " (%u items)", n);
         break;
     }
     case L_COMPONENT:
     case L_ENTITY: {
         unsigned n = 0;
-        while (num(x, EF_ENTITY, 8, &v)) {
+        while (gw_take_u(&x->p, EF_ENTITY, 8, &v)) {
             if (n++ == 0)
-                gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
+                gw_summary_add(&x->p.sum, " entity %llu", (unsigned long long)v);
             if (cmd->layout == L_COMPONENT &&
                 !(lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT)))
                 break;
@@ -671,37 +645,33 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
                 break;
         }
         if (n > 1)
-            gw_summary_add(&x->sum, " (+%u more)", n - 1);
+            gw_summary_add(&x->p.sum, " (+%u more)", n - 1);
         break;
     }
     case L_DEL_COMPONENT:
-        if (num(x, EF_ENTITY, 8, &v)) {
-            gw_summary_add(&x->sum, " entity %llu", (unsigned long long)v);
-            if (lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && gw_remaining(&x->c))
+        if (gw_take_u(&x->p, EF_ENTITY, 8, &v)) {
+            gw_summary_add(&x->p.sum, " entity %llu", (unsigned long long)v);
+            if (lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && gw_remaining(&x->p.c))
                 lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT); /* the text's content field */
         }
         break;
     case L_EVENT_BOOL:
-        if (num(x, EF_EVENT, 4, &v) && num(x, EF_PRESSED, 1, &w))
-            gw_summary_add(&x->sum, " %llu %s", (unsigned long long)v, w ? "pressed" : "released");
+        if (gw_take_u(&x->p, EF_EVENT, 4, &v) && gw_take_u(&x->p, EF_PRESSED, 1, &w))
+            gw_summary_add(&x->p.sum, " %llu %s", (unsigned long long)v, w ? "pressed" : "released");
         break;
     case L_EVENT:
-        if (num(x, EF_EVENT, 4, &v))
-            gw_summary_add(&x->sum, " %llu", (unsigned long long)v);
+        if (gw_take_u(&x->p, EF_EVENT, 4, &v))
+            gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
         break;
     case L_CONNECT:
         /* the implementation sends nothing; the text: f32 timestamp, u64 id */
-        if (gw_remaining(&x->c) >= 12 && num(x, EF_CONNECT_TIMESTAMP, 4, NULL))
-            num(x, EF_CONNECT_ID, 8, NULL);
+        if (gw_remaining(&x->p.c) >= 12 && gw_take_u(&x->p, EF_CONNECT_TIMESTAMP, 4, NULL))
+            gw_take_u(&x->p, EF_CONNECT_ID, 8, NULL);
         break;
-    default: {
-        size_t n = gw_remaining(&x->c);
-        gw_emit_finding(&x->e, EE_UNKNOWN_COMMAND, 0, 1, "Command 0x%02x", code);
-        if (n)
-            gw_emit_b(&x->e, EF_PAYLOAD, x->c.off, n, x->c.data + x->c.off, n);
-        x->c.off = x->c.len;
+    default:
+        gw_emit_finding(&x->p.e, EE_UNKNOWN_COMMAND, 0, 1, "Command 0x%02x", code);
+        gw_take_rest(&x->p, EF_PAYLOAD);
         break;
-    }
     }
 }
 
@@ -709,31 +679,28 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
                          const gw_sink *sink)
 {
     eoudp_ctx xs, *x = &xs;
-    memset(x, 0, sizeof xs);
     eoudp_conv *c = conv;
-    x->e = (gw_emit){.sink = sink, .defs = findings};
-    x->sum.off = !sink->summary;
-    x->c = (gw_cursor){d, len, 0};
+    gw_pdu_begin(&x->p, &gw_eoudp_protocol, sink, pi, d, len);
     x->conv = c;
-    x->pi = pi;
+    x->copy = false;
 
     header_choice h = choose(c->gen, c->order, d, len);
     size_t hl = header_len(h.gen);
     bool big = h.order == EOUDP_BIG;
     uint8_t code = len ? d[0] : 0;
     const command *cmd = command_of(code);
-    gw_emit_gen_u(&x->e, EF_GENERATION, 0, (uint64_t)h.gen);
-    gw_emit_gen_u(&x->e, EF_HEADER_ORDER, 0, (uint64_t)h.order);
-    gw_emit_gen_u(&x->e, EF_BASIS, 0, (uint64_t)h.basis);
-    gw_summary_add(&x->sum, "%s", cmd ? cmd->name : "Unknown command");
+    gw_emit_gen_u(&x->p.e, EF_GENERATION, 0, (uint64_t)h.gen);
+    gw_emit_gen_u(&x->p.e, EF_HEADER_ORDER, 0, (uint64_t)h.order);
+    gw_emit_gen_u(&x->p.e, EF_BASIS, 0, (uint64_t)h.basis);
+    gw_summary_add(&x->p.sum, "%s", cmd ? cmd->name : "Unknown command");
     if (len > EOUDP_MTU) /* "It also take in account the (MTU) ... (1500 bytes)" */
-        gw_emit_finding(&x->e, EE_OVER_MTU, 0, len, "A %zu-byte datagram (the MTU is 1500)", len);
+        gw_emit_finding(&x->p.e, EE_OVER_MTU, 0, len, "A %zu-byte datagram (the MTU is 1500)", len);
     if (len < hl) {
         if (len)
-            gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
-        x->c.off = len ? 1 : 0;
-        truncated(x, "header");
-        gw_sink_summary(sink, x->sum.text);
+            gw_emit_u(&x->p.e, EF_COMMAND, 0, 1, code);
+        x->p.c.off = len ? 1 : 0;
+        gw_pdu_truncated(&x->p, "Header");
+        gw_pdu_finish(&x->p);
         return;
     }
     if (h.consistent) {
@@ -741,57 +708,57 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         c->order = (uint8_t)h.order;
     }
     if (h.basis != BASIS_SIZE && h.basis != BASIS_FORCED)
-        gw_emit_finding(&x->e, EE_GEN_FORCED, 0, hl, "%s generation taken from %s",
+        gw_emit_finding(&x->p.e, EE_GEN_FORCED, 0, hl, "%s generation taken from %s",
                         h.consistent ? "Several generations fit:" : "No generation fits:",
                         gw_value_name_of(basis_names, (uint32_t)h.basis));
 
     /* header */
-    gw_emit_u(&x->e, EF_COMMAND, 0, 1, code);
+    gw_emit_u(&x->p.e, EF_COMMAND, 0, 1, code);
     size_t id_off;
     double stamp;
     if (h.gen == EOUDP_GEN_F64) {
         uint64_t bits = gw_get_uint(d + 1, 8, big);
         memcpy(&stamp, &bits, 8);
-        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 8, stamp);
+        gw_emit_d(&x->p.e, EF_TIMESTAMP, 1, 8, stamp);
         id_off = 9;
     } else {
         uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, big);
         float t;
         memcpy(&t, &bits, 4);
         stamp = t;
-        gw_emit_d(&x->e, EF_TIMESTAMP, 1, 4, stamp);
+        gw_emit_d(&x->p.e, EF_TIMESTAMP, 1, 4, stamp);
         id_off = 5;
     }
     if (h.gen != EOUDP_GEN_RFC)
-        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl,
+        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl,
                            "A %d-byte header", "A %d-byte header (the text says otherwise)",
                            h.gen == EOUDP_GEN_F64 ? 26 : 22);
     if (stamp > 1e11)
-        gw_emit_divergence(&x->e, gw_eoudp_profile, EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1,
+        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1,
                            "A timestamp in milliseconds",
                            "A timestamp in milliseconds (the text says otherwise)");
     uint64_t id = gw_get_uint(d + id_off, 8, big);
-    gw_emit_u(&x->e, EF_ID, id_off, 8, id);
+    gw_emit_u(&x->p.e, EF_ID, id_off, 8, id);
     bool important;
     if (h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64) {
         important = d[id_off + 8] != 0;
-        gw_emit_u(&x->e, EF_IMPORTANT, id_off + 8, 1, important);
+        gw_emit_u(&x->p.e, EF_IMPORTANT, id_off + 8, 1, important);
     } else {
         important = implied_important(h.gen, code);
-        gw_emit_gen_u(&x->e, EF_IMPORTANT, 0, important);
+        gw_emit_gen_u(&x->p.e, EF_IMPORTANT, 0, important);
     }
     size_t so = size_off(h.gen);
     uint64_t size = gw_get_uint(d + so, 8, big);
-    gw_emit_u(&x->e, EF_SIZE, so, 8, size);
+    gw_emit_u(&x->p.e, EF_SIZE, so, 8, size);
     if (h.gen == EOUDP_GEN_PAD)
-        gw_emit_u(&x->e, EF_PAD, 21, 1, d[21]);
-    gw_summary_add(&x->sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
+        gw_emit_u(&x->p.e, EF_PAD, 21, 1, d[21]);
+    gw_summary_add(&x->p.sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
     if (!h.consistent)
-        gw_emit_finding(&x->e, EE_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
+        gw_emit_finding(&x->p.e, EE_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
                         (unsigned long long)size, len - hl);
 
     if (!c->begun && code != 0x81)
-        gw_emit_finding(&x->e, EE_CONNECT_NOT_FIRST, 0, 1,
+        gw_emit_finding(&x->p.e, EE_CONNECT_NOT_FIRST, 0, 1,
                         "The conversation begins with 0x%02x (or the capture began after its connect)",
                         code);
     c->begun = true;
@@ -803,8 +770,8 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     const pending *first = awaits_ack ? find_pending(c, dir, id) : NULL;
     bool resend = first && !(c->have_id[dir] && c->last_id[dir] == id); /* not a copy */
     if (resend) {
-        gw_emit_gen_u(&x->e, EF_RESEND_OF, id_off, first->frame);
-        gw_emit_finding(&x->e, EE_RESENT, id_off, 8, "Id %llu sent again (first in frame %u%s)",
+        gw_emit_gen_u(&x->p.e, EF_RESEND_OF, id_off, first->frame);
+        gw_emit_finding(&x->p.e, EE_RESENT, id_off, 8, "Id %llu sent again (first in frame %u%s)",
                         (unsigned long long)id, first->frame,
                         first->acked ? ", already acknowledged" : "");
     }
@@ -818,7 +785,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         c->connect_answered = false;
     }
     if ((code == 0x02 || code == 0x03) && c->connect_frame) {
-        gw_emit_gen_u(&x->e, EF_CONNECT_FRAME, 0, c->connect_frame);
+        gw_emit_gen_u(&x->p.e, EF_CONNECT_FRAME, 0, c->connect_frame);
         c->connect_answered = true;
     }
     if (code == 0x82) {
@@ -830,14 +797,11 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         c->disconnect_frame = 0;
 
     /* payload: what the datagram has (the size field may lie) */
-    x->c.off = hl;
+    x->p.c.off = hl;
     payload(x, cmd, code);
     count_packet(x, code);
-    size_t n = gw_remaining(&x->c);
-    if (!x->failed && n)
-        gw_emit_rest(&x->e, &x->c, EF_TRAILING, EE_TRAILING, "%zu byte%s after the command's fields",
-                     n, n == 1 ? "" : "s");
-    gw_sink_summary(sink, x->sum.text);
+    gw_pdu_trailing(&x->p, EF_TRAILING, EE_TRAILING, "%zu byte%s after the command's fields");
+    gw_pdu_finish(&x->p);
 }
 
 /* the header's timestamp is a time: seconds or milliseconds since the Unix
@@ -998,6 +962,8 @@ const gw_protocol gw_eoudp_protocol = {
     .n_fields = EF_COUNT,
     .findings = findings,
     .n_findings = EE_COUNT,
+    .truncated_finding = EE_TRUNCATED,
+    .rest_field = EF_PAYLOAD,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .type_field = EF_COMMAND,

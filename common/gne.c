@@ -234,19 +234,13 @@ static void conv_link(void *p, const void *parent)
 /* ---- decoding ---------------------------------------------------------- */
 
 typedef struct {
-    gw_emit e;
-    gw_cursor c;
+    gw_pdu p;          /* p.big_endian: the data byte order of this message */
     gne_conv *conv;
-    const gw_pdu_info *pi;
-    const gw_sink *sink;
-    bool big;          /* data byte order of this message */
-    bool failed;       /* a finding stopped the decoding */
-    gw_summary sum;
 } gne_ctx;
 
 static int role(const gne_ctx *x) /* 0 = client, 1 = server */
 {
-    return x->pi->dir == x->conv->client_dir ? 0 : 1;
+    return x->p.pi->dir == x->conv->client_dir ? 0 : 1;
 }
 
 static bool is_big(const gne_conv *c)
@@ -256,45 +250,18 @@ static bool is_big(const gne_conv *c)
     return c->order == GNE_ORDER_BIG;
 }
 
-static void truncated(gne_ctx *x, const char *what)
-{
-    if (x->failed)
-        return;
-    x->failed = true;
-    gw_emit_rest(&x->e, &x->c, GF_DATA, GE_TRUNCATED, "Truncated: %s missing at offset %zu", what,
-                 x->c.off);
-    gw_summary_add(&x->sum, " (truncated)");
-}
-
-/* a number in the message's byte order; signed fields are sign-extended */
-static bool take(gne_ctx *x, int field, unsigned size, uint64_t *out)
-{
-    if (x->failed || !gw_take_number(&x->e, &x->c, fields, field, size, size > 1 && x->big, out)) {
-        truncated(x, fields[field].name);
-        return false;
-    }
-    return true;
-}
-
-static void take_bytes(gne_ctx *x, int field, size_t n)
-{
-    if (n)
-        gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
-    x->c.off += n;
-}
-
 /* the 32-byte NUL-padded game name; the item covers the text only */
 static void game_name(gne_ctx *x, uint8_t copy[32])
 {
-    const uint8_t *p = x->c.data + x->c.off;
+    const uint8_t *p = x->p.c.data + x->p.c.off;
     const uint8_t *nul = memchr(p, 0, 32);
     size_t n = nul ? (size_t)(nul - p) : 32;
-    gw_emit_b(&x->e, GF_GAME_NAME, x->c.off, n, p, n);
+    gw_emit_b(&x->p.e, GF_GAME_NAME, x->p.c.off, n, p, n);
     if (!nul)
-        gw_emit_finding(&x->e, GE_GAME_NAME, x->c.off, 32, "Game name without a NUL");
+        gw_emit_finding(&x->p.e, GE_GAME_NAME, x->p.c.off, 32, "Game name without a NUL");
     for (size_t i = n + 1; i < 32; i++)
         if (p[i]) {
-            gw_emit_finding(&x->e, GE_NAME_PADDING, x->c.off + i, 32 - i,
+            gw_emit_finding(&x->p.e, GE_NAME_PADDING, x->p.c.off + i, 32 - i,
                             "Byte %zu of the game name's padding is 0x%02x", i, p[i]);
             break;
         }
@@ -302,24 +269,24 @@ static void game_name(gne_ctx *x, uint8_t copy[32])
         memcpy(copy, p, 32);
     char text[48];
     gw_clean_text(text, sizeof text, p, n, 32);
-    gw_summary_add(&x->sum, ", game \"%s\"", text);
-    x->c.off += 32;
+    gw_summary_add(&x->p.sum, ", game \"%s\"", text);
+    x->p.c.off += 32;
 }
 
 static void emit_order(gne_ctx *x, size_t off)
 {
-    if (off > x->c.len) /* a message too short to hold the build it would sit on */
-        off = x->c.len;
-    gw_emit_gen_u(&x->e, GF_BYTE_ORDER, off, x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
+    if (off > x->p.c.len) /* a message too short to hold the build it would sit on */
+        off = x->p.c.len;
+    gw_emit_gen_u(&x->p.e, GF_BYTE_ORDER, off, x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
 }
 
 static void emit_rates(gne_ctx *x, size_t off)
 {
     gne_conv *c = x->conv;
     if (c->rate_known[1])
-        gw_emit_gen_u(&x->e, GF_RATE_C2S, off, c->rate[1]);
+        gw_emit_gen_u(&x->p.e, GF_RATE_C2S, off, c->rate[1]);
     if (c->rate_known[0])
-        gw_emit_gen_u(&x->e, GF_RATE_S2C, off, c->rate[0]);
+        gw_emit_gen_u(&x->p.e, GF_RATE_S2C, off, c->rate[0]);
 }
 
 /* the build field's two bytes tell the byte order: gnelib keeps builds
@@ -338,171 +305,171 @@ static void note_assumed_order(gne_ctx *x, size_t off, const char *why)
     if (x->conv->order_noted || gw_gne_byte_order != GNE_ORDER_AUTO)
         return;
     x->conv->order_noted = true;
-    gw_emit_finding(&x->e, GE_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
-                    x->big ? "big-endian" : "little-endian");
+    gw_emit_finding(&x->p.e, GE_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
+                    x->p.big_endian ? "big-endian" : "little-endian");
 }
 
 static void connection_request(gne_ctx *x, size_t len)
 {
     gne_conv *c = x->conv;
-    const uint8_t *p = x->c.data + x->c.off;
-    size_t start = x->c.off;
+    const uint8_t *p = x->p.c.data + x->p.c.off;
+    size_t start = x->p.c.off;
     uint8_t order = len >= 7 ? order_of_build(p + 5) : 0;
     if (order)
         c->order = order;
-    x->big = is_big(c);
-    c->client_dir = (uint8_t)x->pi->dir;
+    x->p.big_endian = is_big(c);
+    c->client_dir = (uint8_t)x->p.pi->dir;
     if (order == GNE_ORDER_BIG)
-        gw_emit_divergence(&x->e, gw_gne_profile, GE_DATA_BIG, GE_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+        gw_emit_divergence(&x->p.e, gw_gne_profile, GE_DATA_BIG, GE_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
                            "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
                            "little-endian)", "00 07");
-    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REQUEST);
+    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_REQUEST);
     emit_order(x, start + 5);
-    gw_summary_add(&x->sum, "Connection request:");
+    gw_summary_add(&x->p.sum, "Connection request:");
     if (len != 48)
-        gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
+        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
     if (!order)
         note_assumed_order(x, start + 5, "Build field with no zero byte");
     c->stage = HS_WAIT_REPLY;
     uint64_t v, sub, build, user, rate, unrel;
-    take_bytes(x, GF_MAGIC, 3);
-    if (!take(x, GF_VERSION, 1, &v) || !take(x, GF_SUB_VERSION, 1, &sub) ||
-        !take(x, GF_BUILD, 2, &build))
+    gw_take_bytes(&x->p, GF_MAGIC, 3);
+    if (!gw_take_u(&x->p, GF_VERSION, 1, &v) || !gw_take_u(&x->p, GF_SUB_VERSION, 1, &sub) ||
+        !gw_take_u(&x->p, GF_BUILD, 2, &build))
         return;
-    gw_summary_add(&x->sum, " GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
-    if (gw_remaining(&x->c) < 32) {
-        truncated(x, "game name");
+    gw_summary_add(&x->p.sum, " GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
+    if (gw_remaining(&x->p.c) < 32) {
+        gw_pdu_truncated(&x->p, "Game name");
         return;
     }
     game_name(x, c->req_name);
-    if (!take(x, GF_USER_VERSION, 4, &user) || !take(x, GF_RATE, 4, &rate) ||
-        !take(x, GF_UNRELIABLE, 1, &unrel))
+    if (!gw_take_u(&x->p, GF_USER_VERSION, 4, &user) || !gw_take_u(&x->p, GF_RATE, 4, &rate) ||
+        !gw_take_u(&x->p, GF_UNRELIABLE, 1, &unrel))
         return;
     c->have_request = true;
     c->req_version = (uint8_t)v;
     c->req_sub = (uint8_t)sub;
     c->req_build = (uint16_t)build;
-    c->req_order = x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    c->req_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
     c->req_user = (uint32_t)user;
     c->rate[0] = (uint32_t)rate;
     c->rate_known[0] = true;
     c->unreliable = unrel != 0;
-    gw_summary_add(&x->sum, ", user %u", (unsigned)user);
+    gw_summary_add(&x->p.sum, ", user %u", (unsigned)user);
     if (unrel)
-        gw_summary_add(&x->sum, ", UDP requested");
+        gw_summary_add(&x->p.sum, ", UDP requested");
 }
 
 static void refusal(gne_ctx *x, size_t len)
 {
     gne_conv *c = x->conv;
-    size_t start = x->c.off;
+    size_t start = x->p.c.off;
     /* the refusal's build is in the server's order, which may differ */
-    uint8_t order = len >= 8 ? order_of_build(x->c.data + start + 6) : 0;
-    bool big = x->big;
+    uint8_t order = len >= 8 ? order_of_build(x->p.c.data + start + 6) : 0;
+    bool big = x->p.big_endian;
     if (order && gw_gne_byte_order == GNE_ORDER_AUTO)
-        x->big = order == GNE_ORDER_BIG;
-    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_REFUSAL);
+        x->p.big_endian = order == GNE_ORDER_BIG;
+    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_REFUSAL);
     emit_order(x, start + 6);
-    gw_summary_add(&x->sum, "Refused:");
+    gw_summary_add(&x->p.sum, "Refused:");
     c->stage = HS_REFUSED;
     if (len != 44)
-        gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
+        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
     uint64_t v, sub, build, user;
-    take_bytes(x, GF_MAGIC, 3);
-    take(x, GF_RESPONSE, 1, NULL);
-    if (!take(x, GF_VERSION, 1, &v) || !take(x, GF_SUB_VERSION, 1, &sub) ||
-        !take(x, GF_BUILD, 2, &build))
+    gw_take_bytes(&x->p, GF_MAGIC, 3);
+    gw_take_u(&x->p, GF_RESPONSE, 1, NULL);
+    if (!gw_take_u(&x->p, GF_VERSION, 1, &v) || !gw_take_u(&x->p, GF_SUB_VERSION, 1, &sub) ||
+        !gw_take_u(&x->p, GF_BUILD, 2, &build))
         goto out;
-    gw_summary_add(&x->sum, " server GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
-    if (gw_remaining(&x->c) < 32) {
-        truncated(x, "game name");
+    gw_summary_add(&x->p.sum, " server GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
+    if (gw_remaining(&x->p.c) < 32) {
+        gw_pdu_truncated(&x->p, "Game name");
         goto out;
     }
     uint8_t name[32];
     game_name(x, name);
-    if (!take(x, GF_USER_VERSION, 4, &user))
+    if (!gw_take_u(&x->p, GF_USER_VERSION, 4, &user))
         goto out;
-    gw_summary_add(&x->sum, ", user %u", (unsigned)user);
+    gw_summary_add(&x->p.sum, ", user %u", (unsigned)user);
     if (c->have_request && v == c->req_version && sub == c->req_sub && build == c->req_build &&
         user == c->req_user && memcmp(name, c->req_name, 32) == 0) {
-        uint8_t server_order = x->big ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+        uint8_t server_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
         if (server_order != c->req_order)
-            gw_emit_finding(&x->e, GE_ORDER_MISMATCH, start + 6, 2,
+            gw_emit_finding(&x->p.e, GE_ORDER_MISMATCH, start + 6, 2,
                             "Versions match but the client sends %s and the server %s data",
                             c->req_order == GNE_ORDER_BIG ? "big-endian" : "little-endian",
                             server_order == GNE_ORDER_BIG ? "big-endian" : "little-endian");
         else
-            gw_emit_finding(&x->e, GE_VERSIONS_MATCH, start, len,
+            gw_emit_finding(&x->p.e, GE_VERSIONS_MATCH, start, len,
                             "Refused, yet every version field matches the request");
     }
 out:
-    x->big = big;
+    x->p.big_endian = big;
 }
 
 static void check_port(gne_ctx *x, size_t off, int64_t port, bool allow_none)
 {
     if (port > 65535 || port < (allow_none ? -1 : 0))
-        gw_emit_finding(&x->e, GE_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
+        gw_emit_finding(&x->p.e, GE_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
 }
 
 static void accept_msg(gne_ctx *x, size_t len)
 {
     gne_conv *c = x->conv;
-    size_t start = x->c.off;
-    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_ACCEPT);
+    size_t start = x->p.c.off;
+    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_ACCEPT);
     emit_order(x, start);
-    gw_summary_add(&x->sum, "Accepted");
+    gw_summary_add(&x->p.sum, "Accepted");
     c->stage = HS_DONE;
     if (len != 12)
-        gw_emit_finding(&x->e, GE_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
+        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
     uint64_t rate, port;
-    take_bytes(x, GF_MAGIC, 3);
-    take(x, GF_RESPONSE, 1, NULL);
-    if (!take(x, GF_RATE, 4, &rate))
+    gw_take_bytes(&x->p, GF_MAGIC, 3);
+    gw_take_u(&x->p, GF_RESPONSE, 1, NULL);
+    if (!gw_take_u(&x->p, GF_RATE, 4, &rate))
         return;
     c->rate[1] = (uint32_t)rate;
     c->rate_known[1] = true;
-    gw_summary_add(&x->sum, ", rate %u", (unsigned)rate);
-    if (len < 12 && gw_remaining(&x->c) == 0) {
+    gw_summary_add(&x->p.sum, ", rate %u", (unsigned)rate);
+    if (len < 12 && gw_remaining(&x->p.c) == 0) {
         emit_rates(x, start);
         return;   /* no port: not an IP link */
     }
-    size_t poff = x->c.off;
-    if (!take(x, GF_UDP_PORT, 4, &port))
+    size_t poff = x->p.c.off;
+    if (!gw_take_u(&x->p, GF_UDP_PORT, 4, &port))
         return;
     int64_t sport = (int64_t)gw_sign_extend(port, 4);
     check_port(x, poff, sport, true);
     emit_rates(x, start);
     c->port_msg_possible = !(c->unreliable && sport > 0);
     if (sport > 0 && !c->unreliable)
-        gw_emit_finding(&x->e, GE_UDP_UNEXPECTED, poff, 4,
+        gw_emit_finding(&x->p.e, GE_UDP_UNEXPECTED, poff, 4,
                         "The accept offers UDP port %lld, but the client asked for no UDP link", (long long)sport);
     if (sport > 0) {
         /* the client answers any positive port with its own */
-        gw_summary_add(&x->sum, ", UDP port %lld", (long long)sport);
+        gw_summary_add(&x->p.sum, ", UDP port %lld", (long long)sport);
         if (c->unreliable)
             c->stage = HS_WAIT_PORT;
         if (c->unreliable && sport <= 65535) {
-            c->link_frame = x->pi->frame;
-            if (x->sink->expect)
-                x->sink->expect(x->sink->ctx, GW_TRANSPORT_UDP, !c->client_dir, (uint16_t)sport, c);
+            c->link_frame = x->p.pi->frame;
+            if (x->p.e.sink->expect)
+                x->p.e.sink->expect(x->p.e.sink->ctx, GW_TRANSPORT_UDP, !c->client_dir, (uint16_t)sport, c);
         }
     } else {
-        gw_summary_add(&x->sum, ", no UDP");
+        gw_summary_add(&x->p.sum, ", no UDP");
     }
 }
 
 static void udp_port_msg(gne_ctx *x)
 {
-    size_t start = x->c.off;
+    size_t start = x->p.c.off;
     uint64_t port;
-    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_UDP_PORT);
+    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_UDP_PORT);
     emit_order(x, start);
     x->conv->stage = HS_DONE;
-    if (take(x, GF_UDP_PORT, 4, &port)) {
+    if (gw_take_u(&x->p, GF_UDP_PORT, 4, &port)) {
         int64_t sport = (int64_t)gw_sign_extend(port, 4);
         check_port(x, start, sport, false);
-        gw_summary_add(&x->sum, "Client UDP port %lld", (long long)sport);
+        gw_summary_add(&x->p.sum, "Client UDP port %lld", (long long)sport);
     }
 }
 
@@ -520,25 +487,25 @@ static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
 /* a gtime under a label; returns it in nanoseconds */
 static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
 {
-    if (x->failed || gw_remaining(&x->c) < 8) {
-        truncated(x, what);
+    if (x->p.failed || gw_remaining(&x->p.c) < 8) {
+        gw_pdu_truncated(&x->p, what);
         return false;
     }
-    size_t off = x->c.off;
-    int32_t sec = (int32_t)gw_get_uint(x->c.data + off, 4, x->big);
-    int32_t usec = (int32_t)gw_get_uint(x->c.data + off + 4, 4, x->big);
+    size_t off = x->p.c.off;
+    int32_t sec = (int32_t)gw_get_uint(x->p.c.data + off, 4, x->p.big_endian);
+    int32_t usec = (int32_t)gw_get_uint(x->p.c.data + off + 4, 4, x->p.big_endian);
     char label[96], t[40];
-    if (gw_emit_text(&x->e)) {
+    if (gw_emit_text(&x->p.e)) {
         print_gtime(t, sizeof t, sec, usec);
         snprintf(label, sizeof label, "%s: %s", what, t);
     }
-    gw_emit_label(&x->e, GF_TIME, off, 8, gw_emit_text(&x->e) ? label : NULL);
-    gw_emit_push(&x->e);
-    take(x, GF_TIME_SEC, 4, NULL);
-    take(x, GF_TIME_USEC, 4, NULL);
+    gw_emit_label(&x->p.e, GF_TIME, off, 8, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_push(&x->p.e);
+    gw_take_u(&x->p, GF_TIME_SEC, 4, NULL);
+    gw_take_u(&x->p, GF_TIME_USEC, 4, NULL);
     if (usec < 0 || usec > 999999)
-        gw_emit_finding(&x->e, GE_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
-    gw_emit_pop(&x->e, off + 8);
+        gw_emit_finding(&x->p.e, GE_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
+    gw_emit_pop(&x->p.e, off + 8);
     *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
     *zero = sec == 0 && usec == 0;
     return true;
@@ -550,35 +517,35 @@ static void ping(gne_ctx *x, size_t start)
     uint64_t id;
     int64_t t2, t3;
     bool z2, z3;
-    if (!take(x, GF_PING_REQ_ID, 4, &id))
+    if (!gw_take_u(&x->p, GF_PING_REQ_ID, 4, &id))
         return;
-    size_t tpos = x->sum.len;
-    gw_summary_add(&x->sum, "Ping %u", (unsigned)id);
+    size_t tpos = x->p.sum.len;
+    gw_summary_add(&x->p.sum, "Ping %u", (unsigned)id);
     if (!gtime(x, "T2 (remote receive time)", &t2, &z2) || !gtime(x, "T3 (remote send time)", &t3, &z3))
         return;
     bool reply = !(z2 && z3);
-    int dir = x->pi->dir ? 1 : 0;
-    gw_emit_gen_u(&x->e, GF_PING_REPLY, start, reply);
-    x->sum.len = tpos; /* now known: request or reply */
-    x->sum.text[tpos] = '\0';
+    int dir = x->p.pi->dir ? 1 : 0;
+    gw_emit_gen_u(&x->p.e, GF_PING_REPLY, start, reply);
+    x->p.sum.len = tpos; /* now known: request or reply */
+    x->p.sum.text[tpos] = '\0';
     if (!reply) {
         for (unsigned k = 0; k < GNE_PINGS; k++) {
             const ping_request *o = &c->pings[dir][k];
             if (o->used && !o->answered && o->id == (uint32_t)id) {
-                gw_emit_finding(&x->e, GE_PING_ID_REUSED, start + 1, 4,
+                gw_emit_finding(&x->p.e, GE_PING_ID_REUSED, start + 1, 4,
                                 "Ping request %u while request %u of frame %u is unanswered", (unsigned)id,
                                 (unsigned)id, o->frame);
                 break;
             }
         }
         ping_request *r = &c->pings[dir][c->ping_next[dir]++ % GNE_PINGS];
-        *r = (ping_request){(uint32_t)id, x->pi->frame, x->pi->time_ns, true, false};
-        gw_summary_add(&x->sum, "Ping request %u", (unsigned)id);
+        *r = (ping_request){(uint32_t)id, x->p.pi->frame, x->p.pi->time_ns, true, false};
+        gw_summary_add(&x->p.sum, "Ping request %u", (unsigned)id);
         return;
     }
-    gw_summary_add(&x->sum, "Ping reply %u", (unsigned)id);
+    gw_summary_add(&x->p.sum, "Ping reply %u", (unsigned)id);
     if (t2 > t3)
-        gw_emit_finding(&x->e, GE_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
+        gw_emit_finding(&x->p.e, GE_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
                         (long long)((t2 - t3) / 1000));
     /* the request came the other way; newest first */
     ping_request *req = NULL;
@@ -588,19 +555,19 @@ static void ping(gne_ctx *x, size_t start)
             req = r;
     }
     if (!req || req->answered) {
-        gw_emit_finding(&x->e, GE_PING_UNMATCHED, start, 1, "No unanswered request %u was seen",
+        gw_emit_finding(&x->p.e, GE_PING_UNMATCHED, start, 1, "No unanswered request %u was seen",
                         (unsigned)id);
         return;
     }
     req->answered = true;
-    int64_t t1 = req->t1, t4 = x->pi->time_ns;
+    int64_t t1 = req->t1, t4 = x->p.pi->time_ns;
     int64_t rtt = (t4 - t1) - (t3 - t2);
     int64_t offset = ((t2 - t1) + (t3 - t4)) / 2;
-    gw_emit_gen_u(&x->e, GF_PING_REQUEST_FRAME, start, req->frame);
-    gw_emit_gen_i(&x->e, GF_PING_RTT, start, rtt);
-    gw_emit_gen_i(&x->e, GF_PING_OFFSET, start, offset);
-    gw_emit_gen_i(&x->e, GF_PING_OFFSET_ERROR, start, rtt / 2);
-    gw_summary_add(&x->sum, " (RTT %.3f ms)", (double)rtt / 1e6);
+    gw_emit_gen_u(&x->p.e, GF_PING_REQUEST_FRAME, start, req->frame);
+    gw_emit_gen_i(&x->p.e, GF_PING_RTT, start, rtt);
+    gw_emit_gen_i(&x->p.e, GF_PING_OFFSET, start, offset);
+    gw_emit_gen_i(&x->p.e, GF_PING_OFFSET_ERROR, start, rtt / 2);
+    gw_summary_add(&x->p.sum, " (RTT %.3f ms)", (double)rtt / 1e6);
 }
 
 static bool packet(gne_ctx *x, int depth, size_t tail);
@@ -608,22 +575,22 @@ static bool packet(gne_ctx *x, int depth, size_t tail);
 /* the packet inside a ChannelPacket or an object packet, or a lone 255 */
 static bool wrapped(gne_ctx *x, int depth, size_t tail)
 {
-    if (x->failed || !gw_remaining(&x->c)) {
-        truncated(x, "wrapped packet");
+    if (x->p.failed || !gw_remaining(&x->p.c)) {
+        gw_pdu_truncated(&x->p, "Wrapped packet");
         return false;
     }
-    if (x->c.data[x->c.off] == ID_END) {
-        take(x, GF_END, 1, NULL);
-        gw_summary_add(&x->sum, "no packet");
+    if (x->p.c.data[x->p.c.off] == ID_END) {
+        gw_take_u(&x->p, GF_END, 1, NULL);
+        gw_summary_add(&x->p.sum, "no packet");
         return true;
     }
     if (depth + 1 >= GNE_WRAP_DEPTH) {
-        x->failed = true;
-        size_t n = gw_remaining(&x->c);
-        gw_emit_finding(&x->e, GE_TOO_DEEP, x->c.off, n, "Wrapped packets nested more than %d deep",
+        x->p.failed = true;
+        size_t n = gw_remaining(&x->p.c);
+        gw_emit_finding(&x->p.e, GE_TOO_DEEP, x->p.c.off, n, "Wrapped packets nested more than %d deep",
                         GNE_WRAP_DEPTH);
-        take_bytes(x, GF_DATA, n);
-        gw_summary_add(&x->sum, "...");
+        gw_take_rest(&x->p, GF_DATA);
+        gw_summary_add(&x->p.sum, "...");
         return false;
     }
     return packet(x, depth + 1, tail);
@@ -633,146 +600,146 @@ static bool wrapped(gne_ctx *x, int depth, size_t tail)
    the packets wrapping it (tail bytes) and the message's final 255 */
 static size_t user_end(const gne_ctx *x, size_t tail)
 {
-    size_t end = x->c.len;
-    if (end > x->c.off && x->c.data[end - 1] == ID_END)
+    size_t end = x->p.c.len;
+    if (end > x->p.c.off && x->p.c.data[end - 1] == ID_END)
         end--;
-    return end >= x->c.off + tail ? end - tail : x->c.off;
+    return end >= x->p.c.off + tail ? end - tail : x->p.c.off;
 }
 
 static bool packet(gne_ctx *x, int depth, size_t tail)
 {
-    size_t start = x->c.off;
-    uint8_t id = x->c.data[start];
+    size_t start = x->p.c.off;
+    uint8_t id = x->p.c.data[start];
     const char *name = gw_value_name_of(packet_names, id);
     char label[64];
-    if (gw_emit_text(&x->e))
+    if (gw_emit_text(&x->p.e))
         snprintf(label, sizeof label, "%s (%u)", name, id);
-    gw_emit_label(&x->e, GF_PACKET, start, 1, gw_emit_text(&x->e) ? label : NULL);
-    gw_emit_push(&x->e);
-    take(x, GF_PACKET_ID, 1, NULL);
+    gw_emit_label(&x->p.e, GF_PACKET, start, 1, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_push(&x->p.e);
+    gw_take_u(&x->p, GF_PACKET_ID, 1, NULL);
     uint64_t v;
     bool ok = true;
     switch (id) {
     case ID_EMPTY:
-        gw_summary_add(&x->sum, "Empty");
+        gw_summary_add(&x->p.sum, "Empty");
         break;
     case ID_EXIT:
-        gw_summary_add(&x->sum, "Exit");
-        if (x->pi->transport == GW_TRANSPORT_UDP && depth == 0)
-            gw_emit_finding(&x->e, GE_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
-        if (x->pi->transport == GW_TRANSPORT_TCP)
+        gw_summary_add(&x->p.sum, "Exit");
+        if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
+            gw_emit_finding(&x->p.e, GE_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
+        if (x->p.pi->transport == GW_TRANSPORT_TCP)
             x->conv->exited[role(x)] = true;
         break;
     case ID_CUSTOM:
-        if ((ok = take(x, GF_CUSTOM_LENGTH, 2, &v))) {
-            gw_emit_divergence(&x->e, gw_gne_profile, GE_CUSTOM_U16, GE_DIV_CUSTOM_U16, &x->conv->noted_custom,
+        if ((ok = gw_take_u(&x->p, GF_CUSTOM_LENGTH, 2, &v))) {
+            gw_emit_divergence(&x->p.e, gw_gne_profile, GE_CUSTOM_U16, GE_DIV_CUSTOM_U16, &x->conv->noted_custom,
                                start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
                                "text gives a guint8)");
-            gw_summary_add(&x->sum, "Custom (%u bytes)", (unsigned)v);
-            if (gw_remaining(&x->c) < v)
-                truncated(x, "custom data");
-            else
-                take_bytes(x, GF_CUSTOM_DATA, (size_t)v);
-            ok = !x->failed;
+            gw_summary_add(&x->p.sum, "Custom (%u bytes)", (unsigned)v);
+            if (v)
+                gw_take_bytes(&x->p, GF_CUSTOM_DATA, (size_t)v);
+            ok = !x->p.failed;
         }
         break;
     case ID_RATE:
-        if ((ok = take(x, GF_RATE, 4, &v))) {
+        if ((ok = gw_take_u(&x->p, GF_RATE, 4, &v))) {
             if (depth == 0) { /* wrapped, it is application data */
                 gne_conv *c = x->conv;
                 c->rate[role(x)] = (uint32_t)v;
                 c->rate_known[role(x)] = true;
                 /* the peer honours it "within a second" */
-                c->rate_window[!role(x)] = x->pi->time_ns + RATE_WINDOW_NS;
+                c->rate_window[!role(x)] = x->p.pi->time_ns + RATE_WINDOW_NS;
                 c->rate_bytes[!role(x)] = 0;
                 emit_rates(x, start);
             }
-            gw_summary_add(&x->sum, "Rate adjust %u B/s", (unsigned)v);
-            if (x->pi->transport == GW_TRANSPORT_UDP && depth == 0)
-                gw_emit_finding(&x->e, GE_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
+            gw_summary_add(&x->p.sum, "Rate adjust %u B/s", (unsigned)v);
+            if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
+                gw_emit_finding(&x->p.e, GE_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
         }
         break;
     case ID_PING:
         ping(x, start);
-        ok = !x->failed;
+        ok = !x->p.failed;
         break;
     case ID_CHANNEL:
-        gw_summary_add(&x->sum, "Channel [");
+        gw_summary_add(&x->p.sum, "Channel [");
         if ((ok = wrapped(x, depth, tail + 2))) {
             uint64_t ch, from;
-            ok = take(x, GF_CHANNEL, 1, &ch) && take(x, GF_CHANNEL_FROM, 1, &from);
+            ok = gw_take_u(&x->p, GF_CHANNEL, 1, &ch) && gw_take_u(&x->p, GF_CHANNEL_FROM, 1, &from);
             if (ok)
-                gw_summary_add(&x->sum, "] channel %u from %u", (unsigned)ch, (unsigned)from);
+                gw_summary_add(&x->p.sum, "] channel %u from %u", (unsigned)ch, (unsigned)from);
         }
         break;
     case ID_OBJ_CREATE: case ID_OBJ_UPDATE: case ID_OBJ_DEATH:
-        gw_summary_add(&x->sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
+        gw_summary_add(&x->p.sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
                                         : id == ID_OBJ_UPDATE ? "Object update" : "Object death");
-        if ((ok = wrapped(x, depth, tail + 2)) && (ok = take(x, GF_OBJECT_ID, 2, &v)))
-            gw_summary_add(&x->sum, "] object %u", (unsigned)v);
+        if ((ok = wrapped(x, depth, tail + 2)) && (ok = gw_take_u(&x->p, GF_OBJECT_ID, 2, &v)))
+            gw_summary_add(&x->p.sum, "] object %u", (unsigned)v);
         break;
     default: {
         /* reserved and application-defined: the length is not known */
         size_t end = user_end(x, tail);
         if (id < 16) {
-            gw_emit_finding(&x->e, GE_RESERVED, start, 1, "Reserved packet id %u", id);
-            take_bytes(x, GF_DATA, end - x->c.off);
-            gw_summary_add(&x->sum, "Reserved %u", id);
+            gw_emit_finding(&x->p.e, GE_RESERVED, start, 1, "Reserved packet id %u", id);
+            if (end > x->p.c.off)
+                gw_take_bytes(&x->p, GF_DATA, end - x->p.c.off);
+            gw_summary_add(&x->p.sum, "Reserved %u", id);
         } else {
-            gw_emit_gen_u(&x->e, GF_USER_LENGTH_UNKNOWN, start, 1);
-            take_bytes(x, GF_USER_DATA, end - x->c.off);
-            gw_summary_add(&x->sum, "User %u", id);
+            gw_emit_gen_u(&x->p.e, GF_USER_LENGTH_UNKNOWN, start, 1);
+            if (end > x->p.c.off)
+                gw_take_bytes(&x->p, GF_USER_DATA, end - x->p.c.off);
+            gw_summary_add(&x->p.sum, "User %u", id);
         }
         break;
     }
     }
-    gw_emit_pop(&x->e, x->c.off);
-    return ok && !x->failed;
+    gw_emit_pop(&x->p.e, x->p.c.off);
+    return ok && !x->p.failed;
 }
 
 static void packets(gne_ctx *x)
 {
-    size_t start = x->c.off, len = gw_remaining(&x->c);
-    gw_emit_gen_u(&x->e, GF_MESSAGE, start, MSG_PACKETS);
+    size_t start = x->p.c.off, len = gw_remaining(&x->p.c);
+    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_PACKETS);
     emit_order(x, start);
-    if (x->conv->link_frame && x->pi->transport == GW_TRANSPORT_UDP)
-        gw_emit_gen_u(&x->e, GF_LINK_FRAME, start, x->conv->link_frame);
+    if (x->conv->link_frame && x->p.pi->transport == GW_TRANSPORT_UDP)
+        gw_emit_gen_u(&x->p.e, GF_LINK_FRAME, start, x->conv->link_frame);
     if (len > GNE_MESSAGE_MAX)
-        gw_emit_finding(&x->e, GE_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
+        gw_emit_finding(&x->p.e, GE_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
                         GNE_MESSAGE_MAX);
     int n = 0;
-    while (!x->failed) {
-        if (!gw_remaining(&x->c)) {
-            gw_emit_finding(&x->e, GE_UNTERMINATED, x->c.off, 0,
+    while (!x->p.failed) {
+        if (!gw_remaining(&x->p.c)) {
+            gw_emit_finding(&x->p.e, GE_UNTERMINATED, x->p.c.off, 0,
                             "The message ends after %d packet%s without 255", n, n == 1 ? "" : "s");
             break;
         }
-        if (x->c.data[x->c.off] == ID_END) {
-            take(x, GF_END, 1, NULL);
-            size_t rest = gw_remaining(&x->c);
+        if (x->p.c.data[x->p.c.off] == ID_END) {
+            gw_take_u(&x->p, GF_END, 1, NULL);
+            size_t rest = gw_remaining(&x->p.c);
             if (rest) {
-                gw_emit_finding(&x->e, GE_TRAILING, x->c.off, rest, "%zu byte%s after the 255", rest,
+                gw_emit_finding(&x->p.e, GE_TRAILING, x->p.c.off, rest, "%zu byte%s after the 255", rest,
                                 rest == 1 ? "" : "s");
-                take_bytes(x, GF_TRAILING, rest);
+                gw_take_rest(&x->p, GF_TRAILING);
             }
             break;
         }
         if (n++)
-            gw_summary_add(&x->sum, ", ");
+            gw_summary_add(&x->p.sum, ", ");
         packet(x, 0, 0);
     }
     if (n == 0)
-        gw_summary_add(&x->sum, "Empty message");
+        gw_summary_add(&x->p.sum, "Empty message");
 }
 
 static void message(gne_ctx *x)
 {
     gne_conv *c = x->conv;
-    size_t len = gw_remaining(&x->c);
-    const uint8_t *p = x->c.data + x->c.off;
+    size_t len = gw_remaining(&x->p.c);
+    const uint8_t *p = x->p.c.data + x->p.c.off;
     bool gne = len >= 3 && p[0] == 'G' && p[1] == 'N' && p[2] == 'E';
-    x->big = is_big(c);
-    bool tcp = x->pi->transport == GW_TRANSPORT_TCP;
+    x->p.big_endian = is_big(c);
+    bool tcp = x->p.pi->transport == GW_TRANSPORT_TCP;
 
     if (tcp && c->stage == HS_START) {
         c->stage = HS_DONE;
@@ -780,7 +747,7 @@ static void message(gne_ctx *x)
             { connection_request(x, len); return; }
         /* a server reply seen first: the other side is the client */
         if (gne && len >= 4 && (p[3] == 0 || p[3] == 1) && (len == 44 || len == 12)) {
-            c->client_dir = (uint8_t)!x->pi->dir;
+            c->client_dir = (uint8_t)!x->p.pi->dir;
             c->stage = HS_WAIT_REPLY;
         } else if (gne && len >= 7) {
             { connection_request(x, len); return; }
@@ -792,22 +759,22 @@ static void message(gne_ctx *x)
         if (gne && len >= 4 && p[3] == 1)
             { accept_msg(x, len); return; }
         c->stage = HS_DONE;
-        gw_emit_finding(&x->e, GE_BAD_MAGIC, x->c.off, len < 4 ? len : 4,
+        gw_emit_finding(&x->p.e, GE_BAD_MAGIC, x->p.c.off, len < 4 ? len : 4,
                         "Expected a refusal or an accept");
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 0 && !c->order_flagged) {
         c->order_flagged = true;
-        gw_emit_finding(&x->e, GE_HS_ORDER, x->c.off, len, "A message from the client before the server's reply");
+        gw_emit_finding(&x->p.e, GE_HS_ORDER, x->p.c.off, len, "A message from the client before the server's reply");
     }
     if (tcp && c->stage == HS_REFUSED && !c->order_flagged) {
         c->order_flagged = true;
-        gw_emit_finding(&x->e, GE_HS_ORDER, x->c.off, len, "A message from the %s after the refusal",
+        gw_emit_finding(&x->p.e, GE_HS_ORDER, x->p.c.off, len, "A message from the %s after the refusal",
                         role(x) ? "server" : "client");
     }
     if (tcp && c->stage == HS_DONE && role(x) == 0 && c->port_msg_possible) {
         c->port_msg_possible = false;
         if (len == 4 && p[3] != ID_END) {
-            gw_emit_finding(&x->e, GE_UDP_UNEXPECTED, x->c.off, len,
+            gw_emit_finding(&x->p.e, GE_UDP_UNEXPECTED, x->p.c.off, len,
                             "A 4-byte UDP port message, but the accept opened no UDP link");
             udp_port_msg(x);
             return;
@@ -817,17 +784,17 @@ static void message(gne_ctx *x)
         if (len == 4)
             { udp_port_msg(x); return; }
         c->stage = HS_DONE;
-        gw_emit_finding(&x->e, GE_BAD_LENGTH, x->c.off, len,
+        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, x->p.c.off, len,
                         "Expected the client's 4-byte UDP port, got %zu bytes", len);
     }
     if (c->stage == HS_START) /* UDP on a port given by the user */
         c->stage = HS_DONE;
     if (!c->order)
-        note_assumed_order(x, x->c.off, tcp ? "No connection request seen" : "No TCP connection linked");
+        note_assumed_order(x, x->p.c.off, tcp ? "No connection request seen" : "No TCP connection linked");
     int r = role(x);
     if (tcp && c->exited[r] && !c->exit_flagged[r]) {
         c->exit_flagged[r] = true;
-        gw_emit_finding(&x->e, GE_EXIT_NOT_LAST, x->c.off, len, "The %s sends on after its ExitPacket",
+        gw_emit_finding(&x->p.e, GE_EXIT_NOT_LAST, x->p.c.off, len, "The %s sends on after its ExitPacket",
                         r ? "server" : "client");
     }
     packets(x);
@@ -841,7 +808,7 @@ static void check_rate(gne_ctx *x, size_t bytes)
 {
     gne_conv *c = x->conv;
     int r = role(x);
-    int64_t t = x->pi->time_ns;
+    int64_t t = x->p.pi->time_ns;
     if (t < c->rate_window[r])
         return; /* within a second of a rate change */
     if (t - c->rate_window[r] >= RATE_WINDOW_NS) {
@@ -854,7 +821,7 @@ static void check_rate(gne_ctx *x, size_t bytes)
         return;
     if ((uint64_t)c->rate_bytes[r] > (uint64_t)limit + limit / 4 + GNE_MESSAGE_MAX) {
         c->rate_flagged[r] = true;
-        gw_emit_finding(&x->e, GE_RATE_EXCEEDED, 0, bytes,
+        gw_emit_finding(&x->p.e, GE_RATE_EXCEEDED, 0, bytes,
                         "The %s sent %u bytes within %.3f s; the %s accepts %u bytes per second",
                         r ? "server" : "client", c->rate_bytes[r], (double)(t - c->rate_window[r]) / 1e9,
                         r ? "client" : "server", limit);
@@ -865,45 +832,40 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
                        const gw_sink *sink)
 {
     gne_ctx xs, *x = &xs;
-    memset(x, 0, sizeof xs);
-    x->e = (gw_emit){.sink = sink, .defs = findings};
-    x->sum.off = !sink->summary;
-    x->c = (gw_cursor){data, len, 0};
+    gw_pdu_begin(&x->p, &gw_gne_protocol, sink, pi, data, len);
     x->conv = conv;
-    x->pi = pi;
-    x->sink = sink;
 
     if (pi->transport == GW_TRANSPORT_TCP) {
         if (len < 4 || data[0] != 'N' || data[1] != 'L') {
-            gw_emit_gen_u(&x->e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
-            gw_emit_finding(&x->e, GE_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
-            take_bytes(x, GF_DATA, len);
-            gw_summary_add(&x->sum, "Out of sync (%zu bytes skipped)", len);
-            gw_sink_summary(sink, x->sum.text);
+            gw_emit_gen_u(&x->p.e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->p.e, GE_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
+            gw_take_rest(&x->p, GF_DATA);
+            gw_summary_add(&x->p.sum, "Out of sync (%zu bytes skipped)", len);
+            gw_pdu_finish(&x->p);
             return;
         }
         uint64_t n;
-        take_bytes(x, GF_NL_MAGIC, 2);
-        x->big = true; /* the NL length is always big-endian */
-        take(x, GF_NL_LENGTH, 2, &n);
+        gw_take_bytes(&x->p, GF_NL_MAGIC, 2);
+        x->p.big_endian = true; /* the NL length is always big-endian */
+        gw_take_u(&x->p, GF_NL_LENGTH, 2, &n);
         if (n > GNE_NL_MAX) {
-            gw_emit_gen_u(&x->e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
-            gw_emit_finding(&x->e, GE_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
+            gw_emit_gen_u(&x->p.e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->p.e, GE_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
                             (unsigned)n, GNE_NL_MAX);
-            take_bytes(x, GF_DATA, len - 4);
-            gw_summary_add(&x->sum, "Out of sync (NL length %u)", (unsigned)n);
-            gw_sink_summary(sink, x->sum.text);
+            gw_take_rest(&x->p, GF_DATA);
+            gw_summary_add(&x->p.sum, "Out of sync (NL length %u)", (unsigned)n);
+            gw_pdu_finish(&x->p);
             return;
         }
         if (4 + n < len)
-            x->c.len = 4 + (size_t)n;
+            x->p.c.len = 4 + (size_t)n;
         if (4 + n > len)
-            gw_emit_finding(&x->e, GE_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
+            gw_emit_finding(&x->p.e, GE_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
                             (unsigned)n, len - 4);
     }
     message(x);
     check_rate(x, len);
-    gw_sink_summary(sink, x->sum.text);
+    gw_pdu_finish(&x->p);
 }
 
 /* NL framing; on a bad header, the bytes up to the next "NL" form one
@@ -1065,6 +1027,8 @@ const gw_protocol gw_gne_protocol = {
     .n_fields = GF_COUNT,
     .findings = findings,
     .n_findings = GE_COUNT,
+    .truncated_finding = GE_TRUNCATED,
+    .rest_field = GF_DATA,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .type_field = GF_MESSAGE,

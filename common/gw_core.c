@@ -400,3 +400,96 @@ void gw_emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, u
         break;
     }
 }
+
+/* ---- one PDU being decoded ---- */
+
+void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
+                  const uint8_t *data, size_t len)
+{
+    x->e = (gw_emit){.sink = sink, .src = 0, .defs = p->findings};
+    x->c = (gw_cursor){data, len, 0};
+    x->sum.len = 0;
+    x->sum.text[0] = '\0';
+    x->sum.off = !sink->summary;
+    x->pi = pi;
+    x->proto = p;
+    x->failed = false;
+    x->big_endian = false;
+}
+
+void gw_pdu_truncated(gw_pdu *x, const char *what)
+{
+    if (x->failed)
+        return;
+    x->failed = true;
+    gw_emit_rest(&x->e, &x->c, x->proto->rest_field, x->proto->truncated_finding,
+                 "Truncated: %s missing at offset %zu", what, x->c.off);
+    gw_summary_add(&x->sum, " (truncated)");
+}
+
+bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
+{
+    if (x->failed)
+        return false;
+    if (gw_remaining(&x->c) < size) {
+        gw_pdu_truncated(x, x->proto->fields[field].name);
+        return false;
+    }
+    size_t off = x->c.off;
+    uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
+    x->c.off += size;
+    if (x->e.sink->item)
+        gw_emit_number(&x->e, x->proto->fields, field, off, size, v);
+    if (out)
+        *out = v;
+    return true;
+}
+
+bool gw_take_bytes(gw_pdu *x, int field, size_t n)
+{
+    if (x->failed)
+        return false;
+    if (gw_remaining(&x->c) < n) {
+        gw_pdu_truncated(x, x->proto->fields[field].name);
+        return false;
+    }
+    gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
+    x->c.off += n;
+    return true;
+}
+
+bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, size_t *n)
+{
+    if (x->failed)
+        return false;
+    size_t off = x->c.off, rem = gw_remaining(&x->c);
+    if (!rem) {
+        gw_pdu_truncated(x, x->proto->fields[field].name);
+        return false;
+    }
+    const uint8_t *s = x->c.data + off;
+    const uint8_t *nul = memchr(s, 0, rem);
+    size_t len = nul ? (size_t)(nul - s) : rem;
+    gw_emit_b(&x->e, field, off, len, s, len);
+    if (p)
+        *p = s;
+    if (n)
+        *n = len;
+    if (!nul) {
+        x->failed = true;
+        gw_emit_finding(&x->e, unterminated, off, len, "%s runs to the end without a NUL",
+                        x->proto->fields[field].name);
+        x->c.off = x->c.len;
+        return false;
+    }
+    x->c.off += len + 1;
+    return true;
+}
+
+void gw_take_rest(gw_pdu *x, int field)
+{
+    size_t off = x->c.off, n = gw_remaining(&x->c);
+    if (n)
+        gw_emit_b(&x->e, field, off, n, x->c.data + off, n);
+    x->c.off = x->c.len;
+}

@@ -272,6 +272,10 @@ typedef struct gw_protocol {
     int n_findings;
     const gw_rule *rules;
     int n_rules;
+    /* running out of bytes (gw_pdu_truncated): the finding reported and the
+       field the bytes left are shown as */
+    int truncated_finding;
+    int rest_field;
     /* statistics (pcaptool stats, Wireshark's statistics tree): the field
        whose value names a PDU's type, and numeric fields summarised per
        conversation (min, median, max) */
@@ -469,25 +473,78 @@ void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_find
 void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Read a number of `size` bytes at the cursor and emit it as field `field`
-   of `fields`, by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned
-   (gw_emit_number, only for a front end that takes items). False (nothing
-   read or emitted) when fewer than `size` bytes remain. */
+/* Emit a number of `size` bytes read as `v` as field `field` of `fields`,
+   by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned. */
 void gw_emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
                     uint64_t v);
-static inline bool gw_take_number(gw_emit *e, gw_cursor *c, const gw_field *fields, int field,
-                                  unsigned size, bool big_endian, uint64_t *out)
+
+/* ---- one PDU being decoded --------------------------------------------- */
+
+/* What a decoder holds while it reads one PDU: the bytes and where it
+   stands in them, where it reports, the summary it builds, and whether
+   decoding stopped. Every decoder's own context embeds one (as `p`) and
+   reads through the gw_take_* helpers, so that running out of bytes is
+   handled the same way in every protocol (gw_pdu_truncated). */
+typedef struct gw_pdu {
+    gw_emit e;
+    gw_cursor c;
+    gw_summary sum;
+    const gw_pdu_info *pi;
+    const gw_protocol *proto;
+    bool failed;     /* decoding stopped: bytes ran out or could not be decoded */
+    bool big_endian; /* byte order of gw_take_u */
+} gw_pdu;
+
+/* ready x to decode data[0..len) of protocol p for sink (the summary is off
+   when the sink shows none) */
+void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
+                  const uint8_t *data, size_t len);
+/* hand the summary to the sink */
+static inline void gw_pdu_finish(gw_pdu *x) { gw_sink_summary(x->e.sink, x->sum.text); }
+
+/* The bytes ran out where `what` was due: once per PDU, the protocol's
+   truncation finding ("Truncated: WHAT missing at offset N") over the bytes
+   left, which are shown as its rest field, " (truncated)" added to the
+   summary, and decoding marked failed. */
+void gw_pdu_truncated(gw_pdu *x, const char *what);
+
+/* Read a number of `size` (1..8) bytes in the given byte order and emit it
+   as `field` by the field's type (see gw_emit_number); *out (if not NULL)
+   gets it unsigned. False, after gw_pdu_truncated(), when fewer bytes are
+   left, and false without reading once decoding failed. */
+bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out);
+/* the same in the PDU's byte order (x->big_endian; one byte is one byte) */
+static inline bool gw_take_u(gw_pdu *x, int field, unsigned size, uint64_t *out)
 {
-    if (gw_remaining(c) < size)
+    return gw_take_num(x, field, size, size > 1 && x->big_endian, out);
+}
+/* the same for a field of at most 4 bytes */
+static inline bool gw_take_u32(gw_pdu *x, int field, unsigned size, uint32_t *out)
+{
+    uint64_t v;
+    if (!gw_take_u(x, field, size, &v))
         return false;
-    size_t off = c->off;
-    uint64_t v = gw_get_uint(c->data + off, size, big_endian);
-    c->off += size;
-    if (e->sink->item)
-        gw_emit_number(e, fields, field, off, size, v);
     if (out)
-        *out = v;
+        *out = (uint32_t)v;
     return true;
 }
+/* n bytes as `field` (an item even when n is 0); false, truncated, when
+   fewer are left */
+bool gw_take_bytes(gw_pdu *x, int field, size_t n);
+/* a NUL-terminated string as `field`, the item covering the text without
+   its NUL; *p and *n (if not NULL) get the text. Without a NUL: the text to
+   the end, finding `unterminated` over it, decoding failed, false. */
+bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, size_t *n);
+/* the bytes left (if any) as `field`, not decoded further */
+void gw_take_rest(gw_pdu *x, int field);
+/* The bytes left after the last field, unless decoding failed: shown as
+   `field` and reported as `finding`, whose message is fmt with the count
+   and "s" for a plural, e.g. "%zu byte%s after the command". */
+#define gw_pdu_trailing(x, field, finding, fmt)                                              \
+    do {                                                                                     \
+        size_t n_left_ = gw_remaining(&(x)->c);                                              \
+        if (!(x)->failed && n_left_)                                                         \
+            gw_emit_rest(&(x)->e, &(x)->c, field, finding, fmt, n_left_, n_left_ == 1 ? "" : "s"); \
+    } while (0)
 
 #endif

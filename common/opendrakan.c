@@ -279,62 +279,39 @@ static void conv_end(void *p, const gw_end_sink *sink)
 /* ---- decoding helpers -------------------------------------------------- */
 
 typedef struct {
-    gw_emit e;
-    gw_cursor c;          /* over the current packet's payload (len = its end) */
+    gw_pdu p;             /* p.c: over the current packet's payload (len = its end);
+                             p.failed: decoding of that packet stopped */
     od_conv *conv;
-    const gw_pdu_info *pi;
     size_t tick_at;       /* the current packet's tick (its payload start) */
-    bool failed;
-    gw_summary sum;
 } od_ctx;
-
-static void short_payload(od_ctx *x, const char *what)
-{
-    if (x->failed)
-        return;
-    x->failed = true;
-    gw_emit_rest(&x->e, &x->c, EF_DATA, EE_PAYLOAD_SHORT, "%s missing at offset %zu", what,
-                 x->c.off);
-    gw_summary_add(&x->sum, " (short)");
-}
-
-/* a little-endian number, emitted by its field's type */
-static bool num(od_ctx *x, int field, unsigned size, uint64_t *out)
-{
-    if (x->failed || !gw_take_number(&x->e, &x->c, fields, field, size, false, out)) {
-        short_payload(x, fields[field].name);
-        return false;
-    }
-    return true;
-}
 
 static bool tick(od_ctx *x, int field, int64_t *out)
 {
     uint64_t v;
-    size_t off = x->c.off;
-    if (!num(x, field, 8, &v))
+    size_t off = x->p.c.off;
+    if (!gw_take_u(&x->p, field, 8, &v))
         return false;
     *out = (int64_t)v;
     if (v == 0 && field == EF_TICK)
-        gw_emit_finding(&x->e, EE_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+        gw_emit_finding(&x->p.e, EE_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
     if (v >> 63)
-        gw_emit_finding(&x->e, EE_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
+        gw_emit_finding(&x->p.e, EE_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
                         (long long)v, (unsigned long long)v);
     return true;
 }
 
+/* the rest of the payload as field, a text also in the summary */
 static void rest_as(od_ctx *x, int field)
 {
-    size_t n = gw_remaining(&x->c);
-    if (x->failed)
+    size_t n = gw_remaining(&x->p.c);
+    if (x->p.failed)
         return;
-    gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
-    if (fields[field].type == GW_FT_STRING && !x->sum.off) {
+    if (fields[field].type == GW_FT_STRING && !x->p.sum.off) {
         char text[72];
-        gw_clean_text(text, sizeof text, x->c.data + x->c.off, n, 48);
-        gw_summary_add(&x->sum, " %s", text);
+        gw_clean_text(text, sizeof text, x->p.c.data + x->p.c.off, n, 48);
+        gw_summary_add(&x->p.sum, " %s", text);
     }
-    x->c.off = x->c.len;
+    gw_take_bytes(&x->p, field, n); /* shown even when empty */
 }
 
 static const char *db_path(const od_conv *c, uint32_t index)
@@ -369,17 +346,17 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
     for (int group = 0;; group++) {
         if (len - off < 2) {
             if (x)
-                gw_emit_finding(&x->e, EE_BUNDLE_PAST_END, base + off, len - off,
+                gw_emit_finding(&x->p.e, EE_BUNDLE_PAST_END, base + off, len - off,
                                 "The mask pair of state group %d is missing", group);
             return -1;
         }
         uint8_t vm = d[off], jm = d[off + 1];
         size_t masks = off;
         if (x) {
-            gw_emit_u(&x->e, EF_VALUE_MASK, base + off, 1, vm);
-            gw_emit_u(&x->e, EF_JUMP_MASK, base + off + 1, 1, jm);
+            gw_emit_u(&x->p.e, EF_VALUE_MASK, base + off, 1, vm);
+            gw_emit_u(&x->p.e, EF_JUMP_MASK, base + off + 1, 1, jm);
             if (jm & 0x80) /* "The highest bit of the jump mask is currently unused" */
-                gw_emit_finding(&x->e, EE_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
+                gw_emit_finding(&x->p.e, EE_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
         }
         off += 2;
         packed_bits = -1;
@@ -387,13 +364,13 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
             int s = group * 7 + i;
             if (!(vm & (1u << i))) {
                 if ((jm & (1u << i)) && x)
-                    gw_emit_finding(&x->e, EE_BUNDLE_JUMP_ONLY, base + masks + 1, 1,
+                    gw_emit_finding(&x->p.e, EE_BUNDLE_JUMP_ONLY, base + masks + 1, 1,
                                     "Jump bit %d set, value bit clear", i);
                 continue;
             }
             if (s >= N_OBJECT_STATES) {
                 if (x)
-                    gw_emit_finding(&x->e, EE_BUNDLE_NO_STATE, base + masks, 1,
+                    gw_emit_finding(&x->p.e, EE_BUNDLE_NO_STATE, base + masks, 1,
                                     "State %d (group %d bit %d): objects have %d states", s, group,
                                     i, N_OBJECT_STATES);
                 return -1;
@@ -414,33 +391,33 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
             }
             if (len - off < n) {
                 if (x)
-                    gw_emit_finding(&x->e, EE_BUNDLE_PAST_END, base + off, len - off,
+                    gw_emit_finding(&x->p.e, EE_BUNDLE_PAST_END, base + off, len - off,
                                     "%s: %zu bytes needed, %zu left", object_states[s].name, n,
                                     len - off);
                 return -1;
             }
             if (x) {
                 char label[48] = "";
-                if (gw_emit_text(&x->e))
+                if (gw_emit_text(&x->p.e))
                     snprintf(label, sizeof label, "%s%s", object_states[s].name, jump ? " (jump)" : "");
                 size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
-                gw_emit_label(&x->e, EF_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
-                gw_emit_push(&x->e);
-                gw_emit_u(&x->e, EF_JUMP, base + masks + 1, 1, jump);
+                gw_emit_label(&x->p.e, EF_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
+                gw_emit_push(&x->p.e);
+                gw_emit_u(&x->p.e, EF_JUMP, base + masks + 1, 1, jump);
                 if (is_bool) {
                     unsigned v = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1
                                                           : d[off] != 0;
-                    gw_emit_u(&x->e, object_states[s].field, base + at, 1, v);
+                    gw_emit_u(&x->p.e, object_states[s].field, base + at, 1, v);
                 } else {
                     for (size_t k = 0; k < n / 4; k++) {
                         uint32_t b = (uint32_t)gw_get_uint(d + off + 4 * k, 4, false);
                         float f;
                         memcpy(&f, &b, 4);
-                        gw_emit_d(&x->e, object_states[s].field + (int)k, base + off + 4 * k, 4, f);
+                        gw_emit_d(&x->p.e, object_states[s].field + (int)k, base + off + 4 * k, 4, f);
                     }
                 }
-                gw_emit_pop(&x->e, base + at + (is_bool ? 1 : n));
-                gw_summary_add(&x->sum, "%s%s%s", x->sum.len && x->sum.text[x->sum.len - 1] == '[' ? "" : " ",
+                gw_emit_pop(&x->p.e, base + at + (is_bool ? 1 : n));
+                gw_summary_add(&x->p.sum, "%s%s%s", x->p.sum.len && x->p.sum.text[x->p.sum.len - 1] == '[' ? "" : " ",
                                object_states[s].name, jump ? "*" : "");
             }
             if (is_bool && bools == OD_BOOLS_PACKED)
@@ -460,8 +437,8 @@ static int count_bools(const uint8_t *d, size_t len)
 
 static void bundle(od_ctx *x)
 {
-    const uint8_t *d = x->c.data + x->c.off;
-    size_t len = gw_remaining(&x->c), base = x->c.off;
+    const uint8_t *d = x->p.c.data + x->p.c.off;
+    size_t len = gw_remaining(&x->p.c), base = x->p.c.off;
     int enc = gw_od_bools, n_bools = count_bools(d, len);
     bool assumed = false;
     if (enc == OD_BOOLS_AUTO) {
@@ -471,29 +448,29 @@ static void bundle(od_ctx *x)
         enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : gw_od_bools_default;
         assumed = !fb && !fp && n_bools >= 2;
     }
-    gw_emit_label(&x->e, EF_BUNDLE, base, len, NULL);
-    gw_emit_push(&x->e);
+    gw_emit_label(&x->p.e, EF_BUNDLE, base, len, NULL);
+    gw_emit_push(&x->p.e);
     if (n_bools >= 2)
-        gw_emit_gen_u(&x->e, EF_BOOLS, base, (uint64_t)enc);
+        gw_emit_gen_u(&x->p.e, EF_BOOLS, base, (uint64_t)enc);
     if (assumed)
-        gw_emit_finding(&x->e, EE_BUNDLE_BOOLS, base, len,
+        gw_emit_finding(&x->p.e, EE_BUNDLE_BOOLS, base, len,
                         "Neither encoding fits %zu bytes: %s used", len,
                         gw_value_name_of(bools_names, (uint32_t)enc));
     if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed)
-        gw_emit_divergence(&x->e, gw_od_profile, EE_BOOLS_UNPACKED, EE_DIVERGENCE_BOOLS,
+        gw_emit_divergence(&x->p.e, gw_od_profile, EE_BOOLS_UNPACKED, EE_DIVERGENCE_BOOLS,
                            &x->conv->bools_divergence_noted, base, len, "%d booleans, one byte each",
                            "Booleans one byte each (reference master); the draft packs them", n_bools);
-    gw_summary_add(&x->sum, " [");
+    gw_summary_add(&x->p.sum, " [");
     long used = walk_bundle(x, d, len, base, enc);
-    gw_summary_add(&x->sum, "]");
+    gw_summary_add(&x->p.sum, "]");
     if (used < 0) {
-        x->failed = true;
-        gw_summary_add(&x->sum, " (malformed)");
-        x->c.off = x->c.len;
+        x->p.failed = true;
+        gw_summary_add(&x->p.sum, " (malformed)");
+        x->p.c.off = x->p.c.len;
     } else {
-        x->c.off += (size_t)used;
+        x->p.c.off += (size_t)used;
     }
-    gw_emit_pop(&x->e, x->c.off);
+    gw_emit_pop(&x->p.e, x->p.c.off);
 }
 
 /* ---- snapshots --------------------------------------------------------- */
@@ -511,7 +488,7 @@ static snapshot *add_snapshot(od_ctx *x, int64_t t)
     od_conv *c = x->conv;
     snapshot *s = &c->snap[c->snap_next++ % OD_SNAPSHOTS];
     if (s->used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
-        gw_emit_finding(&x->e, EE_SNAP_FORGOTTEN, x->tick_at, 8,
+        gw_emit_finding(&x->p.e, EE_SNAP_FORGOTTEN, x->tick_at, 8,
                         "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
                         s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
     *s = (snapshot){.tick = t, .used = true};
@@ -523,19 +500,19 @@ static void snapshot_change(od_ctx *x, int64_t t)
     snapshot *s = find_snapshot(x->conv, t);
     if (!s) {
         s = add_snapshot(x, t);
-        s->first_change_frame = x->pi->frame;
-        s->first_change_t = x->pi->time_ns;
-        s->first_change_dir = x->pi->dir;
+        s->first_change_frame = x->p.pi->frame;
+        s->first_change_t = x->p.pi->time_ns;
+        s->first_change_dir = x->p.pi->dir;
         s->first_change_off = (uint32_t)x->tick_at;
     }
     s->changes++;
     if (!s->confirmed)
         return;
-    gw_emit_gen_u(&x->e, EF_CONFIRM_FRAME, x->tick_at, s->confirm_frame);
-    gw_emit_gen_u(&x->e, EF_CHANGES_SEEN, x->tick_at, s->changes);
-    gw_emit_gen_u(&x->e, EF_COMPLETE, x->tick_at, s->changes == s->count);
+    gw_emit_gen_u(&x->p.e, EF_CONFIRM_FRAME, x->tick_at, s->confirm_frame);
+    gw_emit_gen_u(&x->p.e, EF_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->p.e, EF_COMPLETE, x->tick_at, s->changes == s->count);
     if (s->changes > s->count)
-        gw_emit_finding(&x->e, EE_SNAP_EXCESS, x->tick_at, 8, "Change %u of a snapshot of %u", s->changes,
+        gw_emit_finding(&x->p.e, EE_SNAP_EXCESS, x->tick_at, 8, "Change %u of a snapshot of %u", s->changes,
                         s->count);
 }
 
@@ -552,55 +529,55 @@ static void confirm(od_ctx *x)
 {
     int64_t t, ref;
     uint64_t count;
-    if (!tick(x, EF_TICK, &t) || !num(x, EF_REALTIME, 8, NULL) || !num(x, EF_CHANGE_COUNT, 4, &count))
+    if (!tick(x, EF_TICK, &t) || !gw_take_u(&x->p, EF_REALTIME, 8, NULL) || !gw_take_u(&x->p, EF_CHANGE_COUNT, 4, &count))
         return;
-    size_t ref_off = x->c.off;
+    size_t ref_off = x->p.c.off;
     if (!tick(x, EF_REFERENCE_TICK, &ref))
         return;
-    gw_summary_add(&x->sum, " tick %lld, %llu change%s, %s", (long long)t, (unsigned long long)count,
+    gw_summary_add(&x->p.sum, " tick %lld, %llu change%s, %s", (long long)t, (unsigned long long)count,
                    count == 1 ? "" : "s", ref ? "delta" : "full");
     if (ref && !was_acked(x->conv, ref))
-        gw_emit_finding(&x->e, EE_REF_UNACKED, ref_off, 8,
+        gw_emit_finding(&x->p.e, EE_REF_UNACKED, ref_off, 8,
                         "Delta against tick %lld, which the client has not acknowledged",
                         (long long)ref);
     snapshot *s = find_snapshot(x->conv, t);
     if (!s)
         s = add_snapshot(x, t);
     if (s->confirmed)
-        gw_emit_finding(&x->e, EE_SNAP_RECONFIRMED, x->tick_at, 8, "Tick %lld confirmed before in frame %u",
+        gw_emit_finding(&x->p.e, EE_SNAP_RECONFIRMED, x->tick_at, 8, "Tick %lld confirmed before in frame %u",
                         (long long)t, s->confirm_frame);
     s->confirmed = true;
     s->count = (uint32_t)count;
-    s->confirm_frame = x->pi->frame;
-    s->confirm_t = x->pi->time_ns;
-    s->confirm_dir = x->pi->dir;
+    s->confirm_frame = x->p.pi->frame;
+    s->confirm_t = x->p.pi->time_ns;
+    s->confirm_dir = x->p.pi->dir;
     s->confirm_off = (uint32_t)x->tick_at;
-    gw_emit_gen_u(&x->e, EF_CHANGES_SEEN, x->tick_at, s->changes);
-    gw_emit_gen_u(&x->e, EF_COMPLETE, x->tick_at, s->changes == s->count);
+    gw_emit_gen_u(&x->p.e, EF_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->p.e, EF_COMPLETE, x->tick_at, s->changes == s->count);
     if (s->changes > s->count)
-        gw_emit_finding(&x->e, EE_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
+        gw_emit_finding(&x->p.e, EE_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
                         s->changes, s->count);
-    gw_summary_add(&x->sum, s->changes == s->count ? " (complete)"
+    gw_summary_add(&x->p.sum, s->changes == s->count ? " (complete)"
                             : s->changes > s->count ? " (%u seen: too many)" : " (%u seen)", s->changes);
 }
 
 static void acknowledge(od_ctx *x)
 {
     int64_t t;
-    size_t off = x->c.off;
+    size_t off = x->p.c.off;
     if (!tick(x, EF_TICK, &t))
         return;
-    gw_summary_add(&x->sum, " tick %lld", (long long)t);
+    gw_summary_add(&x->p.sum, " tick %lld", (long long)t);
     od_conv *c = x->conv;
     c->acked[c->n_acked++ % OD_ACKS] = t;
     snapshot *s = find_snapshot(c, t);
     if (!s || !s->confirmed) {
-        gw_emit_finding(&x->e, EE_ACK_UNCONFIRMED, off, 8, "Tick %lld was not confirmed", (long long)t);
+        gw_emit_finding(&x->p.e, EE_ACK_UNCONFIRMED, off, 8, "Tick %lld was not confirmed", (long long)t);
         return;
     }
-    gw_emit_gen_u(&x->e, EF_CONFIRM_FRAME, off, s->confirm_frame);
+    gw_emit_gen_u(&x->p.e, EF_CONFIRM_FRAME, off, s->confirm_frame);
     if (s->changes < s->count)
-        gw_emit_finding(&x->e, EE_ACK_INCOMPLETE, off, 8, "Tick %lld: %u of %u changes seen",
+        gw_emit_finding(&x->p.e, EE_ACK_INCOMPLETE, off, 8, "Tick %lld: %u of %u changes seen",
                         (long long)t, s->changes, s->count);
 }
 
@@ -609,64 +586,64 @@ static void acknowledge(od_ctx *x)
 static void gref(od_ctx *x)
 {
     uint64_t asset, db;
-    size_t off = x->c.off;
-    if (gw_remaining(&x->c) < 6) {
-        short_payload(x, "Asset reference");
+    size_t off = x->p.c.off;
+    if (gw_remaining(&x->p.c) < 6) {
+        gw_pdu_truncated(&x->p, "Asset reference");
         return;
     }
-    gw_emit_label(&x->e, EF_GREF, off, 6, NULL);
-    gw_emit_push(&x->e);
-    num(x, EF_ASSET, 2, &asset);
-    num(x, EF_GREF_DB, 4, &db);
+    gw_emit_label(&x->p.e, EF_GREF, off, 6, NULL);
+    gw_emit_push(&x->p.e);
+    gw_take_u(&x->p, EF_ASSET, 2, &asset);
+    gw_take_u(&x->p, EF_GREF_DB, 4, &db);
     const char *path = db_path(x->conv, (uint32_t)db);
     if (path)
-        gw_emit_gen_s(&x->e, EF_GREF_PATH, off + 2, 4, path, strlen(path));
+        gw_emit_gen_s(&x->p.e, EF_GREF_PATH, off + 2, 4, path, strlen(path));
     else if (x->conv->n_db)
-        gw_emit_finding(&x->e, EE_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
+        gw_emit_finding(&x->p.e, EE_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
                         (unsigned long long)db);
-    gw_emit_pop(&x->e, off + 6);
-    gw_summary_add(&x->sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
+    gw_emit_pop(&x->p.e, off + 6);
+    gw_summary_add(&x->p.sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
 }
 
 static void event(od_ctx *x)
 {
     uint64_t variant, v, w;
-    if (!num(x, EF_REALTIME, 8, NULL) || !num(x, EF_VARIANT, 1, &variant))
+    if (!gw_take_u(&x->p, EF_REALTIME, 8, NULL) || !gw_take_u(&x->p, EF_VARIANT, 1, &variant))
         return;
-    gw_summary_add(&x->sum, " %s", gw_value_name_or(variant_names, (uint32_t)variant, "Unknown"));
+    gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)variant, "Unknown"));
     switch (variant) {
     case 0:
-        if (num(x, EF_ACTION, 4, &v) && num(x, EF_KEY_DOWN, 1, &w))
-            gw_summary_add(&x->sum, " %d %s", (int32_t)v, w ? "down" : "up");
+        if (gw_take_u(&x->p, EF_ACTION, 4, &v) && gw_take_u(&x->p, EF_KEY_DOWN, 1, &w))
+            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v, w ? "down" : "up");
         break;
     case 1:
-        if (!num(x, EF_OBJECT_ID, 4, &v))
+        if (!gw_take_u(&x->p, EF_OBJECT_ID, 4, &v))
             return;
-        gw_summary_add(&x->sum, " object %llu", (unsigned long long)v);
+        gw_summary_add(&x->p.sum, " object %llu", (unsigned long long)v);
         gref(x);
-        if (num(x, EF_ANIM_CHANNEL, 4, NULL) && num(x, EF_ANIM_SPEED, 4, NULL) &&
-            num(x, EF_ANIM_START, 4, NULL) && num(x, EF_ANIM_TRANSITION, 4, NULL)) {
-            size_t off = x->c.off;
-            if (!num(x, EF_ANIM_FLAGS, 1, &w))
+        if (gw_take_u(&x->p, EF_ANIM_CHANNEL, 4, NULL) && gw_take_u(&x->p, EF_ANIM_SPEED, 4, NULL) &&
+            gw_take_u(&x->p, EF_ANIM_START, 4, NULL) && gw_take_u(&x->p, EF_ANIM_TRANSITION, 4, NULL)) {
+            size_t off = x->p.c.off;
+            if (!gw_take_u(&x->p, EF_ANIM_FLAGS, 1, &w))
                 return;
-            gw_emit_push(&x->e);
-            gw_emit_u(&x->e, EF_BONE_X, off, 1, w);
-            gw_emit_u(&x->e, EF_BONE_Y, off, 1, w);
-            gw_emit_u(&x->e, EF_BONE_Z, off, 1, w);
-            gw_emit_u(&x->e, EF_PLAYBACK, off, 1, w);
-            gw_emit_pop(&x->e, off + 1);
+            gw_emit_push(&x->p.e);
+            gw_emit_u(&x->p.e, EF_BONE_X, off, 1, w);
+            gw_emit_u(&x->p.e, EF_BONE_Y, off, 1, w);
+            gw_emit_u(&x->p.e, EF_BONE_Z, off, 1, w);
+            gw_emit_u(&x->p.e, EF_PLAYBACK, off, 1, w);
+            gw_emit_pop(&x->p.e, off + 1);
             if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
-                gw_emit_finding(&x->e, EE_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
+                gw_emit_finding(&x->p.e, EE_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
                                 (unsigned long long)w);
-            gw_summary_add(&x->sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
+            gw_summary_add(&x->p.sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
         }
         break;
     case 2:
-        if (num(x, EF_SENDER, 4, &v) && num(x, EF_RECEIVER, 4, &w) && num(x, EF_MESSAGE, 4, NULL))
-            gw_summary_add(&x->sum, " %llu -> %llu", (unsigned long long)v, (unsigned long long)w);
+        if (gw_take_u(&x->p, EF_SENDER, 4, &v) && gw_take_u(&x->p, EF_RECEIVER, 4, &w) && gw_take_u(&x->p, EF_MESSAGE, 4, NULL))
+            gw_summary_add(&x->p.sum, " %llu -> %llu", (unsigned long long)v, (unsigned long long)w);
         break;
     default:
-        gw_emit_finding(&x->e, EE_EVENT_VARIANT, x->c.off - 1, 1, "Event variant %llu",
+        gw_emit_finding(&x->p.e, EE_EVENT_VARIANT, x->p.c.off - 1, 1, "Event variant %llu",
                         (unsigned long long)variant);
         rest_as(x, EF_DATA);
         break;
@@ -681,11 +658,11 @@ static void payload(od_ctx *x, unsigned type)
     int64_t t;
     switch (type) {
     case T_DB_ENTRY: {
-        if (!num(x, EF_DB_INDEX, 4, &v))
+        if (!gw_take_u(&x->p, EF_DB_INDEX, 4, &v))
             return;
-        size_t n = gw_remaining(&x->c);
-        const uint8_t *p = x->c.data + x->c.off;
-        gw_summary_add(&x->sum, " %llu", (unsigned long long)v);
+        size_t n = gw_remaining(&x->p.c);
+        const uint8_t *p = x->p.c.data + x->p.c.off;
+        gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
         if (c->n_db < OD_DB_ENTRIES && !db_path(c, (uint32_t)v)) {
             db_entry *e = &c->db[c->n_db++];
             e->index = (uint32_t)v;
@@ -697,19 +674,19 @@ static void payload(od_ctx *x, unsigned type)
         break;
     }
     case T_LOAD_LEVEL:
-        if (!num(x, EF_DB_COUNT, 4, &v))
+        if (!gw_take_u(&x->p, EF_DB_COUNT, 4, &v))
             return;
         if (v != c->n_db)
-            gw_emit_finding(&x->e, EE_DB_INCOMPLETE, x->c.off - 4, 4,
+            gw_emit_finding(&x->p.e, EE_DB_INCOMPLETE, x->p.c.off - 4, 4,
                             "%llu databases loaded, %u table entries seen", (unsigned long long)v,
                             c->n_db);
         rest_as(x, EF_LEVEL_PATH);
         break;
     case T_STATES:
     case T_EXTRA_STATES:
-        if (!tick(x, EF_TICK, &t) || !num(x, EF_OBJECT_ID, 4, &v))
+        if (!tick(x, EF_TICK, &t) || !gw_take_u(&x->p, EF_OBJECT_ID, 4, &v))
             return;
-        gw_summary_add(&x->sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
+        gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
         if (type == T_STATES)
             bundle(x);
         else
@@ -720,17 +697,17 @@ static void payload(od_ctx *x, unsigned type)
         confirm(x);
         break;
     case T_GLOBAL_MESSAGE:
-        if (!num(x, EF_CHANNEL, 4, &v) || (draft && !num(x, EF_REALTIME, 8, NULL)))
+        if (!gw_take_u(&x->p, EF_CHANNEL, 4, &v) || (draft && !gw_take_u(&x->p, EF_REALTIME, 8, NULL)))
             return;
-        gw_summary_add(&x->sum, " channel 0x%llx", (unsigned long long)v);
-        if (gw_remaining(&x->c))
+        gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)v);
+        if (gw_remaining(&x->p.c))
             rest_as(x, EF_BODY);
         break;
     case T_OBJECT_MESSAGE: /* the draft's layout (the reference never builds it) */
-        if (num(x, EF_CHANNEL, 4, &v) && num(x, EF_SENDER, 4, NULL) && num(x, EF_RECEIVER, 4, NULL) &&
-            num(x, EF_REALTIME, 8, NULL)) {
-            gw_summary_add(&x->sum, " channel 0x%llx", (unsigned long long)v);
-            if (gw_remaining(&x->c))
+        if (gw_take_u(&x->p, EF_CHANNEL, 4, &v) && gw_take_u(&x->p, EF_SENDER, 4, NULL) && gw_take_u(&x->p, EF_RECEIVER, 4, NULL) &&
+            gw_take_u(&x->p, EF_REALTIME, 8, NULL)) {
+            gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)v);
+            if (gw_remaining(&x->p.c))
                 rest_as(x, EF_BODY);
         }
         break;
@@ -741,42 +718,42 @@ static void payload(od_ctx *x, unsigned type)
         acknowledge(x);
         break;
     case T_ACTION:
-        if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
-            num(x, EF_ACTION_STATE, 1, &w))
-            gw_summary_add(&x->sum, " %d %s", (int32_t)v,
+        if ((!draft || gw_take_u(&x->p, EF_REALTIME, 8, NULL)) && gw_take_u(&x->p, EF_ACTION, 4, &v) &&
+            gw_take_u(&x->p, EF_ACTION_STATE, 1, &w))
+            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v,
                            gw_value_name_or(action_state_names, (uint32_t)w, "Unknown"));
         break;
     case T_ANALOG:
-        if ((!draft || num(x, EF_REALTIME, 8, NULL)) && num(x, EF_ACTION, 4, &v) &&
-            num(x, EF_ANALOG_X, 4, NULL) && num(x, EF_ANALOG_Y, 4, NULL))
-            gw_summary_add(&x->sum, " %d", (int32_t)v);
+        if ((!draft || gw_take_u(&x->p, EF_REALTIME, 8, NULL)) && gw_take_u(&x->p, EF_ACTION, 4, &v) &&
+            gw_take_u(&x->p, EF_ANALOG_X, 4, NULL) && gw_take_u(&x->p, EF_ANALOG_Y, 4, NULL))
+            gw_summary_add(&x->p.sum, " %d", (int32_t)v);
         break;
     case T_OBJECT_CREATED: /* the draft's other snapshot changes */
-        if (tick(x, EF_TICK, &t) && num(x, EF_NEW_OBJECT, 4, &v) && num(x, EF_PROTOTYPE, 4, NULL)) {
-            gw_summary_add(&x->sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
+        if (tick(x, EF_TICK, &t) && gw_take_u(&x->p, EF_NEW_OBJECT, 4, &v) && gw_take_u(&x->p, EF_PROTOTYPE, 4, NULL)) {
+            gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
             snapshot_change(x, t);
         }
         break;
     case T_LIFECYCLE:
-        if (tick(x, EF_TICK, &t) && num(x, EF_OBJECT_ID, 4, &v) && num(x, EF_LIFECYCLE, 1, &w)) {
-            gw_summary_add(&x->sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
+        if (tick(x, EF_TICK, &t) && gw_take_u(&x->p, EF_OBJECT_ID, 4, &v) && gw_take_u(&x->p, EF_LIFECYCLE, 1, &w)) {
+            gw_summary_add(&x->p.sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
                            gw_value_name_or(lifecycle_names, (uint32_t)w, "Unknown"));
             if (w > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
-                gw_emit_finding(&x->e, EE_LIFECYCLE_UNKNOWN, x->c.off - 1, 1, "Lifecycle state %llu",
+                gw_emit_finding(&x->p.e, EE_LIFECYCLE_UNKNOWN, x->p.c.off - 1, 1, "Lifecycle state %llu",
                                 (unsigned long long)w);
             snapshot_change(x, t);
         }
         break;
     case T_SOUND:
-        if (num(x, EF_REALTIME, 8, NULL))
+        if (gw_take_u(&x->p, EF_REALTIME, 8, NULL))
             gref(x);
         break;
     case T_ANIMATION: /* the draft's "Object animation (downlink, reliable)" */
-        if (num(x, EF_REALTIME, 8, NULL) && num(x, EF_OBJECT_ID, 4, &v)) {
-            gw_summary_add(&x->sum, " object %llu", (unsigned long long)v);
+        if (gw_take_u(&x->p, EF_REALTIME, 8, NULL) && gw_take_u(&x->p, EF_OBJECT_ID, 4, &v)) {
+            gw_summary_add(&x->p.sum, " object %llu", (unsigned long long)v);
             gref(x);
-            if (!x->failed && num(x, EF_ANIM_CHANNEL, 4, NULL))
-                num(x, EF_ANIM_SPEED, 4, NULL);
+            if (!x->p.failed && gw_take_u(&x->p, EF_ANIM_CHANNEL, 4, NULL))
+                gw_take_u(&x->p, EF_ANIM_SPEED, 4, NULL);
         }
         break;
     }
@@ -817,13 +794,13 @@ static void check_direction(od_ctx *x, unsigned type, size_t off)
     int way = one_way(type);
     if (!way)
         return;
-    int from_server_dir = way > 0 ? x->pi->dir : !x->pi->dir;
+    int from_server_dir = way > 0 ? x->p.pi->dir : !x->p.pi->dir;
     if (c->server_dir < 0) {
         c->server_dir = (int8_t)from_server_dir;
         return;
     }
     if (from_server_dir != c->server_dir)
-        gw_emit_finding(&x->e, EE_WRONG_DIRECTION, off, 1, "%s from the %s (%s only)",
+        gw_emit_finding(&x->p.e, EE_WRONG_DIRECTION, off, 1, "%s from the %s (%s only)",
                         gw_value_name_of(type_names, type), way > 0 ? "client" : "server",
                         way > 0 ? "downlink" : "uplink");
 }
@@ -836,47 +813,44 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     size_t have = len - off;
     size_t plen = have >= 3 ? (size_t)gw_get_uint(d + off + 1, 2, false) : 0;
     size_t end = have >= 3 && plen <= have - 3 ? off + 3 + plen : len;
-    if (x->sum.len)
-        gw_summary_add(&x->sum, " | ");
-    gw_summary_add(&x->sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
-    gw_emit_label(&x->e, EF_PACKET, off, end - off, gw_value_name_of(type_names, type));
-    gw_emit_push(&x->e);
-    gw_emit_u(&x->e, EF_TYPE, off, 1, type);
+    if (x->p.sum.len)
+        gw_summary_add(&x->p.sum, " | ");
+    gw_summary_add(&x->p.sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
+    gw_emit_label(&x->p.e, EF_PACKET, off, end - off, gw_value_name_of(type_names, type));
+    gw_emit_push(&x->p.e);
+    gw_emit_u(&x->p.e, EF_TYPE, off, 1, type);
     if (have < 3) {
-        gw_emit_b(&x->e, EF_DATA, off, have, d + off, have);
-        gw_emit_finding(&x->e, EE_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
+        gw_emit_b(&x->p.e, EF_DATA, off, have, d + off, have);
+        gw_emit_finding(&x->p.e, EE_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
                         have, have == 1 ? "" : "s");
-        gw_summary_add(&x->sum, " (truncated)");
-        gw_emit_pop(&x->e, len);
+        gw_summary_add(&x->p.sum, " (truncated)");
+        gw_emit_pop(&x->p.e, len);
         return len;
     }
-    gw_emit_u(&x->e, EF_LENGTH, off + 1, 2, plen);
+    gw_emit_u(&x->p.e, EF_LENGTH, off + 1, 2, plen);
     if (plen > have - 3) {
-        gw_emit_finding(&x->e, EE_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
+        gw_emit_finding(&x->p.e, EE_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
                         have - 3);
-        gw_summary_add(&x->sum, " (truncated)");
+        gw_summary_add(&x->p.sum, " (truncated)");
     }
     if (!known) {
-        gw_emit_finding(&x->e, EE_UNKNOWN_TYPE, off, 1, "Type %u", type);
+        gw_emit_finding(&x->p.e, EE_UNKNOWN_TYPE, off, 1, "Type %u", type);
         if (end > off + 3)
-            gw_emit_b(&x->e, EF_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
-        gw_emit_pop(&x->e, end);
+            gw_emit_b(&x->p.e, EF_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
+        gw_emit_pop(&x->p.e, end);
         return len; /* where the next one starts is not known */
     }
-    if (reliable(type) != (x->pi->transport == GW_TRANSPORT_TCP))
-        gw_emit_finding(&x->e, EE_UNEXPECTED_LINK, off, 1, "%s over %s",
+    if (reliable(type) != (x->p.pi->transport == GW_TRANSPORT_TCP))
+        gw_emit_finding(&x->p.e, EE_UNEXPECTED_LINK, off, 1, "%s over %s",
                         gw_value_name_of(type_names, type),
-                        x->pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
+                        x->p.pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
     check_direction(x, type, off);
-    x->c = (gw_cursor){d, end, off + 3};
+    x->p.c = (gw_cursor){d, end, off + 3};
     x->tick_at = off + 3;
-    x->failed = false;
+    x->p.failed = false;
     payload(x, type);
-    size_t n = gw_remaining(&x->c);
-    if (!x->failed && n)
-        gw_emit_rest(&x->e, &x->c, EF_TRAILING, EE_TRAILING, "%zu byte%s after the fields", n,
-                     n == 1 ? "" : "s");
-    gw_emit_pop(&x->e, end);
+    gw_pdu_trailing(&x->p, EF_TRAILING, EE_TRAILING, "%zu byte%s after the fields");
+    gw_emit_pop(&x->p.e, end);
     return end;
 }
 
@@ -884,14 +858,12 @@ static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_
                       const gw_sink *sink)
 {
     od_ctx xs, *x = &xs;
-    memset(x, 0, sizeof xs);
-    x->e = (gw_emit){.sink = sink, .defs = findings};
-    x->sum.off = !sink->summary;
+    gw_pdu_begin(&x->p, &gw_opendrakan_protocol, sink, pi, d, len);
     x->conv = conv;
-    x->pi = pi;
+    x->tick_at = 0;
     for (size_t off = 0; off < len;)
         off = packet(x, d, len, off);
-    gw_sink_summary(sink, x->sum.text);
+    gw_pdu_finish(&x->p);
 }
 
 /* TCP framing: 3-byte header, the payload length; a type the variant does
@@ -1133,6 +1105,8 @@ const gw_protocol gw_opendrakan_protocol = {
     .n_fields = EF_COUNT,
     .findings = findings,
     .n_findings = EE_COUNT,
+    .truncated_finding = EE_PAYLOAD_SHORT,
+    .rest_field = EF_DATA,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .type_field = EF_TYPE,

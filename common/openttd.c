@@ -764,33 +764,20 @@ static void conv_free(void *p) { (void)p; }
 /* ---- decoding ---------------------------------------------------------------------- */
 
 typedef struct {
-    gw_emit e;
-    gw_cursor c;
+    gw_pdu p;
     ottd_conv *conv;
     int version;
     int release;              /* the release series whose names apply (13, 14), or 0 */
     const char *cmd_name;     /* the command's name in that release, when it has one */
-    bool failed;
     bool seen[OF_COUNT];
-    /* not cleared for each PDU (it is large): */
-    gw_summary sum;
-    /* the last value of each numeric field and string, for summaries and
+    /* not cleared for each PDU (it is large): the last value of each numeric field and string, for summaries and
        checks: read only where seen[] says it was set in this PDU */
     uint64_t val[OF_COUNT];
     const uint8_t *str[OF_COUNT];
     size_t str_len[OF_COUNT];
 } ottd_ctx;
 
-#define summary_add(x, ...) gw_summary_add(&(x)->sum, __VA_ARGS__)
-
-static void truncated(ottd_ctx *x, const char *what)
-{
-    if (x->failed)
-        return;
-    x->failed = true;
-    gw_emit_finding(&x->e, OE_TRUNCATED, x->c.off, gw_remaining(&x->c),
-                    "Truncated: %s missing at offset %zu", what, x->c.off);
-}
+#define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
 
 /* a value's name that depends on the release (commands, callbacks), or NULL */
 static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
@@ -802,72 +789,48 @@ static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
     return NULL;
 }
 
+/* a number, remembered for summaries and checks, named by the release
+   where its name depends on it */
 static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
 {
-    if (x->release && gw_remaining(&x->c) >= size) {
-        uint64_t v = gw_get_uint(x->c.data + x->c.off, size, big_endian);
+    if (x->release && !x->p.failed && gw_remaining(&x->p.c) >= size) {
+        uint64_t v = gw_get_uint(x->p.c.data + x->p.c.off, size, big_endian);
         const char *name = release_name(x, field, v);
         if (name) {
             if (field == OF_CMD)
                 x->cmd_name = name;
-            gw_emit_named_u(&x->e, field, x->c.off, size, v, name);
-            x->c.off += size;
+            gw_emit_named_u(&x->p.e, field, x->p.c.off, size, v, name);
+            x->p.c.off += size;
             x->val[field] = v;
             x->seen[field] = true;
             return true;
         }
     }
-    if (!gw_take_number(&x->e, &x->c, fields, field, size, big_endian, &x->val[field])) {
-        truncated(x, fields[field].name);
+    if (!gw_take_num(&x->p, field, size, big_endian, &x->val[field]))
         return false;
-    }
     x->seen[field] = true;
     return true;
 }
 
-static bool take_bytes(ottd_ctx *x, int field, size_t n)
-{
-    size_t off = x->c.off;
-    if (gw_remaining(&x->c) < n) {
-        truncated(x, fields[field].name);
-        return false;
-    }
-    gw_emit_b(&x->e, field, off, n, x->c.data + off, n);
-    x->c.off += n;
-    return true;
-}
-
-/* a NUL-terminated string; the item covers the text, not the NUL */
+/* a NUL-terminated string, remembered (also when it runs to the end) */
 static bool take_str(ottd_ctx *x, int field)
 {
-    size_t off = x->c.off, rem = gw_remaining(&x->c);
-    const uint8_t *p = x->c.data + off;
-    const uint8_t *nul = memchr(p, 0, rem);
-    size_t n = nul ? (size_t)(nul - p) : rem;
-    if (!rem) {
-        truncated(x, fields[field].name);
-        return false;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    bool ok = gw_take_cstr(&x->p, field, OE_STRING_UNTERMINATED, &p, &n);
+    if (p) {
+        x->str[field] = p;
+        x->str_len[field] = n;
+        x->seen[field] = true;
     }
-    gw_emit_b(&x->e, field, off, n, p, n);
-    x->str[field] = p;
-    x->str_len[field] = n;
-    x->seen[field] = true;
-    if (!nul) {
-        x->failed = true;
-        gw_emit_finding(&x->e, OE_STRING_UNTERMINATED, off, n, "%s runs to the end without a NUL",
-                        fields[field].name);
-        x->c.off = x->c.len;
-        return false;
-    }
-    x->c.off += n + 1;
-    return true;
+    return ok;
 }
 
 static bool run_layout(ottd_ctx *x, const lop *ops)
 {
     bool optional = false;
-    for (const lop *o = ops; o->op != O_END && !x->failed; o++) {
-        if (optional && gw_remaining(&x->c) == 0)
+    for (const lop *o = ops; o->op != O_END && !x->p.failed; o++) {
+        if (optional && gw_remaining(&x->p.c) == 0)
             return true;
         switch (o->op) {
         case O_U8: take_num(x, o->field, 1, false); break;
@@ -876,27 +839,27 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
         case O_U64: take_num(x, o->field, 8, false); break;
         case O_BOOL: take_num(x, o->field, 1, false); break;
         case O_STR: take_str(x, o->field); break;
-        case O_MD5: take_bytes(x, o->field, 16); break;
-        case O_BYTES8: take_bytes(x, o->field, 8); break;
+        case O_MD5: gw_take_bytes(&x->p, o->field, 16); break;
+        case O_BYTES8: gw_take_bytes(&x->p, o->field, 8); break;
         case O_GRF_ID: take_num(x, o->field, 4, true); break;
         case O_CMD32: {
             /* command.h: the low byte indexes _command_proc_table (cmd & 0xFF),
                the flags (CMD_AUTO 0x0200 ...) are the next byte, CMD_MSG(x)
                puts the error message's string id in the high 16 bits; little
                endian, so each is its own bytes */
-            size_t off = x->c.off;
+            size_t off = x->p.c.off;
             if (!take_num(x, OF_CMD32, 4, false))
                 break;
-            gw_emit_push(&x->e);
-            gw_emit_u(&x->e, OF_CMD32_ID, off, 1, x->val[OF_CMD32] & 0xff);
-            gw_emit_u(&x->e, OF_CMD32_FLAGS, off + 1, 1, (x->val[OF_CMD32] >> 8) & 0xff);
-            gw_emit_u(&x->e, OF_ERR_MSG, off + 2, 2, x->val[OF_CMD32] >> 16);
-            gw_emit_pop(&x->e, off + 4);
+            gw_emit_push(&x->p.e);
+            gw_emit_u(&x->p.e, OF_CMD32_ID, off, 1, x->val[OF_CMD32] & 0xff);
+            gw_emit_u(&x->p.e, OF_CMD32_FLAGS, off + 1, 1, (x->val[OF_CMD32] >> 8) & 0xff);
+            gw_emit_u(&x->p.e, OF_ERR_MSG, off + 2, 2, x->val[OF_CMD32] >> 16);
+            gw_emit_pop(&x->p.e, off + 4);
             break;
         }
-        case O_BYTES24: take_bytes(x, o->field, 24); break;
-        case O_BYTES32: take_bytes(x, o->field, 32); break;
-        case O_REST: take_bytes(x, o->field, gw_remaining(&x->c)); break;
+        case O_BYTES24: gw_take_bytes(&x->p, o->field, 24); break;
+        case O_BYTES32: gw_take_bytes(&x->p, o->field, 32); break;
+        case O_REST: gw_take_bytes(&x->p, o->field, gw_remaining(&x->p.c)); break;
         case O_OPT: optional = true; break;
         case O_TILE:
             if (x->version < OTTD_V14)
@@ -904,15 +867,15 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
             break;
         case O_BUF16:
             if (take_num(x, OF_DATA_LENGTH, 2, false))
-                take_bytes(x, o->field, (size_t)x->val[OF_DATA_LENGTH]);
+                gw_take_bytes(&x->p, o->field, (size_t)x->val[OF_DATA_LENGTH]);
             break;
         case O_LOOP: {
             uint64_t count = x->val[(o - 1)->field];
             const lop *body = o + 1, *end = body;
             while (end->op != O_ENDLOOP)
                 end++;
-            for (uint64_t i = 0; i < count && !x->failed; i++)
-                for (const lop *b = body; b < end && !x->failed; b++)
+            for (uint64_t i = 0; i < count && !x->p.failed; i++)
+                for (const lop *b = body; b < end && !x->p.failed; b++)
                     run_layout(x, (const lop[]){*b, {O_END, 0}});
             o = end;
             break;
@@ -921,7 +884,7 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
             break;
         }
     }
-    return !x->failed;
+    return !x->p.failed;
 }
 
 static int version_from_revision(const uint8_t *s, size_t n, bool *guess, uint8_t *old_release)
@@ -957,7 +920,7 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
     if (!v || gw_openttd_version != OTTD_V_AUTO)
         return;
     if (guess)
-        gw_emit_finding(&x->e, OE_VERSION_GUESS, off, n,
+        gw_emit_finding(&x->p.e, OE_VERSION_GUESS, off, n,
                         "Revision \"%.*s\": using the %s numbering", (int)(n > 40 ? 40 : n), rev,
                         gw_value_name_of(version_names, (uint32_t)v));
     x->conv->version = v;
@@ -991,7 +954,7 @@ static void game_info(ottd_ctx *x)
     if (v >= 4) {
         if (!take_num(x, OF_GRF_COUNT, 1, false))
             return;
-        for (uint64_t i = 0; i < x->val[OF_GRF_COUNT] && !x->failed; i++) {
+        for (uint64_t i = 0; i < x->val[OF_GRF_COUNT] && !x->p.failed; i++) {
             if (grf_type == 2) {
                 take_num(x, OF_GRF_LOOKUP, 4, false);
                 continue;
@@ -1065,9 +1028,9 @@ static void detail_info(ottd_ctx *x)
     if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))))
         return;
     unsigned version = (unsigned)x->val[OF_CI_VERSION];
-    for (uint64_t i = 0, n = x->val[OF_CI_COUNT]; i < n && !x->failed; i++)
+    for (uint64_t i = 0, n = x->val[OF_CI_COUNT]; i < n && !x->p.failed; i++)
         company_entry(x, version, true);
-    if (version <= 4 && !x->failed)
+    if (version <= 4 && !x->p.failed)
         client_list(x);
 }
 
@@ -1079,15 +1042,15 @@ static void master_list(ottd_ctx *x)
         return;
     unsigned family = (unsigned)x->val[OF_MASTER_LIST];
     if (family != 1 && family != 2) {
-        take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+        gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
         return;
     }
     if (!take_num(x, OF_MASTER_COUNT, 2, false))
         return;
     int field = family == 1 ? OF_MASTER_IPV4 : OF_MASTER_IPV6;
     size_t alen = family == 1 ? 4 : 16;
-    for (uint64_t i = 0; i < x->val[OF_MASTER_COUNT] && !x->failed; i++)
-        if (take_bytes(x, field, alen))
+    for (uint64_t i = 0; i < x->val[OF_MASTER_COUNT] && !x->p.failed; i++)
+        if (gw_take_bytes(&x->p, field, alen))
             take_num(x, OF_MASTER_SERVER_PORT, 2, false);
 }
 
@@ -1102,28 +1065,28 @@ static bool printable4(const uint8_t *p)
 static void map_data(ottd_ctx *x)
 {
     ottd_conv *cv = x->conv;
-    size_t off = x->c.off, n = gw_remaining(&x->c);
-    gw_emit_b(&x->e, OF_MAP_DATA, off, n, x->c.data + off, n);
+    size_t off = x->p.c.off, n = gw_remaining(&x->p.c);
+    gw_emit_b(&x->p.e, OF_MAP_DATA, off, n, x->p.c.data + off, n);
     if (!cv->map_header_seen) {
         cv->map_header_seen = true;
-        if (n >= 8 && printable4(x->c.data + off)) {
-            gw_emit_label(&x->e, OF_SAVEGAME, off, 8, "Savegame header");
-            gw_emit_push(&x->e);
-            take_bytes(x, OF_SAVEGAME_FORMAT, 4);
+        if (n >= 8 && printable4(x->p.c.data + off)) {
+            gw_emit_label(&x->p.e, OF_SAVEGAME, off, 8, "Savegame header");
+            gw_emit_push(&x->p.e);
+            gw_take_bytes(&x->p, OF_SAVEGAME_FORMAT, 4);
             take_num(x, OF_SAVEGAME_VERSION, 2, true);
             take_num(x, OF_SAVEGAME_MINOR, 2, true);
-            gw_emit_pop(&x->e, off + 8);
-            summary_add(x, " %.4s v%u", (const char *)x->c.data + off, (unsigned)x->val[OF_SAVEGAME_VERSION]);
+            gw_emit_pop(&x->p.e, off + 8);
+            summary_add(x, " %.4s v%u", (const char *)x->p.c.data + off, (unsigned)x->val[OF_SAVEGAME_VERSION]);
         } else {
-            gw_emit_finding(&x->e, OE_NOT_SAVEGAME, off, n < 8 ? n : 8,
+            gw_emit_finding(&x->p.e, OE_NOT_SAVEGAME, off, n < 8 ? n : 8,
                             "The map does not start with a savegame header");
         }
     }
-    x->c.off = x->c.len;
+    x->p.c.off = x->p.c.len;
     cv->map_received += (uint32_t)n;
-    gw_emit_gen_u(&x->e, OF_MAP_RECEIVED, off, cv->map_received);
+    gw_emit_gen_u(&x->p.e, OF_MAP_RECEIVED, off, cv->map_received);
     if (cv->map_announced) {
-        gw_emit_gen_u(&x->e, OF_MAP_TOTAL, off, cv->map_total);
+        gw_emit_gen_u(&x->p.e, OF_MAP_TOTAL, off, cv->map_total);
         summary_add(x, " %u/%u bytes", cv->map_received, cv->map_total);
     } else {
         summary_add(x, " %u bytes", cv->map_received);
@@ -1149,7 +1112,7 @@ static void map_check_sum(ottd_ctx *x, size_t off, const char *announcer)
 {
     const ottd_conv *cv = x->conv;
     if (cv->map_announced && cv->map_received != cv->map_total)
-        gw_emit_finding(&x->e, OE_MAP_MISMATCH, off, 1, "%u map bytes received, %s said %u", cv->map_received,
+        gw_emit_finding(&x->p.e, OE_MAP_MISMATCH, off, 1, "%u map bytes received, %s said %u", cv->map_received,
                         announcer, cv->map_total);
 }
 
@@ -1170,9 +1133,9 @@ static void old_map(ottd_ctx *x)
     case 1: map_data(x); break;
     default: /* the end; 0.4 put the companies' seeds in it */
         if (x->val[OF_MAP_PACKET] == 2)
-            map_check_sum(x, x->c.off - 1, "MAP_PACKET_START");
-        if (gw_remaining(&x->c))
-            take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+            map_check_sum(x, x->p.c.off - 1, "MAP_PACKET_START");
+        if (gw_remaining(&x->p.c))
+            gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
         break;
     }
 }
@@ -1181,7 +1144,7 @@ static void old_map(ottd_ctx *x)
 static void summary_text(ottd_ctx *x, int field, size_t max_chars, const char *fmt)
 {
     char text[256];
-    if (!x->seen[field] || !x->str[field] || x->sum.off)
+    if (!x->seen[field] || !x->str[field] || x->p.sum.off)
         return;
     gw_clean_text(text, sizeof text, x->str[field], x->str_len[field], max_chars);
     summary_add(x, fmt, text);
@@ -1196,10 +1159,10 @@ static void check_join(ottd_ctx *x, int pk, size_t type_off)
         return; /* not a join packet, the wiki's era, or a capture begun after the join */
     bool repeats = r.step == JOIN_AUTH || r.step == JOIN_WAIT || r.step == JOIN_MAP_DATA;
     if (cv->join_step < r.after)
-        gw_emit_finding(&x->e, OE_JOIN_ORDER, type_off, 1, "%s before %s", join_step_names[r.step],
+        gw_emit_finding(&x->p.e, OE_JOIN_ORDER, type_off, 1, "%s before %s", join_step_names[r.step],
                         join_step_names[r.after]);
     else if (cv->join_step > r.step || (cv->join_step == r.step && !repeats))
-        gw_emit_finding(&x->e, OE_JOIN_ORDER, type_off, 1, "%s after %s", join_step_names[r.step],
+        gw_emit_finding(&x->p.e, OE_JOIN_ORDER, type_off, 1, "%s after %s", join_step_names[r.step],
                         join_step_names[cv->join_step]);
     if (r.step > cv->join_step)
         cv->join_step = r.step;
@@ -1226,7 +1189,7 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         if (!x->seen[OF_FRAME] || !x->seen[OF_FRAME_MAX])
             break;
         if (cv->have_server_frame && x->val[OF_FRAME] < cv->server_frame)
-            gw_emit_finding(&x->e, OE_FRAME_BACK, type_off + 1, 4, "Frame %u after frame %u",
+            gw_emit_finding(&x->p.e, OE_FRAME_BACK, type_off + 1, 4, "Frame %u after frame %u",
                             (unsigned)x->val[OF_FRAME], cv->server_frame);
         cv->have_server_frame = true;
         cv->server_frame = (uint32_t)x->val[OF_FRAME];
@@ -1239,16 +1202,16 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         uint32_t ack = (uint32_t)x->val[OF_FRAME];
         summary_add(x, " frame %u", ack);
         if (cv->have_ack && ack < cv->last_ack)
-            gw_emit_finding(&x->e, OE_FRAME_BACK, type_off + 1, 4, "Ack of frame %u after frame %u",
+            gw_emit_finding(&x->p.e, OE_FRAME_BACK, type_off + 1, 4, "Ack of frame %u after frame %u",
                             ack, cv->last_ack);
         cv->have_ack = true;
         cv->last_ack = ack;
         if (cv->have_server_frame) {
             uint32_t lag = cv->server_frame > ack ? cv->server_frame - ack : 0;
-            gw_emit_gen_u(&x->e, OF_ACK_LAG, type_off + 1, lag);
+            gw_emit_gen_u(&x->p.e, OF_ACK_LAG, type_off + 1, lag);
             summary_add(x, " (%u behind)", lag);
             if (ack > cv->frame_max)
-                gw_emit_finding(&x->e, OE_ACK_BEYOND_MAX, type_off + 1, 4,
+                gw_emit_finding(&x->p.e, OE_ACK_BEYOND_MAX, type_off + 1, 4,
                                 "Ack of frame %u beyond frame_max %u", ack, cv->frame_max);
         }
         break;
@@ -1266,9 +1229,9 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         }
         break;
     case PK_SERVER_MAP_DONE:
-        gw_emit_gen_u(&x->e, OF_MAP_RECEIVED, type_off, cv->map_received);
+        gw_emit_gen_u(&x->p.e, OF_MAP_RECEIVED, type_off, cv->map_received);
         if (cv->map_announced)
-            gw_emit_gen_u(&x->e, OF_MAP_TOTAL, type_off, cv->map_total);
+            gw_emit_gen_u(&x->p.e, OF_MAP_TOTAL, type_off, cv->map_total);
         map_check_sum(x, type_off, "SERVER_MAP_SIZE");
         summary_add(x, " (%u bytes)", cv->map_received);
         break;
@@ -1281,7 +1244,7 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         summary_command(x);
         summary_add(x, " frame %u", (unsigned)x->val[OF_FRAME]);
         if (cv->have_server_frame && x->val[OF_FRAME] <= cv->server_frame)
-            gw_emit_finding(&x->e, OE_COMMAND_PASSED, type_off, 1,
+            gw_emit_finding(&x->p.e, OE_COMMAND_PASSED, type_off, 1,
                             "Command for frame %u, but SERVER_FRAME %u was already sent", (unsigned)x->val[OF_FRAME],
                             cv->server_frame);
         break;
@@ -1343,14 +1306,10 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                         const gw_sink *sink)
 {
     ottd_ctx xs, *x = &xs;
-    memset(x, 0, offsetof(ottd_ctx, sum));
-    x->sum.len = 0;
-    x->sum.text[0] = '\0';
+    memset(x, 0, offsetof(ottd_ctx, val));
+    gw_pdu_begin(&x->p, &gw_openttd_protocol, sink, pi, data, len);
     ottd_conv *cv = conv;
     bool udp = pi->transport == GW_TRANSPORT_UDP;
-    x->e = (gw_emit){.sink = sink, .defs = findings};
-    x->sum.off = !sink->summary;
-    x->c = (gw_cursor){data, len, 0};
     x->conv = cv;
 
     if (!take_num(x, OF_SIZE, 2, false)) {
@@ -1359,24 +1318,24 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     }
     unsigned size = (unsigned)x->val[OF_SIZE];
     if (size < 3 || (size & 0x8000)) {
-        gw_emit_finding(&x->e, OE_BAD_SIZE, 0, 2, "Size %u: %s", size,
+        gw_emit_finding(&x->p.e, OE_BAD_SIZE, 0, 2, "Size %u: %s", size,
                         size < 3 ? "below the 3-byte header" : "the reserved high bit is set");
-        take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+        gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
         summary_add(x, "Invalid size %u (%zu bytes skipped)", size, len);
-        gw_sink_summary(sink, x->sum.text);
+        gw_pdu_finish(&x->p);
         return;
     }
     /* UDP: the size must match the datagram (TCP framing guarantees it) */
     size_t end = size < len ? size : len;
-    x->c.len = end;
+    x->p.c.len = end;
 
     if (cv->encrypted && !udp) {
-        take_bytes(x, OF_MAC, 16);
-        take_bytes(x, OF_ENCRYPTED, gw_remaining(&x->c));
-        gw_emit_finding(&x->e, OE_ENCRYPTED, 2, end - 2, "Encrypted packet");
+        gw_take_bytes(&x->p, OF_MAC, 16);
+        gw_take_bytes(&x->p, OF_ENCRYPTED, gw_remaining(&x->p.c));
+        gw_emit_finding(&x->p.e, OE_ENCRYPTED, 2, end - 2, "Encrypted packet");
         summary_add(x, "Encrypted packet (%u bytes)", size);
     } else {
-        size_t type_off = x->c.off;
+        size_t type_off = x->p.c.off;
         if (!take_num(x, OF_TYPE, 1, false)) {
             gw_sink_summary(sink, "Truncated packet");
                 return;
@@ -1397,25 +1356,25 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             x->release = version;
         int pk = packet_of(version, udp, type);
         if (!udp)
-            gw_emit_gen_u(&x->e, OF_VERSION, type_off, (uint64_t)version);
-        gw_emit_gen_u(&x->e, OF_PACKET, type_off, (uint64_t)pk);
+            gw_emit_gen_u(&x->p.e, OF_VERSION, type_off, (uint64_t)version);
+        gw_emit_gen_u(&x->p.e, OF_PACKET, type_off, (uint64_t)pk);
         const char *pn = packet_names[pk].name; /* the table is in enum order */
         if (pk == PK_UNKNOWN) {
-            gw_emit_finding(&x->e, OE_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
+            gw_emit_finding(&x->p.e, OE_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
                             udp ? "UDP" : gw_value_name_of(version_names, (uint32_t)version),
                             udp ? "" : " game");
             summary_add(x, "Unknown type %u", type);
-            take_bytes(x, OF_PAYLOAD, gw_remaining(&x->c));
+            gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
         } else {
             summary_add(x, "%s", pn);
             int sender = udp ? -1 : sender_of(pn);
             if (sender >= 0 && sender != pi->dir)
-                gw_emit_finding(&x->e, OE_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
+                gw_emit_finding(&x->p.e, OE_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
                                 pi->dir ? "server" : "client");
             unsigned limit = large_packet(pk) ? OPENTTD_MTU_LARGE : OPENTTD_MTU;
             if (size > limit)
-                gw_emit_finding(&x->e, OE_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
-            if (pk == PK_SERVER_GAME_INFO || (pk == PK_UDP_SERVER_RESPONSE && gw_remaining(&x->c)))
+                gw_emit_finding(&x->p.e, OE_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
+            if (pk == PK_SERVER_GAME_INFO || (pk == PK_UDP_SERVER_RESPONSE && gw_remaining(&x->p.c)))
                 game_info(x);
             else if (pk == PK_SERVER_MAP_DATA)
                 map_data(x);
@@ -1432,20 +1391,17 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             if (pk == PK_SERVER_GAME_INFO && x->seen[OF_REVISION] && !cv->version)
                 learn_version(x, x->str[OF_REVISION], x->str_len[OF_REVISION],
                               (size_t)(x->str[OF_REVISION] - data));
-            size_t n = gw_remaining(&x->c);
-            if (!x->failed && n)
-                gw_emit_rest(&x->e, &x->c, OF_TRAILING, OE_TRAILING,
-                             "%zu byte%s after the last field", n, n == 1 ? "" : "s");
+            gw_pdu_trailing(&x->p, OF_TRAILING, OE_TRAILING, "%zu byte%s after the last field");
             analyse(x, pk, type_off);
         }
     }
     if (size > len)
-        gw_emit_finding(&x->e, OE_TRUNCATED, len, 0, "Size %u, but the %s has %zu bytes", size,
+        gw_emit_finding(&x->p.e, OE_TRUNCATED, len, 0, "Size %u, but the %s has %zu bytes", size,
                         udp ? "datagram" : "packet", len);
     else if (size < len && udp)
-        gw_emit_finding(&x->e, OE_TRAILING, size, len - size, "%zu bytes after the packet's size",
+        gw_emit_finding(&x->p.e, OE_TRAILING, size, len - size, "%zu bytes after the packet's size",
                         len - size);
-    gw_sink_summary(sink, x->sum.text);
+    gw_pdu_finish(&x->p);
 }
 
 static long ottd_pdu_length(const uint8_t *data, size_t avail)
@@ -1618,6 +1574,8 @@ const gw_protocol gw_openttd_protocol = {
     .n_fields = OF_COUNT,
     .findings = findings,
     .n_findings = OE_COUNT,
+    .truncated_finding = OE_TRUNCATED,
+    .rest_field = OF_PAYLOAD,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .type_field = OF_PACKET,
