@@ -452,7 +452,8 @@ static void accept_msg(gne_ctx *x, size_t len)
         if (c->unreliable && sport <= 65535) {
             c->link_frame = x->p.pi->frame;
             if (x->p.e.sink->expect)
-                x->p.e.sink->expect(x->p.e.sink->ctx, GW_TRANSPORT_UDP, !c->client_dir, (uint16_t)sport, c);
+                x->p.e.sink->expect(x->p.e.sink->expect_ctx, GW_TRANSPORT_UDP, !c->client_dir,
+                                    (uint16_t)sport, c);
         }
     } else {
         gw_summary_add(&x->p.sum, ", no UDP");

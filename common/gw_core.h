@@ -147,7 +147,8 @@ typedef struct gw_sink {
        1 = responder) and any port of the other side's address. Its initiator
        is the address of this conversation's initiator; its state is
        conv_init() then conv_link(new, conv). May be NULL. */
-    void (*expect)(void *ctx, int transport, int port_side, uint16_t port, const void *conv);
+    void (*expect)(void *expect_ctx, int transport, int port_side, uint16_t port, const void *conv);
+    void *expect_ctx;
 } gw_sink;
 
 typedef enum { GW_TRANSPORT_UDP = 1, GW_TRANSPORT_TCP = 2 } gw_transport;

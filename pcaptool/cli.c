@@ -86,7 +86,14 @@ bool parse_format(const char *arg, out_format *f)
     return true;
 }
 
-int parse_run_opt(int c, const char *arg, run_options *o)
+/* the options that choose protocols (CLI_RUN): -1 when c is not one of
+   them, else 0 or EXIT_USAGE */
+#define RUN_SHORT_OPTS "p:no:"
+static const struct option run_long_opts[] = {
+    {"port", required_argument, NULL, 'p'}, {"no-heuristics", no_argument, NULL, 'n'},
+    {"option", required_argument, NULL, 'o'}, {"profile", required_argument, NULL, 'P'},
+    {NULL, 0, NULL, 0}};
+static int parse_run_opt(int c, const char *arg, run_options *o)
 {
     switch (c) {
     case 'p':
@@ -103,22 +110,80 @@ int parse_run_opt(int c, const char *arg, run_options *o)
     }
 }
 
-int cli_common_opt(int c, char **argv, run_options *ro, unsigned *fail_on, cli_input *in)
+void cli_markdown_cell(const char *s)
 {
-    if (c == ':' || c == '?')
-        return cli_getopt_error(c, argv);
-    if (c == 'F' && fail_on)
-        return parse_fail_on(optarg, fail_on)
-                   ? 0 : cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
-    int rc = parse_run_opt(c, optarg, ro);
-    if (rc < 0 && in)
-        rc = parse_input_opt(c, optarg, in);
-    return rc < 0 ? cli_getopt_error('?', argv) : rc;
+    for (; *s; s++) {
+        if (*s == '|')
+            putchar('\\');
+        putchar(*s);
+    }
+}
+
+/* where packets come from (CLI_INPUT): -1 when c is not one of them, else
+   0 or EXIT_USAGE */
+#define INPUT_SHORT_OPTS "i:f:c:a:w:l"
+static const struct option input_long_opts[] = {
+    {"interface", required_argument, NULL, 'i'}, {"capture-filter", required_argument, NULL, 'f'},
+    {"count", required_argument, NULL, 'c'}, {"autostop", required_argument, NULL, 'a'},
+    {"write", required_argument, NULL, 'w'}, {"line-buffered", no_argument, NULL, 'l'},
+    {NULL, 0, NULL, 0}};
+static int parse_input_opt(int c, const char *arg, cli_input *in);
+
+#define CLI_MAX_OPTS 40
+
+/* append the options of table `from` to `to` (n used so far) */
+static int add_opts(struct option *to, int n, const struct option *from)
+{
+    for (; from && from->name && n < CLI_MAX_OPTS; from++)
+        to[n++] = *from;
+    return n;
+}
+
+int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common *common)
+{
+    static const struct option help[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option fail_on[] = {{"fail-on", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0}};
+    struct option longopts[CLI_MAX_OPTS + 1];
+    int n = add_opts(longopts, 0, spec->long_opts);
+    n = add_opts(longopts, n, help);
+    if (spec->takes & CLI_RUN)
+        n = add_opts(longopts, n, run_long_opts);
+    if (spec->takes & CLI_FAIL_ON)
+        n = add_opts(longopts, n, fail_on);
+    if (spec->takes & CLI_INPUT)
+        n = add_opts(longopts, n, input_long_opts);
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+    char shortopts[64];
+    snprintf(shortopts, sizeof shortopts, ":%sh%s%s", spec->short_opts ? spec->short_opts : "",
+             spec->takes & CLI_RUN ? RUN_SHORT_OPTS : "", spec->takes & CLI_INPUT ? INPUT_SHORT_OPTS : "");
+
+    run_options_init(&common->ro);
+    common->fail_on = GW_SEV_ERROR + 1;
+    common->in = (cli_input){0};
+    int c, rc;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == ':' || c == '?')
+            return cli_getopt_error(c, argv);
+        if (c == 'h')
+            return cli_help(spec->usage);
+        if (c == 'F' && (spec->takes & CLI_FAIL_ON))
+            rc = parse_fail_on(optarg, &common->fail_on)
+                     ? 0 : cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
+        else if ((spec->takes & CLI_RUN) && (rc = parse_run_opt(c, optarg, &common->ro)) >= 0)
+            ;
+        else if ((spec->takes & CLI_INPUT) && (rc = parse_input_opt(c, optarg, &common->in)) >= 0)
+            ;
+        else
+            rc = spec->own(ctx, c, optarg);
+        if (rc)
+            return rc;
+    }
+    return CLI_GO;
 }
 
 /* ---- inputs --------------------------------------------------------------- */
 
-int parse_input_opt(int c, const char *arg, cli_input *in)
+static int parse_input_opt(int c, const char *arg, cli_input *in)
 {
     char *end;
     switch (c) {

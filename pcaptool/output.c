@@ -53,9 +53,6 @@ struct out_pdu {
        of each field (-1 between records), the next item of the same field */
     GArray *first_of_field, *last_of_field, *next_of_item;
     GString *json;     /* the record being written */
-    /* linked conversations are the caller's business */
-    out_expect_fn expect;
-    void *expect_ctx;
 };
 
 static size_t keep_text(out_pdu *o, const char *s)
@@ -107,19 +104,6 @@ static void on_source(void *ctx, int src, const char *name, const uint8_t *data,
     (void)ctx; (void)src; (void)name; (void)data; (void)len;
 }
 
-static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
-{
-    out_pdu *o = ctx;
-    if (o->expect)
-        o->expect(o->expect_ctx, transport, port_side, port, conv);
-}
-
-void out_pdu_on_expect(out_pdu *o, out_expect_fn fn, void *ctx)
-{
-    o->expect = fn;
-    o->expect_ctx = ctx;
-}
-
 out_pdu *out_pdu_new(void)
 {
     out_pdu *o = g_new0(out_pdu, 1);
@@ -131,8 +115,7 @@ out_pdu *out_pdu_new(void)
     o->next_of_item = g_array_new(FALSE, FALSE, sizeof(int));
     o->json = g_string_sized_new(4096);
     o->sink = (gw_sink){.ctx = o, .item = on_item, .push = on_push, .pop = on_pop,
-                        .finding = on_finding, .summary = on_summary, .source = on_source,
-                        .expect = on_expect};
+                        .finding = on_finding, .summary = on_summary, .source = on_source};
     return o;
 }
 

@@ -17,10 +17,6 @@ out_pdu *out_pdu_new(void);
 void out_pdu_free(out_pdu *o);
 /* start collecting the events of one PDU of protocol p; returns the sink */
 const gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p);
-/* where the sink's expect() calls go (gw_sink.expect, ctx first) */
-typedef void (*out_expect_fn)(void *ctx, int transport, int port_side, uint16_t port,
-                              const void *conv);
-void out_pdu_on_expect(out_pdu *o, out_expect_fn fn, void *ctx);
 /* highest finding severity of the PDU, plus one (0: no finding) */
 unsigned out_pdu_max_severity(const out_pdu *o);
 /* the PDU's findings: how many, and the k-th one's index in the protocol's

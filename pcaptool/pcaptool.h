@@ -5,6 +5,7 @@
 #ifndef PCAPTOOL_H
 #define PCAPTOOL_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -14,8 +15,12 @@
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2 };
 
+/* a subcommand: its name, what it takes and does (pcaptool --help lists
+   them), how it runs (argv[0] is its name) and its --help */
 typedef struct {
     const char *name;
+    const char *operands; /* "FILE...", "[PROTO]" */
+    const char *summary;  /* one line or more, '\n' between them */
     int (*run)(int argc, char **argv);
     void (*usage)(FILE *f);
 } subcommand;
@@ -36,22 +41,6 @@ bool parse_profile(const char *arg);
 /* --format text|json */
 bool parse_format(const char *arg, out_format *f);
 
-/* the options that choose protocols, for getopt_long */
-#define RUN_SHORT_OPTS "p:no:"
-#define RUN_LONG_OPTS \
-    {"port", required_argument, NULL, 'p'}, {"no-heuristics", no_argument, NULL, 'n'}, \
-    {"option", required_argument, NULL, 'o'}, {"profile", required_argument, NULL, 'P'}
-/* handles one of them; returns -1 when c is not one, else 0 or EXIT_USAGE */
-int parse_run_opt(int c, const char *arg, run_options *o);
-#define FAIL_ON_LONG_OPT {"fail-on", required_argument, NULL, 'F'}
-
-/* The options every command shares, at getopt_long's `default:` (c is what
-   it returned): getopt's errors, --fail-on (fail_on may be NULL: no such
-   option), the protocol options, the input options (in may be NULL).
-   0, or EXIT_USAGE with the message printed. */
-typedef struct cli_input cli_input;
-int cli_common_opt(int c, char **argv, run_options *ro, unsigned *fail_on, cli_input *in);
-
 /* Where the packets come from: files (or "-"), or a live interface, and
    how output goes: -i IFACE, -f BPF, -c COUNT, -a duration:SEC, -w FILE,
    -l. */
@@ -61,13 +50,38 @@ struct cli_input {
     double duration;
     bool line_buffered; /* -l, or standard output is a terminal */
 };
-#define INPUT_SHORT_OPTS "i:f:c:a:w:l"
-#define INPUT_LONG_OPTS \
-    {"interface", required_argument, NULL, 'i'}, {"capture-filter", required_argument, NULL, 'f'}, \
-    {"count", required_argument, NULL, 'c'}, {"autostop", required_argument, NULL, 'a'}, \
-    {"write", required_argument, NULL, 'w'}, {"line-buffered", no_argument, NULL, 'l'}
-/* returns -1 when c is not one of them, else 0 or EXIT_USAGE */
-int parse_input_opt(int c, const char *arg, cli_input *in);
+typedef struct cli_input cli_input;
+
+/* ---- parsing a subcommand's options ---------------------------------------- */
+
+/* the groups of options a subcommand takes beside its own */
+enum {
+    CLI_RUN = 1,     /* -p, -n, -o, --profile: which protocols, how (run_options) */
+    CLI_FAIL_ON = 2, /* --fail-on */
+    CLI_INPUT = 4,   /* -i, -f, -c, -a, -w, -l: where packets come from (cli_input) */
+};
+/* what those set, ready with their defaults before the parsing */
+typedef struct {
+    run_options ro;
+    unsigned fail_on; /* the severity + 1 that fails (default error; 0: never) */
+    cli_input in;
+} cli_common;
+/* a subcommand's own options */
+typedef struct {
+    const char *short_opts;         /* getopt style, e.g. "T:Vq" (-h is added) */
+    const struct option *long_opts; /* ended by {NULL}; NULL: none (--help is added) */
+    unsigned takes;                 /* CLI_* groups */
+    /* one of its own options, c as getopt_long returns it: 0, or EXIT_USAGE
+       with the message printed (cli_usage_error) */
+    int (*own)(void *ctx, int c, const char *arg);
+    void (*usage)(FILE *f);         /* -h, --help */
+} cli_spec;
+/* Parse argv's options (argv[0] is the subcommand) by spec into ctx (own
+   options) and common (the groups). CLI_GO: go on with the operands from
+   argv[optind]; otherwise the exit status to return (the help was shown,
+   or a usage error printed). */
+#define CLI_GO (-1)
+int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common *common);
 /* after the options: files or -i (not both, at least one); EXIT_CLEAN or
    EXIT_USAGE (message printed) */
 int cli_check_inputs(const cli_input *in, int n_files);
@@ -99,14 +113,8 @@ int cli_finish(int status);
 /* print s as a markdown table cell ('|' escaped) */
 void cli_markdown_cell(const char *s);
 
-/* the subcommands */
-int cmd_decode(int argc, char **argv);
-int cmd_validate(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
-void decode_usage(FILE *f);
-void validate_usage(FILE *f);
-void stats_usage(FILE *f);
-void replay_usage(FILE *f);
+/* the subcommands, each in its own file (main.c has the table) */
+extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_fields,
+    cmd_findings;
 
 #endif

@@ -16,7 +16,6 @@
  * decoders' findings too. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <glib.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -72,11 +71,9 @@ typedef struct {
     bool announcing;
     int announced_side;
     uint16_t announced_port;
-    run_expect_fn run_expect;
-    void *run;
 } recording;
 
-static void load_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
+static void load_expected(void *ctx, int transport, int port_side, uint16_t port)
 {
     recording *r = ctx;
     if (transport == GW_TRANSPORT_UDP) {
@@ -84,16 +81,12 @@ static void load_expect(void *ctx, int transport, int port_side, uint16_t port, 
         r->announced_side = port_side;
         r->announced_port = port;
     }
-    r->run_expect(r->run, transport, port_side, port, conv); /* the run links the flows */
 }
 
-static const gw_sink *load_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+static const gw_sink *load_begin(void *ctx, const gw_protocol *p)
 {
     recording *r = ctx;
-    r->run_expect = fn;
-    r->run = run;
     r->announcing = false;
-    out_pdu_on_expect(r->out, load_expect, r);
     return out_pdu_begin(r->out, p);
 }
 
@@ -932,7 +925,7 @@ static void close_live(live *L)
     g_free(L->adapt_state);
 }
 
-void replay_usage(FILE *f)
+static void replay_usage(FILE *f)
 {
     fputs("Usage: pcaptool replay --target HOST:PORT [OPTIONS] FILE\n"
           "\n"
@@ -1012,19 +1005,58 @@ static int replay_end(const char *junit, const live *L, const char *proto, char 
     return cli_finish(status);
 }
 
-int cmd_replay(int argc, char **argv)
+enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY, O_AS_RECORDED, O_JUNIT };
+
+/* replay's own options */
+typedef struct {
+    const char *target, *out_path, *junit;
+    int side;
+    unsigned conversation;
+    double speed, timeout;
+    bool no_wait, dry, as_recorded, quiet, speed_given;
+    out_format fmt;
+} replay_args;
+
+static int replay_opt(void *ctx, int c, const char *arg)
 {
-    run_options ro;
-    run_options_init(&ro);
-    unsigned fail_on = GW_SEV_ERROR + 1;
-    const char *target = NULL, *out_path = NULL, *junit = NULL;
-    int side = 0;
-    unsigned conversation = 1;
-    double speed = 1, timeout = 5;
-    bool no_wait = false, dry = false, as_recorded = false;
-    out_format fmt = OUT_TEXT;
-    bool quiet = false, speed_given = false;
-    enum { O_SPEED = 1000, O_NO_WAIT, O_TIMEOUT, O_DRY, O_AS_RECORDED, O_JUNIT };
+    replay_args *a = ctx;
+    char *end;
+    switch (c) {
+    case 't': a->target = arg; return 0;
+    case 's':
+        if (strcmp(arg, "client") && strcmp(arg, "server"))
+            return cli_usage_error("bad --side '%s' (client or server)", arg);
+        a->side = strcmp(arg, "server") == 0;
+        return 0;
+    case 'c':
+        a->conversation = (unsigned)strtoul(arg, &end, 10);
+        if (*end || a->conversation < 1)
+            return cli_usage_error("bad --conversation '%s' (1, 2, ...)", arg);
+        return 0;
+    case O_SPEED:
+        a->speed = strtod(arg, &end);
+        if (*end || !(a->speed > 0))
+            return cli_usage_error("bad --speed '%s' (a positive factor)", arg);
+        a->speed_given = true;
+        return 0;
+    case O_NO_WAIT: a->no_wait = true; return 0;
+    case O_TIMEOUT:
+        a->timeout = strtod(arg, &end);
+        if (*end || !(a->timeout > 0) || a->timeout > 3600)
+            return cli_usage_error("bad --timeout '%s' (seconds, up to 3600)", arg);
+        return 0;
+    case 'w': a->out_path = arg; return 0;
+    case O_DRY: a->dry = true; return 0;
+    case O_AS_RECORDED: a->as_recorded = true; return 0;
+    case O_JUNIT: a->junit = arg; return 0;
+    case 'T':
+        return parse_format(arg, &a->fmt) ? 0 : cli_usage_error("unknown format '%s' (text or json)", arg);
+    default: a->quiet = true; return 0; /* 'q' */
+    }
+}
+
+static int run_replay(int argc, char **argv)
+{
     static const struct option longopts[] = {
         {"target", required_argument, NULL, 't'},
         {"side", required_argument, NULL, 's'},
@@ -1038,53 +1070,21 @@ int cmd_replay(int argc, char **argv)
         {"junit", required_argument, NULL, O_JUNIT},
         {"format", required_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        RUN_LONG_OPTS,
-        FAIL_ON_LONG_OPT,
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    char *end;
-    while ((c = getopt_long(argc, argv, ":t:s:c:w:T:qh" RUN_SHORT_OPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 't': target = optarg; break;
-        case 's':
-            if (strcmp(optarg, "client") && strcmp(optarg, "server"))
-                return cli_usage_error("bad --side '%s' (client or server)", optarg);
-            side = strcmp(optarg, "server") == 0;
-            break;
-        case 'c':
-            conversation = (unsigned)strtoul(optarg, &end, 10);
-            if (*end || conversation < 1)
-                return cli_usage_error("bad --conversation '%s' (1, 2, ...)", optarg);
-            break;
-        case O_SPEED:
-            speed = strtod(optarg, &end);
-            if (*end || !(speed > 0))
-                return cli_usage_error("bad --speed '%s' (a positive factor)", optarg);
-            speed_given = true;
-            break;
-        case O_NO_WAIT: no_wait = true; break;
-        case O_TIMEOUT:
-            timeout = strtod(optarg, &end);
-            if (*end || !(timeout > 0) || timeout > 3600)
-                return cli_usage_error("bad --timeout '%s' (seconds, up to 3600)", optarg);
-            break;
-        case 'w': out_path = optarg; break;
-        case O_DRY: dry = true; break;
-        case O_AS_RECORDED: as_recorded = true; break;
-        case O_JUNIT: junit = optarg; break;
-        case 'T':
-            if (!parse_format(optarg, &fmt))
-                return cli_usage_error("unknown format '%s' (text or json)", optarg);
-            break;
-        case 'q': quiet = true; break;
-        case 'h': return cli_help(replay_usage);
-        default:
-            if ((rc = cli_common_opt(c, argv, &ro, &fail_on, NULL)))
-                return rc;
-        }
-    }
+    static const cli_spec spec = {"t:s:c:w:T:q", longopts, CLI_RUN | CLI_FAIL_ON, replay_opt, replay_usage};
+    replay_args a = {.conversation = 1, .speed = 1, .timeout = 5, .fmt = OUT_TEXT};
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &a, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    const char *target = a.target, *out_path = a.out_path, *junit = a.junit;
+    int side = a.side;
+    unsigned conversation = a.conversation;
+    double speed = a.speed, timeout = a.timeout;
+    bool no_wait = a.no_wait, dry = a.dry, as_recorded = a.as_recorded;
+    out_format fmt = a.fmt;
+    bool quiet = a.quiet, speed_given = a.speed_given;
     if (optind != argc - 1)
         return cli_usage_error("needs exactly one capture file");
     if (!target && !dry)
@@ -1102,23 +1102,23 @@ int cmd_replay(int argc, char **argv)
 
     recording r = {.want = conversation, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
                    .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
-    run_consumer cons = {&r, load_begin, load_end, load_finding};
+    run_consumer cons = {&r, load_begin, load_end, load_finding, load_expected};
     unsigned ignored = 0;
     char err[320];
-    int read_rc = run_file(&ro, argv[optind], &cons, &ignored, err, sizeof err);
+    int read_rc = run_file(&cc.ro, argv[optind], &cons, &ignored, err, sizeof err);
     if (read_rc)
         fprintf(stderr, "pcaptool: %s: %s%s\n", argv[optind], read_rc > 0 ? "warning: " : "", err);
     if (read_rc < 0) {
         snprintf(why, sizeof why, "%s: %s", argv[optind], err);
         free_recording(&r);
-        return replay_end(junit, NULL, "", suite, fail_on, why, EXIT_USAGE);
+        return replay_end(junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
     if (!r.p) {
         snprintf(why, sizeof why, "%s: no conversation %u (it has %u)", argv[optind], conversation,
                  g_hash_table_size(r.seen));
         fprintf(stderr, "pcaptool: %s\n", why);
         free_recording(&r);
-        return replay_end(junit, NULL, "", suite, fail_on, why, EXIT_USAGE);
+        return replay_end(junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
@@ -1156,8 +1156,8 @@ int cmd_replay(int argc, char **argv)
         const char *proto = r.p->name;
         free_recording(&r);
         if (timed_out) /* the peer's fault: a failure, not an error */
-            return replay_end(junit, NULL, proto, suite, fail_on, why, EXIT_FINDINGS);
-        return replay_end(junit, NULL, proto, suite, fail_on, why, EXIT_USAGE);
+            return replay_end(junit, NULL, proto, suite, cc.fail_on, why, EXIT_FINDINGS);
+        return replay_end(junit, NULL, proto, suite, cc.fail_on, why, EXIT_USAGE);
     }
     m->transport = r.transport;
     socklen_t sl = sizeof m->local;
@@ -1187,7 +1187,7 @@ int cmd_replay(int argc, char **argv)
             close_live(&L);
             const char *proto = r.p->name;
             free_recording(&r);
-            return replay_end(junit, NULL, proto, suite, fail_on, why, EXIT_USAGE);
+            return replay_end(junit, NULL, proto, suite, cc.fail_on, why, EXIT_USAGE);
         }
     }
     L.inbuf = g_byte_array_new();
@@ -1201,7 +1201,7 @@ int cmd_replay(int argc, char **argv)
 
     play(&L, pdus, r.pdus->len);
 
-    bool fail = L.diverged || (fail_on && L.max_sev >= fail_on);
+    bool fail = L.diverged || (cc.fail_on && L.max_sev >= cc.fail_on);
     if (L.unreachable)
         snprintf(why, sizeof why, "%s cannot be reached (ICMP port unreachable)", target);
     if (L.unreachable)
@@ -1233,7 +1233,7 @@ int cmd_replay(int argc, char **argv)
             rc = EXIT_USAGE;
         }
     }
-    if (junit && !write_junit(junit, &L, L.p->name, suite, fail_on, L.unreachable ? why : NULL))
+    if (junit && !write_junit(junit, &L, L.p->name, suite, cc.fail_on, L.unreachable ? why : NULL))
         rc = EXIT_USAGE;
     g_free(suite);
     close_live(&L);
@@ -1249,3 +1249,8 @@ int cmd_replay(int argc, char **argv)
     free_recording(&r);
     return cli_finish(rc);
 }
+
+const subcommand cmd_replay = {"replay", "--target HOST:PORT FILE",
+                               "play one side of a recorded conversation against a live\n"
+                               "peer and judge its answers",
+                               run_replay, replay_usage};

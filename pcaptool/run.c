@@ -115,6 +115,7 @@ typedef struct {
     int dir;
     const char *src, *dst; /* endpoints of the current PDU's sender and receiver */
     unsigned max_sev;
+    gw_sink sink;          /* the consumer's for the current PDU, expect() the run's */
 } run_ctx;
 
 static void raise_sev(run_ctx *r, unsigned sev)
@@ -134,13 +135,17 @@ static void on_expect(void *ctx, int transport, int port_side, uint16_t port, co
     run_ctx *r = ctx;
     if (transport == GW_TRANSPORT_UDP && r->f->p->conv_link)
         flows_expect(r->flows, r->f, port_side, port, conv);
+    if (r->c->expected)
+        r->c->expected(r->c->ctx, transport, port_side, port);
 }
 
 static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport)
 {
     gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
-    const gw_sink *sink = r->c->pdu_begin(r->c->ctx, r->f->p, on_expect, r);
-    r->f->p->decode(r->f->state, &pi, data, len, sink);
+    r->sink = *r->c->pdu_begin(r->c->ctx, r->f->p);
+    r->sink.expect = on_expect;
+    r->sink.expect_ctx = r;
+    r->f->p->decode(r->f->state, &pi, data, len, &r->sink);
     out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst, .len = len,
                   .data = data, .dir = r->dir, .transport = transport};
     raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));

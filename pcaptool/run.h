@@ -63,18 +63,20 @@ int run_proto_index(const char *name, size_t len);
 void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len);
 
 /* where a file's PDUs and findings go */
-typedef void (*run_expect_fn)(void *run, int transport, int port_side, uint16_t port,
-                              const void *conv);
 typedef struct {
     void *ctx;
-    /* the sink for the next PDU of p; its expect() must call fn(run, ...) */
-    const gw_sink *(*pdu_begin)(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run);
+    /* the sink for the next PDU of p (its expect() is not called: the run
+       links announced conversations itself, then tells expected()) */
+    const gw_sink *(*pdu_begin)(void *ctx, const gw_protocol *p);
     /* the PDU is decoded; returns its highest finding severity + 1 (0: none) */
     unsigned (*pdu_end)(void *ctx, const gw_protocol *p, const out_meta *m);
     /* a finding outside a PDU: a transport one (p NULL, index into
        run_findings[]) or one reported as a conversation ends */
     void (*finding)(void *ctx, const gw_protocol *p, int index, const out_meta *m,
                     const out_finding *fd);
+    /* the PDU being decoded announced a linked conversation (gw_sink.expect),
+       which the run now recognises; may be NULL */
+    void (*expected)(void *ctx, int transport, int port_side, uint16_t port);
 } run_consumer;
 
 /* Read one capture file ("-": standard input), raising *max_sev to the

@@ -7,7 +7,6 @@
  * Kept per conversation, never per PDU: a measure keeps at most
  * SAMPLES_MAX values; beyond that the median is taken from a uniform sample
  * of them (min, max and count stay exact). */
-#include <getopt.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +43,6 @@ typedef struct {
     /* the PDU being decoded */
     const gw_protocol *p;
     gw_sink sink;
-    run_expect_fn expect_fn;
-    void *run;
     bool have_type;
     uint64_t type;
     int n_values;
@@ -144,18 +141,10 @@ static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, 
         x->found[x->n_found++] = finding;
 }
 
-static void on_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
-{
-    stats_ctx *x = ctx;
-    x->expect_fn(x->run, transport, port_side, port, conv);
-}
-
-static const gw_sink *pdu_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+static const gw_sink *pdu_begin(void *ctx, const gw_protocol *p)
 {
     stats_ctx *x = ctx;
     x->p = p;
-    x->expect_fn = fn;
-    x->run = run;
     x->have_type = false;
     x->n_values = x->n_found = 0;
     return &x->sink;
@@ -314,7 +303,7 @@ static void print_json(const char *path, GPtrArray *order)
     }
 }
 
-void stats_usage(FILE *f)
+static void stats_usage(FILE *f)
 {
     fputs("Usage: pcaptool stats [OPTIONS] FILE...\n"
           "       pcaptool stats [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
@@ -336,51 +325,39 @@ void stats_usage(FILE *f)
           f);
 }
 
-int cmd_stats(int argc, char **argv)
+static int stats_opt(void *ctx, int c, const char *arg)
 {
-    run_options ro;
-    run_options_init(&ro);
-    cli_input in = {0};
+    (void)c; /* 'T' */
+    return parse_format(arg, ctx) ? 0 : cli_usage_error("unknown format '%s' (text or json)", arg);
+}
+
+static int run_stats(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+    static const cli_spec spec = {"T:", longopts, CLI_RUN | CLI_INPUT, stats_opt, stats_usage};
     out_format format = OUT_TEXT;
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
-        RUN_LONG_OPTS,
-        INPUT_LONG_OPTS,
-        {NULL, 0, NULL, 0},
-    };
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":T:h" RUN_SHORT_OPTS INPUT_SHORT_OPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'T':
-            if (!parse_format(optarg, &format))
-                return cli_usage_error("unknown format '%s' (text or json)", optarg);
-            break;
-        case 'h': return cli_help(stats_usage);
-        default:
-            if ((rc = cli_common_opt(c, argv, &ro, NULL, &in)))
-                return rc;
-        }
-    }
-    if (in.line_buffered)
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &format, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    if (cc.in.line_buffered)
         return cli_usage_error("-l: stats prints when its input ends");
-    if ((rc = cli_check_inputs(&in, argc - optind)))
+    if ((rc = cli_check_inputs(&cc.in, argc - optind)))
         return rc;
     cap_install_signals();
     int status = EXIT_CLEAN;
-    for (int i = optind; i < argc || (in.iface && i == optind); i++) {
-        const char *path = in.iface ? NULL : argv[i];
+    for (int i = optind; i < argc || (cc.in.iface && i == optind); i++) {
+        const char *path = cc.in.iface ? NULL : argv[i];
         stats_ctx x = {.rng = 1};
         x.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
         x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = NULL, .pop = NULL,
-                           .finding = on_finding, .summary = NULL, .source = run_ignore_source,
-                           .expect = on_expect};
-        run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding};
+                           .finding = on_finding, .summary = NULL, .source = run_ignore_source};
+        run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding, NULL};
         unsigned max_sev = 0;
-        if (cli_read(&in, &ro, path, &consumer, &max_sev, NULL, 0) != 0)
+        if (cli_read(&cc.in, &cc.ro, path, &consumer, &max_sev, NULL, 0) != 0)
             status = EXIT_USAGE;
-        const char *name = path ? path : in.iface;
+        const char *name = path ? path : cc.in.iface;
         if (format == OUT_JSON)
             print_json(name, x.order);
         else
@@ -392,3 +369,8 @@ int cmd_stats(int argc, char **argv)
     }
     return cli_finish(status);
 }
+
+const subcommand cmd_stats = {"stats", "FILE...",
+                              "per conversation: PDUs by type, bytes, duration, findings,\n"
+                              "ack times, ping RTTs, frame lag",
+                              run_stats, stats_usage};

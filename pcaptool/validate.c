@@ -5,7 +5,6 @@
  * findings that occurred. */
 #include <errno.h>
 #include <dirent.h>
-#include <getopt.h>
 #include <sys/stat.h>
 #include <glib.h>
 #include <stdio.h>
@@ -129,8 +128,6 @@ typedef struct {
     const gw_protocol *p;
     int proto;            /* p's index in gw_protocols */
     gw_sink sink;
-    run_expect_fn expect_fn;
-    void *expect_run;
     pending pend[MAX_PENDING];
     int n_pend, n_more; /* kept, and beyond MAX_PENDING */
     int more_finding[MAX_PENDING];
@@ -213,19 +210,11 @@ static bool v_wants_message(void *ctx, int finding)
                         !(v->r->tally_of[proto] && v->r->tally_of[proto][finding]));
 }
 
-static void v_expect(void *ctx, int transport, int port_side, uint16_t port, const void *conv)
-{
-    validator *v = ctx;
-    v->expect_fn(v->expect_run, transport, port_side, port, conv);
-}
-
-static const gw_sink *v_begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+static const gw_sink *v_begin(void *ctx, const gw_protocol *p)
 {
     validator *v = ctx;
     v->p = p;
     v->proto = proto_of(p);
-    v->expect_fn = fn;
-    v->expect_run = run;
     v->n_pend = v->n_more = 0;
     return &v->sink;
 }
@@ -271,8 +260,8 @@ static void validate_one(const run_options *ro, report *r)
     v->r = r;
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
                         .finding = v_finding, .wants_message = v_wants_message,
-                        .summary = NULL, .source = run_ignore_source, .expect = v_expect};
-    run_consumer c = {v, v_begin, v_end, v_other};
+                        .summary = NULL, .source = run_ignore_source};
+    run_consumer c = {v, v_begin, v_end, v_other, NULL};
     unsigned ignored = 0;
     char why[320];
     if (cap_stop_requested()) {
@@ -625,7 +614,7 @@ static int list_rules(out_format fmt, bool markdown)
     return cli_finish(EXIT_CLEAN);
 }
 
-void validate_usage(FILE *f)
+static void validate_usage(FILE *f)
 {
     fputs("Usage: pcaptool validate [OPTIONS] FILE|FOLDER...\n"
           "       pcaptool validate [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
@@ -662,16 +651,47 @@ void validate_usage(FILE *f)
           f);
 }
 
-int cmd_validate(int argc, char **argv)
+enum { O_JUNIT = 1000, O_ENABLE, O_DISABLE, O_RULES, O_NO_PROGRESS, O_REQUIRE_PDUS };
+
+/* validate's own options */
+typedef struct {
+    const char *junit;
+    int jobs;
+    bool show_progress, rules, quiet, markdown;
+    out_format format;
+} validate_args;
+
+static int validate_opt(void *ctx, int c, const char *arg)
 {
-    run_options ro;
-    run_options_init(&ro);
-    cli_input in = {0};
-    unsigned fail_on = GW_SEV_ERROR + 1;
-    const char *junit = NULL;
-    int jobs = (int)g_get_num_processors();
-    bool show_progress = true, rules = false, quiet = false;
-    enum { O_JUNIT = 1000, O_ENABLE, O_DISABLE, O_RULES, O_NO_PROGRESS, O_REQUIRE_PDUS };
+    validate_args *a = ctx;
+    char *end;
+    switch (c) {
+    case 'T':
+        a->markdown = !strcmp(arg, "markdown"); /* --rules only */
+        if (!a->markdown && !parse_format(arg, &a->format))
+            return cli_usage_error("unknown format '%s' (text or json)", arg);
+        json_out = a->format == OUT_JSON;
+        return 0;
+    case O_JUNIT: a->junit = arg; return 0;
+    case 'j':
+        a->jobs = (int)strtol(arg, &end, 10);
+        if (*end || a->jobs < 1 || a->jobs > 256)
+            return cli_usage_error("bad --jobs '%s' (1 to 256)", arg);
+        return 0;
+    case O_ENABLE:
+    case O_DISABLE:
+        if (!set_enabled(arg, c == O_ENABLE))
+            return cli_usage_error("--enable/--disable '%s': no such rule or finding", arg);
+        return 0;
+    case O_RULES: a->rules = true; return 0;
+    case O_NO_PROGRESS: a->show_progress = false; return 0;
+    case O_REQUIRE_PDUS: require_pdus = true; return 0;
+    default: a->quiet = true; return 0; /* 'q' */
+    }
+}
+
+static int run_validate(int argc, char **argv)
+{
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'T'},
         {"junit", required_argument, NULL, O_JUNIT},
@@ -682,46 +702,20 @@ int cmd_validate(int argc, char **argv)
         {"no-progress", no_argument, NULL, O_NO_PROGRESS},
         {"require-pdus", no_argument, NULL, O_REQUIRE_PDUS},
         {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        RUN_LONG_OPTS,
-        FAIL_ON_LONG_OPT,
-        INPUT_LONG_OPTS,
         {NULL, 0, NULL, 0},
     };
-    int c, rc;
-    char *end;
-    out_format format = OUT_TEXT;
-    bool markdown = false;
+    static const cli_spec spec = {"T:j:q", longopts, CLI_RUN | CLI_FAIL_ON | CLI_INPUT, validate_opt,
+                                  validate_usage};
+    validate_args args = {.jobs = (int)g_get_num_processors(), .show_progress = true, .format = OUT_TEXT};
     json_out = require_pdus = false;
-    while ((c = getopt_long(argc, argv, ":T:j:qh" RUN_SHORT_OPTS INPUT_SHORT_OPTS, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'T':
-            markdown = !strcmp(optarg, "markdown"); /* --rules only */
-            if (!markdown && !parse_format(optarg, &format))
-                return cli_usage_error("unknown format '%s' (text or json)", optarg);
-            json_out = format == OUT_JSON;
-            break;
-        case O_JUNIT: junit = optarg; break;
-        case 'j':
-            jobs = (int)strtol(optarg, &end, 10);
-            if (*end || jobs < 1 || jobs > 256)
-                return cli_usage_error("bad --jobs '%s' (1 to 256)", optarg);
-            break;
-        case O_ENABLE:
-        case O_DISABLE:
-            if (!set_enabled(optarg, c == O_ENABLE))
-                return cli_usage_error("--enable/--disable '%s': no such rule or finding", optarg);
-            break;
-        case O_RULES: rules = true; break;
-        case O_NO_PROGRESS: show_progress = false; break;
-        case O_REQUIRE_PDUS: require_pdus = true; break;
-        case 'q': quiet = true; break;
-        case 'h': return cli_help(validate_usage);
-        default:
-            if ((rc = cli_common_opt(c, argv, &ro, &fail_on, &in)))
-                return rc;
-        }
-    }
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &args, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    const char *junit = args.junit;
+    int jobs = args.jobs;
+    bool show_progress = args.show_progress, rules = args.rules, quiet = args.quiet, markdown = args.markdown;
+    out_format format = args.format;
     if (rules) {
         if (optind < argc)
             return cli_usage_error("--rules takes no capture");
@@ -731,17 +725,17 @@ int cmd_validate(int argc, char **argv)
         return cli_usage_error("--format markdown is for --rules");
     if (junit && strcmp(junit, "-") == 0 && json_out)
         return cli_usage_error("--format json and --junit - would both take standard output");
-    if ((rc = cli_check_inputs(&in, argc - optind)))
+    if ((rc = cli_check_inputs(&cc.in, argc - optind)))
         return rc;
     /* standard output carries one format: JSON Lines, JUnit, or the text */
     cli_report_to(quiet ? 2 : junit && strcmp(junit, "-") == 0 ? 1 : 0);
-    line_buffered = in.line_buffered || isatty(STDOUT_FILENO);
-    input = &in;
+    line_buffered = cc.in.line_buffered || isatty(STDOUT_FILENO);
+    input = &cc.in;
     cap_install_signals();
 
     GArray *list = g_array_new(FALSE, FALSE, sizeof(found));
-    if (in.iface) {
-        add_found(list, in.iface, NULL);
+    if (cc.in.iface) {
+        add_found(list, cc.in.iface, NULL);
     } else {
         GHashTable *on_the_way = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         for (int i = optind; i < argc; i++) {
@@ -761,7 +755,7 @@ int cmd_validate(int argc, char **argv)
     report *reports = g_new0(report, n ? n : 1);
     for (unsigned i = 0; i < n; i++) {
         found *fo = &g_array_index(list, found, i);
-        reports[i].path = in.iface ? NULL : fo->path;
+        reports[i].path = cc.in.iface ? NULL : fo->path;
         reports[i].name = fo->path;
         reports[i].unreadable = fo->reason != NULL;
         reports[i].reason = fo->reason;
@@ -771,7 +765,7 @@ int cmd_validate(int argc, char **argv)
             fprintf(stderr, "pcaptool: %s: %s\n", fo->path, fo->reason);
     }
     bool bar = show_progress && !quiet && n > 1 && isatty(STDERR_FILENO) && cli_report == stdout;
-    run_all a = {.o = &ro, .reports = reports, .n = n, .window = 2 * (unsigned)jobs};
+    run_all a = {.o = &cc.ro, .reports = reports, .n = n, .window = 2 * (unsigned)jobs};
     g_mutex_init(&a.lock);
     g_cond_init(&a.changed);
     GThread *threads[256];
@@ -788,7 +782,7 @@ int cmd_validate(int argc, char **argv)
                 g_cond_wait(&a.changed, &a.lock);
             g_mutex_unlock(&a.lock);
         } else {
-            validate_one(&ro, r);
+            validate_one(&cc.ro, r);
         }
         if (r->not_read)
             break; /* a stop came first */
@@ -817,11 +811,11 @@ int cmd_validate(int argc, char **argv)
                     break;
                 }
             }
-            print_json_file(r, fail_on);
+            print_json_file(r, cc.fail_on);
         } else {
             if (bar)
                 fputs("\r\033[K", stderr);
-            print_text(cli_report, r, fail_on);
+            print_text(cli_report, r, cc.fail_on);
         }
         shown++;
         fflush(cli_report);
@@ -835,7 +829,7 @@ int cmd_validate(int argc, char **argv)
         g_mutex_unlock(&a.lock);
         if (r->unreadable)
             unreadable++;
-        else if (fails(r, fail_on))
+        else if (fails(r, cc.fail_on))
             failed++;
         else
             passed++;
@@ -862,7 +856,7 @@ int cmd_validate(int argc, char **argv)
             fprintf(cli_report, " (%u not read: stopped)", n - shown);
         fputc('\n', cli_report);
     }
-    if (junit && !write_junit(junit, reports, shown, fail_on))
+    if (junit && !write_junit(junit, reports, shown, cc.fail_on))
         status = EXIT_USAGE;
     for (unsigned i = 0; i < n; i++) {
         g_array_free(reports[i].tallies, TRUE);
@@ -887,3 +881,8 @@ int cmd_validate(int argc, char **argv)
         status = EXIT_FINDINGS;
     return cli_finish(status);
 }
+
+const subcommand cmd_validate = {"validate", "FILE|FOLDER...",
+                                 "a verdict per capture against the protocols' rules\n"
+                                 "(text, JSON Lines, JUnit XML)",
+                                 run_validate, validate_usage};

@@ -441,7 +441,7 @@ static int dissect_pdu(ws_proto *wp, tvbuff_t *tvb, packet_info *pinfo, proto_tr
         rec_ctx rc = {wp, rec, pinfo, pi.dir};
         gw_sink sink = {.ctx = &rc, .item = rec_item, .push = rec_push, .pop = rec_pop,
                         .finding = rec_finding, .summary = rec_summary, .source = rec_source,
-                        .expect = rec_expect};
+                        .expect = rec_expect, .expect_ctx = &rc};
         guint len = tvb_captured_length(tvb);
         wp->p->decode(conv->state, &pi, tvb_get_ptr(tvb, 0, len), len, &sink);
     }

@@ -19,10 +19,9 @@ typedef struct {
     out_format fmt;
 } sinkhole;
 
-static const gw_sink *begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+static const gw_sink *begin(void *ctx, const gw_protocol *p)
 {
     sinkhole *s = ctx;
-    out_pdu_on_expect(s->o, fn, run);
     return out_pdu_begin(s->o, p);
 }
 
@@ -62,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     run_options o;
     run_options_init(&o);
-    run_consumer c = {&s, begin, end, finding};
+    run_consumer c = {&s, begin, end, finding, NULL};
     unsigned max_sev = 0;
     (void)run_capture(&o, cr, &c, &max_sev, err, sizeof err);
     cap_close(cr);

@@ -130,7 +130,7 @@ FUZZ_FN const gw_sink *fuzz_check_begin(fuzz_check *k, const gw_protocol *p, con
     k->depth = 0;
     k->sink = (gw_sink){.ctx = k, .item = fuzz_on_item, .push = fuzz_on_push, .pop = fuzz_on_pop,
                         .finding = fuzz_on_finding, .summary = fuzz_on_summary,
-                        .source = fuzz_on_source, .expect = fuzz_on_expect};
+                        .source = fuzz_on_source, .expect = fuzz_on_expect, .expect_ctx = k};
     return &k->sink;
 }
 

@@ -183,9 +183,9 @@ static void no_finding(void *ctx, int finding, int src, size_t off, size_t len, 
 
 /* no fields and no text, as validate asks: the decoders' state is what is
    being checked, not their output */
-static const gw_sink *begin(void *ctx, const gw_protocol *p, run_expect_fn fn, void *run)
+static const gw_sink *begin(void *ctx, const gw_protocol *p)
 {
-    (void)ctx; (void)p; (void)fn; (void)run;
+    (void)ctx; (void)p;
     static const gw_sink quiet = {.finding = no_finding, .source = run_ignore_source};
     return &quiet;
 }
@@ -223,7 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.state_limit = STATE_LIMIT;
     o.tcp_limit = TCP_LIMIT;
     o.bounds = &b;
-    run_consumer c = {NULL, begin, end, finding};
+    run_consumer c = {NULL, begin, end, finding, NULL};
     unsigned max_sev = 0;
     if (run_capture(&o, cr, &c, &max_sev, err, sizeof err) < 0)
         fuzz_fail("run_capture failed on a well-formed capture");

@@ -54,7 +54,7 @@ void collect_init(collect *c)
     memset(c, 0, sizeof *c);
     c->sink = (gw_sink){.ctx = c, .item = c_item, .push = c_push, .pop = c_pop,
                         .finding = c_finding, .summary = c_summary, .source = c_source,
-                        .expect = c_expect};
+                        .expect = c_expect, .expect_ctx = c};
 }
 
 size_t unhex(const char *hex, uint8_t *out)

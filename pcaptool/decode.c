@@ -1,0 +1,168 @@
+/* decode.c - pcaptool decode: every PDU of the known protocols, as text
+ * (a line each, or every field with -V) or JSON Lines. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "pcaptool.h"
+#include "run.h"
+
+/* decode: every PDU printed */
+typedef struct {
+    out_pdu *out;
+    out_format format;
+    int verbose;
+    bool quiet, flush;
+    char *file_json; /* the current file's name as a JSON string */
+} decode_out;
+
+static const gw_sink *decode_begin(void *ctx, const gw_protocol *p)
+{
+    decode_out *d = ctx;
+    return out_pdu_begin(d->out, p);
+}
+
+static void decode_wrote(decode_out *d)
+{
+    if (d->flush)
+        fflush(stdout);
+    cli_stdout_failed(); /* stops the reading when nothing can be written */
+}
+
+static unsigned decode_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    decode_out *d = ctx;
+    (void)p;
+    if (!d->quiet) {
+        out_meta mm = *m;
+        mm.file_json = d->file_json;
+        out_pdu_write(d->out, stdout, d->format, d->verbose, &mm);
+        decode_wrote(d);
+    }
+    return out_pdu_max_severity(d->out);
+}
+
+static void decode_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m,
+                           const out_finding *fd)
+{
+    decode_out *d = ctx;
+    (void)p; (void)index;
+    if (!d->quiet) {
+        out_meta mm = *m;
+        mm.file_json = d->file_json;
+        out_finding_write(stdout, d->format, &mm, fd);
+        decode_wrote(d);
+    }
+}
+
+static void decode_usage(FILE *f)
+{
+    fputs("Usage: pcaptool decode [OPTIONS] FILE...\n"
+          "       pcaptool decode [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
+          "\n"
+          "Decode every PDU of the known protocols. FILE is a pcap or pcapng file, also\n"
+          "gzip-compressed; '-' reads standard input (tcpdump -U -w - | pcaptool decode -).\n"
+          "\n"
+          "  -T, --format text|json       output format (default text; json = JSON Lines,\n"
+          "                               one record per PDU, each naming its \"file\")\n"
+          "  -V, --verbose                text: show every field of every PDU\n"
+          "  -q, --quiet                  print no PDU: only the exit code tells\n"
+          "  -l, --line-buffered          flush after every record (the default when\n"
+          "                               standard output is a terminal)\n"
+          "  -c, --count N                stop after N packets\n"
+          "  -i, --interface IFACE        capture live on IFACE (root or CAP_NET_RAW);\n"
+          "                               Ctrl-C ends it\n"
+          "  -f, --capture-filter BPF     live: a capture filter, e.g. 'udp port 3413'\n"
+          "  -a, --autostop duration:S    live: stop after S seconds\n"
+          "  -w, --write FILE             live: also save the packets (pcapng)\n"
+          "  -p, --port PROTO=PORT        decode PROTO on PORT instead of its default port\n"
+          "                               (repeat to give several ports)\n"
+          "  -n, --no-heuristics          decode only on the configured ports\n"
+          "  -o, --option PROTO.NAME=VAL  set a decoder option (see README), e.g.\n"
+          "                               dnp.update_layout=spec\n"
+          "      --profile reference|spec judge by the reference implementations\n"
+          "                               (default) or by the published texts\n"
+          "      --fail-on error|warning|note|never\n"
+          "                               exit 1 when a finding of this severity or\n"
+          "                               higher is reported (default error)\n"
+          "  -h, --help                   this help\n"
+          "\n"
+          "Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage error, an input\n"
+          "that cannot be read or is damaged (what came before the damage is decoded),\n"
+          "or output that could not be written; 130/143 stopped by SIGINT/SIGTERM (what\n"
+          "was read is decoded and printed).\n",
+          f);
+}
+
+static int decode_opt(void *ctx, int c, const char *arg)
+{
+    decode_out *d = ctx;
+    switch (c) {
+    case 'T':
+        if (!parse_format(arg, &d->format))
+            return cli_usage_error("unknown format '%s' (text or json)", arg);
+        return 0;
+    case 'V': d->verbose = 1; return 0;
+    default: d->quiet = true; return 0; /* 'q' */
+    }
+}
+
+static int run_decode(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'T'},
+        {"verbose", no_argument, NULL, 'V'},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    static const cli_spec spec = {"T:Vq", longopts, CLI_RUN | CLI_FAIL_ON | CLI_INPUT, decode_opt,
+                                  decode_usage};
+    decode_out d = {.format = OUT_TEXT};
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &d, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    if (d.verbose && d.format == OUT_JSON)
+        return cli_usage_error("-V is for the text output (JSON always has every field)");
+    if (d.verbose && d.quiet)
+        return cli_usage_error("-V and -q exclude each other");
+    if ((rc = cli_check_inputs(&cc.in, argc - optind)))
+        return rc;
+
+    static char outbuf[1 << 20];
+    d.flush = cc.in.line_buffered || isatty(STDOUT_FILENO);
+    if (!d.flush)
+        setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    cap_install_signals();
+    d.out = out_pdu_new();
+    run_consumer cons = {&d, decode_begin, decode_end, decode_finding, NULL};
+    unsigned max_sev = 0;
+    int status = EXIT_CLEAN;
+    int n_files = argc - optind;
+    for (int i = optind; i < argc || (cc.in.iface && i == optind); i++) {
+        const char *path = cc.in.iface ? NULL : argv[i];
+        const char *name = path ? path : cc.in.iface;
+        GString *js = g_string_new(NULL);
+        out_json_gstring(js, (const uint8_t *)name, strlen(name));
+        d.file_json = g_string_free(js, FALSE);
+        if (n_files > 1 && d.format == OUT_TEXT && !d.quiet)
+            printf("%s==> %s <==\n", i > optind ? "\n" : "", name);
+        if (cli_read(&cc.in, &cc.ro, path, &cons, &max_sev, NULL, 0) < 0)
+            status = EXIT_USAGE;
+        g_free(d.file_json);
+        d.file_json = NULL;
+        if (cap_stop_requested())
+            break;
+    }
+    out_pdu_free(d.out);
+    if (status == EXIT_CLEAN && cc.fail_on && max_sev >= cc.fail_on)
+        status = EXIT_FINDINGS;
+    return cli_finish(status);
+}
+
+const subcommand cmd_decode = {"decode", "FILE...", "decode every PDU of the known protocols", run_decode,
+                               decode_usage};
+

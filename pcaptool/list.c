@@ -1,0 +1,117 @@
+/* list.c - pcaptool fields and findings: the tables of the decoder library
+ * (and pcaptool's own findings), as lines or as the README's markdown. */
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gw_core.h"
+#include "pcaptool.h"
+#include "run.h"
+
+static void fields_usage(FILE *f)
+{
+    fputs("Usage: pcaptool fields [PROTO]\n"
+          "\n"
+          "List the fields of every protocol (or of PROTO: dnp, openttd, gne, eoudp,\n"
+          "opendrakan), one a line: filter name, display name, description, and\n"
+          "\"wireshark-two-pass\" for what only Wireshark's second pass shows.\n"
+          "\n"
+          "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
+          f);
+}
+
+static void findings_usage(FILE *f)
+{
+    fputs("Usage: pcaptool findings [--format text|markdown] [PROTO]\n"
+          "\n"
+          "List the finding codes of every protocol (or of PROTO, or of pcaptool's own\n"
+          "\"tcp\" and \"capture\" findings, \"pcaptool\" for both), one a line: code,\n"
+          "severity, meaning, and\n"
+          "the Wireshark expert group (malformed, protocol, sequence, response_code,\n"
+          "undecoded, comment).\n"
+          "\n"
+          "  -T, --format text|markdown   tab-separated lines (default), or the table\n"
+          "                               the README shows (code, severity, meaning)\n"
+          "  -h, --help                   this help\n"
+          "\n"
+          "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
+          f);
+}
+
+/* code, severity, meaning, Wireshark expert group; or a markdown table row
+   (own: one of pcaptool's own findings, which Wireshark does not have) */
+static void print_finding(const gw_finding_def *d, bool markdown, bool own)
+{
+    if (!markdown) {
+        printf("%s\t%s\t%s\t%s\n", d->code, gw_severity_name(d->severity), d->summary, gw_group_name(d->group));
+        return;
+    }
+    printf("| `%s` | %s | ", d->code, gw_severity_name(d->severity));
+    cli_markdown_cell(d->summary);
+    fputs(own ? " (pcaptool only) |\n" : " |\n", stdout);
+}
+
+static int list_opt(void *ctx, int c, const char *arg)
+{
+    bool *markdown = ctx;
+    (void)c; /* 'T' */
+    if (strcmp(arg, "text") && strcmp(arg, "markdown"))
+        return cli_usage_error("--format takes text or markdown, not '%s'", arg);
+    *markdown = !strcmp(arg, "markdown");
+    return 0;
+}
+
+/* fields: --help only; findings: --format too */
+static int run_list(int argc, char **argv, bool fields)
+{
+    static const struct option format[] = {{"format", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+    const cli_spec spec = {fields ? "" : "T:", fields ? NULL : format, 0, list_opt,
+                           fields ? fields_usage : findings_usage};
+    bool markdown = false;
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &markdown, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    if (argc - optind > 1)
+        return cli_usage_error("takes at most one protocol ('%s' is one too many)", argv[optind + 1]);
+    const char *only = optind < argc ? argv[optind] : NULL;
+    /* pcaptool's own findings: "tcp", "capture", or "pcaptool" for both */
+    bool own = only && (!strcmp(only, "tcp") || !strcmp(only, "capture") || !strcmp(only, "pcaptool"));
+    if (only && !gw_protocol_by_name(only) && !(own && !fields))
+        return cli_usage_error("unknown protocol '%s'", only);
+    if (markdown)
+        fputs("| code | severity | meaning |\n|---|---|---|\n", stdout);
+    for (int i = 0; gw_protocols[i]; i++) {
+        const gw_protocol *p = gw_protocols[i];
+        if (only && strcmp(only, p->name))
+            continue;
+        if (fields)
+            for (int k = 0; k < p->n_fields; k++)
+                printf("%s\t%s\t%s%s\n", p->fields[k].abbrev, p->fields[k].name, p->fields[k].blurb,
+                       p->fields[k].flags & GW_FIELD_TWO_PASS ? "\twireshark-two-pass" : "");
+        else
+            for (int k = 0; k < p->n_findings; k++)
+                print_finding(&p->findings[k], markdown, false);
+    }
+    if (!fields && (!only || own))
+        for (int k = 0; k < RUN_N_FINDINGS; k++)
+            if (!only || !strcmp(only, "pcaptool") || g_str_has_prefix(run_findings[k].code, only))
+                print_finding(&run_findings[k], markdown, true);
+    return cli_finish(EXIT_CLEAN);
+}
+
+static int list_fields(int argc, char **argv)
+{
+    return run_list(argc, argv, true);
+}
+
+static int list_findings(int argc, char **argv)
+{
+    return run_list(argc, argv, false);
+}
+
+const subcommand cmd_fields = {"fields", "[PROTO]", "list the fields (filter names) of every protocol",
+                               list_fields, fields_usage};
+const subcommand cmd_findings = {"findings", "[PROTO]", "list the finding codes with severity and meaning",
+                                 list_findings, findings_usage};
+
