@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int gw_dnp_update_layout = DNP_LAYOUT_AUTO;
-int gw_dnp_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ---------------------------------------------------------------- */
 
@@ -263,13 +261,13 @@ static const gw_choice layout_choices[] = {
     {0, NULL, NULL}};
 
 static const gw_option options[] = {
-    {"update_layout", "Link update layout",
+    [DNP_OPT_UPDATE_LAYOUT] = {"update_layout", "Link update layout",
      "Layout of link updates (command 9): the reference implementation's, the published text's, "
      "or recognised from the bytes",
-     layout_choices, &gw_dnp_update_layout},
-    {"profile", "Conformance profile",
+     layout_choices, DNP_LAYOUT_AUTO},
+    [DNP_OPT_PROFILE] = {"profile", "Conformance profile",
      "Judge by the reference implementation (wraps at 65535, u8 link updates, long commands) or by the "
-     "published text", gw_profile_choices, &gw_dnp_profile},
+     "published text", gw_profile_choices, GW_PROFILE_REFERENCE},
 };
 
 /* ---- conversation state ---------------------------------------------------- */
@@ -350,6 +348,7 @@ typedef struct {
     uint16_t offered[OFFERED_MAX];
     int64_t close_ns, last_ns;
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
+    const int *opt;          /* the options (DNP_OPT_*) */
 } dnp_conv;
 
 /* bytes of long messages under reassembly (their cost) in all
@@ -411,10 +410,11 @@ static void long_grew(dnp_long *l, int arr, size_t bytes)
         l->peak_len[arr] = bytes;
 }
 
-static void conv_init(void *p)
+static void conv_init(void *p, const int *opt)
 {
     dnp_conv *c = p;
     memset(c, 0, sizeof *c);
+    c->opt = opt;
     c->links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
@@ -707,20 +707,20 @@ static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
 }
 
 /* where reliable numbers wrap: the reference's 65535 or the text's 65536 */
-static unsigned seq_modulo(void)
+static unsigned seq_modulo(const dnp_conv *c)
 {
-    return gw_dnp_profile == GW_PROFILE_SPEC ? 65536u : DNP_SEQ_MODULO;
+    return c->opt[DNP_OPT_PROFILE] == GW_PROFILE_SPEC ? 65536u : DNP_SEQ_MODULO;
 }
 
-static uint16_t seq_next(uint16_t n)
+static uint16_t seq_next(unsigned modulo, uint16_t n)
 {
-    return (uint16_t)((n + 1u) % seq_modulo());
+    return (uint16_t)((n + 1u) % modulo);
 }
 
-/* how far seq is ahead of base in the numbering */
-static unsigned seq_ahead(uint16_t seq, uint16_t base)
+/* how far seq is ahead of base in a numbering that wraps at modulo */
+static unsigned seq_ahead(unsigned modulo, uint16_t seq, uint16_t base)
 {
-    return (seq + seq_modulo() - base) % seq_modulo();
+    return (seq + modulo - base) % modulo;
 }
 
 /* The number of a reliable command sent in direction x->p.pi->dir; x->sent
@@ -730,7 +730,7 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
 {
     dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     dnp_sent *prev = find_sent(d, seq);
-    bool ref = gw_dnp_profile == GW_PROFILE_REFERENCE;
+    bool ref = x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_REFERENCE;
     if (seq == 0xffff && ref)
         gw_emit_finding(&x->p.e, DNP_E_SEQ_65535, off, 2,
                         "Reliable number 65535 (the reference never uses it)");
@@ -770,13 +770,13 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
             d->next = seq;
         }
     }
-    unsigned ahead = seq_ahead(seq, d->next);
+    unsigned ahead = seq_ahead(seq_modulo(x->conv), seq, d->next);
     if (seq == 0xffff && ref)
         ahead = 0;
     if (ahead >= DNP_WINDOW) {
         gw_emit_finding(&x->p.e, DNP_E_SEQ_OUTSIDE_WINDOW, off, 2,
                         "Reliable number %u outside the window [%u, %u)", seq, d->next,
-                        (d->next + DNP_WINDOW) % seq_modulo());
+                        (d->next + DNP_WINDOW) % seq_modulo(x->conv));
     } else if (ahead > 0) {
         gw_emit_finding(&x->p.e, DNP_E_SEQ_AHEAD, off, 2,
                         "Reliable number %u arrived before %u", seq, d->next);
@@ -802,16 +802,17 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
     }
     /* advance over this and any numbers that arrived early */
     while (ahead == 0 && find_sent(d, d->next))
-        d->next = seq_next(d->next);
+        d->next = seq_next(seq_modulo(x->conv), d->next);
 }
 
 /* ---- long messages -------------------------------------------------------- */
 
-static int part_order(const void *a, const void *b, void *first)
+/* parts in numbering order from the first (a numbering: {first, modulo}) */
+static int part_order(const void *a, const void *b, void *numbering)
 {
-    unsigned f = *(const uint16_t *)first;
-    unsigned da = seq_ahead(((const dnp_part *)a)->seq, (uint16_t)f);
-    unsigned db = seq_ahead(((const dnp_part *)b)->seq, (uint16_t)f);
+    const unsigned *n = numbering;
+    unsigned da = seq_ahead(n[1], ((const dnp_part *)a)->seq, (uint16_t)n[0]);
+    unsigned db = seq_ahead(n[1], ((const dnp_part *)b)->seq, (uint16_t)n[0]);
     return (da > db) - (da < db);
 }
 
@@ -868,10 +869,11 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     }
     if (!l->have_last)
         return false;
-    unsigned want = seq_ahead(l->last_seq, l->first_seq) + 1;
+    unsigned numbering[2] = {l->first_seq, seq_modulo(x->conv)};
+    unsigned want = seq_ahead(numbering[1], l->last_seq, l->first_seq) + 1;
     if (l->parts->len != want)
         return false;
-    g_array_sort_with_data(l->parts, part_order, &l->first_seq);
+    g_array_sort_with_data(l->parts, part_order, numbering);
     g_byte_array_set_size(l->out, 0);
     g_byte_array_set_size(l->vout, 0);
     for (guint i = 0; i < l->parts->len; i++) {
@@ -1198,7 +1200,7 @@ static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, 
 
 static void cmd_link_update(dnp_ctx *x)
 {
-    int layout = gw_dnp_update_layout;
+    int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
     bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
     bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
     if (layout == DNP_LAYOUT_AUTO) {
@@ -1212,11 +1214,11 @@ static void cmd_link_update(dnp_ctx *x)
     }
     gw_emit_gen_u(&x->p.e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
     if (layout == DNP_LAYOUT_SPEC) {
-        if (gw_dnp_profile == GW_PROFILE_REFERENCE)
+        if (x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_REFERENCE)
             gw_emit_finding(&x->p.e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->p.c),
                             "Link update in the published text's layout (u16 counts, type bytes)");
     } else {
-        gw_emit_divergence(&x->p.e, gw_dnp_profile, DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
+        gw_emit_divergence(&x->p.e, x->conv->opt[DNP_OPT_PROFILE], DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
                            &x->conv->noted_layout, 1, gw_remaining(&x->p.c),
                            "Link update in the reference layout (u8 counts, value index, no type)",
                            "Link updates in the reference layout (the text has u16 counts and a type per value)");
@@ -1488,7 +1490,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
             const dnp_sent *s = &dd->sent[(dd->sent_pos + i) % HISTORY];
             if (!s->used)
                 continue;
-            unsigned ahead = seq_ahead(s->seq, dd->next);
+            unsigned ahead = seq_ahead(seq_modulo(c), s->seq, dd->next);
             if (dd->started && ahead > 0 && ahead < DNP_WINDOW) {
                 later++;
                 if (!skipped_by || s->first_frame < skipped_by->first_frame)
@@ -1565,7 +1567,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     case DNP_LINK_UPDATE: cmd_link_update(&x); break;
     case DNP_RELIABLE_MESSAGE_LONG:
     case DNP_LINK_STATE_LONG:
-        gw_emit_divergence(&x.p.e, gw_dnp_profile, DNP_E_NOT_IN_TEXT, DNP_E_DIV_LONG, &x.conv->noted_long, 0, 1,
+        gw_emit_divergence(&x.p.e, x.conv->opt[DNP_OPT_PROFILE], DNP_E_NOT_IN_TEXT, DNP_E_DIV_LONG, &x.conv->noted_long, 0, 1,
                            "Command %u is not in the published text",
                            "Command %u: the published text has no long commands", cmd);
         if (cmd == DNP_RELIABLE_MESSAGE_LONG)
@@ -1585,8 +1587,9 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
  * whose whole datagram is determined by the layout and that parse exactly:
  * the connection request and ack (how every conversation starts) and the
  * link state. */
-static bool dnp_heuristic(int transport, const uint8_t *data, size_t len)
+static bool dnp_heuristic(const int *opts, int transport, const uint8_t *data, size_t len)
 {
+    (void)opts; /* the layouts it accepts do not depend on them */
     gw_cursor c = {data, len, 1};
     if (len < 2 || transport != GW_TRANSPORT_UDP)
         return false;
@@ -1623,114 +1626,6 @@ static bool dnp_heuristic(int transport, const uint8_t *data, size_t len)
 /* pcaptool stats and the statistics tree: ack response times */
 static const int measures[] = {DNP_F_ACK_TIME};
 
-/* ---- replay ------------------------------------------------------------ */
-
-/* Reliable numbers and link ids, recorded -> live, each stored plus one
-   (0: not known yet). Ours are numbered afresh from 0 in the order first
-   sent (a resend keeps its number); the peer's are learnt from its PDUs. */
-typedef struct {
-    uint32_t our_number[65536];
-    uint32_t peer_number[65536];
-    uint32_t peer_link[65536];
-    uint32_t next_number;
-} dnp_replay_state;
-
-static bool is_reliable(uint8_t cmd)
-{
-    return cmd == DNP_RELIABLE_MESSAGE || cmd == DNP_LINK_STATE ||
-           cmd == DNP_RELIABLE_MESSAGE_LONG || cmd == DNP_LINK_STATE_LONG;
-}
-
-static uint16_t le16_at(const uint8_t *d) { return (uint16_t)gw_get_uint(d, 2, false); }
-
-/* what a peer must send when the recording shows it: everything but the
-   unreliable traffic (link updates, unreliable messages), which depends on
-   time */
-static gw_replay_need dnp_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
-{
-    (void)transport; (void)d; (void)len; /* DNP is UDP; the type is the command */
-    return type == DNP_MESSAGE || type == DNP_LINK_UPDATE ? GW_REPLAY_OPTIONAL : GW_REPLAY_ANSWER;
-}
-
-static void dnp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
-{
-    (void)type; (void)transport; /* the command is d[0]; DNP is UDP */
-    dnp_replay_state *s = st;
-    if (len < 3)
-        return;
-    uint16_t v = le16_at(d + 1);
-    if (is_reliable(d[0])) {
-        if (!s->our_number[v]) {
-            s->our_number[v] = s->next_number + 1;
-            s->next_number = (s->next_number + 1) % 65535; /* the reference wraps at 65535 */
-        }
-        gw_put_uint(d + 1, 2, s->our_number[v] - 1, false);
-    } else if (d[0] == DNP_RELIABLE_ACK && s->peer_number[v]) {
-        gw_put_uint(d + 1, 2, s->peer_number[v] - 1, false);
-    } else if ((d[0] == DNP_LINK_UP || d[0] == DNP_LINK_DOWN) && s->peer_link[v]) {
-        gw_put_uint(d + 1, 2, s->peer_link[v] - 1, false);
-    }
-}
-
-static bool dnp_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                             size_t rec_len, const uint8_t *live, size_t live_len, char *why,
-                             size_t whysz)
-{
-    dnp_replay_state *s = st;
-    uint8_t cmd = rec_len ? rec[0] : 0xff;
-    (void)type; (void)transport; /* the command is rec[0]; DNP is UDP */
-    switch (cmd) {
-    case DNP_CONNECT_ACK:
-        if (rec_len >= 2 && (live_len < 2 || live[1] != rec[1])) {
-            snprintf(why, whysz, "result %d, recorded %u", live_len < 2 ? -1 : live[1], rec[1]);
-            return false;
-        }
-        return true;
-    case DNP_RELIABLE_ACK: {
-        if (rec_len < 4)
-            return true;
-        if (live_len < 4) {
-            snprintf(why, whysz, "%zu bytes, too short for an ack", live_len);
-            return false;
-        }
-        uint16_t r = le16_at(rec + 1), l = le16_at(live + 1);
-        uint32_t want = s->our_number[r] ? s->our_number[r] - 1 : r;
-        if (l != want) {
-            snprintf(why, whysz, "acknowledges number %u, expected %u", l, want);
-            return false;
-        }
-        if (live[3] != rec[3]) {
-            snprintf(why, whysz, "ack code %u, recorded %u", live[3], rec[3]);
-            return false;
-        }
-        return true;
-    }
-    case DNP_LINK_UP:
-    case DNP_LINK_DOWN:
-        /* our link states keep their recorded ids */
-        if (rec_len >= 3 && (live_len < 3 || le16_at(live + 1) != le16_at(rec + 1))) {
-            snprintf(why, whysz, "link id %d, expected %u", live_len < 3 ? -1 : le16_at(live + 1),
-                     le16_at(rec + 1));
-            return false;
-        }
-        return true;
-    default:
-        if (is_reliable(cmd) && rec_len >= 3 && live_len >= 3) {
-            s->peer_number[le16_at(rec + 1)] = le16_at(live + 1) + 1u;
-            bool link = cmd == DNP_LINK_STATE || cmd == DNP_LINK_STATE_LONG;
-            if (link && rec_len >= 5 && live_len >= 5)
-                s->peer_link[le16_at(rec + 3)] = le16_at(live + 3) + 1u;
-        }
-        return true;
-    }
-}
-
-static const gw_replay dnp_replay = {
-    .state_size = sizeof(dnp_replay_state),
-    .need = dnp_replay_need,
-    .adapt = dnp_replay_adapt,
-    .match = dnp_replay_match,
-};
 
 const gw_protocol gw_dnp_protocol = {
     .name = "dnp",
@@ -1758,5 +1653,5 @@ const gw_protocol gw_dnp_protocol = {
     .conv_end = conv_end,
     .decode = dnp_decode,
     .heuristic = dnp_heuristic,
-    .replay = &dnp_replay,
+    .replay = &gw_dnp_replay,
 };

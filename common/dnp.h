@@ -136,8 +136,8 @@ enum dnp_update_layout {
     DNP_LAYOUT_REFERENCE = 1,
     DNP_LAYOUT_SPEC = 2,
 };
-extern int gw_dnp_update_layout;
-extern int gw_dnp_profile; /* enum gw_profile (preference dnp.profile) */
+/* the options (gw_option): dnp.update_layout, dnp.profile (enum gw_profile) */
+enum { DNP_OPT_UPDATE_LAYOUT, DNP_OPT_PROFILE };
 
 #define DNP_PORT 3413
 #define DNP_WINDOW 10
@@ -159,5 +159,7 @@ extern int gw_dnp_profile; /* enum gw_profile (preference dnp.profile) */
 #define DNP_LINKS_MAX (1u << 20)      /* bytes of link states (value types) kept per conversation */
 
 extern const gw_protocol gw_dnp_protocol;
+/* pcaptool replay's hooks (replay_dnp.c) */
+extern const struct gw_replay gw_dnp_replay;
 
 #endif

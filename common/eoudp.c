@@ -11,12 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-int gw_eoudp_generation = EOUDP_GEN_AUTO;
-int gw_eoudp_default = EOUDP_GEN_F64;
-int gw_eoudp_numbering = EOUDP_NUM_IMPL;
-int gw_eoudp_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ------------------------------------------------------------ */
 
@@ -209,16 +204,16 @@ static const gw_choice numbering_choices[] = {
     {0, NULL, NULL}};
 
 static const gw_option options[] = {
-    {"generation", "Header generation", "Header layout: told by the size field, or forced",
-     generation_choices, &gw_eoudp_generation},
-    {"default_generation", "Generation when ambiguous",
+    [EOUDP_OPT_GENERATION] = {"generation", "Header generation",
+     "Header layout: told by the size field, or forced", generation_choices, EOUDP_GEN_AUTO},
+    [EOUDP_OPT_DEFAULT] = {"default_generation", "Generation when ambiguous",
      "Used when several (or no) generations fit and the conversation has no earlier choice",
-     default_choices, &gw_eoudp_default},
-    {"numbering", "Command numbering", "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have",
-     numbering_choices, &gw_eoudp_numbering},
-    {"profile", "Conformance profile",
+     default_choices, EOUDP_GEN_F64},
+    [EOUDP_OPT_NUMBERING] = {"numbering", "Command numbering",
+     "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have", numbering_choices, EOUDP_NUM_IMPL},
+    [EOUDP_OPT_PROFILE] = {"profile", "Conformance profile",
      "Judge by the implementation (R-Type) or by the RFC text (21-byte header, NUL-terminated strings, "
-     "seconds)", gw_profile_choices, &gw_eoudp_profile},
+     "seconds)", gw_profile_choices, GW_PROFILE_REFERENCE},
 };
 
 /* ---- conversation ------------------------------------------------------ */
@@ -257,12 +252,14 @@ typedef struct {
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
     unsigned imp_next[2];
     counters count[2];       /* of the sender of direction d */
+    const int *opt;          /* the options (EOUDP_OPT_*) */
 } eoudp_conv;
 
-static void conv_init(void *p)
+static void conv_init(void *p, const int *opt)
 {
     memset(p, 0, sizeof(eoudp_conv));
     ((eoudp_conv *)p)->client_dir = -1;
+    ((eoudp_conv *)p)->opt = opt;
 }
 static void conv_free(void *p) { (void)p; }
 
@@ -288,7 +285,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
     if (c->connect_frame && !c->connect_answered)
         sink->finding(sink->ctx, c->connect_frame, c->connect_t, c->connect_dir, EE_CONNECT_UNANSWERED, 0, 1,
                       "Connect answered by neither accept (0x02) nor reject (0x03)");
-    if (c->disconnect_frame && gw_eoudp_profile == GW_PROFILE_SPEC)
+    if (c->disconnect_frame && c->opt[EOUDP_OPT_PROFILE] == GW_PROFILE_SPEC)
         sink->finding(sink->ctx, c->disconnect_frame, c->disconnect_t, c->disconnect_dir,
                       EE_DISCONNECT_UNANSWERED, 0, 1, "Disconnect not answered by 0x11");
 }
@@ -350,16 +347,17 @@ static int pick_order(unsigned orders, int conv_order)
 
 /* the header of a datagram, given the generation and byte order the
    conversation used last (0: none yet) */
-static header_choice choose(int conv_gen, int conv_order, const uint8_t *d, size_t len)
+static header_choice choose(const int *opt, int conv_gen, int conv_order, const uint8_t *d, size_t len)
 {
+    int forced = opt[EOUDP_OPT_GENERATION], dflt = opt[EOUDP_OPT_DEFAULT];
     const struct { int gen, order; } conv = {conv_gen, conv_order}, *c = &conv;
     unsigned orders[N_GENS];
     unsigned n = fitting(d, len, orders);
-    if (gw_eoudp_generation != EOUDP_GEN_AUTO) {
+    if (forced != EOUDP_GEN_AUTO) {
         for (size_t g = 0; g < N_GENS; g++)
-            if (gens[g] == gw_eoudp_generation && orders[g])
+            if (gens[g] == forced && orders[g])
                 return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_FORCED, true};
-        return (header_choice){gw_eoudp_generation, c->order ? c->order : EOUDP_BIG, BASIS_FORCED,
+        return (header_choice){forced, c->order ? c->order : EOUDP_BIG, BASIS_FORCED,
                                false};
     }
     /* one generation fits; or several: the conversation's, the option's,
@@ -369,7 +367,7 @@ static header_choice choose(int conv_gen, int conv_order, const uint8_t *d, size
             return (header_choice){gens[g], pick_order(orders[g], c->order),
                                    n == 1 ? BASIS_SIZE : BASIS_CONVERSATION, true};
     for (size_t g = 0; g < N_GENS; g++)
-        if (orders[g] && gens[g] == gw_eoudp_default)
+        if (orders[g] && gens[g] == dflt)
             return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_OPTION, true};
     for (size_t g = 0; g < N_GENS; g++)
         if (orders[g])
@@ -377,7 +375,7 @@ static header_choice choose(int conv_gen, int conv_order, const uint8_t *d, size
     /* nothing fits: the size field lies */
     if (c->gen)
         return (header_choice){c->gen, c->order, BASIS_CONVERSATION, false};
-    return (header_choice){gw_eoudp_default, EOUDP_BIG, BASIS_OPTION, false};
+    return (header_choice){dflt, EOUDP_BIG, BASIS_OPTION, false};
 }
 
 /* ---- decoding ---------------------------------------------------------- */
@@ -412,7 +410,7 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
         gw_emit_finding(&x->p.e, EE_STRING_NUL, x->p.c.off + shown, 1, "%s ends with a NUL",
                         fields[field].name);
     } else if (fields[field].type == GW_FT_STRING) {
-        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings,
                            x->p.c.off, shown, "%s without a NUL", "%s without a NUL (the text says otherwise)",
                            fields[field].name);
     }
@@ -426,9 +424,9 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
     return true;
 }
 
-static const command *command_of(uint8_t code)
+static const command *command_of(const int *opt, uint8_t code)
 {
-    bool text = gw_eoudp_numbering == EOUDP_NUM_TEXT;
+    bool text = opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT;
     const command *found = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].code == code && (!found || commands[i].text_only == text))
@@ -452,7 +450,7 @@ static void check_side(eoudp_ctx *x, uint8_t code)
     if (client_cmd == (dir == c->client_dir))
         return;
     if (!client_cmd && (code == 0x0c || code == 0x0e || code == 0x0f)) /* the real client spawns things */
-        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_WRONG_SIDE, EE_DIV_CLIENT_ENTITIES,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_WRONG_SIDE, EE_DIV_CLIENT_ENTITIES,
                            &c->noted_client_entities, 0, 1, "A server command 0x%02x from the client",
                            "Entity commands from the client (0x%02x; the text says server commands)",
                            code);
@@ -522,6 +520,22 @@ static bool implied_important(int gen, uint8_t code)
     if (gen == EOUDP_GEN_RFC)
         return (code >= 0x0b && code <= 0x10) || code == 0x81 || code == 0x8c;
     return code == 0x0c || code == 0x0e || code == 0x0f;
+}
+
+bool eoudp_read_header(const int *opt, int *gen, int *order, const uint8_t *d, size_t len,
+                       eoudp_header *h)
+{
+    header_choice c = choose(opt, *gen, *order, d, len);
+    if (!c.consistent || len < header_len(c.gen))
+        return false;
+    *gen = c.gen;
+    *order = c.order;
+    h->hl = header_len(c.gen);
+    h->big = c.order == EOUDP_BIG;
+    h->id_off = c.gen == EOUDP_GEN_F64 ? 9 : 5;
+    h->important = c.gen == EOUDP_GEN_IMP || c.gen == EOUDP_GEN_F64 ? d[h->id_off + 8] != 0
+                                                                      : implied_important(c.gen, d[0]);
+    return true;
 }
 
 /* a new important packet (not a resend: that keeps the first one's entry
@@ -684,11 +698,11 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     x->conv = c;
     x->copy = false;
 
-    header_choice h = choose(c->gen, c->order, d, len);
+    header_choice h = choose(c->opt, c->gen, c->order, d, len);
     size_t hl = header_len(h.gen);
     bool big = h.order == EOUDP_BIG;
     uint8_t code = len ? d[0] : 0;
-    const command *cmd = command_of(code);
+    const command *cmd = command_of(c->opt, code);
     gw_emit_gen_u(&x->p.e, EF_GENERATION, 0, (uint64_t)h.gen);
     gw_emit_gen_u(&x->p.e, EF_HEADER_ORDER, 0, (uint64_t)h.order);
     gw_emit_gen_u(&x->p.e, EF_BASIS, 0, (uint64_t)h.basis);
@@ -730,11 +744,11 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         id_off = 5;
     }
     if (h.gen != EOUDP_GEN_RFC)
-        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl,
                            "A %d-byte header", "A %d-byte header (the text says otherwise)",
                            h.gen == EOUDP_GEN_F64 ? 26 : 22);
     if (stamp > 1e11)
-        gw_emit_divergence(&x->p.e, gw_eoudp_profile, EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1,
                            "A timestamp in milliseconds",
                            "A timestamp in milliseconds (the text says otherwise)");
     uint64_t id = gw_get_uint(d + id_off, 8, big);
@@ -766,7 +780,8 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     int dir = pi->dir ? 1 : 0;
     /* profile spec: the text's "MUST get an acknowledge" list, whatever the
        header's flag says */
-    bool awaits_ack = important || (gw_eoudp_profile == GW_PROFILE_SPEC && implied_important(EOUDP_GEN_RFC, code));
+    bool awaits_ack = important || (c->opt[EOUDP_OPT_PROFILE] == GW_PROFILE_SPEC &&
+                                    implied_important(EOUDP_GEN_RFC, code));
     const pending *first = awaits_ack ? find_pending(c, dir, id) : NULL;
     bool resend = first && !(c->have_id[dir] && c->last_id[dir] == id); /* not a copy */
     if (resend) {
@@ -824,10 +839,10 @@ static bool plausible_time(int gen, int order, const uint8_t *d)
 
 /* a datagram whose size field fits some generation in some byte order, with
    a known command and a plausible timestamp in that generation and order */
-static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
+static bool eoudp_heuristic(const int *opt, int transport, const uint8_t *d, size_t len)
 {
     unsigned orders[N_GENS];
-    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(d[0]) || !fitting(d, len, orders))
+    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(opt, d[0]) || !fitting(d, len, orders))
         return false;
     for (size_t g = 0; g < N_GENS; g++)
         for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
@@ -836,118 +851,6 @@ static bool eoudp_heuristic(int transport, const uint8_t *d, size_t len)
     return false;
 }
 
-/* ---- replay ------------------------------------------------------------ */
-
-/* Our acknowledges name the live peer's ids of the important packets they
-   answer (recorded id -> live id, learnt as the peer's important packets
-   come, the newest EOUDP_ACKS kept); our timestamps are the time of
-   sending. Our own ids stay as recorded: the peer's acknowledges must name
-   them. */
-typedef struct {
-    int gen, order;  /* the header the conversation uses (as the decoder's) */
-    struct { uint64_t rec, live; } ids[EOUDP_ACKS];
-    unsigned n_ids;
-} eoudp_replay_state;
-
-typedef struct {
-    bool ok;
-    size_t hl, id_off;
-    bool big, important;
-} replay_header;
-
-static replay_header header_of(eoudp_replay_state *s, const uint8_t *d, size_t len)
-{
-    replay_header r = {0};
-    header_choice h = choose(s ? s->gen : 0, s ? s->order : 0, d, len);
-    if (!h.consistent || len < header_len(h.gen))
-        return r;
-    if (s) {
-        s->gen = h.gen;
-        s->order = h.order;
-    }
-    r.ok = true;
-    r.hl = header_len(h.gen);
-    r.big = h.order == EOUDP_BIG;
-    r.id_off = h.gen == EOUDP_GEN_F64 ? 9 : 5;
-    r.important = h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64 ? d[r.id_off + 8] != 0
-                                                                     : implied_important(h.gen, d[0]);
-    return r;
-}
-
-static gw_replay_need eoudp_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
-{
-    (void)transport;
-    /* acknowledges and the connect's answers must come, as must every
-       packet the peer marks important; the rest streams */
-    if (type == 0x01 || type == 0x02 || type == 0x03)
-        return GW_REPLAY_ANSWER;
-    return header_of(NULL, d, len).important ? GW_REPLAY_ANSWER : GW_REPLAY_OPTIONAL;
-}
-
-static void eoudp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
-{
-    (void)transport;
-    eoudp_replay_state *s = st;
-    replay_header h = header_of(s, d, len);
-    if (!h.ok)
-        return;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    double ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
-    uint64_t bits;
-    if (h.id_off == 9) {
-        memcpy(&bits, &ms, 8);
-        gw_put_uint(d + 1, 8, bits, h.big);
-    } else {
-        float f = (float)ms;
-        uint32_t b32;
-        memcpy(&b32, &f, 4);
-        gw_put_uint(d + 1, 4, b32, h.big);
-    }
-    if (type == 0x01 && len >= h.hl + 8) { /* the acked id: payload, little-endian */
-        uint64_t rec = gw_get_uint(d + h.hl, 8, false);
-        for (unsigned i = 0; i < s->n_ids && i < EOUDP_ACKS; i++) {
-            unsigned k = (s->n_ids - 1 - i) % EOUDP_ACKS; /* newest first */
-            if (s->ids[k].rec == rec) {
-                gw_put_uint(d + h.hl, 8, s->ids[k].live, false);
-                break;
-            }
-        }
-    }
-}
-
-static bool eoudp_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                               size_t rec_len, const uint8_t *live, size_t live_len, char *why,
-                               size_t whysz)
-{
-    (void)transport;
-    eoudp_replay_state *s = st;
-    replay_header rh = header_of(s, rec, rec_len), lh = header_of(s, live, live_len);
-    if (!rh.ok || !lh.ok)
-        return true; /* the decoder reports what is wrong with it */
-    if (type == 0x01 && rec_len >= rh.hl + 8) {
-        /* our ids go as recorded: the peer acknowledges the recorded one */
-        uint64_t want = gw_get_uint(rec + rh.hl, 8, false);
-        uint64_t got = live_len >= lh.hl + 8 ? gw_get_uint(live + lh.hl, 8, false) : UINT64_MAX;
-        if (got != want) {
-            snprintf(why, whysz, "acknowledges id %llu, expected %llu", (unsigned long long)got,
-                     (unsigned long long)want);
-            return false;
-        }
-    } else if (rh.important) {
-        unsigned k = s->n_ids++ % EOUDP_ACKS;
-        s->ids[k].rec = gw_get_uint(rec + rh.id_off, 8, rh.big);
-        s->ids[k].live = gw_get_uint(live + lh.id_off, 8, lh.big);
-    }
-    return true;
-}
-
-static const gw_replay eoudp_replay = {
-    .state_size = sizeof(eoudp_replay_state),
-    .need = eoudp_replay_need,
-    .adapt = eoudp_replay_adapt,
-    .match = eoudp_replay_match,
-};
 
 /* pcaptool stats and the statistics tree: acknowledge times */
 static const int measures[] = {EF_ACK_TIME};
@@ -977,5 +880,5 @@ const gw_protocol gw_eoudp_protocol = {
     .conv_end = conv_end,
     .decode = eoudp_decode,
     .heuristic = eoudp_heuristic,
-    .replay = &eoudp_replay,
+    .replay = &gw_eoudp_replay,
 };

@@ -22,12 +22,26 @@ enum eoudp_generation {
 enum eoudp_order { EOUDP_BIG = 1, EOUDP_LITTLE = 2 };
 enum eoudp_numbering { EOUDP_NUM_IMPL = 0, EOUDP_NUM_TEXT = 1 };
 
-extern int gw_eoudp_generation;  /* option eoudp.generation: forced, or AUTO */
-extern int gw_eoudp_default;     /* option eoudp.default_generation: when ambiguous */
-extern int gw_eoudp_numbering;   /* option eoudp.numbering */
-extern int gw_eoudp_profile;     /* option eoudp.profile (enum gw_profile) */
+/* the options (gw_option): eoudp.generation (forced, or AUTO),
+   eoudp.default_generation (when ambiguous), eoudp.numbering,
+   eoudp.profile (enum gw_profile) */
+enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_PROFILE };
+
+/* A datagram's header as the decoder reads it (for pcaptool replay): its
+   length, where the id is, the byte order, whether the packet awaits an
+   acknowledge, under the options opt. *gen and *order: the conversation's
+   generation and order so far (0: not known), updated. False when no
+   generation fits the datagram. */
+typedef struct {
+    size_t hl, id_off;
+    bool big, important;
+} eoudp_header;
+bool eoudp_read_header(const int *opt, int *gen, int *order, const uint8_t *d, size_t len,
+                       eoudp_header *h);
 
 extern const gw_protocol gw_eoudp_protocol;
+/* pcaptool replay's hooks (replay_eoudp.c) */
+extern const struct gw_replay gw_eoudp_replay;
 
 /* "the (MTU) Maximum Transmission Unit of the network (1500 bytes)" */
 #define EOUDP_MTU 1500

@@ -12,12 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-int gw_gne_byte_order = GNE_ORDER_AUTO;
-int gw_gne_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ------------------------------------------------------------ */
 
-enum message_kind { MSG_REQUEST = 1, MSG_REFUSAL, MSG_ACCEPT, MSG_UDP_PORT, MSG_PACKETS, MSG_OUT_OF_SYNC };
 
 static const gw_value_name message_names[] = {
     {MSG_REQUEST, "Connection request", 0}, {MSG_REFUSAL, "Refusal", 0},
@@ -30,8 +27,6 @@ static const gw_value_name order_names[] = {
 static const gw_value_name response_names[] = {
     {0, "Refused", 0}, {1, "Accepted", 0}, {0, NULL, 0}};
 
-enum { ID_EMPTY, ID_CUSTOM, ID_EXIT, ID_RATE, ID_PING, ID_CHANNEL, ID_OBJ_CREATE,
-       ID_OBJ_UPDATE, ID_OBJ_DEATH, ID_END = 255 };
 
 static const gw_value_name packet_names[] = {
     {ID_EMPTY, "EmptyPacket", 0}, {ID_CUSTOM, "CustomPacket", 0}, {ID_EXIT, "ExitPacket", 0},
@@ -167,13 +162,13 @@ static const gw_choice order_choices[] = {
     {0, NULL, NULL}};
 
 static const gw_option options[] = {
-    {"byte_order", "Data byte order",
+    [GNE_OPT_BYTE_ORDER] = {"byte_order", "Data byte order",
      "Byte order of the numbers inside GNE messages: told per connection by the handshake's "
-     "build field, or forced", order_choices, &gw_gne_byte_order},
-    {"profile", "Judge by",
+     "build field, or forced", order_choices, GNE_ORDER_AUTO},
+    [GNE_OPT_PROFILE] = {"profile", "Judge by",
      "What the traffic is checked against: what gnelib does (the reference, default), noting once per "
      "conversation where it departs from the text; or the text (gne.md) literally, where those "
-     "departures are warnings", gw_profile_choices, &gw_gne_profile},
+     "departures are warnings", gw_profile_choices, GW_PROFILE_REFERENCE},
 };
 
 /* ---- conversation state ------------------------------------------------ */
@@ -213,9 +208,14 @@ typedef struct {
     int64_t rate_window[2]; /* by role: start of the current one-second window */
     uint32_t rate_bytes[2]; /* sent in it */
     bool rate_flagged[2];
+    const int *opt;      /* the options (GNE_OPT_*) */
 } gne_conv;
 
-static void conv_init(void *p) { memset(p, 0, sizeof(gne_conv)); }
+static void conv_init(void *p, const int *opt)
+{
+    memset(p, 0, sizeof(gne_conv));
+    ((gne_conv *)p)->opt = opt;
+}
 static void conv_free(void *p) { (void)p; }
 
 static void conv_link(void *p, const void *parent)
@@ -245,8 +245,8 @@ static int role(const gne_ctx *x) /* 0 = client, 1 = server */
 
 static bool is_big(const gne_conv *c)
 {
-    if (gw_gne_byte_order != GNE_ORDER_AUTO)
-        return gw_gne_byte_order == GNE_ORDER_BIG;
+    if (c->opt[GNE_OPT_BYTE_ORDER] != GNE_ORDER_AUTO)
+        return c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG;
     return c->order == GNE_ORDER_BIG;
 }
 
@@ -302,7 +302,7 @@ static uint8_t order_of_build(const uint8_t *b)
 
 static void note_assumed_order(gne_ctx *x, size_t off, const char *why)
 {
-    if (x->conv->order_noted || gw_gne_byte_order != GNE_ORDER_AUTO)
+    if (x->conv->order_noted || x->conv->opt[GNE_OPT_BYTE_ORDER] != GNE_ORDER_AUTO)
         return;
     x->conv->order_noted = true;
     gw_emit_finding(&x->p.e, GE_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
@@ -320,7 +320,7 @@ static void connection_request(gne_ctx *x, size_t len)
     x->p.big_endian = is_big(c);
     c->client_dir = (uint8_t)x->p.pi->dir;
     if (order == GNE_ORDER_BIG)
-        gw_emit_divergence(&x->p.e, gw_gne_profile, GE_DATA_BIG, GE_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GE_DATA_BIG, GE_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
                            "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
                            "little-endian)", "00 07");
     gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_REQUEST);
@@ -366,7 +366,7 @@ static void refusal(gne_ctx *x, size_t len)
     /* the refusal's build is in the server's order, which may differ */
     uint8_t order = len >= 8 ? order_of_build(x->p.c.data + start + 6) : 0;
     bool big = x->p.big_endian;
-    if (order && gw_gne_byte_order == GNE_ORDER_AUTO)
+    if (order && c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_AUTO)
         x->p.big_endian = order == GNE_ORDER_BIG;
     gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_REFUSAL);
     emit_order(x, start + 6);
@@ -633,7 +633,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
         break;
     case ID_CUSTOM:
         if ((ok = gw_take_u(&x->p, GF_CUSTOM_LENGTH, 2, &v))) {
-            gw_emit_divergence(&x->p.e, gw_gne_profile, GE_CUSTOM_U16, GE_DIV_CUSTOM_U16, &x->conv->noted_custom,
+            gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GE_CUSTOM_U16, GE_DIV_CUSTOM_U16, &x->conv->noted_custom,
                                start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
                                "text gives a guint8)");
             gw_summary_add(&x->p.sum, "Custom (%u bytes)", (unsigned)v);
@@ -871,8 +871,9 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 
 /* NL framing; on a bad header, the bytes up to the next "NL" form one
    (reported) PDU, so decoding resynchronises there */
-static long gne_pdu_length(const uint8_t *data, size_t avail)
+static long gne_pdu_length(const int *opts, const uint8_t *data, size_t avail)
 {
+    (void)opts;
     size_t from = 1;
     if (avail < 4)
         return 0;
@@ -890,8 +891,9 @@ static long gne_pdu_length(const uint8_t *data, size_t avail)
 
 /* the first data of a GNE connection: the connection request's NL header
    (gnelib sends it in a segment of its own), or a frame starting "GNE" */
-static bool gne_heuristic(int transport, const uint8_t *d, size_t len)
+static bool gne_heuristic(const int *opts, int transport, const uint8_t *d, size_t len)
 {
+    (void)opts;
     if (transport != GW_TRANSPORT_TCP || len < 4 || d[0] != 'N' || d[1] != 'L' || d[2] != 0)
         return false;
     if (len == 4)
@@ -899,121 +901,6 @@ static bool gne_heuristic(int transport, const uint8_t *d, size_t len)
     return len >= 7 && d[3] >= 3 && d[4] == 'G' && d[5] == 'N' && d[6] == 'E';
 }
 
-/* ---- replay ------------------------------------------------------------ */
-
-/* The UDP link's ports follow the live handshake: our port message (or,
-   as the server, our accept) names our live UDP port; the peer's accept
-   (or port message) names its. The data byte order is the connection
-   request's (its build field). */
-typedef struct {
-    gw_replay_link link;
-    bool big_endian;
-} gne_replay_state;
-
-/* a message's content: after the NL header over TCP, the whole datagram over UDP */
-static const uint8_t *content_of(int transport, const uint8_t *d, size_t len, size_t *n)
-{
-    size_t h = transport == GW_TRANSPORT_TCP ? 4 : 0;
-    *n = len > h ? len - h : 0;
-    return d + (len > h ? h : len);
-}
-
-static void learn_order(gne_replay_state *s, int64_t type, const uint8_t *c, size_t n)
-{
-    if (type == MSG_REQUEST && n >= 7)
-        s->big_endian = c[5] == 0 && c[6] != 0; /* build 7: 07 00 little, 00 07 big */
-}
-
-static int64_t port_at(const gne_replay_state *s, const uint8_t *p)
-{
-    return (int64_t)gw_sign_extend(gw_get_uint(p, 4, s->big_endian), 4);
-}
-
-static gw_replay_need gne_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
-{
-    size_t n;
-    const uint8_t *c = content_of(transport, d, len, &n);
-    /* an empty message (a lone 255: the client's first UDP datagram) says nothing */
-    return type == MSG_PACKETS && n == 1 && c[0] == 255 ? GW_REPLAY_OPTIONAL : GW_REPLAY_ANSWER;
-}
-
-static void gne_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
-{
-    gne_replay_state *s = st;
-    size_t n;
-    uint8_t *c = (uint8_t *)content_of(transport, d, len, &n);
-    learn_order(s, type, c, n);
-    if (!s->link.ours)
-        return;
-    if (type == MSG_UDP_PORT && n == 4)
-        gw_put_uint(c, 4, s->link.ours, s->big_endian);
-    else if (type == MSG_ACCEPT && n >= 12 && port_at(s, c + 8) > 0)
-        gw_put_uint(c + 8, 4, s->link.ours, s->big_endian);
-}
-
-static void gne_replay_observe(void *st, int64_t type, int transport, bool ours,
-                               const uint8_t *d, size_t len)
-{
-    if (ours)
-        return;
-    gne_replay_state *s = st;
-    size_t n;
-    const uint8_t *c = content_of(transport, d, len, &n);
-    learn_order(s, type, c, n);
-    int64_t port = type == MSG_UDP_PORT && n == 4    ? port_at(s, c)
-                 : type == MSG_ACCEPT && n >= 12     ? port_at(s, c + 8)
-                                                     : 0;
-    if (port > 0 && port <= 65535 && !s->link.peers)
-        s->link.peers = (uint16_t)port;
-}
-
-static bool gne_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                             size_t rec_len, const uint8_t *live, size_t live_len, char *why,
-                             size_t whysz)
-{
-    gne_replay_state *s = st;
-    size_t rn, ln;
-    const uint8_t *r = content_of(transport, rec, rec_len, &rn);
-    const uint8_t *l = content_of(transport, live, live_len, &ln);
-    if (type == MSG_UDP_PORT && ln == 4 && s->link.peers && port_at(s, l) != s->link.peers) {
-        /* its datagrams came first, from another port */
-        snprintf(why, whysz, "names UDP port %ld, but its link datagrams come from port %u",
-                 (long)port_at(s, l), s->link.peers);
-        return false;
-    }
-    if (type == MSG_ACCEPT && rn >= 12) {
-        bool rec_link = port_at(s, r + 8) > 0, live_link = ln >= 12 && port_at(s, l + 8) > 0;
-        if (rec_link != live_link) {
-            snprintf(why, whysz, "%s UDP link, the recording has %s", live_link ? "offers a" : "offers no",
-                     rec_link ? "one" : "none");
-            return false;
-        }
-    } else if (type == MSG_PACKETS && rn >= 1) {
-        /* the same first packet; a ping reply to the same request */
-        if (ln < 1 || l[0] != r[0]) {
-            snprintf(why, whysz, "packet %d first, recorded %u", ln ? l[0] : -1, r[0]);
-            return false;
-        }
-        if (r[0] == ID_PING && rn >= 5 && (ln < 5 || memcmp(l + 1, r + 1, 4))) {
-            snprintf(why, whysz, "ping %ld, recorded %lu",
-                     ln < 5 ? -1L : (long)gw_get_uint(l + 1, 4, s->big_endian),
-                     (unsigned long)gw_get_uint(r + 1, 4, s->big_endian));
-            return false;
-        }
-    }
-    return true;
-}
-
-static gw_replay_link *gne_replay_link(void *st) { return &((gne_replay_state *)st)->link; }
-
-static const gw_replay gne_replay = {
-    .state_size = sizeof(gne_replay_state),
-    .need = gne_replay_need,
-    .adapt = gne_replay_adapt,
-    .observe = gne_replay_observe,
-    .match = gne_replay_match,
-    .link = gne_replay_link,
-};
 
 /* pcaptool stats and the statistics tree: ping round trips */
 static const int measures[] = {GF_PING_RTT};
@@ -1045,5 +932,5 @@ const gw_protocol gw_gne_protocol = {
     .pdu_length = gne_pdu_length,
     .pdu_header = 4,
     .heuristic = gne_heuristic,
-    .replay = &gne_replay,
+    .replay = &gw_gne_replay,
 };

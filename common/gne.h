@@ -20,9 +20,19 @@ enum gne_order {
     GNE_ORDER_LITTLE = 1, /* gnelib after 2012 */
     GNE_ORDER_BIG = 2,    /* releases up to 0.70 */
 };
-extern int gw_gne_byte_order;         /* option gne.byte_order */
-extern int gw_gne_profile;            /* enum gw_profile (option gne.profile) */
+/* what a message is (gne.message) */
+enum message_kind { MSG_REQUEST = 1, MSG_REFUSAL, MSG_ACCEPT, MSG_UDP_PORT, MSG_PACKETS, MSG_OUT_OF_SYNC };
+
+/* packet ids (gne.packet.id); 255 ends a message */
+enum { ID_EMPTY, ID_CUSTOM, ID_EXIT, ID_RATE, ID_PING, ID_CHANNEL, ID_OBJ_CREATE,
+       ID_OBJ_UPDATE, ID_OBJ_DEATH, ID_END = 255 };
+
+/* the options (gw_option): gne.byte_order (enum gne_order), gne.profile
+   (enum gw_profile) */
+enum { GNE_OPT_BYTE_ORDER, GNE_OPT_PROFILE };
 
 extern const gw_protocol gw_gne_protocol;
+/* pcaptool replay's hooks (replay_gne.c) */
+extern const struct gw_replay gw_gne_replay;
 
 #endif

@@ -7,30 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const gw_protocol gw_dnp_protocol;
-extern const gw_protocol gw_openttd_protocol;
-extern const gw_protocol gw_gne_protocol;
-extern const gw_protocol gw_eoudp_protocol;
-extern const gw_protocol gw_opendrakan_protocol;
-
-/* sized so that every index up to GW_MAX_PROTOCOLS reads NULL past the list */
-const gw_protocol *const gw_protocols[GW_MAX_PROTOCOLS + 1] = {
-    &gw_dnp_protocol,
-    &gw_openttd_protocol,
-    &gw_gne_protocol,
-    &gw_eoudp_protocol,
-    &gw_opendrakan_protocol,
-    NULL,
-};
-
-const gw_protocol *gw_protocol_by_name(const char *name)
-{
-    for (int i = 0; gw_protocols[i]; i++)
-        if (strcmp(gw_protocols[i]->name, name) == 0)
-            return gw_protocols[i];
-    return NULL;
-}
-
 const char *gw_group_name(gw_group g)
 {
     static const char *const names[] = {"malformed", "protocol", "sequence", "response_code", "undecoded",
@@ -64,15 +40,22 @@ static void hc_source(void *ctx, int src, const char *name, const uint8_t *data,
     (void)ctx; (void)src; (void)name; (void)data; (void)len;
 }
 
-bool gw_heuristic_accepts(const gw_protocol *p, int transport, const uint8_t *data, size_t len)
+void gw_options_init(const gw_protocol *p, int *opts)
 {
-    if (!p->heuristic || !p->heuristic(transport, data, len))
+    for (int i = 0; i < GW_MAX_OPTIONS; i++)
+        opts[i] = i < p->n_options ? p->options[i].default_value : 0;
+}
+
+bool gw_heuristic_accepts(const gw_protocol *p, const int *opts, int transport, const uint8_t *data,
+                          size_t len)
+{
+    if (!p->heuristic || !p->heuristic(opts, transport, data, len))
         return false;
     size_t n = len;
     if (transport == GW_TRANSPORT_TCP) {
         if (len < p->pdu_header)
             return true; /* no whole PDU to try: the heuristic's word */
-        long l = p->pdu_length(data, len);
+        long l = p->pdu_length(opts, data, len);
         if (l == GW_PDU_INVALID)
             return false;
         if (l <= 0 || (size_t)l > len)
@@ -83,7 +66,7 @@ bool gw_heuristic_accepts(const gw_protocol *p, int transport, const uint8_t *da
     gw_sink sink = {.ctx = &h, .finding = hc_finding, .wants_message = hc_no_message,
                     .source = hc_source};
     void *conv = g_malloc(p->conv_size);
-    p->conv_init(conv);
+    p->conv_init(conv, opts);
     gw_pdu_info pi = {.frame = 1, .transport = transport};
     p->decode(conv, &pi, data, n, &sink);
     if (p->conv_free)

@@ -203,60 +203,19 @@ enum gw_profile {
 };
 extern const gw_choice gw_profile_choices[];
 
+/* A protocol's options are an array of ints, one for each entry of its
+   gw_protocol.options table, in the table's order: the front end owns it
+   (pcaptool per run, Wireshark as preferences), readies it with
+   gw_options_init() and hands it to conv_init(), pdu_length() and
+   heuristic(). No decoder keeps an option of its own. */
+#define GW_MAX_OPTIONS 8
 typedef struct {
     const char *name;          /* "update_layout": full name is proto.name */
     const char *title;
     const char *description;
     const gw_choice *choices;  /* enumerated values */
-    int *value;                /* the one storage both front ends set */
+    int default_value;
 } gw_option;
-
-/* ---- replay (pcaptool replay) ------------------------------------------- */
-
-/* What the peer must send when the recording shows it from the peer. */
-typedef enum {
-    GW_REPLAY_OPTIONAL, /* may come or not (depends on time, other users, the game) */
-    GW_REPLAY_PERIODIC, /* comes in any number; at least one wherever the recording has some */
-    GW_REPLAY_ANSWER,   /* each one the recording has must come */
-} gw_replay_need;
-
-/* The ports of a second conversation a protocol opens beside the replayed
-   one (GNE's UDP link, set up in its TCP handshake). */
-typedef struct gw_replay_link {
-    uint16_t ours;  /* set by pcaptool: its own UDP port for the link */
-    uint16_t peers; /* the peer's: set by the hooks when it names its port, or by pcaptool
-                       when its first datagram comes first (0: not known yet) */
-} gw_replay_link;
-
-/* What a recorded conversation must change to be played against a live
-   peer, and what the peer's PDUs must keep. Each hook gets a PDU as the
-   decoder does (`transport`: GW_TRANSPORT_*) and `type`, the value of the
-   protocol's type_field (-1: none). The state (state_size bytes, zeroed
-   before the first call) follows one replayed conversation. */
-typedef struct gw_replay {
-    size_t state_size;
-    gw_replay_need (*need)(int64_t type, int transport, const uint8_t *d, size_t len);
-    /* One of our recorded PDUs, copied, about to be sent: rewrite in place
-       the numbers that must follow the live peer (its sequence numbers,
-       link ids, frames, ports). */
-    void (*adapt)(void *state, int64_t type, int transport, uint8_t *d, size_t len);
-    /* Every PDU of the recording, in order, before the exchange begins
-       (NULL: nothing to learn from it). */
-    void (*recorded)(void *state, int64_t type, int transport, bool ours, const uint8_t *d,
-                     size_t len);
-    /* Every PDU of the live exchange as it goes: ours once sent (adapted),
-       the peer's as it comes (NULL: nothing to learn). */
-    void (*observe)(void *state, int64_t type, int transport, bool ours, const uint8_t *d,
-                    size_t len);
-    /* The live peer's PDU `live` stands where the recording has `rec` (same
-       type and need): learn the live numbering; false, with the reason in
-       why[], when a field differs where it must not. */
-    bool (*match)(void *state, int64_t type, int transport, const uint8_t *rec, size_t rec_len,
-                  const uint8_t *live, size_t live_len, char *why, size_t whysz);
-    /* The ports of the protocol's second conversation, in the state (NULL:
-       it has none). */
-    gw_replay_link *(*link)(void *state);
-} gw_replay;
 
 /* ---- protocols ----------------------------------------------------------- */
 
@@ -288,7 +247,7 @@ typedef struct gw_protocol {
     /* conversation state of conv_size bytes: conv_init readies it (bytes it
        leaves unset are never read) */
     size_t conv_size;
-    void (*conv_init)(void *conv);
+    void (*conv_init)(void *conv, const int *opts);
     void (*conv_free)(void *conv);
     /* what the state holds on the heap beyond its conv_size bytes, allocator
        overhead included, as an upper bound: pcaptool's bound on decoder
@@ -309,15 +268,15 @@ typedef struct gw_protocol {
        or GW_PDU_INVALID when these bytes cannot start a PDU: the rest of
        the segment is then handed to decode() as one PDU, which reports it,
        and the next segment is tried as a fresh start. */
-    long (*pdu_length)(const uint8_t *data, size_t avail);
+    long (*pdu_length)(const int *opts, const uint8_t *data, size_t avail);
     size_t pdu_header;
     /* do these first bytes (a UDP datagram, or the first data of a TCP
        stream) look like the protocol, strongly enough to claim a
        conversation on an unknown port? */
-    bool (*heuristic)(int transport, const uint8_t *data, size_t len);
+    bool (*heuristic)(const int *opts, int transport, const uint8_t *data, size_t len);
     /* pcaptool replay's adaptation; NULL: PDUs are sent as recorded and
        every answer is required and compared by type only */
-    const gw_replay *replay;
+    const struct gw_replay *replay; /* gw_replay.h */
 } gw_protocol;
 
 #define GW_PDU_INVALID (-1L)
@@ -332,7 +291,10 @@ const gw_protocol *gw_protocol_by_name(const char *name);
    PDU when the segment holds it whole) without an error in a fresh
    conversation state: a heuristic never claims what the decoder would call
    malformed. Both front ends ask this, never the bare heuristic. */
-bool gw_heuristic_accepts(const gw_protocol *p, int transport, const uint8_t *data, size_t len);
+bool gw_heuristic_accepts(const gw_protocol *p, const int *opts, int transport, const uint8_t *data,
+                          size_t len);
+/* p's options at their defaults (opts has GW_MAX_OPTIONS ints) */
+void gw_options_init(const gw_protocol *p, int *opts);
 
 /* ---- helpers for decoders ------------------------------------------------ */
 

@@ -12,19 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-int gw_od_variant = OD_VARIANT_REFERENCE;
-int gw_od_bools = OD_BOOLS_AUTO;
-int gw_od_bools_default = OD_BOOLS_BYTES;
-int gw_od_profile = GW_PROFILE_REFERENCE;
 
 /* ---- tables ------------------------------------------------------------ */
 
-enum {
-    T_DB_ENTRY, T_LOAD_LEVEL, T_STATES, T_EXTRA_STATES, T_CONFIRM, T_GLOBAL_MESSAGE,
-    T_OBJECT_MESSAGE, T_EVENT, T_ACK, T_ACTION, T_ANALOG,
-    /* the draft's packets the code does not have: numbered by this project */
-    T_OBJECT_CREATED, T_LIFECYCLE, T_SOUND, T_ANIMATION, T_COUNT
-};
 
 static const gw_value_name type_names[] = {
     {T_DB_ENTRY, "GLOBAL_DB_TABLE_ENTRY", 0}, {T_LOAD_LEVEL, "LOAD_LEVEL", 0},
@@ -205,14 +195,15 @@ static const gw_choice bools_default_choices[] = {
     {0, NULL, NULL}};
 
 static const gw_option options[] = {
-    {"variant", "Layouts", "The reference code's packet layouts or the draft's", variant_choices,
-     &gw_od_variant},
-    {"bools", "Boolean states", "How a state bundle's booleans are read", bools_choices, &gw_od_bools},
-    {"default_bools", "Boolean states when the length does not tell",
-     "Used when neither encoding fits the payload length", bools_default_choices,
-     &gw_od_bools_default},
-    {"profile", "Conformance profile", "Judge by the reference code (master) or by the draft text",
-     gw_profile_choices, &gw_od_profile},
+    [OD_OPT_VARIANT] = {"variant", "Layouts", "The reference code's packet layouts or the draft's",
+     variant_choices, OD_VARIANT_REFERENCE},
+    [OD_OPT_BOOLS] = {"bools", "Boolean states", "How a state bundle's booleans are read", bools_choices,
+     OD_BOOLS_AUTO},
+    [OD_OPT_DEFAULT_BOOLS] = {"default_bools", "Boolean states when the length does not tell",
+     "Used when neither encoding fits the payload length", bools_default_choices, OD_BOOLS_BYTES},
+    [OD_OPT_PROFILE] = {"profile", "Conformance profile",
+     "Judge by the reference code (master) or by the draft text", gw_profile_choices,
+     GW_PROFILE_REFERENCE},
 };
 
 /* ---- conversation ------------------------------------------------------ */
@@ -240,13 +231,15 @@ typedef struct {
     unsigned n_acked;
     bool bools_divergence_noted;
     int8_t server_dir;          /* learnt from the first one-way packet; -1 not yet */
+    const int *opt;             /* the options (OD_OPT_*) */
     db_entry db[OD_DB_ENTRIES]; /* the first n_db set; the rest (6 KiB) never read */
 } od_conv;
 
-static void conv_init(void *p)
+static void conv_init(void *p, const int *opt)
 {
     memset(p, 0, offsetof(od_conv, db));
     ((od_conv *)p)->server_dir = -1;
+    ((od_conv *)p)->opt = opt;
 }
 
 static void conv_free(void *p) { (void)p; }
@@ -439,13 +432,14 @@ static void bundle(od_ctx *x)
 {
     const uint8_t *d = x->p.c.data + x->p.c.off;
     size_t len = gw_remaining(&x->p.c), base = x->p.c.off;
-    int enc = gw_od_bools, n_bools = count_bools(d, len);
+    const int *opt = x->conv->opt;
+    int enc = opt[OD_OPT_BOOLS], n_bools = count_bools(d, len);
     bool assumed = false;
     if (enc == OD_BOOLS_AUTO) {
         long bytes = walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
         long packed = walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
         bool fb = bytes == (long)len, fp = packed == (long)len;
-        enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : gw_od_bools_default;
+        enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : opt[OD_OPT_DEFAULT_BOOLS];
         assumed = !fb && !fp && n_bools >= 2;
     }
     gw_emit_label(&x->p.e, EF_BUNDLE, base, len, NULL);
@@ -457,7 +451,7 @@ static void bundle(od_ctx *x)
                         "Neither encoding fits %zu bytes: %s used", len,
                         gw_value_name_of(bools_names, (uint32_t)enc));
     if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed)
-        gw_emit_divergence(&x->p.e, gw_od_profile, EE_BOOLS_UNPACKED, EE_DIVERGENCE_BOOLS,
+        gw_emit_divergence(&x->p.e, opt[OD_OPT_PROFILE], EE_BOOLS_UNPACKED, EE_DIVERGENCE_BOOLS,
                            &x->conv->bools_divergence_noted, base, len, "%d booleans, one byte each",
                            "Booleans one byte each (reference master); the draft packs them", n_bools);
     gw_summary_add(&x->p.sum, " [");
@@ -653,7 +647,7 @@ static void event(od_ctx *x)
 static void payload(od_ctx *x, unsigned type)
 {
     od_conv *c = x->conv;
-    bool draft = gw_od_variant == OD_VARIANT_DRAFT;
+    bool draft = c->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT;
     uint64_t v, w;
     int64_t t;
     switch (type) {
@@ -759,9 +753,9 @@ static void payload(od_ctx *x, unsigned type)
     }
 }
 
-static bool known_type(unsigned type)
+static bool known_type(const int *opt, unsigned type)
 {
-    return type < (gw_od_variant == OD_VARIANT_DRAFT ? T_COUNT : T_OBJECT_CREATED);
+    return type < (opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT ? T_COUNT : T_OBJECT_CREATED);
 }
 
 static bool reliable(unsigned type)
@@ -809,7 +803,7 @@ static void check_direction(od_ctx *x, unsigned type, size_t off)
 static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
 {
     unsigned type = d[off];
-    bool known = known_type(type);
+    bool known = known_type(x->conv->opt, type);
     size_t have = len - off;
     size_t plen = have >= 3 ? (size_t)gw_get_uint(d + off + 1, 2, false) : 0;
     size_t end = have >= 3 && plen <= have - 3 ? off + 3 + plen : len;
@@ -868,24 +862,24 @@ static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_
 
 /* TCP framing: 3-byte header, the payload length; a type the variant does
    not know cannot start a packet */
-static long od_pdu_length(const uint8_t *d, size_t avail)
+static long od_pdu_length(const int *opts, const uint8_t *d, size_t avail)
 {
     (void)avail;
-    if (!known_type(d[0]))
+    if (!known_type(opts, d[0]))
         return GW_PDU_INVALID;
     return 3 + (long)gw_get_uint(d + 1, 2, false);
 }
 
 /* the datagram or first segment is a chain of whole packets of known
    types, each long enough for its fixed fields */
-static bool od_heuristic(int transport, const uint8_t *d, size_t len)
+static bool od_heuristic(const int *opts, int transport, const uint8_t *d, size_t len)
 {
     (void)transport;
     static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 14, 26};
     size_t off = 0;
     int n = 0;
     while (off < len) {
-        if (len - off < 3 || !known_type(d[off]))
+        if (len - off < 3 || !known_type(opts, d[off]))
             return false;
         size_t plen = (size_t)gw_get_uint(d + off + 1, 2, false);
         if (plen < min_payload[d[off]])
@@ -898,199 +892,6 @@ static bool od_heuristic(int transport, const uint8_t *d, size_t len)
     return n > 0;
 }
 
-/* ---- replay ------------------------------------------------------------ */
-
-/* Snapshots as they go, per sender (0: ours, 1: the peer's): the ticks
-   confirmed lately, with their change counts. Our ACKNOWLEDGE_SNAPSHOT
-   names the live peer's snapshot that stands where the recorded one stood
-   (the k-th tick the peer confirmed in the recording is the k-th it
-   confirms live) when that one is complete, else the newest complete one;
-   the peer's must name one of ours that is complete. */
-#define OD_REPLAY_TICKS 64
-#define OD_REPLAY_ORDER 1024 /* confirmed ticks kept in order, recorded and live */
-
-typedef struct {
-    int64_t tick;
-    uint32_t changes, seen;
-    bool confirmed;
-} od_snapshot;
-
-typedef struct {
-    od_snapshot snap[2][OD_REPLAY_TICKS];
-    unsigned next[2];
-    bool have_complete;
-    int64_t newest_complete; /* of the peer's */
-    int64_t order[2][OD_REPLAY_ORDER]; /* the peer's confirmed ticks: recorded, live */
-    unsigned n_order[2];
-} od_replay_state;
-
-/* a tick the peer confirmed, in order of first confirmation */
-static void confirmed_in_order(od_replay_state *s, int which, int64_t tick)
-{
-    for (unsigned i = 0; i < s->n_order[which] && i < OD_REPLAY_ORDER; i++)
-        if (s->order[which][i] == tick)
-            return;
-    if (s->n_order[which] < OD_REPLAY_ORDER)
-        s->order[which][s->n_order[which]++] = tick;
-}
-
-static int64_t tick_at(const uint8_t *p) { return (int64_t)gw_get_uint(p, 8, false); }
-
-static od_snapshot *snapshot_of(od_replay_state *s, int who, int64_t tick)
-{
-    for (unsigned i = 0; i < OD_REPLAY_TICKS; i++)
-        if (s->snap[who][i].tick == tick && tick)
-            return &s->snap[who][i];
-    od_snapshot *n = &s->snap[who][s->next[who]++ % OD_REPLAY_TICKS];
-    *n = (od_snapshot){.tick = tick};
-    return n;
-}
-
-static const od_snapshot *confirmed_snapshot(const od_replay_state *s, int who, int64_t tick)
-{
-    for (unsigned i = 0; i < OD_REPLAY_TICKS; i++)
-        if (s->snap[who][i].tick == tick && s->snap[who][i].confirmed)
-            return &s->snap[who][i];
-    return NULL;
-}
-
-/* the packets of a PDU (a datagram may hold several), one by one: t, the
-   type; pl, the payload of n bytes */
-typedef struct {
-    const uint8_t *d;
-    size_t len, off;
-    uint8_t t;
-    const uint8_t *pl;
-    size_t n;
-} od_packets;
-
-static bool next_packet(od_packets *it)
-{
-    if (it->len - it->off < 3)
-        return false;
-    const uint8_t *p = it->d + it->off;
-    size_t n = (size_t)gw_get_uint(p + 1, 2, false);
-    if (n > it->len - it->off - 3)
-        return false;
-    it->t = p[0];
-    it->pl = p + 3;
-    it->n = n;
-    it->off += 3 + n;
-    return true;
-}
-
-static gw_replay_need od_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
-{
-    (void)type; (void)transport;
-    /* state changes stream; snapshots are confirmed now and then; acks and
-       the reliable packets answer */
-    od_packets it = {.d = d, .len = len};
-    gw_replay_need need = GW_REPLAY_OPTIONAL;
-    while (next_packet(&it)) {
-        if (it.t == T_CONFIRM)
-            need = GW_REPLAY_PERIODIC;
-        else if (it.t != T_STATES && it.t != T_EXTRA_STATES)
-            return GW_REPLAY_ANSWER;
-    }
-    return need;
-}
-
-static void od_replay_observe(void *st, int64_t type, int transport, bool ours, const uint8_t *d,
-                              size_t len)
-{
-    (void)type; (void)transport;
-    od_replay_state *s = st;
-    int who = ours ? 0 : 1;
-    od_packets it = {.d = d, .len = len};
-    while (next_packet(&it)) {
-        if ((it.t == T_STATES || it.t == T_EXTRA_STATES) && it.n >= 8) {
-            snapshot_of(s, who, tick_at(it.pl))->seen++;
-        } else if (it.t == T_CONFIRM && it.n >= 20) {
-            od_snapshot *x = snapshot_of(s, who, tick_at(it.pl));
-            x->confirmed = true;
-            x->changes = (uint32_t)gw_get_uint(it.pl + 16, 4, false);
-            if (!ours)
-                confirmed_in_order(s, 1, x->tick);
-        } else {
-            continue;
-        }
-        for (unsigned i = 0; !ours && i < OD_REPLAY_TICKS; i++) {
-            const od_snapshot *x = &s->snap[1][i];
-            if (x->confirmed && x->seen == x->changes &&
-                (!s->have_complete || x->tick > s->newest_complete)) {
-                s->newest_complete = x->tick;
-                s->have_complete = true;
-            }
-        }
-    }
-}
-
-static void od_replay_recorded(void *st, int64_t type, int transport, bool ours, const uint8_t *d,
-                               size_t len)
-{
-    (void)type; (void)transport;
-    od_replay_state *s = st;
-    od_packets it = {.d = d, .len = len};
-    while (!ours && next_packet(&it))
-        if (it.t == T_CONFIRM && it.n >= 8)
-            confirmed_in_order(s, 0, tick_at(it.pl));
-}
-
-static void od_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
-{
-    (void)type; (void)transport;
-    od_replay_state *s = st;
-    od_packets it = {.d = d, .len = len};
-    while (next_packet(&it)) {
-        if (it.t != T_ACK || it.n < 8)
-            continue;
-        int64_t rec = tick_at(it.pl), tick = rec;
-        unsigned k = 0;
-        while (k < s->n_order[0] && s->order[0][k] != rec)
-            k++;
-        const od_snapshot *x =
-            k < s->n_order[0] && k < s->n_order[1] ? confirmed_snapshot(s, 1, s->order[1][k]) : NULL;
-        if (x && x->seen == x->changes)
-            tick = x->tick;
-        else if (s->have_complete) /* not complete (yet): the newest that is */
-            tick = s->newest_complete;
-        gw_put_uint(d + (it.pl - d), 8, (uint64_t)tick, false);
-    }
-}
-
-static bool od_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                            size_t rec_len, const uint8_t *live, size_t live_len, char *why,
-                            size_t whysz)
-{
-    (void)type; (void)transport; (void)rec; (void)rec_len;
-    od_replay_state *s = st;
-    od_packets it = {.d = live, .len = live_len};
-    while (next_packet(&it)) {
-        if (it.t != T_ACK || it.n < 8)
-            continue;
-        int64_t tick = tick_at(it.pl);
-        const od_snapshot *x = confirmed_snapshot(s, 0, tick);
-        if (!x) {
-            snprintf(why, whysz, "acknowledges tick %lld, which we did not confirm", (long long)tick);
-            return false;
-        }
-        if (x->seen != x->changes) {
-            snprintf(why, whysz, "acknowledges tick %lld, whose snapshot we sent incomplete "
-                     "(%u of %u changes)", (long long)tick, x->seen, x->changes);
-            return false;
-        }
-    }
-    return true;
-}
-
-static const gw_replay od_replay = {
-    .state_size = sizeof(od_replay_state),
-    .need = od_replay_need,
-    .adapt = od_replay_adapt,
-    .recorded = od_replay_recorded,
-    .observe = od_replay_observe,
-    .match = od_replay_match,
-};
 
 /* pcaptool stats and the statistics tree: snapshot completeness */
 static const int measures[] = {EF_COMPLETE};
@@ -1122,5 +923,5 @@ const gw_protocol gw_opendrakan_protocol = {
     .pdu_length = od_pdu_length,
     .pdu_header = 3,
     .heuristic = od_heuristic,
-    .replay = &od_replay,
+    .replay = &gw_opendrakan_replay,
 };

@@ -24,11 +24,20 @@ enum od_bools {
     OD_BOOLS_PACKED = 2, /* packed LSB-first: the draft and net-dev */
 };
 
-extern int gw_od_variant;        /* option opendrakan.variant */
-extern int gw_od_bools;          /* option opendrakan.bools */
-extern int gw_od_bools_default;  /* option opendrakan.default_bools */
-extern int gw_od_profile;        /* option opendrakan.profile (enum gw_profile) */
+/* packet types (opendrakan.type) */
+enum {
+    T_DB_ENTRY, T_LOAD_LEVEL, T_STATES, T_EXTRA_STATES, T_CONFIRM, T_GLOBAL_MESSAGE,
+    T_OBJECT_MESSAGE, T_EVENT, T_ACK, T_ACTION, T_ANALOG,
+    /* the draft's packets the code does not have: numbered by this project */
+    T_OBJECT_CREATED, T_LIFECYCLE, T_SOUND, T_ANIMATION, T_COUNT
+};
+
+/* the options (gw_option): opendrakan.variant, opendrakan.bools,
+   opendrakan.default_bools, opendrakan.profile (enum gw_profile) */
+enum { OD_OPT_VARIANT, OD_OPT_BOOLS, OD_OPT_DEFAULT_BOOLS, OD_OPT_PROFILE };
 
 extern const gw_protocol gw_opendrakan_protocol;
+/* pcaptool replay's hooks (replay_opendrakan.c) */
+extern const struct gw_replay gw_opendrakan_replay;
 
 #endif

@@ -13,58 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
-int gw_openttd_version = OTTD_V_AUTO;
-int gw_openttd_default = OTTD_V13;
 
 /* ---- packets ---------------------------------------------------------------- */
 
 /* every packet of every version, by meaning; the wire code depends on the version */
-#define OTTD_PACKETS(X) \
-    X(UNKNOWN, "unknown") \
-    X(SERVER_FULL, "SERVER_FULL") X(SERVER_BANNED, "SERVER_BANNED") \
-    X(CLIENT_JOIN, "CLIENT_JOIN") X(SERVER_ERROR, "SERVER_ERROR") \
-    X(CLIENT_UNUSED, "CLIENT_UNUSED") X(SERVER_UNUSED, "SERVER_UNUSED") \
-    X(SERVER_GAME_INFO, "SERVER_GAME_INFO") X(CLIENT_GAME_INFO, "CLIENT_GAME_INFO") \
-    X(SERVER_CHECK_NEWGRFS, "SERVER_CHECK_NEWGRFS") X(CLIENT_NEWGRFS_CHECKED, "CLIENT_NEWGRFS_CHECKED") \
-    X(SERVER_NEED_GAME_PASSWORD, "SERVER_NEED_GAME_PASSWORD") X(CLIENT_GAME_PASSWORD, "CLIENT_GAME_PASSWORD") \
-    X(SERVER_NEED_COMPANY_PASSWORD, "SERVER_NEED_COMPANY_PASSWORD") \
-    X(CLIENT_COMPANY_PASSWORD, "CLIENT_COMPANY_PASSWORD") \
-    X(SERVER_WELCOME, "SERVER_WELCOME") X(SERVER_CLIENT_INFO, "SERVER_CLIENT_INFO") \
-    X(CLIENT_GETMAP, "CLIENT_GETMAP") X(SERVER_WAIT, "SERVER_WAIT") \
-    X(SERVER_MAP_BEGIN, "SERVER_MAP_BEGIN") X(SERVER_MAP_SIZE, "SERVER_MAP_SIZE") \
-    X(SERVER_MAP_DATA, "SERVER_MAP_DATA") X(SERVER_MAP_DONE, "SERVER_MAP_DONE") \
-    X(CLIENT_MAP_OK, "CLIENT_MAP_OK") X(SERVER_JOIN, "SERVER_JOIN") \
-    X(SERVER_FRAME, "SERVER_FRAME") X(CLIENT_ACK, "CLIENT_ACK") X(SERVER_SYNC, "SERVER_SYNC") \
-    X(CLIENT_COMMAND, "CLIENT_COMMAND") X(SERVER_COMMAND, "SERVER_COMMAND") \
-    X(CLIENT_CHAT, "CLIENT_CHAT") X(SERVER_CHAT, "SERVER_CHAT") \
-    X(SERVER_EXTERNAL_CHAT, "SERVER_EXTERNAL_CHAT") \
-    X(CLIENT_RCON, "CLIENT_RCON") X(SERVER_RCON, "SERVER_RCON") \
-    X(CLIENT_MOVE, "CLIENT_MOVE") X(SERVER_MOVE, "SERVER_MOVE") \
-    X(CLIENT_SET_PASSWORD, "CLIENT_SET_PASSWORD") X(CLIENT_SET_NAME, "CLIENT_SET_NAME") \
-    X(SERVER_COMPANY_UPDATE, "SERVER_COMPANY_UPDATE") X(SERVER_CONFIG_UPDATE, "SERVER_CONFIG_UPDATE") \
-    X(SERVER_NEWGAME, "SERVER_NEWGAME") X(SERVER_SHUTDOWN, "SERVER_SHUTDOWN") \
-    X(CLIENT_QUIT, "CLIENT_QUIT") X(SERVER_QUIT, "SERVER_QUIT") \
-    X(CLIENT_ERROR, "CLIENT_ERROR") X(SERVER_ERROR_QUIT, "SERVER_ERROR_QUIT") \
-    /* 0.5 - 0.7 only */ \
-    X(CLIENT_COMPANY_INFO, "CLIENT_COMPANY_INFO") X(SERVER_COMPANY_INFO, "SERVER_COMPANY_INFO") \
-    X(SERVER_NEED_PASSWORD, "SERVER_NEED_PASSWORD") X(CLIENT_PASSWORD, "CLIENT_PASSWORD") \
-    X(SERVER_MAP, "SERVER_MAP") \
-    /* 15.x only */ \
-    X(SERVER_AUTH_REQUEST, "SERVER_AUTH_REQUEST") X(CLIENT_AUTH_RESPONSE, "CLIENT_AUTH_RESPONSE") \
-    X(SERVER_ENABLE_ENCRYPTION, "SERVER_ENABLE_ENCRYPTION") X(CLIENT_IDENTIFY, "CLIENT_IDENTIFY") \
-    /* UDP */ \
-    X(UDP_CLIENT_FIND_SERVER, "UDP CLIENT_FIND_SERVER") X(UDP_SERVER_RESPONSE, "UDP SERVER_RESPONSE") \
-    X(UDP_CLIENT_DETAIL_INFO, "UDP CLIENT_DETAIL_INFO") X(UDP_SERVER_DETAIL_INFO, "UDP SERVER_DETAIL_INFO") \
-    X(UDP_SERVER_REGISTER, "UDP SERVER_REGISTER") X(UDP_MASTER_ACK_REGISTER, "UDP MASTER_ACK_REGISTER") \
-    X(UDP_CLIENT_GET_LIST, "UDP CLIENT_GET_LIST") X(UDP_MASTER_RESPONSE_LIST, "UDP MASTER_RESPONSE_LIST") \
-    X(UDP_SERVER_UNREGISTER, "UDP SERVER_UNREGISTER") X(UDP_CLIENT_GET_NEWGRFS, "UDP CLIENT_GET_NEWGRFS") \
-    X(UDP_SERVER_NEWGRFS, "UDP SERVER_NEWGRFS") X(UDP_MASTER_SESSION_KEY, "UDP MASTER_SESSION_KEY") \
-    /* after SERVER_ENABLE_ENCRYPTION (15.x) */ \
-    X(ENCRYPTED, "encrypted")
-
-#define AS_ENUM(id, name) PK_##id,
 #define AS_NAME(id, name) {PK_##id, name, 0},
-enum packet { OTTD_PACKETS(AS_ENUM) PK_COUNT };
 static const gw_value_name packet_names[] = {OTTD_PACKETS(AS_NAME){0, NULL, 0}};
 
 /* wire code -> packet, per numbering */
@@ -389,12 +342,12 @@ static const gw_choice default_choices[] = {
     {0, NULL, NULL}};
 
 static const gw_option options[] = {
-    {"version", "Packet numbering",
+    [OTTD_OPT_VERSION] = {"version", "Packet numbering",
      "Which version's packet numbering to use: inferred per connection from the revision "
-     "string, or forced", version_choices, &gw_openttd_version},
-    {"default_version", "Numbering until the revision is known",
+     "string, or forced", version_choices, OTTD_V_AUTO},
+    [OTTD_OPT_DEFAULT_VERSION] = {"default_version", "Numbering until the revision is known",
      "The numbering used for a connection before its revision string is seen",
-     default_choices, &gw_openttd_default},
+     default_choices, OTTD_V13},
 };
 
 /* ---- payload layouts ----------------------------------------------------------- */
@@ -710,6 +663,7 @@ typedef struct {
     uint8_t join_step;        /* enum join_step reached, JOIN_NONE until CLIENT_JOIN */
     uint8_t old_release;      /* 0.x numbering: 5 for 0.5/0.6, 7 for 0.7, 0 the wiki's (0.4) layouts */
     bool release_known;       /* version is the revision's own release, not a guess */
+    const int *opt;  /* the options (OTTD_OPT_*) */
 } ottd_conv;
 
 /* the join sequence of 13.x and newer, in order; a packet may come once its
@@ -758,7 +712,11 @@ static int sender_of(const char *name)
     return strncmp(name, "SERVER_", 7) ? -1 : 1;
 }
 
-static void conv_init(void *p) { memset(p, 0, sizeof(ottd_conv)); }
+static void conv_init(void *p, const int *opt)
+{
+    memset(p, 0, sizeof(ottd_conv));
+    ((ottd_conv *)p)->opt = opt;
+}
 static void conv_free(void *p) { (void)p; }
 
 /* ---- decoding ---------------------------------------------------------------------- */
@@ -917,7 +875,7 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
     int v = version_from_revision(rev, n, &guess, &old_release);
     if (v == OTTD_V_OLD)
         x->conv->old_release = old_release;
-    if (!v || gw_openttd_version != OTTD_V_AUTO)
+    if (!v || x->conv->opt[OTTD_OPT_VERSION] != OTTD_V_AUTO)
         return;
     if (guess)
         gw_emit_finding(&x->p.e, OE_VERSION_GUESS, off, n,
@@ -1341,18 +1299,19 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                 return;
         }
         unsigned type = (unsigned)x->val[OF_TYPE];
-        if (!udp && gw_openttd_version == OTTD_V_AUTO && type == 2 && !cv->version) {
+        int forced = cv->opt[OTTD_OPT_VERSION];
+        if (!udp && forced == OTTD_V_AUTO && type == 2 && !cv->version) {
             /* CLIENT_JOIN is 2 in every numbering: its revision tells the rest */
             const uint8_t *rev = data + 3;
             const uint8_t *nul = memchr(rev, 0, end - 3);
             if (nul)
                 learn_version(x, rev, (size_t)(nul - rev), 3);
         }
-        int version = gw_openttd_version != OTTD_V_AUTO ? gw_openttd_version
-                    : cv->version ? cv->version : gw_openttd_default;
+        int version = forced != OTTD_V_AUTO ? forced
+                    : cv->version ? cv->version : cv->opt[OTTD_OPT_DEFAULT_VERSION];
         x->version = version;
         /* names that differ between releases only for a release known for sure */
-        if (gw_openttd_version != OTTD_V_AUTO || cv->release_known)
+        if (forced != OTTD_V_AUTO || cv->release_known)
             x->release = version;
         int pk = packet_of(version, udp, type);
         if (!udp)
@@ -1404,8 +1363,9 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     gw_pdu_finish(&x->p);
 }
 
-static long ottd_pdu_length(const uint8_t *data, size_t avail)
+static long ottd_pdu_length(const int *opts, const uint8_t *data, size_t avail)
 {
+    (void)opts;
     if (avail < 2)
         return 0;
     unsigned size = (unsigned)(data[0] | data[1] << 8);
@@ -1419,8 +1379,9 @@ static long ottd_pdu_length(const uint8_t *data, size_t avail)
  * Not a CLIENT_GAME_INFO (03 00 07): three bytes are too few to claim a TCP
  * conversation on an unknown port (ordinary streams hold them by chance;
  * on port 3979 it is decoded all the same). */
-static bool ottd_heuristic(int transport, const uint8_t *data, size_t len)
+static bool ottd_heuristic(const int *opts, int transport, const uint8_t *data, size_t len)
 {
+    (void)opts;
     if (len < 3)
         return false;
     unsigned size = (unsigned)(data[0] | data[1] << 8);
@@ -1436,130 +1397,6 @@ static bool ottd_heuristic(int transport, const uint8_t *data, size_t len)
     return i > 3 && i < size && data[i] == 0;
 }
 
-/* ---- replay ------------------------------------------------------------ */
-
-/* What a replayed client learns from the live server: the frames it really
-   sends, the token to echo, the client id it was given. The offsets are the
-   13.x - 15.x layouts (size:u16, type:u8, payload); packets too short for
-   them are left alone. */
-typedef struct {
-    bool have_frame, have_token, have_client;
-    uint32_t frame;       /* the latest frame the server sent */
-    uint8_t token;        /* the latest token it asked for */
-    uint32_t rec_client;  /* our client id: recorded, live */
-    uint32_t live_client;
-} ottd_replay_state;
-
-static uint32_t le32_at(const uint8_t *d) { return (uint32_t)gw_get_uint(d, 4, false); }
-
-static gw_replay_need ottd_replay_need(int64_t type, int transport, const uint8_t *d, size_t len)
-{
-    (void)transport; /* the packet values of UDP and TCP differ */
-    switch (type) {
-    case PK_SERVER_FRAME:
-        /* a frame with a token answers the client's ACK (or MAP_OK): the
-           server asks for a new token only once the last one came back */
-        return len >= 12 ? GW_REPLAY_ANSWER : GW_REPLAY_PERIODIC;
-    case PK_SERVER_MAP_DATA: /* as many as the map needs */
-        return GW_REPLAY_PERIODIC;
-    case PK_SERVER_COMMAND: /* the echo of our own command answers it (my_cmd, the last byte) */
-        return len > 3 && d[len - 1] ? GW_REPLAY_ANSWER : GW_REPLAY_OPTIONAL;
-    case PK_CLIENT_ACK:          /* once a game day, whenever the client likes */
-    case PK_SERVER_SYNC:         /* every sync_freq frames */
-    case PK_SERVER_CLIENT_INFO:  /* one per other client, and on any change */
-    case PK_SERVER_CHAT:
-    case PK_SERVER_EXTERNAL_CHAT:
-    case PK_SERVER_COMPANY_UPDATE:
-    case PK_SERVER_WAIT:         /* others are downloading the map */
-    case PK_SERVER_QUIT:         /* others leave */
-    case PK_SERVER_ERROR_QUIT:
-    case PK_SERVER_NEWGAME:
-    case PK_SERVER_SHUTDOWN:
-        return GW_REPLAY_OPTIONAL;
-    default:
-        return GW_REPLAY_ANSWER;
-    }
-}
-
-static void ottd_replay_observe(void *st, int64_t type, int transport, bool ours,
-                                const uint8_t *d, size_t len)
-{
-    if (ours)
-        return;
-    (void)transport;
-    ottd_replay_state *s = st;
-    if ((type == PK_SERVER_FRAME || type == PK_SERVER_MAP_BEGIN) && len >= 7) {
-        s->frame = le32_at(d + 3);
-        s->have_frame = true;
-    }
-    if (type == PK_SERVER_FRAME && len >= 12) {
-        s->token = d[11];
-        s->have_token = true;
-    }
-}
-
-/* our CLIENT_ACK acknowledges the latest frame the live server sent, with
-   the token it asked for last */
-static void ottd_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
-{
-    (void)transport;
-    ottd_replay_state *s = st;
-    if (type != PK_CLIENT_ACK || len < 8)
-        return;
-    if (s->have_frame)
-        gw_put_uint(d + 3, 4, s->frame, false);
-    if (s->have_token)
-        d[7] = s->token;
-}
-
-static bool ottd_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                              size_t rec_len, const uint8_t *live, size_t live_len, char *why,
-                              size_t whysz)
-{
-    (void)transport; /* the packet values of UDP and TCP differ */
-    ottd_replay_state *s = st;
-    switch (type) {
-    case PK_SERVER_WELCOME:
-        if (rec_len >= 7 && live_len >= 7) {
-            s->rec_client = le32_at(rec + 3);
-            s->live_client = le32_at(live + 3);
-            s->have_client = true;
-        }
-        return true;
-    case PK_SERVER_JOIN: /* our join, announced with the id we were given */
-        if (s->have_client && rec_len >= 7 && le32_at(rec + 3) == s->rec_client &&
-            (live_len < 7 || le32_at(live + 3) != s->live_client)) {
-            snprintf(why, whysz, "announces client %ld, but the server welcomed us as client %u",
-                     live_len < 7 ? -1L : (long)le32_at(live + 3), s->live_client);
-            return false;
-        }
-        return true;
-    case PK_SERVER_COMMAND: /* the echo of our command: the same command */
-        if (rec_len >= 6 && (live_len < 6 || gw_get_uint(live + 4, 2, false) != gw_get_uint(rec + 4, 2, false))) {
-            snprintf(why, whysz, "echoes command %ld, recorded %u",
-                     live_len < 6 ? -1L : (long)gw_get_uint(live + 4, 2, false),
-                     (unsigned)gw_get_uint(rec + 4, 2, false));
-            return false;
-        }
-        return true;
-    case PK_SERVER_ERROR:
-        if (rec_len >= 4 && (live_len < 4 || live[3] != rec[3])) {
-            snprintf(why, whysz, "error %d, recorded %u", live_len < 4 ? -1 : live[3], rec[3]);
-            return false;
-        }
-        return true;
-    default:
-        return true;
-    }
-}
-
-static const gw_replay ottd_replay = {
-    .state_size = sizeof(ottd_replay_state),
-    .need = ottd_replay_need,
-    .adapt = ottd_replay_adapt,
-    .observe = ottd_replay_observe,
-    .match = ottd_replay_match,
-};
 
 /* pcaptool stats and the statistics tree: how far clients lag behind */
 static const int measures[] = {OF_ACK_LAG};
@@ -1590,5 +1427,5 @@ const gw_protocol gw_openttd_protocol = {
     .pdu_length = ottd_pdu_length,
     .pdu_header = 2,
     .heuristic = ottd_heuristic,
-    .replay = &ottd_replay,
+    .replay = &gw_openttd_replay,
 };

@@ -61,17 +61,14 @@ bool parse_fail_on(const char *arg, unsigned *fail_on)
     return false;
 }
 
-bool parse_profile(const char *arg)
+bool parse_profile(const char *arg, run_options *o)
 {
     const gw_choice *c = gw_profile_choices;
     while (c->token && strcmp(c->token, arg))
         c++;
     if (!c->token)
         return false;
-    for (int i = 0; gw_protocols[i]; i++)
-        for (int k = 0; k < gw_protocols[i]->n_options; k++)
-            if (strcmp(gw_protocols[i]->options[k].name, "profile") == 0)
-                *gw_protocols[i]->options[k].value = c->value;
+    run_set_profile(o, c->value);
     return true;
 }
 
@@ -102,9 +99,9 @@ static int parse_run_opt(int c, const char *arg, run_options *o)
         o->heuristics = false;
         return 0;
     case 'o':
-        return run_parse_option(arg) ? 0 : cli_usage_error("bad --option '%s' (see README for the options)", arg);
+        return run_parse_option(o, arg) ? 0 : cli_usage_error("bad --option '%s' (see README for the options)", arg);
     case 'P':
-        return parse_profile(arg) ? 0 : cli_usage_error("bad --profile '%s' (reference or spec)", arg);
+        return parse_profile(arg, o) ? 0 : cli_usage_error("bad --profile '%s' (reference or spec)", arg);
     default:
         return -1;
     }

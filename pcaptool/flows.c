@@ -22,6 +22,7 @@ typedef struct {
 
 typedef struct {
     const gw_protocol *p;   /* NULL: a free slot */
+    const int *opts;
     void *state;
     int ip_version;
     uint8_t owner[16], other[16];
@@ -215,10 +216,10 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
 }
 
 /* a fresh decoder state for p, or one linked to `parent` (gw_protocol.conv_link) */
-static void *new_state(const gw_protocol *p, const void *parent)
+static void *new_state(const gw_protocol *p, const int *opts, const void *parent)
 {
     void *s = g_malloc(p->conv_size); /* conv_init readies it */
-    p->conv_init(s);
+    p->conv_init(s, opts);
     if (parent)
         p->conv_link(s, parent);
     return s;
@@ -321,8 +322,8 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
     net_format_endpoint(pk, !reply, f->endpoint[1], sizeof f->endpoint[1]);
 }
 
-flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
-                int64_t now_ns, bool reply, unsigned *evicted)
+flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, const int *opts,
+                void *state, int64_t now_ns, bool reply, unsigned *evicted)
 {
     *evicted = 0;
     if (t->n >= FLOWS_MAX || t->state_bytes + flow_cost(p, 0) > t->state_limit)
@@ -332,7 +333,8 @@ flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void 
     make_key(pk, k);
     flow *f = &fe->f;
     f->p = p;
-    f->state = state ? state : new_state(p, NULL);
+    f->opts = opts;
+    f->state = state ? state : new_state(p, opts, NULL);
     f->ip_version = pk->ip_version;
     f->l4 = pk->l4;
     set_endpoints(f, pk, reply);
@@ -384,7 +386,7 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk)
 {
     t->ended(f, t->ended_ctx);
     f->p->conv_free(f->state);
-    f->p->conv_init(f->state);
+    f->p->conv_init(f->state, f->opts);
     set_endpoints(f, pk, false);
     if (f->l4 == NET_TCP)
         for (int d = 0; d < 2; d++)
@@ -400,7 +402,8 @@ void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, co
 {
     expectation *e = &t->expected[t->n_expected++ % FLOWS_EXPECT_MAX];
     drop_expectation(e);
-    *e = (expectation){.p = f->p, .state = new_state(f->p, parent), .ip_version = f->ip_version,
+    *e = (expectation){.p = f->p, .opts = f->opts, .state = new_state(f->p, f->opts, parent),
+                       .ip_version = f->ip_version,
                        .port = port, .owner_side = port_side};
     memcpy(e->owner, port_side ? f->resp_addr : f->init_addr, 16);
     memcpy(e->other, port_side ? f->init_addr : f->resp_addr, 16);
@@ -420,7 +423,7 @@ flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, un
         if (!from_owner && !to_owner)
             continue;
         int sender_side = from_owner ? e->owner_side : !e->owner_side;
-        flow *f = flows_add(t, pk, e->p, e->state, now_ns, sender_side == 1, evicted);
+        flow *f = flows_add(t, pk, e->p, e->opts, e->state, now_ns, sender_side == 1, evicted);
         e->p = NULL; /* the flow owns the state now */
         return f;
     }

@@ -22,6 +22,7 @@
 
 typedef struct {
     const gw_protocol *p;
+    const int *opts;   /* p's options (gw_options_init), outliving the flow */
     void *state;
     int ip_version, l4;
     unsigned epoch;    /* when it last moved to the head of the recency list */
@@ -48,11 +49,11 @@ void flows_free(flow_table *t);
 /* the flow of pk, now the most recently used, or NULL */
 flow *flows_find(flow_table *t, const net_packet *pk);
 /* claim the conversation of pk for p; the initiator is pk's sender, or its
-   receiver when `reply` (a SYN+ACK seen first). `state` is the decoder state
-   to adopt (NULL: a fresh one). Sets *evicted to the number of least
+   receiver when `reply` (a SYN+ACK seen first), its options opts. `state`
+   is the decoder state to adopt (NULL: a fresh one). Sets *evicted to the number of least
    recently used flows ended to make room (usually 0). */
-flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, void *state,
-                int64_t now_ns, bool reply, unsigned *evicted);
+flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, const int *opts,
+                void *state, int64_t now_ns, bool reply, unsigned *evicted);
 /* count again what f's decoder state holds (after a packet was decoded);
    when the table then holds over FLOWS_STATE_MAX, least recently used flows
    other than f end: returns how many (usually 0) */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gw_replay.h"
 #include "output.h"
 #include "pcaptool.h"
 #include "run.h"
@@ -58,8 +59,10 @@ typedef struct {
 typedef struct {
     unsigned want;    /* the conversation to keep, 1-based */
     GHashTable *seen; /* "proto a b" -> ordinal */
+    const run_options *ro;
     out_pdu *out;
     const gw_protocol *p;
+    const int *opts;  /* p's options, from ro */
     int transport;
     char endpoint[2][64];
     GArray *pdus;     /* rec_pdu */
@@ -133,6 +136,7 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
         channel = LINK;
     } else if (!r->p) {
         r->p = p;
+        r->opts = run_opts(r->ro, p);
         r->transport = m->transport;
         g_strlcpy(r->endpoint[m->dir], m->src, sizeof r->endpoint[0]);
         g_strlcpy(r->endpoint[!m->dir], m->dst, sizeof r->endpoint[0]);
@@ -327,7 +331,7 @@ static int64_t live_decode(live *L, int ch, bool ours, const uint8_t *d, size_t 
     channel *c = &L->ch[ch];
     if (!c->conv) {
         c->conv = g_malloc(L->p->conv_size);
-        L->p->conv_init(c->conv);
+        L->p->conv_init(c->conv, L->rec->opts);
         if (ch == LINK && L->p->conv_link)
             L->p->conv_link(c->conv, L->ch[MAIN].conv);
     }
@@ -405,10 +409,10 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     }
 }
 
-static gw_replay_need need_of(const gw_protocol *p, int64_t type, int transport, const uint8_t *d,
-                              size_t len)
+static gw_replay_need need_of(const gw_protocol *p, const int *opts, int64_t type, int transport,
+                              const uint8_t *d, size_t len)
 {
-    return p->replay ? p->replay->need(type, transport, d, len) : GW_REPLAY_ANSWER;
+    return p->replay ? p->replay->need(opts, type, transport, d, len) : GW_REPLAY_ANSWER;
 }
 
 static void free_live_pdu(live_pdu *x)
@@ -429,7 +433,7 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
         rp->observe(L->adapt_state, type, transport, false, d, len);
         connect_link(L);
     }
-    gw_replay_need need = need_of(L->p, type, transport, d, len);
+    gw_replay_need need = need_of(L->p, L->rec->opts, type, transport, d, len);
     if (need == GW_REPLAY_OPTIONAL)
         return;
     live_pdu x = {ch, g_memdup2(d, len), len, type, need, g_strdup(out_pdu_summary(L->out))};
@@ -446,7 +450,7 @@ static void cut_stream(live *L)
 {
     tcp_sink ts = {on_stream_pdu, NULL, L}; /* tcp_cut raises no events */
     long pending;
-    size_t used = tcp_cut(L->p, L->inbuf->data, L->inbuf->len, &ts, &pending);
+    size_t used = tcp_cut(L->p, L->rec->opts, L->inbuf->data, L->inbuf->len, &ts, &pending);
     if (pending > (long)MAX_PDU) { /* not waited for: the rest as one */
         on_received(L, MAIN, L->inbuf->data + used, L->inbuf->len - used);
         used = L->inbuf->len;
@@ -1100,7 +1104,7 @@ static int run_replay(int argc, char **argv)
                                   side ? "server" : "client", target ? target : "nobody");
     char why[400] = "";
 
-    recording r = {.want = conversation, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
+    recording r = {.want = conversation, .ro = &cc.ro, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
                    .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
     run_consumer cons = {&r, load_begin, load_end, load_finding, load_expected};
     unsigned ignored = 0;
@@ -1122,7 +1126,7 @@ static int run_replay(int argc, char **argv)
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
-        pdus[i].need = need_of(r.p, pdus[i].type, pdus[i].transport, pdus[i].data, pdus[i].len);
+        pdus[i].need = need_of(r.p, r.opts, pdus[i].type, pdus[i].transport, pdus[i].data, pdus[i].len);
     if (fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
@@ -1167,6 +1171,8 @@ static int run_replay(int argc, char **argv)
     getpeername(m->fd, (struct sockaddr *)&m->peer, &sl);
     set_peer(m, &m->peer);
     L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
+    if (r.p->replay && r.p->replay->init)
+        r.p->replay->init(L.adapt_state, r.opts);
     if (has_link) {
         if (r.p->replay && r.p->replay->link)
             L.link = r.p->replay->link(L.adapt_state);
@@ -1194,7 +1200,7 @@ static int run_replay(int argc, char **argv)
     L.waiting = g_array_new(FALSE, FALSE, sizeof(live_pdu));
     L.findings = g_array_new(FALSE, FALSE, sizeof(live_finding));
     m->conv = g_malloc(r.p->conv_size);
-    r.p->conv_init(m->conv);
+    r.p->conv_init(m->conv, r.opts);
     L.out = out_pdu_new();
     L.start_ns = now_ns(CLOCK_MONOTONIC);
     L.wall_start_ns = now_ns(CLOCK_REALTIME);

@@ -26,7 +26,24 @@ void run_options_init(run_options *o)
     for (int i = 0; gw_protocols[i]; i++) {
         o->ports[i].n = gw_protocols[i]->default_port ? 1 : 0; /* GNE has none */
         o->ports[i].ports[0] = gw_protocols[i]->default_port;
+        gw_options_init(gw_protocols[i], o->opts[i]);
     }
+}
+
+const int *run_opts(const run_options *o, const gw_protocol *p)
+{
+    int i = 0;
+    while (gw_protocols[i] && gw_protocols[i] != p)
+        i++;
+    return o->opts[i]; /* a protocol not in the list: zeros, never read */
+}
+
+void run_set_profile(run_options *o, int value)
+{
+    for (int i = 0; gw_protocols[i]; i++)
+        for (int k = 0; k < gw_protocols[i]->n_options; k++)
+            if (strcmp(gw_protocols[i]->options[k].name, "profile") == 0)
+                o->opts[i][k] = value;
 }
 
 int run_proto_index(const char *name, size_t len)
@@ -57,7 +74,7 @@ bool run_parse_port(run_options *o, const char *arg)
     return true;
 }
 
-bool run_parse_option(const char *arg)
+bool run_parse_option(run_options *o, const char *arg)
 {
     const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
     if (!dot || !eq || eq < dot)
@@ -72,7 +89,7 @@ bool run_parse_option(const char *arg)
             continue;
         for (const gw_choice *c = op->choices; c->token; c++)
             if (strcmp(c->token, eq + 1) == 0) {
-                *op->value = c->value;
+                o->opts[pi][i] = c->value;
                 return true;
             }
     }
@@ -93,12 +110,13 @@ static const gw_protocol *by_port(const run_options *o, const net_packet *pk)
     return NULL;
 }
 
-static const gw_protocol *by_heuristic(const net_packet *pk)
+static const gw_protocol *by_heuristic(const run_options *o, const net_packet *pk)
 {
     int transport = pk->l4 == NET_UDP ? GW_TRANSPORT_UDP : GW_TRANSPORT_TCP;
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
-        if ((p->transports & transport) && gw_heuristic_accepts(p, transport, pk->payload, pk->payload_len))
+        if ((p->transports & transport) &&
+            gw_heuristic_accepts(p, o->opts[i], transport, pk->payload, pk->payload_len))
             return p;
     }
     return NULL;
@@ -229,7 +247,7 @@ static void on_flow_end(flow *f, void *ctx)
             r->dir = d;
             r->src = f->endpoint[d];
             r->dst = f->endpoint[!d];
-            tcp_half_finish(&f->tcp[d], f->p, &ts);
+            tcp_half_finish(&f->tcp[d], f->p, f->opts, &ts);
         }
         r->frame = frame;
         r->now = now;
@@ -272,10 +290,11 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
                 return;
             const gw_protocol *p = by_port(r->o, pk);
             if (!p && r->o->heuristics && pk->payload_len)
-                p = by_heuristic(pk);
+                p = by_heuristic(r->o, pk);
             if (!p)
                 return;
-            f = flows_add(flows, pk, p, NULL, r->now, syn && (pk->tcp_flags & TCP_ACK), &evicted);
+            f = flows_add(flows, pk, p, run_opts(r->o, p), NULL, r->now, syn && (pk->tcp_flags & TCP_ACK),
+                          &evicted);
         }
     }
     f->last_seen_ns = r->now;
@@ -288,7 +307,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
         report_evicted(r, evicted);
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
-        tcp_half_segment(&f->tcp[r->dir], f->p, pk->tcp_seq, pk->tcp_flags, pk->payload,
+        tcp_half_segment(&f->tcp[r->dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
                          pk->payload_len, &ts);
     } else {
         decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);

@@ -43,6 +43,7 @@ typedef struct {
 typedef struct {
     bool heuristics;
     run_ports ports[GW_MAX_PROTOCOLS]; /* per gw_protocols[] index */
+    int opts[GW_MAX_PROTOCOLS][GW_MAX_OPTIONS]; /* each protocol's options (-o, --profile) */
     unsigned count;      /* stop after this many packets (-c); 0: all */
     cap_writer *save;    /* every packet read is also written here (-w) */
     /* lower bounds than FLOWS_STATE_MAX and TCP_BUDGET_DEFAULT (0: those),
@@ -55,7 +56,11 @@ void run_options_init(run_options *o);
 /* "dnp=3413": false when malformed or unknown */
 bool run_parse_port(run_options *o, const char *arg);
 /* "dnp.update_layout=spec": sets the decoder option; false when unknown */
-bool run_parse_option(const char *arg);
+bool run_parse_option(run_options *o, const char *arg);
+/* --profile: every protocol's "profile" option to value */
+void run_set_profile(run_options *o, int value);
+/* p's options in o */
+const int *run_opts(const run_options *o, const gw_protocol *p);
 /* index of a protocol in gw_protocols[] by name (len bytes), or -1 */
 int run_proto_index(const char *name, size_t len);
 

@@ -257,7 +257,7 @@ void tcp_half_release(tcp_half *h)
     tcp_half_init(h, h->budget);
 }
 
-size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sink *out,
+size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_sink *out,
                long *pending_len)
 {
     size_t used = 0;
@@ -266,7 +266,7 @@ size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sin
         size_t avail = len - used;
         if (avail < p->pdu_header)
             break;
-        long n = p->pdu_length(d + used, avail);
+        long n = p->pdu_length(opts, d + used, avail);
         if (n == 0)
             break;
         if (n < 0) { /* not a PDU start: the rest goes as one, to be reported */
@@ -285,9 +285,9 @@ size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sin
 }
 
 /* cut complete PDUs off the front of buf */
-static void deliver(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
+static void deliver(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out)
 {
-    size_t used = tcp_cut(p, h->buf, h->buf_len, out, &h->pending_len);
+    size_t used = tcp_cut(p, opts, h->buf, h->buf_len, out, &h->pending_len);
     if (used) {
         memmove(h->buf, h->buf + used, h->buf_len - used);
         h->buf_len -= used;
@@ -350,14 +350,15 @@ static void close_half(tcp_half *h, const tcp_sink *out)
 
 /* the missing bytes before the early ones are given up (why): decoding
    resumes where gap_resume says */
-static void give_up_gap(tcp_half *h, const gw_protocol *p, const tcp_sink *out, tcp_event why)
+static void give_up_gap(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out,
+                        tcp_event why)
 {
     skip_gap(h, gap_resume(h), out, why);
     append(h, NULL, 0);
-    deliver(h, p, out);
+    deliver(h, p, opts, out);
 }
 
-void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,
+void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
                       const uint8_t *data, size_t len, const tcp_sink *out)
 {
     if (flags & TCP_SYN) {
@@ -383,7 +384,7 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
             uint32_t end = seq + (uint32_t)len;
             while (d > 0 && (uint32_t)seq_diff(end, h->next_seq) > TCP_OOO_MAX) {
                 if (h->early_present)
-                    give_up_gap(h, p, out, TCP_EV_OOO_LIMIT);
+                    give_up_gap(h, p, opts, out, TCP_EV_OOO_LIMIT);
                 else
                     skip_gap(h, seq, out, TCP_EV_OOO_LIMIT);
                 d = seq_diff(seq, h->next_seq);
@@ -420,7 +421,7 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
                PDU it leaves unfinished is copied (when the budget has room:
                else it is given up, and the next segment starts afresh) */
             h->next_seq += (uint32_t)len;
-            size_t used = tcp_cut(p, data, len, out, &h->pending_len);
+            size_t used = tcp_cut(p, opts, data, len, out, &h->pending_len);
             size_t rest = len - used;
             if (rest && h->budget->used + buf_growth(h, rest) > h->budget->limit) {
                 out->event(out->ctx, TCP_EV_MEMORY_LIMIT, rest);
@@ -430,7 +431,7 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t f
             }
         } else {
             append(h, data, len);
-            deliver(h, p, out);
+            deliver(h, p, opts, out);
         }
     }
 flags_done:
@@ -442,12 +443,12 @@ flags_done:
     account(h);
 }
 
-void tcp_half_finish(tcp_half *h, const gw_protocol *p, const tcp_sink *out)
+void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out)
 {
     if (!h->closed) {
         /* what never came is a gap: the early bytes decode past it */
         while (h->early_present)
-            give_up_gap(h, p, out, TCP_EV_GAP);
+            give_up_gap(h, p, opts, out, TCP_EV_GAP);
         close_half(h, out);
     }
     account(h);

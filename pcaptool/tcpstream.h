@@ -76,17 +76,17 @@ void tcp_half_init(tcp_half *h, tcp_budget *budget);
 void tcp_half_release(tcp_half *h);
 void tcp_half_reset(tcp_half *h);
 /* one segment in this direction; flags as in the TCP header */
-void tcp_half_segment(tcp_half *h, const gw_protocol *p, uint32_t seq, uint8_t flags,
+void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
                       const uint8_t *data, size_t len, const tcp_sink *out);
 /* the capture (or the conversation) ended: bytes still missing are a gap,
    the early segments after it are decoded, a PDU left incomplete is
    reported */
-void tcp_half_finish(tcp_half *h, const gw_protocol *p, const tcp_sink *out);
+void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out);
 /* The framing alone: hand on the complete PDUs at the start of d[0..len)
    (bytes that cannot start a PDU go as one, to be reported); returns the
    bytes used, and sets *pending_len to the length of the PDU the rest
    starts (0 when not known yet). */
-size_t tcp_cut(const gw_protocol *p, const uint8_t *d, size_t len, const tcp_sink *out,
+size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_sink *out,
                long *pending_len);
 
 #define TCP_FIN 0x01

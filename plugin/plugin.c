@@ -41,6 +41,7 @@ typedef struct {
     wmem_map_t *records_by_frame; /* frame -> first rec_pdu of the frame */
     wmem_map_t *convs;            /* every ws_conv of the file (a set) */
     int tap;                      /* its statistics tree's tap */
+    int opts[GW_MAX_OPTIONS];     /* its options: the preferences' storage */
 } ws_proto;
 
 static ws_proto protos[MAX_PROTOS];
@@ -159,7 +160,7 @@ static ws_conv *new_conv(ws_proto *wp, conversation_t *conv)
     ws_conv *c = wmem_new0(wmem_file_scope(), ws_conv);
     c->p = wp->p;
     c->state = wmem_alloc0(wmem_file_scope(), wp->p->conv_size);
-    wp->p->conv_init(c->state);
+    wp->p->conv_init(c->state, wp->opts);
     wmem_register_callback(wmem_file_scope(), free_conv_state, c);
     conversation_add_proto_data(conv, wp->proto, c);
     wmem_map_insert(wp->convs, c, c);
@@ -485,7 +486,7 @@ static guint tcp_pdu_len(packet_info *pinfo, tvbuff_t *tvb, int offset, void *da
     guint avail = tvb_captured_length_remaining(tvb, offset);
     long n = avail < wp->p->pdu_header
                  ? 0
-                 : wp->p->pdu_length(tvb_get_ptr(tvb, offset, avail), avail);
+                 : wp->p->pdu_length(wp->opts, tvb_get_ptr(tvb, offset, avail), avail);
     if (n == 0)
         return pinfo->can_desegment ? 0 : avail;
     return n < 0 ? avail : (guint)n; /* not a PDU start: the rest, reported as such */
@@ -509,7 +510,7 @@ static gboolean heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pi
 {
     ws_proto *wp = &protos[i];
     guint len = tvb_captured_length(tvb);
-    if (!gw_heuristic_accepts(wp->p, transport, tvb_get_ptr(tvb, 0, len), len))
+    if (!gw_heuristic_accepts(wp->p, wp->opts, transport, tvb_get_ptr(tvb, 0, len), len))
         return FALSE;
     dissector_handle_t h = transport == GW_TRANSPORT_TCP ? wp->tcp_handle : wp->udp_handle;
     conversation_set_dissector(find_or_create_conversation(pinfo), h);
@@ -668,6 +669,7 @@ static void register_one(ws_proto *wp)
     expert_register_field_array(em, eiri, p->n_findings);
 
     module_t *mod = prefs_register_protocol(wp->proto, NULL);
+    gw_options_init(p, wp->opts);
     for (int i = 0; i < p->n_options; i++) {
         const gw_option *o = &p->options[i];
         int n = 0;
@@ -679,7 +681,7 @@ static void register_one(ws_proto *wp)
             ev[k].description = o->choices[k].title;
             ev[k].value = o->choices[k].value;
         }
-        prefs_register_enum_preference(mod, o->name, o->title, o->description, o->value, ev, FALSE);
+        prefs_register_enum_preference(mod, o->name, o->title, o->description, &wp->opts[i], ev, FALSE);
     }
 
     char name[64];

@@ -52,8 +52,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size == 0)
         return 0;
-    for (int i = 0; gw_protocols[i]; i++)
-        fuzz_set_options(gw_protocols[i], data[size - 1]);
     s.fmt = size & 1 ? OUT_TEXT : OUT_JSON;
     char err[320];
     cap_reader *cr = cap_open_mem(data, size, err, sizeof err);
@@ -61,6 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     run_options o;
     run_options_init(&o);
+    for (int i = 0; gw_protocols[i]; i++) { /* the last byte picks every protocol's options */
+        fuzz_set_options(gw_protocols[i], data[size - 1]);
+        memcpy(o.opts[i], fuzz_opts(gw_protocols[i]), sizeof o.opts[i]);
+    }
     run_consumer c = {&s, begin, end, finding, NULL};
     unsigned max_sev = 0;
     (void)run_capture(&o, cr, &c, &max_sev, err, sizeof err);

@@ -157,10 +157,25 @@ FUZZ_FN void fuzz_conv_end(const gw_protocol *p, void *state)
     free(state);
 }
 
+/* p's options in this harness: the defaults until fuzz_set_options() */
+FUZZ_FN int *fuzz_opts(const gw_protocol *p)
+{
+    static int opts[GW_MAX_PROTOCOLS][GW_MAX_OPTIONS];
+    static bool ready[GW_MAX_PROTOCOLS];
+    int i = 0;
+    while (gw_protocols[i] && gw_protocols[i] != p)
+        i++;
+    if (!ready[i]) {
+        gw_options_init(p, opts[i]);
+        ready[i] = true;
+    }
+    return opts[i];
+}
+
 FUZZ_FN void *fuzz_conv_new(const gw_protocol *p)
 {
     void *s = calloc(1, p->conv_size);
-    p->conv_init(s);
+    p->conv_init(s, fuzz_opts(p));
     return s;
 }
 
@@ -179,7 +194,7 @@ FUZZ_FN void fuzz_decode(fuzz_check *k, const gw_protocol *p, void *conv, const 
 {
     uint8_t *pdu = fuzz_copy(data, n);
     if (p->heuristic)
-        (void)p->heuristic(pi->transport, pdu, n);
+        (void)p->heuristic(fuzz_opts(p), pi->transport, pdu, n);
     p->decode(conv, pi, pdu, n, fuzz_check_begin(k, p, pdu, n));
     free(pdu);
 }
@@ -192,7 +207,7 @@ FUZZ_FN void fuzz_set_options(const gw_protocol *p, unsigned bits)
         while (p->options[i].choices[n].token)
             n++;
         if (n)
-            *p->options[i].value = p->options[i].choices[(bits >> (2 * i)) % (unsigned)n].value;
+            fuzz_opts(p)[i] = p->options[i].choices[(bits >> (2 * i)) % (unsigned)n].value;
     }
 }
 

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             transport = GW_TRANSPORT_TCP;
         size_t n = len;
         if (transport == GW_TRANSPORT_TCP && (head & 8) && p->pdu_length && len >= p->pdu_header) {
-            long want = p->pdu_length(data + at, len);
+            long want = p->pdu_length(fuzz_opts(p), data + at, len);
             if (want > 0 && (size_t)want <= len)
                 n = (size_t)want;
         }

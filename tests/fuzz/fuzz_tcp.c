@@ -35,7 +35,7 @@ static void on_pdu(void *ctx, const uint8_t *data, size_t len)
     if (t->bytes_out > t->bytes_in)
         fuzz_fail("more bytes out of the reassembler than went in");
     if (len >= t->p->pdu_header) {
-        long want = t->p->pdu_length(data, len);
+        long want = t->p->pdu_length(fuzz_opts(t->p), data, len);
         if (want > 0 && (size_t)want != len)
             fuzz_fail("PDU length differs from the framing's");
     }
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         t.dir = dir;
         t.frame++;
         t.bytes_in += len;
-        tcp_half_segment(&half[dir], t.p, seq, flags, seg, len, &out);
+        tcp_half_segment(&half[dir], t.p, fuzz_opts(t.p), seq, flags, seg, len, &out);
         free(seg);
         uint32_t end = seq + (uint32_t)len + ((flags & TCP_SYN) ? 1 : 0);
         if ((int32_t)(end - next[dir]) > 0)
@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int d = 0; d < 2; d++) {
         t.dir = d;
-        tcp_half_finish(&half[d], t.p, &out);
+        tcp_half_finish(&half[d], t.p, fuzz_opts(t.p), &out);
         tcp_half_release(&half[d]);
     }
     if (budget.used != 0)

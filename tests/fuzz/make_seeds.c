@@ -35,6 +35,7 @@ typedef struct {
 } conv;
 
 static const gw_protocol *proto;
+static int proto_opts[GW_MAX_OPTIONS]; /* its defaults: how the seeds' TCP streams are cut */
 static tcp_budget budget = {.limit = TCP_BUDGET_DEFAULT};
 static int64_t now_ns;
 
@@ -97,6 +98,8 @@ static void one_capture(const char *outdir, const char *path)
     size_t plen = strcspn(base, "-.");
     char *pname = g_strndup(base, plen);
     proto = gw_protocol_by_name(pname);
+    if (proto)
+        gw_options_init(proto, proto_opts);
     if (!proto) {
         g_free(base);
         g_free(pname);
@@ -179,7 +182,7 @@ static void one_capture(const char *outdir, const char *path)
             g_byte_array_append(c->tcp, pk.payload, (guint)n);
             c->dir = dir;
             tcp_sink ts = {on_pdu, on_event, c};
-            tcp_half_segment(&c->half[dir], proto, pk.tcp_seq, pk.tcp_flags, pk.payload,
+            tcp_half_segment(&c->half[dir], proto, proto_opts, pk.tcp_seq, pk.tcp_flags, pk.payload,
                              pk.payload_len, &ts);
         }
     }

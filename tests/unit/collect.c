@@ -1,4 +1,5 @@
 #include "collect.h"
+#include "gw_replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,4 +150,12 @@ size_t dnp_test_link_state(uint8_t *out, unsigned seq, unsigned count)
         out[11 + 2 * v] = 1;
     }
     return 10 + 2 * (size_t)count;
+}
+
+void *replay_state_new(const gw_protocol *p, const int *opts)
+{
+    void *st = calloc(1, p->replay->state_size);
+    if (p->replay->init)
+        p->replay->init(st, opts);
+    return st;
 }

@@ -40,6 +40,8 @@ int collect_has_finding(const collect *c, int finding);
 /* index of a field / finding of p by name (aborts when unknown) */
 int collect_field(const gw_protocol *p, const char *abbrev);
 int collect_finding(const gw_protocol *p, const char *code);
+/* a replay state as pcaptool makes one: zeroed, then given the options */
+void *replay_state_new(const gw_protocol *p, const int *opts);
 
 /* DNP link state (command 5) number `seq` for link `seq`, flags 0, of
    `count` values of type 0 (SInt8) each 1, into out (10 + 2 * count

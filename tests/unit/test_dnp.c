@@ -9,17 +9,18 @@
 
 #include "collect.h"
 #include "dnp.h"
+#include "gw_replay.h"
 
 static const gw_protocol *P = &gw_dnp_protocol;
+static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
 static void *conv;
 static collect c;
 
 static void setup(void)
 {
+    gw_options_init(P, opt); /* every test starts from the defaults */
     conv = calloc(1, P->conv_size);
-    P->conv_init(conv);
-    gw_dnp_update_layout = DNP_LAYOUT_AUTO;
-    gw_dnp_profile = GW_PROFILE_REFERENCE;
+    P->conv_init(conv, opt);
 }
 
 static void teardown(void)
@@ -174,14 +175,14 @@ Test(dnp, text_layout_update_is_recognised)
 Test(dnp, layout_option_forces_the_text_layout)
 {
     dec(1, 1, "05 0000 0000 00 0000 0100 03 0000");          /* link 0 = [UInt16] */
-    gw_dnp_update_layout = DNP_LAYOUT_SPEC;
+    opt[DNP_OPT_UPDATE_LAYOUT] = DNP_LAYOUT_SPEC;
     dec(2, 1, "09 01 0000 01 0000 3412");                    /* a reference update */
     cr_assert_eq(U(DNP_F_UPDATE_LAYOUT, 0), DNP_LAYOUT_SPEC);
     cr_assert_eq(U(DNP_F_LINK_COUNT, 0), 1);                 /* 01 00 read as u16 */
     cr_assert_eq(U(DNP_F_LINK_ID, 0), 256);                  /* 00 01 */
     cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 0);                /* 00 00 */
     cr_assert(collect_has_finding(&c, DNP_E_TRAILING));      /* 34 12 left */
-    gw_dnp_update_layout = DNP_LAYOUT_REFERENCE;
+    opt[DNP_OPT_UPDATE_LAYOUT] = DNP_LAYOUT_REFERENCE;
     dec(3, 1, "09 01 0000 01 0000 3412");
     cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 0x1234);
     cr_assert_eq(malformed_findings(), 0);
@@ -381,7 +382,7 @@ Test(dnp, numbers_wrap_at_65535_like_the_reference)
 Test(dnp, profile_spec_wraps_at_65536_like_the_text)
 {
     /* dnp.md: "If NextSendCommand reaches 65'536 the value has to wrapped around to 0" */
-    gw_dnp_profile = GW_PROFILE_SPEC;
+    opt[DNP_OPT_PROFILE] = GW_PROFILE_SPEC;
     dec(1, 1, "04 feff");   /* 65534 */
     dec(2, 1, "04 ffff");   /* 65535: a number like any other */
     cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_65535));
@@ -459,20 +460,20 @@ Test(dnp, heuristic_claims_dnp_and_rejects_others)
     static const uint8_t reject[] = {1, 2};
     uint8_t state[80];
     size_t n = unhex(CAPTURED_LINK_STATE, state);
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, connect, sizeof connect));
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, accept, sizeof accept));
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, reject, sizeof reject));
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, state, n));
-    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, state, n - 1));
-    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, connect, sizeof connect));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, connect, sizeof connect));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, accept, sizeof accept));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, reject, sizeof reject));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, state, n));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_UDP, state, n - 1));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_TCP, connect, sizeof connect));
     /* DNS query for example.com, NTP v4 client, a DNP message (too weak) */
     static const uint8_t dns[] = {0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm',
                                   'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
     uint8_t ntp[48] = {0x23};
     static const uint8_t msg[] = {3, 1, 2, 3};
-    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, dns, sizeof dns));
-    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, ntp, sizeof ntp));
-    cr_assert_not(P->heuristic(GW_TRANSPORT_UDP, msg, sizeof msg));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_UDP, dns, sizeof dns));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_UDP, ntp, sizeof ntp));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_UDP, msg, sizeof msg));
     /* random datagrams, fixed seed */
     uint32_t x = 99;
     int claimed = 0;
@@ -485,7 +486,7 @@ Test(dnp, heuristic_claims_dnp_and_rejects_others)
             buf[k] = (uint8_t)(x >> 16);
         }
         buf[0] = (uint8_t)(i % 12);
-        claimed += P->heuristic(GW_TRANSPORT_UDP, buf, len);
+        claimed += P->heuristic(opt, GW_TRANSPORT_UDP, buf, len);
     }
     cr_assert_lt(claimed, 5, "%d of 100000 random datagrams claimed", claimed);
 }
@@ -577,7 +578,7 @@ Test(dnp, held_is_an_upper_bound_of_the_heap_used)
 #endif
     struct mallinfo2 before = mallinfo2();
     void *cv = calloc(1, P->conv_size);
-    P->conv_init(cv);
+    P->conv_init(cv, opt);
     static uint8_t ls[10 + 2 * 3000];
     for (unsigned i = 0; i < 50; i++) { /* 50 links of 3000 SInt8 values */
         dnp_test_link_state(ls, i, 3000);
@@ -618,7 +619,7 @@ Test(dnp, long_messages_in_all_conversations_share_a_limit)
     int first_refused = -1, refused_part = -1;
     for (int k = 0; k < CONVS; k++) {
         convs[k] = calloc(1, P->conv_size);
-        P->conv_init(convs[k]);
+        P->conv_init(convs[k], opt);
         for (unsigned i = 0; i < 17; i++) {
             part[0] = DNP_RELIABLE_MESSAGE_LONG;
             part[1] = (uint8_t)i;
@@ -662,10 +663,10 @@ Test(dnp, replay_need)
     const gw_replay *r = P->replay;
     uint8_t d[8];
     size_t n = bytes("09 00", d);
-    cr_assert_eq(r->need(DNP_LINK_UPDATE, T, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(DNP_MESSAGE, T, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(DNP_RELIABLE_ACK, T, d, n), GW_REPLAY_ANSWER);
-    cr_assert_eq(r->need(DNP_LINK_UP, T, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, DNP_LINK_UPDATE, T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, DNP_MESSAGE, T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, DNP_RELIABLE_ACK, T, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, DNP_LINK_UP, T, d, n), GW_REPLAY_ANSWER);
 }
 
 /* our reliable numbers go afresh from 0 (a resend keeps its number); our
@@ -673,7 +674,7 @@ Test(dnp, replay_need)
 Test(dnp, replay_numbers_follow_the_live_peer)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     uint8_t d[16], live[16];
     char why[200] = "";
     /* recorded reliable message #40, then #41, then #40 again */

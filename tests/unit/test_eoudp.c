@@ -11,18 +11,18 @@
 
 #include "collect.h"
 #include "eoudp.h"
+#include "gw_replay.h"
 
 static const gw_protocol *P = &gw_eoudp_protocol;
+static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
 static void *conv;
 static collect c;
 
 static void setup(void)
 {
+    gw_options_init(P, opt); /* every test starts from the defaults */
     conv = calloc(1, P->conv_size);
-    P->conv_init(conv);
-    gw_eoudp_generation = EOUDP_GEN_AUTO;
-    gw_eoudp_default = EOUDP_GEN_F64;
-    gw_eoudp_numbering = EOUDP_NUM_IMPL;
+    P->conv_init(conv, opt);
 }
 
 static void teardown(void)
@@ -112,7 +112,7 @@ Test(eoudp, ambiguous_then_conversation)
 {
     /* an empty payload with important 0 fits both 22-byte headers: the
        option decides, a note says so */
-    gw_eoudp_default = EOUDP_GEN_PAD;
+    opt[EOUDP_OPT_DEFAULT] = EOUDP_GEN_PAD;
     dec(0, 0, "82 47c35000 0000000000000001 00 0000000000000000");
     cr_assert_eq(U("eoudp.generation"), EOUDP_GEN_PAD);
     cr_assert(has("eoudp.generation.forced"));
@@ -137,25 +137,25 @@ Test(eoudp, malformed)
 Test(eoudp, heuristic)
 {
     uint8_t d[64];
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
-    cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000005", d)));
-    cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("45 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
+    cr_assert(!P->heuristic(opt, GW_TRANSPORT_UDP, d, unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000005", d)));
+    cr_assert(!P->heuristic(opt, GW_TRANSPORT_UDP, d, unhex("45 427a1fccd5288000 0000000000000000 01 0000000000000000", d)));
     /* zero-filled datagrams fit the 21-, 22- and 26-byte headers' size
        fields (size 0) but their timestamp is no time (issue 20: they were
        claimed as "Packet info #0") */
     uint8_t zero[26] = {0};
     for (size_t n = 21; n <= 26; n++)
-        cr_assert(!P->heuristic(GW_TRANSPORT_UDP, zero, n), "%zu zero bytes", n);
+        cr_assert(!P->heuristic(opt, GW_TRANSPORT_UDP, zero, n), "%zu zero bytes", n);
     /* the 21-byte header (f32 timestamp: 1.795e12 ms is 53d0f72b), either order */
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 53d0f72b 0000000000000001 0000000000000000", d)));
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, unhex("81 2bf7d053 0100000000000000 0000000000000000", d)));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, d, unhex("81 53d0f72b 0000000000000001 0000000000000000", d)));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, d, unhex("81 2bf7d053 0100000000000000 0000000000000000", d)));
     /* packet info (0x00) with a plausible header but not its counters: the
        heuristic says yes, the decoder says truncated: not claimed */
     size_t n = unhex("00 53d0f72b 0000000000000001 0000000000000000", d);
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, d, n));
-    cr_assert(!gw_heuristic_accepts(P, GW_TRANSPORT_UDP, d, n));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, d, n));
+    cr_assert(!gw_heuristic_accepts(P, opt, GW_TRANSPORT_UDP, d, n));
     n = unhex("81 427a1fccd5288000 0000000000000000 01 0000000000000000", d);
-    cr_assert(gw_heuristic_accepts(P, GW_TRANSPORT_UDP, d, n), "a connect decodes clean");
+    cr_assert(gw_heuristic_accepts(P, opt, GW_TRANSPORT_UDP, d, n), "a connect decodes clean");
 }
 
 static void decf(uint32_t frame, int dir, int64_t t, const char *hex)
@@ -257,13 +257,13 @@ Test(eoudp, datagrams_over_the_mtu)
 Test(eoudp, unanswered_connect_and_disconnect_and_the_texts_acknowledges)
 {
     memset(&ended, 0, sizeof ended);
-    gw_eoudp_profile = GW_PROFILE_SPEC;
+    opt[EOUDP_OPT_PROFILE] = GW_PROFILE_SPEC;
     decf(1, 0, 0, "81 427a1fccd5671000 0000000000000000 01 0000000000000000");
     decf(2, 1, 0, "0e 427a1fccd5671000 0000000000000001 00 0000000000000008 0500000000000000");
     decf(3, 0, 0, "82 427a1fccd5671000 0000000000000001 00 0000000000000000");
     gw_end_sink es = {NULL, on_end};
     P->conv_end(conv, &es);
-    gw_eoudp_profile = GW_PROFILE_REFERENCE;
+    opt[EOUDP_OPT_PROFILE] = GW_PROFILE_REFERENCE;
     int seen = 0;
     for (int i = 0; i < ended.n; i++) {
         if (ended.finding[i] == collect_finding(P, "eoudp.connect.unanswered")) {
@@ -344,7 +344,7 @@ Test(eoudp, packet_info_against_the_capture)
 Test(eoudp, replay_acks_follow_the_live_ids)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     uint8_t rec[64], live[64], ack[64];
     char why[200] = "";
     /* the peer's important 0x0e (deleted entity 7): recorded id 4, live id 9 */
@@ -352,11 +352,11 @@ Test(eoudp, replay_acks_follow_the_live_ids)
                       " 07 00 00 00 00 00 00 00", rec);
     size_t ln = unhex("0e " TS " 00 00 00 00 00 00 00 09 01 00 00 00 00 00 00 00 08"
                       " 07 00 00 00 00 00 00 00", live);
-    cr_assert_eq(r->need(0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, 0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
     cr_assert(r->match(st, 0x0e, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
     /* not important: streams */
     rec[17] = 0;
-    cr_assert_eq(r->need(0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, 0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_OPTIONAL);
     /* our recorded ack of id 4 (our id 2) acknowledges 9, sent now */
     size_t an = unhex("01 " TS " 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 00 08"
                       " 04 00 00 00 00 00 00 00", ack);
@@ -374,7 +374,7 @@ Test(eoudp, replay_acks_follow_the_live_ids)
                " 05 00 00 00 00 00 00 00", rec);
     ln = unhex("01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
                " 06 00 00 00 00 00 00 00", live);
-    cr_assert_eq(r->need(0x01, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, 0x01, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
     cr_assert_not(r->match(st, 0x01, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
     cr_assert_str_eq(why, "acknowledges id 6, expected 5");
     free(st);

@@ -8,22 +8,24 @@
 
 #include "collect.h"
 #include "gne.h"
+#include "gw_replay.h"
 
 static const gw_protocol *P = &gw_gne_protocol;
+static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
 static void *conv;
 static collect c;
 
 static void *new_conv(void)
 {
     void *s = calloc(1, P->conv_size);
-    P->conv_init(s);
+    P->conv_init(s, opt);
     return s;
 }
 
 static void setup(void)
 {
+    gw_options_init(P, opt); /* every test starts from the defaults */
     conv = new_conv();
-    gw_gne_byte_order = GNE_ORDER_AUTO;
 }
 
 static void teardown(void)
@@ -150,10 +152,10 @@ Test(gne, big_endian_connection_and_its_udp_link)
     free(link);
 
     /* forced little-endian reads the same bytes otherwise */
-    gw_gne_byte_order = GNE_ORDER_LITTLE;
+    opt[GNE_OPT_BYTE_ORDER] = GNE_ORDER_LITTLE;
     tcp(0, 0, "4e4c0006 03 00000c80 ff");
     cr_assert_eq(U("gne.rate", 0), 0x800c0000u);
-    gw_gne_byte_order = GNE_ORDER_BIG;
+    opt[GNE_OPT_BYTE_ORDER] = GNE_ORDER_BIG;
     tcp(0, 0, "4e4c0006 03 00000c80 ff");
     cr_assert_eq(U("gne.rate", 0), 0xc80);
 }
@@ -311,15 +313,15 @@ Test(gne, handshake_faults)
 Test(gne, framing)
 {
     uint8_t d[32];
-    cr_assert_eq(P->pdu_length(d, unhex("4e4c0030", d)), 52);
-    cr_assert_eq(P->pdu_length(d, unhex("4e4c4000", d)), 4 + 16384);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("4e4c0030", d)), 52);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("4e4c4000", d)), 4 + 16384);
     /* too long: the next NL is the next PDU */
-    cr_assert_eq(P->pdu_length(d, unhex("4e4c4001 00 4e4c", d)), 5);
-    cr_assert_eq(P->pdu_length(d, unhex("4e4c4001 00", d)), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("4e4c4001 00 4e4c", d)), 5);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("4e4c4001 00", d)), GW_PDU_INVALID);
     /* bad magic: up to the next NL */
-    cr_assert_eq(P->pdu_length(d, unhex("78797a 4e4c0002", d)), 3);
-    cr_assert_eq(P->pdu_length(d, unhex("78797a00", d)), GW_PDU_INVALID);
-    cr_assert_eq(P->pdu_length(d, unhex("4e4c00", d)), 0);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("78797a 4e4c0002", d)), 3);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("78797a00", d)), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(opt, d, unhex("4e4c00", d)), 0);
 
     tcp(0, 0, "78797a00");
     cr_assert(has("gne.nl.out_of_sync"));
@@ -330,13 +332,13 @@ Test(gne, framing)
 Test(gne, heuristic)
 {
     uint8_t d[64];
-    cr_assert(P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c0030", d)));
-    cr_assert(P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c0030 474e450000", d)));
-    cr_assert(P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c002f 474e450000", d)));
-    cr_assert(!P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c002f", d)));
-    cr_assert(!P->heuristic(GW_TRANSPORT_TCP, d, unhex("4e4c0016 04000000", d)));
-    cr_assert(!P->heuristic(GW_TRANSPORT_TCP, d, unhex("474554202f20485454", d)));
-    cr_assert(!P->heuristic(GW_TRANSPORT_UDP, d, unhex("ff", d)));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_TCP, d, unhex("4e4c0030", d)));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_TCP, d, unhex("4e4c0030 474e450000", d)));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_TCP, d, unhex("4e4c002f 474e450000", d)));
+    cr_assert(!P->heuristic(opt, GW_TRANSPORT_TCP, d, unhex("4e4c002f", d)));
+    cr_assert(!P->heuristic(opt, GW_TRANSPORT_TCP, d, unhex("4e4c0016 04000000", d)));
+    cr_assert(!P->heuristic(opt, GW_TRANSPORT_TCP, d, unhex("474554202f20485454", d)));
+    cr_assert(!P->heuristic(opt, GW_TRANSPORT_UDP, d, unhex("ff", d)));
 }
 
 /* every prefix of a few messages: no crash, and a finding for each cut */
@@ -397,7 +399,7 @@ static int64_t msg(const char *name)
 static void link_ports(const char *build, int big)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     gw_replay_link *lk = r->link(st);
     lk->ours = 0x1234;
     uint8_t d[64];
@@ -428,14 +430,14 @@ Test(gne, replay_link_ports_big_endian) { link_ports("00 07", 1); }
 Test(gne, replay_need_and_match)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     uint8_t rec[64], live[64];
     char why[200] = "";
     /* a lone 255 on the link may come or not; anything else answers */
     size_t n = unhex("ff", rec);
-    cr_assert_eq(r->need(msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_OPTIONAL);
     n = unhex("10 41 ff", rec);
-    cr_assert_eq(r->need(msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_ANSWER);
     /* a ping reply must answer the recorded request (id 2, little-endian) */
     size_t rn = unhex("4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff", rec);
     size_t ln = unhex("4e 4c 00 16  04 03 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff", live);

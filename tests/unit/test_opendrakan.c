@@ -10,19 +10,18 @@
 
 #include "collect.h"
 #include "opendrakan.h"
+#include "gw_replay.h"
 
 static const gw_protocol *P = &gw_opendrakan_protocol;
+static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
 static void *conv;
 static collect c;
 
 static void setup(void)
 {
+    gw_options_init(P, opt); /* every test starts from the defaults */
     conv = calloc(1, P->conv_size);
-    P->conv_init(conv);
-    gw_od_variant = OD_VARIANT_REFERENCE;
-    gw_od_bools = OD_BOOLS_AUTO;
-    gw_od_bools_default = OD_BOOLS_BYTES;
-    gw_od_profile = GW_PROFILE_REFERENCE;
+    P->conv_init(conv, opt);
 }
 
 static void teardown(void)
@@ -120,12 +119,12 @@ Test(opendrakan, packed_booleans_told_by_the_length)
     /* once per conversation under the reference profile; each time under spec */
     dec(3, UDP, "02 1000 ec03000000000000 2b000000 1810 00 01");
     cr_assert_eq(c.n_findings, 0);
-    gw_od_profile = GW_PROFILE_SPEC;
+    opt[OD_OPT_PROFILE] = GW_PROFILE_SPEC;
     dec(4, UDP, "02 1000 ec03000000000000 2b000000 1810 00 01");
     cr_assert(has("opendrakan.bundle.bools_unpacked"));
     dec(5, UDP, "02 0f00 0100000000000000 2b000000 1810 02");
     cr_assert_eq(c.n_findings, 0);
-    gw_od_profile = GW_PROFILE_REFERENCE;
+    opt[OD_OPT_PROFILE] = GW_PROFILE_REFERENCE;
 }
 
 Test(opendrakan, malformed_chains)
@@ -248,21 +247,21 @@ Test(opendrakan, events_and_the_database_table)
    destroyed", a fifth flagged */
 Test(opendrakan, draft_object_animation_and_lifecycle_states)
 {
-    gw_od_variant = OD_VARIANT_DRAFT;
+    opt[OD_OPT_VARIANT] = OD_VARIANT_DRAFT;
     dec(1, TCP, "0e 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
     cr_assert_eq(c.n_findings, 0);
     cr_assert_eq(U("opendrakan.object_id"), 42);
     cr_assert_float_eq(D("opendrakan.realtime", 0), 1.5, 1e-12);
     dec(2, UDP, "0c 0d00 0a00000000000000 07000000 04");
     cr_assert(has("opendrakan.lifecycle.unknown"));
-    gw_od_variant = OD_VARIANT_REFERENCE;
+    opt[OD_OPT_VARIANT] = OD_VARIANT_REFERENCE;
     dec(3, TCP, "0e 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
     cr_assert(has("opendrakan.type.unknown"), "not a packet of the reference");
 }
 
 Test(opendrakan, draft_layouts)
 {
-    gw_od_variant = OD_VARIANT_DRAFT;
+    opt[OD_OPT_VARIANT] = OD_VARIANT_DRAFT;
     /* action with the draft's real time first: 1.5 s, action 3, repeat */
     dec(1, TCP, "09 0d00 000000000000f83f 03000000 02");
     cr_assert_eq(c.n_findings, 0);
@@ -285,7 +284,7 @@ Test(opendrakan, draft_layouts)
     cr_assert(has("opendrakan.tick.top_bit"));
     cr_assert_eq((uint64_t)item("opendrakan.tick", 0)->v.i, 0x8000000000000001ull);
     /* the reference does not know code 12 */
-    gw_od_variant = OD_VARIANT_REFERENCE;
+    opt[OD_OPT_VARIANT] = OD_VARIANT_REFERENCE;
     dec(5, UDP, "0c 0d00 0a00000000000000 07000000 03");
     cr_assert(has("opendrakan.type.unknown"));
 }
@@ -294,12 +293,12 @@ Test(opendrakan, framing_and_heuristic)
 {
     uint8_t d[64];
     size_t n = unhex("09 0500 03000000 00", d);
-    cr_assert_eq(P->pdu_length(d, 3), 8);
-    cr_assert(P->heuristic(TCP, d, n));
-    cr_assert(!P->heuristic(TCP, d, n - 1)); /* not a whole packet */
+    cr_assert_eq(P->pdu_length(opt, d, 3), 8);
+    cr_assert(P->heuristic(opt, TCP, d, n));
+    cr_assert(!P->heuristic(opt, TCP, d, n - 1)); /* not a whole packet */
     d[0] = 0x2a;
-    cr_assert_eq(P->pdu_length(d, 3), GW_PDU_INVALID);
-    cr_assert(!P->heuristic(UDP, d, n));
+    cr_assert_eq(P->pdu_length(opt, d, 3), GW_PDU_INVALID);
+    cr_assert(!P->heuristic(opt, UDP, d, n));
 }
 
 /* Every bundle of ObjectStates: each of the 5 states absent, present, or
@@ -401,7 +400,7 @@ static uint64_t adapted_ack(const gw_replay *r, void *st, const char *hex)
 Test(opendrakan, replay_acks_name_complete_live_snapshots)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     /* the recorded peer confirmed ticks 10 then 11 */
     feed(r, st, true, false, CONFIRM("0a 00 00 00 00 00 00 00", "01 00 00 00"));
     feed(r, st, true, false, CONFIRM("0b 00 00 00 00 00 00 00", "02 00 00 00"));
@@ -423,14 +422,14 @@ Test(opendrakan, replay_acks_name_complete_live_snapshots)
 Test(opendrakan, replay_peer_acks_name_our_complete_snapshots)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     char why[200] = "";
     uint8_t rec[16], live[16];
     /* we sent tick 5 whole, tick 6 with 0 of 1 changes */
     feed(r, st, false, true, CHANGE("05 00 00 00 00 00 00 00") CONFIRM("05 00 00 00 00 00 00 00", "01 00 00 00"));
     feed(r, st, false, true, CONFIRM("06 00 00 00 00 00 00 00", "01 00 00 00"));
     size_t rn = unhex(ACK("05 00 00 00 00 00 00 00"), rec);
-    cr_assert_eq(r->need(rec[0], GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, rec[0], GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
     size_t ln = unhex(ACK("05 00 00 00 00 00 00 00"), live);
     cr_assert(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
     ln = unhex(ACK("06 00 00 00 00 00 00 00"), live);

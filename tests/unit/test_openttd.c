@@ -8,17 +8,18 @@
 
 #include "collect.h"
 #include "openttd.h"
+#include "gw_replay.h"
 
 static const gw_protocol *P = &gw_openttd_protocol;
+static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
 static void *conv;
 static collect c;
 
 static void setup(void)
 {
+    gw_options_init(P, opt); /* every test starts from the defaults */
     conv = calloc(1, P->conv_size);
-    P->conv_init(conv);
-    gw_openttd_version = OTTD_V_AUTO;
-    gw_openttd_default = OTTD_V13;
+    P->conv_init(conv, opt);
 }
 
 static void teardown(void)
@@ -99,12 +100,12 @@ static void clean(void)
 Test(openttd, framing_sizes)
 {
     static const uint8_t s0[] = {0, 0}, s2[] = {2, 0}, s3[] = {3, 0}, big[] = {0xff, 0x7f}, hi[] = {0xff, 0xff};
-    cr_assert_eq(P->pdu_length(s0, 1), 0, "one byte: need more");
-    cr_assert_eq(P->pdu_length(s0, 2), GW_PDU_INVALID);
-    cr_assert_eq(P->pdu_length(s2, 2), GW_PDU_INVALID);
-    cr_assert_eq(P->pdu_length(s3, 2), 3);
-    cr_assert_eq(P->pdu_length(big, 2), 32767);
-    cr_assert_eq(P->pdu_length(hi, 2), GW_PDU_INVALID, "reserved high bit");
+    cr_assert_eq(P->pdu_length(opt, s0, 1), 0, "one byte: need more");
+    cr_assert_eq(P->pdu_length(opt, s0, 2), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(opt, s2, 2), GW_PDU_INVALID);
+    cr_assert_eq(P->pdu_length(opt, s3, 2), 3);
+    cr_assert_eq(P->pdu_length(opt, big, 2), 32767);
+    cr_assert_eq(P->pdu_length(opt, hi, 2), GW_PDU_INVALID, "reserved high bit");
     cr_assert_eq(P->pdu_header, 2);
 }
 
@@ -227,7 +228,7 @@ Test(openttd, map_that_does_not_add_up)
    0.5 - 0.7 revision was seen: here the numbering is forced. */
 Test(openttd, wiki_commands_have_their_frame)
 {
-    gw_openttd_version = OTTD_V_OLD;
+    opt[OTTD_OPT_VERSION] = OTTD_V_OLD;
     dec("0b00 0f 64000000 69000000");               /* FRAME 100, max 105 */
     dec("4100 13 00 05000000 01000000 02000000 2c010000"
         " 00000000 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000 09000000"
@@ -401,17 +402,17 @@ Test(openttd, commands_named_by_release)
     cr_assert_null(named("openttd.cmd", 0));
     teardown();
     setup();
-    gw_openttd_version = OTTD_V14;                    /* the user says 14.x */
+    opt[OTTD_OPT_VERSION] = OTTD_V14;                    /* the user says 14.x */
     dec("0b00 1d 00 2e00 0000 0000 17");
     cr_assert_str_eq(named("openttd.cmd", 0), "CMD_INDUSTRY_SET_FLAGS");
-    gw_openttd_version = OTTD_V15;
+    opt[OTTD_OPT_VERSION] = OTTD_V15;
     dec("0b00 1d 00 2e00 0000 0000 17");
     cr_assert_null(named("openttd.cmd", 0));
 }
 
 Test(openttd, forced_numbering_wins)
 {
-    gw_openttd_version = OTTD_V15;
+    opt[OTTD_OPT_VERSION] = OTTD_V15;
     dec("0c00 02 31332e3000 00000000 4100 fe 00"); /* says 13.0 */
     cr_assert_eq(U("openttd.version", 0), 15);
     dec("0300 0c");
@@ -666,15 +667,15 @@ Test(openttd, heuristic)
 {
     uint8_t b[64];
     size_t n = unhex("1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00", b);
-    cr_assert(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_TCP, b, n));
     n = unhex("0300 07", b); /* CLIENT_GAME_INFO: three bytes claim no TCP conversation */
-    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_TCP, b, n));
     n = unhex("0300 00", b);
-    cr_assert(P->heuristic(GW_TRANSPORT_UDP, b, n));
+    cr_assert(P->heuristic(opt, GW_TRANSPORT_UDP, b, n));
     n = unhex("474554202f20485454502f312e310d0a", b); /* "GET / HTTP/1.1" */
-    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_TCP, b, n));
     n = unhex("160301 0200 01", b);                  /* a TLS record */
-    cr_assert_not(P->heuristic(GW_TRANSPORT_TCP, b, n));
+    cr_assert_not(P->heuristic(opt, GW_TRANSPORT_TCP, b, n));
 }
 
 /* ---- pcaptool replay's hooks ---- */
@@ -699,25 +700,25 @@ Test(openttd, replay_need)
     const gw_replay *r = P->replay;
     uint8_t d[64];
     size_t n = bytes("0b 00 18  e8 00 00 00  e8 00 00 00", d); /* SERVER_FRAME, no token */
-    cr_assert_eq(r->need(pk("SERVER_FRAME"), T, d, n), GW_REPLAY_PERIODIC);
+    cr_assert_eq(r->need(opt, pk("SERVER_FRAME"), T, d, n), GW_REPLAY_PERIODIC);
     n = bytes("0c 00 18  e8 00 00 00  e8 00 00 00  0d", d);    /* token 0x0d */
-    cr_assert_eq(r->need(pk("SERVER_FRAME"), T, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, pk("SERVER_FRAME"), T, d, n), GW_REPLAY_ANSWER);
     n = bytes("03 00 15", d);
-    cr_assert_eq(r->need(pk("SERVER_MAP_DONE"), T, d, n), GW_REPLAY_ANSWER);
-    cr_assert_eq(r->need(pk("SERVER_MAP_DATA"), T, d, n), GW_REPLAY_PERIODIC);
-    cr_assert_eq(r->need(pk("SERVER_SYNC"), T, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(pk("SERVER_CLIENT_INFO"), T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, pk("SERVER_MAP_DONE"), T, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, pk("SERVER_MAP_DATA"), T, d, n), GW_REPLAY_PERIODIC);
+    cr_assert_eq(r->need(opt, pk("SERVER_SYNC"), T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, pk("SERVER_CLIENT_INFO"), T, d, n), GW_REPLAY_OPTIONAL);
     /* SERVER_COMMAND: the echo of ours (my_cmd, the last byte, 1) answers it */
     n = bytes("1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01", d);
-    cr_assert_eq(r->need(pk("SERVER_COMMAND"), T, d, n), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(opt, pk("SERVER_COMMAND"), T, d, n), GW_REPLAY_ANSWER);
     d[n - 1] = 0;
-    cr_assert_eq(r->need(pk("SERVER_COMMAND"), T, d, n), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, pk("SERVER_COMMAND"), T, d, n), GW_REPLAY_OPTIONAL);
 }
 
 Test(openttd, replay_ack_follows_the_live_frames_and_token)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     uint8_t d[64], ack[16];
     /* recorded CLIENT_ACK: frame 232 (0xe8), token 0x0d */
     size_t an = bytes("08 00 19  e8 00 00 00  0d", ack);
@@ -741,7 +742,7 @@ Test(openttd, replay_ack_follows_the_live_frames_and_token)
 Test(openttd, replay_match_checks_our_client_id_and_command)
 {
     const gw_replay *r = P->replay;
-    void *st = calloc(1, r->state_size);
+    void *st = replay_state_new(P, opt);
     uint8_t rec[64], live[64];
     char why[200] = "";
     /* SERVER_WELCOME: recorded client 2, live client 7 */

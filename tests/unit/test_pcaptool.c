@@ -14,7 +14,19 @@
 #include "flows.h"
 #include "netparse.h"
 #include "output.h"
+#include "run.h"
 #include "tcpstream.h"
+
+/* p's options at their defaults */
+static const int *opts_of(const gw_protocol *p)
+{
+    static int opts[GW_MAX_PROTOCOLS][GW_MAX_OPTIONS];
+    int i = 0;
+    while (gw_protocols[i] != p)
+        i++;
+    gw_options_init(p, opts[i]);
+    return opts[i];
+}
 
 #define ETH "020000000002 020000000001 "
 
@@ -179,8 +191,8 @@ Test(flows, end_announced_once_per_conversation)
     net_packet b = a;
     b.sport = 9000;
     unsigned evicted;
-    flow *fa = flows_add(t, &a, &gw_eoudp_protocol, NULL, 0, false, &evicted);
-    flows_add(t, &b, &gw_eoudp_protocol, NULL, 0, false, &evicted);
+    flow *fa = flows_add(t, &a, &gw_eoudp_protocol, opts_of(&gw_eoudp_protocol), NULL, 0, false, &evicted);
+    flows_add(t, &b, &gw_eoudp_protocol, opts_of(&gw_eoudp_protocol), NULL, 0, false, &evicted);
     cr_assert_eq(flows_find(t, &a), fa);
     flow_restart(t, fa, &a);
     cr_assert_eq(ended_count, 1);
@@ -212,13 +224,13 @@ Test(flows, full_table_evicts_least_recently_used)
     unsigned evicted = 0, total = 0;
     for (unsigned i = 0; i < FLOWS_MAX; i++) {
         net_packet p = conv_packet(i);
-        flows_add(t, &p, &gw_openttd_protocol, NULL, i, false, &evicted);
+        flows_add(t, &p, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), NULL, i, false, &evicted);
         total += evicted;
     }
     cr_assert_eq(total, 0, "65536 conversations fit");
     net_packet first = conv_packet(0), second = conv_packet(1), more = conv_packet(FLOWS_MAX);
     cr_assert_not_null(flows_find(t, &first)); /* now the most recently used */
-    flows_add(t, &more, &gw_openttd_protocol, NULL, FLOWS_MAX, false, &evicted);
+    flows_add(t, &more, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), NULL, FLOWS_MAX, false, &evicted);
     cr_assert_eq(evicted, FLOWS_EVICT_BATCH);
     cr_assert_eq(ended_count, FLOWS_EVICT_BATCH);
     cr_assert_not_null(flows_find(t, &first), "just seen: kept");
@@ -248,7 +260,7 @@ Test(flows, state_limit_evicts_before_count_limit)
     unsigned evicted = 0, i;
     for (i = 0; i < FLOWS_MAX; i++) {
         net_packet p = conv_packet(i);
-        flows_add(t, &p, &gw_eoudp_protocol, NULL, i, false, &evicted);
+        flows_add(t, &p, &gw_eoudp_protocol, opts_of(&gw_eoudp_protocol), NULL, i, false, &evicted);
         if (evicted)
             break;
     }
@@ -274,10 +286,10 @@ Test(flows, held_state_counts_and_never_evicts_its_own_flow)
     ended_count = 0;
     unsigned evicted = 0, total = 0;
     net_packet first = conv_packet(0);
-    flow *big = flows_add(t, &first, &gw_dnp_protocol, NULL, 0, false, &evicted);
+    flow *big = flows_add(t, &first, &gw_dnp_protocol, opts_of(&gw_dnp_protocol), NULL, 0, false, &evicted);
     for (unsigned i = 1; i <= 100; i++) {
         net_packet p = conv_packet(i);
-        flows_add(t, &p, &gw_dnp_protocol, NULL, i, false, &evicted);
+        flows_add(t, &p, &gw_dnp_protocol, opts_of(&gw_dnp_protocol), NULL, i, false, &evicted);
         cr_assert_eq(evicted, 0);
     }
     static uint8_t ls[10 + 2 * 60000];
@@ -336,11 +348,11 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
     tcp_half_init(&c, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[250] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 250, &out);
-    tcp_half_segment(&c, &gw_openttd_protocol, 5000, TCP_ACK, seg, 250, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 250, &out);
+    tcp_half_segment(&c, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 5000, TCP_ACK, seg, 250, &out);
     cr_assert_eq(b.used, 544);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 0);
-    tcp_half_segment(&a, &gw_openttd_protocol, 1250, TCP_ACK, seg, 10, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1250, TCP_ACK, seg, 10, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 250);
     cr_assert_eq(b.used, 544, "B's buffer and A's, holding its new 10 bytes");
@@ -362,12 +374,12 @@ Test(tcpstream, a_first_segment_over_budget_is_not_kept)
     fresh_half(&a, &b, 100);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 60, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 60);
     cr_assert_eq(b.used, 0);
     static const uint8_t whole[6] = {0x06, 0x00, 0x03, 'a', 'b', 'c'};
-    tcp_half_segment(&a, &gw_openttd_protocol, 1060, TCP_ACK, whole, 6, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1060, TCP_ACK, whole, 6, &out);
     cr_assert_eq(tcp_pdus, 1);
     tcp_half_release(&a);
 }
@@ -383,10 +395,10 @@ Test(tcpstream, early_segment_over_budget_resumes_there)
     fresh_half(&a, &b, 300);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 60, &out);
     cr_assert_eq(b.used, 272);
     /* bytes 1060..1079 missing; 50 bytes from 1080 */
-    tcp_half_segment(&a, &gw_openttd_protocol, 1080, TCP_ACK, seg, 50, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1080, TCP_ACK, seg, 50, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 20, "the 20 missing bytes");
     cr_assert_eq(b.used, 272, "the new segment, as the start of a PDU, in the same buffer");
@@ -407,14 +419,14 @@ Test(tcpstream, early_segment_at_a_pdu_boundary_waits_for_the_late_one)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 6, &out);      /* P1: the stream at a boundary */
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 6, &out);      /* P1: the stream at a boundary */
     cr_assert_eq(tcp_pdus, 1);
-    tcp_half_segment(&h, p, 1007, TCP_ACK, p1p2 + 7, 3, &out);  /* P2's tail, early */
+    tcp_half_segment(&h, p, opts_of(p), 1007, TCP_ACK, p1p2 + 7, 3, &out);  /* P2's tail, early */
     cr_assert_eq(tcp_pdus, 1);
     cr_assert_eq(tcp_events[TCP_EV_GAP], 0, "an early segment is no gap yet");
-    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 1, &out);  /* P2's first byte, late */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 1, &out);  /* P2's first byte, late */
     cr_assert_eq(tcp_pdus, 2, "P2 whole once its first byte came");
-    tcp_half_finish(&h, p, &out);
+    tcp_half_finish(&h, p, opts_of(p), &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
     cr_assert_eq(b.used, 0);
@@ -427,12 +439,12 @@ Test(tcpstream, early_segment_past_the_pending_pdu_waits_too)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 3, &out);      /* P1's head: 6 bytes pending */
-    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);  /* P2, past P1's end */
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &out);      /* P1's head: 6 bytes pending */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &out);  /* P2, past P1's end */
     cr_assert_eq(tcp_events[TCP_EV_GAP], 0);
-    tcp_half_segment(&h, p, 1003, TCP_ACK, p1p2 + 3, 3, &out);  /* P1's tail */
+    tcp_half_segment(&h, p, opts_of(p), 1003, TCP_ACK, p1p2 + 3, 3, &out);  /* P1's tail */
     cr_assert_eq(tcp_pdus, 2);
-    tcp_half_finish(&h, p, &out);
+    tcp_half_finish(&h, p, opts_of(p), &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
 }
@@ -444,10 +456,10 @@ Test(tcpstream, bytes_that_never_come_are_a_gap_when_the_stream_ends)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 3, &out);
-    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &out);
     cr_assert_eq(tcp_pdus, 0);
-    tcp_half_finish(&h, p, &out);
+    tcp_half_finish(&h, p, opts_of(p), &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP], 1);
     cr_assert_eq(tcp_event_bytes, 3, "P1's 3 missing bytes");
     cr_assert_eq(tcp_pdus, 1, "P2, which starts where P1 would have ended");
@@ -463,13 +475,13 @@ Test(tcpstream, a_fin_that_overtakes_the_data_before_it_ends_nothing_early)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, 1000, TCP_ACK, p1p2, 6, &out);
-    tcp_half_segment(&h, p, 1010, TCP_ACK | TCP_FIN, NULL, 0, &out); /* FIN, before P2 */
-    tcp_half_segment(&h, p, 1006, TCP_ACK, p1p2 + 6, 4, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 6, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK | TCP_FIN, NULL, 0, &out); /* FIN, before P2 */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &out);
     cr_assert_eq(tcp_pdus, 2, "P2 still decoded");
-    tcp_half_segment(&h, p, 1010, TCP_ACK, p1p2, 6, &out);           /* past the FIN: ignored */
+    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK, p1p2, 6, &out);           /* past the FIN: ignored */
     cr_assert_eq(tcp_pdus, 2);
-    tcp_half_finish(&h, p, &out);
+    tcp_half_finish(&h, p, opts_of(p), &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
 }
@@ -541,11 +553,11 @@ Test(tcpstream, any_order_and_cut_gives_the_same_pdus)
     fresh_half(&h, &b, 1 << 20);
     tcp_sink out = {check_pdu, count_event, NULL};
     shuffled_at = shuffled_pdus = 0;
-    tcp_half_segment(&h, &gw_openttd_protocol, 999, TCP_SYN, NULL, 0, &out);
+    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 999, TCP_SYN, NULL, 0, &out);
     for (int i = 0; i < total; i++)
-        tcp_half_segment(&h, &gw_openttd_protocol, 1000 + (uint32_t)off[order[i]], TCP_ACK,
+        tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000 + (uint32_t)off[order[i]], TCP_ACK,
                          shuffled_stream + off[order[i]], n[order[i]], &out);
-    tcp_half_finish(&h, &gw_openttd_protocol, &out);
+    tcp_half_finish(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), &out);
     cr_assert_eq(shuffled_pdus, 300);
     cr_assert_eq(shuffled_at, len);
     for (int e = 0; e < TCP_N_EVENTS; e++)
@@ -569,14 +581,14 @@ Test(tcpstream, reverse_order_bytes_share_one_ring)
         stream[3 * i] = 3; /* 3000 empty packets: size 3, type 6 */
         stream[3 * i + 2] = 6;
     }
-    tcp_half_segment(&h, &gw_openttd_protocol, 999, TCP_SYN, NULL, 0, &out);
+    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 999, TCP_SYN, NULL, 0, &out);
     for (uint32_t i = sizeof stream - 1; i >= 1; i--)
-        tcp_half_segment(&h, &gw_openttd_protocol, 1000 + i, TCP_ACK, stream + i, 1, &out);
+        tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000 + i, TCP_ACK, stream + i, 1, &out);
     cr_assert_eq(tcp_pdus, 0);
     cr_assert_leq(b.used, 16384 + 2048 + 64, "one ring of 16 KiB and its map: %zu", b.used);
-    tcp_half_segment(&h, &gw_openttd_protocol, 1000, TCP_ACK, stream, 1, &out);
+    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, stream, 1, &out);
     cr_assert_eq(tcp_pdus, 3000);
-    tcp_half_finish(&h, &gw_openttd_protocol, &out);
+    tcp_half_finish(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), &out);
     for (int e = 0; e < TCP_N_EVENTS; e++)
         cr_assert_eq(tcp_events[e], 0, "event %d", e);
     tcp_half_release(&h);
@@ -625,4 +637,34 @@ Test(core, put_uint_widths_and_byte_orders)
         cr_assert_arr_eq(out, uint_bytes, n, "%u bytes little-endian", n);
         cr_assert_eq(out[n], 0xee);
     }
+}
+
+/* options belong to a run: -o and --profile set that run's, nothing else's */
+Test(options, each_run_has_its_own_and_the_defaults_are_choices)
+{
+    for (int i = 0; gw_protocols[i]; i++) {
+        const gw_protocol *p = gw_protocols[i];
+        cr_assert_leq(p->n_options, GW_MAX_OPTIONS, "%s", p->name);
+        for (int k = 0; k < p->n_options; k++) {
+            const gw_choice *c = p->options[k].choices;
+            while (c->token && c->value != p->options[k].default_value)
+                c++;
+            cr_assert(c->token, "%s.%s: default not among the choices", p->name, p->options[k].name);
+        }
+    }
+    int dnp = run_proto_index("dnp", 3);
+    run_options a, b;
+    run_options_init(&a);
+    run_options_init(&b);
+    cr_assert(run_parse_option(&a, "dnp.update_layout=spec"));
+    cr_assert_eq(a.opts[dnp][DNP_OPT_UPDATE_LAYOUT], DNP_LAYOUT_SPEC);
+    cr_assert_eq(b.opts[dnp][DNP_OPT_UPDATE_LAYOUT], DNP_LAYOUT_AUTO);
+    run_set_profile(&b, GW_PROFILE_SPEC);
+    cr_assert_eq(b.opts[dnp][DNP_OPT_PROFILE], GW_PROFILE_SPEC);
+    cr_assert_eq(a.opts[dnp][DNP_OPT_PROFILE], GW_PROFILE_REFERENCE);
+    cr_assert_eq(run_opts(&b, &gw_dnp_protocol), b.opts[dnp]);
+    cr_assert_not(run_parse_option(&a, "dnp.update_layout=sideways"));
+    cr_assert_not(run_parse_option(&a, "dnp.no_such_option=auto"));
+    cr_assert_not(run_parse_option(&a, "nosuch.profile=spec"));
+    cr_assert_eq(a.opts[dnp][DNP_OPT_UPDATE_LAYOUT], DNP_LAYOUT_SPEC, "a refused option changes nothing");
 }
