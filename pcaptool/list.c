@@ -10,11 +10,15 @@
 
 static void fields_usage(FILE *f)
 {
-    fputs("Usage: pcaptool fields [PROTO]\n"
+    fputs("Usage: pcaptool fields [--format text|markdown] [PROTO]\n"
           "\n"
           "List the fields of every protocol (or of PROTO: dnp, openttd, gne, eoudp,\n"
           "opendrakan), one a line: filter name, display name, description, and\n"
           "\"wireshark-two-pass\" for what only Wireshark's second pass shows.\n"
+          "\n"
+          "  -T, --format text|markdown   tab-separated lines (default), or the table\n"
+          "                               the README shows (field, name, meaning)\n"
+          "  -h, --help                   this help\n"
           "\n"
           "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
           f);
@@ -51,6 +55,22 @@ static void print_finding(const gw_finding_def *d, bool markdown, bool own)
     fputs(own ? " (pcaptool only) |\n" : " |\n", stdout);
 }
 
+/* filter name, display name, description, "wireshark-two-pass"; or a
+   markdown table row */
+static void print_field(const gw_field *f, bool markdown)
+{
+    bool two_pass = f->flags & GW_FIELD_TWO_PASS;
+    if (!markdown) {
+        printf("%s\t%s\t%s%s\n", f->abbrev, f->name, f->blurb, two_pass ? "\twireshark-two-pass" : "");
+        return;
+    }
+    printf("| `%s` | ", f->abbrev);
+    cli_markdown_cell(f->name);
+    fputs(" | ", stdout);
+    cli_markdown_cell(f->blurb);
+    fputs(two_pass ? " (Wireshark's second pass only) |\n" : " |\n", stdout);
+}
+
 static int list_opt(void *ctx, int c, const char *arg)
 {
     bool *markdown = ctx;
@@ -61,12 +81,10 @@ static int list_opt(void *ctx, int c, const char *arg)
     return 0;
 }
 
-/* fields: --help only; findings: --format too */
 static int run_list(int argc, char **argv, bool fields)
 {
     static const struct option format[] = {{"format", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
-    const cli_spec spec = {fields ? "" : "T:", fields ? NULL : format, 0, list_opt,
-                           fields ? fields_usage : findings_usage};
+    const cli_spec spec = {"T:", format, 0, list_opt, fields ? fields_usage : findings_usage};
     bool markdown = false;
     cli_common cc;
     int rc = cli_parse(argc, argv, &spec, &markdown, &cc);
@@ -80,15 +98,15 @@ static int run_list(int argc, char **argv, bool fields)
     if (only && !gw_protocol_by_name(only) && !(own && !fields))
         return cli_usage_error("unknown protocol '%s'", only);
     if (markdown)
-        fputs("| code | severity | meaning |\n|---|---|---|\n", stdout);
+        fputs(fields ? "| field | name | meaning |\n|---|---|---|\n" : "| code | severity | meaning |\n|---|---|---|\n",
+              stdout);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
         if (only && strcmp(only, p->name))
             continue;
         if (fields)
             for (int k = 0; k < p->n_fields; k++)
-                printf("%s\t%s\t%s%s\n", p->fields[k].abbrev, p->fields[k].name, p->fields[k].blurb,
-                       p->fields[k].flags & GW_FIELD_TWO_PASS ? "\twireshark-two-pass" : "");
+                print_field(&p->fields[k], markdown);
         else
             for (int k = 0; k < p->n_findings; k++)
                 print_finding(&p->findings[k], markdown, false);
