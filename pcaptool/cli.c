@@ -171,7 +171,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common
         else if ((spec->takes & CLI_INPUT) && (rc = parse_input_opt(c, optarg, &common->in)) >= 0)
             ;
         else
-            rc = spec->own(ctx, c, optarg);
+            rc = spec->own ? spec->own(ctx, c, optarg) : cli_getopt_error('?', argv);
         if (rc)
             return rc;
     }

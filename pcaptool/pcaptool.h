@@ -72,7 +72,7 @@ typedef struct {
     const struct option *long_opts; /* ended by {NULL}; NULL: none (--help is added) */
     unsigned takes;                 /* CLI_* groups */
     /* one of its own options, c as getopt_long returns it: 0, or EXIT_USAGE
-       with the message printed (cli_usage_error) */
+       with the message printed (cli_usage_error); NULL: it has none */
     int (*own)(void *ctx, int c, const char *arg);
     void (*usage)(FILE *f);         /* -h, --help */
 } cli_spec;
