@@ -91,108 +91,9 @@ typedef struct {
 static const dnp_type value_types[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_TYPE)};
 static const gw_value_name type_names[] = {DNP_VALUE_TYPES(AS_NAME) {0, NULL, 0}};
 
-#define F(abbrev, name, type, base, names, mask, blurb) \
-    {abbrev, name, type, base, names, mask, blurb, 0, -1}
+static const gw_field fields[DNP_F_COUNT] = {DNP_FIELDS(GW_FIELD, GW_LINK)};
 
-static const gw_field fields[DNP_F_COUNT] = {
-    [DNP_F_COMMAND] = F("dnp.command", "Command", GW_FT_U8, GW_BASE_DEC, command_names, 0, "Command code"),
-    [DNP_F_PROTOCOL_COUNT] = F("dnp.protocol_count", "Protocol count", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Number of protocols the client offers"),
-    [DNP_F_PROTOCOL] = F("dnp.protocol", "Protocol", GW_FT_U16, GW_BASE_DEC, protocol_names, 0, "A protocol offered (request) or selected (ack)"),
-    [DNP_F_RESULT] = F("dnp.result", "Result", GW_FT_U8, GW_BASE_DEC, result_names, 0, "The server's decision on a connection request"),
-    [DNP_F_SEQ] = F("dnp.seq", "Reliable number", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Sequence number of a reliable command (4, 5, 10, 11) or of the one acknowledged (6)"),
-    [DNP_F_ACK_CODE] = F("dnp.ack_code", "Ack result", GW_FT_U8, GW_BASE_DEC, ack_code_names, 0, "Result of a reliable ack"),
-    [DNP_F_LINK_ID] = F("dnp.link_id", "Link id", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Identifier of a state link"),
-    [DNP_F_FLAGS] = F("dnp.flags", "Link flags", GW_FT_U8, GW_BASE_HEX, NULL, 0, "Link state flags"),
-    [DNP_F_FLAG_READ_ONLY] = F("dnp.flags.read_only", "Read-only", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x1, "The receiver may not update the state"),
-    [DNP_F_FLAG_FIRST] = F("dnp.flags.first_part", "First part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x2, "First part of a long link state"),
-    [DNP_F_FLAG_LAST] = F("dnp.flags.last_part", "Last part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x4, "Last part of a long link state"),
-    [DNP_F_LONG_FLAGS] = F("dnp.long_flags", "Part flags", GW_FT_U8, GW_BASE_HEX, NULL, 0, "Flags of a long reliable message part"),
-    [DNP_F_LONG_FIRST] = F("dnp.long_flags.first", "First part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x1, "First part of a long message"),
-    [DNP_F_LONG_LAST] = F("dnp.long_flags.last", "Last part", GW_FT_BOOL, GW_BASE_NONE, NULL, 0x2, "Last part of a long message"),
-    [DNP_F_MESSAGE_LENGTH] = F("dnp.message_length", "Message length", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Length of the link state's message"),
-    [DNP_F_MESSAGE] = F("dnp.message", "Message", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "Application message (commands 3, 4, 5; reassembled on the last part of 10 and 11)"),
-    [DNP_F_LINK_COUNT] = F("dnp.link_count", "Link count", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Number of links in a link update"),
-    [DNP_F_LINK] = F("dnp.link", "Link", GW_FT_NONE, GW_BASE_NONE, NULL, 0, "One link of a link update"),
-    [DNP_F_VALUE_COUNT] = F("dnp.value_count", "Value count", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Number of values"),
-    [DNP_F_VALUE] = F("dnp.value", "Value", GW_FT_NONE, GW_BASE_NONE, NULL, 0, "One state value"),
-    [DNP_F_VALUE_INDEX] = F("dnp.value.index", "Value index", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Index of the value in the linked state"),
-    [DNP_F_VALUE_TYPE] = F("dnp.value.type", "Value type", GW_FT_U8, GW_BASE_DEC, type_names, 0, "State value type (derived from the link state in reference link updates)"),
-    [DNP_F_VALUE_LENGTH] = F("dnp.value.length", "Value length", GW_FT_U16, GW_BASE_DEC, NULL, 0, "Length of a string or data value"),
-    [DNP_F_VALUE_SINT] = F("dnp.value.sint", "Signed integer", GW_FT_I64, GW_BASE_DEC, NULL, 0, "A signed integer value or component"),
-    [DNP_F_VALUE_UINT] = F("dnp.value.uint", "Unsigned integer", GW_FT_U64, GW_BASE_DEC, NULL, 0, "An unsigned integer value or component"),
-    [DNP_F_VALUE_FLOAT] = F("dnp.value.float", "Float", GW_FT_DOUBLE, GW_BASE_NONE, NULL, 0, "A floating point value or component (float16, float32, float64)"),
-    [DNP_F_VALUE_STRING] = F("dnp.value.string", "String", GW_FT_STRING, GW_BASE_NONE, NULL, 0, "A UTF-8 string value"),
-    [DNP_F_VALUE_DATA] = F("dnp.value.data", "Data", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "A data value"),
-    [DNP_F_UPDATE_LAYOUT] = F("dnp.update_layout", "Link update layout", GW_FT_U8, GW_BASE_DEC, layout_names, 0, "Which link-update layout decoded this command"),
-    [DNP_F_TYPES_FROM] = F("dnp.types_from", "Value types from frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "The link state that gave the value types"),
-    [DNP_F_CHUNK] = F("dnp.chunk", "Part data", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "The piece of a long message or long link-state message in this part"),
-    [DNP_F_VALUES_PART] = F("dnp.values_part", "Values part", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "The piece of a long link state's values in this part"),
-    [DNP_F_REASSEMBLED_LENGTH] = F("dnp.reassembled.length", "Reassembled length", GW_FT_U32, GW_BASE_DEC, NULL, 0, "Length of the reassembled long message"),
-    [DNP_F_REASSEMBLED_PARTS] = F("dnp.reassembled.parts", "Reassembled parts", GW_FT_U32, GW_BASE_DEC, NULL, 0, "Number of parts of the long message"),
-    [DNP_F_REASSEMBLED_FIRST] = F("dnp.reassembled.first_frame", "First part in frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "Frame of the long message's first part"),
-    [DNP_F_ACK_REQUEST_FRAME] = {"dnp.ack.request_frame", "Acknowledges frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "Frame of the reliable command this ack answers", 0, DNP_F_ACKED_IN},
-    [DNP_F_ACK_TIME] = F("dnp.ack.time", "Ack time", GW_FT_RELTIME, GW_BASE_NONE, NULL, 0, "Time from the command's first transmission to this ack"),
-    [DNP_F_ACKED_IN] = {"dnp.ack.acked_in", "Acknowledged in frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "Frame of the ack of this reliable command", GW_FIELD_TWO_PASS, -1},
-    [DNP_F_RESEND_OF] = F("dnp.resend_of", "Resend of frame", GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, "First transmission of this reliable number"),
-    [DNP_F_TRAILING] = F("dnp.trailing", "Trailing bytes", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "Bytes after the end of the command"),
-    [DNP_F_UNDECODED] = F("dnp.undecoded", "Undecoded", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "Bytes that could not be decoded"),
-};
-
-#define E(code, sev, group, summary) {code, sev, summary, GW_GROUP_##group}
-static const gw_finding_def findings[DNP_E_COUNT] = {
-    [DNP_E_TRUNCATED] = E("dnp.truncated", GW_SEV_ERROR, MALFORMED, "The datagram ends before a field the command must contain"),
-    [DNP_E_TRAILING] = E("dnp.trailing_bytes", GW_SEV_WARNING, MALFORMED, "Bytes follow the end of the command"),
-    [DNP_E_UNKNOWN_COMMAND] = E("dnp.command.unknown", GW_SEV_WARNING, UNDECODED, "Unknown command code (peers must ignore it)"),
-    [DNP_E_NO_PROTOCOLS] = E("dnp.connect.no_protocols", GW_SEV_WARNING, PROTOCOL, "A connection request that offers no protocol"),
-    [DNP_E_UNKNOWN_RESULT] = E("dnp.connect_ack.unknown_result", GW_SEV_NOTE, RESPONSE_CODE, "Unknown connection result code (treated as rejected)"),
-    [DNP_E_PROTOCOL_IN_REJECTION] = E("dnp.connect_ack.protocol_in_rejection", GW_SEV_WARNING, MALFORMED, "A rejecting connection ack carries a protocol (only accepted ones do)"),
-    [DNP_E_UNKNOWN_ACK_CODE] = E("dnp.ack.unknown_code", GW_SEV_WARNING, RESPONSE_CODE, "Unknown reliable ack result code"),
-    [DNP_E_ACK_FAILED] = E("dnp.ack.failed", GW_SEV_NOTE, RESPONSE_CODE, "The receiver asks for a resend"),
-    [DNP_E_UNKNOWN_FLAGS] = E("dnp.flags.unknown", GW_SEV_WARNING, MALFORMED, "Flag bits the protocol does not define"),
-    [DNP_E_UNKNOWN_TYPE] = E("dnp.value.unknown_type", GW_SEV_ERROR, MALFORMED, "Unknown state value type: the rest cannot be decoded"),
-    [DNP_E_INVALID_UTF8] = E("dnp.value.invalid_utf8", GW_SEV_WARNING, MALFORMED, "A string value is not valid UTF-8"),
-    [DNP_E_UNKNOWN_LINK] = E("dnp.link_update.unknown_link", GW_SEV_WARNING, UNDECODED, "A link update for a link whose link state was not seen: values shown as raw bytes"),
-    [DNP_E_INDEX_RANGE] = E("dnp.link_update.index_out_of_range", GW_SEV_ERROR, MALFORMED, "A value index beyond the link state's value count"),
-    [DNP_E_SPEC_LAYOUT] = E("dnp.link_update.spec_layout", GW_SEV_WARNING, COMMENT, "A link update in the published text's layout, which real peers do not send"),
-    [DNP_E_LAYOUT_AMBIGUOUS] = E("dnp.link_update.layout_ambiguous", GW_SEV_NOTE, COMMENT, "Both link-update layouts fit these bytes; the reference layout was used"),
-    [DNP_E_TYPE_MISMATCH] = E("dnp.link_update.type_mismatch", GW_SEV_WARNING, PROTOCOL, "A value's type differs from the type in the link state"),
-    [DNP_E_SEQ_OUTSIDE_WINDOW] = E("dnp.seq.outside_window", GW_SEV_WARNING, SEQUENCE, "A reliable number outside the receive window of 10: the receiver discards it"),
-    [DNP_E_SEQ_AHEAD] = E("dnp.seq.ahead", GW_SEV_NOTE, SEQUENCE, "A reliable number ahead of the next expected one (an earlier one is missing or late)"),
-    [DNP_E_SEQ_RESEND] = E("dnp.seq.resend", GW_SEV_NOTE, SEQUENCE, "A reliable command sent again with the same number"),
-    [DNP_E_SEQ_65535] = E("dnp.seq.reserved_65535", GW_SEV_WARNING, SEQUENCE, "Reliable number 65535: the reference wraps from 65534 to 0, the text at 65536"),
-    [DNP_E_ACK_UNMATCHED] = E("dnp.ack.unmatched", GW_SEV_WARNING, SEQUENCE, "An ack for a reliable number not seen in this conversation"),
-    [DNP_E_LONG_MISSING_FIRST] = E("dnp.long.missing_first", GW_SEV_WARNING, SEQUENCE, "A part of a long message whose first part was not seen"),
-    [DNP_E_LONG_RESTARTED] = E("dnp.long.restarted", GW_SEV_WARNING, SEQUENCE, "A first part while another long message was incomplete: the earlier one is dropped"),
-    [DNP_E_LONG_TOO_LONG] = E("dnp.long.too_long", GW_SEV_ERROR, SEQUENCE, "A long message over the reassembly limit (1 MiB, or 64 MiB for all under way at once): it is not reassembled"),
-    [DNP_E_LINKS_NOT_KEPT] = E("dnp.link.not_kept", GW_SEV_NOTE, UNDECODED, "Over 1 MiB of link states in one conversation: a new link's value types are not kept, so its updates are shown as raw bytes (once per conversation)"),
-    [DNP_E_LINK_REUSED] = E("dnp.link.reused_while_up", GW_SEV_WARNING, PROTOCOL, "A link state for a link id its sender assigned before and has not taken down (no link down seen)"),
-    [DNP_E_CONNECT_RESEND_EARLY] = E("dnp.connect.resend_early", GW_SEV_WARNING, SEQUENCE, "A connection request resent less than 0.8 s after the previous one (the interval is 1 s)"),
-    [DNP_E_CONNECT_RESEND_LATE] = E("dnp.connect.resend_after_timeout", GW_SEV_WARNING, SEQUENCE, "A connection request resent more than 5 s (the connect timeout) after the first"),
-    [DNP_E_RESEND_AFTER_ACK] = E("dnp.resend.after_ack", GW_SEV_WARNING, SEQUENCE, "A reliable command resent over 0.5 s after its ack (not a resend that crossed it)"),
-    [DNP_E_RESEND_AFTER_TIMEOUT] = E("dnp.resend.after_timeout", GW_SEV_WARNING, SEQUENCE, "A reliable command resent more than 3 s (the reliable timeout) after it was first sent"),
-    [DNP_E_OVER_1200] = E("dnp.datagram.over_1200", GW_SEV_NOTE, PROTOCOL, "A datagram over 1200 bytes, the text's rule of thumb for what one IPv4 packet carries"),
-    [DNP_E_CONNECT_REPEATED] = E("dnp.connect.repeated", GW_SEV_NOTE, SEQUENCE, "A connection request on a connected conversation (a client resends while the ack is in flight): the server must ignore it; the conversation's state is kept"),
-    [DNP_E_ACCEPTED_AGAIN] = E("dnp.connect_ack.accepted_again", GW_SEV_WARNING, PROTOCOL, "The server accepts a connection request on a conversation already connected, which it has to ignore"),
-    [DNP_E_NOT_ACCEPTED] = E("dnp.connect.not_accepted", GW_SEV_WARNING, PROTOCOL, "A command other than the connection handshake before the connection was accepted (or the capture began after the connect); once per connection"),
-    [DNP_E_NOT_OFFERED] = E("dnp.connect_ack.not_offered", GW_SEV_WARNING, PROTOCOL, "The accepting connection ack selects a protocol the client did not offer"),
-    [DNP_E_SEQ_FIRST] = E("dnp.seq.first_not_zero", GW_SEV_WARNING, SEQUENCE, "The first reliable number after an accepted connection is not 0"),
-    [DNP_E_SEQ_SKIPPED] = E("dnp.seq.skipped", GW_SEV_WARNING, SEQUENCE, "A reliable number never sent while later ones were (reported when the conversation ends)"),
-    [DNP_E_ACK_LATE] = E("dnp.ack.late", GW_SEV_WARNING, SEQUENCE, "A reliable command acknowledged more than 3 s (the reliable timeout) after it was first sent"),
-    [DNP_E_ACK_MISSING] = E("dnp.ack.missing", GW_SEV_WARNING, SEQUENCE, "A reliable command never acknowledged although the conversation went on for 3 s or more"),
-    [DNP_E_RESEND_EARLY] = E("dnp.resend.early", GW_SEV_WARNING, SEQUENCE, "A reliable command resent less than 0.4 s after its previous transmission (the interval is 0.5 s)"),
-    [DNP_E_RESEND_MISSING] = E("dnp.resend.missing", GW_SEV_WARNING, SEQUENCE, "A reliable command left unacknowledged for over 1 s without a resend (the interval is 0.5 s)"),
-    [DNP_E_ANSWER_BEFORE_ACK] = E("dnp.link.answer_before_ack", GW_SEV_WARNING, SEQUENCE, "Link up or link down answers a link state before its reliable ack"),
-    [DNP_E_ANSWER_UNEXPECTED] = E("dnp.link.answer_unexpected", GW_SEV_WARNING, PROTOCOL, "Link up or link down for no link state of the other side (or link up from the link's own sender)"),
-    [DNP_E_LINK_UNANSWERED] = E("dnp.link.unanswered", GW_SEV_WARNING, PROTOCOL, "A link state acknowledged but answered by neither link up nor link down within 3 s (reported when the conversation ends)"),
-    [DNP_E_UPDATE_NOT_UP] = E("dnp.link_update.not_up", GW_SEV_WARNING, PROTOCOL, "A link update for a link that is not up (no link up seen, or taken down)"),
-    [DNP_E_UPDATE_READ_ONLY] = E("dnp.link_update.read_only", GW_SEV_WARNING, PROTOCOL, "A link update from the receiver of a read-only link"),
-    [DNP_E_AFTER_CLOSE] = E("dnp.close.not_last", GW_SEV_WARNING, PROTOCOL, "A command after connection close (other than a new connection request); once per close"),
-    [DNP_E_REFERENCE_LAYOUT] = E("dnp.link_update.reference_layout", GW_SEV_WARNING, COMMENT, "Profile spec: a link update in the reference layout (u8 counts, value index, no type), not the text's"),
-    [DNP_E_NOT_IN_TEXT] = E("dnp.command.not_in_text", GW_SEV_WARNING, COMMENT, "Profile spec: a long command (10, 11), which the text does not define"),
-    [DNP_E_DIV_LAYOUT] = E("dnp.divergence.update_layout", GW_SEV_NOTE, COMMENT, "Profile reference: link updates in the reference layout, which differs from the text's (once per conversation)"),
-    [DNP_E_DIV_LONG] = E("dnp.divergence.long_commands", GW_SEV_NOTE, COMMENT, "Profile reference: long commands (10, 11), which the text does not define (once per conversation)"),
-    [DNP_E_DIV_WRAP] = E("dnp.divergence.wrap", GW_SEV_NOTE, COMMENT, "Profile reference: reliable numbers wrap from 65534 to 0 where the text wraps at 65536 (once per conversation)"),
-};
+static const gw_finding_def findings[DNP_E_COUNT] = {DNP_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
@@ -1128,65 +1029,6 @@ static void cmd_link_up_down(dnp_ctx *x, bool up)
 
 /* -- link update (9) -- */
 
-static bool read_n(gw_cursor *c, unsigned size, uint32_t *v)
-{
-    if (size == 1) {
-        uint8_t b;
-        if (!gw_read_u8(c, &b))
-            return false;
-        *v = b;
-        return true;
-    }
-    uint16_t s;
-    if (!gw_read_u16le(c, &s))
-        return false;
-    *v = s;
-    return true;
-}
-
-static bool skip_value(gw_cursor *c, uint8_t type)
-{
-    const dnp_type *t = &value_types[type];
-    if (t->kind == VK_STRING || t->kind == VK_DATA) {
-        uint16_t n;
-        return gw_read_u16le(c, &n) && gw_skip(c, n);
-    }
-    return gw_skip(c, (size_t)t->width * t->ncomp);
-}
-
-/* Does the whole datagram parse, exactly, in this layout? */
-static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, int layout)
-{
-    gw_cursor c = {data, len, 1};
-    unsigned cs = layout == DNP_LAYOUT_SPEC ? 2 : 1;
-    uint32_t nlinks, nvalues;
-    if (!read_n(&c, cs, &nlinks))
-        return false;
-    for (uint32_t l = 0; l < nlinks; l++) {
-        uint16_t id;
-        if (!gw_read_u16le(&c, &id) || !read_n(&c, cs, &nvalues))
-            return false;
-        const dnp_link *link = g_hash_table_lookup(conv->links, GUINT_TO_POINTER(id));
-        if (layout == DNP_LAYOUT_REFERENCE && !link)
-            return false;
-        for (uint32_t v = 0; v < nvalues; v++) {
-            uint8_t type;
-            if (layout == DNP_LAYOUT_SPEC) {
-                if (!gw_read_u8(&c, &type) || type >= DNP_N_TYPES)
-                    return false;
-            } else {
-                uint16_t idx;
-                if (!gw_read_u16le(&c, &idx) || idx >= link->count)
-                    return false;
-                type = link->types[idx];
-            }
-            if (!skip_value(&c, type))
-                return false;
-        }
-    }
-    return gw_remaining(&c) == 0;
-}
-
 /* may this side update the link? */
 static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, size_t off)
 {
@@ -1198,37 +1040,19 @@ static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, 
                         "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
 }
 
-static void cmd_link_update(dnp_ctx *x)
+/* The link update (9) in one layout, from the cursor: link count, then per
+ * link its id, value count and values (reference: value index, types from
+ * the link's link state; text: type byte). False when it cannot be read in
+ * this layout to the end of its links (decoding failed, or a link with no
+ * link state in the reference layout, shown raw). The one description of
+ * the layout: decoding and update_fits() both read it. */
+static bool decode_update(dnp_ctx *x, int layout)
 {
-    int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
-    bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
-    bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
-    if (layout == DNP_LAYOUT_AUTO) {
-        /* the text's layout only where the bytes leave no doubt: it fits
-           exactly and the reference's does not; damaged datagrams are read
-           as the reference's (the option forces either) */
-        layout = (spec_fits && !ref_fits) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
-        if (spec_fits && ref_fits)
-            gw_emit_finding(&x->p.e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->p.c),
-                            "Both link-update layouts fit; decoded as the reference's");
-    }
-    gw_emit_gen_u(&x->p.e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
-    if (layout == DNP_LAYOUT_SPEC) {
-        if (x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_REFERENCE)
-            gw_emit_finding(&x->p.e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->p.c),
-                            "Link update in the published text's layout (u16 counts, type bytes)");
-    } else {
-        gw_emit_divergence(&x->p.e, x->conv->opt[DNP_OPT_PROFILE], DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
-                           &x->conv->noted_layout, 1, gw_remaining(&x->p.c),
-                           "Link update in the reference layout (u8 counts, value index, no type)",
-                           "Link updates in the reference layout (the text has u16 counts and a type per value)");
-    }
-
     bool spec = layout == DNP_LAYOUT_SPEC;
     unsigned cs = spec ? 2 : 1;
     uint32_t nlinks, nvalues, id;
     if (!gw_take_u32(&x->p, DNP_F_LINK_COUNT, cs, &nlinks))
-        return;
+        return false;
     summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
     for (uint32_t l = 0; l < nlinks && !x->p.failed; l++) {
         size_t lstart = x->p.c.off;
@@ -1255,7 +1079,7 @@ static void cmd_link_update(dnp_ctx *x)
             gw_take_rest(&x->p, DNP_F_UNDECODED);
             gw_emit_pop(&x->p.e, x->p.c.off);
             summary_add(x, " (unknown link)");
-            return;
+            return false;
         }
         for (uint32_t v = 0; v < nvalues; v++) {
             size_t voff = x->p.c.off;
@@ -1309,6 +1133,65 @@ static void cmd_link_update(dnp_ctx *x)
     }
     if (nlinks > 3)
         summary_add(x, "; ...");
+    return !x->p.failed;
+}
+
+/* a finding nobody hears: asking whether bytes parse (update_fits, the heuristic) */
+static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    (void)ctx; (void)finding; (void)src; (void)off; (void)len; (void)msg;
+}
+static bool quiet_no_message(void *ctx, int finding)
+{
+    (void)ctx; (void)finding;
+    return false;
+}
+static const gw_sink quiet_sink = {.finding = quiet_finding, .wants_message = quiet_no_message};
+static const gw_pdu_info quiet_pi = {.transport = GW_TRANSPORT_UDP};
+
+/* x reads data[at..len) and reports nothing */
+static void begin_quiet(dnp_ctx *x, const dnp_conv *conv, const uint8_t *data, size_t len, size_t at)
+{
+    *x = (dnp_ctx){.conv = (dnp_conv *)conv}; /* only read */
+    gw_pdu_begin(&x->p, &gw_dnp_protocol, &quiet_sink, &quiet_pi, data, len);
+    x->p.c.off = at;
+}
+
+/* Does the whole link update parse, exactly, in this layout? */
+static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, int layout)
+{
+    dnp_ctx y;
+    begin_quiet(&y, conv, data, len, 1);
+    return decode_update(&y, layout) && gw_remaining(&y.p.c) == 0;
+}
+
+static void cmd_link_update(dnp_ctx *x)
+{
+    int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
+    bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
+    bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
+    if (layout == DNP_LAYOUT_AUTO) {
+        /* the text's layout only where the bytes leave no doubt: it fits
+           exactly and the reference's does not; damaged datagrams are read
+           as the reference's (the option forces either) */
+        layout = (spec_fits && !ref_fits) ? DNP_LAYOUT_SPEC : DNP_LAYOUT_REFERENCE;
+        if (spec_fits && ref_fits)
+            gw_emit_finding(&x->p.e, DNP_E_LAYOUT_AMBIGUOUS, 1, gw_remaining(&x->p.c),
+                            "Both link-update layouts fit; decoded as the reference's");
+    }
+    gw_emit_gen_u(&x->p.e, DNP_F_UPDATE_LAYOUT, 1, (uint64_t)layout);
+    if (layout == DNP_LAYOUT_SPEC) {
+        if (x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_REFERENCE)
+            gw_emit_finding(&x->p.e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->p.c),
+                            "Link update in the published text's layout (u16 counts, type bytes)");
+    } else {
+        gw_emit_divergence(&x->p.e, x->conv->opt[DNP_OPT_PROFILE], DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
+                           &x->conv->noted_layout, 1, gw_remaining(&x->p.c),
+                           "Link update in the reference layout (u8 counts, value index, no type)",
+                           "Link updates in the reference layout (the text has u16 counts and a type per value)");
+    }
+
+    decode_update(x, layout);
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
@@ -1607,16 +1490,18 @@ static bool dnp_heuristic(const int *opts, int transport, const uint8_t *data, s
         return (len == 4 && data[1] == 0 && data[3] == 0) ||
                (len == 2 && (data[1] == 1 || data[1] == 2));
     case DNP_LINK_STATE: {
-        uint16_t seq, id, mlen, count;
-        uint8_t flags, type;
+        uint16_t seq, id, mlen;
+        uint8_t flags;
         if (!gw_read_u16le(&c, &seq) || !gw_read_u16le(&c, &id) || !gw_read_u8(&c, &flags) ||
-            flags > 1 || !gw_read_u16le(&c, &mlen) || !gw_skip(&c, mlen) ||
-            !gw_read_u16le(&c, &count) || count == 0)
+            flags > 1 || !gw_read_u16le(&c, &mlen) || !gw_skip(&c, mlen))
             return false;
-        for (unsigned i = 0; i < count; i++)
-            if (!gw_read_u8(&c, &type) || type >= DNP_N_TYPES || !skip_value(&c, type))
-                return false;
-        return gw_remaining(&c) == 0;
+        /* its values, as the decoder reads them: at least one, to the end */
+        dnp_ctx y;
+        begin_quiet(&y, NULL, data, len, c.off);
+        dnp_link *link = decode_typed_values(&y);
+        bool fits = link && link->count > 0 && gw_remaining(&y.p.c) == 0;
+        g_free(link);
+        return fits;
     }
     default:
         return false;

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 /* ---- tables ------------------------------------------------------------ */
 
 static const gw_value_name generation_names[] = {
@@ -74,111 +73,38 @@ static const gw_value_name command_names[] = {
     {0x81, "Connect", 0}, {0x82, "Disconnect", 0}, {0x8a, "Key events (text)", 0},
     {0x8b, "Events", 0}, {0x8c, "Important events (text)", 0}, {0, NULL, 0}};
 
-#define EOUDP_FIELDS(X, LINK) \
-    X(COMMAND, "eoudp.command", "Command", U8, HEX, command_names, "Command code (below 0x80 from the server, from 0x80 from the client)") \
-    X(TIMESTAMP, "eoudp.timestamp", "Timestamp", DOUBLE, NONE, NULL, "Sender's time, milliseconds since the Unix epoch (f32 in the 21/22-byte headers, f64 in the 26-byte one)") \
-    X(ID, "eoudp.id", "Id", U64, DEC, NULL, "Per-direction packet counter") \
-    X(IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, "The receiver must acknowledge this packet (a header byte from Jan 2024; before, implied by the command and shown generated)") \
-    X(PAD, "eoudp.pad", "Pad", U8, HEX, NULL, "Zero pad byte of the 22-byte header until 31 Dec 2023") \
-    X(SIZE, "eoudp.size", "Size", U64, DEC, NULL, "Payload length") \
-    X(GENERATION, "eoudp.generation", "Header generation", U8, DEC, generation_names, "Which header layout this datagram uses") \
-    X(HEADER_ORDER, "eoudp.header_order", "Header byte order", U8, DEC, order_names, "Byte order of the header fields (the implementation swaps them to big-endian)") \
-    X(BASIS, "eoudp.generation.basis", "Generation chosen from", U8, DEC, basis_names, "What decided the header generation") \
-    X(INFO_RECEIVED, "eoudp.info.received", "Packets received", I32, DEC, NULL, "Packets the sender received since its last packet info") \
-    X(INFO_SENT, "eoudp.info.sent", "Packets sent", I32, DEC, NULL, "Packets the sender sent since its last packet info") \
-    X(SEEN_RECEIVED, "eoudp.info.seen_received", "Packets to the sender in the capture", U32, DEC, NULL, "Datagrams the capture saw going to the sender over the same span (since the last packet info either way)") \
-    X(SEEN_SENT, "eoudp.info.seen_sent", "Packets from the sender in the capture", U32, DEC, NULL, "Datagrams the capture saw coming from the sender over the same span") \
-    X(LOSS_TO, "eoudp.loss.to_sender", "Lost on the way to the sender", I64, DEC, NULL, "Since the conversation began: datagrams the capture saw going to the sender minus those it says it received (negative: it counted more than the capture saw)") \
-    X(LOSS_FROM, "eoudp.loss.from_sender", "Sent but not captured", I64, DEC, NULL, "Since the conversation began: datagrams the sender says it sent minus those the capture saw from it (lost before the capture point, or not captured)") \
-    X(ACK_ID, "eoudp.ack_id", "Acknowledged id", U64, DEC, NULL, "Id of the important packet acknowledged") \
-    LINK(ACK_REQUEST_FRAME, "eoudp.ack.request_frame", "Acknowledges frame", "The important packet this acknowledge answers", 0, EF_ACKED_IN) \
-    X(ACK_TIME, "eoudp.ack.time", "Acknowledge time", RELTIME, NONE, NULL, "Time from the important packet to its acknowledge") \
-    LINK(RESEND_OF, "eoudp.resend_of", "Resend of frame", "The first send of this important packet (same id)", 0, -1) \
-    LINK(ACKED_IN, "eoudp.ack.acked_in", "Acknowledged in frame", "The acknowledge of this important packet (two-pass)", GW_FIELD_TWO_PASS, -1) \
-    X(PLAYER, "eoudp.player", "Player id", U64, DEC, NULL, "The player id an accept gives") \
-    LINK(CONNECT_FRAME, "eoudp.connect_frame", "Connect in frame", "The connect this accept or reject answers", 0, -1) \
-    X(ENTITY, "eoudp.entity", "Entity", U64, DEC, NULL, "Entity id") \
-    X(STRING_LENGTH, "eoudp.string.length", "String length", U32, DEC, NULL, "Length of the string that follows") \
-    X(COMPONENT, "eoudp.component", "Component", STRING, NONE, NULL, "Component name") \
-    X(SYSTEM, "eoudp.system", "System", STRING, NONE, NULL, "System to load") \
-    X(GAME_EVENTS, "eoudp.game_events", "Game events", STRING, NONE, NULL, "Game events") \
-    X(CONTENT_LENGTH, "eoudp.content.length", "Content length", U32, DEC, NULL, "Length of the component content") \
-    X(CONTENT, "eoudp.content", "Content", BYTES, NONE, NULL, "Component content (the component's own layout)") \
-    X(EVENT, "eoudp.event", "Event", U32, DEC, NULL, "Event (key) code") \
-    X(PRESSED, "eoudp.pressed", "Pressed", BOOL, NONE, NULL, "Key press (true) or release") \
-    X(CONNECT_TIMESTAMP, "eoudp.connect.timestamp", "Client timestamp", DOUBLE, NONE, NULL, "The text's connect payload: client time (f32)") \
-    X(CONNECT_ID, "eoudp.connect.server_id", "Server id", U64, DEC, NULL, "The text's connect payload: the server to connect to") \
-    X(PAYLOAD, "eoudp.payload", "Payload", BYTES, NONE, NULL, "Payload not decoded field by field") \
-    X(TRAILING, "eoudp.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the command's fields")
+static const gw_field fields[EOUDP_F_COUNT] = {EOUDP_FIELDS(GW_FIELD, GW_LINK)};
 
-#define AS_FENUM(id, ...) EF_##id,
-enum eoudp_field { EOUDP_FIELDS(AS_FENUM, AS_FENUM) EF_COUNT };
-#define AS_FIELD(id, abbrev, name, type, base, names, blurb) \
-    [EF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, 0, blurb, 0, -1},
-#define AS_LINK(id, abbrev, name, blurb, flags, reverse) \
-    [EF_##id] = {abbrev, name, GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, blurb, flags, reverse},
-static const gw_field fields[EF_COUNT] = {EOUDP_FIELDS(AS_FIELD, AS_LINK)};
-
-#define EOUDP_FINDINGS(X) \
-    X(TRUNCATED, "eoudp.truncated", ERROR, MALFORMED, "The datagram ends before a field its command must contain") \
-    X(SIZE_MISMATCH, "eoudp.size.mismatch", ERROR, MALFORMED, "No header generation's size field matches the datagram length") \
-    X(STRING_PAST_END, "eoudp.string.past_end", ERROR, MALFORMED, "A string or content length runs past the end of the datagram") \
-    X(STRING_NUL, "eoudp.string.nul_terminated", NOTE, COMMENT, "A NUL-terminated string (the text's form; the implementation sends none)") \
-    X(TRAILING, "eoudp.trailing", WARNING, MALFORMED, "Bytes after the command's fields") \
-    X(UNKNOWN_COMMAND, "eoudp.command.unknown", WARNING, UNDECODED, "A command code no generation defines") \
-    X(WRONG_SIDE, "eoudp.command.wrong_side", WARNING, PROTOCOL, "A server command (below 0x80) from the client, or a client command from the server") \
-    X(ID_DUPLICATE, "eoudp.id.duplicate", NOTE, SEQUENCE, "The same id as the previous packet in this direction (a resend, or the Dec 2023 build's doubled sends)") \
-    X(ID_OLDER, "eoudp.id.reordered", NOTE, SEQUENCE, "An id lower than one already seen in this direction: reordered or resent") \
-    X(RESENT, "eoudp.resent", NOTE, SEQUENCE, "An important packet sent again with its id (its acknowledge did not come)") \
-    X(CONNECT_NOT_FIRST, "eoudp.connect.not_first", WARNING, PROTOCOL, "The conversation does not begin with a connect (0x81) from the client") \
-    X(ID_GAP, "eoudp.id.gap", NOTE, SEQUENCE, "Ids skipped in this direction: packets lost or not captured") \
-    X(ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, SEQUENCE, "An acknowledge for no important packet seen, or one already acknowledged") \
-    X(ACK_MISSING, "eoudp.ack.missing", WARNING, SEQUENCE, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
-    X(GEN_FORCED, "eoudp.generation.forced", NOTE, COMMENT, "The header generation was not told by the size field") \
-    X(HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, COMMENT, "Profile spec: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
-    X(STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, COMMENT, "Profile spec: a string without the NUL the text requires") \
-    X(TIME_MS, "eoudp.timestamp.milliseconds", WARNING, COMMENT, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
-    X(DIV_HEADER, "eoudp.divergence.header", NOTE, COMMENT, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
-    X(DIV_STRINGS, "eoudp.divergence.strings", NOTE, COMMENT, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
-    X(DIV_TIME, "eoudp.divergence.timestamp", NOTE, COMMENT, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
-    X(OVER_MTU, "eoudp.datagram.over_mtu", WARNING, PROTOCOL, "A datagram over the 1500-byte MTU the text takes into account") \
-    X(CONNECT_UNANSWERED, "eoudp.connect.unanswered", WARNING, PROTOCOL, "A connect answered by neither accept nor reject (reported when the conversation ends)") \
-    X(DISCONNECT_UNANSWERED, "eoudp.disconnect.unanswered", WARNING, COMMENT, "Profile spec: a disconnect the server does not answer with 0x11, as the text's usage section shows (reported when the conversation ends)") \
-    X(DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, COMMENT, "Profile reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
-
-#define AS_EENUM(id, code, sev, group, summary) EE_##id,
-enum eoudp_finding { EOUDP_FINDINGS(AS_EENUM) EE_COUNT };
-#define AS_FINDING(id, code, sev, group, summary) [EE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
-static const gw_finding_def findings[EE_COUNT] = {EOUDP_FINDINGS(AS_FINDING)};
+static const gw_finding_def findings[EOUDP_E_COUNT] = {EOUDP_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {EE_CONNECT_NOT_FIRST, "eoudp.md, 0x81: \"This command is used to connect to the server\", answered by "
+    {EOUDP_E_CONNECT_NOT_FIRST, "eoudp.md, 0x81: \"This command is used to connect to the server\", answered by "
                            "0x02 accept or 0x03 reject: a session begins with it"},
-    {EE_ACK_MISSING, "eoudp.md, Commands: \"0x0c - Send entities with their components MUST get an "
+    {EOUDP_E_ACK_MISSING, "eoudp.md, Commands: \"0x0c - Send entities with their components MUST get an "
                      "acknowledge\" (likewise 0x0b, 0x0d-0x10, 0x81); WIRE-NOTES 4: \"When important is "
                      "set the receiver answers with 0x01 carrying that id\""},
-    {EE_ID_GAP, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
-    {EE_ID_OLDER, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
-    {EE_WRONG_SIDE, "eoudp.md, Commands: \"command inferior to 0x80 are server commands and superior to "
+    {EOUDP_E_ID_GAP, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
+    {EOUDP_E_ID_OLDER, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
+    {EOUDP_E_WRONG_SIDE, "eoudp.md, Commands: \"command inferior to 0x80 are server commands and superior to "
                     "0x80 are client commands\""},
-    {EE_SIZE_MISMATCH, "eoudp.md, Representation: \"Size - ... representing the size of the content of "
+    {EOUDP_E_SIZE_MISMATCH, "eoudp.md, Representation: \"Size - ... representing the size of the content of "
                        "the packet\""},
-    {EE_HEADER_NOT_TEXT, "eoudp.md, Representation: command, timestamp, id and size (21 bytes) (profile spec)"},
-    {EE_STRING_NOT_NUL, "eoudp.md: \"null terminated string prefixed with a 32-bit length\" (profile spec)"},
-    {EE_TIME_MS, "eoudp.md, Representation: the timestamp in seconds; WIRE-NOTES 4: \"really milliseconds since the "
+    {EOUDP_E_HEADER_NOT_TEXT, "eoudp.md, Representation: command, timestamp, id and size (21 bytes) (profile spec)"},
+    {EOUDP_E_STRING_NOT_NUL, "eoudp.md: \"null terminated string prefixed with a 32-bit length\" (profile spec)"},
+    {EOUDP_E_TIME_MS, "eoudp.md, Representation: the timestamp in seconds; WIRE-NOTES 4: \"really milliseconds since the "
                  "Unix epoch (the text says seconds)\" (profile spec)"},
-    {EE_DIV_HEADER, "WIRE-NOTES 4: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
+    {EOUDP_E_DIV_HEADER, "WIRE-NOTES 4: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
                     "profile reference)"},
-    {EE_DIV_STRINGS, "WIRE-NOTES 4: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
+    {EOUDP_E_DIV_STRINGS, "WIRE-NOTES 4: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
                      "once under profile reference)"},
-    {EE_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
+    {EOUDP_E_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
                   "seconds)\" (reported once under profile reference)"},
-    {EE_CONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
+    {EOUDP_E_CONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
                             "End: \"Server -> [0x03][Timestamp][Id]\""},
-    {EE_DISCONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
+    {EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
                                "[0x11][Timestamp][Id][Id]\" (profile spec: the implementation sends no 0x11)"},
-    {EE_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
+    {EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
                              "client at HEAD sends 0x0c, 0x0e and 0x0f (eoudp-gen3-r-type-head-session.pcap) "
                              "(reported once under profile reference)"},
 };
@@ -190,6 +116,7 @@ static const gw_choice generation_choices[] = {
     {EOUDP_GEN_IMP, "22important", "22 bytes with important (1-8 Jan 2024)"},
     {EOUDP_GEN_F64, "26", "26 bytes, f64 timestamp (from 8 Jan 2024)"},
     {0, NULL, NULL}};
+
 
 static const gw_choice default_choices[] = {
     {EOUDP_GEN_RFC, "21", "RFC text, 21 bytes"},
@@ -280,14 +207,14 @@ static void conv_end(void *p, const gw_end_sink *sink)
             if (!q->used || q->acked)
                 continue;
             missing_message(msg, sizeof msg, q);
-            sink->finding(sink->ctx, q->frame, q->t, d, EE_ACK_MISSING, q->id_off, 8, msg);
+            sink->finding(sink->ctx, q->frame, q->t, d, EOUDP_E_ACK_MISSING, q->id_off, 8, msg);
         }
     if (c->connect_frame && !c->connect_answered)
-        sink->finding(sink->ctx, c->connect_frame, c->connect_t, c->connect_dir, EE_CONNECT_UNANSWERED, 0, 1,
+        sink->finding(sink->ctx, c->connect_frame, c->connect_t, c->connect_dir, EOUDP_E_CONNECT_UNANSWERED, 0, 1,
                       "Connect answered by neither accept (0x02) nor reject (0x03)");
     if (c->disconnect_frame && c->opt[EOUDP_OPT_PROFILE] == GW_PROFILE_SPEC)
         sink->finding(sink->ctx, c->disconnect_frame, c->disconnect_t, c->disconnect_dir,
-                      EE_DISCONNECT_UNANSWERED, 0, 1, "Disconnect not answered by 0x11");
+                      EOUDP_E_DISCONNECT_UNANSWERED, 0, 1, "Disconnect not answered by 0x11");
 }
 
 /* ---- header ------------------------------------------------------------ */
@@ -397,9 +324,9 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
     if (n > gw_remaining(&x->p.c)) {
         x->p.failed = true;
         size_t rest = gw_remaining(&x->p.c);
-        gw_emit_finding(&x->p.e, EE_STRING_PAST_END, at, 4, "%s of %llu bytes, %zu left",
+        gw_emit_finding(&x->p.e, EOUDP_E_STRING_PAST_END, at, 4, "%s of %llu bytes, %zu left",
                         fields[field].name, (unsigned long long)n, rest);
-        gw_take_rest(&x->p, EF_PAYLOAD);
+        gw_take_rest(&x->p, EOUDP_F_PAYLOAD);
         gw_summary_add(&x->p.sum, " (length past the end)");
         return false;
     }
@@ -407,10 +334,10 @@ static bool lenbytes(eoudp_ctx *x, int len_field, int field)
     size_t shown = (size_t)n;
     if (fields[field].type == GW_FT_STRING && shown && p[shown - 1] == 0) {
         shown--;
-        gw_emit_finding(&x->p.e, EE_STRING_NUL, x->p.c.off + shown, 1, "%s ends with a NUL",
+        gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, x->p.c.off + shown, 1, "%s ends with a NUL",
                         fields[field].name);
     } else if (fields[field].type == GW_FT_STRING) {
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_STRING_NOT_NUL, EE_DIV_STRINGS, &x->conv->noted_strings,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_STRING_NOT_NUL, EOUDP_E_DIV_STRINGS, &x->conv->noted_strings,
                            x->p.c.off, shown, "%s without a NUL", "%s without a NUL (the text says otherwise)",
                            fields[field].name);
     }
@@ -450,12 +377,12 @@ static void check_side(eoudp_ctx *x, uint8_t code)
     if (client_cmd == (dir == c->client_dir))
         return;
     if (!client_cmd && (code == 0x0c || code == 0x0e || code == 0x0f)) /* the real client spawns things */
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_WRONG_SIDE, EE_DIV_CLIENT_ENTITIES,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_WRONG_SIDE, EOUDP_E_DIV_CLIENT_ENTITIES,
                            &c->noted_client_entities, 0, 1, "A server command 0x%02x from the client",
                            "Entity commands from the client (0x%02x; the text says server commands)",
                            code);
     else
-        gw_emit_finding(&x->p.e, EE_WRONG_SIDE, 0, 1, "%s command 0x%02x from the %s",
+        gw_emit_finding(&x->p.e, EOUDP_E_WRONG_SIDE, 0, 1, "%s command 0x%02x from the %s",
                         client_cmd ? "A client" : "A server", code, client_cmd ? "server" : "client");
 }
 
@@ -469,12 +396,12 @@ static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n, bool resen
         uint64_t last = c->last_id[d];
         x->copy = id == last;
         if (id == last)
-            gw_emit_finding(&x->p.e, EE_ID_DUPLICATE, off, n, "Id %llu again", (unsigned long long)id);
+            gw_emit_finding(&x->p.e, EOUDP_E_ID_DUPLICATE, off, n, "Id %llu again", (unsigned long long)id);
         else if (id < last && !resend)
-            gw_emit_finding(&x->p.e, EE_ID_OLDER, off, n, "Id %llu after %llu", (unsigned long long)id,
+            gw_emit_finding(&x->p.e, EOUDP_E_ID_OLDER, off, n, "Id %llu after %llu", (unsigned long long)id,
                             (unsigned long long)last);
         else if (id > last + 1)
-            gw_emit_finding(&x->p.e, EE_ID_GAP, off, n, "%llu id%s skipped after %llu",
+            gw_emit_finding(&x->p.e, EOUDP_E_ID_GAP, off, n, "%llu id%s skipped after %llu",
                             (unsigned long long)(id - last - 1), id - last - 1 == 1 ? "" : "s",
                             (unsigned long long)last);
     }
@@ -502,13 +429,13 @@ static void ack(eoudp_ctx *x, uint64_t id, size_t off)
 {
     pending *p = find_pending(x->conv, x->p.pi->dir ? 0 : 1, id);
     if (!p || p->acked) {
-        gw_emit_finding(&x->p.e, EE_ACK_UNMATCHED, off, 8, "Id %llu: %s", (unsigned long long)id,
+        gw_emit_finding(&x->p.e, EOUDP_E_ACK_UNMATCHED, off, 8, "Id %llu: %s", (unsigned long long)id,
                         p ? "already acknowledged" : "no important packet with this id seen");
         return;
     }
     p->acked = true;
-    gw_emit_gen_u(&x->p.e, EF_ACK_REQUEST_FRAME, off, p->frame);
-    gw_emit_gen_i(&x->p.e, EF_ACK_TIME, off, x->p.pi->time_ns - p->t);
+    gw_emit_gen_u(&x->p.e, EOUDP_F_ACK_REQUEST_FRAME, off, p->frame);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_ACK_TIME, off, x->p.pi->time_ns - p->t);
 }
 
 /* before the header had its flag: the text's "MUST get an acknowledge"
@@ -549,7 +476,7 @@ static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
     if (slot->used && !slot->acked) {
         char msg[128];
         missing_message(msg, sizeof msg, slot);
-        gw_emit_finding(&x->p.e, EE_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
+        gw_emit_finding(&x->p.e, EOUDP_E_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
                         msg, slot->frame, EOUDP_ACKS);
     }
     *slot = (pending){id, x->p.pi->frame, x->p.pi->time_ns, code, (uint8_t)id_off, true, false};
@@ -587,10 +514,10 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
     k->seen_received += k->received;
     k->seen_sent += k->sent;
     size_t at = x->p.c.off - 8;
-    gw_emit_gen_u(&x->p.e, EF_SEEN_RECEIVED, at, k->received);
-    gw_emit_gen_u(&x->p.e, EF_SEEN_SENT, at + 4, k->sent);
-    gw_emit_gen_i(&x->p.e, EF_LOSS_TO, at, k->seen_received - k->claimed_received);
-    gw_emit_gen_i(&x->p.e, EF_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
+    gw_emit_gen_u(&x->p.e, EOUDP_F_SEEN_RECEIVED, at, k->received);
+    gw_emit_gen_u(&x->p.e, EOUDP_F_SEEN_SENT, at + 4, k->sent);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_TO, at, k->seen_received - k->claimed_received);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
 }
 
 /* do the bytes left hold another repeated item (at least its fixed part)?
@@ -614,21 +541,21 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     case L_NONE:
         break;
     case L_INFO:
-        if (gw_take_u(&x->p, EF_INFO_RECEIVED, 4, &v) && gw_take_u(&x->p, EF_INFO_SENT, 4, &w)) {
+        if (gw_take_u(&x->p, EOUDP_F_INFO_RECEIVED, 4, &v) && gw_take_u(&x->p, EOUDP_F_INFO_SENT, 4, &w)) {
             gw_summary_add(&x->p.sum, " received %d sent %d", (int32_t)v, (int32_t)w);
             packet_info(x, (int32_t)v, (int32_t)w);
         }
         break;
     case L_ID: {
         size_t off = x->p.c.off;
-        if (gw_take_u(&x->p, EF_ACK_ID, 8, &v)) {
+        if (gw_take_u(&x->p, EOUDP_F_ACK_ID, 8, &v)) {
             gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
             ack(x, v, off);
         }
         break;
     }
     case L_PLAYER:
-        if (gw_take_u(&x->p, EF_PLAYER, 8, &v))
+        if (gw_take_u(&x->p, EOUDP_F_PLAYER, 8, &v))
             gw_summary_add(&x->p.sum, " player %llu", (unsigned long long)v);
         break;
     /* the text's usage section repeats these items in one datagram:
@@ -640,7 +567,7 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         unsigned n = 0;
         do
             n++;
-        while (lenbytes(x, EF_STRING_LENGTH, cmd->layout == L_STRING_SYSTEM ? EF_SYSTEM : EF_GAME_EVENTS) &&
+        while (lenbytes(x, EOUDP_F_STRING_LENGTH, cmd->layout == L_STRING_SYSTEM ? EOUDP_F_SYSTEM : EOUDP_F_GAME_EVENTS) &&
                another_item(x, 4));
         if (n > 1)
             gw_summary_add(&x->p.sum, " (%u items)", n);
@@ -649,11 +576,11 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     case L_COMPONENT:
     case L_ENTITY: {
         unsigned n = 0;
-        while (gw_take_u(&x->p, EF_ENTITY, 8, &v)) {
+        while (gw_take_u(&x->p, EOUDP_F_ENTITY, 8, &v)) {
             if (n++ == 0)
                 gw_summary_add(&x->p.sum, " entity %llu", (unsigned long long)v);
             if (cmd->layout == L_COMPONENT &&
-                !(lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT)))
+                !(lenbytes(x, EOUDP_F_STRING_LENGTH, EOUDP_F_COMPONENT) && lenbytes(x, EOUDP_F_CONTENT_LENGTH, EOUDP_F_CONTENT)))
                 break;
             if (!another_item(x, cmd->layout == L_COMPONENT ? 16 : 8))
                 break;
@@ -663,28 +590,28 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         break;
     }
     case L_DEL_COMPONENT:
-        if (gw_take_u(&x->p, EF_ENTITY, 8, &v)) {
+        if (gw_take_u(&x->p, EOUDP_F_ENTITY, 8, &v)) {
             gw_summary_add(&x->p.sum, " entity %llu", (unsigned long long)v);
-            if (lenbytes(x, EF_STRING_LENGTH, EF_COMPONENT) && gw_remaining(&x->p.c))
-                lenbytes(x, EF_CONTENT_LENGTH, EF_CONTENT); /* the text's content field */
+            if (lenbytes(x, EOUDP_F_STRING_LENGTH, EOUDP_F_COMPONENT) && gw_remaining(&x->p.c))
+                lenbytes(x, EOUDP_F_CONTENT_LENGTH, EOUDP_F_CONTENT); /* the text's content field */
         }
         break;
     case L_EVENT_BOOL:
-        if (gw_take_u(&x->p, EF_EVENT, 4, &v) && gw_take_u(&x->p, EF_PRESSED, 1, &w))
+        if (gw_take_u(&x->p, EOUDP_F_EVENT, 4, &v) && gw_take_u(&x->p, EOUDP_F_PRESSED, 1, &w))
             gw_summary_add(&x->p.sum, " %llu %s", (unsigned long long)v, w ? "pressed" : "released");
         break;
     case L_EVENT:
-        if (gw_take_u(&x->p, EF_EVENT, 4, &v))
+        if (gw_take_u(&x->p, EOUDP_F_EVENT, 4, &v))
             gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
         break;
     case L_CONNECT:
         /* the implementation sends nothing; the text: f32 timestamp, u64 id */
-        if (gw_remaining(&x->p.c) >= 12 && gw_take_u(&x->p, EF_CONNECT_TIMESTAMP, 4, NULL))
-            gw_take_u(&x->p, EF_CONNECT_ID, 8, NULL);
+        if (gw_remaining(&x->p.c) >= 12 && gw_take_u(&x->p, EOUDP_F_CONNECT_TIMESTAMP, 4, NULL))
+            gw_take_u(&x->p, EOUDP_F_CONNECT_ID, 8, NULL);
         break;
     default:
-        gw_emit_finding(&x->p.e, EE_UNKNOWN_COMMAND, 0, 1, "Command 0x%02x", code);
-        gw_take_rest(&x->p, EF_PAYLOAD);
+        gw_emit_finding(&x->p.e, EOUDP_E_UNKNOWN_COMMAND, 0, 1, "Command 0x%02x", code);
+        gw_take_rest(&x->p, EOUDP_F_PAYLOAD);
         break;
     }
 }
@@ -703,15 +630,15 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     bool big = h.order == EOUDP_BIG;
     uint8_t code = len ? d[0] : 0;
     const command *cmd = command_of(c->opt, code);
-    gw_emit_gen_u(&x->p.e, EF_GENERATION, 0, (uint64_t)h.gen);
-    gw_emit_gen_u(&x->p.e, EF_HEADER_ORDER, 0, (uint64_t)h.order);
-    gw_emit_gen_u(&x->p.e, EF_BASIS, 0, (uint64_t)h.basis);
+    gw_emit_gen_u(&x->p.e, EOUDP_F_GENERATION, 0, (uint64_t)h.gen);
+    gw_emit_gen_u(&x->p.e, EOUDP_F_HEADER_ORDER, 0, (uint64_t)h.order);
+    gw_emit_gen_u(&x->p.e, EOUDP_F_BASIS, 0, (uint64_t)h.basis);
     gw_summary_add(&x->p.sum, "%s", cmd ? cmd->name : "Unknown command");
     if (len > EOUDP_MTU) /* "It also take in account the (MTU) ... (1500 bytes)" */
-        gw_emit_finding(&x->p.e, EE_OVER_MTU, 0, len, "A %zu-byte datagram (the MTU is 1500)", len);
+        gw_emit_finding(&x->p.e, EOUDP_E_OVER_MTU, 0, len, "A %zu-byte datagram (the MTU is 1500)", len);
     if (len < hl) {
         if (len)
-            gw_emit_u(&x->p.e, EF_COMMAND, 0, 1, code);
+            gw_emit_u(&x->p.e, EOUDP_F_COMMAND, 0, 1, code);
         x->p.c.off = len ? 1 : 0;
         gw_pdu_truncated(&x->p, "Header");
         gw_pdu_finish(&x->p);
@@ -722,57 +649,57 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         c->order = (uint8_t)h.order;
     }
     if (h.basis != BASIS_SIZE && h.basis != BASIS_FORCED)
-        gw_emit_finding(&x->p.e, EE_GEN_FORCED, 0, hl, "%s generation taken from %s",
+        gw_emit_finding(&x->p.e, EOUDP_E_GEN_FORCED, 0, hl, "%s generation taken from %s",
                         h.consistent ? "Several generations fit:" : "No generation fits:",
                         gw_value_name_of(basis_names, (uint32_t)h.basis));
 
     /* header */
-    gw_emit_u(&x->p.e, EF_COMMAND, 0, 1, code);
+    gw_emit_u(&x->p.e, EOUDP_F_COMMAND, 0, 1, code);
     size_t id_off;
     double stamp;
     if (h.gen == EOUDP_GEN_F64) {
         uint64_t bits = gw_get_uint(d + 1, 8, big);
         memcpy(&stamp, &bits, 8);
-        gw_emit_d(&x->p.e, EF_TIMESTAMP, 1, 8, stamp);
+        gw_emit_d(&x->p.e, EOUDP_F_TIMESTAMP, 1, 8, stamp);
         id_off = 9;
     } else {
         uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, big);
         float t;
         memcpy(&t, &bits, 4);
         stamp = t;
-        gw_emit_d(&x->p.e, EF_TIMESTAMP, 1, 4, stamp);
+        gw_emit_d(&x->p.e, EOUDP_F_TIMESTAMP, 1, 4, stamp);
         id_off = 5;
     }
     if (h.gen != EOUDP_GEN_RFC)
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_HEADER_NOT_TEXT, EE_DIV_HEADER, &c->noted_header, 0, hl,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_HEADER_NOT_TEXT, EOUDP_E_DIV_HEADER, &c->noted_header, 0, hl,
                            "A %d-byte header", "A %d-byte header (the text says otherwise)",
                            h.gen == EOUDP_GEN_F64 ? 26 : 22);
     if (stamp > 1e11)
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EE_TIME_MS, EE_DIV_TIME, &c->noted_time, 1, id_off - 1,
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_TIME_MS, EOUDP_E_DIV_TIME, &c->noted_time, 1, id_off - 1,
                            "A timestamp in milliseconds",
                            "A timestamp in milliseconds (the text says otherwise)");
     uint64_t id = gw_get_uint(d + id_off, 8, big);
-    gw_emit_u(&x->p.e, EF_ID, id_off, 8, id);
+    gw_emit_u(&x->p.e, EOUDP_F_ID, id_off, 8, id);
     bool important;
     if (h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64) {
         important = d[id_off + 8] != 0;
-        gw_emit_u(&x->p.e, EF_IMPORTANT, id_off + 8, 1, important);
+        gw_emit_u(&x->p.e, EOUDP_F_IMPORTANT, id_off + 8, 1, important);
     } else {
         important = implied_important(h.gen, code);
-        gw_emit_gen_u(&x->p.e, EF_IMPORTANT, 0, important);
+        gw_emit_gen_u(&x->p.e, EOUDP_F_IMPORTANT, 0, important);
     }
     size_t so = size_off(h.gen);
     uint64_t size = gw_get_uint(d + so, 8, big);
-    gw_emit_u(&x->p.e, EF_SIZE, so, 8, size);
+    gw_emit_u(&x->p.e, EOUDP_F_SIZE, so, 8, size);
     if (h.gen == EOUDP_GEN_PAD)
-        gw_emit_u(&x->p.e, EF_PAD, 21, 1, d[21]);
+        gw_emit_u(&x->p.e, EOUDP_F_PAD, 21, 1, d[21]);
     gw_summary_add(&x->p.sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
     if (!h.consistent)
-        gw_emit_finding(&x->p.e, EE_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
+        gw_emit_finding(&x->p.e, EOUDP_E_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
                         (unsigned long long)size, len - hl);
 
     if (!c->begun && code != 0x81)
-        gw_emit_finding(&x->p.e, EE_CONNECT_NOT_FIRST, 0, 1,
+        gw_emit_finding(&x->p.e, EOUDP_E_CONNECT_NOT_FIRST, 0, 1,
                         "The conversation begins with 0x%02x (or the capture began after its connect)",
                         code);
     c->begun = true;
@@ -785,8 +712,8 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     const pending *first = awaits_ack ? find_pending(c, dir, id) : NULL;
     bool resend = first && !(c->have_id[dir] && c->last_id[dir] == id); /* not a copy */
     if (resend) {
-        gw_emit_gen_u(&x->p.e, EF_RESEND_OF, id_off, first->frame);
-        gw_emit_finding(&x->p.e, EE_RESENT, id_off, 8, "Id %llu sent again (first in frame %u%s)",
+        gw_emit_gen_u(&x->p.e, EOUDP_F_RESEND_OF, id_off, first->frame);
+        gw_emit_finding(&x->p.e, EOUDP_E_RESENT, id_off, 8, "Id %llu sent again (first in frame %u%s)",
                         (unsigned long long)id, first->frame,
                         first->acked ? ", already acknowledged" : "");
     }
@@ -800,7 +727,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
         c->connect_answered = false;
     }
     if ((code == 0x02 || code == 0x03) && c->connect_frame) {
-        gw_emit_gen_u(&x->p.e, EF_CONNECT_FRAME, 0, c->connect_frame);
+        gw_emit_gen_u(&x->p.e, EOUDP_F_CONNECT_FRAME, 0, c->connect_frame);
         c->connect_answered = true;
     }
     if (code == 0x82) {
@@ -815,7 +742,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     x->p.c.off = hl;
     payload(x, cmd, code);
     count_packet(x, code);
-    gw_pdu_trailing(&x->p, EF_TRAILING, EE_TRAILING, "%zu byte%s after the command's fields");
+    gw_pdu_trailing(&x->p, EOUDP_F_TRAILING, EOUDP_E_TRAILING, "%zu byte%s after the command's fields");
     gw_pdu_finish(&x->p);
 }
 
@@ -851,9 +778,8 @@ static bool eoudp_heuristic(const int *opt, int transport, const uint8_t *d, siz
     return false;
 }
 
-
 /* pcaptool stats and the statistics tree: acknowledge times */
-static const int measures[] = {EF_ACK_TIME};
+static const int measures[] = {EOUDP_F_ACK_TIME};
 
 const gw_protocol gw_eoudp_protocol = {
     .name = "eoudp",
@@ -862,14 +788,14 @@ const gw_protocol gw_eoudp_protocol = {
     .transports = GW_TRANSPORT_UDP,
     .default_port = EOUDP_PORT,
     .fields = fields,
-    .n_fields = EF_COUNT,
+    .n_fields = EOUDP_F_COUNT,
     .findings = findings,
-    .n_findings = EE_COUNT,
-    .truncated_finding = EE_TRUNCATED,
-    .rest_field = EF_PAYLOAD,
+    .n_findings = EOUDP_E_COUNT,
+    .truncated_finding = EOUDP_E_TRUNCATED,
+    .rest_field = EOUDP_F_PAYLOAD,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
-    .type_field = EF_COMMAND,
+    .type_field = EOUDP_F_COMMAND,
     .measures = measures,
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,

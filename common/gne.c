@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-
 /* ---- tables ------------------------------------------------------------ */
-
 
 static const gw_value_name message_names[] = {
     {MSG_REQUEST, "Connection request", 0}, {MSG_REFUSAL, "Refusal", 0},
@@ -27,7 +25,6 @@ static const gw_value_name order_names[] = {
 static const gw_value_name response_names[] = {
     {0, "Refused", 0}, {1, "Accepted", 0}, {0, NULL, 0}};
 
-
 static const gw_value_name packet_names[] = {
     {ID_EMPTY, "EmptyPacket", 0}, {ID_CUSTOM, "CustomPacket", 0}, {ID_EXIT, "ExitPacket", 0},
     {ID_RATE, "RateAdjustPacket", 0}, {ID_PING, "PingPacket", 0},
@@ -36,122 +33,40 @@ static const gw_value_name packet_names[] = {
     {9, "Reserved", 15}, {16, "User packet", 254}, {ID_END, "End of message", 0},
     {0, NULL, 0}};
 
-#define GNE_FIELDS(X, LINK) \
-    X(NL_MAGIC, "gne.nl.magic", "NL magic", STRING, NONE, NULL, "HawkNL reliable-packet magic 'NL'") \
-    X(NL_LENGTH, "gne.nl.length", "NL length", U16, DEC, NULL, "Content length of the HawkNL frame (big-endian, header excluded)") \
-    X(MESSAGE, "gne.message", "Message", U8, DEC, message_names, "What this message is in the connection") \
-    X(BYTE_ORDER, "gne.byte_order", "Data byte order", U8, DEC, order_names, "Byte order of the numbers inside GNE messages (from the handshake's build field)") \
-    X(LINK_FRAME, "gne.link.frame", "UDP link set up in frame", FRAMENUM, NONE, NULL, "The TCP frame whose accept opened this UDP link") \
-    X(MAGIC, "gne.magic", "GNE magic", STRING, NONE, NULL, "'GNE' header of a handshake message") \
-    X(RESPONSE, "gne.response", "Response", U8, DEC, response_names, "0 = refusal, 1 = accept") \
-    X(VERSION, "gne.version", "Protocol version", U8, DEC, NULL, "GNE protocol version") \
-    X(SUB_VERSION, "gne.sub_version", "Protocol sub-version", U8, DEC, NULL, "GNE protocol sub-version") \
-    X(BUILD, "gne.build", "Build", U16, DEC, NULL, "GNE protocol build, in the sender's data byte order") \
-    X(GAME_NAME, "gne.game_name", "Game name", STRING, NONE, NULL, "Game name (32-byte NUL-padded field)") \
-    X(USER_VERSION, "gne.user_version", "User version", U32, DEC, NULL, "Application protocol version") \
-    X(RATE, "gne.rate", "Max incoming rate", U32, DEC, NULL, "Most bytes per second the sender wants to receive (0 = unlimited)") \
-    X(UNRELIABLE, "gne.unreliable", "Unreliable link requested", BOOL, NONE, NULL, "The client asks for a UDP link") \
-    X(UDP_PORT, "gne.udp_port", "UDP port", I32, DEC, NULL, "UDP port of the sender's unreliable link (-1 = none)") \
-    X(RATE_C2S, "gne.rate.client_to_server", "Rate limit client to server", U32, DEC, NULL, "Bytes per second the server accepts now (0 = unlimited)") \
-    X(RATE_S2C, "gne.rate.server_to_client", "Rate limit server to client", U32, DEC, NULL, "Bytes per second the client accepts now (0 = unlimited)") \
-    X(PACKET, "gne.packet", "Packet", NONE, NONE, NULL, "One packet of a message") \
-    X(PACKET_ID, "gne.packet.id", "Packet id", U8, DEC, packet_names, "Packet type (9-15 reserved, 16-254 application-defined)") \
-    X(END, "gne.end", "End marker", U8, DEC, NULL, "255: end of the message, or no wrapped packet") \
-    X(CUSTOM_LENGTH, "gne.custom.length", "Custom data length", U16, DEC, NULL, "Length of a CustomPacket's data") \
-    X(CUSTOM_DATA, "gne.custom.data", "Custom data", BYTES, NONE, NULL, "A CustomPacket's data") \
-    X(PING_REQ_ID, "gne.ping.req_id", "Request id", U32, DEC, NULL, "Matches a ping reply to its request") \
-    X(PING_REPLY, "gne.ping.reply", "Reply", BOOL, NONE, NULL, "A reply (T2 and T3 set); a request has T2 = T3 = 0") \
-    X(TIME, "gne.time", "Time", NONE, NONE, NULL, "A gtime: seconds + microseconds") \
-    X(TIME_SEC, "gne.time.sec", "Seconds", I32, DEC, NULL, "gtime seconds") \
-    X(TIME_USEC, "gne.time.usec", "Microseconds", I32, DEC, NULL, "gtime microseconds (0-999999)") \
-    LINK(PING_REQUEST_FRAME, "gne.ping.request_frame", "Request in frame", "The frame of the request this reply answers", 0, GF_PING_REPLY_FRAME) \
-    LINK(PING_REPLY_FRAME, "gne.ping.reply_frame", "Reply in frame", "The frame of the reply to this request (two-pass)", GW_FIELD_TWO_PASS, -1) \
-    X(PING_RTT, "gne.ping.rtt", "Round-trip time", RELTIME, NONE, NULL, "R = (T4 - T1) - (T3 - T2), T1 and T4 the capture times of request and reply") \
-    X(PING_OFFSET, "gne.ping.offset", "Clock offset", RELTIME, NONE, NULL, "O = ((T2 - T1) + (T3 - T4)) / 2: the replying peer's clock minus the capture clock") \
-    X(PING_OFFSET_ERROR, "gne.ping.offset_error", "Clock offset error bound", RELTIME, NONE, NULL, "E = R / 2: the true offset lies in O - E .. O + E") \
-    X(CHANNEL, "gne.channel", "Channel", U8, DEC, NULL, "ChannelPacket channel") \
-    X(CHANNEL_FROM, "gne.channel.from", "From", U8, DEC, NULL, "ChannelPacket source") \
-    X(OBJECT_ID, "gne.object_id", "Object id", U16, DEC, NULL, "Object broker object id") \
-    X(USER_DATA, "gne.user.data", "User data", BYTES, NONE, NULL, "Application-defined packet body") \
-    X(USER_LENGTH_UNKNOWN, "gne.user.length_unknown", "Length unknown", BOOL, NONE, NULL, "An application-defined layout: the data is taken to run to the end of the message (before any wrapper fields and the 255), so later packets, if any, are inside it") \
-    X(DATA, "gne.data", "Undecoded bytes", BYTES, NONE, NULL, "Bytes that could not be decoded") \
-    X(TRAILING, "gne.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the 255 that ends the message")
+static const gw_field fields[GNE_F_COUNT] = {GNE_FIELDS(GW_FIELD, GW_LINK)};
 
-/* LINK: a frame number, shown back on the frame it points to (reverse) */
-#define AS_FENUM(id, ...) GF_##id,
-enum gne_field { GNE_FIELDS(AS_FENUM, AS_FENUM) GF_COUNT };
-#define AS_FIELD(id, abbrev, name, type, base, names, blurb) \
-    [GF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, 0, blurb, 0, -1},
-#define AS_LINK(id, abbrev, name, blurb, flags, reverse) \
-    [GF_##id] = {abbrev, name, GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, blurb, flags, reverse},
-static const gw_field fields[GF_COUNT] = {GNE_FIELDS(AS_FIELD, AS_LINK)};
-
-#define GNE_FINDINGS(X) \
-    X(OUT_OF_SYNC, "gne.nl.out_of_sync", ERROR, MALFORMED, "Bytes that do not start with the 'NL' magic: the stream is out of sync, decoding resumes at the next 'NL'") \
-    X(NL_TOO_LONG, "gne.nl.too_long", ERROR, MALFORMED, "An NL frame longer than 16384 bytes (HawkNL refuses it): treated as out of sync") \
-    X(TOO_LONG, "gne.message.too_long", WARNING, PROTOCOL, "A message over 512 bytes (gnelib's largest)") \
-    X(UNTERMINATED, "gne.message.unterminated", ERROR, MALFORMED, "The message ends without its 255 terminator") \
-    X(TRAILING, "gne.message.trailing", WARNING, MALFORMED, "Bytes after the 255 that ends the message") \
-    X(TRUNCATED, "gne.packet.truncated", ERROR, MALFORMED, "A packet's body runs past the end of the message") \
-    X(RESERVED, "gne.packet.reserved", WARNING, UNDECODED, "A reserved packet id (9-15): its layout is unknown") \
-    X(TOO_DEEP, "gne.packet.too_deep", ERROR, UNDECODED, "Wrapped packets nested deeper than 8: not decoded further") \
-    X(BAD_LENGTH, "gne.handshake.bad_length", ERROR, MALFORMED, "A handshake message of the wrong length (request 48, refusal 44, accept 12, UDP port 4)") \
-    X(BAD_MAGIC, "gne.handshake.bad_magic", ERROR, MALFORMED, "A server reply to the connection request without the 'GNE' header or with an unknown response byte") \
-    X(GAME_NAME, "gne.game_name.unterminated", WARNING, MALFORMED, "A game name filling all 32 bytes: no NUL, over the 31 characters allowed") \
-    X(VERSIONS_MATCH, "gne.refusal.versions_match", NOTE, RESPONSE_CODE, "Refused although version, build, game name and user version all match the request: the server refused for another reason") \
-    X(ORDER_MISMATCH, "gne.refusal.byte_order_mismatch", WARNING, RESPONSE_CODE, "Refused because the peers use different data byte orders (gnelib up to 0.70 sends big-endian, later gnelib little-endian)") \
-    X(PORT_RANGE, "gne.udp_port.out_of_range", ERROR, MALFORMED, "A UDP port outside 0-65535 (-1 also allowed in the accept)") \
-    X(ORDER_ASSUMED, "gne.byte_order.assumed", NOTE, COMMENT, "The handshake was not seen or its build field is ambiguous: the data byte order is assumed") \
-    X(BAD_USEC, "gne.time.bad_usec", WARNING, MALFORMED, "A gtime whose microseconds are outside 0-999999") \
-    X(PING_ORDER, "gne.ping.t2_after_t3", WARNING, PROTOCOL, "A ping reply whose receive time T2 is later than its send time T3") \
-    X(PING_UNMATCHED, "gne.ping.unmatched", NOTE, SEQUENCE, "A ping reply whose request was not captured or was already answered") \
-    X(HS_ORDER, "gne.handshake.out_of_order", WARNING, PROTOCOL, "A message from the client before the server's reply to its connection request, or any message after a refusal (once per connection)") \
-    X(UDP_UNEXPECTED, "gne.udp_port.unexpected", WARNING, PROTOCOL, "A UDP port where no UDP link was requested and accepted: an accept offering one to a client that asked for none, or the client's 4-byte port message after an accept without one") \
-    X(EXIT_NOT_LAST, "gne.exit.not_last", WARNING, PROTOCOL, "A message after the same side's ExitPacket on the reliable connection") \
-    X(RATE_EXCEEDED, "gne.rate.exceeded", WARNING, PROTOCOL, "A side sent more in one second than the peer's announced maximum incoming rate allows (25% and one 512-byte message of tolerance; once per direction)") \
-    X(PING_ID_REUSED, "gne.ping.id_reused", WARNING, SEQUENCE, "A ping request with the id of one of the same side still unanswered (ids are unique per connection)") \
-    X(RELIABLE_ONLY, "gne.packet.not_reliable", WARNING, PROTOCOL, "An ExitPacket or RateAdjustPacket over the UDP link, where the text sends it over the reliable connection") \
-    X(NAME_PADDING, "gne.game_name.padding", WARNING, MALFORMED, "Bytes after the game name's NUL that are not 0") \
-    X(CUSTOM_U16, "gne.custom.length_not_text", WARNING, COMMENT, "Profile spec: a CustomPacket length of 2 bytes, as gnelib writes it, where the text gives a guint8") \
-    X(DATA_BIG, "gne.data.big_endian", WARNING, COMMENT, "Profile spec: big-endian data, as gnelib up to 0.70 sends it, where the text says all data is little-endian") \
-    X(DIV_CUSTOM_U16, "gne.divergence.custom_length", NOTE, COMMENT, "Profile reference: CustomPacket lengths of 2 bytes, as gnelib writes them, where the text gives a guint8 (once per conversation)") \
-    X(DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profile reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
-
-#define AS_EENUM(id, code, sev, group, summary) GE_##id,
-enum gne_finding { GNE_FINDINGS(AS_EENUM) GE_COUNT };
-#define AS_FINDING(id, code, sev, group, summary) [GE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
-static const gw_finding_def findings[GE_COUNT] = {GNE_FINDINGS(AS_FINDING)};
+static const gw_finding_def findings[GNE_E_COUNT] = {GNE_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {GE_PING_ID_REUSED, "gne.md, PingPacket: \"The ID in the packet is used to match a request to its reply and "
+    {GNE_E_PING_ID_REUSED, "gne.md, PingPacket: \"The ID in the packet is used to match a request to its reply and "
                         "should be unique for a given connection\""},
-    {GE_RELIABLE_ONLY, "gne.md, Ending a Connection: an ExitPacket \"over the reliable connection\"; Bandwidth: "
+    {GNE_E_RELIABLE_ONLY, "gne.md, Ending a Connection: an ExitPacket \"over the reliable connection\"; Bandwidth: "
                        "\"sending a RateAdjustPacket over the reliable connection\""},
-    {GE_NAME_PADDING, "gne.md, Connecting: \"Any unused space in the buffer shall consist of bytes with the value "
+    {GNE_E_NAME_PADDING, "gne.md, Connecting: \"Any unused space in the buffer shall consist of bytes with the value "
                       "of 0\""},
-    {GE_CUSTOM_U16, "gne.md, CustomPacket: \"guint8 length\"; WIRE-NOTES 3: \"u16 length + bytes (the protocol text "
+    {GNE_E_CUSTOM_U16, "gne.md, CustomPacket: \"guint8 length\"; WIRE-NOTES 3: \"u16 length + bytes (the protocol text "
                     "implies u8; the code uses u16)\" (profile spec)"},
-    {GE_DATA_BIG, "gne.md, Variable Types: \"All of the data types will be in little-endian format\"; WIRE-NOTES 3: "
+    {GNE_E_DATA_BIG, "gne.md, Variable Types: \"All of the data types will be in little-endian format\"; WIRE-NOTES 3: "
                   "\"releases up to 0.70 actually sent big-endian data over IP\" (profile spec)"},
-    {GE_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
+    {GNE_E_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
                         "u16)\" (reported once under profile reference)"},
-    {GE_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
+    {GNE_E_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
                       "under profile reference)"},
-    {GE_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
+    {GNE_E_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
                     "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
-    {GE_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
+    {GNE_E_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
                   "connection\"; the client considers the connection complete \"as soon as it receives the CAP\""},
-    {GE_VERSIONS_MATCH, "gne.md, Connecting: \"It must refuse the connection if any of the versions do not match. If can "
+    {GNE_E_VERSIONS_MATCH, "gne.md, Connecting: \"It must refuse the connection if any of the versions do not match. If can "
                         "also refuse the connection for any other reason\" (a note: the reason is not on the wire)"},
-    {GE_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
+    {GNE_E_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
                         "refused it, then the client considers the connection complete as soon as it receives the CAP\""},
-    {GE_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
-    {GE_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message"},
-    {GE_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
+    {GNE_E_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
+    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message"},
+    {GNE_E_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
                        "the reliable connection as its last data\""},
-    {GE_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
-    {GE_RATE_EXCEEDED, "gne.md, Bandwidth control: \"the server in any particular second should not send out more than "
+    {GNE_E_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
+    {GNE_E_RATE_EXCEEDED, "gne.md, Bandwidth control: \"the server in any particular second should not send out more than "
                        "approximately 3200 bytes to that client\" (for a requested 3200)"},
 };
 
@@ -256,12 +171,12 @@ static void game_name(gne_ctx *x, uint8_t copy[32])
     const uint8_t *p = x->p.c.data + x->p.c.off;
     const uint8_t *nul = memchr(p, 0, 32);
     size_t n = nul ? (size_t)(nul - p) : 32;
-    gw_emit_b(&x->p.e, GF_GAME_NAME, x->p.c.off, n, p, n);
+    gw_emit_b(&x->p.e, GNE_F_GAME_NAME, x->p.c.off, n, p, n);
     if (!nul)
-        gw_emit_finding(&x->p.e, GE_GAME_NAME, x->p.c.off, 32, "Game name without a NUL");
+        gw_emit_finding(&x->p.e, GNE_E_GAME_NAME, x->p.c.off, 32, "Game name without a NUL");
     for (size_t i = n + 1; i < 32; i++)
         if (p[i]) {
-            gw_emit_finding(&x->p.e, GE_NAME_PADDING, x->p.c.off + i, 32 - i,
+            gw_emit_finding(&x->p.e, GNE_E_NAME_PADDING, x->p.c.off + i, 32 - i,
                             "Byte %zu of the game name's padding is 0x%02x", i, p[i]);
             break;
         }
@@ -277,16 +192,16 @@ static void emit_order(gne_ctx *x, size_t off)
 {
     if (off > x->p.c.len) /* a message too short to hold the build it would sit on */
         off = x->p.c.len;
-    gw_emit_gen_u(&x->p.e, GF_BYTE_ORDER, off, x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
+    gw_emit_gen_u(&x->p.e, GNE_F_BYTE_ORDER, off, x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
 }
 
 static void emit_rates(gne_ctx *x, size_t off)
 {
     gne_conv *c = x->conv;
     if (c->rate_known[1])
-        gw_emit_gen_u(&x->p.e, GF_RATE_C2S, off, c->rate[1]);
+        gw_emit_gen_u(&x->p.e, GNE_F_RATE_C2S, off, c->rate[1]);
     if (c->rate_known[0])
-        gw_emit_gen_u(&x->p.e, GF_RATE_S2C, off, c->rate[0]);
+        gw_emit_gen_u(&x->p.e, GNE_F_RATE_S2C, off, c->rate[0]);
 }
 
 /* the build field's two bytes tell the byte order: gnelib keeps builds
@@ -305,7 +220,7 @@ static void note_assumed_order(gne_ctx *x, size_t off, const char *why)
     if (x->conv->order_noted || x->conv->opt[GNE_OPT_BYTE_ORDER] != GNE_ORDER_AUTO)
         return;
     x->conv->order_noted = true;
-    gw_emit_finding(&x->p.e, GE_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
+    gw_emit_finding(&x->p.e, GNE_E_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
                     x->p.big_endian ? "big-endian" : "little-endian");
 }
 
@@ -320,21 +235,21 @@ static void connection_request(gne_ctx *x, size_t len)
     x->p.big_endian = is_big(c);
     c->client_dir = (uint8_t)x->p.pi->dir;
     if (order == GNE_ORDER_BIG)
-        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GE_DATA_BIG, GE_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
                            "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
                            "little-endian)", "00 07");
-    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_REQUEST);
+    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REQUEST);
     emit_order(x, start + 5);
     gw_summary_add(&x->p.sum, "Connection request:");
     if (len != 48)
-        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
     if (!order)
         note_assumed_order(x, start + 5, "Build field with no zero byte");
     c->stage = HS_WAIT_REPLY;
     uint64_t v, sub, build, user, rate, unrel;
-    gw_take_bytes(&x->p, GF_MAGIC, 3);
-    if (!gw_take_u(&x->p, GF_VERSION, 1, &v) || !gw_take_u(&x->p, GF_SUB_VERSION, 1, &sub) ||
-        !gw_take_u(&x->p, GF_BUILD, 2, &build))
+    gw_take_bytes(&x->p, GNE_F_MAGIC, 3);
+    if (!gw_take_u(&x->p, GNE_F_VERSION, 1, &v) || !gw_take_u(&x->p, GNE_F_SUB_VERSION, 1, &sub) ||
+        !gw_take_u(&x->p, GNE_F_BUILD, 2, &build))
         return;
     gw_summary_add(&x->p.sum, " GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
     if (gw_remaining(&x->p.c) < 32) {
@@ -342,8 +257,8 @@ static void connection_request(gne_ctx *x, size_t len)
         return;
     }
     game_name(x, c->req_name);
-    if (!gw_take_u(&x->p, GF_USER_VERSION, 4, &user) || !gw_take_u(&x->p, GF_RATE, 4, &rate) ||
-        !gw_take_u(&x->p, GF_UNRELIABLE, 1, &unrel))
+    if (!gw_take_u(&x->p, GNE_F_USER_VERSION, 4, &user) || !gw_take_u(&x->p, GNE_F_RATE, 4, &rate) ||
+        !gw_take_u(&x->p, GNE_F_UNRELIABLE, 1, &unrel))
         return;
     c->have_request = true;
     c->req_version = (uint8_t)v;
@@ -368,17 +283,17 @@ static void refusal(gne_ctx *x, size_t len)
     bool big = x->p.big_endian;
     if (order && c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_AUTO)
         x->p.big_endian = order == GNE_ORDER_BIG;
-    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_REFUSAL);
+    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REFUSAL);
     emit_order(x, start + 6);
     gw_summary_add(&x->p.sum, "Refused:");
     c->stage = HS_REFUSED;
     if (len != 44)
-        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
     uint64_t v, sub, build, user;
-    gw_take_bytes(&x->p, GF_MAGIC, 3);
-    gw_take_u(&x->p, GF_RESPONSE, 1, NULL);
-    if (!gw_take_u(&x->p, GF_VERSION, 1, &v) || !gw_take_u(&x->p, GF_SUB_VERSION, 1, &sub) ||
-        !gw_take_u(&x->p, GF_BUILD, 2, &build))
+    gw_take_bytes(&x->p, GNE_F_MAGIC, 3);
+    gw_take_u(&x->p, GNE_F_RESPONSE, 1, NULL);
+    if (!gw_take_u(&x->p, GNE_F_VERSION, 1, &v) || !gw_take_u(&x->p, GNE_F_SUB_VERSION, 1, &sub) ||
+        !gw_take_u(&x->p, GNE_F_BUILD, 2, &build))
         goto out;
     gw_summary_add(&x->p.sum, " server GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
     if (gw_remaining(&x->p.c) < 32) {
@@ -387,19 +302,19 @@ static void refusal(gne_ctx *x, size_t len)
     }
     uint8_t name[32];
     game_name(x, name);
-    if (!gw_take_u(&x->p, GF_USER_VERSION, 4, &user))
+    if (!gw_take_u(&x->p, GNE_F_USER_VERSION, 4, &user))
         goto out;
     gw_summary_add(&x->p.sum, ", user %u", (unsigned)user);
     if (c->have_request && v == c->req_version && sub == c->req_sub && build == c->req_build &&
         user == c->req_user && memcmp(name, c->req_name, 32) == 0) {
         uint8_t server_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
         if (server_order != c->req_order)
-            gw_emit_finding(&x->p.e, GE_ORDER_MISMATCH, start + 6, 2,
+            gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + 6, 2,
                             "Versions match but the client sends %s and the server %s data",
                             c->req_order == GNE_ORDER_BIG ? "big-endian" : "little-endian",
                             server_order == GNE_ORDER_BIG ? "big-endian" : "little-endian");
         else
-            gw_emit_finding(&x->p.e, GE_VERSIONS_MATCH, start, len,
+            gw_emit_finding(&x->p.e, GNE_E_VERSIONS_MATCH, start, len,
                             "Refused, yet every version field matches the request");
     }
 out:
@@ -409,23 +324,23 @@ out:
 static void check_port(gne_ctx *x, size_t off, int64_t port, bool allow_none)
 {
     if (port > 65535 || port < (allow_none ? -1 : 0))
-        gw_emit_finding(&x->p.e, GE_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
+        gw_emit_finding(&x->p.e, GNE_E_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
 }
 
 static void accept_msg(gne_ctx *x, size_t len)
 {
     gne_conv *c = x->conv;
     size_t start = x->p.c.off;
-    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_ACCEPT);
+    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
     emit_order(x, start);
     gw_summary_add(&x->p.sum, "Accepted");
     c->stage = HS_DONE;
     if (len != 12)
-        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
     uint64_t rate, port;
-    gw_take_bytes(&x->p, GF_MAGIC, 3);
-    gw_take_u(&x->p, GF_RESPONSE, 1, NULL);
-    if (!gw_take_u(&x->p, GF_RATE, 4, &rate))
+    gw_take_bytes(&x->p, GNE_F_MAGIC, 3);
+    gw_take_u(&x->p, GNE_F_RESPONSE, 1, NULL);
+    if (!gw_take_u(&x->p, GNE_F_RATE, 4, &rate))
         return;
     c->rate[1] = (uint32_t)rate;
     c->rate_known[1] = true;
@@ -435,14 +350,14 @@ static void accept_msg(gne_ctx *x, size_t len)
         return;   /* no port: not an IP link */
     }
     size_t poff = x->p.c.off;
-    if (!gw_take_u(&x->p, GF_UDP_PORT, 4, &port))
+    if (!gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port))
         return;
     int64_t sport = (int64_t)gw_sign_extend(port, 4);
     check_port(x, poff, sport, true);
     emit_rates(x, start);
     c->port_msg_possible = !(c->unreliable && sport > 0);
     if (sport > 0 && !c->unreliable)
-        gw_emit_finding(&x->p.e, GE_UDP_UNEXPECTED, poff, 4,
+        gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, poff, 4,
                         "The accept offers UDP port %lld, but the client asked for no UDP link", (long long)sport);
     if (sport > 0) {
         /* the client answers any positive port with its own */
@@ -464,10 +379,10 @@ static void udp_port_msg(gne_ctx *x)
 {
     size_t start = x->p.c.off;
     uint64_t port;
-    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_UDP_PORT);
+    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_UDP_PORT);
     emit_order(x, start);
     x->conv->stage = HS_DONE;
-    if (gw_take_u(&x->p, GF_UDP_PORT, 4, &port)) {
+    if (gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port)) {
         int64_t sport = (int64_t)gw_sign_extend(port, 4);
         check_port(x, start, sport, false);
         gw_summary_add(&x->p.sum, "Client UDP port %lld", (long long)sport);
@@ -500,12 +415,12 @@ static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
         print_gtime(t, sizeof t, sec, usec);
         snprintf(label, sizeof label, "%s: %s", what, t);
     }
-    gw_emit_label(&x->p.e, GF_TIME, off, 8, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_label(&x->p.e, GNE_F_TIME, off, 8, gw_emit_text(&x->p.e) ? label : NULL);
     gw_emit_push(&x->p.e);
-    gw_take_u(&x->p, GF_TIME_SEC, 4, NULL);
-    gw_take_u(&x->p, GF_TIME_USEC, 4, NULL);
+    gw_take_u(&x->p, GNE_F_TIME_SEC, 4, NULL);
+    gw_take_u(&x->p, GNE_F_TIME_USEC, 4, NULL);
     if (usec < 0 || usec > 999999)
-        gw_emit_finding(&x->p.e, GE_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
     gw_emit_pop(&x->p.e, off + 8);
     *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
     *zero = sec == 0 && usec == 0;
@@ -518,7 +433,7 @@ static void ping(gne_ctx *x, size_t start)
     uint64_t id;
     int64_t t2, t3;
     bool z2, z3;
-    if (!gw_take_u(&x->p, GF_PING_REQ_ID, 4, &id))
+    if (!gw_take_u(&x->p, GNE_F_PING_REQ_ID, 4, &id))
         return;
     size_t tpos = x->p.sum.len;
     gw_summary_add(&x->p.sum, "Ping %u", (unsigned)id);
@@ -526,14 +441,14 @@ static void ping(gne_ctx *x, size_t start)
         return;
     bool reply = !(z2 && z3);
     int dir = x->p.pi->dir ? 1 : 0;
-    gw_emit_gen_u(&x->p.e, GF_PING_REPLY, start, reply);
+    gw_emit_gen_u(&x->p.e, GNE_F_PING_REPLY, start, reply);
     x->p.sum.len = tpos; /* now known: request or reply */
     x->p.sum.text[tpos] = '\0';
     if (!reply) {
         for (unsigned k = 0; k < GNE_PINGS; k++) {
             const ping_request *o = &c->pings[dir][k];
             if (o->used && !o->answered && o->id == (uint32_t)id) {
-                gw_emit_finding(&x->p.e, GE_PING_ID_REUSED, start + 1, 4,
+                gw_emit_finding(&x->p.e, GNE_E_PING_ID_REUSED, start + 1, 4,
                                 "Ping request %u while request %u of frame %u is unanswered", (unsigned)id,
                                 (unsigned)id, o->frame);
                 break;
@@ -546,7 +461,7 @@ static void ping(gne_ctx *x, size_t start)
     }
     gw_summary_add(&x->p.sum, "Ping reply %u", (unsigned)id);
     if (t2 > t3)
-        gw_emit_finding(&x->p.e, GE_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
+        gw_emit_finding(&x->p.e, GNE_E_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
                         (long long)((t2 - t3) / 1000));
     /* the request came the other way; newest first */
     ping_request *req = NULL;
@@ -556,7 +471,7 @@ static void ping(gne_ctx *x, size_t start)
             req = r;
     }
     if (!req || req->answered) {
-        gw_emit_finding(&x->p.e, GE_PING_UNMATCHED, start, 1, "No unanswered request %u was seen",
+        gw_emit_finding(&x->p.e, GNE_E_PING_UNMATCHED, start, 1, "No unanswered request %u was seen",
                         (unsigned)id);
         return;
     }
@@ -564,10 +479,10 @@ static void ping(gne_ctx *x, size_t start)
     int64_t t1 = req->t1, t4 = x->p.pi->time_ns;
     int64_t rtt = (t4 - t1) - (t3 - t2);
     int64_t offset = ((t2 - t1) + (t3 - t4)) / 2;
-    gw_emit_gen_u(&x->p.e, GF_PING_REQUEST_FRAME, start, req->frame);
-    gw_emit_gen_i(&x->p.e, GF_PING_RTT, start, rtt);
-    gw_emit_gen_i(&x->p.e, GF_PING_OFFSET, start, offset);
-    gw_emit_gen_i(&x->p.e, GF_PING_OFFSET_ERROR, start, rtt / 2);
+    gw_emit_gen_u(&x->p.e, GNE_F_PING_REQUEST_FRAME, start, req->frame);
+    gw_emit_gen_i(&x->p.e, GNE_F_PING_RTT, start, rtt);
+    gw_emit_gen_i(&x->p.e, GNE_F_PING_OFFSET, start, offset);
+    gw_emit_gen_i(&x->p.e, GNE_F_PING_OFFSET_ERROR, start, rtt / 2);
     gw_summary_add(&x->p.sum, " (RTT %.3f ms)", (double)rtt / 1e6);
 }
 
@@ -581,16 +496,16 @@ static bool wrapped(gne_ctx *x, int depth, size_t tail)
         return false;
     }
     if (x->p.c.data[x->p.c.off] == ID_END) {
-        gw_take_u(&x->p, GF_END, 1, NULL);
+        gw_take_u(&x->p, GNE_F_END, 1, NULL);
         gw_summary_add(&x->p.sum, "no packet");
         return true;
     }
     if (depth + 1 >= GNE_WRAP_DEPTH) {
         x->p.failed = true;
         size_t n = gw_remaining(&x->p.c);
-        gw_emit_finding(&x->p.e, GE_TOO_DEEP, x->p.c.off, n, "Wrapped packets nested more than %d deep",
+        gw_emit_finding(&x->p.e, GNE_E_TOO_DEEP, x->p.c.off, n, "Wrapped packets nested more than %d deep",
                         GNE_WRAP_DEPTH);
-        gw_take_rest(&x->p, GF_DATA);
+        gw_take_rest(&x->p, GNE_F_DATA);
         gw_summary_add(&x->p.sum, "...");
         return false;
     }
@@ -615,9 +530,9 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
     char label[64];
     if (gw_emit_text(&x->p.e))
         snprintf(label, sizeof label, "%s (%u)", name, id);
-    gw_emit_label(&x->p.e, GF_PACKET, start, 1, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_label(&x->p.e, GNE_F_PACKET, start, 1, gw_emit_text(&x->p.e) ? label : NULL);
     gw_emit_push(&x->p.e);
-    gw_take_u(&x->p, GF_PACKET_ID, 1, NULL);
+    gw_take_u(&x->p, GNE_F_PACKET_ID, 1, NULL);
     uint64_t v;
     bool ok = true;
     switch (id) {
@@ -627,23 +542,23 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
     case ID_EXIT:
         gw_summary_add(&x->p.sum, "Exit");
         if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
-            gw_emit_finding(&x->p.e, GE_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
+            gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
         if (x->p.pi->transport == GW_TRANSPORT_TCP)
             x->conv->exited[role(x)] = true;
         break;
     case ID_CUSTOM:
-        if ((ok = gw_take_u(&x->p, GF_CUSTOM_LENGTH, 2, &v))) {
-            gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GE_CUSTOM_U16, GE_DIV_CUSTOM_U16, &x->conv->noted_custom,
+        if ((ok = gw_take_u(&x->p, GNE_F_CUSTOM_LENGTH, 2, &v))) {
+            gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_CUSTOM_U16, GNE_E_DIV_CUSTOM_U16, &x->conv->noted_custom,
                                start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
                                "text gives a guint8)");
             gw_summary_add(&x->p.sum, "Custom (%u bytes)", (unsigned)v);
             if (v)
-                gw_take_bytes(&x->p, GF_CUSTOM_DATA, (size_t)v);
+                gw_take_bytes(&x->p, GNE_F_CUSTOM_DATA, (size_t)v);
             ok = !x->p.failed;
         }
         break;
     case ID_RATE:
-        if ((ok = gw_take_u(&x->p, GF_RATE, 4, &v))) {
+        if ((ok = gw_take_u(&x->p, GNE_F_RATE, 4, &v))) {
             if (depth == 0) { /* wrapped, it is application data */
                 gne_conv *c = x->conv;
                 c->rate[role(x)] = (uint32_t)v;
@@ -655,7 +570,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
             }
             gw_summary_add(&x->p.sum, "Rate adjust %u B/s", (unsigned)v);
             if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
-                gw_emit_finding(&x->p.e, GE_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
+                gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
         }
         break;
     case ID_PING:
@@ -666,7 +581,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
         gw_summary_add(&x->p.sum, "Channel [");
         if ((ok = wrapped(x, depth, tail + 2))) {
             uint64_t ch, from;
-            ok = gw_take_u(&x->p, GF_CHANNEL, 1, &ch) && gw_take_u(&x->p, GF_CHANNEL_FROM, 1, &from);
+            ok = gw_take_u(&x->p, GNE_F_CHANNEL, 1, &ch) && gw_take_u(&x->p, GNE_F_CHANNEL_FROM, 1, &from);
             if (ok)
                 gw_summary_add(&x->p.sum, "] channel %u from %u", (unsigned)ch, (unsigned)from);
         }
@@ -674,21 +589,21 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
     case ID_OBJ_CREATE: case ID_OBJ_UPDATE: case ID_OBJ_DEATH:
         gw_summary_add(&x->p.sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
                                         : id == ID_OBJ_UPDATE ? "Object update" : "Object death");
-        if ((ok = wrapped(x, depth, tail + 2)) && (ok = gw_take_u(&x->p, GF_OBJECT_ID, 2, &v)))
+        if ((ok = wrapped(x, depth, tail + 2)) && (ok = gw_take_u(&x->p, GNE_F_OBJECT_ID, 2, &v)))
             gw_summary_add(&x->p.sum, "] object %u", (unsigned)v);
         break;
     default: {
         /* reserved and application-defined: the length is not known */
         size_t end = user_end(x, tail);
         if (id < 16) {
-            gw_emit_finding(&x->p.e, GE_RESERVED, start, 1, "Reserved packet id %u", id);
+            gw_emit_finding(&x->p.e, GNE_E_RESERVED, start, 1, "Reserved packet id %u", id);
             if (end > x->p.c.off)
-                gw_take_bytes(&x->p, GF_DATA, end - x->p.c.off);
+                gw_take_bytes(&x->p, GNE_F_DATA, end - x->p.c.off);
             gw_summary_add(&x->p.sum, "Reserved %u", id);
         } else {
-            gw_emit_gen_u(&x->p.e, GF_USER_LENGTH_UNKNOWN, start, 1);
+            gw_emit_gen_u(&x->p.e, GNE_F_USER_LENGTH_UNKNOWN, start, 1);
             if (end > x->p.c.off)
-                gw_take_bytes(&x->p, GF_USER_DATA, end - x->p.c.off);
+                gw_take_bytes(&x->p, GNE_F_USER_DATA, end - x->p.c.off);
             gw_summary_add(&x->p.sum, "User %u", id);
         }
         break;
@@ -701,27 +616,27 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
 static void packets(gne_ctx *x)
 {
     size_t start = x->p.c.off, len = gw_remaining(&x->p.c);
-    gw_emit_gen_u(&x->p.e, GF_MESSAGE, start, MSG_PACKETS);
+    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_PACKETS);
     emit_order(x, start);
     if (x->conv->link_frame && x->p.pi->transport == GW_TRANSPORT_UDP)
-        gw_emit_gen_u(&x->p.e, GF_LINK_FRAME, start, x->conv->link_frame);
+        gw_emit_gen_u(&x->p.e, GNE_F_LINK_FRAME, start, x->conv->link_frame);
     if (len > GNE_MESSAGE_MAX)
-        gw_emit_finding(&x->p.e, GE_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
+        gw_emit_finding(&x->p.e, GNE_E_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
                         GNE_MESSAGE_MAX);
     int n = 0;
     while (!x->p.failed) {
         if (!gw_remaining(&x->p.c)) {
-            gw_emit_finding(&x->p.e, GE_UNTERMINATED, x->p.c.off, 0,
+            gw_emit_finding(&x->p.e, GNE_E_UNTERMINATED, x->p.c.off, 0,
                             "The message ends after %d packet%s without 255", n, n == 1 ? "" : "s");
             break;
         }
         if (x->p.c.data[x->p.c.off] == ID_END) {
-            gw_take_u(&x->p, GF_END, 1, NULL);
+            gw_take_u(&x->p, GNE_F_END, 1, NULL);
             size_t rest = gw_remaining(&x->p.c);
             if (rest) {
-                gw_emit_finding(&x->p.e, GE_TRAILING, x->p.c.off, rest, "%zu byte%s after the 255", rest,
+                gw_emit_finding(&x->p.e, GNE_E_TRAILING, x->p.c.off, rest, "%zu byte%s after the 255", rest,
                                 rest == 1 ? "" : "s");
-                gw_take_rest(&x->p, GF_TRAILING);
+                gw_take_rest(&x->p, GNE_F_TRAILING);
             }
             break;
         }
@@ -760,22 +675,22 @@ static void message(gne_ctx *x)
         if (gne && len >= 4 && p[3] == 1)
             { accept_msg(x, len); return; }
         c->stage = HS_DONE;
-        gw_emit_finding(&x->p.e, GE_BAD_MAGIC, x->p.c.off, len < 4 ? len : 4,
+        gw_emit_finding(&x->p.e, GNE_E_BAD_MAGIC, x->p.c.off, len < 4 ? len : 4,
                         "Expected a refusal or an accept");
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 0 && !c->order_flagged) {
         c->order_flagged = true;
-        gw_emit_finding(&x->p.e, GE_HS_ORDER, x->p.c.off, len, "A message from the client before the server's reply");
+        gw_emit_finding(&x->p.e, GNE_E_HS_ORDER, x->p.c.off, len, "A message from the client before the server's reply");
     }
     if (tcp && c->stage == HS_REFUSED && !c->order_flagged) {
         c->order_flagged = true;
-        gw_emit_finding(&x->p.e, GE_HS_ORDER, x->p.c.off, len, "A message from the %s after the refusal",
+        gw_emit_finding(&x->p.e, GNE_E_HS_ORDER, x->p.c.off, len, "A message from the %s after the refusal",
                         role(x) ? "server" : "client");
     }
     if (tcp && c->stage == HS_DONE && role(x) == 0 && c->port_msg_possible) {
         c->port_msg_possible = false;
         if (len == 4 && p[3] != ID_END) {
-            gw_emit_finding(&x->p.e, GE_UDP_UNEXPECTED, x->p.c.off, len,
+            gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, x->p.c.off, len,
                             "A 4-byte UDP port message, but the accept opened no UDP link");
             udp_port_msg(x);
             return;
@@ -785,7 +700,7 @@ static void message(gne_ctx *x)
         if (len == 4)
             { udp_port_msg(x); return; }
         c->stage = HS_DONE;
-        gw_emit_finding(&x->p.e, GE_BAD_LENGTH, x->p.c.off, len,
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, x->p.c.off, len,
                         "Expected the client's 4-byte UDP port, got %zu bytes", len);
     }
     if (c->stage == HS_START) /* UDP on a port given by the user */
@@ -795,7 +710,7 @@ static void message(gne_ctx *x)
     int r = role(x);
     if (tcp && c->exited[r] && !c->exit_flagged[r]) {
         c->exit_flagged[r] = true;
-        gw_emit_finding(&x->p.e, GE_EXIT_NOT_LAST, x->p.c.off, len, "The %s sends on after its ExitPacket",
+        gw_emit_finding(&x->p.e, GNE_E_EXIT_NOT_LAST, x->p.c.off, len, "The %s sends on after its ExitPacket",
                         r ? "server" : "client");
     }
     packets(x);
@@ -822,7 +737,7 @@ static void check_rate(gne_ctx *x, size_t bytes)
         return;
     if ((uint64_t)c->rate_bytes[r] > (uint64_t)limit + limit / 4 + GNE_MESSAGE_MAX) {
         c->rate_flagged[r] = true;
-        gw_emit_finding(&x->p.e, GE_RATE_EXCEEDED, 0, bytes,
+        gw_emit_finding(&x->p.e, GNE_E_RATE_EXCEEDED, 0, bytes,
                         "The %s sent %u bytes within %.3f s; the %s accepts %u bytes per second",
                         r ? "server" : "client", c->rate_bytes[r], (double)(t - c->rate_window[r]) / 1e9,
                         r ? "client" : "server", limit);
@@ -838,22 +753,22 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 
     if (pi->transport == GW_TRANSPORT_TCP) {
         if (len < 4 || data[0] != 'N' || data[1] != 'L') {
-            gw_emit_gen_u(&x->p.e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
-            gw_emit_finding(&x->p.e, GE_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
-            gw_take_rest(&x->p, GF_DATA);
+            gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->p.e, GNE_E_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
+            gw_take_rest(&x->p, GNE_F_DATA);
             gw_summary_add(&x->p.sum, "Out of sync (%zu bytes skipped)", len);
             gw_pdu_finish(&x->p);
             return;
         }
         uint64_t n;
-        gw_take_bytes(&x->p, GF_NL_MAGIC, 2);
+        gw_take_bytes(&x->p, GNE_F_NL_MAGIC, 2);
         x->p.big_endian = true; /* the NL length is always big-endian */
-        gw_take_u(&x->p, GF_NL_LENGTH, 2, &n);
+        gw_take_u(&x->p, GNE_F_NL_LENGTH, 2, &n);
         if (n > GNE_NL_MAX) {
-            gw_emit_gen_u(&x->p.e, GF_MESSAGE, 0, MSG_OUT_OF_SYNC);
-            gw_emit_finding(&x->p.e, GE_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
+            gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
                             (unsigned)n, GNE_NL_MAX);
-            gw_take_rest(&x->p, GF_DATA);
+            gw_take_rest(&x->p, GNE_F_DATA);
             gw_summary_add(&x->p.sum, "Out of sync (NL length %u)", (unsigned)n);
             gw_pdu_finish(&x->p);
             return;
@@ -861,7 +776,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         if (4 + n < len)
             x->p.c.len = 4 + (size_t)n;
         if (4 + n > len)
-            gw_emit_finding(&x->p.e, GE_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
+            gw_emit_finding(&x->p.e, GNE_E_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
                             (unsigned)n, len - 4);
     }
     message(x);
@@ -901,9 +816,8 @@ static bool gne_heuristic(const int *opts, int transport, const uint8_t *d, size
     return len >= 7 && d[3] >= 3 && d[4] == 'G' && d[5] == 'N' && d[6] == 'E';
 }
 
-
 /* pcaptool stats and the statistics tree: ping round trips */
-static const int measures[] = {GF_PING_RTT};
+static const int measures[] = {GNE_F_PING_RTT};
 
 const gw_protocol gw_gne_protocol = {
     .name = "gne",
@@ -912,14 +826,14 @@ const gw_protocol gw_gne_protocol = {
     .transports = GW_TRANSPORT_TCP | GW_TRANSPORT_UDP,
     .default_port = 0,
     .fields = fields,
-    .n_fields = GF_COUNT,
+    .n_fields = GNE_F_COUNT,
     .findings = findings,
-    .n_findings = GE_COUNT,
-    .truncated_finding = GE_TRUNCATED,
-    .rest_field = GF_DATA,
+    .n_findings = GNE_E_COUNT,
+    .truncated_finding = GNE_E_TRUNCATED,
+    .rest_field = GNE_F_DATA,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
-    .type_field = GF_MESSAGE,
+    .type_field = GNE_F_MESSAGE,
     .measures = measures,
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,

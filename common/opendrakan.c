@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-
 /* ---- tables ------------------------------------------------------------ */
-
 
 static const gw_value_name type_names[] = {
     {T_DB_ENTRY, "GLOBAL_DB_TABLE_ENTRY", 0}, {T_LOAD_LEVEL, "LOAD_LEVEL", 0},
@@ -41,142 +39,38 @@ static const gw_value_name bools_names[] = {
     {OD_BOOLS_BYTES, "One byte each (reference master)", 0},
     {OD_BOOLS_PACKED, "Packed LSB-first (draft, net-dev)", 0}, {0, NULL, 0}};
 
-#define OD_FIELDS(X, LINK) \
-    X(PACKET, "opendrakan.packet", "Packet", NONE, NONE, NULL, 0, "One packet (several may share a datagram)") \
-    X(TYPE, "opendrakan.type", "Type", U8, DEC, type_names, 0, "Packet type") \
-    X(LENGTH, "opendrakan.length", "Payload length", U16, DEC, NULL, 0, "Payload length (the 3 header bytes not included)") \
-    X(TICK, "opendrakan.tick", "Tick", I64, DEC, NULL, 0, "Server tick (one-based; 0 = none)") \
-    X(OBJECT_ID, "opendrakan.object_id", "Object id", U32, DEC, NULL, 0, "Level object id") \
-    X(DB_INDEX, "opendrakan.db_index", "Global database index", U32, DEC, NULL, 0, "Index in the server's global database table") \
-    X(DB_PATH, "opendrakan.db_path", "Database path", STRING, NONE, NULL, 0, "Database path (relative to the engine root)") \
-    X(DB_COUNT, "opendrakan.db_count", "Loaded databases", U32, DEC, NULL, 0, "Number of databases the server loaded (the table's size)") \
-    X(LEVEL_PATH, "opendrakan.level_path", "Level path", STRING, NONE, NULL, 0, "Level to load") \
-    X(BUNDLE, "opendrakan.bundle", "State bundle", NONE, NONE, NULL, 0, "Object states present, with their jump flags") \
-    X(VALUE_MASK, "opendrakan.value_mask", "Value mask", U8, HEX, NULL, 0, "States of this group present (bit 0x80: another group follows)") \
-    X(JUMP_MASK, "opendrakan.jump_mask", "Jump mask", U8, HEX, NULL, 0, "States of this group that jump (not interpolated)") \
-    X(BOOLS, "opendrakan.bool_encoding", "Boolean encoding", U8, DEC, bools_names, 0, "How the bundle's booleans are written") \
-    X(STATE, "opendrakan.state", "State", NONE, NONE, NULL, 0, "One state of the bundle") \
-    X(JUMP, "opendrakan.jump", "Jump", BOOL, NONE, NULL, 0, "This state jumps (from the jump mask)") \
-    X(POS_X, "opendrakan.position.x", "Position x", DOUBLE, NONE, NULL, 0, "f32") \
-    X(POS_Y, "opendrakan.position.y", "Position y", DOUBLE, NONE, NULL, 0, "f32") \
-    X(POS_Z, "opendrakan.position.z", "Position z", DOUBLE, NONE, NULL, 0, "f32") \
-    X(ROT_X, "opendrakan.rotation.x", "Rotation x", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
-    X(ROT_Y, "opendrakan.rotation.y", "Rotation y", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
-    X(ROT_Z, "opendrakan.rotation.z", "Rotation z", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
-    X(ROT_W, "opendrakan.rotation.w", "Rotation w", DOUBLE, NONE, NULL, 0, "Quaternion, f32") \
-    X(SCALE_X, "opendrakan.scale.x", "Scale x", DOUBLE, NONE, NULL, 0, "f32") \
-    X(SCALE_Y, "opendrakan.scale.y", "Scale y", DOUBLE, NONE, NULL, 0, "f32") \
-    X(SCALE_Z, "opendrakan.scale.z", "Scale z", DOUBLE, NONE, NULL, 0, "f32") \
-    X(VISIBLE, "opendrakan.visible", "Visible", BOOL, NONE, NULL, 0, "Visibility state") \
-    X(RUNNING, "opendrakan.running", "Running", BOOL, NONE, NULL, 0, "Running state") \
-    X(EXTRA_STATES, "opendrakan.extra_states", "Extra states", BYTES, NONE, NULL, 0, "The object class's own state bundle (its states' types are the class's)") \
-    X(REALTIME, "opendrakan.realtime", "Real time", DOUBLE, NONE, NULL, 0, "Server time, seconds (f64)") \
-    X(CHANGE_COUNT, "opendrakan.change_count", "Discrete changes", U32, DEC, NULL, 0, "Change packets the snapshot consists of") \
-    X(REFERENCE_TICK, "opendrakan.reference_tick", "Reference tick", I64, DEC, NULL, 0, "Tick the snapshot is delta-encoded against (0: a full snapshot)") \
-    X(CHANGES_SEEN, "opendrakan.snapshot.changes_seen", "Changes seen", U32, DEC, NULL, 0, "Change packets of this tick captured so far") \
-    X(COMPLETE, "opendrakan.snapshot.complete", "Snapshot complete", BOOL, NONE, NULL, 0, "All the snapshot's changes and its confirm have arrived") \
-    LINK(CONFIRM_FRAME, "opendrakan.snapshot.confirm_frame", "Confirm in frame", "The confirm packet of this tick's snapshot", 0, -1) \
-    X(CHANNEL, "opendrakan.channel", "Channel", U32, HEX, NULL, 0, "Message channel code") \
-    X(SENDER, "opendrakan.sender", "Sender object", U32, DEC, NULL, 0, "Sending object id") \
-    X(RECEIVER, "opendrakan.receiver", "Receiver object", U32, DEC, NULL, 0, "Receiving object id") \
-    X(BODY, "opendrakan.body", "Message body", BYTES, NONE, NULL, 0, "Message body") \
-    X(VARIANT, "opendrakan.event.variant", "Event variant", U8, DEC, variant_names, 0, "Which event") \
-    X(ACTION, "opendrakan.action", "Action code", I32, DEC, NULL, 0, "Input action code") \
-    X(KEY_DOWN, "opendrakan.key_down", "Key down", BOOL, NONE, NULL, 0, "Action event: key pressed") \
-    X(ACTION_STATE, "opendrakan.action_state", "Action state", U8, DEC, action_state_names, 0, "Action triggered: begin, end or repeat") \
-    X(ANALOG_X, "opendrakan.analog.x", "Axis x", DOUBLE, NONE, NULL, 0, "f32") \
-    X(ANALOG_Y, "opendrakan.analog.y", "Axis y", DOUBLE, NONE, NULL, 0, "f32") \
-    X(GREF, "opendrakan.gref", "Asset reference", NONE, NONE, NULL, 0, "Global asset reference: asset id and global database index") \
-    X(ASSET, "opendrakan.gref.asset", "Asset id", U16, DEC, NULL, 0, "Asset id in its database") \
-    X(GREF_DB, "opendrakan.gref.db_index", "Global database index", U32, DEC, NULL, 0, "Index in the global database table") \
-    X(GREF_PATH, "opendrakan.gref.db_path", "Database path", STRING, NONE, NULL, 0, "The path the global database table gives this index") \
-    X(ANIM_CHANNEL, "opendrakan.anim.channel", "Animation channel", I32, DEC, NULL, 0, "Skeleton channel (-1: the whole skeleton)") \
-    X(ANIM_SPEED, "opendrakan.anim.speed", "Speed", DOUBLE, NONE, NULL, 0, "Speed modifier (f32)") \
-    X(ANIM_START, "opendrakan.anim.start_time", "Start time", DOUBLE, NONE, NULL, 0, "f32, seconds") \
-    X(ANIM_TRANSITION, "opendrakan.anim.transition_time", "Transition time", DOUBLE, NONE, NULL, 0, "f32, seconds") \
-    X(ANIM_FLAGS, "opendrakan.anim.flags", "Animation flags", U8, HEX, NULL, 0, "Bone modes of the three axes and the playback type") \
-    X(BONE_X, "opendrakan.anim.bone_mode_x", "Bone mode x", U8, DEC, bone_mode_names, 0x03, "Bits 0-1") \
-    X(BONE_Y, "opendrakan.anim.bone_mode_y", "Bone mode y", U8, DEC, bone_mode_names, 0x0c, "Bits 2-3") \
-    X(BONE_Z, "opendrakan.anim.bone_mode_z", "Bone mode z", U8, DEC, bone_mode_names, 0x30, "Bits 4-5") \
-    X(PLAYBACK, "opendrakan.anim.playback", "Playback type", U8, DEC, playback_names, 0xc0, "Bits 6-7") \
-    X(MESSAGE, "opendrakan.message", "Message", I32, DEC, NULL, 0, "Object message code") \
-    X(NEW_OBJECT, "opendrakan.new_object_id", "New object id", U32, DEC, NULL, 0, "Draft: the created object") \
-    X(PROTOTYPE, "opendrakan.prototype_id", "Prototype object id", U32, DEC, NULL, 0, "Draft: the object cloned") \
-    X(LIFECYCLE, "opendrakan.lifecycle_state", "Lifecycle state", U8, DEC, lifecycle_names, 0, "Draft: the object's new lifecycle state") \
-    X(DATA, "opendrakan.data", "Data", BYTES, NONE, NULL, 0, "Bytes not decoded field by field") \
-    X(TRAILING, "opendrakan.trailing", "Trailing bytes", BYTES, NONE, NULL, 0, "Payload bytes after the packet's fields")
+static const gw_field fields[OD_F_COUNT] = {OD_FIELDS(GW_FIELD, GW_LINK)};
 
-#define AS_FENUM(id, ...) EF_##id,
-enum od_field { OD_FIELDS(AS_FENUM, AS_FENUM) EF_COUNT };
-#define AS_FIELD(id, abbrev, name, type, base, names, mask, blurb) \
-    [EF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, mask, blurb, 0, -1},
-#define AS_LINK(id, abbrev, name, blurb, flags, reverse) \
-    [EF_##id] = {abbrev, name, GW_FT_FRAMENUM, GW_BASE_NONE, NULL, 0, blurb, flags, reverse},
-static const gw_field fields[EF_COUNT] = {OD_FIELDS(AS_FIELD, AS_LINK)};
-
-#define OD_FINDINGS(X) \
-    X(TRUNCATED, "opendrakan.truncated", ERROR, MALFORMED, "The packet (or datagram) ends before its header or payload does") \
-    X(PAYLOAD_SHORT, "opendrakan.payload.short", ERROR, MALFORMED, "The payload ends before a field its type must contain") \
-    X(TRAILING, "opendrakan.trailing", WARNING, MALFORMED, "Payload bytes after the packet's fields") \
-    X(UNKNOWN_TYPE, "opendrakan.type.unknown", ERROR, UNDECODED, "A packet type the variant does not define: the rest is not decoded") \
-    X(UNEXPECTED_LINK, "opendrakan.link.unexpected", NOTE, PROTOCOL, "A packet the reference sends reliably (TCP) seen on UDP, or the reverse") \
-    X(TICK_ZERO, "opendrakan.tick.zero", WARNING, PROTOCOL, "Tick 0 (invalid) where a tick is required") \
-    X(TICK_TOP_BIT, "opendrakan.tick.top_bit", WARNING, MALFORMED, "A tick with its top bit set: negative as the code's i64, beyond 2^63 as the draft's u64") \
-    X(BUNDLE_PAST_END, "opendrakan.bundle.past_end", ERROR, MALFORMED, "The state bundle's mask chain or a state runs past the payload") \
-    X(BUNDLE_NO_STATE, "opendrakan.bundle.no_such_state", ERROR, MALFORMED, "A value mask bit for a state objects do not have") \
-    X(BUNDLE_JUMP_ONLY, "opendrakan.bundle.jump_without_value", NOTE, PROTOCOL, "A jump bit for a state the bundle does not contain") \
-    X(BUNDLE_BOOLS, "opendrakan.bundle.bools_assumed", NOTE, COMMENT, "Neither boolean encoding fits the payload length: the option's is used") \
-    X(EVENT_VARIANT, "opendrakan.event.unknown_variant", ERROR, UNDECODED, "An event variant the reference does not have") \
-    X(ANIM_FLAGS, "opendrakan.anim.bad_flags", WARNING, MALFORMED, "An animation flags byte with a bone mode or playback type of 3 (undefined)") \
-    X(GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, UNDECODED, "An asset reference to a global database index the captured table does not have") \
-    X(DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, PROTOCOL, "LOAD_LEVEL's database count differs from the table entries seen") \
-    X(WRONG_DIRECTION, "opendrakan.direction.wrong", WARNING, PROTOCOL, "A downlink packet (database table, level, states, snapshot confirm) from the client, or an uplink one (snapshot acknowledge, actions) from the server") \
-    X(LIFECYCLE_UNKNOWN, "opendrakan.lifecycle.unknown", WARNING, MALFORMED, "Draft: a lifecycle state above 3 (0 loaded, 1 spawned, 2 running, 3 destroyed)") \
-    X(JUMP_HIGH_BIT, "opendrakan.bundle.jump_high_bit", WARNING, PROTOCOL, "A jump mask with its highest bit set, which the draft says is unused") \
-    X(SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, SEQUENCE, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
-    X(SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, SEQUENCE, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
-    X(SNAP_EXCESS, "opendrakan.snapshot.excess", WARNING, SEQUENCE, "More change packets for a tick than its confirm counts") \
-    X(SNAP_RECONFIRMED, "opendrakan.snapshot.reconfirmed", NOTE, SEQUENCE, "A second confirm packet for the same tick") \
-    X(REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, SEQUENCE, "A delta snapshot against a tick the client never acknowledged") \
-    X(ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, SEQUENCE, "An acknowledgement of a tick never confirmed") \
-    X(ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, SEQUENCE, "An acknowledgement of a snapshot not all of whose changes were seen") \
-    X(BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, COMMENT, "Profile spec: booleans one byte each where the draft packs them into one") \
-    X(DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, COMMENT, "Profile reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
-    X(SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, SEQUENCE, "More ticks open at once than are tracked: the oldest is given up unresolved")
-
-#define AS_EENUM(id, code, sev, group, summary) EE_##id,
-enum od_finding { OD_FINDINGS(AS_EENUM) EE_COUNT };
-#define AS_FINDING(id, code, sev, group, summary) [EE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
-static const gw_finding_def findings[EE_COUNT] = {OD_FINDINGS(AS_FINDING)};
+static const gw_finding_def findings[OD_E_COUNT] = {OD_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {EE_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
+    {OD_E_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
                          "send state updates to the server\"; Acknowledge snapshot (uplink), Action (uplink), Analog "
                          "Action (uplink); Global database table entry and Load level (downlink)"},
-    {EE_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Once a confirmed snapshot contains as many "
+    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Once a confirmed snapshot contains as many "
                          "changes as stated by the confirmation, it is complete\""},
-    {EE_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Then, a confirmation packet is "
+    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Then, a confirmation packet is "
                           "transmitted, which states how many discrete changes the snapshot with the given "
                           "tick should contain\""},
-    {EE_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
+    {OD_E_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
                      "changes the snapshot with the given tick should contain\""},
-    {EE_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
+    {OD_E_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
                      "delta encoding\""},
-    {EE_ACK_UNCONFIRMED, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+    {OD_E_ACK_UNCONFIRMED, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
                          "it has received a snapshot in full\""},
-    {EE_ACK_INCOMPLETE, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+    {OD_E_ACK_INCOMPLETE, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
                         "it has received a snapshot in full\""},
-    {EE_TICK_ZERO, "opendrakan.md, Tick number: \"Tick numbers should be one-based, since some protocol "
+    {OD_E_TICK_ZERO, "opendrakan.md, Tick number: \"Tick numbers should be one-based, since some protocol "
                    "features need to be able to pass an invalid tick\""},
-    {EE_DB_INCOMPLETE, "opendrakan.md, Load level: \"The total number of databases that are loaded is "
+    {OD_E_DB_INCOMPLETE, "opendrakan.md, Load level: \"The total number of databases that are loaded is "
                        "included in this packet so the client can verify that it received a complete "
                        "database table\""},
-    {EE_UNEXPECTED_LINK, "WIRE-NOTES 5: \"The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), "
+    {OD_E_UNEXPECTED_LINK, "WIRE-NOTES 5: \"The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), "
                          "all others as reliable (TCP)\""},
-    {EE_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
+    {OD_E_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
                         "after each other, they are combined into a single byte\" (profile spec)"},
-    {EE_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
+    {OD_E_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
                           "opendrakan.md's packed booleans (profile reference, once per conversation)"},
 };
 
@@ -253,12 +147,12 @@ static void report_open(const snapshot *s, const gw_end_sink *sink)
         snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)s->tick,
                  s->changes, s->count);
         sink->finding(sink->ctx, s->confirm_frame, s->confirm_t, s->confirm_dir,
-                      EE_SNAP_INCOMPLETE, s->confirm_off, 8, msg);
+                      OD_E_SNAP_INCOMPLETE, s->confirm_off, 8, msg);
     } else if (!s->confirmed && s->changes) {
         snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)s->tick,
                  s->changes, s->changes == 1 ? "" : "s");
         sink->finding(sink->ctx, s->first_change_frame, s->first_change_t, s->first_change_dir,
-                      EE_SNAP_UNCONFIRMED, s->first_change_off, 8, msg);
+                      OD_E_SNAP_UNCONFIRMED, s->first_change_off, 8, msg);
     }
 }
 
@@ -285,10 +179,10 @@ static bool tick(od_ctx *x, int field, int64_t *out)
     if (!gw_take_u(&x->p, field, 8, &v))
         return false;
     *out = (int64_t)v;
-    if (v == 0 && field == EF_TICK)
-        gw_emit_finding(&x->p.e, EE_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+    if (v == 0 && field == OD_F_TICK)
+        gw_emit_finding(&x->p.e, OD_E_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
     if (v >> 63)
-        gw_emit_finding(&x->p.e, EE_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
+        gw_emit_finding(&x->p.e, OD_E_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
                         (long long)v, (unsigned long long)v);
     return true;
 }
@@ -323,8 +217,8 @@ static const struct {
     enum kind kind;
     int field; /* the first of its fields */
 } object_states[] = {
-    {"Position", K_VEC3, EF_POS_X}, {"Rotation", K_QUAT, EF_ROT_X}, {"Scale", K_VEC3, EF_SCALE_X},
-    {"Visibility", K_BOOL, EF_VISIBLE}, {"Running", K_BOOL, EF_RUNNING},
+    {"Position", K_VEC3, OD_F_POS_X}, {"Rotation", K_QUAT, OD_F_ROT_X}, {"Scale", K_VEC3, OD_F_SCALE_X},
+    {"Visibility", K_BOOL, OD_F_VISIBLE}, {"Running", K_BOOL, OD_F_RUNNING},
 };
 #define N_OBJECT_STATES 5
 
@@ -339,17 +233,17 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
     for (int group = 0;; group++) {
         if (len - off < 2) {
             if (x)
-                gw_emit_finding(&x->p.e, EE_BUNDLE_PAST_END, base + off, len - off,
+                gw_emit_finding(&x->p.e, OD_E_BUNDLE_PAST_END, base + off, len - off,
                                 "The mask pair of state group %d is missing", group);
             return -1;
         }
         uint8_t vm = d[off], jm = d[off + 1];
         size_t masks = off;
         if (x) {
-            gw_emit_u(&x->p.e, EF_VALUE_MASK, base + off, 1, vm);
-            gw_emit_u(&x->p.e, EF_JUMP_MASK, base + off + 1, 1, jm);
+            gw_emit_u(&x->p.e, OD_F_VALUE_MASK, base + off, 1, vm);
+            gw_emit_u(&x->p.e, OD_F_JUMP_MASK, base + off + 1, 1, jm);
             if (jm & 0x80) /* "The highest bit of the jump mask is currently unused" */
-                gw_emit_finding(&x->p.e, EE_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
+                gw_emit_finding(&x->p.e, OD_E_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
         }
         off += 2;
         packed_bits = -1;
@@ -357,13 +251,13 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
             int s = group * 7 + i;
             if (!(vm & (1u << i))) {
                 if ((jm & (1u << i)) && x)
-                    gw_emit_finding(&x->p.e, EE_BUNDLE_JUMP_ONLY, base + masks + 1, 1,
+                    gw_emit_finding(&x->p.e, OD_E_BUNDLE_JUMP_ONLY, base + masks + 1, 1,
                                     "Jump bit %d set, value bit clear", i);
                 continue;
             }
             if (s >= N_OBJECT_STATES) {
                 if (x)
-                    gw_emit_finding(&x->p.e, EE_BUNDLE_NO_STATE, base + masks, 1,
+                    gw_emit_finding(&x->p.e, OD_E_BUNDLE_NO_STATE, base + masks, 1,
                                     "State %d (group %d bit %d): objects have %d states", s, group,
                                     i, N_OBJECT_STATES);
                 return -1;
@@ -384,7 +278,7 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
             }
             if (len - off < n) {
                 if (x)
-                    gw_emit_finding(&x->p.e, EE_BUNDLE_PAST_END, base + off, len - off,
+                    gw_emit_finding(&x->p.e, OD_E_BUNDLE_PAST_END, base + off, len - off,
                                     "%s: %zu bytes needed, %zu left", object_states[s].name, n,
                                     len - off);
                 return -1;
@@ -394,9 +288,9 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                 if (gw_emit_text(&x->p.e))
                     snprintf(label, sizeof label, "%s%s", object_states[s].name, jump ? " (jump)" : "");
                 size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
-                gw_emit_label(&x->p.e, EF_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
+                gw_emit_label(&x->p.e, OD_F_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
                 gw_emit_push(&x->p.e);
-                gw_emit_u(&x->p.e, EF_JUMP, base + masks + 1, 1, jump);
+                gw_emit_u(&x->p.e, OD_F_JUMP, base + masks + 1, 1, jump);
                 if (is_bool) {
                     unsigned v = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1
                                                           : d[off] != 0;
@@ -442,16 +336,16 @@ static void bundle(od_ctx *x)
         enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : opt[OD_OPT_DEFAULT_BOOLS];
         assumed = !fb && !fp && n_bools >= 2;
     }
-    gw_emit_label(&x->p.e, EF_BUNDLE, base, len, NULL);
+    gw_emit_label(&x->p.e, OD_F_BUNDLE, base, len, NULL);
     gw_emit_push(&x->p.e);
     if (n_bools >= 2)
-        gw_emit_gen_u(&x->p.e, EF_BOOLS, base, (uint64_t)enc);
+        gw_emit_gen_u(&x->p.e, OD_F_BOOLS, base, (uint64_t)enc);
     if (assumed)
-        gw_emit_finding(&x->p.e, EE_BUNDLE_BOOLS, base, len,
+        gw_emit_finding(&x->p.e, OD_E_BUNDLE_BOOLS, base, len,
                         "Neither encoding fits %zu bytes: %s used", len,
                         gw_value_name_of(bools_names, (uint32_t)enc));
     if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed)
-        gw_emit_divergence(&x->p.e, opt[OD_OPT_PROFILE], EE_BOOLS_UNPACKED, EE_DIVERGENCE_BOOLS,
+        gw_emit_divergence(&x->p.e, opt[OD_OPT_PROFILE], OD_E_BOOLS_UNPACKED, OD_E_DIVERGENCE_BOOLS,
                            &x->conv->bools_divergence_noted, base, len, "%d booleans, one byte each",
                            "Booleans one byte each (reference master); the draft packs them", n_bools);
     gw_summary_add(&x->p.sum, " [");
@@ -482,7 +376,7 @@ static snapshot *add_snapshot(od_ctx *x, int64_t t)
     od_conv *c = x->conv;
     snapshot *s = &c->snap[c->snap_next++ % OD_SNAPSHOTS];
     if (s->used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
-        gw_emit_finding(&x->p.e, EE_SNAP_FORGOTTEN, x->tick_at, 8,
+        gw_emit_finding(&x->p.e, OD_E_SNAP_FORGOTTEN, x->tick_at, 8,
                         "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
                         s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
     *s = (snapshot){.tick = t, .used = true};
@@ -502,11 +396,11 @@ static void snapshot_change(od_ctx *x, int64_t t)
     s->changes++;
     if (!s->confirmed)
         return;
-    gw_emit_gen_u(&x->p.e, EF_CONFIRM_FRAME, x->tick_at, s->confirm_frame);
-    gw_emit_gen_u(&x->p.e, EF_CHANGES_SEEN, x->tick_at, s->changes);
-    gw_emit_gen_u(&x->p.e, EF_COMPLETE, x->tick_at, s->changes == s->count);
+    gw_emit_gen_u(&x->p.e, OD_F_CONFIRM_FRAME, x->tick_at, s->confirm_frame);
+    gw_emit_gen_u(&x->p.e, OD_F_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->p.e, OD_F_COMPLETE, x->tick_at, s->changes == s->count);
     if (s->changes > s->count)
-        gw_emit_finding(&x->p.e, EE_SNAP_EXCESS, x->tick_at, 8, "Change %u of a snapshot of %u", s->changes,
+        gw_emit_finding(&x->p.e, OD_E_SNAP_EXCESS, x->tick_at, 8, "Change %u of a snapshot of %u", s->changes,
                         s->count);
 }
 
@@ -523,22 +417,22 @@ static void confirm(od_ctx *x)
 {
     int64_t t, ref;
     uint64_t count;
-    if (!tick(x, EF_TICK, &t) || !gw_take_u(&x->p, EF_REALTIME, 8, NULL) || !gw_take_u(&x->p, EF_CHANGE_COUNT, 4, &count))
+    if (!tick(x, OD_F_TICK, &t) || !gw_take_u(&x->p, OD_F_REALTIME, 8, NULL) || !gw_take_u(&x->p, OD_F_CHANGE_COUNT, 4, &count))
         return;
     size_t ref_off = x->p.c.off;
-    if (!tick(x, EF_REFERENCE_TICK, &ref))
+    if (!tick(x, OD_F_REFERENCE_TICK, &ref))
         return;
     gw_summary_add(&x->p.sum, " tick %lld, %llu change%s, %s", (long long)t, (unsigned long long)count,
                    count == 1 ? "" : "s", ref ? "delta" : "full");
     if (ref && !was_acked(x->conv, ref))
-        gw_emit_finding(&x->p.e, EE_REF_UNACKED, ref_off, 8,
+        gw_emit_finding(&x->p.e, OD_E_REF_UNACKED, ref_off, 8,
                         "Delta against tick %lld, which the client has not acknowledged",
                         (long long)ref);
     snapshot *s = find_snapshot(x->conv, t);
     if (!s)
         s = add_snapshot(x, t);
     if (s->confirmed)
-        gw_emit_finding(&x->p.e, EE_SNAP_RECONFIRMED, x->tick_at, 8, "Tick %lld confirmed before in frame %u",
+        gw_emit_finding(&x->p.e, OD_E_SNAP_RECONFIRMED, x->tick_at, 8, "Tick %lld confirmed before in frame %u",
                         (long long)t, s->confirm_frame);
     s->confirmed = true;
     s->count = (uint32_t)count;
@@ -546,10 +440,10 @@ static void confirm(od_ctx *x)
     s->confirm_t = x->p.pi->time_ns;
     s->confirm_dir = x->p.pi->dir;
     s->confirm_off = (uint32_t)x->tick_at;
-    gw_emit_gen_u(&x->p.e, EF_CHANGES_SEEN, x->tick_at, s->changes);
-    gw_emit_gen_u(&x->p.e, EF_COMPLETE, x->tick_at, s->changes == s->count);
+    gw_emit_gen_u(&x->p.e, OD_F_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->p.e, OD_F_COMPLETE, x->tick_at, s->changes == s->count);
     if (s->changes > s->count)
-        gw_emit_finding(&x->p.e, EE_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
+        gw_emit_finding(&x->p.e, OD_E_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
                         s->changes, s->count);
     gw_summary_add(&x->p.sum, s->changes == s->count ? " (complete)"
                             : s->changes > s->count ? " (%u seen: too many)" : " (%u seen)", s->changes);
@@ -559,19 +453,19 @@ static void acknowledge(od_ctx *x)
 {
     int64_t t;
     size_t off = x->p.c.off;
-    if (!tick(x, EF_TICK, &t))
+    if (!tick(x, OD_F_TICK, &t))
         return;
     gw_summary_add(&x->p.sum, " tick %lld", (long long)t);
     od_conv *c = x->conv;
     c->acked[c->n_acked++ % OD_ACKS] = t;
     snapshot *s = find_snapshot(c, t);
     if (!s || !s->confirmed) {
-        gw_emit_finding(&x->p.e, EE_ACK_UNCONFIRMED, off, 8, "Tick %lld was not confirmed", (long long)t);
+        gw_emit_finding(&x->p.e, OD_E_ACK_UNCONFIRMED, off, 8, "Tick %lld was not confirmed", (long long)t);
         return;
     }
-    gw_emit_gen_u(&x->p.e, EF_CONFIRM_FRAME, off, s->confirm_frame);
+    gw_emit_gen_u(&x->p.e, OD_F_CONFIRM_FRAME, off, s->confirm_frame);
     if (s->changes < s->count)
-        gw_emit_finding(&x->p.e, EE_ACK_INCOMPLETE, off, 8, "Tick %lld: %u of %u changes seen",
+        gw_emit_finding(&x->p.e, OD_E_ACK_INCOMPLETE, off, 8, "Tick %lld: %u of %u changes seen",
                         (long long)t, s->changes, s->count);
 }
 
@@ -585,15 +479,15 @@ static void gref(od_ctx *x)
         gw_pdu_truncated(&x->p, "Asset reference");
         return;
     }
-    gw_emit_label(&x->p.e, EF_GREF, off, 6, NULL);
+    gw_emit_label(&x->p.e, OD_F_GREF, off, 6, NULL);
     gw_emit_push(&x->p.e);
-    gw_take_u(&x->p, EF_ASSET, 2, &asset);
-    gw_take_u(&x->p, EF_GREF_DB, 4, &db);
+    gw_take_u(&x->p, OD_F_ASSET, 2, &asset);
+    gw_take_u(&x->p, OD_F_GREF_DB, 4, &db);
     const char *path = db_path(x->conv, (uint32_t)db);
     if (path)
-        gw_emit_gen_s(&x->p.e, EF_GREF_PATH, off + 2, 4, path, strlen(path));
+        gw_emit_gen_s(&x->p.e, OD_F_GREF_PATH, off + 2, 4, path, strlen(path));
     else if (x->conv->n_db)
-        gw_emit_finding(&x->p.e, EE_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
+        gw_emit_finding(&x->p.e, OD_E_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
                         (unsigned long long)db);
     gw_emit_pop(&x->p.e, off + 6);
     gw_summary_add(&x->p.sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
@@ -602,44 +496,44 @@ static void gref(od_ctx *x)
 static void event(od_ctx *x)
 {
     uint64_t variant, v, w;
-    if (!gw_take_u(&x->p, EF_REALTIME, 8, NULL) || !gw_take_u(&x->p, EF_VARIANT, 1, &variant))
+    if (!gw_take_u(&x->p, OD_F_REALTIME, 8, NULL) || !gw_take_u(&x->p, OD_F_VARIANT, 1, &variant))
         return;
     gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)variant, "Unknown"));
     switch (variant) {
     case 0:
-        if (gw_take_u(&x->p, EF_ACTION, 4, &v) && gw_take_u(&x->p, EF_KEY_DOWN, 1, &w))
+        if (gw_take_u(&x->p, OD_F_ACTION, 4, &v) && gw_take_u(&x->p, OD_F_KEY_DOWN, 1, &w))
             gw_summary_add(&x->p.sum, " %d %s", (int32_t)v, w ? "down" : "up");
         break;
     case 1:
-        if (!gw_take_u(&x->p, EF_OBJECT_ID, 4, &v))
+        if (!gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v))
             return;
         gw_summary_add(&x->p.sum, " object %llu", (unsigned long long)v);
         gref(x);
-        if (gw_take_u(&x->p, EF_ANIM_CHANNEL, 4, NULL) && gw_take_u(&x->p, EF_ANIM_SPEED, 4, NULL) &&
-            gw_take_u(&x->p, EF_ANIM_START, 4, NULL) && gw_take_u(&x->p, EF_ANIM_TRANSITION, 4, NULL)) {
+        if (gw_take_u(&x->p, OD_F_ANIM_CHANNEL, 4, NULL) && gw_take_u(&x->p, OD_F_ANIM_SPEED, 4, NULL) &&
+            gw_take_u(&x->p, OD_F_ANIM_START, 4, NULL) && gw_take_u(&x->p, OD_F_ANIM_TRANSITION, 4, NULL)) {
             size_t off = x->p.c.off;
-            if (!gw_take_u(&x->p, EF_ANIM_FLAGS, 1, &w))
+            if (!gw_take_u(&x->p, OD_F_ANIM_FLAGS, 1, &w))
                 return;
             gw_emit_push(&x->p.e);
-            gw_emit_u(&x->p.e, EF_BONE_X, off, 1, w);
-            gw_emit_u(&x->p.e, EF_BONE_Y, off, 1, w);
-            gw_emit_u(&x->p.e, EF_BONE_Z, off, 1, w);
-            gw_emit_u(&x->p.e, EF_PLAYBACK, off, 1, w);
+            gw_emit_u(&x->p.e, OD_F_BONE_X, off, 1, w);
+            gw_emit_u(&x->p.e, OD_F_BONE_Y, off, 1, w);
+            gw_emit_u(&x->p.e, OD_F_BONE_Z, off, 1, w);
+            gw_emit_u(&x->p.e, OD_F_PLAYBACK, off, 1, w);
             gw_emit_pop(&x->p.e, off + 1);
             if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
-                gw_emit_finding(&x->p.e, EE_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
+                gw_emit_finding(&x->p.e, OD_E_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
                                 (unsigned long long)w);
             gw_summary_add(&x->p.sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
         }
         break;
     case 2:
-        if (gw_take_u(&x->p, EF_SENDER, 4, &v) && gw_take_u(&x->p, EF_RECEIVER, 4, &w) && gw_take_u(&x->p, EF_MESSAGE, 4, NULL))
+        if (gw_take_u(&x->p, OD_F_SENDER, 4, &v) && gw_take_u(&x->p, OD_F_RECEIVER, 4, &w) && gw_take_u(&x->p, OD_F_MESSAGE, 4, NULL))
             gw_summary_add(&x->p.sum, " %llu -> %llu", (unsigned long long)v, (unsigned long long)w);
         break;
     default:
-        gw_emit_finding(&x->p.e, EE_EVENT_VARIANT, x->p.c.off - 1, 1, "Event variant %llu",
+        gw_emit_finding(&x->p.e, OD_E_EVENT_VARIANT, x->p.c.off - 1, 1, "Event variant %llu",
                         (unsigned long long)variant);
-        rest_as(x, EF_DATA);
+        rest_as(x, OD_F_DATA);
         break;
     }
 }
@@ -652,7 +546,7 @@ static void payload(od_ctx *x, unsigned type)
     int64_t t;
     switch (type) {
     case T_DB_ENTRY: {
-        if (!gw_take_u(&x->p, EF_DB_INDEX, 4, &v))
+        if (!gw_take_u(&x->p, OD_F_DB_INDEX, 4, &v))
             return;
         size_t n = gw_remaining(&x->p.c);
         const uint8_t *p = x->p.c.data + x->p.c.off;
@@ -664,45 +558,45 @@ static void payload(od_ctx *x, unsigned type)
             memcpy(e->path, p, k);
             e->path[k] = 0;
         }
-        rest_as(x, EF_DB_PATH);
+        rest_as(x, OD_F_DB_PATH);
         break;
     }
     case T_LOAD_LEVEL:
-        if (!gw_take_u(&x->p, EF_DB_COUNT, 4, &v))
+        if (!gw_take_u(&x->p, OD_F_DB_COUNT, 4, &v))
             return;
         if (v != c->n_db)
-            gw_emit_finding(&x->p.e, EE_DB_INCOMPLETE, x->p.c.off - 4, 4,
+            gw_emit_finding(&x->p.e, OD_E_DB_INCOMPLETE, x->p.c.off - 4, 4,
                             "%llu databases loaded, %u table entries seen", (unsigned long long)v,
                             c->n_db);
-        rest_as(x, EF_LEVEL_PATH);
+        rest_as(x, OD_F_LEVEL_PATH);
         break;
     case T_STATES:
     case T_EXTRA_STATES:
-        if (!tick(x, EF_TICK, &t) || !gw_take_u(&x->p, EF_OBJECT_ID, 4, &v))
+        if (!tick(x, OD_F_TICK, &t) || !gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v))
             return;
         gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
         if (type == T_STATES)
             bundle(x);
         else
-            rest_as(x, EF_EXTRA_STATES);
+            rest_as(x, OD_F_EXTRA_STATES);
         snapshot_change(x, t);
         break;
     case T_CONFIRM:
         confirm(x);
         break;
     case T_GLOBAL_MESSAGE:
-        if (!gw_take_u(&x->p, EF_CHANNEL, 4, &v) || (draft && !gw_take_u(&x->p, EF_REALTIME, 8, NULL)))
+        if (!gw_take_u(&x->p, OD_F_CHANNEL, 4, &v) || (draft && !gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)))
             return;
         gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)v);
         if (gw_remaining(&x->p.c))
-            rest_as(x, EF_BODY);
+            rest_as(x, OD_F_BODY);
         break;
     case T_OBJECT_MESSAGE: /* the draft's layout (the reference never builds it) */
-        if (gw_take_u(&x->p, EF_CHANNEL, 4, &v) && gw_take_u(&x->p, EF_SENDER, 4, NULL) && gw_take_u(&x->p, EF_RECEIVER, 4, NULL) &&
-            gw_take_u(&x->p, EF_REALTIME, 8, NULL)) {
+        if (gw_take_u(&x->p, OD_F_CHANNEL, 4, &v) && gw_take_u(&x->p, OD_F_SENDER, 4, NULL) && gw_take_u(&x->p, OD_F_RECEIVER, 4, NULL) &&
+            gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)) {
             gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)v);
             if (gw_remaining(&x->p.c))
-                rest_as(x, EF_BODY);
+                rest_as(x, OD_F_BODY);
         }
         break;
     case T_EVENT:
@@ -712,42 +606,42 @@ static void payload(od_ctx *x, unsigned type)
         acknowledge(x);
         break;
     case T_ACTION:
-        if ((!draft || gw_take_u(&x->p, EF_REALTIME, 8, NULL)) && gw_take_u(&x->p, EF_ACTION, 4, &v) &&
-            gw_take_u(&x->p, EF_ACTION_STATE, 1, &w))
+        if ((!draft || gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)) && gw_take_u(&x->p, OD_F_ACTION, 4, &v) &&
+            gw_take_u(&x->p, OD_F_ACTION_STATE, 1, &w))
             gw_summary_add(&x->p.sum, " %d %s", (int32_t)v,
                            gw_value_name_or(action_state_names, (uint32_t)w, "Unknown"));
         break;
     case T_ANALOG:
-        if ((!draft || gw_take_u(&x->p, EF_REALTIME, 8, NULL)) && gw_take_u(&x->p, EF_ACTION, 4, &v) &&
-            gw_take_u(&x->p, EF_ANALOG_X, 4, NULL) && gw_take_u(&x->p, EF_ANALOG_Y, 4, NULL))
+        if ((!draft || gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)) && gw_take_u(&x->p, OD_F_ACTION, 4, &v) &&
+            gw_take_u(&x->p, OD_F_ANALOG_X, 4, NULL) && gw_take_u(&x->p, OD_F_ANALOG_Y, 4, NULL))
             gw_summary_add(&x->p.sum, " %d", (int32_t)v);
         break;
     case T_OBJECT_CREATED: /* the draft's other snapshot changes */
-        if (tick(x, EF_TICK, &t) && gw_take_u(&x->p, EF_NEW_OBJECT, 4, &v) && gw_take_u(&x->p, EF_PROTOTYPE, 4, NULL)) {
+        if (tick(x, OD_F_TICK, &t) && gw_take_u(&x->p, OD_F_NEW_OBJECT, 4, &v) && gw_take_u(&x->p, OD_F_PROTOTYPE, 4, NULL)) {
             gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
             snapshot_change(x, t);
         }
         break;
     case T_LIFECYCLE:
-        if (tick(x, EF_TICK, &t) && gw_take_u(&x->p, EF_OBJECT_ID, 4, &v) && gw_take_u(&x->p, EF_LIFECYCLE, 1, &w)) {
+        if (tick(x, OD_F_TICK, &t) && gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v) && gw_take_u(&x->p, OD_F_LIFECYCLE, 1, &w)) {
             gw_summary_add(&x->p.sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
                            gw_value_name_or(lifecycle_names, (uint32_t)w, "Unknown"));
             if (w > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
-                gw_emit_finding(&x->p.e, EE_LIFECYCLE_UNKNOWN, x->p.c.off - 1, 1, "Lifecycle state %llu",
+                gw_emit_finding(&x->p.e, OD_E_LIFECYCLE_UNKNOWN, x->p.c.off - 1, 1, "Lifecycle state %llu",
                                 (unsigned long long)w);
             snapshot_change(x, t);
         }
         break;
     case T_SOUND:
-        if (gw_take_u(&x->p, EF_REALTIME, 8, NULL))
+        if (gw_take_u(&x->p, OD_F_REALTIME, 8, NULL))
             gref(x);
         break;
     case T_ANIMATION: /* the draft's "Object animation (downlink, reliable)" */
-        if (gw_take_u(&x->p, EF_REALTIME, 8, NULL) && gw_take_u(&x->p, EF_OBJECT_ID, 4, &v)) {
+        if (gw_take_u(&x->p, OD_F_REALTIME, 8, NULL) && gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v)) {
             gw_summary_add(&x->p.sum, " object %llu", (unsigned long long)v);
             gref(x);
-            if (!x->p.failed && gw_take_u(&x->p, EF_ANIM_CHANNEL, 4, NULL))
-                gw_take_u(&x->p, EF_ANIM_SPEED, 4, NULL);
+            if (!x->p.failed && gw_take_u(&x->p, OD_F_ANIM_CHANNEL, 4, NULL))
+                gw_take_u(&x->p, OD_F_ANIM_SPEED, 4, NULL);
         }
         break;
     }
@@ -794,7 +688,7 @@ static void check_direction(od_ctx *x, unsigned type, size_t off)
         return;
     }
     if (from_server_dir != c->server_dir)
-        gw_emit_finding(&x->p.e, EE_WRONG_DIRECTION, off, 1, "%s from the %s (%s only)",
+        gw_emit_finding(&x->p.e, OD_E_WRONG_DIRECTION, off, 1, "%s from the %s (%s only)",
                         gw_value_name_of(type_names, type), way > 0 ? "client" : "server",
                         way > 0 ? "downlink" : "uplink");
 }
@@ -810,32 +704,32 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     if (x->p.sum.len)
         gw_summary_add(&x->p.sum, " | ");
     gw_summary_add(&x->p.sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
-    gw_emit_label(&x->p.e, EF_PACKET, off, end - off, gw_value_name_of(type_names, type));
+    gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off, gw_value_name_of(type_names, type));
     gw_emit_push(&x->p.e);
-    gw_emit_u(&x->p.e, EF_TYPE, off, 1, type);
+    gw_emit_u(&x->p.e, OD_F_TYPE, off, 1, type);
     if (have < 3) {
-        gw_emit_b(&x->p.e, EF_DATA, off, have, d + off, have);
-        gw_emit_finding(&x->p.e, EE_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
+        gw_emit_b(&x->p.e, OD_F_DATA, off, have, d + off, have);
+        gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
                         have, have == 1 ? "" : "s");
         gw_summary_add(&x->p.sum, " (truncated)");
         gw_emit_pop(&x->p.e, len);
         return len;
     }
-    gw_emit_u(&x->p.e, EF_LENGTH, off + 1, 2, plen);
+    gw_emit_u(&x->p.e, OD_F_LENGTH, off + 1, 2, plen);
     if (plen > have - 3) {
-        gw_emit_finding(&x->p.e, EE_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
+        gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
                         have - 3);
         gw_summary_add(&x->p.sum, " (truncated)");
     }
     if (!known) {
-        gw_emit_finding(&x->p.e, EE_UNKNOWN_TYPE, off, 1, "Type %u", type);
+        gw_emit_finding(&x->p.e, OD_E_UNKNOWN_TYPE, off, 1, "Type %u", type);
         if (end > off + 3)
-            gw_emit_b(&x->p.e, EF_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
+            gw_emit_b(&x->p.e, OD_F_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
         gw_emit_pop(&x->p.e, end);
         return len; /* where the next one starts is not known */
     }
     if (reliable(type) != (x->p.pi->transport == GW_TRANSPORT_TCP))
-        gw_emit_finding(&x->p.e, EE_UNEXPECTED_LINK, off, 1, "%s over %s",
+        gw_emit_finding(&x->p.e, OD_E_UNEXPECTED_LINK, off, 1, "%s over %s",
                         gw_value_name_of(type_names, type),
                         x->p.pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
     check_direction(x, type, off);
@@ -843,7 +737,7 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     x->tick_at = off + 3;
     x->p.failed = false;
     payload(x, type);
-    gw_pdu_trailing(&x->p, EF_TRAILING, EE_TRAILING, "%zu byte%s after the fields");
+    gw_pdu_trailing(&x->p, OD_F_TRAILING, OD_E_TRAILING, "%zu byte%s after the fields");
     gw_emit_pop(&x->p.e, end);
     return end;
 }
@@ -892,9 +786,8 @@ static bool od_heuristic(const int *opts, int transport, const uint8_t *d, size_
     return n > 0;
 }
 
-
 /* pcaptool stats and the statistics tree: snapshot completeness */
-static const int measures[] = {EF_COMPLETE};
+static const int measures[] = {OD_F_COMPLETE};
 
 const gw_protocol gw_opendrakan_protocol = {
     .name = "opendrakan",
@@ -903,14 +796,14 @@ const gw_protocol gw_opendrakan_protocol = {
     .transports = GW_TRANSPORT_UDP | GW_TRANSPORT_TCP,
     .default_port = OD_PORT,
     .fields = fields,
-    .n_fields = EF_COUNT,
+    .n_fields = OD_F_COUNT,
     .findings = findings,
-    .n_findings = EE_COUNT,
-    .truncated_finding = EE_PAYLOAD_SHORT,
-    .rest_field = EF_DATA,
+    .n_findings = OD_E_COUNT,
+    .truncated_finding = OD_E_PAYLOAD_SHORT,
+    .rest_field = OD_F_DATA,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
-    .type_field = EF_TYPE,
+    .type_field = OD_F_TYPE,
     .measures = measures,
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,

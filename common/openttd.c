@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 /* ---- packets ---------------------------------------------------------------- */
 
 /* every packet of every version, by meaning; the wire code depends on the version */
@@ -146,183 +145,26 @@ static const gw_value_name landscape_names[] = {
 
 /* ---- fields ------------------------------------------------------------------- */
 
-#define OTTD_FIELDS(X) \
-    X(SIZE, "openttd.size", "Size", U16, DEC, NULL, "Packet size, the 2 size bytes included") \
-    X(TYPE, "openttd.type", "Type", U8, DEC, NULL, "Packet type as on the wire (its meaning depends on the version)") \
-    X(PACKET, "openttd.packet", "Packet", U8, DEC, packet_names, "The packet the type means in this connection's version") \
-    X(VERSION, "openttd.version", "Numbering", U8, DEC, version_names, "Packet numbering used for this connection") \
-    X(REVISION, "openttd.revision", "Revision", STRING, NONE, NULL, "OpenTTD revision string") \
-    X(NEWGRF_VERSION, "openttd.newgrf_version", "NewGRF version", U32, HEX, NULL, "NewGRF version of the client") \
-    X(NAME, "openttd.name", "Name", STRING, NONE, NULL, "Client name") \
-    X(UNIQUE_ID, "openttd.unique_id", "Unique id", STRING, NONE, NULL, "The client's unique id (0.5-0.7: CLIENT_JOIN, SERVER_CLIENT_INFO, company info 4 client lists)") \
-    X(COMPANY, "openttd.company", "Company", U8, DEC, company_names, "Company (0xFE new, 0xFF spectator)") \
-    X(LANGUAGE, "openttd.language", "Language", U8, DEC, NULL, "Language id (CLIENT_JOIN; game info 1-5)") \
-    X(ERROR_CODE, "openttd.error_code", "Error", U8, DEC, error_names, "Network error code") \
-    X(REASON, "openttd.reason", "Reason", STRING, NONE, NULL, "Error or leave message") \
-    X(CLIENT_ID, "openttd.client_id", "Client id", U32, DEC, NULL, "Client id") \
-    X(GENERATION_SEED, "openttd.generation_seed", "Generation seed", U32, HEX, NULL, "Seed for password hashing") \
-    X(NETWORK_ID, "openttd.network_id", "Network id", STRING, NONE, NULL, "Server's network id") \
-    X(PASSWORD_TYPE, "openttd.password_type", "Password type", U8, DEC, password_type_names, "0 game, 1 company (0.5-0.7)") \
-    X(PASSWORD, "openttd.password", "Password", STRING, NONE, NULL, "A (hashed) password") \
-    X(GRF_COUNT, "openttd.grf_count", "NewGRF count", U8, DEC, NULL, "Number of NewGRFs") \
-    X(GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, "NewGRF id, as OpenTTD shows it: its four bytes in order (big-endian)") \
-    X(GRF_MD5, "openttd.grf_md5", "NewGRF MD5", BYTES, NONE, NULL, "NewGRF MD5 sum") \
-    X(GRF_NAME, "openttd.grf_name", "NewGRF name", STRING, NONE, NULL, "NewGRF name") \
-    X(GRF_LOOKUP, "openttd.grf_lookup_id", "NewGRF lookup id", U32, DEC, NULL, "A NewGRF named by its id in a lookup table sent before (game info 6+, serialisation 2)") \
-    X(WAITING, "openttd.waiting", "Clients waiting", U8, DEC, NULL, "Clients waiting for the map") \
-    X(FRAME, "openttd.frame", "Frame", U32, DEC, NULL, "Frame counter") \
-    X(FRAME_MAX, "openttd.frame_max", "Frame max", U32, DEC, NULL, "How far the client may run") \
-    X(TOKEN, "openttd.token", "Token", U8, HEX, NULL, "Frame token the client echoes") \
-    X(SEED1, "openttd.seed1", "Seed 1", U32, HEX, NULL, "Random seed for the sync check") \
-    X(SEED2, "openttd.seed2", "Seed 2", U32, HEX, NULL, "Second random seed (old builds)") \
-    X(ACK_LAG, "openttd.ack_lag", "Frames behind the server", U32, DEC, NULL, "Server's latest frame minus the frame this CLIENT_ACK acknowledges") \
-    X(MAP_PACKET, "openttd.map_packet", "Map packet", U8, DEC, map_packet_names, "0.5-0.7 SERVER_MAP part: 0 start, 1 normal, 2 end") \
-    X(MAP_SIZE, "openttd.map_size", "Map size", U32, DEC, NULL, "Bytes of the savegame to come") \
-    X(SAVEGAME, "openttd.savegame", "Savegame header", NONE, NONE, NULL, "Header of the savegame the map data starts with") \
-    X(SAVEGAME_FORMAT, "openttd.savegame.format", "Savegame format", STRING, NONE, NULL, "Savegame compression tag (OTTX = xz)") \
-    X(SAVEGAME_VERSION, "openttd.savegame.version", "Savegame version", U16, DEC, NULL, "Savegame version (big-endian)") \
-    X(SAVEGAME_MINOR, "openttd.savegame.minor", "Savegame minor version", U16, DEC, NULL, "Savegame minor version (big-endian)") \
-    X(MAP_DATA, "openttd.map_data", "Map data", BYTES, NONE, NULL, "Savegame bytes") \
-    X(MAP_RECEIVED, "openttd.map.received", "Map bytes so far", U32, DEC, NULL, "Savegame bytes received up to this packet") \
-    X(MAP_TOTAL, "openttd.map.total", "Map bytes announced", U32, DEC, NULL, "SERVER_MAP_SIZE of this transfer") \
-    X(CMD, "openttd.cmd", "Command", U16, DEC, NULL, "Command id") \
-    X(CMD32, "openttd.cmd32", "Command", U32, HEX, NULL, "0.4-0.7: the command id, its flags and its error message in one u32") \
-    X(CMD32_ID, "openttd.cmd32.id", "Command id", U8, DEC, NULL, "0.4-0.7: the low byte, the index into _command_proc_table (cmd & 0xFF)") \
-    X(CMD32_FLAGS, "openttd.cmd32.flags", "Command flags", U8, HEX, NULL, "0.4-0.6: bits 8-15, CMD_AUTO 0x02, CMD_NO_WATER 0x04 ... (0.7 sends them cleared)") \
-    X(ERR_MSG, "openttd.err_msg", "Error message", U16, HEX, NULL, "String id shown when the command fails") \
-    X(P1, "openttd.p1", "P1", U32, HEX, NULL, "Command parameter 1 (0.5-0.7)") \
-    X(P2, "openttd.p2", "P2", U32, HEX, NULL, "Command parameter 2 (0.5-0.7)") \
-    X(TILE, "openttd.tile", "Tile", U32, DEC, NULL, "Tile of the command") \
-    X(DATA_LENGTH, "openttd.data_length", "Data length", U16, DEC, NULL, "Length of the command data") \
-    X(CMD_TEXT, "openttd.cmd_text", "Command text", STRING, NONE, NULL, "The command's text parameter (0.5-0.7)") \
-    X(CMD_DATA, "openttd.cmd_data", "Command data", BYTES, NONE, NULL, "Command parameters") \
-    X(CALLBACK, "openttd.callback", "Callback", U8, DEC, NULL, "Callback id") \
-    X(DECODE_PARAM, "openttd.decode_param", "Decode parameter", U32, HEX, NULL, "One of the ten u32 decode_params after the tile (0.5-0.7, the wiki's layout)") \
-    X(MY_CMD, "openttd.my_cmd", "Own command", BOOL, NONE, NULL, "The command came from this client") \
-    X(ACTION, "openttd.chat.action", "Action", U8, DEC, action_names, "Chat action") \
-    X(DEST_TYPE, "openttd.chat.dest_type", "Destination type", U8, DEC, desttype_names, "Chat destination type") \
-    X(DEST, "openttd.chat.dest", "Destination", U32, DEC, NULL, "Chat destination (client or company)") \
-    X(MESSAGE, "openttd.chat.message", "Message", STRING, NONE, NULL, "Chat text") \
-    X(CHAT_DATA, "openttd.chat.data", "Data", U64, DEC, NULL, "Chat data (money given)") \
-    X(SELF_SEND, "openttd.chat.self_send", "Self sent", BOOL, NONE, NULL, "The message is the receiver's own") \
-    X(SOURCE, "openttd.chat.source", "Source", STRING, NONE, NULL, "External chat source") \
-    X(COLOUR, "openttd.colour", "Colour", U16, DEC, colour_names, "Text colour (TextColour)") \
-    X(USER, "openttd.chat.user", "User", STRING, NONE, NULL, "External chat user") \
-    X(RCON_COMMAND, "openttd.rcon.command", "Command", STRING, NONE, NULL, "Remote console command") \
-    X(RCON_OUTPUT, "openttd.rcon.output", "Output", STRING, NONE, NULL, "Remote console output") \
-    X(COMPANY_MASK, "openttd.company_mask", "Passworded companies", U16, HEX, NULL, "Bit mask of companies with a password") \
-    X(MAX_COMPANIES, "openttd.max_companies", "Max companies", U8, DEC, NULL, "Maximum number of companies") \
-    X(SERVER_NAME, "openttd.server_name", "Server name", STRING, NONE, NULL, "Server name") \
-    X(MAX_SPECTATORS, "openttd.max_spectators", "Max spectators", U8, DEC, NULL, "Maximum number of spectators (SERVER_CONFIG_UPDATE, 1.x)") \
-    X(CI_VERSION, "openttd.ci.version", "Company info version", U8, DEC, NULL, "Version of the SERVER_COMPANY_INFO block") \
-    X(CI_COUNT, "openttd.ci.companies", "Active companies", U8, DEC, NULL, "Companies in the game (0 in the packet that ends the list)") \
-    X(CI_NAME, "openttd.ci.name", "Company name", STRING, NONE, NULL, "Company name") \
-    X(CI_INAUGURATED, "openttd.ci.inaugurated", "Inaugurated", U32, DEC, NULL, "Year the company was founded") \
-    X(CI_VALUE, "openttd.ci.value", "Company value", I64, DEC, NULL, "Company value") \
-    X(CI_MONEY, "openttd.ci.money", "Money", I64, DEC, NULL, "Money in the bank") \
-    X(CI_INCOME, "openttd.ci.income", "Income", I64, DEC, NULL, "Last year's income") \
-    X(CI_PERFORMANCE, "openttd.ci.performance", "Performance", U16, DEC, NULL, "Performance rating") \
-    X(CI_PASSWORD, "openttd.ci.password", "Password", BOOL, NONE, NULL, "The company has a password") \
-    X(CI_TRAINS, "openttd.ci.vehicles.trains", "Trains", U16, DEC, NULL, "Trains") \
-    X(CI_LORRIES, "openttd.ci.vehicles.lorries", "Lorries", U16, DEC, NULL, "Road vehicles for freight") \
-    X(CI_BUSES, "openttd.ci.vehicles.buses", "Buses", U16, DEC, NULL, "Road vehicles for passengers") \
-    X(CI_PLANES, "openttd.ci.vehicles.planes", "Aircraft", U16, DEC, NULL, "Aircraft") \
-    X(CI_SHIPS, "openttd.ci.vehicles.ships", "Ships", U16, DEC, NULL, "Ships") \
-    X(CI_TRAIN_STATIONS, "openttd.ci.stations.train", "Train stations", U16, DEC, NULL, "Train stations") \
-    X(CI_TRUCK_STOPS, "openttd.ci.stations.truck", "Lorry stops", U16, DEC, NULL, "Lorry stops") \
-    X(CI_BUS_STOPS, "openttd.ci.stations.bus", "Bus stops", U16, DEC, NULL, "Bus stops") \
-    X(CI_AIRPORTS, "openttd.ci.stations.airport", "Airports", U16, DEC, NULL, "Airports") \
-    X(CI_DOCKS, "openttd.ci.stations.dock", "Docks", U16, DEC, NULL, "Docks") \
-    X(CI_IS_AI, "openttd.ci.is_ai", "AI", BOOL, NONE, NULL, "The company is an AI (company info 6 and later)") \
-    X(CI_CLIENT_FOLLOWS, "openttd.ci.client_follows", "Client follows", BOOL, NONE, NULL, "Company info 4 client lists: 1 a client follows, 0 the list ends") \
-    X(CI_JOIN_DATE, "openttd.ci.join_date", "Join date", U32, DEC, NULL, "Company info 4 client lists: the day the client joined") \
-    X(CI_CLIENTS, "openttd.ci.clients", "Clients", STRING, NONE, NULL, "Names of the clients playing the company (\"<none>\" if none)") \
-    X(MASTER_WELCOME, "openttd.master.welcome", "Welcome message", STRING, NONE, NULL, "SERVER_REGISTER's \"OpenTTDRegister\", which roots out other packets") \
-    X(MASTER_VERSION, "openttd.master.version", "Master server protocol", U8, DEC, NULL, "Version of the master server protocol (1 before 1.0, 2 after)") \
-    X(MASTER_PORT, "openttd.master.port", "Game port", U16, DEC, NULL, "The port the registering game server listens on") \
-    X(MASTER_SESSION_KEY, "openttd.master.session_key", "Session key", U64, HEX, NULL, "Master server session key (protocol 2)") \
-    X(MASTER_LIST_TYPE, "openttd.master.list_type", "List type", U8, DEC, list_type_names, "CLIENT_GET_LIST: which servers to list (protocol 2)") \
-    X(MASTER_LIST, "openttd.master.list", "Address family", U8, DEC, master_list_names, "MASTER_RESPONSE_LIST: 1 IPv4 addresses, 2 IPv6 addresses") \
-    X(MASTER_COUNT, "openttd.master.servers", "Servers", U16, DEC, NULL, "Servers in MASTER_RESPONSE_LIST") \
-    X(MASTER_IPV4, "openttd.master.ipv4", "Server address", IPV4, NONE, NULL, "A listed server's IPv4 address") \
-    X(MASTER_IPV6, "openttd.master.ipv6", "Server address", IPV6, NONE, NULL, "A listed server's IPv6 address") \
-    X(MASTER_SERVER_PORT, "openttd.master.server_port", "Server port", U16, DEC, NULL, "A listed server's port") \
-    X(GI_VERSION, "openttd.gi.version", "Game info version", U8, DEC, NULL, "Version of the game info block") \
-    X(GI_TICKS, "openttd.gi.ticks_playing", "Ticks playing", U64, DEC, NULL, "Ticks the game has run (game info 7)") \
-    X(GI_GRF_TYPE, "openttd.gi.newgrf_type", "NewGRF serialisation", U8, DEC, NULL, "0 = id and MD5, 1 = with names, 2 = lookup ids") \
-    X(GI_GS_VERSION, "openttd.gi.gs_version", "Game script version", U32, DEC, NULL, "Game script version") \
-    X(GI_GS_NAME, "openttd.gi.gs_name", "Game script", STRING, NONE, NULL, "Game script name") \
-    X(GI_GAME_DATE, "openttd.gi.game_date", "Game date", U32, DEC, NULL, "Current game date (days)") \
-    X(GI_START_DATE, "openttd.gi.start_date", "Start date", U32, DEC, NULL, "Start date (days)") \
-    X(GI_COMPANIES_MAX, "openttd.gi.companies_max", "Companies max", U8, DEC, NULL, "Maximum companies") \
-    X(GI_COMPANIES_ON, "openttd.gi.companies_on", "Companies", U8, DEC, NULL, "Current companies") \
-    X(GI_SPECTATORS_MAX, "openttd.gi.spectators_max", "Spectators max", U8, DEC, NULL, "Maximum spectators (legacy)") \
-    X(GI_PASSWORD, "openttd.gi.password", "Password", BOOL, NONE, NULL, "The server needs a password") \
-    X(GI_CLIENTS_MAX, "openttd.gi.clients_max", "Clients max", U8, DEC, NULL, "Maximum clients") \
-    X(GI_CLIENTS_ON, "openttd.gi.clients_on", "Clients", U8, DEC, NULL, "Current clients") \
-    X(GI_SPECTATORS_ON, "openttd.gi.spectators_on", "Spectators", U8, DEC, NULL, "Current spectators") \
-    X(GI_OLD_DATE, "openttd.gi.old_date", "Date (old)", U16, DEC, NULL, "Game or start date before game info 3") \
-    X(GI_MAP_NAME, "openttd.gi.map_name", "Map name", STRING, NONE, NULL, "Map name (game info 1-5)") \
-    X(GI_MAP_WIDTH, "openttd.gi.map_width", "Map width", U16, DEC, NULL, "Map width") \
-    X(GI_MAP_HEIGHT, "openttd.gi.map_height", "Map height", U16, DEC, NULL, "Map height") \
-    X(GI_LANDSCAPE, "openttd.gi.landscape", "Landscape", U8, DEC, landscape_names, "Climate") \
-    X(GI_DEDICATED, "openttd.gi.dedicated", "Dedicated", BOOL, NONE, NULL, "Dedicated server") \
-    X(MAC, "openttd.mac", "MAC", BYTES, NONE, NULL, "Message authentication code of an encrypted packet") \
-    X(AUTH_METHOD, "openttd.auth.method", "Authentication method", U8, DEC, auth_method_names, "15.x: how the client must authenticate") \
-    X(AUTH_PUBLIC_KEY, "openttd.auth.public_key", "Key-exchange public key", BYTES, NONE, NULL, "15.x: the sender's X25519 public key (32 bytes)") \
-    X(AUTH_NONCE, "openttd.auth.nonce", "Key-exchange nonce", BYTES, NONE, NULL, "15.x: the nonce of the key exchange (24 bytes)") \
-    X(AUTH_MAC, "openttd.auth.mac", "Key-exchange MAC", BYTES, NONE, NULL, "15.x: the MAC of the key-exchange message (16 bytes)") \
-    X(AUTH_MESSAGE, "openttd.auth.message", "Key-exchange message", BYTES, NONE, NULL, "15.x: the encrypted random key-exchange message (8 bytes)") \
-    X(ENCRYPTION_NONCE, "openttd.encryption_nonce", "Encryption nonce", BYTES, NONE, NULL, "15.x: the nonce the encrypted connection starts from (24 bytes)") \
-    X(PUBLIC_KEY, "openttd.public_key", "Public key", STRING, NONE, NULL, "15.x: a client's public key, as hex (SERVER_CLIENT_INFO)") \
-    X(ENCRYPTED, "openttd.encrypted", "Encrypted", BYTES, NONE, NULL, "Encrypted type and payload") \
-    X(PAYLOAD, "openttd.payload", "Payload", BYTES, NONE, NULL, "Payload not decoded field by field") \
-    X(TRAILING, "openttd.trailing", "Trailing bytes", BYTES, NONE, NULL, "Bytes after the packet's fields")
-
-#define AS_FENUM(id, abbrev, name, type, base, names, blurb) OF_##id,
-enum ottd_field { OTTD_FIELDS(AS_FENUM) OF_COUNT };
-#define AS_FIELD(id, abbrev, name, type, base, names, blurb) \
-    [OF_##id] = {abbrev, name, GW_FT_##type, GW_BASE_##base, names, 0, blurb, 0, -1},
-static const gw_field fields[OF_COUNT] = {OTTD_FIELDS(AS_FIELD)};
+static const gw_field fields[OTTD_F_COUNT] = {OTTD_FIELDS(GW_FIELD, GW_LINK)};
 
 /* ---- findings ------------------------------------------------------------------ */
 
-#define OTTD_FINDINGS(X) \
-    X(BAD_SIZE, "openttd.size.invalid", ERROR, MALFORMED, "A size below 3 or with the reserved high bit: the stream is out of step and is resynchronised at the next segment") \
-    X(TOO_LARGE, "openttd.size.too_large", WARNING, MALFORMED, "A packet larger than its type allows (1460, or 32767 for map data and game info)") \
-    X(TRUNCATED, "openttd.truncated", ERROR, MALFORMED, "The packet ends before a field its type must contain") \
-    X(STRING_UNTERMINATED, "openttd.string.unterminated", ERROR, MALFORMED, "A string runs to the end of the packet without its NUL") \
-    X(TRAILING, "openttd.trailing_bytes", WARNING, MALFORMED, "Bytes follow the packet's last field") \
-    X(UNKNOWN_TYPE, "openttd.type.unknown", WARNING, UNDECODED, "A packet type this version does not define") \
-    X(VERSION_GUESS, "openttd.version.assumed", NOTE, COMMENT, "A revision whose numbering is not known here: the nearest known numbering is used") \
-    X(ACK_BEYOND_MAX, "openttd.ack.beyond_frame_max", WARNING, SEQUENCE, "A client acknowledges a frame beyond the server's frame_max") \
-    X(FRAME_BACK, "openttd.frame.backwards", WARNING, SEQUENCE, "A frame counter lower than the previous one in the same direction") \
-    X(MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, PROTOCOL, "The map bytes received differ from SERVER_MAP_SIZE") \
-    X(NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, PROTOCOL, "The first map data does not start with a savegame header") \
-    X(ENCRYPTED, "openttd.encrypted_packet", NOTE, UNDECODED, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
-    X(JOIN_ORDER, "openttd.join.out_of_order", WARNING, PROTOCOL, "A packet of the join sequence (JOIN, passwords, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK) before the step it follows, or after a later one (13.x and newer, once JOIN was seen)") \
-    X(COMMAND_PASSED, "openttd.command.frame_passed", WARNING, SEQUENCE, "A SERVER_COMMAND to be executed in a frame the server has already sent (it must be later than the last SERVER_FRAME)") \
-    X(WRONG_DIRECTION, "openttd.direction.wrong", WARNING, PROTOCOL, "A SERVER_ packet from the client (the side that opened the TCP connection) or a CLIENT_ packet from the server")
-
-#define AS_EENUM(id, code, sev, group, summary) OE_##id,
-enum ottd_finding { OTTD_FINDINGS(AS_EENUM) OE_COUNT };
-#define AS_FINDING(id, code, sev, group, summary) [OE_##id] = {code, GW_SEV_##sev, summary, GW_GROUP_##group},
-static const gw_finding_def findings[OE_COUNT] = {OTTD_FINDINGS(AS_FINDING)};
+static const gw_finding_def findings[OTTD_E_COUNT] = {OTTD_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {OE_JOIN_ORDER, "openttd-wiki.md, Joining: \"it first fetches some data ... Then it verifies itself, gives his name "
+    {OTTD_E_JOIN_ORDER, "openttd-wiki.md, Joining: \"it first fetches some data ... Then it verifies itself, gives his name "
                     "and, if needed, passwords. Then it asks for a copy of the current map\"; WIRE-NOTES 2: the 13.x "
                     "packets JOIN, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK"},
-    {OE_MAP_MISMATCH, "WIRE-NOTES 2: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries"},
-    {OE_FRAME_BACK, "openttd-wiki.md: \"the server sends out a FRAME-packet every frame\"; CLIENT_ACK \"Tell the server we "
+    {OTTD_E_MAP_MISMATCH, "WIRE-NOTES 2: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries"},
+    {OTTD_E_FRAME_BACK, "openttd-wiki.md: \"the server sends out a FRAME-packet every frame\"; CLIENT_ACK \"Tell the server we "
                     "are done with this frame\": frame counters only advance"},
-    {OE_ACK_BEYOND_MAX, "openttd-wiki.md: \"Because a client can never be beyond the max-frame\""},
-    {OE_COMMAND_PASSED, "openttd-wiki.md: \"Just before that, the server has sent all DoCommands for the max-frame in the "
+    {OTTD_E_ACK_BEYOND_MAX, "openttd-wiki.md: \"Because a client can never be beyond the max-frame\""},
+    {OTTD_E_COMMAND_PASSED, "openttd-wiki.md: \"Just before that, the server has sent all DoCommands for the max-frame in the "
                         "FRAME-packet ... all DoCommands are executed on the same frame\""},
-    {OE_WRONG_DIRECTION, "openttd-wiki.md: packets named PACKET_CLIENT_* are sent by the client, PACKET_SERVER_* by the "
+    {OTTD_E_WRONG_DIRECTION, "openttd-wiki.md: packets named PACKET_CLIENT_* are sent by the client, PACKET_SERVER_* by the "
                          "server"},
-    {OE_TOO_LARGE, "WIRE-NOTES 2: \"Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some "
+    {OTTD_E_TOO_LARGE, "WIRE-NOTES 2: \"Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some "
                    "others\""},
 };
 
@@ -367,13 +209,13 @@ typedef struct {
 } lop;
 
 #define L(...) (const lop[]){__VA_ARGS__, {O_END, 0}}
-#define U8(f) {O_U8, OF_##f}
-#define U16(f) {O_U16, OF_##f}
-#define U32(f) {O_U32, OF_##f}
-#define U64(f) {O_U64, OF_##f}
-#define BOOL(f) {O_BOOL, OF_##f}
-#define STR(f) {O_STR, OF_##f}
-#define REST(f) {O_REST, OF_##f}
+#define U8(f) {O_U8, OTTD_F_##f}
+#define U16(f) {O_U16, OTTD_F_##f}
+#define U32(f) {O_U32, OTTD_F_##f}
+#define U64(f) {O_U64, OTTD_F_##f}
+#define BOOL(f) {O_BOOL, OTTD_F_##f}
+#define STR(f) {O_STR, OTTD_F_##f}
+#define REST(f) {O_REST, OTTD_F_##f}
 #define OPT {O_OPT, 0}
 #define DECODE_PARAMS U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
     U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
@@ -384,7 +226,7 @@ typedef struct {
 static const lop *const layouts_13[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
     [PK_SERVER_ERROR] = L(U8(ERROR_CODE), OPT, STR(REASON)),
-    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}, {O_ENDLOOP, 0}),
     [PK_CLIENT_GAME_PASSWORD] = L(STR(PASSWORD)),
     [PK_CLIENT_COMPANY_PASSWORD] = L(STR(PASSWORD)),
     [PK_CLIENT_SET_PASSWORD] = L(STR(PASSWORD)),
@@ -399,8 +241,8 @@ static const lop *const layouts_13[PK_COUNT] = {
     [PK_SERVER_FRAME] = L(U32(FRAME), U32(FRAME_MAX), OPT, U8(TOKEN)),
     [PK_CLIENT_ACK] = L(U32(FRAME), U8(TOKEN)),
     [PK_SERVER_SYNC] = L(U32(FRAME), U32(SEED1)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OF_TILE}, {O_BUF16, OF_CMD_DATA}, U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OF_TILE}, {O_BUF16, OF_CMD_DATA}, U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OTTD_F_TILE}, {O_BUF16, OTTD_F_CMD_DATA}, U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OTTD_F_TILE}, {O_BUF16, OTTD_F_CMD_DATA}, U8(CALLBACK),
                             U32(FRAME), BOOL(MY_CMD)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
@@ -439,9 +281,9 @@ static const lop *const layouts_13[PK_COUNT] = {
 static const lop *const layouts_15[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION)),
     [PK_CLIENT_IDENTIFY] = L(STR(NAME), U8(COMPANY)),
-    [PK_SERVER_AUTH_REQUEST] = L(U8(AUTH_METHOD), {O_BYTES32, OF_AUTH_PUBLIC_KEY}, {O_BYTES24, OF_AUTH_NONCE}),
-    [PK_CLIENT_AUTH_RESPONSE] = L({O_BYTES32, OF_AUTH_PUBLIC_KEY}, {O_MD5, OF_AUTH_MAC}, {O_BYTES8, OF_AUTH_MESSAGE}),
-    [PK_SERVER_ENABLE_ENCRYPTION] = L({O_BYTES24, OF_ENCRYPTION_NONCE}),
+    [PK_SERVER_AUTH_REQUEST] = L(U8(AUTH_METHOD), {O_BYTES32, OTTD_F_AUTH_PUBLIC_KEY}, {O_BYTES24, OTTD_F_AUTH_NONCE}),
+    [PK_CLIENT_AUTH_RESPONSE] = L({O_BYTES32, OTTD_F_AUTH_PUBLIC_KEY}, {O_MD5, OTTD_F_AUTH_MAC}, {O_BYTES8, OTTD_F_AUTH_MESSAGE}),
+    [PK_SERVER_ENABLE_ENCRYPTION] = L({O_BYTES24, OTTD_F_ENCRYPTION_NONCE}),
     [PK_SERVER_WELCOME] = L(U32(CLIENT_ID)),
     [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME), STR(PUBLIC_KEY)),
     [PK_CLIENT_MOVE] = L(U8(COMPANY)),
@@ -463,8 +305,8 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_CLIENT_ACK] = L(U32(FRAME)),
     /* the wiki: "Uint32: decode_params < 10 times ... >", "Uint8: CallBackID", and
        from the server "Uint32: Frame of execution" */
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
                             U32(FRAME)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U8(DEST), STR(MESSAGE)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U8(CLIENT_ID), STR(MESSAGE)),
@@ -475,7 +317,7 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_SERVER_ERROR_QUIT] = L(U8(CLIENT_ID), U8(ERROR_CODE)),
     [PK_SERVER_RCON] = L(U16(COLOUR), STR(RCON_OUTPUT)),
     [PK_CLIENT_RCON] = L(STR(PASSWORD), STR(RCON_COMMAND)),
-    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}, {O_ENDLOOP, 0}),
     [PK_SERVER_FULL] = L(NONE),
     [PK_SERVER_BANNED] = L(NONE),
     [PK_CLIENT_COMPANY_INFO] = L(NONE),
@@ -506,8 +348,8 @@ static const lop *const layouts_05[PK_COUNT] = {
     [PK_SERVER_CLIENT_INFO] = L(U16(CLIENT_ID), U8(COMPANY), STR(NAME), STR(UNIQUE_ID)),
     [PK_SERVER_WELCOME] = L(U16(CLIENT_ID)),
     [PK_SERVER_JOIN] = L(U16(CLIENT_ID)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U16(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE)),
     [PK_SERVER_QUIT] = L(U16(CLIENT_ID), STR(REASON)),
@@ -526,7 +368,7 @@ static const lop *const layouts_07[PK_COUNT] = {
     [PK_SERVER_NEED_PASSWORD] = L(U8(PASSWORD_TYPE), OPT, U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_WELCOME] = L(U32(CLIENT_ID), U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_JOIN] = L(U32(CLIENT_ID)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OF_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME), BOOL(MY_CMD)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
@@ -548,8 +390,8 @@ static const lop *const layouts_udp[PK_COUNT] = {
     [PK_UDP_SERVER_UNREGISTER] = L(U8(MASTER_VERSION), U16(MASTER_PORT)),
     /* "packet only contains protocol version"; protocol 2 adds the list type */
     [PK_UDP_CLIENT_GET_LIST] = L(U8(MASTER_VERSION), OPT, U8(MASTER_LIST_TYPE)),
-    [PK_UDP_CLIENT_GET_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}, {O_ENDLOOP, 0}),
-    [PK_UDP_SERVER_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5},
+    [PK_UDP_CLIENT_GET_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_UDP_SERVER_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5},
                                 STR(GRF_NAME), {O_ENDLOOP, 0}),
     [PK_UDP_MASTER_SESSION_KEY] = L(U64(MASTER_SESSION_KEY)),
 };
@@ -727,12 +569,12 @@ typedef struct {
     int version;
     int release;              /* the release series whose names apply (13, 14), or 0 */
     const char *cmd_name;     /* the command's name in that release, when it has one */
-    bool seen[OF_COUNT];
+    bool seen[OTTD_F_COUNT];
     /* not cleared for each PDU (it is large): the last value of each numeric field and string, for summaries and
        checks: read only where seen[] says it was set in this PDU */
-    uint64_t val[OF_COUNT];
-    const uint8_t *str[OF_COUNT];
-    size_t str_len[OF_COUNT];
+    uint64_t val[OTTD_F_COUNT];
+    const uint8_t *str[OTTD_F_COUNT];
+    size_t str_len[OTTD_F_COUNT];
 } ottd_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -740,9 +582,9 @@ typedef struct {
 /* a value's name that depends on the release (commands, callbacks), or NULL */
 static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
 {
-    if (field == OF_CMD)
+    if (field == OTTD_F_CMD)
         return command_name(x->release, v);
-    if (field == OF_CALLBACK && (x->release == OTTD_V13 || x->release == OTTD_V14) && v < N(callbacks))
+    if (field == OTTD_F_CALLBACK && (x->release == OTTD_V13 || x->release == OTTD_V14) && v < N(callbacks))
         return callbacks[v];
     return NULL;
 }
@@ -755,7 +597,7 @@ static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
         uint64_t v = gw_get_uint(x->p.c.data + x->p.c.off, size, big_endian);
         const char *name = release_name(x, field, v);
         if (name) {
-            if (field == OF_CMD)
+            if (field == OTTD_F_CMD)
                 x->cmd_name = name;
             gw_emit_named_u(&x->p.e, field, x->p.c.off, size, v, name);
             x->p.c.off += size;
@@ -775,7 +617,7 @@ static bool take_str(ottd_ctx *x, int field)
 {
     const uint8_t *p = NULL;
     size_t n = 0;
-    bool ok = gw_take_cstr(&x->p, field, OE_STRING_UNTERMINATED, &p, &n);
+    bool ok = gw_take_cstr(&x->p, field, OTTD_E_STRING_UNTERMINATED, &p, &n);
     if (p) {
         x->str[field] = p;
         x->str_len[field] = n;
@@ -806,12 +648,12 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
                puts the error message's string id in the high 16 bits; little
                endian, so each is its own bytes */
             size_t off = x->p.c.off;
-            if (!take_num(x, OF_CMD32, 4, false))
+            if (!take_num(x, OTTD_F_CMD32, 4, false))
                 break;
             gw_emit_push(&x->p.e);
-            gw_emit_u(&x->p.e, OF_CMD32_ID, off, 1, x->val[OF_CMD32] & 0xff);
-            gw_emit_u(&x->p.e, OF_CMD32_FLAGS, off + 1, 1, (x->val[OF_CMD32] >> 8) & 0xff);
-            gw_emit_u(&x->p.e, OF_ERR_MSG, off + 2, 2, x->val[OF_CMD32] >> 16);
+            gw_emit_u(&x->p.e, OTTD_F_CMD32_ID, off, 1, x->val[OTTD_F_CMD32] & 0xff);
+            gw_emit_u(&x->p.e, OTTD_F_CMD32_FLAGS, off + 1, 1, (x->val[OTTD_F_CMD32] >> 8) & 0xff);
+            gw_emit_u(&x->p.e, OTTD_F_ERR_MSG, off + 2, 2, x->val[OTTD_F_CMD32] >> 16);
             gw_emit_pop(&x->p.e, off + 4);
             break;
         }
@@ -824,8 +666,8 @@ static bool run_layout(ottd_ctx *x, const lop *ops)
                 take_num(x, o->field, 4, false);
             break;
         case O_BUF16:
-            if (take_num(x, OF_DATA_LENGTH, 2, false))
-                gw_take_bytes(&x->p, o->field, (size_t)x->val[OF_DATA_LENGTH]);
+            if (take_num(x, OTTD_F_DATA_LENGTH, 2, false))
+                gw_take_bytes(&x->p, o->field, (size_t)x->val[OTTD_F_DATA_LENGTH]);
             break;
         case O_LOOP: {
             uint64_t count = x->val[(o - 1)->field];
@@ -878,7 +720,7 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
     if (!v || x->conv->opt[OTTD_OPT_VERSION] != OTTD_V_AUTO)
         return;
     if (guess)
-        gw_emit_finding(&x->p.e, OE_VERSION_GUESS, off, n,
+        gw_emit_finding(&x->p.e, OTTD_E_VERSION_GUESS, off, n,
                         "Revision \"%.*s\": using the %s numbering", (int)(n > 40 ? 40 : n), rev,
                         gw_value_name_of(version_names, (uint32_t)v));
     x->conv->version = v;
@@ -894,32 +736,32 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
    name while the version is below 6, u16 dates below 3. */
 static void game_info(ottd_ctx *x)
 {
-    if (!take_num(x, OF_GI_VERSION, 1, false))
+    if (!take_num(x, OTTD_F_GI_VERSION, 1, false))
         return;
-    unsigned v = (unsigned)x->val[OF_GI_VERSION];
+    unsigned v = (unsigned)x->val[OTTD_F_GI_VERSION];
     unsigned grf_type = 0;
-    if (v >= 7 && !take_num(x, OF_GI_TICKS, 8, false))
+    if (v >= 7 && !take_num(x, OTTD_F_GI_TICKS, 8, false))
         return;
     if (v >= 6) {
-        if (!take_num(x, OF_GI_GRF_TYPE, 1, false))
+        if (!take_num(x, OTTD_F_GI_GRF_TYPE, 1, false))
             return;
-        grf_type = (unsigned)x->val[OF_GI_GRF_TYPE];
+        grf_type = (unsigned)x->val[OTTD_F_GI_GRF_TYPE];
         if (grf_type > 2) /* the reader stops: nothing after it is read */
             return;
     }
     if (v >= 5 && !run_layout(x, L(U32(GI_GS_VERSION), STR(GI_GS_NAME))))
         return;
     if (v >= 4) {
-        if (!take_num(x, OF_GRF_COUNT, 1, false))
+        if (!take_num(x, OTTD_F_GRF_COUNT, 1, false))
             return;
-        for (uint64_t i = 0; i < x->val[OF_GRF_COUNT] && !x->p.failed; i++) {
+        for (uint64_t i = 0; i < x->val[OTTD_F_GRF_COUNT] && !x->p.failed; i++) {
             if (grf_type == 2) {
-                take_num(x, OF_GRF_LOOKUP, 4, false);
+                take_num(x, OTTD_F_GRF_LOOKUP, 4, false);
                 continue;
             }
-            run_layout(x, L({O_GRF_ID, OF_GRF_ID}, {O_MD5, OF_GRF_MD5}));
+            run_layout(x, L({O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}));
             if (grf_type == 1)
-                take_str(x, OF_GRF_NAME);
+                take_str(x, OTTD_F_GRF_NAME);
         }
     }
     if (v >= 3 && !run_layout(x, L(U32(GI_GAME_DATE), U32(GI_START_DATE))))
@@ -928,13 +770,13 @@ static void game_info(ottd_ctx *x)
         return;
     if (!run_layout(x, L(STR(SERVER_NAME), STR(REVISION))))
         return;
-    if (v < 6 && !take_num(x, OF_LANGUAGE, 1, false))
+    if (v < 6 && !take_num(x, OTTD_F_LANGUAGE, 1, false))
         return;
     if (!run_layout(x, L(BOOL(GI_PASSWORD), U8(GI_CLIENTS_MAX), U8(GI_CLIENTS_ON), U8(GI_SPECTATORS_ON))))
         return;
     if (v < 3 && !run_layout(x, L(U16(GI_OLD_DATE), U16(GI_OLD_DATE))))
         return;
-    if (v < 6 && !take_str(x, OF_GI_MAP_NAME))
+    if (v < 6 && !take_str(x, OTTD_F_GI_MAP_NAME))
         return;
     run_layout(x, L(U16(GI_MAP_WIDTH), U16(GI_MAP_HEIGHT), U8(GI_LANDSCAPE), BOOL(GI_DEDICATED)));
 }
@@ -942,7 +784,7 @@ static void game_info(ottd_ctx *x)
 /* company info 4 over UDP: clients while the marker byte is 1 */
 static void client_list(ottd_ctx *x)
 {
-    while (take_num(x, OF_CI_CLIENT_FOLLOWS, 1, false) && x->val[OF_CI_CLIENT_FOLLOWS] == 1)
+    while (take_num(x, OTTD_F_CI_CLIENT_FOLLOWS, 1, false) && x->val[OTTD_F_CI_CLIENT_FOLLOWS] == 1)
         if (!run_layout(x, L(STR(NAME), STR(UNIQUE_ID), U32(CI_JOIN_DATE))))
             return;
 }
@@ -962,10 +804,10 @@ static void company_entry(ottd_ctx *x, unsigned version, bool udp)
                          U16(CI_BUSES), U16(CI_PLANES), U16(CI_SHIPS), U16(CI_TRAIN_STATIONS),
                          U16(CI_TRUCK_STOPS), U16(CI_BUS_STOPS), U16(CI_AIRPORTS), U16(CI_DOCKS))))
         return;
-    if (version >= 6 && !take_num(x, OF_CI_IS_AI, 1, false))
+    if (version >= 6 && !take_num(x, OTTD_F_CI_IS_AI, 1, false))
         return;
     if (!udp)
-        take_str(x, OF_CI_CLIENTS);
+        take_str(x, OTTD_F_CI_CLIENTS);
     else if (version <= 4)
         client_list(x);
 }
@@ -974,9 +816,9 @@ static void company_entry(ottd_ctx *x, unsigned version, bool udp)
    the packet that ends the list), one company */
 static void company_info(ottd_ctx *x)
 {
-    if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))) || !x->val[OF_CI_COUNT])
+    if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))) || !x->val[OTTD_F_CI_COUNT])
         return;
-    company_entry(x, (unsigned)x->val[OF_CI_VERSION], false);
+    company_entry(x, (unsigned)x->val[OTTD_F_CI_VERSION], false);
 }
 
 /* UDP SERVER_DETAIL_INFO: version, count, that many companies; version 4
@@ -985,8 +827,8 @@ static void detail_info(ottd_ctx *x)
 {
     if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))))
         return;
-    unsigned version = (unsigned)x->val[OF_CI_VERSION];
-    for (uint64_t i = 0, n = x->val[OF_CI_COUNT]; i < n && !x->p.failed; i++)
+    unsigned version = (unsigned)x->val[OTTD_F_CI_VERSION];
+    for (uint64_t i = 0, n = x->val[OTTD_F_CI_COUNT]; i < n && !x->p.failed; i++)
         company_entry(x, version, true);
     if (version <= 4 && !x->p.failed)
         client_list(x);
@@ -998,18 +840,18 @@ static void master_list(ottd_ctx *x)
 {
     if (!run_layout(x, L(U8(MASTER_LIST))))
         return;
-    unsigned family = (unsigned)x->val[OF_MASTER_LIST];
+    unsigned family = (unsigned)x->val[OTTD_F_MASTER_LIST];
     if (family != 1 && family != 2) {
-        gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
+        gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         return;
     }
-    if (!take_num(x, OF_MASTER_COUNT, 2, false))
+    if (!take_num(x, OTTD_F_MASTER_COUNT, 2, false))
         return;
-    int field = family == 1 ? OF_MASTER_IPV4 : OF_MASTER_IPV6;
+    int field = family == 1 ? OTTD_F_MASTER_IPV4 : OTTD_F_MASTER_IPV6;
     size_t alen = family == 1 ? 4 : 16;
-    for (uint64_t i = 0; i < x->val[OF_MASTER_COUNT] && !x->p.failed; i++)
+    for (uint64_t i = 0; i < x->val[OTTD_F_MASTER_COUNT] && !x->p.failed; i++)
         if (gw_take_bytes(&x->p, field, alen))
-            take_num(x, OF_MASTER_SERVER_PORT, 2, false);
+            take_num(x, OTTD_F_MASTER_SERVER_PORT, 2, false);
 }
 
 static bool printable4(const uint8_t *p)
@@ -1024,27 +866,27 @@ static void map_data(ottd_ctx *x)
 {
     ottd_conv *cv = x->conv;
     size_t off = x->p.c.off, n = gw_remaining(&x->p.c);
-    gw_emit_b(&x->p.e, OF_MAP_DATA, off, n, x->p.c.data + off, n);
+    gw_emit_b(&x->p.e, OTTD_F_MAP_DATA, off, n, x->p.c.data + off, n);
     if (!cv->map_header_seen) {
         cv->map_header_seen = true;
         if (n >= 8 && printable4(x->p.c.data + off)) {
-            gw_emit_label(&x->p.e, OF_SAVEGAME, off, 8, "Savegame header");
+            gw_emit_label(&x->p.e, OTTD_F_SAVEGAME, off, 8, "Savegame header");
             gw_emit_push(&x->p.e);
-            gw_take_bytes(&x->p, OF_SAVEGAME_FORMAT, 4);
-            take_num(x, OF_SAVEGAME_VERSION, 2, true);
-            take_num(x, OF_SAVEGAME_MINOR, 2, true);
+            gw_take_bytes(&x->p, OTTD_F_SAVEGAME_FORMAT, 4);
+            take_num(x, OTTD_F_SAVEGAME_VERSION, 2, true);
+            take_num(x, OTTD_F_SAVEGAME_MINOR, 2, true);
             gw_emit_pop(&x->p.e, off + 8);
-            summary_add(x, " %.4s v%u", (const char *)x->p.c.data + off, (unsigned)x->val[OF_SAVEGAME_VERSION]);
+            summary_add(x, " %.4s v%u", (const char *)x->p.c.data + off, (unsigned)x->val[OTTD_F_SAVEGAME_VERSION]);
         } else {
-            gw_emit_finding(&x->p.e, OE_NOT_SAVEGAME, off, n < 8 ? n : 8,
+            gw_emit_finding(&x->p.e, OTTD_E_NOT_SAVEGAME, off, n < 8 ? n : 8,
                             "The map does not start with a savegame header");
         }
     }
     x->p.c.off = x->p.c.len;
     cv->map_received += (uint32_t)n;
-    gw_emit_gen_u(&x->p.e, OF_MAP_RECEIVED, off, cv->map_received);
+    gw_emit_gen_u(&x->p.e, OTTD_F_MAP_RECEIVED, off, cv->map_received);
     if (cv->map_announced) {
-        gw_emit_gen_u(&x->p.e, OF_MAP_TOTAL, off, cv->map_total);
+        gw_emit_gen_u(&x->p.e, OTTD_F_MAP_TOTAL, off, cv->map_total);
         summary_add(x, " %u/%u bytes", cv->map_received, cv->map_total);
     } else {
         summary_add(x, " %u bytes", cv->map_received);
@@ -1070,30 +912,30 @@ static void map_check_sum(ottd_ctx *x, size_t off, const char *announcer)
 {
     const ottd_conv *cv = x->conv;
     if (cv->map_announced && cv->map_received != cv->map_total)
-        gw_emit_finding(&x->p.e, OE_MAP_MISMATCH, off, 1, "%u map bytes received, %s said %u", cv->map_received,
+        gw_emit_finding(&x->p.e, OTTD_E_MAP_MISMATCH, off, 1, "%u map bytes received, %s said %u", cv->map_received,
                         announcer, cv->map_total);
 }
 
 /* the 0.5-0.7 SERVER_MAP: one packet type with a part code */
 static void old_map(ottd_ctx *x)
 {
-    if (!take_num(x, OF_MAP_PACKET, 1, false))
+    if (!take_num(x, OTTD_F_MAP_PACKET, 1, false))
         return;
     ottd_conv *cv = x->conv;
-    switch (x->val[OF_MAP_PACKET]) {
+    switch (x->val[OTTD_F_MAP_PACKET]) {
     case 0: /* the wiki: the frame; every release's server then sends the savegame's size */
         map_begin(cv);
-        if (run_layout(x, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OF_MAP_SIZE]) {
-            map_announce(cv, (uint32_t)x->val[OF_MAP_SIZE]);
+        if (run_layout(x, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OTTD_F_MAP_SIZE]) {
+            map_announce(cv, (uint32_t)x->val[OTTD_F_MAP_SIZE]);
             summary_add(x, " start, %u bytes", cv->map_total);
         }
         break;
     case 1: map_data(x); break;
     default: /* the end; 0.4 put the companies' seeds in it */
-        if (x->val[OF_MAP_PACKET] == 2)
+        if (x->val[OTTD_F_MAP_PACKET] == 2)
             map_check_sum(x, x->p.c.off - 1, "MAP_PACKET_START");
         if (gw_remaining(&x->p.c))
-            gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
+            gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         break;
     }
 }
@@ -1117,10 +959,10 @@ static void check_join(ottd_ctx *x, int pk, size_t type_off)
         return; /* not a join packet, the wiki's era, or a capture begun after the join */
     bool repeats = r.step == JOIN_AUTH || r.step == JOIN_WAIT || r.step == JOIN_MAP_DATA;
     if (cv->join_step < r.after)
-        gw_emit_finding(&x->p.e, OE_JOIN_ORDER, type_off, 1, "%s before %s", join_step_names[r.step],
+        gw_emit_finding(&x->p.e, OTTD_E_JOIN_ORDER, type_off, 1, "%s before %s", join_step_names[r.step],
                         join_step_names[r.after]);
     else if (cv->join_step > r.step || (cv->join_step == r.step && !repeats))
-        gw_emit_finding(&x->p.e, OE_JOIN_ORDER, type_off, 1, "%s after %s", join_step_names[r.step],
+        gw_emit_finding(&x->p.e, OTTD_E_JOIN_ORDER, type_off, 1, "%s after %s", join_step_names[r.step],
                         join_step_names[cv->join_step]);
     if (r.step > cv->join_step)
         cv->join_step = r.step;
@@ -1129,9 +971,9 @@ static void check_join(ottd_ctx *x, int pk, size_t type_off)
 /* " CMD_PAUSE" where the release names the command, else " cmd 62" */
 static void summary_command(ottd_ctx *x)
 {
-    if (!x->seen[OF_CMD] && !x->seen[OF_CMD32])
+    if (!x->seen[OTTD_F_CMD] && !x->seen[OTTD_F_CMD32])
         return;
-    uint64_t id = x->seen[OF_CMD] ? x->val[OF_CMD] : x->val[OF_CMD32] & 0xff;
+    uint64_t id = x->seen[OTTD_F_CMD] ? x->val[OTTD_F_CMD] : x->val[OTTD_F_CMD32] & 0xff;
     if (x->cmd_name)
         summary_add(x, " %s", x->cmd_name);
     else
@@ -1144,52 +986,52 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     check_join(x, pk, type_off);
     switch (pk) {
     case PK_SERVER_FRAME:
-        if (!x->seen[OF_FRAME] || !x->seen[OF_FRAME_MAX])
+        if (!x->seen[OTTD_F_FRAME] || !x->seen[OTTD_F_FRAME_MAX])
             break;
-        if (cv->have_server_frame && x->val[OF_FRAME] < cv->server_frame)
-            gw_emit_finding(&x->p.e, OE_FRAME_BACK, type_off + 1, 4, "Frame %u after frame %u",
-                            (unsigned)x->val[OF_FRAME], cv->server_frame);
+        if (cv->have_server_frame && x->val[OTTD_F_FRAME] < cv->server_frame)
+            gw_emit_finding(&x->p.e, OTTD_E_FRAME_BACK, type_off + 1, 4, "Frame %u after frame %u",
+                            (unsigned)x->val[OTTD_F_FRAME], cv->server_frame);
         cv->have_server_frame = true;
-        cv->server_frame = (uint32_t)x->val[OF_FRAME];
-        cv->frame_max = (uint32_t)x->val[OF_FRAME_MAX];
+        cv->server_frame = (uint32_t)x->val[OTTD_F_FRAME];
+        cv->frame_max = (uint32_t)x->val[OTTD_F_FRAME_MAX];
         summary_add(x, " frame %u max %u", cv->server_frame, cv->frame_max);
         break;
     case PK_CLIENT_ACK: {
-        if (!x->seen[OF_FRAME])
+        if (!x->seen[OTTD_F_FRAME])
             break;
-        uint32_t ack = (uint32_t)x->val[OF_FRAME];
+        uint32_t ack = (uint32_t)x->val[OTTD_F_FRAME];
         summary_add(x, " frame %u", ack);
         if (cv->have_ack && ack < cv->last_ack)
-            gw_emit_finding(&x->p.e, OE_FRAME_BACK, type_off + 1, 4, "Ack of frame %u after frame %u",
+            gw_emit_finding(&x->p.e, OTTD_E_FRAME_BACK, type_off + 1, 4, "Ack of frame %u after frame %u",
                             ack, cv->last_ack);
         cv->have_ack = true;
         cv->last_ack = ack;
         if (cv->have_server_frame) {
             uint32_t lag = cv->server_frame > ack ? cv->server_frame - ack : 0;
-            gw_emit_gen_u(&x->p.e, OF_ACK_LAG, type_off + 1, lag);
+            gw_emit_gen_u(&x->p.e, OTTD_F_ACK_LAG, type_off + 1, lag);
             summary_add(x, " (%u behind)", lag);
             if (ack > cv->frame_max)
-                gw_emit_finding(&x->p.e, OE_ACK_BEYOND_MAX, type_off + 1, 4,
+                gw_emit_finding(&x->p.e, OTTD_E_ACK_BEYOND_MAX, type_off + 1, 4,
                                 "Ack of frame %u beyond frame_max %u", ack, cv->frame_max);
         }
         break;
     }
     case PK_SERVER_SYNC: case PK_SERVER_MAP_BEGIN:
-        if (x->seen[OF_FRAME])
-            summary_add(x, " frame %u", (unsigned)x->val[OF_FRAME]);
+        if (x->seen[OTTD_F_FRAME])
+            summary_add(x, " frame %u", (unsigned)x->val[OTTD_F_FRAME]);
         if (pk == PK_SERVER_MAP_BEGIN)
             map_begin(cv);
         break;
     case PK_SERVER_MAP_SIZE:
-        if (x->seen[OF_MAP_SIZE]) {
-            map_announce(cv, (uint32_t)x->val[OF_MAP_SIZE]);
+        if (x->seen[OTTD_F_MAP_SIZE]) {
+            map_announce(cv, (uint32_t)x->val[OTTD_F_MAP_SIZE]);
             summary_add(x, " %u bytes", cv->map_total);
         }
         break;
     case PK_SERVER_MAP_DONE:
-        gw_emit_gen_u(&x->p.e, OF_MAP_RECEIVED, type_off, cv->map_received);
+        gw_emit_gen_u(&x->p.e, OTTD_F_MAP_RECEIVED, type_off, cv->map_received);
         if (cv->map_announced)
-            gw_emit_gen_u(&x->p.e, OF_MAP_TOTAL, type_off, cv->map_total);
+            gw_emit_gen_u(&x->p.e, OTTD_F_MAP_TOTAL, type_off, cv->map_total);
         map_check_sum(x, type_off, "SERVER_MAP_SIZE");
         summary_add(x, " (%u bytes)", cv->map_received);
         break;
@@ -1197,13 +1039,13 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         cv->encrypted = true;
         break;
     case PK_SERVER_COMMAND:
-        if (!x->seen[OF_FRAME])
+        if (!x->seen[OTTD_F_FRAME])
             break;
         summary_command(x);
-        summary_add(x, " frame %u", (unsigned)x->val[OF_FRAME]);
-        if (cv->have_server_frame && x->val[OF_FRAME] <= cv->server_frame)
-            gw_emit_finding(&x->p.e, OE_COMMAND_PASSED, type_off, 1,
-                            "Command for frame %u, but SERVER_FRAME %u was already sent", (unsigned)x->val[OF_FRAME],
+        summary_add(x, " frame %u", (unsigned)x->val[OTTD_F_FRAME]);
+        if (cv->have_server_frame && x->val[OTTD_F_FRAME] <= cv->server_frame)
+            gw_emit_finding(&x->p.e, OTTD_E_COMMAND_PASSED, type_off, 1,
+                            "Command for frame %u, but SERVER_FRAME %u was already sent", (unsigned)x->val[OTTD_F_FRAME],
                             cv->server_frame);
         break;
     case PK_CLIENT_COMMAND:
@@ -1213,17 +1055,17 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         break;
     }
     /* key values */
-    if (x->seen[OF_CLIENT_ID] && pk != PK_SERVER_COMMAND)
-        summary_add(x, " client %u", (unsigned)x->val[OF_CLIENT_ID]);
-    if (x->seen[OF_ERROR_CODE]) {
+    if (x->seen[OTTD_F_CLIENT_ID] && pk != PK_SERVER_COMMAND)
+        summary_add(x, " client %u", (unsigned)x->val[OTTD_F_CLIENT_ID]);
+    if (x->seen[OTTD_F_ERROR_CODE]) {
         summary_add(x, " error %s",
-                    gw_value_name_or(error_names, (uint32_t)x->val[OF_ERROR_CODE], "unknown"));
+                    gw_value_name_or(error_names, (uint32_t)x->val[OTTD_F_ERROR_CODE], "unknown"));
     }
-    summary_text(x, OF_NAME, 40, " \"%s\"");
-    summary_text(x, OF_MESSAGE, 60, " \"%s\"");
+    summary_text(x, OTTD_F_NAME, 40, " \"%s\"");
+    summary_text(x, OTTD_F_MESSAGE, 60, " \"%s\"");
     if (pk != PK_SERVER_GAME_INFO && pk != PK_UDP_SERVER_RESPONSE)
-        summary_text(x, OF_REVISION, 20, " rev %s");
-    summary_text(x, OF_SERVER_NAME, 40, " \"%s\"");
+        summary_text(x, OTTD_F_REVISION, 20, " rev %s");
+    summary_text(x, OTTD_F_SERVER_NAME, 40, " \"%s\"");
 }
 
 static const lop rest_payload[] = {REST(PAYLOAD), {O_END, 0}};
@@ -1270,15 +1112,15 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     bool udp = pi->transport == GW_TRANSPORT_UDP;
     x->conv = cv;
 
-    if (!take_num(x, OF_SIZE, 2, false)) {
+    if (!take_num(x, OTTD_F_SIZE, 2, false)) {
         gw_sink_summary(sink, "Truncated packet");
         return;
     }
-    unsigned size = (unsigned)x->val[OF_SIZE];
+    unsigned size = (unsigned)x->val[OTTD_F_SIZE];
     if (size < 3 || (size & 0x8000)) {
-        gw_emit_finding(&x->p.e, OE_BAD_SIZE, 0, 2, "Size %u: %s", size,
+        gw_emit_finding(&x->p.e, OTTD_E_BAD_SIZE, 0, 2, "Size %u: %s", size,
                         size < 3 ? "below the 3-byte header" : "the reserved high bit is set");
-        gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
+        gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         summary_add(x, "Invalid size %u (%zu bytes skipped)", size, len);
         gw_pdu_finish(&x->p);
         return;
@@ -1288,17 +1130,17 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     x->p.c.len = end;
 
     if (cv->encrypted && !udp) {
-        gw_take_bytes(&x->p, OF_MAC, 16);
-        gw_take_bytes(&x->p, OF_ENCRYPTED, gw_remaining(&x->p.c));
-        gw_emit_finding(&x->p.e, OE_ENCRYPTED, 2, end - 2, "Encrypted packet");
+        gw_take_bytes(&x->p, OTTD_F_MAC, 16);
+        gw_take_bytes(&x->p, OTTD_F_ENCRYPTED, gw_remaining(&x->p.c));
+        gw_emit_finding(&x->p.e, OTTD_E_ENCRYPTED, 2, end - 2, "Encrypted packet");
         summary_add(x, "Encrypted packet (%u bytes)", size);
     } else {
         size_t type_off = x->p.c.off;
-        if (!take_num(x, OF_TYPE, 1, false)) {
+        if (!take_num(x, OTTD_F_TYPE, 1, false)) {
             gw_sink_summary(sink, "Truncated packet");
                 return;
         }
-        unsigned type = (unsigned)x->val[OF_TYPE];
+        unsigned type = (unsigned)x->val[OTTD_F_TYPE];
         int forced = cv->opt[OTTD_OPT_VERSION];
         if (!udp && forced == OTTD_V_AUTO && type == 2 && !cv->version) {
             /* CLIENT_JOIN is 2 in every numbering: its revision tells the rest */
@@ -1315,24 +1157,24 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             x->release = version;
         int pk = packet_of(version, udp, type);
         if (!udp)
-            gw_emit_gen_u(&x->p.e, OF_VERSION, type_off, (uint64_t)version);
-        gw_emit_gen_u(&x->p.e, OF_PACKET, type_off, (uint64_t)pk);
+            gw_emit_gen_u(&x->p.e, OTTD_F_VERSION, type_off, (uint64_t)version);
+        gw_emit_gen_u(&x->p.e, OTTD_F_PACKET, type_off, (uint64_t)pk);
         const char *pn = packet_names[pk].name; /* the table is in enum order */
         if (pk == PK_UNKNOWN) {
-            gw_emit_finding(&x->p.e, OE_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
+            gw_emit_finding(&x->p.e, OTTD_E_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
                             udp ? "UDP" : gw_value_name_of(version_names, (uint32_t)version),
                             udp ? "" : " game");
             summary_add(x, "Unknown type %u", type);
-            gw_take_bytes(&x->p, OF_PAYLOAD, gw_remaining(&x->p.c));
+            gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         } else {
             summary_add(x, "%s", pn);
             int sender = udp ? -1 : sender_of(pn);
             if (sender >= 0 && sender != pi->dir)
-                gw_emit_finding(&x->p.e, OE_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
+                gw_emit_finding(&x->p.e, OTTD_E_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
                                 pi->dir ? "server" : "client");
             unsigned limit = large_packet(pk) ? OPENTTD_MTU_LARGE : OPENTTD_MTU;
             if (size > limit)
-                gw_emit_finding(&x->p.e, OE_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
+                gw_emit_finding(&x->p.e, OTTD_E_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
             if (pk == PK_SERVER_GAME_INFO || (pk == PK_UDP_SERVER_RESPONSE && gw_remaining(&x->p.c)))
                 game_info(x);
             else if (pk == PK_SERVER_MAP_DATA)
@@ -1347,18 +1189,18 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                 master_list(x);
             else
                 run_layout(x, layout_of(version, udp, cv->old_release, pk));
-            if (pk == PK_SERVER_GAME_INFO && x->seen[OF_REVISION] && !cv->version)
-                learn_version(x, x->str[OF_REVISION], x->str_len[OF_REVISION],
-                              (size_t)(x->str[OF_REVISION] - data));
-            gw_pdu_trailing(&x->p, OF_TRAILING, OE_TRAILING, "%zu byte%s after the last field");
+            if (pk == PK_SERVER_GAME_INFO && x->seen[OTTD_F_REVISION] && !cv->version)
+                learn_version(x, x->str[OTTD_F_REVISION], x->str_len[OTTD_F_REVISION],
+                              (size_t)(x->str[OTTD_F_REVISION] - data));
+            gw_pdu_trailing(&x->p, OTTD_F_TRAILING, OTTD_E_TRAILING, "%zu byte%s after the last field");
             analyse(x, pk, type_off);
         }
     }
     if (size > len)
-        gw_emit_finding(&x->p.e, OE_TRUNCATED, len, 0, "Size %u, but the %s has %zu bytes", size,
+        gw_emit_finding(&x->p.e, OTTD_E_TRUNCATED, len, 0, "Size %u, but the %s has %zu bytes", size,
                         udp ? "datagram" : "packet", len);
     else if (size < len && udp)
-        gw_emit_finding(&x->p.e, OE_TRAILING, size, len - size, "%zu bytes after the packet's size",
+        gw_emit_finding(&x->p.e, OTTD_E_TRAILING, size, len - size, "%zu bytes after the packet's size",
                         len - size);
     gw_pdu_finish(&x->p);
 }
@@ -1397,9 +1239,8 @@ static bool ottd_heuristic(const int *opts, int transport, const uint8_t *data, 
     return i > 3 && i < size && data[i] == 0;
 }
 
-
 /* pcaptool stats and the statistics tree: how far clients lag behind */
-static const int measures[] = {OF_ACK_LAG};
+static const int measures[] = {OTTD_F_ACK_LAG};
 
 const gw_protocol gw_openttd_protocol = {
     .name = "openttd",
@@ -1408,14 +1249,14 @@ const gw_protocol gw_openttd_protocol = {
     .transports = GW_TRANSPORT_TCP | GW_TRANSPORT_UDP,
     .default_port = OPENTTD_PORT,
     .fields = fields,
-    .n_fields = OF_COUNT,
+    .n_fields = OTTD_F_COUNT,
     .findings = findings,
-    .n_findings = OE_COUNT,
-    .truncated_finding = OE_TRUNCATED,
-    .rest_field = OF_PAYLOAD,
+    .n_findings = OTTD_E_COUNT,
+    .truncated_finding = OTTD_E_TRUNCATED,
+    .rest_field = OTTD_F_PAYLOAD,
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
-    .type_field = OF_PACKET,
+    .type_field = OTTD_F_PACKET,
     .measures = measures,
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
