@@ -513,6 +513,27 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
     return true;
 }
 
+/* A value's type byte: false, decoding stopped, when it is missing or no
+ * known type (the finding names value `index` unless it is -1). */
+static bool value_type(dnp_ctx *x, uint8_t *type, long index)
+{
+    size_t off = x->p.c.off;
+    if (!gw_read_u8(&x->p.c, type)) {
+        gw_pdu_truncated(&x->p, "Value type");
+        return false;
+    }
+    if (*type < DNP_N_TYPES)
+        return true;
+    x->p.c.off = off;
+    if (index >= 0)
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, off, 1, "Unknown value type %u for value %ld", *type, index);
+    else
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, off, 1, "Unknown value type %u", *type);
+    x->p.failed = true;
+    gw_take_rest(&x->p, DNP_F_UNDECODED);
+    return false;
+}
+
 /* value_count:u16 then (type:u8, value) x count: link states (5) and the
  * values of long link states (11). Returns the types read, or NULL. */
 static dnp_link *decode_typed_values(dnp_ctx *x)
@@ -526,18 +547,8 @@ static dnp_link *decode_typed_values(dnp_ctx *x)
     for (uint32_t i = 0; i < count; i++) {
         size_t toff = x->p.c.off;
         uint8_t type;
-        if (!gw_read_u8(&x->p.c, &type)) {
-            gw_pdu_truncated(&x->p, "Value type");
+        if (!value_type(x, &type, (long)i))
             break;
-        }
-        if (type >= DNP_N_TYPES) {
-            x->p.c.off = toff;
-            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, toff, 1,
-                            "Unknown value type %u for value %u", type, i);
-            x->p.failed = true;
-            gw_take_rest(&x->p, DNP_F_UNDECODED);
-            break;
-        }
         char prefix[32] = "";
         if (gw_emit_text(&x->p.e)) /* only labels use it */
             snprintf(prefix, sizeof prefix, "Value %u", i);
@@ -1086,18 +1097,8 @@ static bool decode_update(dnp_ctx *x, int layout)
             uint8_t type;
             char prefix[40] = ""; /* only labels use it */
             if (spec) {
-                if (!gw_read_u8(&x->p.c, &type)) {
-                    gw_pdu_truncated(&x->p, "Value type");
+                if (!value_type(x, &type, -1))
                     break;
-                }
-                if (type >= DNP_N_TYPES) {
-                    x->p.c.off = voff;
-                    gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, voff, 1,
-                                    "Unknown value type %u", type);
-                    x->p.failed = true;
-                    gw_take_rest(&x->p, DNP_F_UNDECODED);
-                    break;
-                }
                 if (link && v < link->count && link->types[v] != type)
                     gw_emit_finding(&x->p.e, DNP_E_TYPE_MISMATCH, voff, 1,
                                     "Value %u has type %s, the link state said %s", v,

@@ -118,13 +118,6 @@ static const gw_choice generation_choices[] = {
     {0, NULL, NULL}};
 
 
-static const gw_choice default_choices[] = {
-    {EOUDP_GEN_RFC, "21", "RFC text, 21 bytes"},
-    {EOUDP_GEN_PAD, "22pad", "22 bytes with a pad byte (until 31 Dec 2023)"},
-    {EOUDP_GEN_IMP, "22important", "22 bytes with important (1-8 Jan 2024)"},
-    {EOUDP_GEN_F64, "26", "26 bytes, f64 timestamp (from 8 Jan 2024)"},
-    {0, NULL, NULL}};
-
 static const gw_choice numbering_choices[] = {
     {EOUDP_NUM_IMPL, "implementation", "The implementation's codes (0x10 important event, 0x8b events)"},
     {EOUDP_NUM_TEXT, "text", "The text's details section (0x10 deleted component, 0x11 events, 0x8a, 0x8c)"},
@@ -135,7 +128,7 @@ static const gw_option options[] = {
      "Header layout: told by the size field, or forced", generation_choices, EOUDP_GEN_AUTO},
     [EOUDP_OPT_DEFAULT] = {"default_generation", "Generation when ambiguous",
      "Used when several (or no) generations fit and the conversation has no earlier choice",
-     default_choices, EOUDP_GEN_F64},
+     generation_choices + 1 /* the same but auto */, EOUDP_GEN_F64},
     [EOUDP_OPT_NUMBERING] = {"numbering", "Command numbering",
      "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have", numbering_choices, EOUDP_NUM_IMPL},
     [EOUDP_OPT_PROFILE] = {"profile", "Conformance profile",

@@ -109,9 +109,5 @@ static bool dnp_replay_match(void *st, int64_t type, int transport, const uint8_
     }
 }
 
-const gw_replay gw_dnp_replay = {
-    .state_size = sizeof(dnp_replay_state),
-    .need = dnp_replay_need,
-    .adapt = dnp_replay_adapt,
-    .match = dnp_replay_match,
-};
+const gw_replay gw_dnp_replay = {.state_size = sizeof(dnp_replay_state), .need = dnp_replay_need,
+                                 .adapt = dnp_replay_adapt, .match = dnp_replay_match};

@@ -110,10 +110,6 @@ static bool eoudp_replay_match(void *st, int64_t type, int transport, const uint
     return true;
 }
 
-const gw_replay gw_eoudp_replay = {
-    .state_size = sizeof(eoudp_replay_state),
-    .init = eoudp_replay_init,
-    .need = eoudp_replay_need,
-    .adapt = eoudp_replay_adapt,
-    .match = eoudp_replay_match,
-};
+const gw_replay gw_eoudp_replay = {.state_size = sizeof(eoudp_replay_state),
+                                   .init = eoudp_replay_init, .need = eoudp_replay_need,
+                                   .adapt = eoudp_replay_adapt, .match = eoudp_replay_match};

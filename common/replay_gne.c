@@ -114,11 +114,6 @@ static bool gne_replay_match(void *st, int64_t type, int transport, const uint8_
 
 static gw_replay_link *gne_replay_link(void *st) { return &((gne_replay_state *)st)->link; }
 
-const gw_replay gw_gne_replay = {
-    .state_size = sizeof(gne_replay_state),
-    .need = gne_replay_need,
-    .adapt = gne_replay_adapt,
-    .observe = gne_replay_observe,
-    .match = gne_replay_match,
-    .link = gne_replay_link,
-};
+const gw_replay gw_gne_replay = {.state_size = sizeof(gne_replay_state), .need = gne_replay_need,
+                                 .adapt = gne_replay_adapt, .observe = gne_replay_observe,
+                                 .match = gne_replay_match, .link = gne_replay_link};

@@ -192,11 +192,7 @@ static bool od_replay_match(void *st, int64_t type, int transport, const uint8_t
     return true;
 }
 
-const gw_replay gw_opendrakan_replay = {
-    .state_size = sizeof(od_replay_state),
-    .need = od_replay_need,
-    .adapt = od_replay_adapt,
-    .recorded = od_replay_recorded,
-    .observe = od_replay_observe,
-    .match = od_replay_match,
-};
+const gw_replay gw_opendrakan_replay = {.state_size = sizeof(od_replay_state),
+                                        .need = od_replay_need, .adapt = od_replay_adapt,
+                                        .recorded = od_replay_recorded,
+                                        .observe = od_replay_observe, .match = od_replay_match};

@@ -124,10 +124,6 @@ static bool ottd_replay_match(void *st, int64_t type, int transport, const uint8
     }
 }
 
-const gw_replay gw_openttd_replay = {
-    .state_size = sizeof(ottd_replay_state),
-    .need = ottd_replay_need,
-    .adapt = ottd_replay_adapt,
-    .observe = ottd_replay_observe,
-    .match = ottd_replay_match,
-};
+const gw_replay gw_openttd_replay = {.state_size = sizeof(ottd_replay_state),
+                                     .need = ottd_replay_need, .adapt = ottd_replay_adapt,
+                                     .observe = ottd_replay_observe, .match = ottd_replay_match};

@@ -721,19 +721,16 @@ static void proto_reg_handoff_gamewire(void)
 {
     for (int i = 0; i < n_protos; i++) {
         ws_proto *wp = &protos[i];
-        char heur_name[64];
-        if (wp->p->transports & GW_TRANSPORT_UDP) {
-            g_snprintf(heur_name, sizeof heur_name, "%s_udp", wp->p->name);
-            add_port_pref("udp.port", wp->p->default_port, wp->udp_handle);
+        for (int tcp = 0; tcp < 2; tcp++) {
+            const char *l4 = tcp ? "tcp" : "udp";
+            if (!(wp->p->transports & (tcp ? GW_TRANSPORT_TCP : GW_TRANSPORT_UDP)))
+                continue;
+            add_port_pref(tcp ? "tcp.port" : "udp.port", wp->p->default_port,
+                          tcp ? wp->tcp_handle : wp->udp_handle);
+            char name[64];
+            g_snprintf(name, sizeof name, "%s_%s", wp->p->name, l4);
             if (wp->p->heuristic)
-                heur_dissector_add("udp", heur_udp[i], wp->p->long_name, g_strdup(heur_name),
-                                   wp->proto, HEURISTIC_ENABLE);
-        }
-        if (wp->p->transports & GW_TRANSPORT_TCP) {
-            g_snprintf(heur_name, sizeof heur_name, "%s_tcp", wp->p->name);
-            add_port_pref("tcp.port", wp->p->default_port, wp->tcp_handle);
-            if (wp->p->heuristic)
-                heur_dissector_add("tcp", heur_tcp[i], wp->p->long_name, g_strdup(heur_name),
+                heur_dissector_add(l4, tcp ? heur_tcp[i] : heur_udp[i], wp->p->long_name, g_strdup(name),
                                    wp->proto, HEURISTIC_ENABLE);
         }
     }

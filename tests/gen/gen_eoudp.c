@@ -513,11 +513,8 @@ static void rule_captures(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: gen_eoudp OUTDIR\n");
+    if (!pw_outdir(argc, argv, outdir, sizeof outdir))
         return 2;
-    }
-    snprintf(outdir, sizeof outdir, "%s", argv[1]);
     generations();
     text_numbering();
     lost_acks();

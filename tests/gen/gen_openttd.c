@@ -597,11 +597,8 @@ static void gen_old_06_and_udp(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: gen_openttd OUTDIR\n");
+    if (!pw_outdir(argc, argv, outdir, sizeof outdir))
         return 2;
-    }
-    snprintf(outdir, sizeof outdir, "%s", argv[1]);
     gen_13();
     gen_14();
     gen_15();

@@ -1,6 +1,7 @@
 /* pcapw.c - see pcapw.h */
 #include "pcapw.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -194,4 +195,14 @@ void b_hex(bytes *b, const char *hex)
         b_u8(b, v);
         hex += 2;
     }
+}
+
+bool pw_outdir(int argc, char **argv, char *outdir, size_t n)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+        return false;
+    }
+    snprintf(outdir, n, "%s", argv[1]);
+    return true;
 }

@@ -5,6 +5,7 @@
 #define GW_TEST_PCAPW_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,9 @@ typedef struct {
     size_t n, cap;
 } bytes;
 
+/* a generator's one argument, the folder it writes to, into outdir (n
+   bytes); false after a usage line on stderr */
+bool pw_outdir(int argc, char **argv, char *outdir, size_t n);
 void pw_open(pcapw *w, const char *path, int linktype, int pcapng);
 /* OUTDIR/rules/RULE.pcap (Ethernet, pcap): a behaviour rule's capture; the
    folder is made if needed */

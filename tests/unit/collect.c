@@ -159,3 +159,17 @@ void *replay_state_new(const gw_protocol *p, const int *opts)
         p->replay->init(st, opts);
     return st;
 }
+
+void *test_conv_new(const gw_protocol *p, int *opts)
+{
+    gw_options_init(p, opts);
+    void *conv = calloc(1, p->conv_size);
+    p->conv_init(conv, opts);
+    return conv;
+}
+
+void test_conv_free(const gw_protocol *p, void *conv)
+{
+    p->conv_free(conv);
+    free(conv);
+}

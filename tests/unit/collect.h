@@ -40,6 +40,23 @@ int collect_has_finding(const collect *c, int finding);
 /* index of a field / finding of p by name (aborts when unknown) */
 int collect_field(const gw_protocol *p, const char *abbrev);
 int collect_finding(const gw_protocol *p, const char *code);
+/* a conversation of p as a front end makes one, opts first reset to p's
+   defaults (the conversation keeps opts: a test may change them later) */
+void *test_conv_new(const gw_protocol *p, int *opts);
+void test_conv_free(const gw_protocol *p, void *conv);
+/* The fixture of a protocol's test suite `name`: P (the protocol), opt (the
+   options every conversation here uses, back at the defaults before each
+   test), conv (a fresh conversation for each test) and c (what a decode
+   reported); setup() and teardown() begin and end each test. */
+#define PROTOCOL_SUITE(name, proto)                                 \
+    static const gw_protocol *P = &proto;                           \
+    static int opt[GW_MAX_OPTIONS];                                 \
+    static void *conv;                                              \
+    static collect c;                                               \
+    static void setup(void) { conv = test_conv_new(P, opt); }       \
+    static void teardown(void) { test_conv_free(P, conv); }         \
+    TestSuite(name, .init = setup, .fini = teardown)
+
 /* a replay state as pcaptool makes one: zeroed, then given the options */
 void *replay_state_new(const gw_protocol *p, const int *opts);
 

@@ -11,25 +11,7 @@
 #include "dnp.h"
 #include "gw_replay.h"
 
-static const gw_protocol *P = &gw_dnp_protocol;
-static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
-static void *conv;
-static collect c;
-
-static void setup(void)
-{
-    gw_options_init(P, opt); /* every test starts from the defaults */
-    conv = calloc(1, P->conv_size);
-    P->conv_init(conv, opt);
-}
-
-static void teardown(void)
-{
-    P->conv_free(conv);
-    free(conv);
-}
-
-TestSuite(dnp, .init = setup, .fini = teardown);
+PROTOCOL_SUITE(dnp, gw_dnp_protocol);
 
 static void dec(uint32_t frame, int dir, const char *hex)
 {

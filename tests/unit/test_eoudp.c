@@ -13,25 +13,7 @@
 #include "eoudp.h"
 #include "gw_replay.h"
 
-static const gw_protocol *P = &gw_eoudp_protocol;
-static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
-static void *conv;
-static collect c;
-
-static void setup(void)
-{
-    gw_options_init(P, opt); /* every test starts from the defaults */
-    conv = calloc(1, P->conv_size);
-    P->conv_init(conv, opt);
-}
-
-static void teardown(void)
-{
-    P->conv_free(conv);
-    free(conv);
-}
-
-TestSuite(eoudp, .init = setup, .fini = teardown);
+PROTOCOL_SUITE(eoudp, gw_eoudp_protocol);
 
 #define field(abbrev) collect_field(P, abbrev)
 

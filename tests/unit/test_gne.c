@@ -10,31 +10,15 @@
 #include "gne.h"
 #include "gw_replay.h"
 
-static const gw_protocol *P = &gw_gne_protocol;
-static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
-static void *conv;
-static collect c;
+PROTOCOL_SUITE(gne, gw_gne_protocol);
 
+/* another conversation with the same options (a linked one) */
 static void *new_conv(void)
 {
     void *s = calloc(1, P->conv_size);
     P->conv_init(s, opt);
     return s;
 }
-
-static void setup(void)
-{
-    gw_options_init(P, opt); /* every test starts from the defaults */
-    conv = new_conv();
-}
-
-static void teardown(void)
-{
-    P->conv_free(conv);
-    free(conv);
-}
-
-TestSuite(gne, .init = setup, .fini = teardown);
 
 #define field(abbrev) collect_field(P, abbrev)
 

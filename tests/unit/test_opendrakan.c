@@ -12,25 +12,7 @@
 #include "opendrakan.h"
 #include "gw_replay.h"
 
-static const gw_protocol *P = &gw_opendrakan_protocol;
-static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
-static void *conv;
-static collect c;
-
-static void setup(void)
-{
-    gw_options_init(P, opt); /* every test starts from the defaults */
-    conv = calloc(1, P->conv_size);
-    P->conv_init(conv, opt);
-}
-
-static void teardown(void)
-{
-    P->conv_free(conv);
-    free(conv);
-}
-
-TestSuite(opendrakan, .init = setup, .fini = teardown);
+PROTOCOL_SUITE(opendrakan, gw_opendrakan_protocol);
 
 static bool has(const char *code) { return collect_has_finding(&c, collect_finding(P, code)); }
 /* findings other than the once-per-conversation note that the booleans are

@@ -10,25 +10,7 @@
 #include "openttd.h"
 #include "gw_replay.h"
 
-static const gw_protocol *P = &gw_openttd_protocol;
-static int opt[GW_MAX_OPTIONS]; /* the options every conversation here uses */
-static void *conv;
-static collect c;
-
-static void setup(void)
-{
-    gw_options_init(P, opt); /* every test starts from the defaults */
-    conv = calloc(1, P->conv_size);
-    P->conv_init(conv, opt);
-}
-
-static void teardown(void)
-{
-    P->conv_free(conv);
-    free(conv);
-}
-
-TestSuite(openttd, .init = setup, .fini = teardown);
+PROTOCOL_SUITE(openttd, gw_openttd_protocol);
 
 #define field(abbrev) collect_field(P, abbrev)
 
