@@ -2,7 +2,8 @@
  *
  * Everything a front end needs to show a protocol comes from here: the field
  * and finding tables (the only place a field or finding is named), the
- * bounds-checked cursor decoders read through, and the sink interface through
+ * decode context decoders read through (gw_pdu and its bounds-checked
+ * gw_take_* readers), options, and the sink interface through
  * which a decoder reports fields, subtrees, findings and its one-line summary.
  * Nothing here knows Wireshark or libpcap.
  */
@@ -146,7 +147,8 @@ typedef struct gw_sink {
        address of side `port_side` of this conversation (0 = initiator,
        1 = responder) and any port of the other side's address. Its initiator
        is the address of this conversation's initiator; its state is
-       conv_init() then conv_link(new, conv). May be NULL. */
+       conv_init() then conv_link(new, conv). Called with expect_ctx, not
+       ctx (pcaptool's run links the conversations itself). May be NULL. */
     void (*expect)(void *expect_ctx, int transport, int port_side, uint16_t port, const void *conv);
     void *expect_ctx;
 } gw_sink;

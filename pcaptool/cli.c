@@ -128,11 +128,15 @@ static int parse_input_opt(int c, const char *arg, cli_input *in);
 
 #define CLI_MAX_OPTS 40
 
-/* append the options of table `from` to `to` (n used so far) */
+/* append the options of table `from` to `to` (n used so far); more than
+   CLI_MAX_OPTS is a mistake in a subcommand's table, caught by any run */
 static int add_opts(struct option *to, int n, const struct option *from)
 {
-    for (; from && from->name && n < CLI_MAX_OPTS; from++)
+    for (; from && from->name; from++) {
+        if (n == CLI_MAX_OPTS)
+            g_error("pcaptool %s: more than %d options", cli_cmd, CLI_MAX_OPTS);
         to[n++] = *from;
+    }
     return n;
 }
 
@@ -151,8 +155,10 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common
         n = add_opts(longopts, n, input_long_opts);
     longopts[n] = (struct option){NULL, 0, NULL, 0};
     char shortopts[64];
-    snprintf(shortopts, sizeof shortopts, ":%sh%s%s", spec->short_opts ? spec->short_opts : "",
-             spec->takes & CLI_RUN ? RUN_SHORT_OPTS : "", spec->takes & CLI_INPUT ? INPUT_SHORT_OPTS : "");
+    if ((size_t)snprintf(shortopts, sizeof shortopts, ":%sh%s%s", spec->short_opts ? spec->short_opts : "",
+                         spec->takes & CLI_RUN ? RUN_SHORT_OPTS : "",
+                         spec->takes & CLI_INPUT ? INPUT_SHORT_OPTS : "") >= sizeof shortopts)
+        g_error("pcaptool %s: too many short options", cli_cmd);
 
     run_options_init(&common->ro);
     common->fail_on = GW_SEV_ERROR + 1;
