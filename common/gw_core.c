@@ -398,6 +398,7 @@ void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw
     x->proto = p;
     x->failed = false;
     x->big_endian = false;
+    x->mark = false;
 }
 
 void gw_pdu_truncated(gw_pdu *x, const char *what)
@@ -407,7 +408,7 @@ void gw_pdu_truncated(gw_pdu *x, const char *what)
     x->failed = true;
     gw_emit_rest(&x->e, &x->c, x->proto->rest_field, x->proto->truncated_finding,
                  "Truncated: %s missing at offset %zu", what, x->c.off);
-    gw_summary_add(&x->sum, " (truncated)");
+    x->mark = true;
 }
 
 bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)

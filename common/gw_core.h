@@ -458,20 +458,34 @@ typedef struct gw_pdu {
     const gw_protocol *proto;
     bool failed;     /* decoding stopped: bytes ran out or could not be decoded */
     bool big_endian; /* byte order of gw_take_u */
+    bool mark;       /* " (truncated)" is still to be added to the summary */
 } gw_pdu;
 
 /* ready x to decode data[0..len) of protocol p for sink (the summary is off
    when the sink shows none) */
 void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
                   const uint8_t *data, size_t len);
-/* hand the summary to the sink */
-static inline void gw_pdu_finish(gw_pdu *x) { gw_sink_summary(x->e.sink, x->sum.text); }
-
 /* The bytes ran out where `what` was due: once per PDU, the protocol's
    truncation finding ("Truncated: WHAT missing at offset N") over the bytes
-   left, which are shown as its rest field, " (truncated)" added to the
-   summary, and decoding marked failed. */
+   left, which are shown as its rest field, and decoding marked failed;
+   " (truncated)" ends the summary (gw_pdu_mark: after whatever the decoder
+   still adds, so that it never lands inside a parenthesis). */
 void gw_pdu_truncated(gw_pdu *x, const char *what);
+/* Add " (truncated)" to the summary now if the PDU was truncated since the
+   last mark: at the end of a part whose summary is complete (OpenDrakan's
+   packets in a chain); gw_pdu_finish does it for the whole PDU. */
+static inline void gw_pdu_mark(gw_pdu *x)
+{
+    if (x->mark)
+        gw_summary_add(&x->sum, " (truncated)");
+    x->mark = false;
+}
+/* hand the summary to the sink */
+static inline void gw_pdu_finish(gw_pdu *x)
+{
+    gw_pdu_mark(x);
+    gw_sink_summary(x->e.sink, x->sum.text);
+}
 
 /* Read a number of `size` (1..8) bytes in the given byte order and emit it
    as `field` by the field's type (see gw_emit_number); *out (if not NULL)

@@ -719,7 +719,7 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     if (plen > have - 3) {
         gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
                         have - 3);
-        gw_summary_add(&x->p.sum, " (truncated)");
+        x->p.mark = true; /* after what the payload shows */
     }
     if (!known) {
         gw_emit_finding(&x->p.e, OD_E_UNKNOWN_TYPE, off, 1, "Type %u", type);
@@ -738,6 +738,7 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     x->p.failed = false;
     payload(x, type);
     gw_pdu_trailing(&x->p, OD_F_TRAILING, OD_E_TRAILING, "%zu byte%s after the fields");
+    gw_pdu_mark(&x->p); /* this packet's summary is complete */
     gw_emit_pop(&x->p.e, end);
     return end;
 }
