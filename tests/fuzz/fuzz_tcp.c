@@ -2,7 +2,9 @@
  * (pcaptool/tcpstream.c) with the decoder of a TCP protocol behind it. The
  * input is one connection:
  *
- *   proto:u8 (picks one of the protocols that run over TCP), then segments:
+ *   proto:u8 (its value modulo their number picks one of the protocols that
+ *   run over TCP, the value divided by 4 its options: the framing of some,
+ *   OpenDrakan's, depends on them), then segments:
  *     head:u8   bit 0: direction; bits 1-4: FIN, SYN, RST, ACK;
  *               bit 5: absolute sequence number follows (u32le), else
  *     delta:i16le  the sequence number relative to the next byte expected
@@ -62,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1 || n_tcp == 0)
         return 0;
     tcp_fuzz t = {.p = tcp_protos[data[0] % n_tcp]};
+    fuzz_set_options(t.p, data[0] / 4u);
     t.conv = fuzz_conv_new(t.p);
     /* a small budget, so that the limit is reached too */
     tcp_budget budget = {.limit = 1u << 16};
