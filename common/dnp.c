@@ -1169,9 +1169,9 @@ static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, i
 static void cmd_link_update(dnp_ctx *x)
 {
     int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
-    bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
-    bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
-    if (layout == DNP_LAYOUT_AUTO) {
+    if (layout == DNP_LAYOUT_AUTO) { /* tried only when the option does not force one */
+        bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
+        bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
         /* the text's layout only where the bytes leave no doubt: it fits
            exactly and the reference's does not; damaged datagrams are read
            as the reference's (the option forces either) */

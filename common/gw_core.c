@@ -359,8 +359,9 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
     c->off = c->len;
 }
 
-void gw_emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
-                    uint64_t v)
+/* a number of `size` bytes read as `v`, emitted by its field's type */
+static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
+                        uint64_t v)
 {
     switch (fields[field].type) {
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
@@ -411,19 +412,27 @@ void gw_pdu_truncated(gw_pdu *x, const char *what)
     x->mark = true;
 }
 
-bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
+/* Can `field` of n bytes be read? Not once decoding failed; and when fewer
+   bytes are left, the PDU is truncated there. */
+static bool have(gw_pdu *x, int field, size_t n)
 {
     if (x->failed)
         return false;
-    if (gw_remaining(&x->c) < size) {
-        gw_pdu_truncated(x, x->proto->fields[field].name);
+    if (gw_remaining(&x->c) >= n)
+        return true;
+    gw_pdu_truncated(x, x->proto->fields[field].name);
+    return false;
+}
+
+bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
+{
+    if (!have(x, field, size))
         return false;
-    }
     size_t off = x->c.off;
     uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
     x->c.off += size;
     if (x->e.sink->item)
-        gw_emit_number(&x->e, x->proto->fields, field, off, size, v);
+        emit_number(&x->e, x->proto->fields, field, off, size, v);
     if (out)
         *out = v;
     return true;
@@ -431,12 +440,8 @@ bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t 
 
 bool gw_take_bytes(gw_pdu *x, int field, size_t n)
 {
-    if (x->failed)
+    if (!have(x, field, n))
         return false;
-    if (gw_remaining(&x->c) < n) {
-        gw_pdu_truncated(x, x->proto->fields[field].name);
-        return false;
-    }
     gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
     x->c.off += n;
     return true;
@@ -444,13 +449,9 @@ bool gw_take_bytes(gw_pdu *x, int field, size_t n)
 
 bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, size_t *n)
 {
-    if (x->failed)
+    if (!have(x, field, 1))
         return false;
     size_t off = x->c.off, rem = gw_remaining(&x->c);
-    if (!rem) {
-        gw_pdu_truncated(x, x->proto->fields[field].name);
-        return false;
-    }
     const uint8_t *s = x->c.data + off;
     const uint8_t *nul = memchr(s, 0, rem);
     size_t len = nul ? (size_t)(nul - s) : rem;

@@ -438,11 +438,6 @@ void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_find
 void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* Emit a number of `size` bytes read as `v` as field `field` of `fields`,
-   by its type: signed (I*), IEEE f32/f64 (DOUBLE) or unsigned. */
-void gw_emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
-                    uint64_t v);
-
 /* ---- one PDU being decoded --------------------------------------------- */
 
 /* What a decoder holds while it reads one PDU: the bytes and where it
@@ -488,7 +483,8 @@ static inline void gw_pdu_finish(gw_pdu *x)
 }
 
 /* Read a number of `size` (1..8) bytes in the given byte order and emit it
-   as `field` by the field's type (see gw_emit_number); *out (if not NULL)
+   as `field` by the field's type (signed I*, IEEE f32/f64 DOUBLE, else
+   unsigned); *out (if not NULL)
    gets it unsigned. False, after gw_pdu_truncated(), when fewer bytes are
    left, and false without reading once decoding failed. */
 bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out);

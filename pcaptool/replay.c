@@ -1082,29 +1082,22 @@ static int run_replay(int argc, char **argv)
     int rc = cli_parse(argc, argv, &spec, &a, &cc);
     if (rc != CLI_GO)
         return rc;
-    const char *target = a.target, *out_path = a.out_path, *junit = a.junit;
-    int side = a.side;
-    unsigned conversation = a.conversation;
-    double speed = a.speed, timeout = a.timeout;
-    bool no_wait = a.no_wait, dry = a.dry, as_recorded = a.as_recorded;
-    out_format fmt = a.fmt;
-    bool quiet = a.quiet, speed_given = a.speed_given;
     if (optind != argc - 1)
         return cli_usage_error("needs exactly one capture file");
-    if (!target && !dry)
+    if (!a.target && !a.dry)
         return cli_usage_error("needs --target HOST:PORT (or --dry-run)");
-    if (no_wait && speed_given)
+    if (a.no_wait && a.speed_given)
         return cli_usage_error("--no-wait and --speed exclude each other");
-    if (dry && (junit || out_path))
+    if (a.dry && (a.junit || a.out_path))
         return cli_usage_error("--dry-run contacts nobody: --junit and --out have nothing to report");
-    if (junit && strcmp(junit, "-") == 0 && fmt == OUT_JSON)
+    if (a.junit && strcmp(a.junit, "-") == 0 && a.fmt == OUT_JSON)
         return cli_usage_error("--format json and --junit - would both take standard output");
-    cli_report_to(quiet ? 2 : junit && strcmp(junit, "-") == 0 ? 1 : 0);
-    char *suite = g_strdup_printf("%s conversation %u, the %s against %s", argv[optind], conversation,
-                                  side ? "server" : "client", target ? target : "nobody");
+    cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
+    char *suite = g_strdup_printf("%s conversation %u, the %s against %s", argv[optind], a.conversation,
+                                  a.side ? "server" : "client", a.target ? a.target : "nobody");
     char why[400] = "";
 
-    recording r = {.want = conversation, .ro = &cc.ro, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
+    recording r = {.want = a.conversation, .ro = &cc.ro, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
                    .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
     run_consumer cons = {&r, load_begin, load_end, load_finding, load_expected};
     unsigned ignored = 0;
@@ -1115,42 +1108,42 @@ static int run_replay(int argc, char **argv)
     if (read_rc < 0) {
         snprintf(why, sizeof why, "%s: %s", argv[optind], err);
         free_recording(&r);
-        return replay_end(junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
+        return replay_end(a.junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
     if (!r.p) {
-        snprintf(why, sizeof why, "%s: no conversation %u (it has %u)", argv[optind], conversation,
+        snprintf(why, sizeof why, "%s: no conversation %u (it has %u)", argv[optind], a.conversation,
                  g_hash_table_size(r.seen));
         fprintf(stderr, "pcaptool: %s\n", why);
         free_recording(&r);
-        return replay_end(junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
+        return replay_end(a.junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     for (guint i = 0; i < r.pdus->len; i++)
         pdus[i].need = need_of(r.p, r.opts, pdus[i].type, pdus[i].transport, pdus[i].data, pdus[i].len);
-    if (fmt == OUT_TEXT)
+    if (a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
-               r.p->short_name, conversation, argv[optind], r.endpoint[0], r.endpoint[1],
-               r.pdus->len, side ? "server" : "client", target ? ", target " : "", target ? target : "");
-    if (!r.p->replay && fmt == OUT_TEXT)
+               r.p->short_name, a.conversation, argv[optind], r.endpoint[0], r.endpoint[1],
+               r.pdus->len, a.side ? "server" : "client", a.target ? ", target " : "", a.target ? a.target : "");
+    if (!r.p->replay && a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
                 r.p->short_name);
-    else if (as_recorded && fmt == OUT_TEXT)
+    else if (a.as_recorded && a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: --as-recorded: our PDUs go byte for byte as recorded\n");
-    if (dry) {
-        dry_run(&r, side, fmt);
+    if (a.dry) {
+        dry_run(&r, a.side, a.fmt);
         free_recording(&r);
         g_free(suite);
         return cli_finish(EXIT_CLEAN);
     }
 
-    live L = {.rec = &r, .p = r.p, .side = side, .speed = speed, .no_wait = no_wait,
-              .as_recorded = as_recorded,
-              .timeout_ms = (int)(timeout * 1000), .format = fmt};
+    live L = {.rec = &r, .p = r.p, .side = a.side, .speed = a.speed, .no_wait = a.no_wait,
+              .as_recorded = a.as_recorded,
+              .timeout_ms = (int)(a.timeout * 1000), .format = a.fmt};
     int timed_out;
     channel *m = &L.ch[MAIN];
     bool has_link = recording_has_link(&r);
     L.ch[LINK].fd = r.transport == GW_TRANSPORT_TCP && r.link_same_ports && has_link ? PRELINK : -1;
-    m->fd = open_peer(&L, target, &timed_out, why, sizeof why);
+    m->fd = open_peer(&L, a.target, &timed_out, why, sizeof why);
     if (L.ch[LINK].fd == PRELINK)
         L.ch[LINK].fd = -1;
     if (m->fd < 0) {
@@ -1160,8 +1153,8 @@ static int run_replay(int argc, char **argv)
         const char *proto = r.p->name;
         free_recording(&r);
         if (timed_out) /* the peer's fault: a failure, not an error */
-            return replay_end(junit, NULL, proto, suite, cc.fail_on, why, EXIT_FINDINGS);
-        return replay_end(junit, NULL, proto, suite, cc.fail_on, why, EXIT_USAGE);
+            return replay_end(a.junit, NULL, proto, suite, cc.fail_on, why, EXIT_FINDINGS);
+        return replay_end(a.junit, NULL, proto, suite, cc.fail_on, why, EXIT_USAGE);
     }
     m->transport = r.transport;
     socklen_t sl = sizeof m->local;
@@ -1180,20 +1173,20 @@ static int run_replay(int argc, char **argv)
     }
     if (r.p->replay && r.p->replay->recorded)
         for (guint i = 0; i < r.pdus->len; i++)
-            r.p->replay->recorded(L.adapt_state, pdus[i].type, pdus[i].transport, pdus[i].dir == side,
+            r.p->replay->recorded(L.adapt_state, pdus[i].type, pdus[i].transport, pdus[i].dir == a.side,
                                   pdus[i].data, pdus[i].len);
     pcap_t *dead = NULL;
-    if (out_path) {
+    if (a.out_path) {
         dead = pcap_open_dead(DLT_RAW, 65535);
-        L.dump = pcap_dump_open(dead, out_path);
+        L.dump = pcap_dump_open(dead, a.out_path);
         if (!L.dump) {
-            snprintf(why, sizeof why, "cannot write %s: %s", out_path, pcap_geterr(dead));
+            snprintf(why, sizeof why, "cannot write %s: %s", a.out_path, pcap_geterr(dead));
             fprintf(stderr, "pcaptool: %s\n", why);
             pcap_close(dead);
             close_live(&L);
             const char *proto = r.p->name;
             free_recording(&r);
-            return replay_end(junit, NULL, proto, suite, cc.fail_on, why, EXIT_USAGE);
+            return replay_end(a.junit, NULL, proto, suite, cc.fail_on, why, EXIT_USAGE);
         }
     }
     L.inbuf = g_byte_array_new();
@@ -1209,15 +1202,15 @@ static int run_replay(int argc, char **argv)
 
     bool fail = L.diverged || (cc.fail_on && L.max_sev >= cc.fail_on);
     if (L.unreachable)
-        snprintf(why, sizeof why, "%s cannot be reached (ICMP port unreachable)", target);
+        snprintf(why, sizeof why, "%s cannot be reached (ICMP port unreachable)", a.target);
     if (L.unreachable)
         fprintf(stderr, "pcaptool: %s\n", why);
-    else if (fmt == OUT_JSON) {
+    else if (a.fmt == OUT_JSON) {
         printf("{\"record\":\"replay\",\"file\":");
         out_json_string(stdout, (const uint8_t *)argv[optind], strlen(argv[optind]));
-        printf(",\"conversation\":%u,\"side\":\"%s\",\"target\":", conversation,
-               side ? "server" : "client");
-        out_json_string(stdout, (const uint8_t *)target, strlen(target));
+        printf(",\"conversation\":%u,\"side\":\"%s\",\"target\":", a.conversation,
+               a.side ? "server" : "client");
+        out_json_string(stdout, (const uint8_t *)a.target, strlen(a.target));
         printf(",\"sent\":%u,\"received\":%u,\"unexpected\":%u,\"diverged\":%s,\"verdict\":\"%s\"}\n",
                L.sent, L.received, L.unexpected, L.diverged ? "true" : "false", fail ? "fail" : "pass");
     } else {
@@ -1235,11 +1228,11 @@ static int run_replay(int argc, char **argv)
         pcap_dump_close(L.dump);
         pcap_close(dead);
         if (bad) {
-            fprintf(stderr, "pcaptool: cannot write %s: %s\n", out_path, g_strerror(e ? e : EIO));
+            fprintf(stderr, "pcaptool: cannot write %s: %s\n", a.out_path, g_strerror(e ? e : EIO));
             rc = EXIT_USAGE;
         }
     }
-    if (junit && !write_junit(junit, &L, L.p->name, suite, cc.fail_on, L.unreachable ? why : NULL))
+    if (a.junit && !write_junit(a.junit, &L, L.p->name, suite, cc.fail_on, L.unreachable ? why : NULL))
         rc = EXIT_USAGE;
     g_free(suite);
     close_live(&L);

@@ -712,23 +712,19 @@ static int run_validate(int argc, char **argv)
     int rc = cli_parse(argc, argv, &spec, &args, &cc);
     if (rc != CLI_GO)
         return rc;
-    const char *junit = args.junit;
-    int jobs = args.jobs;
-    bool show_progress = args.show_progress, rules = args.rules, quiet = args.quiet, markdown = args.markdown;
-    out_format format = args.format;
-    if (rules) {
+    if (args.rules) {
         if (optind < argc)
             return cli_usage_error("--rules takes no capture");
-        return list_rules(format, markdown);
+        return list_rules(args.format, args.markdown);
     }
-    if (markdown)
+    if (args.markdown)
         return cli_usage_error("--format markdown is for --rules");
-    if (junit && strcmp(junit, "-") == 0 && json_out)
+    if (args.junit && strcmp(args.junit, "-") == 0 && json_out)
         return cli_usage_error("--format json and --junit - would both take standard output");
     if ((rc = cli_check_inputs(&cc.in, argc - optind)))
         return rc;
     /* standard output carries one format: JSON Lines, JUnit, or the text */
-    cli_report_to(quiet ? 2 : junit && strcmp(junit, "-") == 0 ? 1 : 0);
+    cli_report_to(args.quiet ? 2 : args.junit && strcmp(args.junit, "-") == 0 ? 1 : 0);
     line_buffered = cc.in.line_buffered || isatty(STDOUT_FILENO);
     input = &cc.in;
     cap_install_signals();
@@ -764,12 +760,12 @@ static int run_validate(int argc, char **argv)
         if (fo->reason)
             fprintf(stderr, "pcaptool: %s: %s\n", fo->path, fo->reason);
     }
-    bool bar = show_progress && !quiet && n > 1 && isatty(STDERR_FILENO) && cli_report == stdout;
-    run_all a = {.o = &cc.ro, .reports = reports, .n = n, .window = 2 * (unsigned)jobs};
+    bool bar = args.show_progress && !args.quiet && n > 1 && isatty(STDERR_FILENO) && cli_report == stdout;
+    run_all a = {.o = &cc.ro, .reports = reports, .n = n, .window = 2 * (unsigned)args.jobs};
     g_mutex_init(&a.lock);
     g_cond_init(&a.changed);
     GThread *threads[256];
-    int n_threads = jobs > 1 && n > 1 ? jobs : 0;
+    int n_threads = args.jobs > 1 && n > 1 ? args.jobs : 0;
     for (int t = 0; t < n_threads; t++)
         threads[t] = g_thread_new("validate", worker, &a);
     unsigned passed = 0, failed = 0, unreadable = 0, shown = 0;
@@ -856,7 +852,7 @@ static int run_validate(int argc, char **argv)
             fprintf(cli_report, " (%u not read: stopped)", n - shown);
         fputc('\n', cli_report);
     }
-    if (junit && !write_junit(junit, reports, shown, cc.fail_on))
+    if (args.junit && !write_junit(args.junit, reports, shown, cc.fail_on))
         status = EXIT_USAGE;
     for (unsigned i = 0; i < n; i++) {
         g_array_free(reports[i].tallies, TRUE);
