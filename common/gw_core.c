@@ -400,6 +400,9 @@ void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw
     x->failed = false;
     x->big_endian = false;
     x->mark = false;
+    x->rec = (gw_record){0};
+    x->hooks = NULL;
+    x->repeats = 0;
 }
 
 void gw_pdu_truncated(gw_pdu *x, const char *what)
@@ -410,6 +413,16 @@ void gw_pdu_truncated(gw_pdu *x, const char *what)
     gw_emit_rest(&x->e, &x->c, x->proto->rest_field, x->proto->truncated_finding,
                  "Truncated: %s missing at offset %zu", what, x->c.off);
     x->mark = true;
+}
+
+void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
+{
+    const uint8_t *p = x->c.data + off;
+    gw_emit_b(&x->e, field, off, n, p, n);
+    if (x->rec.seen) {
+        x->rec.seen[field] = true;
+        x->rec.text[field] = (gw_span){p, n};
+    }
 }
 
 /* Can `field` of n bytes be read? Not once decoding failed; and when fewer
@@ -431,8 +444,15 @@ bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t 
     size_t off = x->c.off;
     uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
     x->c.off += size;
-    if (x->e.sink->item)
+    const char *name = x->hooks && x->hooks->value_name ? x->hooks->value_name(x, field, v) : NULL;
+    if (name)
+        gw_emit_named_u(&x->e, field, off, size, v, name);
+    else if (x->e.sink->item)
         emit_number(&x->e, x->proto->fields, field, off, size, v);
+    if (x->rec.seen) {
+        x->rec.seen[field] = true;
+        x->rec.val[field] = v;
+    }
     if (out)
         *out = v;
     return true;
@@ -442,7 +462,7 @@ bool gw_take_bytes(gw_pdu *x, int field, size_t n)
 {
     if (!have(x, field, n))
         return false;
-    gw_emit_b(&x->e, field, x->c.off, n, x->c.data + x->c.off, n);
+    gw_pdu_text(x, field, x->c.off, n);
     x->c.off += n;
     return true;
 }
@@ -455,7 +475,7 @@ bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, siz
     const uint8_t *s = x->c.data + off;
     const uint8_t *nul = memchr(s, 0, rem);
     size_t len = nul ? (size_t)(nul - s) : rem;
-    gw_emit_b(&x->e, field, off, len, s, len);
+    gw_pdu_text(x, field, off, len);
     if (p)
         *p = s;
     if (n)

@@ -445,6 +445,38 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
    decoding stopped. Every decoder's own context embeds one (as `p`) and
    reads through the gw_take_* helpers, so that running out of bytes is
    handled the same way in every protocol (gw_pdu_truncated). */
+/* bytes of the PDU a field's item covers */
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} gw_span;
+
+/* What the gw_take_* readers (and so the layouts, gw_layout.h) leave
+   behind, when a decoder wants it: for each field of the protocol, whether
+   it was read in this PDU, its last number and its last text or bytes.
+   The decoder sizes the arrays by its field count and clears seen[] for
+   each PDU; val[] and text[] are only read where seen[] is set. */
+typedef struct {
+    bool *seen;
+    uint64_t *val;
+    gw_span *text;
+} gw_record;
+
+struct gw_pdu;
+/* What a protocol adds to the core readers (any may be NULL). */
+typedef struct gw_pdu_hooks {
+    /* the name of a number's value where it depends on the conversation
+       (shown as gw_emit_named_u shows it), or NULL: the field's own names */
+    const char *(*value_name)(struct gw_pdu *x, int field, uint64_t v);
+    /* a layout's GW_L_IF_HOOK condition `which` */
+    bool (*test)(struct gw_pdu *x, int which);
+    /* a layout's GW_L_STEP `which`: a part the protocol reads itself */
+    void (*step)(struct gw_pdu *x, int which);
+    /* a GW_L_COUNTED text under GW_LF_NUL, before its item: at off, n bytes
+       of text, `nul` when a NUL ended it (left out of the item) */
+    void (*text)(struct gw_pdu *x, int field, size_t off, size_t n, bool nul);
+} gw_pdu_hooks;
+
 typedef struct gw_pdu {
     gw_emit e;
     gw_cursor c;
@@ -454,6 +486,9 @@ typedef struct gw_pdu {
     bool failed;     /* decoding stopped: bytes ran out or could not be decoded */
     bool big_endian; /* byte order of gw_take_u */
     bool mark;       /* " (truncated)" is still to be added to the summary */
+    gw_record rec;   /* none unless the decoder sets it after gw_pdu_begin */
+    const gw_pdu_hooks *hooks; /* NULL unless the decoder sets them */
+    unsigned repeats; /* items the last GW_L_REPEAT/GW_L_MORE read (gw_layout.h) */
 } gw_pdu;
 
 /* ready x to decode data[0..len) of protocol p for sink (the summary is off
@@ -484,8 +519,8 @@ static inline void gw_pdu_finish(gw_pdu *x)
 
 /* Read a number of `size` (1..8) bytes in the given byte order and emit it
    as `field` by the field's type (signed I*, IEEE f32/f64 DOUBLE, else
-   unsigned); *out (if not NULL)
-   gets it unsigned. False, after gw_pdu_truncated(), when fewer bytes are
+   unsigned; named by hooks->value_name where it gives a name), recorded;
+   *out (if not NULL) gets it unsigned. False, after gw_pdu_truncated(), when fewer bytes are
    left, and false without reading once decoding failed. */
 bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out);
 /* the same in the PDU's byte order (x->big_endian; one byte is one byte) */
@@ -503,15 +538,18 @@ static inline bool gw_take_u32(gw_pdu *x, int field, unsigned size, uint32_t *ou
         *out = (uint32_t)v;
     return true;
 }
-/* n bytes as `field` (an item even when n is 0); false, truncated, when
-   fewer are left */
+/* n bytes as `field` (an item even when n is 0), recorded; false,
+   truncated, when fewer are left */
 bool gw_take_bytes(gw_pdu *x, int field, size_t n);
 /* a NUL-terminated string as `field`, the item covering the text without
-   its NUL; *p and *n (if not NULL) get the text. Without a NUL: the text to
+   its NUL; *p and *n (if not NULL) get the text, which is recorded. Without a NUL: the text to
    the end, finding `unterminated` over it, decoding failed, false. */
 bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, size_t *n);
 /* the bytes left (if any) as `field`, not decoded further */
 void gw_take_rest(gw_pdu *x, int field);
+/* show d[off..off+n) (within the PDU) as `field`, recorded, without moving
+   the cursor: for a reader that decides itself how many bytes make the item */
+void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n);
 /* The bytes left after the last field, unless decoding failed: shown as
    `field` and reported as `finding`, whose message is fmt with the count
    and "s" for a plural, e.g. "%zu byte%s after the command". */

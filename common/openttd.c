@@ -8,6 +8,7 @@
  * have their own functions.
  */
 #include "openttd.h"
+#include "gw_layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -194,39 +195,38 @@ static const gw_option options[] = {
 
 /* ---- payload layouts ----------------------------------------------------------- */
 
-enum op {
-    O_END, O_U8, O_U16, O_U32, O_U64, O_BOOL, O_STR, O_BUF16, O_MD5, O_REST,
-    O_OPT,     /* what follows may be missing at the end of the packet */
-    O_LOOP,    /* repeat up to O_ENDLOOP as often as the last number read */
-    O_ENDLOOP,
-    O_TILE,    /* u32 tile, before 14.x */
-    O_BYTES8, O_BYTES24, O_BYTES32, /* fixed-size byte arrays */
-    O_GRF_ID,  /* a NewGRF id: u32 read big-endian ("They are big-endian numbers") */
-    O_CMD32,   /* 0.4-0.7's u32 command: id | flags << 8 | error message << 16 */
-};
-typedef struct {
-    uint8_t op, field;
-} lop;
-
-#define L(...) (const lop[]){__VA_ARGS__, {O_END, 0}}
-#define U8(f) {O_U8, OTTD_F_##f}
-#define U16(f) {O_U16, OTTD_F_##f}
-#define U32(f) {O_U32, OTTD_F_##f}
-#define U64(f) {O_U64, OTTD_F_##f}
-#define BOOL(f) {O_BOOL, OTTD_F_##f}
-#define STR(f) {O_STR, OTTD_F_##f}
-#define REST(f) {O_REST, OTTD_F_##f}
-#define OPT {O_OPT, 0}
+/* layout steps (gw_layout.h) in OpenTTD's terms: numbers are little-endian
+   ("all numbers are little endian" but NewGRF ids), strings NUL-terminated */
+enum { STEP_CMD32, TEST_TILE };
+#define L GW_LAYOUT
+#define U8(f) GW_NUM(OTTD_F_##f, 1)
+#define U16(f) GW_NUM(OTTD_F_##f, 2)
+#define U32(f) GW_NUM(OTTD_F_##f, 4)
+#define U64(f) GW_NUM(OTTD_F_##f, 8)
+#define BOOL(f) GW_NUM(OTTD_F_##f, 1)
+#define STR(f) GW_CSTR(OTTD_F_##f, OTTD_E_STRING_UNTERMINATED)
+#define BYTES(f, n) GW_BYTES(OTTD_F_##f, n)
+#define REST(f) GW_REST(OTTD_F_##f)
+#define OPT GW_OPTIONAL
+/* a NewGRF id: u32 read big-endian ("They are big-endian numbers") */
+#define GRF_ID GW_NUM(OTTD_F_GRF_ID, 4, GW_FLAGS(GW_LF_BE))
+/* u16 length and that many bytes */
+#define BUF16(f) GW_COUNTED(OTTD_F_##f, OTTD_F_DATA_LENGTH, 2, -1)
+/* 0.4-0.7's u32 command: id | flags << 8 | error message << 16 */
+#define CMD32 GW_STEP(STEP_CMD32)
+/* the u32 tile, before 14.x */
+#define TILE GW_IF_HOOK(TEST_TILE), U32(TILE), GW_DONE
+#define GRFS(...) U8(GRF_COUNT), GW_REPEAT(OTTD_F_GRF_COUNT), GRF_ID, BYTES(GRF_MD5, 16), __VA_ARGS__ GW_DONE
 #define DECODE_PARAMS U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
     U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
     U32(DECODE_PARAM)
-#define NONE {O_END, 0}
+#define NONE ((const gw_lstep[]){{.op = GW_L_END}})
 
 /* 13.x payloads (WIRE-NOTES section 2); 14.x and 15.x differ only where noted */
-static const lop *const layouts_13[PK_COUNT] = {
+static const gw_lstep *const layouts_13[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
     [PK_SERVER_ERROR] = L(U8(ERROR_CODE), OPT, STR(REASON)),
-    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}, {O_ENDLOOP, 0}),
+    [PK_SERVER_CHECK_NEWGRFS] = L(GRFS()),
     [PK_CLIENT_GAME_PASSWORD] = L(STR(PASSWORD)),
     [PK_CLIENT_COMPANY_PASSWORD] = L(STR(PASSWORD)),
     [PK_CLIENT_SET_PASSWORD] = L(STR(PASSWORD)),
@@ -241,8 +241,8 @@ static const lop *const layouts_13[PK_COUNT] = {
     [PK_SERVER_FRAME] = L(U32(FRAME), U32(FRAME_MAX), OPT, U8(TOKEN)),
     [PK_CLIENT_ACK] = L(U32(FRAME), U8(TOKEN)),
     [PK_SERVER_SYNC] = L(U32(FRAME), U32(SEED1)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OTTD_F_TILE}, {O_BUF16, OTTD_F_CMD_DATA}, U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), {O_TILE, OTTD_F_TILE}, {O_BUF16, OTTD_F_CMD_DATA}, U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), TILE, BUF16(CMD_DATA), U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), U16(CMD), U16(ERR_MSG), TILE, BUF16(CMD_DATA), U8(CALLBACK),
                             U32(FRAME), BOOL(MY_CMD)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
@@ -256,19 +256,19 @@ static const lop *const layouts_13[PK_COUNT] = {
     [PK_SERVER_CONFIG_UPDATE] = L(U8(MAX_COMPANIES), STR(SERVER_NAME)),
     [PK_CLIENT_ERROR] = L(U8(ERROR_CODE)),
     [PK_SERVER_ERROR_QUIT] = L(U32(CLIENT_ID), U8(ERROR_CODE)),
-    [PK_SERVER_FULL] = L(NONE),
-    [PK_SERVER_BANNED] = L(NONE),
-    [PK_CLIENT_GAME_INFO] = L(NONE),
-    [PK_CLIENT_NEWGRFS_CHECKED] = L(NONE),
-    [PK_SERVER_NEED_GAME_PASSWORD] = L(NONE),
-    [PK_CLIENT_GETMAP] = L(NONE),
-    [PK_SERVER_MAP_DONE] = L(NONE),
-    [PK_CLIENT_MAP_OK] = L(NONE),
-    [PK_SERVER_NEWGAME] = L(NONE),
-    [PK_SERVER_SHUTDOWN] = L(NONE),
-    [PK_CLIENT_QUIT] = L(NONE),
-    [PK_UDP_CLIENT_FIND_SERVER] = L(NONE),
-    [PK_UDP_CLIENT_DETAIL_INFO] = L(NONE),
+    [PK_SERVER_FULL] = NONE,
+    [PK_SERVER_BANNED] = NONE,
+    [PK_CLIENT_GAME_INFO] = NONE,
+    [PK_CLIENT_NEWGRFS_CHECKED] = NONE,
+    [PK_SERVER_NEED_GAME_PASSWORD] = NONE,
+    [PK_CLIENT_GETMAP] = NONE,
+    [PK_SERVER_MAP_DONE] = NONE,
+    [PK_CLIENT_MAP_OK] = NONE,
+    [PK_SERVER_NEWGAME] = NONE,
+    [PK_SERVER_SHUTDOWN] = NONE,
+    [PK_CLIENT_QUIT] = NONE,
+    [PK_UDP_CLIENT_FIND_SERVER] = NONE,
+    [PK_UDP_CLIENT_DETAIL_INFO] = NONE,
 };
 
 /* 15.x where it differs from 13.x, as OpenTTD's own code writes it:
@@ -278,19 +278,19 @@ static const lop *const layouts_13[PK_COUNT] = {
    network_crypto.cpp's X25519 handlers: SendRequest after the method byte
    (public key 32, nonce 24), SendResponse (public key 32, MAC 16, message
    8), SendEnableEncryption (nonce 24). */
-static const lop *const layouts_15[PK_COUNT] = {
+static const gw_lstep *const layouts_15[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION)),
     [PK_CLIENT_IDENTIFY] = L(STR(NAME), U8(COMPANY)),
-    [PK_SERVER_AUTH_REQUEST] = L(U8(AUTH_METHOD), {O_BYTES32, OTTD_F_AUTH_PUBLIC_KEY}, {O_BYTES24, OTTD_F_AUTH_NONCE}),
-    [PK_CLIENT_AUTH_RESPONSE] = L({O_BYTES32, OTTD_F_AUTH_PUBLIC_KEY}, {O_MD5, OTTD_F_AUTH_MAC}, {O_BYTES8, OTTD_F_AUTH_MESSAGE}),
-    [PK_SERVER_ENABLE_ENCRYPTION] = L({O_BYTES24, OTTD_F_ENCRYPTION_NONCE}),
+    [PK_SERVER_AUTH_REQUEST] = L(U8(AUTH_METHOD), BYTES(AUTH_PUBLIC_KEY, 32), BYTES(AUTH_NONCE, 24)),
+    [PK_CLIENT_AUTH_RESPONSE] = L(BYTES(AUTH_PUBLIC_KEY, 32), BYTES(AUTH_MAC, 16), BYTES(AUTH_MESSAGE, 8)),
+    [PK_SERVER_ENABLE_ENCRYPTION] = L(BYTES(ENCRYPTION_NONCE, 24)),
     [PK_SERVER_WELCOME] = L(U32(CLIENT_ID)),
     [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME), STR(PUBLIC_KEY)),
     [PK_CLIENT_MOVE] = L(U8(COMPANY)),
 };
 
 /* the wiki's layouts (0.4/0.5 era) */
-static const lop *const layouts_old[PK_COUNT] = {
+static const gw_lstep *const layouts_old[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
     [PK_SERVER_ERROR] = L(U8(ERROR_CODE)),
     [PK_CLIENT_ERROR] = L(U8(ERROR_CODE)),
@@ -305,8 +305,8 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_CLIENT_ACK] = L(U32(FRAME)),
     /* the wiki: "Uint32: decode_params < 10 times ... >", "Uint8: CallBackID", and
        from the server "Uint32: Frame of execution" */
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), CMD32, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), CMD32, U32(P1), U32(P2), U32(TILE), DECODE_PARAMS, U8(CALLBACK),
                             U32(FRAME)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U8(DEST), STR(MESSAGE)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U8(CLIENT_ID), STR(MESSAGE)),
@@ -317,15 +317,15 @@ static const lop *const layouts_old[PK_COUNT] = {
     [PK_SERVER_ERROR_QUIT] = L(U8(CLIENT_ID), U8(ERROR_CODE)),
     [PK_SERVER_RCON] = L(U16(COLOUR), STR(RCON_OUTPUT)),
     [PK_CLIENT_RCON] = L(STR(PASSWORD), STR(RCON_COMMAND)),
-    [PK_SERVER_CHECK_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}, {O_ENDLOOP, 0}),
-    [PK_SERVER_FULL] = L(NONE),
-    [PK_SERVER_BANNED] = L(NONE),
-    [PK_CLIENT_COMPANY_INFO] = L(NONE),
-    [PK_CLIENT_GETMAP] = L(NONE),
-    [PK_CLIENT_MAP_OK] = L(NONE),
-    [PK_SERVER_SHUTDOWN] = L(NONE),
-    [PK_SERVER_NEWGAME] = L(NONE),
-    [PK_CLIENT_NEWGRFS_CHECKED] = L(NONE),
+    [PK_SERVER_CHECK_NEWGRFS] = L(GRFS()),
+    [PK_SERVER_FULL] = NONE,
+    [PK_SERVER_BANNED] = NONE,
+    [PK_CLIENT_COMPANY_INFO] = NONE,
+    [PK_CLIENT_GETMAP] = NONE,
+    [PK_CLIENT_MAP_OK] = NONE,
+    [PK_SERVER_SHUTDOWN] = NONE,
+    [PK_SERVER_NEWGAME] = NONE,
+    [PK_CLIENT_NEWGRFS_CHECKED] = NONE,
     /* the packets numbered 34-37 in this numbering, as the 1.0 server writes
        and reads them (network_server.cpp: SERVER_MOVE u32 client id + u8
        company; CLIENT_MOVE u8 company, then the password only when that
@@ -343,13 +343,13 @@ static const lop *const layouts_old[PK_COUNT] = {
    SERVER_CLIENT_INFO end with the client's unique id; a command carries
    "string: text" where 0.4 had ten decode_params; SERVER_CHAT "uint16:
    Client-index" and a bool self_send. */
-static const lop *const layouts_05[PK_COUNT] = {
+static const gw_lstep *const layouts_05[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), STR(NAME), U8(COMPANY), U8(LANGUAGE), STR(UNIQUE_ID)),
     [PK_SERVER_CLIENT_INFO] = L(U16(CLIENT_ID), U8(COMPANY), STR(NAME), STR(UNIQUE_ID)),
     [PK_SERVER_WELCOME] = L(U16(CLIENT_ID)),
     [PK_SERVER_JOIN] = L(U16(CLIENT_ID)),
-    [PK_CLIENT_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+    [PK_CLIENT_COMMAND] = L(U8(COMPANY), CMD32, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK)),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), CMD32, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U16(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE)),
     [PK_SERVER_QUIT] = L(U16(CLIENT_ID), STR(REASON)),
@@ -363,16 +363,16 @@ static const lop *const layouts_05[PK_COUNT] = {
    the server's network id for password hashing; chat "uint32: Destination
    CompanyID/Client-identifier" and "uint64: Some arbitrary number";
    SERVER_COMMAND ends with my_cmd; the quits carry no message. */
-static const lop *const layouts_07[PK_COUNT] = {
+static const gw_lstep *const layouts_07[PK_COUNT] = {
     [PK_SERVER_CLIENT_INFO] = L(U32(CLIENT_ID), U8(COMPANY), STR(NAME)),
     [PK_SERVER_NEED_PASSWORD] = L(U8(PASSWORD_TYPE), OPT, U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_WELCOME] = L(U32(CLIENT_ID), U32(GENERATION_SEED), STR(NETWORK_ID)),
     [PK_SERVER_JOIN] = L(U32(CLIENT_ID)),
-    [PK_SERVER_COMMAND] = L(U8(COMPANY), {O_CMD32, OTTD_F_CMD32}, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
+    [PK_SERVER_COMMAND] = L(U8(COMPANY), CMD32, U32(P1), U32(P2), U32(TILE), STR(CMD_TEXT), U8(CALLBACK),
                             U32(FRAME), BOOL(MY_CMD)),
     [PK_CLIENT_CHAT] = L(U8(ACTION), U8(DEST_TYPE), U32(DEST), STR(MESSAGE), U64(CHAT_DATA)),
     [PK_SERVER_CHAT] = L(U8(ACTION), U32(CLIENT_ID), BOOL(SELF_SEND), STR(MESSAGE), U64(CHAT_DATA)),
-    [PK_CLIENT_QUIT] = L(NONE),
+    [PK_CLIENT_QUIT] = NONE,
     [PK_SERVER_QUIT] = L(U32(CLIENT_ID)),
     [PK_SERVER_ERROR_QUIT] = L(U32(CLIENT_ID), U8(ERROR_CODE)),
 };
@@ -380,19 +380,18 @@ static const lop *const layouts_07[PK_COUNT] = {
 /* The UDP set before 12.0 (0.5 - 0.7 network_udp.cpp, 1.x core/udp.h);
    SERVER_RESPONSE is the game info, SERVER_DETAIL_INFO and
    MASTER_RESPONSE_LIST have functions of their own. */
-static const lop *const layouts_udp[PK_COUNT] = {
-    [PK_UDP_CLIENT_FIND_SERVER] = L(NONE),
-    [PK_UDP_CLIENT_DETAIL_INFO] = L(NONE),
-    [PK_UDP_MASTER_ACK_REGISTER] = L(NONE),
+static const gw_lstep *const layouts_udp[PK_COUNT] = {
+    [PK_UDP_CLIENT_FIND_SERVER] = NONE,
+    [PK_UDP_CLIENT_DETAIL_INFO] = NONE,
+    [PK_UDP_MASTER_ACK_REGISTER] = NONE,
     /* "Packet is: WELCOME_MESSAGE, Version, server_port", and from protocol 2 the session key */
     [PK_UDP_SERVER_REGISTER] = L(STR(MASTER_WELCOME), U8(MASTER_VERSION), U16(MASTER_PORT), OPT, U64(MASTER_SESSION_KEY)),
     /* "Packet is: Version, server_port" */
     [PK_UDP_SERVER_UNREGISTER] = L(U8(MASTER_VERSION), U16(MASTER_PORT)),
     /* "packet only contains protocol version"; protocol 2 adds the list type */
     [PK_UDP_CLIENT_GET_LIST] = L(U8(MASTER_VERSION), OPT, U8(MASTER_LIST_TYPE)),
-    [PK_UDP_CLIENT_GET_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}, {O_ENDLOOP, 0}),
-    [PK_UDP_SERVER_NEWGRFS] = L(U8(GRF_COUNT), {O_LOOP, 0}, {O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5},
-                                STR(GRF_NAME), {O_ENDLOOP, 0}),
+    [PK_UDP_CLIENT_GET_NEWGRFS] = L(GRFS()),
+    [PK_UDP_SERVER_NEWGRFS] = L(GRFS(STR(GRF_NAME),)),
     [PK_UDP_MASTER_SESSION_KEY] = L(U64(MASTER_SESSION_KEY)),
 };
 
@@ -573,8 +572,7 @@ typedef struct {
     /* not cleared for each PDU (it is large): the last value of each numeric field and string, for summaries and
        checks: read only where seen[] says it was set in this PDU */
     uint64_t val[OTTD_F_COUNT];
-    const uint8_t *str[OTTD_F_COUNT];
-    size_t str_len[OTTD_F_COUNT];
+    gw_span text[OTTD_F_COUNT];
 } ottd_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -589,102 +587,46 @@ static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
     return NULL;
 }
 
-/* a number, remembered for summaries and checks, named by the release
-   where its name depends on it */
-static bool take_num(ottd_ctx *x, int field, unsigned size, bool big_endian)
+/* release names (gw_pdu_hooks.value_name) */
+static const char *value_name(gw_pdu *p, int field, uint64_t v)
 {
-    if (x->release && !x->p.failed && gw_remaining(&x->p.c) >= size) {
-        uint64_t v = gw_get_uint(x->p.c.data + x->p.c.off, size, big_endian);
-        const char *name = release_name(x, field, v);
-        if (name) {
-            if (field == OTTD_F_CMD)
-                x->cmd_name = name;
-            gw_emit_named_u(&x->p.e, field, x->p.c.off, size, v, name);
-            x->p.c.off += size;
-            x->val[field] = v;
-            x->seen[field] = true;
-            return true;
-        }
-    }
-    if (!gw_take_num(&x->p, field, size, big_endian, &x->val[field]))
-        return false;
-    x->seen[field] = true;
-    return true;
+    ottd_ctx *x = (ottd_ctx *)p;
+    const char *name = x->release ? release_name(x, field, v) : NULL;
+    if (name && field == OTTD_F_CMD)
+        x->cmd_name = name;
+    return name;
 }
 
-/* a NUL-terminated string, remembered (also when it runs to the end) */
-static bool take_str(ottd_ctx *x, int field)
+static void step(gw_pdu *p, int which)
 {
-    const uint8_t *p = NULL;
-    size_t n = 0;
-    bool ok = gw_take_cstr(&x->p, field, OTTD_E_STRING_UNTERMINATED, &p, &n);
-    if (p) {
-        x->str[field] = p;
-        x->str_len[field] = n;
-        x->seen[field] = true;
-    }
-    return ok;
+    (void)which; /* STEP_CMD32 */
+    /* command.h: the low byte indexes _command_proc_table (cmd & 0xFF),
+       the flags (CMD_AUTO 0x0200 ...) are the next byte, CMD_MSG(x)
+       puts the error message's string id in the high 16 bits; little
+       endian, so each is its own bytes */
+    ottd_ctx *x = (ottd_ctx *)p;
+    size_t off = x->p.c.off;
+    if (!gw_take_num(&x->p, OTTD_F_CMD32, 4, false, NULL))
+        return;
+    gw_emit_push(&x->p.e);
+    gw_emit_u(&x->p.e, OTTD_F_CMD32_ID, off, 1, x->val[OTTD_F_CMD32] & 0xff);
+    gw_emit_u(&x->p.e, OTTD_F_CMD32_FLAGS, off + 1, 1, (x->val[OTTD_F_CMD32] >> 8) & 0xff);
+    gw_emit_u(&x->p.e, OTTD_F_ERR_MSG, off + 2, 2, x->val[OTTD_F_CMD32] >> 16);
+    gw_emit_pop(&x->p.e, off + 4);
 }
 
-static bool run_layout(ottd_ctx *x, const lop *ops)
+static bool test(gw_pdu *p, int which)
 {
-    bool optional = false;
-    for (const lop *o = ops; o->op != O_END && !x->p.failed; o++) {
-        if (optional && gw_remaining(&x->p.c) == 0)
-            return true;
-        switch (o->op) {
-        case O_U8: take_num(x, o->field, 1, false); break;
-        case O_U16: take_num(x, o->field, 2, false); break;
-        case O_U32: take_num(x, o->field, 4, false); break;
-        case O_U64: take_num(x, o->field, 8, false); break;
-        case O_BOOL: take_num(x, o->field, 1, false); break;
-        case O_STR: take_str(x, o->field); break;
-        case O_MD5: gw_take_bytes(&x->p, o->field, 16); break;
-        case O_BYTES8: gw_take_bytes(&x->p, o->field, 8); break;
-        case O_GRF_ID: take_num(x, o->field, 4, true); break;
-        case O_CMD32: {
-            /* command.h: the low byte indexes _command_proc_table (cmd & 0xFF),
-               the flags (CMD_AUTO 0x0200 ...) are the next byte, CMD_MSG(x)
-               puts the error message's string id in the high 16 bits; little
-               endian, so each is its own bytes */
-            size_t off = x->p.c.off;
-            if (!take_num(x, OTTD_F_CMD32, 4, false))
-                break;
-            gw_emit_push(&x->p.e);
-            gw_emit_u(&x->p.e, OTTD_F_CMD32_ID, off, 1, x->val[OTTD_F_CMD32] & 0xff);
-            gw_emit_u(&x->p.e, OTTD_F_CMD32_FLAGS, off + 1, 1, (x->val[OTTD_F_CMD32] >> 8) & 0xff);
-            gw_emit_u(&x->p.e, OTTD_F_ERR_MSG, off + 2, 2, x->val[OTTD_F_CMD32] >> 16);
-            gw_emit_pop(&x->p.e, off + 4);
-            break;
-        }
-        case O_BYTES24: gw_take_bytes(&x->p, o->field, 24); break;
-        case O_BYTES32: gw_take_bytes(&x->p, o->field, 32); break;
-        case O_REST: gw_take_bytes(&x->p, o->field, gw_remaining(&x->p.c)); break;
-        case O_OPT: optional = true; break;
-        case O_TILE:
-            if (x->version < OTTD_V14)
-                take_num(x, o->field, 4, false);
-            break;
-        case O_BUF16:
-            if (take_num(x, OTTD_F_DATA_LENGTH, 2, false))
-                gw_take_bytes(&x->p, o->field, (size_t)x->val[OTTD_F_DATA_LENGTH]);
-            break;
-        case O_LOOP: {
-            uint64_t count = x->val[(o - 1)->field];
-            const lop *body = o + 1, *end = body;
-            while (end->op != O_ENDLOOP)
-                end++;
-            for (uint64_t i = 0; i < count && !x->p.failed; i++)
-                for (const lop *b = body; b < end && !x->p.failed; b++)
-                    run_layout(x, (const lop[]){*b, {O_END, 0}});
-            o = end;
-            break;
-        }
-        default:
-            break;
-        }
-    }
-    return !x->p.failed;
+    (void)which; /* TEST_TILE */
+    return ((ottd_ctx *)p)->version < OTTD_V14;
+}
+
+static const gw_pdu_hooks hooks = {.value_name = value_name, .step = step, .test = test};
+
+/* a number, recorded */
+static bool take_num(ottd_ctx *x, int field, unsigned size)
+{
+    return gw_take_num(&x->p, field, size, false, NULL);
 }
 
 static int version_from_revision(const uint8_t *s, size_t n, bool *guess, uint8_t *old_release)
@@ -736,56 +678,56 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
    name while the version is below 6, u16 dates below 3. */
 static void game_info(ottd_ctx *x)
 {
-    if (!take_num(x, OTTD_F_GI_VERSION, 1, false))
+    if (!take_num(x, OTTD_F_GI_VERSION, 1))
         return;
     unsigned v = (unsigned)x->val[OTTD_F_GI_VERSION];
     unsigned grf_type = 0;
-    if (v >= 7 && !take_num(x, OTTD_F_GI_TICKS, 8, false))
+    if (v >= 7 && !take_num(x, OTTD_F_GI_TICKS, 8))
         return;
     if (v >= 6) {
-        if (!take_num(x, OTTD_F_GI_GRF_TYPE, 1, false))
+        if (!take_num(x, OTTD_F_GI_GRF_TYPE, 1))
             return;
         grf_type = (unsigned)x->val[OTTD_F_GI_GRF_TYPE];
         if (grf_type > 2) /* the reader stops: nothing after it is read */
             return;
     }
-    if (v >= 5 && !run_layout(x, L(U32(GI_GS_VERSION), STR(GI_GS_NAME))))
+    if (v >= 5 && !gw_layout_run(&x->p, L(U32(GI_GS_VERSION), STR(GI_GS_NAME))))
         return;
     if (v >= 4) {
-        if (!take_num(x, OTTD_F_GRF_COUNT, 1, false))
+        if (!take_num(x, OTTD_F_GRF_COUNT, 1))
             return;
         for (uint64_t i = 0; i < x->val[OTTD_F_GRF_COUNT] && !x->p.failed; i++) {
             if (grf_type == 2) {
-                take_num(x, OTTD_F_GRF_LOOKUP, 4, false);
+                take_num(x, OTTD_F_GRF_LOOKUP, 4);
                 continue;
             }
-            run_layout(x, L({O_GRF_ID, OTTD_F_GRF_ID}, {O_MD5, OTTD_F_GRF_MD5}));
+            gw_layout_run(&x->p, L(GRF_ID, BYTES(GRF_MD5, 16)));
             if (grf_type == 1)
-                take_str(x, OTTD_F_GRF_NAME);
+                gw_take_cstr(&x->p, OTTD_F_GRF_NAME, OTTD_E_STRING_UNTERMINATED, NULL, NULL);
         }
     }
-    if (v >= 3 && !run_layout(x, L(U32(GI_GAME_DATE), U32(GI_START_DATE))))
+    if (v >= 3 && !gw_layout_run(&x->p, L(U32(GI_GAME_DATE), U32(GI_START_DATE))))
         return;
-    if (v >= 2 && !run_layout(x, L(U8(GI_COMPANIES_MAX), U8(GI_COMPANIES_ON), U8(GI_SPECTATORS_MAX))))
+    if (v >= 2 && !gw_layout_run(&x->p, L(U8(GI_COMPANIES_MAX), U8(GI_COMPANIES_ON), U8(GI_SPECTATORS_MAX))))
         return;
-    if (!run_layout(x, L(STR(SERVER_NAME), STR(REVISION))))
+    if (!gw_layout_run(&x->p, L(STR(SERVER_NAME), STR(REVISION))))
         return;
-    if (v < 6 && !take_num(x, OTTD_F_LANGUAGE, 1, false))
+    if (v < 6 && !take_num(x, OTTD_F_LANGUAGE, 1))
         return;
-    if (!run_layout(x, L(BOOL(GI_PASSWORD), U8(GI_CLIENTS_MAX), U8(GI_CLIENTS_ON), U8(GI_SPECTATORS_ON))))
+    if (!gw_layout_run(&x->p, L(BOOL(GI_PASSWORD), U8(GI_CLIENTS_MAX), U8(GI_CLIENTS_ON), U8(GI_SPECTATORS_ON))))
         return;
-    if (v < 3 && !run_layout(x, L(U16(GI_OLD_DATE), U16(GI_OLD_DATE))))
+    if (v < 3 && !gw_layout_run(&x->p, L(U16(GI_OLD_DATE), U16(GI_OLD_DATE))))
         return;
-    if (v < 6 && !take_str(x, OTTD_F_GI_MAP_NAME))
+    if (v < 6 && !gw_take_cstr(&x->p, OTTD_F_GI_MAP_NAME, OTTD_E_STRING_UNTERMINATED, NULL, NULL))
         return;
-    run_layout(x, L(U16(GI_MAP_WIDTH), U16(GI_MAP_HEIGHT), U8(GI_LANDSCAPE), BOOL(GI_DEDICATED)));
+    gw_layout_run(&x->p, L(U16(GI_MAP_WIDTH), U16(GI_MAP_HEIGHT), U8(GI_LANDSCAPE), BOOL(GI_DEDICATED)));
 }
 
 /* company info 4 over UDP: clients while the marker byte is 1 */
 static void client_list(ottd_ctx *x)
 {
-    while (take_num(x, OTTD_F_CI_CLIENT_FOLLOWS, 1, false) && x->val[OTTD_F_CI_CLIENT_FOLLOWS] == 1)
-        if (!run_layout(x, L(STR(NAME), STR(UNIQUE_ID), U32(CI_JOIN_DATE))))
+    while (take_num(x, OTTD_F_CI_CLIENT_FOLLOWS, 1) && x->val[OTTD_F_CI_CLIENT_FOLLOWS] == 1)
+        if (!gw_layout_run(&x->p, L(STR(NAME), STR(UNIQUE_ID), U32(CI_JOIN_DATE))))
             return;
 }
 
@@ -799,15 +741,15 @@ static void client_list(ottd_ctx *x)
    name, unique id and join date, and a 0 that ends the list. */
 static void company_entry(ottd_ctx *x, unsigned version, bool udp)
 {
-    if (!run_layout(x, L(U8(COMPANY), STR(CI_NAME), U32(CI_INAUGURATED), U64(CI_VALUE), U64(CI_MONEY),
+    if (!gw_layout_run(&x->p, L(U8(COMPANY), STR(CI_NAME), U32(CI_INAUGURATED), U64(CI_VALUE), U64(CI_MONEY),
                          U64(CI_INCOME), U16(CI_PERFORMANCE), BOOL(CI_PASSWORD), U16(CI_TRAINS), U16(CI_LORRIES),
                          U16(CI_BUSES), U16(CI_PLANES), U16(CI_SHIPS), U16(CI_TRAIN_STATIONS),
                          U16(CI_TRUCK_STOPS), U16(CI_BUS_STOPS), U16(CI_AIRPORTS), U16(CI_DOCKS))))
         return;
-    if (version >= 6 && !take_num(x, OTTD_F_CI_IS_AI, 1, false))
+    if (version >= 6 && !take_num(x, OTTD_F_CI_IS_AI, 1))
         return;
     if (!udp)
-        take_str(x, OTTD_F_CI_CLIENTS);
+        gw_take_cstr(&x->p, OTTD_F_CI_CLIENTS, OTTD_E_STRING_UNTERMINATED, NULL, NULL);
     else if (version <= 4)
         client_list(x);
 }
@@ -816,7 +758,7 @@ static void company_entry(ottd_ctx *x, unsigned version, bool udp)
    the packet that ends the list), one company */
 static void company_info(ottd_ctx *x)
 {
-    if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))) || !x->val[OTTD_F_CI_COUNT])
+    if (!gw_layout_run(&x->p, L(U8(CI_VERSION), U8(CI_COUNT))) || !x->val[OTTD_F_CI_COUNT])
         return;
     company_entry(x, (unsigned)x->val[OTTD_F_CI_VERSION], false);
 }
@@ -825,7 +767,7 @@ static void company_info(ottd_ctx *x)
    then lists the spectators the same way */
 static void detail_info(ottd_ctx *x)
 {
-    if (!run_layout(x, L(U8(CI_VERSION), U8(CI_COUNT))))
+    if (!gw_layout_run(&x->p, L(U8(CI_VERSION), U8(CI_COUNT))))
         return;
     unsigned version = (unsigned)x->val[OTTD_F_CI_VERSION];
     for (uint64_t i = 0, n = x->val[OTTD_F_CI_COUNT]; i < n && !x->p.failed; i++)
@@ -838,20 +780,20 @@ static void detail_info(ottd_ctx *x)
    address (4 or 16 bytes, in network order) and its u16 port */
 static void master_list(ottd_ctx *x)
 {
-    if (!run_layout(x, L(U8(MASTER_LIST))))
+    if (!gw_layout_run(&x->p, L(U8(MASTER_LIST))))
         return;
     unsigned family = (unsigned)x->val[OTTD_F_MASTER_LIST];
     if (family != 1 && family != 2) {
         gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         return;
     }
-    if (!take_num(x, OTTD_F_MASTER_COUNT, 2, false))
+    if (!take_num(x, OTTD_F_MASTER_COUNT, 2))
         return;
     int field = family == 1 ? OTTD_F_MASTER_IPV4 : OTTD_F_MASTER_IPV6;
     size_t alen = family == 1 ? 4 : 16;
     for (uint64_t i = 0; i < x->val[OTTD_F_MASTER_COUNT] && !x->p.failed; i++)
         if (gw_take_bytes(&x->p, field, alen))
-            take_num(x, OTTD_F_MASTER_SERVER_PORT, 2, false);
+            take_num(x, OTTD_F_MASTER_SERVER_PORT, 2);
 }
 
 static bool printable4(const uint8_t *p)
@@ -873,8 +815,8 @@ static void map_data(ottd_ctx *x)
             gw_emit_label(&x->p.e, OTTD_F_SAVEGAME, off, 8, "Savegame header");
             gw_emit_push(&x->p.e);
             gw_take_bytes(&x->p, OTTD_F_SAVEGAME_FORMAT, 4);
-            take_num(x, OTTD_F_SAVEGAME_VERSION, 2, true);
-            take_num(x, OTTD_F_SAVEGAME_MINOR, 2, true);
+            gw_take_num(&x->p, OTTD_F_SAVEGAME_VERSION, 2, true, NULL);
+            gw_take_num(&x->p, OTTD_F_SAVEGAME_MINOR, 2, true, NULL);
             gw_emit_pop(&x->p.e, off + 8);
             summary_add(x, " %.4s v%u", (const char *)x->p.c.data + off, (unsigned)x->val[OTTD_F_SAVEGAME_VERSION]);
         } else {
@@ -919,13 +861,13 @@ static void map_check_sum(ottd_ctx *x, size_t off, const char *announcer)
 /* the 0.5-0.7 SERVER_MAP: one packet type with a part code */
 static void old_map(ottd_ctx *x)
 {
-    if (!take_num(x, OTTD_F_MAP_PACKET, 1, false))
+    if (!take_num(x, OTTD_F_MAP_PACKET, 1))
         return;
     ottd_conv *cv = x->conv;
     switch (x->val[OTTD_F_MAP_PACKET]) {
     case 0: /* the wiki: the frame; every release's server then sends the savegame's size */
         map_begin(cv);
-        if (run_layout(x, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OTTD_F_MAP_SIZE]) {
+        if (gw_layout_run(&x->p, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OTTD_F_MAP_SIZE]) {
             map_announce(cv, (uint32_t)x->val[OTTD_F_MAP_SIZE]);
             summary_add(x, " start, %u bytes", cv->map_total);
         }
@@ -944,9 +886,9 @@ static void old_map(ottd_ctx *x)
 static void summary_text(ottd_ctx *x, int field, size_t max_chars, const char *fmt)
 {
     char text[256];
-    if (!x->seen[field] || !x->str[field] || x->p.sum.off)
+    if (!x->seen[field] || x->p.sum.off)
         return;
-    gw_clean_text(text, sizeof text, x->str[field], x->str_len[field], max_chars);
+    gw_clean_text(text, sizeof text, x->text[field].p, x->text[field].n, max_chars);
     summary_add(x, fmt, text);
 }
 
@@ -1068,11 +1010,11 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     summary_text(x, OTTD_F_SERVER_NAME, 40, " \"%s\"");
 }
 
-static const lop rest_payload[] = {REST(PAYLOAD), {O_END, 0}};
+static const gw_lstep rest_payload[] = {REST(PAYLOAD), {.op = GW_L_END}};
 
-static const lop *layout_of(int version, bool udp, int old_release, int pk)
+static const gw_lstep *layout_of(int version, bool udp, int old_release, int pk)
 {
-    const lop *l;
+    const gw_lstep *l;
     if (udp)
         l = layouts_udp[pk];
     else if (version == OTTD_V_OLD) /* 0.7 over 0.5/0.6 over the wiki's */
@@ -1108,11 +1050,13 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     ottd_ctx xs, *x = &xs;
     memset(x, 0, offsetof(ottd_ctx, val));
     gw_pdu_begin(&x->p, &gw_openttd_protocol, sink, pi, data, len);
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
+    x->p.hooks = &hooks;
     ottd_conv *cv = conv;
     bool udp = pi->transport == GW_TRANSPORT_UDP;
     x->conv = cv;
 
-    if (!take_num(x, OTTD_F_SIZE, 2, false)) {
+    if (!take_num(x, OTTD_F_SIZE, 2)) {
         gw_sink_summary(sink, "Truncated packet");
         return;
     }
@@ -1136,7 +1080,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         summary_add(x, "Encrypted packet (%u bytes)", size);
     } else {
         size_t type_off = x->p.c.off;
-        if (!take_num(x, OTTD_F_TYPE, 1, false)) {
+        if (!take_num(x, OTTD_F_TYPE, 1)) {
             gw_sink_summary(sink, "Truncated packet");
                 return;
         }
@@ -1188,10 +1132,10 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             else if (pk == PK_UDP_MASTER_RESPONSE_LIST)
                 master_list(x);
             else
-                run_layout(x, layout_of(version, udp, cv->old_release, pk));
+                gw_layout_run(&x->p, layout_of(version, udp, cv->old_release, pk));
             if (pk == PK_SERVER_GAME_INFO && x->seen[OTTD_F_REVISION] && !cv->version)
-                learn_version(x, x->str[OTTD_F_REVISION], x->str_len[OTTD_F_REVISION],
-                              (size_t)(x->str[OTTD_F_REVISION] - data));
+                learn_version(x, x->text[OTTD_F_REVISION].p, x->text[OTTD_F_REVISION].n,
+                              (size_t)(x->text[OTTD_F_REVISION].p - data));
             gw_pdu_trailing(&x->p, OTTD_F_TRAILING, OTTD_E_TRAILING, "%zu byte%s after the last field");
             analyse(x, pk, type_off);
         }

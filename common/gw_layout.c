@@ -1,0 +1,198 @@
+/* gw_layout.c - the interpreter of gw_layout.h's layouts. */
+#include "gw_layout.h"
+
+/* the step after the block that starts after `s` (s is the block's head) */
+static const gw_lstep *block_end(const gw_lstep *s)
+{
+    unsigned depth = 1;
+    for (s++; s->op != GW_L_END; s++) {
+        if (s->op == GW_L_REPEAT || s->op == GW_L_MORE || s->op == GW_L_IF || s->op == GW_L_IF_HOOK)
+            depth++;
+        else if (s->op == GW_L_DONE && --depth == 0)
+            return s;
+    }
+    return s - 1; /* an unclosed block runs to the end of the layout */
+}
+
+static bool order_of(const gw_pdu *x, const gw_lstep *s, unsigned size)
+{
+    if (s->flags & GW_LF_BE)
+        return true;
+    if (s->flags & GW_LF_LE)
+        return false;
+    return size > 1 && x->big_endian;
+}
+
+/* the step's summary text, with the value it read (a number, the number's
+   name, or text at p[0..n)) */
+static void summary(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p, size_t n)
+{
+    if (!s->sum || x->sum.off)
+        return;
+    const gw_field *f = &x->proto->fields[s->field];
+    if (s->flags & GW_LF_NAME) {
+        gw_summary_format(&x->sum, s->sum, gw_value_name_or(f->names, (uint32_t)v, "?"));
+    } else if (p) {
+        char text[48];
+        gw_clean_text(text, sizeof text, p, n, 32);
+        gw_summary_format(&x->sum, s->sum, text);
+    } else if (f->type >= GW_FT_I8 && f->type <= GW_FT_I64) {
+        gw_summary_format(&x->sum, s->sum, (long long)gw_sign_extend(v, s->size));
+    } else if (f->type == GW_FT_DOUBLE) {
+        double d;
+        if (s->size == 4) {
+            uint32_t b = (uint32_t)v;
+            float fl;
+            memcpy(&fl, &b, 4);
+            d = fl;
+        } else {
+            memcpy(&d, &v, 8);
+        }
+        gw_summary_format(&x->sum, s->sum, d);
+    } else {
+        gw_summary_format(&x->sum, s->sum, (unsigned long long)v);
+    }
+}
+
+static void counted(gw_pdu *x, const gw_lstep *s, unsigned iter)
+{
+    size_t at = x->c.off;
+    uint64_t n;
+    if (!gw_take_num(x, s->arg, s->size, order_of(x, s, s->size), &n))
+        return;
+    const gw_field *f = &x->proto->fields[s->field];
+    size_t left = gw_remaining(&x->c);
+    if (n > left && s->arg2 >= 0) {
+        x->failed = true;
+        gw_emit_finding(&x->e, s->arg2, at, s->size, "%s of %llu bytes, %zu left", f->name,
+                        (unsigned long long)n, left);
+        gw_take_rest(x, x->proto->rest_field);
+        gw_summary_add(&x->sum, " (length past the end)");
+        return;
+    }
+    if (n > left) {
+        gw_pdu_truncated(x, f->name);
+        return;
+    }
+    size_t off = x->c.off, shown = (size_t)n;
+    if (s->flags & GW_LF_NUL) {
+        bool nul = shown && x->c.data[off + shown - 1] == 0;
+        shown -= nul;
+        if (x->hooks && x->hooks->text)
+            x->hooks->text(x, s->field, off, shown, nul);
+    }
+    gw_pdu_text(x, s->field, off, shown);
+    x->c.off += (size_t)n;
+    if (!(s->flags & GW_LF_FIRST) || iter == 0)
+        summary(x, s, 0, x->c.data + off, shown);
+}
+
+/* Do the bytes left hold another item of a GW_L_MORE block? Fewer are
+   trailing bytes, not a truncated item. */
+static bool another(const gw_pdu *x, const gw_lstep *s)
+{
+    size_t n = gw_remaining(&x->c);
+    if (n < s->size)
+        return false;
+    const gw_lstep *first = s + 1;
+    if ((s->flags & GW_LF_FITS) && first->op == GW_L_COUNTED && n >= first->size)
+        return gw_get_uint(x->c.data + x->c.off, first->size, order_of(x, first, first->size)) <=
+               n - first->size;
+    return true;
+}
+
+static bool holds(const gw_pdu *x, const gw_lstep *s)
+{
+    if (s->op == GW_L_IF_HOOK)
+        return x->hooks && x->hooks->test && x->hooks->test((gw_pdu *)x, s->arg);
+    if (!x->rec.seen || !x->rec.seen[s->arg])
+        return false;
+    int64_t v = (int64_t)x->rec.val[s->arg];
+    switch (s->cmp) {
+    case GW_CMP_EQ: return v == s->value;
+    case GW_CMP_NE: return v != s->value;
+    case GW_CMP_LT: return v < s->value;
+    default: return v >= s->value;
+    }
+}
+
+static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
+{
+    bool optional = false;
+    for (; s->op != GW_L_END && s->op != GW_L_DONE && !x->failed; s++) {
+        if (optional && gw_remaining(&x->c) == 0)
+            return;
+        const uint8_t *at = x->c.data + x->c.off;
+        uint64_t v;
+        switch (s->op) {
+        case GW_L_NUM:
+            if (gw_take_num(x, s->field, s->size, order_of(x, s, s->size), &v) &&
+                (!(s->flags & GW_LF_FIRST) || iter == 0))
+                summary(x, s, v, NULL, 0);
+            break;
+        case GW_L_BYTES:
+        case GW_L_REST: {
+            size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
+            if (gw_take_bytes(x, s->field, n) && (!(s->flags & GW_LF_FIRST) || iter == 0))
+                summary(x, s, 0, at, n);
+            break;
+        }
+        case GW_L_CSTR: {
+            size_t n;
+            if (gw_take_cstr(x, s->field, s->arg, NULL, &n) && (!(s->flags & GW_LF_FIRST) || iter == 0))
+                summary(x, s, 0, at, n);
+            break;
+        }
+        case GW_L_COUNTED:
+            counted(x, s, iter);
+            break;
+        case GW_L_OPTIONAL:
+            optional = true;
+            break;
+        case GW_L_REPEAT: {
+            uint64_t count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
+            const gw_lstep *end = block_end(s);
+            unsigned i = 0;
+            for (; i < count && !x->failed; i++)
+                run_block(x, s + 1, i);
+            x->repeats = i;
+            s = end;
+            break;
+        }
+        case GW_L_MORE: {
+            const gw_lstep *end = block_end(s);
+            unsigned i = 0;
+            do
+                run_block(x, s + 1, i++);
+            while (!x->failed && another(x, s));
+            x->repeats = i;
+            s = end;
+            break;
+        }
+        case GW_L_IF:
+        case GW_L_IF_HOOK: {
+            const gw_lstep *end = block_end(s);
+            if (holds(x, s))
+                run_block(x, s + 1, iter);
+            s = end;
+            break;
+        }
+        case GW_L_STEP:
+            x->hooks->step(x, s->arg);
+            break;
+        case GW_L_SUB:
+            run_block(x, s->sub, iter);
+            break;
+        default:
+            break;
+        }
+        if (s->op == GW_L_END)
+            return;
+    }
+}
+
+bool gw_layout_run(gw_pdu *x, const gw_lstep *l)
+{
+    run_block(x, l, 0);
+    return !x->failed;
+}

@@ -1,0 +1,94 @@
+/* gw_layout.h - a PDU's fixed layout written as data and read by one
+ * interpreter, so that a layout is described once.
+ *
+ * A layout is an array of steps ended by GW_L_END (GW_LAYOUT() adds it).
+ * Each step reads one field through the gw_take_* readers (so running out
+ * of bytes is handled as everywhere else: gw_pdu_truncated), records it
+ * (gw_record, when the decoder keeps one) and may add to the summary.
+ * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*) end with GW_L_DONE. What is
+ * truly procedural stays in the decoder, as a GW_L_STEP hook or around
+ * the layout, reading what the layout recorded.
+ */
+#ifndef GW_LAYOUT_H
+#define GW_LAYOUT_H
+
+#include "gw_core.h"
+
+enum gw_lop {
+    GW_L_END,
+    GW_L_NUM,      /* a number of `size` bytes, emitted by the field's type */
+    GW_L_BYTES,    /* `size` bytes */
+    GW_L_REST,     /* the bytes left, as one item (also when there are none) */
+    GW_L_CSTR,     /* NUL-terminated text; `arg`: the finding when no NUL ends it */
+    GW_L_COUNTED,  /* a length of `size` bytes (field `arg`), then that many bytes
+                      as `field`; a length past the end is finding `arg2` (its
+                      message "<Field> of N bytes, M left"), or with arg2 < 0
+                      the PDU is truncated there */
+    GW_L_OPTIONAL, /* the PDU may end before any later step of this block */
+    GW_L_REPEAT,   /* the block, as many times as field `arg`'s value */
+    GW_L_MORE,     /* the block once, then again while at least `size` bytes are
+                      left (with GW_LF_FITS: and the length prefix the block
+                      starts with fits them) */
+    GW_L_IF,       /* the block when field `arg` was read and its value compares
+                      to `value` as `cmp` says */
+    GW_L_IF_HOOK,  /* the block when hooks->test(x, arg) */
+    GW_L_DONE,     /* ends a block */
+    GW_L_STEP,     /* hooks->step(x, arg): a part the protocol reads itself */
+    GW_L_SUB,      /* the layout `sub` */
+};
+
+enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
+
+/* step flags */
+#define GW_LF_BE 0x01u   /* big-endian whatever the PDU's order */
+#define GW_LF_LE 0x02u   /* little-endian whatever the PDU's order */
+#define GW_LF_NAME 0x04u /* the summary gets the value's name (%s), not the number */
+#define GW_LF_FIRST 0x08u /* the summary only for the first item of a repeated block */
+#define GW_LF_NUL 0x10u  /* GW_L_COUNTED text: a trailing NUL is left out of the
+                            item; hooks->text is told either way */
+#define GW_LF_FITS 0x20u /* GW_L_MORE: see there */
+
+typedef struct gw_lstep {
+    uint8_t op;      /* enum gw_lop */
+    uint8_t size;
+    uint8_t flags;
+    uint8_t cmp;     /* enum gw_lcmp */
+    int16_t field;
+    int16_t arg;
+    int16_t arg2;
+    int64_t value;
+    /* added to the summary after the step read its field: a printf format
+       of one argument, by the field's type: unsigned long long (%llu) for
+       unsigned numbers, long long (%lld) for signed ones, double for
+       DOUBLE, and a string (%s) for text (cleaned, at most 32 characters)
+       or under GW_LF_NAME */
+    const char *sum;
+    const struct gw_lstep *sub;
+} gw_lstep;
+
+/* Read the steps of `l` from the cursor. False when decoding failed (now
+   or before). */
+bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
+
+/* ---- writing layouts ----------------------------------------------------- */
+
+#define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})
+#define GW_NUM(f, n, ...) {.op = GW_L_NUM, .size = (n), .field = (f), __VA_ARGS__}
+#define GW_BYTES(f, n, ...) {.op = GW_L_BYTES, .size = (n), .field = (f), __VA_ARGS__}
+#define GW_REST(f) {.op = GW_L_REST, .field = (f)}
+#define GW_CSTR(f, unterminated, ...) {.op = GW_L_CSTR, .field = (f), .arg = (unterminated), __VA_ARGS__}
+#define GW_COUNTED(f, len_field, n, past_end, ...) \
+    {.op = GW_L_COUNTED, .size = (n), .field = (f), .arg = (len_field), .arg2 = (past_end), __VA_ARGS__}
+#define GW_OPTIONAL {.op = GW_L_OPTIONAL}
+#define GW_REPEAT(count_field) {.op = GW_L_REPEAT, .arg = (count_field)}
+#define GW_MORE(min, ...) {.op = GW_L_MORE, .size = (min), __VA_ARGS__}
+#define GW_IF(f, c, v) {.op = GW_L_IF, .arg = (f), .cmp = (c), .value = (v)}
+#define GW_IF_HOOK(which) {.op = GW_L_IF_HOOK, .arg = (which)}
+#define GW_DONE {.op = GW_L_DONE}
+#define GW_STEP(which) {.op = GW_L_STEP, .arg = (which)}
+#define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
+/* optional step members, for the "..." of the macros above */
+#define GW_SUM(fmt) .sum = (fmt)
+#define GW_FLAGS(fl) .flags = (fl)
+
+#endif
