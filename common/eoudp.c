@@ -7,6 +7,7 @@
  * conversation's earlier choice, then the option, decides.
  */
 #include "eoudp.h"
+#include "gw_layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -304,45 +305,33 @@ typedef struct {
     gw_pdu p;        /* payload numbers are little-endian (host order) */
     eoudp_conv *conv;
     bool copy;       /* the same id as the previous datagram this way */
+    bool seen[EOUDP_F_COUNT]; /* what the payload's layout read (gw_record) */
+    uint64_t val[EOUDP_F_COUNT];
+    gw_span text[EOUDP_F_COUNT];
 } eoudp_ctx;
 
-/* u32 length + bytes; STRING fields cover the text, a trailing NUL is
-   accepted and reported */
-static bool lenbytes(eoudp_ctx *x, int len_field, int field)
+/* a u32-length text (gw_pdu_hooks.text): the item covers the text, a
+   trailing NUL is accepted and reported */
+static void text_end(gw_pdu *p, int field, size_t off, size_t n, bool nul)
 {
-    uint64_t n;
-    size_t at = x->p.c.off;
-    if (!gw_take_u(&x->p, len_field, 4, &n))
-        return false;
-    if (n > gw_remaining(&x->p.c)) {
-        x->p.failed = true;
-        size_t rest = gw_remaining(&x->p.c);
-        gw_emit_finding(&x->p.e, EOUDP_E_STRING_PAST_END, at, 4, "%s of %llu bytes, %zu left",
-                        fields[field].name, (unsigned long long)n, rest);
-        gw_take_rest(&x->p, EOUDP_F_PAYLOAD);
-        gw_summary_add(&x->p.sum, " (length past the end)");
-        return false;
-    }
-    const uint8_t *p = x->p.c.data + x->p.c.off;
-    size_t shown = (size_t)n;
-    if (fields[field].type == GW_FT_STRING && shown && p[shown - 1] == 0) {
-        shown--;
-        gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, x->p.c.off + shown, 1, "%s ends with a NUL",
-                        fields[field].name);
-    } else if (fields[field].type == GW_FT_STRING) {
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_STRING_NOT_NUL, EOUDP_E_DIV_STRINGS, &x->conv->noted_strings,
-                           x->p.c.off, shown, "%s without a NUL", "%s without a NUL (the text says otherwise)",
-                           fields[field].name);
-    }
-    gw_emit_b(&x->p.e, field, x->p.c.off, shown, p, shown);
-    if (fields[field].type == GW_FT_STRING && !x->p.sum.off) {
-        char text[48];
-        gw_clean_text(text, sizeof text, p, shown, 32);
-        gw_summary_add(&x->p.sum, " %s", text);
-    }
-    x->p.c.off += (size_t)n;
-    return true;
+    eoudp_ctx *x = (eoudp_ctx *)p;
+    const char *name = fields[field].name;
+    if (nul)
+        gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, off + n, 1, "%s ends with a NUL", name);
+    else
+        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_STRING_NOT_NUL, EOUDP_E_DIV_STRINGS,
+                           &x->conv->noted_strings, off, n, "%s without a NUL",
+                           "%s without a NUL (the text says otherwise)", name);
 }
+
+enum { TEST_CONNECT_PAYLOAD };
+static bool test(gw_pdu *p, int which)
+{
+    (void)which; /* TEST_CONNECT_PAYLOAD: the text's whole connect payload is there */
+    return gw_remaining(&p->c) >= 12;
+}
+
+static const gw_pdu_hooks hooks = {.text = text_end, .test = test};
 
 static const command *command_of(const int *opt, uint8_t code)
 {
@@ -513,98 +502,70 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
     gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
 }
 
-/* do the bytes left hold another repeated item (at least its fixed part)?
-   Fewer are trailing bytes, not a truncated item */
-static bool another_item(const eoudp_ctx *x, size_t fixed)
-{
-    size_t n = gw_remaining(&x->p.c);
-    if (n < fixed)
-        return false;
-    if (fixed == 4) { /* a u32-length string: the length must fit what is left */
-        uint64_t l = gw_get_uint(x->p.c.data + x->p.c.off, 4, false);
-        return l <= n - 4;
-    }
-    return true;
-}
+/* payload layouts (little-endian); text and content are u32-length */
+#define L GW_LAYOUT
+#define NUM(f, n, ...) GW_NUM(EOUDP_F_##f, n, __VA_ARGS__)
+#define TEXT(f) GW_COUNTED(EOUDP_F_##f, EOUDP_F_STRING_LENGTH, 4, EOUDP_E_STRING_PAST_END, GW_SUM(" %s"), GW_FLAGS(GW_LF_NUL))
+#define CONTENT GW_COUNTED(EOUDP_F_CONTENT, EOUDP_F_CONTENT_LENGTH, 4, EOUDP_E_STRING_PAST_END)
+#define FIRST_ENTITY NUM(ENTITY, 8, GW_SUM(" entity %llu"), GW_FLAGS(GW_LF_FIRST))
+/* the text's usage section repeats these items in one datagram:
+   "[System][System]...", "[GameEvents][GameEvents]...",
+   "[Entity][Component][Content_of_a_component]...", "[Entity]...": each
+   is decoded (another while the bytes left hold at least its fixed part:
+   fewer are trailing bytes, not a truncated item); the summary names the
+   first and counts the rest */
+static const gw_lstep *const payloads[] = {
+    [L_NONE] = (const gw_lstep[]){{.op = GW_L_END}},
+    [L_INFO] = L(NUM(INFO_RECEIVED, 4), NUM(INFO_SENT, 4)),
+    [L_ID] = L(NUM(ACK_ID, 8, GW_SUM(" %llu"))),
+    [L_PLAYER] = L(NUM(PLAYER, 8, GW_SUM(" player %llu"))),
+    [L_STRING_SYSTEM] = L(GW_MORE(4, GW_FLAGS(GW_LF_FITS)), TEXT(SYSTEM), GW_DONE),
+    [L_STRING_EVENTS] = L(GW_MORE(4, GW_FLAGS(GW_LF_FITS)), TEXT(GAME_EVENTS), GW_DONE),
+    [L_COMPONENT] = L(GW_MORE(16), FIRST_ENTITY, TEXT(COMPONENT), CONTENT, GW_DONE),
+    [L_ENTITY] = L(GW_MORE(8), FIRST_ENTITY, GW_DONE),
+    /* the text's content field may follow */
+    [L_DEL_COMPONENT] = L(NUM(ENTITY, 8, GW_SUM(" entity %llu")), TEXT(COMPONENT), GW_OPTIONAL, CONTENT),
+    [L_EVENT_BOOL] = L(NUM(EVENT, 4), NUM(PRESSED, 1)),
+    [L_EVENT] = L(NUM(EVENT, 4, GW_SUM(" %llu"))),
+    /* the implementation sends nothing; the text: f32 timestamp, u64 id */
+    [L_CONNECT] = L(GW_IF_HOOK(TEST_CONNECT_PAYLOAD), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
+};
 
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
-    uint64_t v, w;
-    switch (cmd ? cmd->layout : L_UNKNOWN) {
-    case L_NONE:
-        break;
-    case L_INFO:
-        if (gw_take_u(&x->p, EOUDP_F_INFO_RECEIVED, 4, &v) && gw_take_u(&x->p, EOUDP_F_INFO_SENT, 4, &w)) {
-            gw_summary_add(&x->p.sum, " received %d sent %d", (int32_t)v, (int32_t)w);
-            packet_info(x, (int32_t)v, (int32_t)w);
-        }
-        break;
-    case L_ID: {
-        size_t off = x->p.c.off;
-        if (gw_take_u(&x->p, EOUDP_F_ACK_ID, 8, &v)) {
-            gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
-            ack(x, v, off);
-        }
-        break;
-    }
-    case L_PLAYER:
-        if (gw_take_u(&x->p, EOUDP_F_PLAYER, 8, &v))
-            gw_summary_add(&x->p.sum, " player %llu", (unsigned long long)v);
-        break;
-    /* the text's usage section repeats these items in one datagram:
-       "[System][System]...", "[GameEvents][GameEvents]...",
-       "[Entity][Component][Content_of_a_component]...", "[Entity]...": each
-       is decoded; the summary names the first and counts the rest */
-    case L_STRING_SYSTEM:
-    case L_STRING_EVENTS: {
-        unsigned n = 0;
-        do
-            n++;
-        while (lenbytes(x, EOUDP_F_STRING_LENGTH, cmd->layout == L_STRING_SYSTEM ? EOUDP_F_SYSTEM : EOUDP_F_GAME_EVENTS) &&
-               another_item(x, 4));
-        if (n > 1)
-            gw_summary_add(&x->p.sum, " (%u items)", n);
-        break;
-    }
-    case L_COMPONENT:
-    case L_ENTITY: {
-        unsigned n = 0;
-        while (gw_take_u(&x->p, EOUDP_F_ENTITY, 8, &v)) {
-            if (n++ == 0)
-                gw_summary_add(&x->p.sum, " entity %llu", (unsigned long long)v);
-            if (cmd->layout == L_COMPONENT &&
-                !(lenbytes(x, EOUDP_F_STRING_LENGTH, EOUDP_F_COMPONENT) && lenbytes(x, EOUDP_F_CONTENT_LENGTH, EOUDP_F_CONTENT)))
-                break;
-            if (!another_item(x, cmd->layout == L_COMPONENT ? 16 : 8))
-                break;
-        }
-        if (n > 1)
-            gw_summary_add(&x->p.sum, " (+%u more)", n - 1);
-        break;
-    }
-    case L_DEL_COMPONENT:
-        if (gw_take_u(&x->p, EOUDP_F_ENTITY, 8, &v)) {
-            gw_summary_add(&x->p.sum, " entity %llu", (unsigned long long)v);
-            if (lenbytes(x, EOUDP_F_STRING_LENGTH, EOUDP_F_COMPONENT) && gw_remaining(&x->p.c))
-                lenbytes(x, EOUDP_F_CONTENT_LENGTH, EOUDP_F_CONTENT); /* the text's content field */
-        }
-        break;
-    case L_EVENT_BOOL:
-        if (gw_take_u(&x->p, EOUDP_F_EVENT, 4, &v) && gw_take_u(&x->p, EOUDP_F_PRESSED, 1, &w))
-            gw_summary_add(&x->p.sum, " %llu %s", (unsigned long long)v, w ? "pressed" : "released");
-        break;
-    case L_EVENT:
-        if (gw_take_u(&x->p, EOUDP_F_EVENT, 4, &v))
-            gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
-        break;
-    case L_CONNECT:
-        /* the implementation sends nothing; the text: f32 timestamp, u64 id */
-        if (gw_remaining(&x->p.c) >= 12 && gw_take_u(&x->p, EOUDP_F_CONNECT_TIMESTAMP, 4, NULL))
-            gw_take_u(&x->p, EOUDP_F_CONNECT_ID, 8, NULL);
-        break;
-    default:
+    if (!cmd) {
         gw_emit_finding(&x->p.e, EOUDP_E_UNKNOWN_COMMAND, 0, 1, "Command 0x%02x", code);
         gw_take_rest(&x->p, EOUDP_F_PAYLOAD);
+        return;
+    }
+    size_t off = x->p.c.off;
+    if (!gw_layout_run(&x->p, payloads[cmd->layout]))
+        return;
+    uint64_t *v = x->val;
+    switch (cmd->layout) {
+    case L_INFO:
+        gw_summary_add(&x->p.sum, " received %d sent %d", (int32_t)v[EOUDP_F_INFO_RECEIVED],
+                       (int32_t)v[EOUDP_F_INFO_SENT]);
+        packet_info(x, (int32_t)v[EOUDP_F_INFO_RECEIVED], (int32_t)v[EOUDP_F_INFO_SENT]);
+        break;
+    case L_ID:
+        ack(x, v[EOUDP_F_ACK_ID], off);
+        break;
+    case L_STRING_SYSTEM:
+    case L_STRING_EVENTS:
+        if (x->p.repeats > 1)
+            gw_summary_add(&x->p.sum, " (%u items)", x->p.repeats);
+        break;
+    case L_COMPONENT:
+    case L_ENTITY:
+        if (x->p.repeats > 1)
+            gw_summary_add(&x->p.sum, " (+%u more)", x->p.repeats - 1);
+        break;
+    case L_EVENT_BOOL:
+        gw_summary_add(&x->p.sum, " %llu %s", (unsigned long long)v[EOUDP_F_EVENT],
+                       v[EOUDP_F_PRESSED] ? "pressed" : "released");
+        break;
+    default:
         break;
     }
 }
@@ -617,6 +578,9 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     gw_pdu_begin(&x->p, &gw_eoudp_protocol, sink, pi, d, len);
     x->conv = c;
     x->copy = false;
+    memset(x->seen, 0, sizeof x->seen);
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
+    x->p.hooks = &hooks;
 
     header_choice h = choose(c->opt, c->gen, c->order, d, len);
     size_t hl = header_len(h.gen);

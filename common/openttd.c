@@ -623,12 +623,6 @@ static bool test(gw_pdu *p, int which)
 
 static const gw_pdu_hooks hooks = {.value_name = value_name, .step = step, .test = test};
 
-/* a number, recorded */
-static bool take_num(ottd_ctx *x, int field, unsigned size)
-{
-    return gw_take_num(&x->p, field, size, false, NULL);
-}
-
 static int version_from_revision(const uint8_t *s, size_t n, bool *guess, uint8_t *old_release)
 {
     unsigned major = 0;
@@ -678,14 +672,14 @@ static void learn_version(ottd_ctx *x, const uint8_t *rev, size_t n, size_t off)
    name while the version is below 6, u16 dates below 3. */
 static void game_info(ottd_ctx *x)
 {
-    if (!take_num(x, OTTD_F_GI_VERSION, 1))
+    if (!gw_take_u(&x->p, OTTD_F_GI_VERSION, 1, NULL))
         return;
     unsigned v = (unsigned)x->val[OTTD_F_GI_VERSION];
     unsigned grf_type = 0;
-    if (v >= 7 && !take_num(x, OTTD_F_GI_TICKS, 8))
+    if (v >= 7 && !gw_take_u(&x->p, OTTD_F_GI_TICKS, 8, NULL))
         return;
     if (v >= 6) {
-        if (!take_num(x, OTTD_F_GI_GRF_TYPE, 1))
+        if (!gw_take_u(&x->p, OTTD_F_GI_GRF_TYPE, 1, NULL))
             return;
         grf_type = (unsigned)x->val[OTTD_F_GI_GRF_TYPE];
         if (grf_type > 2) /* the reader stops: nothing after it is read */
@@ -694,11 +688,11 @@ static void game_info(ottd_ctx *x)
     if (v >= 5 && !gw_layout_run(&x->p, L(U32(GI_GS_VERSION), STR(GI_GS_NAME))))
         return;
     if (v >= 4) {
-        if (!take_num(x, OTTD_F_GRF_COUNT, 1))
+        if (!gw_take_u(&x->p, OTTD_F_GRF_COUNT, 1, NULL))
             return;
         for (uint64_t i = 0; i < x->val[OTTD_F_GRF_COUNT] && !x->p.failed; i++) {
             if (grf_type == 2) {
-                take_num(x, OTTD_F_GRF_LOOKUP, 4);
+                gw_take_u(&x->p, OTTD_F_GRF_LOOKUP, 4, NULL);
                 continue;
             }
             gw_layout_run(&x->p, L(GRF_ID, BYTES(GRF_MD5, 16)));
@@ -712,7 +706,7 @@ static void game_info(ottd_ctx *x)
         return;
     if (!gw_layout_run(&x->p, L(STR(SERVER_NAME), STR(REVISION))))
         return;
-    if (v < 6 && !take_num(x, OTTD_F_LANGUAGE, 1))
+    if (v < 6 && !gw_take_u(&x->p, OTTD_F_LANGUAGE, 1, NULL))
         return;
     if (!gw_layout_run(&x->p, L(BOOL(GI_PASSWORD), U8(GI_CLIENTS_MAX), U8(GI_CLIENTS_ON), U8(GI_SPECTATORS_ON))))
         return;
@@ -726,7 +720,7 @@ static void game_info(ottd_ctx *x)
 /* company info 4 over UDP: clients while the marker byte is 1 */
 static void client_list(ottd_ctx *x)
 {
-    while (take_num(x, OTTD_F_CI_CLIENT_FOLLOWS, 1) && x->val[OTTD_F_CI_CLIENT_FOLLOWS] == 1)
+    while (gw_take_u(&x->p, OTTD_F_CI_CLIENT_FOLLOWS, 1, NULL) && x->val[OTTD_F_CI_CLIENT_FOLLOWS] == 1)
         if (!gw_layout_run(&x->p, L(STR(NAME), STR(UNIQUE_ID), U32(CI_JOIN_DATE))))
             return;
 }
@@ -746,7 +740,7 @@ static void company_entry(ottd_ctx *x, unsigned version, bool udp)
                          U16(CI_BUSES), U16(CI_PLANES), U16(CI_SHIPS), U16(CI_TRAIN_STATIONS),
                          U16(CI_TRUCK_STOPS), U16(CI_BUS_STOPS), U16(CI_AIRPORTS), U16(CI_DOCKS))))
         return;
-    if (version >= 6 && !take_num(x, OTTD_F_CI_IS_AI, 1))
+    if (version >= 6 && !gw_take_u(&x->p, OTTD_F_CI_IS_AI, 1, NULL))
         return;
     if (!udp)
         gw_take_cstr(&x->p, OTTD_F_CI_CLIENTS, OTTD_E_STRING_UNTERMINATED, NULL, NULL);
@@ -787,13 +781,13 @@ static void master_list(ottd_ctx *x)
         gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         return;
     }
-    if (!take_num(x, OTTD_F_MASTER_COUNT, 2))
+    if (!gw_take_u(&x->p, OTTD_F_MASTER_COUNT, 2, NULL))
         return;
     int field = family == 1 ? OTTD_F_MASTER_IPV4 : OTTD_F_MASTER_IPV6;
     size_t alen = family == 1 ? 4 : 16;
     for (uint64_t i = 0; i < x->val[OTTD_F_MASTER_COUNT] && !x->p.failed; i++)
         if (gw_take_bytes(&x->p, field, alen))
-            take_num(x, OTTD_F_MASTER_SERVER_PORT, 2);
+            gw_take_u(&x->p, OTTD_F_MASTER_SERVER_PORT, 2, NULL);
 }
 
 static bool printable4(const uint8_t *p)
@@ -861,7 +855,7 @@ static void map_check_sum(ottd_ctx *x, size_t off, const char *announcer)
 /* the 0.5-0.7 SERVER_MAP: one packet type with a part code */
 static void old_map(ottd_ctx *x)
 {
-    if (!take_num(x, OTTD_F_MAP_PACKET, 1))
+    if (!gw_take_u(&x->p, OTTD_F_MAP_PACKET, 1, NULL))
         return;
     ottd_conv *cv = x->conv;
     switch (x->val[OTTD_F_MAP_PACKET]) {
@@ -1056,7 +1050,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     bool udp = pi->transport == GW_TRANSPORT_UDP;
     x->conv = cv;
 
-    if (!take_num(x, OTTD_F_SIZE, 2)) {
+    if (!gw_take_u(&x->p, OTTD_F_SIZE, 2, NULL)) {
         gw_sink_summary(sink, "Truncated packet");
         return;
     }
@@ -1080,7 +1074,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         summary_add(x, "Encrypted packet (%u bytes)", size);
     } else {
         size_t type_off = x->p.c.off;
-        if (!take_num(x, OTTD_F_TYPE, 1)) {
+        if (!gw_take_u(&x->p, OTTD_F_TYPE, 1, NULL)) {
             gw_sink_summary(sink, "Truncated packet");
                 return;
         }
