@@ -8,6 +8,7 @@
  * told by the handshake's build field.
  */
 #include "gne.h"
+#include "gw_layout.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -151,7 +152,22 @@ static void conv_link(void *p, const void *parent)
 typedef struct {
     gw_pdu p;          /* p.big_endian: the data byte order of this message */
     gne_conv *conv;
+    bool seen[GNE_F_COUNT]; /* what the handshake's layouts read (gw_record) */
+    uint64_t val[GNE_F_COUNT];
+    gw_span text[GNE_F_COUNT];
 } gne_ctx;
+
+/* the handshake messages' layouts (GNE's connection.cpp and
+   ConnectionParams: "GNE", then the versions; the data byte order) */
+#define NUM(f, n) GW_NUM(GNE_F_##f, n)
+#define END {.op = GW_L_END}
+static const gw_lstep magic[] = {GW_BYTES(GNE_F_MAGIC, 3), END};
+static const gw_lstep reply[] = {GW_SUB(magic), NUM(RESPONSE, 1), END};
+static const gw_lstep versions[] = {NUM(VERSION, 1), NUM(SUB_VERSION, 1), NUM(BUILD, 2), END};
+/* the 32-byte NUL-padded game name (the item covers the text), the user's version */
+static const gw_lstep game[] = {
+    GW_PADDED(GNE_F_GAME_NAME, 32, GNE_E_GAME_NAME, GNE_E_NAME_PADDING, GW_SUM(", game \"%s\"")),
+    NUM(USER_VERSION, 4), END};
 
 static int role(const gne_ctx *x) /* 0 = client, 1 = server */
 {
@@ -163,29 +179,6 @@ static bool is_big(const gne_conv *c)
     if (c->opt[GNE_OPT_BYTE_ORDER] != GNE_ORDER_AUTO)
         return c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG;
     return c->order == GNE_ORDER_BIG;
-}
-
-/* the 32-byte NUL-padded game name; the item covers the text only */
-static void game_name(gne_ctx *x, uint8_t copy[32])
-{
-    const uint8_t *p = x->p.c.data + x->p.c.off;
-    const uint8_t *nul = memchr(p, 0, 32);
-    size_t n = nul ? (size_t)(nul - p) : 32;
-    gw_emit_b(&x->p.e, GNE_F_GAME_NAME, x->p.c.off, n, p, n);
-    if (!nul)
-        gw_emit_finding(&x->p.e, GNE_E_GAME_NAME, x->p.c.off, 32, "Game name without a NUL");
-    for (size_t i = n + 1; i < 32; i++)
-        if (p[i]) {
-            gw_emit_finding(&x->p.e, GNE_E_NAME_PADDING, x->p.c.off + i, 32 - i,
-                            "Byte %zu of the game name's padding is 0x%02x", i, p[i]);
-            break;
-        }
-    if (copy)
-        memcpy(copy, p, 32);
-    char text[48];
-    gw_clean_text(text, sizeof text, p, n, 32);
-    gw_summary_add(&x->p.sum, ", game \"%s\"", text);
-    x->p.c.off += 32;
 }
 
 static void emit_order(gne_ctx *x, size_t off)
@@ -246,31 +239,27 @@ static void connection_request(gne_ctx *x, size_t len)
     if (!order)
         note_assumed_order(x, start + 5, "Build field with no zero byte");
     c->stage = HS_WAIT_REPLY;
-    uint64_t v, sub, build, user, rate, unrel;
-    gw_take_bytes(&x->p, GNE_F_MAGIC, 3);
-    if (!gw_take_u(&x->p, GNE_F_VERSION, 1, &v) || !gw_take_u(&x->p, GNE_F_SUB_VERSION, 1, &sub) ||
-        !gw_take_u(&x->p, GNE_F_BUILD, 2, &build))
+    const uint64_t *v = x->val;
+    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(magic), GW_SUB(versions))))
         return;
-    gw_summary_add(&x->p.sum, " GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
-    if (gw_remaining(&x->p.c) < 32) {
-        gw_pdu_truncated(&x->p, "Game name");
-        return;
-    }
-    game_name(x, c->req_name);
-    if (!gw_take_u(&x->p, GNE_F_USER_VERSION, 4, &user) || !gw_take_u(&x->p, GNE_F_RATE, 4, &rate) ||
-        !gw_take_u(&x->p, GNE_F_UNRELIABLE, 1, &unrel))
+    gw_summary_add(&x->p.sum, " GNE %u.%u.%u", (unsigned)v[GNE_F_VERSION], (unsigned)v[GNE_F_SUB_VERSION],
+                   (unsigned)v[GNE_F_BUILD]);
+    bool whole = gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(game), NUM(RATE, 4), NUM(UNRELIABLE, 1)));
+    if (x->seen[GNE_F_GAME_NAME])
+        memcpy(c->req_name, x->text[GNE_F_GAME_NAME].p, 32);
+    if (!whole)
         return;
     c->have_request = true;
-    c->req_version = (uint8_t)v;
-    c->req_sub = (uint8_t)sub;
-    c->req_build = (uint16_t)build;
+    c->req_version = (uint8_t)v[GNE_F_VERSION];
+    c->req_sub = (uint8_t)v[GNE_F_SUB_VERSION];
+    c->req_build = (uint16_t)v[GNE_F_BUILD];
     c->req_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
-    c->req_user = (uint32_t)user;
-    c->rate[0] = (uint32_t)rate;
+    c->req_user = (uint32_t)v[GNE_F_USER_VERSION];
+    c->rate[0] = (uint32_t)v[GNE_F_RATE];
     c->rate_known[0] = true;
-    c->unreliable = unrel != 0;
-    gw_summary_add(&x->p.sum, ", user %u", (unsigned)user);
-    if (unrel)
+    c->unreliable = v[GNE_F_UNRELIABLE] != 0;
+    gw_summary_add(&x->p.sum, ", user %u", (unsigned)v[GNE_F_USER_VERSION]);
+    if (c->unreliable)
         gw_summary_add(&x->p.sum, ", UDP requested");
 }
 
@@ -289,24 +278,17 @@ static void refusal(gne_ctx *x, size_t len)
     c->stage = HS_REFUSED;
     if (len != 44)
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
-    uint64_t v, sub, build, user;
-    gw_take_bytes(&x->p, GNE_F_MAGIC, 3);
-    gw_take_u(&x->p, GNE_F_RESPONSE, 1, NULL);
-    if (!gw_take_u(&x->p, GNE_F_VERSION, 1, &v) || !gw_take_u(&x->p, GNE_F_SUB_VERSION, 1, &sub) ||
-        !gw_take_u(&x->p, GNE_F_BUILD, 2, &build))
+    const uint64_t *v = x->val;
+    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), GW_SUB(versions))))
         goto out;
-    gw_summary_add(&x->p.sum, " server GNE %u.%u.%u", (unsigned)v, (unsigned)sub, (unsigned)build);
-    if (gw_remaining(&x->p.c) < 32) {
-        gw_pdu_truncated(&x->p, "Game name");
+    gw_summary_add(&x->p.sum, " server GNE %u.%u.%u", (unsigned)v[GNE_F_VERSION],
+                   (unsigned)v[GNE_F_SUB_VERSION], (unsigned)v[GNE_F_BUILD]);
+    if (!gw_layout_run(&x->p, game))
         goto out;
-    }
-    uint8_t name[32];
-    game_name(x, name);
-    if (!gw_take_u(&x->p, GNE_F_USER_VERSION, 4, &user))
-        goto out;
-    gw_summary_add(&x->p.sum, ", user %u", (unsigned)user);
-    if (c->have_request && v == c->req_version && sub == c->req_sub && build == c->req_build &&
-        user == c->req_user && memcmp(name, c->req_name, 32) == 0) {
+    gw_summary_add(&x->p.sum, ", user %u", (unsigned)v[GNE_F_USER_VERSION]);
+    if (c->have_request && v[GNE_F_VERSION] == c->req_version && v[GNE_F_SUB_VERSION] == c->req_sub &&
+        v[GNE_F_BUILD] == c->req_build && v[GNE_F_USER_VERSION] == c->req_user &&
+        memcmp(x->text[GNE_F_GAME_NAME].p, c->req_name, 32) == 0) {
         uint8_t server_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
         if (server_order != c->req_order)
             gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + 6, 2,
@@ -337,12 +319,11 @@ static void accept_msg(gne_ctx *x, size_t len)
     c->stage = HS_DONE;
     if (len != 12)
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
-    uint64_t rate, port;
-    gw_take_bytes(&x->p, GNE_F_MAGIC, 3);
-    gw_take_u(&x->p, GNE_F_RESPONSE, 1, NULL);
-    if (!gw_take_u(&x->p, GNE_F_RATE, 4, &rate))
+    uint64_t port;
+    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), NUM(RATE, 4))))
         return;
-    c->rate[1] = (uint32_t)rate;
+    uint32_t rate = (uint32_t)x->val[GNE_F_RATE];
+    c->rate[1] = rate;
     c->rate_known[1] = true;
     gw_summary_add(&x->p.sum, ", rate %u", (unsigned)rate);
     if (len < 12 && gw_remaining(&x->p.c) == 0) {
@@ -403,10 +384,8 @@ static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
 /* a gtime under a label; returns it in nanoseconds */
 static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
 {
-    if (x->p.failed || gw_remaining(&x->p.c) < 8) {
-        gw_pdu_truncated(&x->p, what);
+    if (!gw_pdu_need(&x->p, 8, what))
         return false;
-    }
     size_t off = x->p.c.off;
     int32_t sec = (int32_t)gw_get_uint(x->p.c.data + off, 4, x->p.big_endian);
     int32_t usec = (int32_t)gw_get_uint(x->p.c.data + off + 4, 4, x->p.big_endian);
@@ -750,6 +729,8 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     gne_ctx xs, *x = &xs;
     gw_pdu_begin(&x->p, &gw_gne_protocol, sink, pi, data, len);
     x->conv = conv;
+    memset(x->seen, 0, sizeof x->seen);
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
 
     if (pi->transport == GW_TRANSPORT_TCP) {
         if (len < 4 || data[0] != 'N' || data[1] != 'L') {

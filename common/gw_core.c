@@ -425,16 +425,19 @@ void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
     }
 }
 
-/* Can `field` of n bytes be read? Not once decoding failed; and when fewer
-   bytes are left, the PDU is truncated there. */
-static bool have(gw_pdu *x, int field, size_t n)
+bool gw_pdu_need(gw_pdu *x, size_t n, const char *what)
 {
     if (x->failed)
         return false;
     if (gw_remaining(&x->c) >= n)
         return true;
-    gw_pdu_truncated(x, x->proto->fields[field].name);
+    gw_pdu_truncated(x, what);
     return false;
+}
+
+static bool have(gw_pdu *x, int field, size_t n)
+{
+    return gw_pdu_need(x, n, x->proto->fields[field].name);
 }
 
 bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)

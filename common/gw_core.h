@@ -501,6 +501,9 @@ void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw
    " (truncated)" ends the summary (gw_pdu_mark: after whatever the decoder
    still adds, so that it never lands inside a parenthesis). */
 void gw_pdu_truncated(gw_pdu *x, const char *what);
+/* Can n bytes be read? Not once decoding failed; and when fewer are left,
+   the PDU is truncated where `what` was due (gw_pdu_truncated). */
+bool gw_pdu_need(gw_pdu *x, size_t n, const char *what);
 /* Add " (truncated)" to the summary now if the PDU was truncated since the
    last mark: at the end of a part whose summary is complete (OpenDrakan's
    packets in a chain); gw_pdu_finish does it for the whole PDU. */

@@ -87,6 +87,30 @@ static void counted(gw_pdu *x, const gw_lstep *s, unsigned iter)
         summary(x, s, 0, x->c.data + off, shown);
 }
 
+static void padded(gw_pdu *x, const gw_lstep *s, unsigned iter)
+{
+    if (!gw_pdu_need(x, s->size, x->proto->fields[s->field].name))
+        return;
+    size_t off = x->c.off;
+    const uint8_t *p = x->c.data + off;
+    const uint8_t *nul = memchr(p, 0, s->size);
+    size_t n = nul ? (size_t)(nul - p) : s->size;
+    const char *name = x->proto->fields[s->field].name;
+    gw_pdu_text(x, s->field, off, n);
+    if (!nul)
+        gw_emit_finding(&x->e, s->arg, off, s->size, "%s without a NUL", name);
+    for (size_t i = n + 1; i < s->size; i++)
+        if (p[i]) {
+            char lower = name[0] >= 'A' && name[0] <= 'Z' ? (char)(name[0] - 'A' + 'a') : name[0];
+            gw_emit_finding(&x->e, s->arg2, off + i, s->size - i, "Byte %zu of the %c%s's padding is 0x%02x", i,
+                            lower, name + 1, p[i]);
+            break;
+        }
+    x->c.off += s->size;
+    if (!(s->flags & GW_LF_FIRST) || iter == 0)
+        summary(x, s, 0, p, n);
+}
+
 /* Do the bytes left hold another item of a GW_L_MORE block? Fewer are
    trailing bytes, not a truncated item. */
 static bool another(const gw_pdu *x, const gw_lstep *s)
@@ -145,6 +169,9 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
         }
         case GW_L_COUNTED:
             counted(x, s, iter);
+            break;
+        case GW_L_PADDED:
+            padded(x, s, iter);
             break;
         case GW_L_OPTIONAL:
             optional = true;

@@ -20,6 +20,9 @@ enum gw_lop {
     GW_L_BYTES,    /* `size` bytes */
     GW_L_REST,     /* the bytes left, as one item (also when there are none) */
     GW_L_CSTR,     /* NUL-terminated text; `arg`: the finding when no NUL ends it */
+    GW_L_PADDED,   /* text NUL-padded to `size` bytes, the item covering the text;
+                      finding `arg` when no NUL ends it, `arg2` when a padding
+                      byte is not zero */
     GW_L_COUNTED,  /* a length of `size` bytes (field `arg`), then that many bytes
                       as `field`; a length past the end is finding `arg2` (its
                       message "<Field> of N bytes, M left"), or with arg2 < 0
@@ -76,6 +79,8 @@ bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
 #define GW_NUM(f, n, ...) {.op = GW_L_NUM, .size = (n), .field = (f), __VA_ARGS__}
 #define GW_BYTES(f, n, ...) {.op = GW_L_BYTES, .size = (n), .field = (f), __VA_ARGS__}
 #define GW_REST(f) {.op = GW_L_REST, .field = (f)}
+#define GW_PADDED(f, n, unterminated, padding, ...) \
+    {.op = GW_L_PADDED, .size = (n), .field = (f), .arg = (unterminated), .arg2 = (padding), __VA_ARGS__}
 #define GW_CSTR(f, unterminated, ...) {.op = GW_L_CSTR, .field = (f), .arg = (unterminated), __VA_ARGS__}
 #define GW_COUNTED(f, len_field, n, past_end, ...) \
     {.op = GW_L_COUNTED, .size = (n), .field = (f), .arg = (len_field), .arg2 = (past_end), __VA_ARGS__}
