@@ -472,6 +472,8 @@ typedef struct gw_pdu_hooks {
     bool (*test)(struct gw_pdu *x, int which);
     /* a layout's GW_L_STEP `which`: a part the protocol reads itself */
     void (*step)(struct gw_pdu *x, int which);
+    /* a layout's GW_CHECK `which` of a number just read at off */
+    void (*check)(struct gw_pdu *x, int which, size_t off, uint64_t v);
     /* a GW_L_COUNTED text under GW_LF_NUL, before its item: at off, n bytes
        of text, `nul` when a NUL ended it (left out of the item) */
     void (*text)(struct gw_pdu *x, int field, size_t off, size_t n, bool nul);

@@ -31,10 +31,13 @@ static void summary(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p, 
         return;
     const gw_field *f = &x->proto->fields[s->field];
     if (s->flags & GW_LF_NAME) {
-        gw_summary_format(&x->sum, s->sum, gw_value_name_or(f->names, (uint32_t)v, "?"));
+        gw_summary_format(&x->sum, s->sum, gw_value_name_or(f->names, (uint32_t)v, "Unknown"));
     } else if (p) {
-        char text[48];
-        gw_clean_text(text, sizeof text, p, n, 32);
+        /* room for 1.5 bytes a character (text of wider characters is cut
+           sooner) */
+        char text[256 + 128];
+        size_t chars = s->chars ? s->chars : 32;
+        gw_clean_text(text, chars + chars / 2, p, n, chars);
         gw_summary_format(&x->sum, s->sum, text);
     } else if (f->type >= GW_FT_I8 && f->type <= GW_FT_I64) {
         gw_summary_format(&x->sum, s->sum, (long long)gw_sign_extend(v, s->size));
@@ -149,11 +152,16 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
         const uint8_t *at = x->c.data + x->c.off;
         uint64_t v;
         switch (s->op) {
-        case GW_L_NUM:
-            if (gw_take_num(x, s->field, s->size, order_of(x, s, s->size), &v) &&
-                (!(s->flags & GW_LF_FIRST) || iter == 0))
+        case GW_L_NUM: {
+            size_t off = x->c.off;
+            if (!gw_take_num(x, s->field, s->size, order_of(x, s, s->size), &v))
+                break;
+            if (s->arg)
+                x->hooks->check(x, s->arg, off, v);
+            if (!(s->flags & GW_LF_FIRST) || iter == 0)
                 summary(x, s, v, NULL, 0);
             break;
+        }
         case GW_L_BYTES:
         case GW_L_REST: {
             size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;

@@ -16,7 +16,8 @@
 
 enum gw_lop {
     GW_L_END,
-    GW_L_NUM,      /* a number of `size` bytes, emitted by the field's type */
+    GW_L_NUM,      /* a number of `size` bytes, emitted by the field's type; then,
+                      when `arg` is not 0, hooks->check(x, arg, off, value) */
     GW_L_BYTES,    /* `size` bytes */
     GW_L_REST,     /* the bytes left, as one item (also when there are none) */
     GW_L_CSTR,     /* NUL-terminated text; `arg`: the finding when no NUL ends it */
@@ -59,12 +60,13 @@ typedef struct gw_lstep {
     int16_t field;
     int16_t arg;
     int16_t arg2;
+    uint8_t chars;   /* the most characters of text the summary shows (0: 32) */
     int64_t value;
     /* added to the summary after the step read its field: a printf format
        of one argument, by the field's type: unsigned long long (%llu) for
        unsigned numbers, long long (%lld) for signed ones, double for
-       DOUBLE, and a string (%s) for text (cleaned, at most 32 characters)
-       or under GW_LF_NAME */
+       DOUBLE, and a string (%s) for text (cleaned, at most `chars`
+       characters in 1.5 bytes each) or under GW_LF_NAME (a value without a name is "Unknown") */
     const char *sum;
     const struct gw_lstep *sub;
 } gw_lstep;
@@ -95,5 +97,7 @@ bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
 /* optional step members, for the "..." of the macros above */
 #define GW_SUM(fmt) .sum = (fmt)
 #define GW_FLAGS(fl) .flags = (fl)
+#define GW_CHARS(n) .chars = (n)
+#define GW_CHECK(which) .arg = (which) /* of a GW_NUM */
 
 #endif

@@ -8,6 +8,7 @@
  * packet's count, in any order.
  */
 #include "opendrakan.h"
+#include "gw_layout.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -170,36 +171,10 @@ typedef struct {
                              p.failed: decoding of that packet stopped */
     od_conv *conv;
     size_t tick_at;       /* the current packet's tick (its payload start) */
+    bool seen[OD_F_COUNT]; /* what the packet's layout read (gw_record) */
+    uint64_t val[OD_F_COUNT];
+    gw_span text[OD_F_COUNT];
 } od_ctx;
-
-static bool tick(od_ctx *x, int field, int64_t *out)
-{
-    uint64_t v;
-    size_t off = x->p.c.off;
-    if (!gw_take_u(&x->p, field, 8, &v))
-        return false;
-    *out = (int64_t)v;
-    if (v == 0 && field == OD_F_TICK)
-        gw_emit_finding(&x->p.e, OD_E_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
-    if (v >> 63)
-        gw_emit_finding(&x->p.e, OD_E_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
-                        (long long)v, (unsigned long long)v);
-    return true;
-}
-
-/* the rest of the payload as field, a text also in the summary */
-static void rest_as(od_ctx *x, int field)
-{
-    size_t n = gw_remaining(&x->p.c);
-    if (x->p.failed)
-        return;
-    if (fields[field].type == GW_FT_STRING && !x->p.sum.off) {
-        char text[72];
-        gw_clean_text(text, sizeof text, x->p.c.data + x->p.c.off, n, 48);
-        gw_summary_add(&x->p.sum, " %s", text);
-    }
-    gw_take_bytes(&x->p, field, n); /* shown even when empty */
-}
 
 static const char *db_path(const od_conv *c, uint32_t index)
 {
@@ -415,13 +390,11 @@ static bool was_acked(const od_conv *c, int64_t t)
 
 static void confirm(od_ctx *x)
 {
-    int64_t t, ref;
-    uint64_t count;
-    if (!tick(x, OD_F_TICK, &t) || !gw_take_u(&x->p, OD_F_REALTIME, 8, NULL) || !gw_take_u(&x->p, OD_F_CHANGE_COUNT, 4, &count))
+    if (!x->seen[OD_F_REFERENCE_TICK])
         return;
-    size_t ref_off = x->p.c.off;
-    if (!tick(x, OD_F_REFERENCE_TICK, &ref))
-        return;
+    int64_t t = (int64_t)x->val[OD_F_TICK], ref = (int64_t)x->val[OD_F_REFERENCE_TICK];
+    uint64_t count = x->val[OD_F_CHANGE_COUNT];
+    size_t ref_off = x->p.c.off - 8;
     gw_summary_add(&x->p.sum, " tick %lld, %llu change%s, %s", (long long)t, (unsigned long long)count,
                    count == 1 ? "" : "s", ref ? "delta" : "full");
     if (ref && !was_acked(x->conv, ref))
@@ -451,10 +424,10 @@ static void confirm(od_ctx *x)
 
 static void acknowledge(od_ctx *x)
 {
-    int64_t t;
-    size_t off = x->p.c.off;
-    if (!tick(x, OD_F_TICK, &t))
+    if (!x->seen[OD_F_TICK])
         return;
+    int64_t t = (int64_t)x->val[OD_F_TICK];
+    size_t off = x->tick_at;
     gw_summary_add(&x->p.sum, " tick %lld", (long long)t);
     od_conv *c = x->conv;
     c->acked[c->n_acked++ % OD_ACKS] = t;
@@ -475,10 +448,8 @@ static void gref(od_ctx *x)
 {
     uint64_t asset, db;
     size_t off = x->p.c.off;
-    if (gw_remaining(&x->p.c) < 6) {
-        gw_pdu_truncated(&x->p, "Asset reference");
+    if (!gw_pdu_need(&x->p, 6, "Asset reference"))
         return;
-    }
     gw_emit_label(&x->p.e, OD_F_GREF, off, 6, NULL);
     gw_emit_push(&x->p.e);
     gw_take_u(&x->p, OD_F_ASSET, 2, &asset);
@@ -493,156 +464,178 @@ static void gref(od_ctx *x)
     gw_summary_add(&x->p.sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
 }
 
-static void event(od_ctx *x)
+/* the animation flags: four two-bit modes */
+static void anim_flags(od_ctx *x, size_t off, uint64_t w)
 {
-    uint64_t variant, v, w;
-    if (!gw_take_u(&x->p, OD_F_REALTIME, 8, NULL) || !gw_take_u(&x->p, OD_F_VARIANT, 1, &variant))
-        return;
-    gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)variant, "Unknown"));
-    switch (variant) {
-    case 0:
-        if (gw_take_u(&x->p, OD_F_ACTION, 4, &v) && gw_take_u(&x->p, OD_F_KEY_DOWN, 1, &w))
-            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v, w ? "down" : "up");
+    gw_emit_push(&x->p.e);
+    gw_emit_u(&x->p.e, OD_F_BONE_X, off, 1, w);
+    gw_emit_u(&x->p.e, OD_F_BONE_Y, off, 1, w);
+    gw_emit_u(&x->p.e, OD_F_BONE_Z, off, 1, w);
+    gw_emit_u(&x->p.e, OD_F_PLAYBACK, off, 1, w);
+    gw_emit_pop(&x->p.e, off + 1);
+    if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
+        gw_emit_finding(&x->p.e, OD_E_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3", (unsigned long long)w);
+    gw_summary_add(&x->p.sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
+}
+
+/* what the layouts ask of the decoder (gw_pdu_hooks) */
+enum { TEST_DRAFT, STEP_GREF, STEP_BUNDLE, STEP_SUM_TICK_OBJECT, STEP_SUM_CHANNEL,
+       CHECK_TICK = 1, CHECK_REFERENCE_TICK, CHECK_DB_COUNT, CHECK_VARIANT, CHECK_LIFECYCLE, CHECK_ANIM_FLAGS };
+
+static bool test(gw_pdu *p, int which)
+{
+    (void)which; /* TEST_DRAFT */
+    return ((od_ctx *)p)->conv->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT;
+}
+
+static void step(gw_pdu *p, int which)
+{
+    od_ctx *x = (od_ctx *)p;
+    switch (which) {
+    case STEP_GREF: gref(x); break;
+    case STEP_BUNDLE: bundle(x); break;
+    case STEP_SUM_TICK_OBJECT:
+        gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)x->val[OD_F_TICK],
+                       (unsigned long long)x->val[OD_F_OBJECT_ID]);
         break;
-    case 1:
-        if (!gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v))
-            return;
-        gw_summary_add(&x->p.sum, " object %llu", (unsigned long long)v);
-        gref(x);
-        if (gw_take_u(&x->p, OD_F_ANIM_CHANNEL, 4, NULL) && gw_take_u(&x->p, OD_F_ANIM_SPEED, 4, NULL) &&
-            gw_take_u(&x->p, OD_F_ANIM_START, 4, NULL) && gw_take_u(&x->p, OD_F_ANIM_TRANSITION, 4, NULL)) {
-            size_t off = x->p.c.off;
-            if (!gw_take_u(&x->p, OD_F_ANIM_FLAGS, 1, &w))
-                return;
-            gw_emit_push(&x->p.e);
-            gw_emit_u(&x->p.e, OD_F_BONE_X, off, 1, w);
-            gw_emit_u(&x->p.e, OD_F_BONE_Y, off, 1, w);
-            gw_emit_u(&x->p.e, OD_F_BONE_Z, off, 1, w);
-            gw_emit_u(&x->p.e, OD_F_PLAYBACK, off, 1, w);
-            gw_emit_pop(&x->p.e, off + 1);
-            if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
-                gw_emit_finding(&x->p.e, OD_E_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3",
-                                (unsigned long long)w);
-            gw_summary_add(&x->p.sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
-        }
-        break;
-    case 2:
-        if (gw_take_u(&x->p, OD_F_SENDER, 4, &v) && gw_take_u(&x->p, OD_F_RECEIVER, 4, &w) && gw_take_u(&x->p, OD_F_MESSAGE, 4, NULL))
-            gw_summary_add(&x->p.sum, " %llu -> %llu", (unsigned long long)v, (unsigned long long)w);
-        break;
-    default:
-        gw_emit_finding(&x->p.e, OD_E_EVENT_VARIANT, x->p.c.off - 1, 1, "Event variant %llu",
-                        (unsigned long long)variant);
-        rest_as(x, OD_F_DATA);
+    default: /* STEP_SUM_CHANNEL */
+        gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)x->val[OD_F_CHANNEL]);
         break;
     }
 }
 
+static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+{
+    od_ctx *x = (od_ctx *)p;
+    switch (which) {
+    case CHECK_TICK:
+    case CHECK_REFERENCE_TICK:
+        if (v == 0 && which == CHECK_TICK)
+            gw_emit_finding(&x->p.e, OD_E_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+        if (v >> 63)
+            gw_emit_finding(&x->p.e, OD_E_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
+                            (long long)v, (unsigned long long)v);
+        break;
+    case CHECK_DB_COUNT:
+        if (v != x->conv->n_db)
+            gw_emit_finding(&x->p.e, OD_E_DB_INCOMPLETE, off, 4, "%llu databases loaded, %u table entries seen",
+                            (unsigned long long)v, x->conv->n_db);
+        break;
+    case CHECK_VARIANT:
+        gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)v, "Unknown"));
+        if (v > 2)
+            gw_emit_finding(&x->p.e, OD_E_EVENT_VARIANT, off, 1, "Event variant %llu", (unsigned long long)v);
+        break;
+    case CHECK_LIFECYCLE:
+        if (v > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
+            gw_emit_finding(&x->p.e, OD_E_LIFECYCLE_UNKNOWN, off, 1, "Lifecycle state %llu", (unsigned long long)v);
+        break;
+    default: /* CHECK_ANIM_FLAGS */
+        anim_flags(x, off, v);
+        break;
+    }
+}
+
+static const gw_pdu_hooks hooks = {.test = test, .step = step, .check = check};
+
+/* payload layouts (little-endian) */
+#define L GW_LAYOUT
+#define NUM(f, n, ...) GW_NUM(OD_F_##f, n, __VA_ARGS__)
+#define TICK NUM(TICK, 8, GW_CHECK(CHECK_TICK))
+#define REALTIME NUM(REALTIME, 8)
+#define DRAFT_REALTIME GW_IF_HOOK(TEST_DRAFT), REALTIME, GW_DONE
+/* the rest of the payload, a text also in the summary */
+#define REST_TEXT(f) {.op = GW_L_REST, .field = OD_F_##f, GW_SUM(" %s"), GW_CHARS(48)}
+#define BODY GW_OPTIONAL, GW_REST(OD_F_BODY)
+#define ANIM NUM(ANIM_CHANNEL, 4), NUM(ANIM_SPEED, 4)
+static const gw_lstep *const payloads[T_COUNT] = {
+    [T_DB_ENTRY] = L(NUM(DB_INDEX, 4, GW_SUM(" %llu")), REST_TEXT(DB_PATH)),
+    [T_LOAD_LEVEL] = L(NUM(DB_COUNT, 4, GW_CHECK(CHECK_DB_COUNT)), REST_TEXT(LEVEL_PATH)),
+    [T_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(STEP_SUM_TICK_OBJECT), GW_STEP(STEP_BUNDLE)),
+    [T_EXTRA_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(STEP_SUM_TICK_OBJECT), GW_REST(OD_F_EXTRA_STATES)),
+    [T_CONFIRM] = L(TICK, REALTIME, NUM(CHANGE_COUNT, 4), NUM(REFERENCE_TICK, 8, GW_CHECK(CHECK_REFERENCE_TICK))),
+    [T_GLOBAL_MESSAGE] = L(NUM(CHANNEL, 4), DRAFT_REALTIME, GW_STEP(STEP_SUM_CHANNEL), BODY),
+    /* the draft's layout (the reference never builds it) */
+    [T_OBJECT_MESSAGE] = L(NUM(CHANNEL, 4), NUM(SENDER, 4), NUM(RECEIVER, 4), REALTIME, GW_STEP(STEP_SUM_CHANNEL), BODY),
+    [T_EVENT] = L(REALTIME, NUM(VARIANT, 1, GW_CHECK(CHECK_VARIANT)),
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 0), NUM(ACTION, 4), NUM(KEY_DOWN, 1), GW_DONE,
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 1), NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF),
+                      ANIM, NUM(ANIM_START, 4), NUM(ANIM_TRANSITION, 4), NUM(ANIM_FLAGS, 1, GW_CHECK(CHECK_ANIM_FLAGS)),
+                  GW_DONE,
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 2), NUM(SENDER, 4), NUM(RECEIVER, 4), NUM(MESSAGE, 4), GW_DONE,
+                  GW_IF(OD_F_VARIANT, GW_CMP_GE, 3), GW_REST(OD_F_DATA), GW_DONE),
+    [T_ACK] = L(TICK),
+    [T_ACTION] = L(DRAFT_REALTIME, NUM(ACTION, 4), NUM(ACTION_STATE, 1)),
+    [T_ANALOG] = L(DRAFT_REALTIME, NUM(ACTION, 4), NUM(ANALOG_X, 4), NUM(ANALOG_Y, 4)),
+    /* the draft's other snapshot changes */
+    [T_OBJECT_CREATED] = L(TICK, NUM(NEW_OBJECT, 4), NUM(PROTOTYPE, 4)),
+    [T_LIFECYCLE] = L(TICK, NUM(OBJECT_ID, 4), NUM(LIFECYCLE, 1, GW_CHECK(CHECK_LIFECYCLE))),
+    [T_SOUND] = L(REALTIME, GW_STEP(STEP_GREF)),
+    /* the draft's "Object animation (downlink, reliable)" */
+    [T_ANIMATION] = L(REALTIME, NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF), ANIM),
+};
+
+/* what a packet means, from what its layout read */
 static void payload(od_ctx *x, unsigned type)
 {
     od_conv *c = x->conv;
-    bool draft = c->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT;
-    uint64_t v, w;
-    int64_t t;
+    const uint64_t *v = x->val;
+    const bool *seen = x->seen;
+    memset(x->seen, 0, sizeof x->seen);
+    gw_layout_run(&x->p, payloads[type]);
     switch (type) {
-    case T_DB_ENTRY: {
-        if (!gw_take_u(&x->p, OD_F_DB_INDEX, 4, &v))
-            return;
-        size_t n = gw_remaining(&x->p.c);
-        const uint8_t *p = x->p.c.data + x->p.c.off;
-        gw_summary_add(&x->p.sum, " %llu", (unsigned long long)v);
-        if (c->n_db < OD_DB_ENTRIES && !db_path(c, (uint32_t)v)) {
+    case T_DB_ENTRY:
+        if (seen[OD_F_DB_PATH] && c->n_db < OD_DB_ENTRIES && !db_path(c, (uint32_t)v[OD_F_DB_INDEX])) {
             db_entry *e = &c->db[c->n_db++];
-            e->index = (uint32_t)v;
-            size_t k = n < OD_DB_PATH - 1 ? n : OD_DB_PATH - 1;
-            memcpy(e->path, p, k);
+            e->index = (uint32_t)v[OD_F_DB_INDEX];
+            size_t k = x->text[OD_F_DB_PATH].n < OD_DB_PATH - 1 ? x->text[OD_F_DB_PATH].n : OD_DB_PATH - 1;
+            memcpy(e->path, x->text[OD_F_DB_PATH].p, k);
             e->path[k] = 0;
         }
-        rest_as(x, OD_F_DB_PATH);
-        break;
-    }
-    case T_LOAD_LEVEL:
-        if (!gw_take_u(&x->p, OD_F_DB_COUNT, 4, &v))
-            return;
-        if (v != c->n_db)
-            gw_emit_finding(&x->p.e, OD_E_DB_INCOMPLETE, x->p.c.off - 4, 4,
-                            "%llu databases loaded, %u table entries seen", (unsigned long long)v,
-                            c->n_db);
-        rest_as(x, OD_F_LEVEL_PATH);
         break;
     case T_STATES:
     case T_EXTRA_STATES:
-        if (!tick(x, OD_F_TICK, &t) || !gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v))
-            return;
-        gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
-        if (type == T_STATES)
-            bundle(x);
-        else
-            rest_as(x, OD_F_EXTRA_STATES);
-        snapshot_change(x, t);
+        if (seen[OD_F_OBJECT_ID])
+            snapshot_change(x, (int64_t)v[OD_F_TICK]);
         break;
     case T_CONFIRM:
         confirm(x);
         break;
-    case T_GLOBAL_MESSAGE:
-        if (!gw_take_u(&x->p, OD_F_CHANNEL, 4, &v) || (draft && !gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)))
-            return;
-        gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)v);
-        if (gw_remaining(&x->p.c))
-            rest_as(x, OD_F_BODY);
-        break;
-    case T_OBJECT_MESSAGE: /* the draft's layout (the reference never builds it) */
-        if (gw_take_u(&x->p, OD_F_CHANNEL, 4, &v) && gw_take_u(&x->p, OD_F_SENDER, 4, NULL) && gw_take_u(&x->p, OD_F_RECEIVER, 4, NULL) &&
-            gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)) {
-            gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)v);
-            if (gw_remaining(&x->p.c))
-                rest_as(x, OD_F_BODY);
-        }
-        break;
     case T_EVENT:
-        event(x);
+        if (seen[OD_F_KEY_DOWN])
+            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v[OD_F_ACTION], v[OD_F_KEY_DOWN] ? "down" : "up");
+        else if (seen[OD_F_MESSAGE])
+            gw_summary_add(&x->p.sum, " %llu -> %llu", (unsigned long long)v[OD_F_SENDER],
+                           (unsigned long long)v[OD_F_RECEIVER]);
         break;
     case T_ACK:
         acknowledge(x);
         break;
     case T_ACTION:
-        if ((!draft || gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)) && gw_take_u(&x->p, OD_F_ACTION, 4, &v) &&
-            gw_take_u(&x->p, OD_F_ACTION_STATE, 1, &w))
-            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v,
-                           gw_value_name_or(action_state_names, (uint32_t)w, "Unknown"));
+        if (seen[OD_F_ACTION_STATE])
+            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v[OD_F_ACTION],
+                           gw_value_name_or(action_state_names, (uint32_t)v[OD_F_ACTION_STATE], "Unknown"));
         break;
     case T_ANALOG:
-        if ((!draft || gw_take_u(&x->p, OD_F_REALTIME, 8, NULL)) && gw_take_u(&x->p, OD_F_ACTION, 4, &v) &&
-            gw_take_u(&x->p, OD_F_ANALOG_X, 4, NULL) && gw_take_u(&x->p, OD_F_ANALOG_Y, 4, NULL))
-            gw_summary_add(&x->p.sum, " %d", (int32_t)v);
+        if (seen[OD_F_ANALOG_Y])
+            gw_summary_add(&x->p.sum, " %d", (int32_t)v[OD_F_ACTION]);
         break;
-    case T_OBJECT_CREATED: /* the draft's other snapshot changes */
-        if (tick(x, OD_F_TICK, &t) && gw_take_u(&x->p, OD_F_NEW_OBJECT, 4, &v) && gw_take_u(&x->p, OD_F_PROTOTYPE, 4, NULL)) {
-            gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)t, (unsigned long long)v);
-            snapshot_change(x, t);
+    case T_OBJECT_CREATED:
+        if (seen[OD_F_PROTOTYPE]) {
+            gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)v[OD_F_TICK],
+                           (unsigned long long)v[OD_F_NEW_OBJECT]);
+            snapshot_change(x, (int64_t)v[OD_F_TICK]);
         }
         break;
     case T_LIFECYCLE:
-        if (tick(x, OD_F_TICK, &t) && gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v) && gw_take_u(&x->p, OD_F_LIFECYCLE, 1, &w)) {
-            gw_summary_add(&x->p.sum, " tick %lld object %llu %s", (long long)t, (unsigned long long)v,
-                           gw_value_name_or(lifecycle_names, (uint32_t)w, "Unknown"));
-            if (w > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
-                gw_emit_finding(&x->p.e, OD_E_LIFECYCLE_UNKNOWN, x->p.c.off - 1, 1, "Lifecycle state %llu",
-                                (unsigned long long)w);
-            snapshot_change(x, t);
+        if (seen[OD_F_LIFECYCLE]) {
+            gw_summary_add(&x->p.sum, " tick %lld object %llu %s", (long long)v[OD_F_TICK],
+                           (unsigned long long)v[OD_F_OBJECT_ID],
+                           gw_value_name_or(lifecycle_names, (uint32_t)v[OD_F_LIFECYCLE], "Unknown"));
+            snapshot_change(x, (int64_t)v[OD_F_TICK]);
         }
         break;
-    case T_SOUND:
-        if (gw_take_u(&x->p, OD_F_REALTIME, 8, NULL))
-            gref(x);
-        break;
-    case T_ANIMATION: /* the draft's "Object animation (downlink, reliable)" */
-        if (gw_take_u(&x->p, OD_F_REALTIME, 8, NULL) && gw_take_u(&x->p, OD_F_OBJECT_ID, 4, &v)) {
-            gw_summary_add(&x->p.sum, " object %llu", (unsigned long long)v);
-            gref(x);
-            if (!x->p.failed && gw_take_u(&x->p, OD_F_ANIM_CHANNEL, 4, NULL))
-                gw_take_u(&x->p, OD_F_ANIM_SPEED, 4, NULL);
-        }
+    default:
         break;
     }
 }
@@ -750,6 +743,8 @@ static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_
     gw_pdu_begin(&x->p, &gw_opendrakan_protocol, sink, pi, d, len);
     x->conv = conv;
     x->tick_at = 0;
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
+    x->p.hooks = &hooks;
     for (size_t off = 0; off < len;)
         off = packet(x, d, len, off);
     gw_pdu_finish(&x->p);
