@@ -7,6 +7,7 @@
  * reliable numbering per direction for acknowledgement matching.
  */
 #include "dnp.h"
+#include "gw_layout.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -371,6 +372,13 @@ typedef struct {
     dnp_conv *conv;
     bool resend;     /* the reliable number was sent before */
     dnp_sent *sent;  /* the reliable command's history entry */
+    unsigned n_protocols; /* protocols a connection request offered so far */
+    bool connected;  /* a connection request on a connected conversation */
+    bool implausible; /* the heuristic's checks failed */
+    dnp_link *link;  /* the values a link state described (STEP_VALUES) */
+    bool seen[DNP_F_COUNT]; /* what the command's layout read (gw_record) */
+    uint64_t val[DNP_F_COUNT];
+    gw_span text[DNP_F_COUNT];
 } dnp_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -809,13 +817,98 @@ static void emit_reassembly_info(dnp_ctx *x, dnp_long *l, size_t off)
 
 /* ---- commands ----------------------------------------------------------- */
 
+static void summary_flags(dnp_ctx *x, uint32_t flags)
+{
+    if (flags & 1)
+        summary_add(x, " read-only");
+}
+
+/* a flags byte's subtree: the bits of fields f[0..n) */
+static void flag_bits(dnp_ctx *x, size_t off, uint64_t v, const int *f, unsigned n)
+{
+    gw_emit_push(&x->p.e);
+    for (unsigned i = 0; i < n; i++)
+        gw_emit_u(&x->p.e, f[i], off, 1, v);
+    gw_emit_pop(&x->p.e, off + 1);
+}
+
+static void offer(dnp_ctx *x, uint32_t proto);
+
+/* what the commands' layouts ask of the decoder (gw_pdu_hooks) */
+enum { CHECK_SEQ = 1, CHECK_PROTOCOL_COUNT, CHECK_OFFER, CHECK_LINK_FLAGS, CHECK_PART_FLAGS,
+       CHECK_LONG_LINK_FLAGS, STEP_VALUES };
+
+static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    switch (which) {
+    case CHECK_SEQ: track_seq(x, (uint16_t)v, off); break;
+    case CHECK_PROTOCOL_COUNT:
+        if (v == 0)
+            gw_emit_finding(&x->p.e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
+        break;
+    case CHECK_OFFER: offer(x, (uint32_t)v); break;
+    case CHECK_LINK_FLAGS:
+        flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY}, 1);
+        summary_flags(x, (uint32_t)v);
+        if (v & ~1u)
+            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown link flags 0x%02x", (unsigned)v);
+        break;
+    case CHECK_PART_FLAGS:
+        flag_bits(x, off, v, (const int[]){DNP_F_LONG_FIRST, DNP_F_LONG_LAST}, 2);
+        if (v & ~3u)
+            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown part flags 0x%02x", (unsigned)v);
+        break;
+    default: /* CHECK_LONG_LINK_FLAGS */
+        flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY, DNP_F_FLAG_FIRST, DNP_F_FLAG_LAST}, 3);
+        if (v & ~7u)
+            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown link flags 0x%02x", (unsigned)v);
+        summary_add(x, " link %u part%s%s", (unsigned)x->val[DNP_F_LINK_ID], v & 2 ? " first" : "",
+                    v & 4 ? " last" : "");
+        summary_flags(x, (uint32_t)v);
+        break;
+    }
+}
+
+static void step(gw_pdu *p, int which)
+{
+    (void)which; /* STEP_VALUES */
+    dnp_ctx *x = (dnp_ctx *)p;
+    x->link = decode_typed_values(x);
+}
+
+static const gw_pdu_hooks hooks = {.check = check, .step = step};
+
+/* the commands' layouts (dnp.md, WIRE-NOTES 1; little-endian) */
+#define L GW_LAYOUT
+#define NUM(f, n, ...) GW_NUM(DNP_F_##f, n, __VA_ARGS__)
+/* a reliable command's number, tracked */
+#define SEQ NUM(SEQ, 2, GW_SUM(" #%llu"), GW_CHECK(CHECK_SEQ))
+static const gw_lstep *const connect_request = L(NUM(PROTOCOL_COUNT, 2, GW_CHECK(CHECK_PROTOCOL_COUNT)),
+                                                 GW_REPEAT(DNP_F_PROTOCOL_COUNT),
+                                                 NUM(PROTOCOL, 2, GW_CHECK(CHECK_OFFER)), GW_DONE);
+static const gw_lstep *const message = L(GW_REST(DNP_F_MESSAGE));
+static const gw_lstep *const reliable_message = L(SEQ, GW_REST(DNP_F_MESSAGE));
+/* the values follow the message: a u16 count, each value's type and value */
+static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %llu")),
+                                            NUM(FLAGS, 1, GW_CHECK(CHECK_LINK_FLAGS)),
+                                            GW_COUNTED(DNP_F_MESSAGE, DNP_F_MESSAGE_LENGTH, 2, -1),
+                                            GW_STEP(STEP_VALUES));
+static const gw_lstep *const reliable_ack = L(NUM(SEQ, 2, GW_SUM(" #%llu")), NUM(ACK_CODE, 1));
+static const gw_lstep *const link_up_down = L(NUM(LINK_ID, 2, GW_SUM(" %llu")));
+static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(CHECK_PART_FLAGS)),
+                                              GW_REST(DNP_F_CHUNK));
+static const gw_lstep *const link_state_long = L(SEQ, NUM(LINK_ID, 2), NUM(FLAGS, 1, GW_CHECK(CHECK_LONG_LINK_FLAGS)),
+                                                 GW_COUNTED(DNP_F_CHUNK, DNP_F_MESSAGE_LENGTH, 2, -1),
+                                                 GW_REST(DNP_F_VALUES_PART));
+
 static void cmd_connect_request(dnp_ctx *x)
 {
-    uint32_t count, proto;
     dnp_conv *c = x->conv;
     /* "The server has to ignore connect requests for an already connected
        client": the connection and its numbering go on */
     bool connected = c->state == CONN_OPEN && !c->midway && x->p.pi->dir == c->client_dir;
+    x->connected = connected;
     int64_t now = x->p.pi->time_ns;
     if (connected) {
         gw_emit_finding(&x->p.e, DNP_E_CONNECT_REPEATED, 0, 1,
@@ -840,30 +933,30 @@ static void cmd_connect_request(dnp_ctx *x)
         c->flagged_state = false;
         c->n_offered = 0;
     }
-    if (!gw_take_u32(&x->p, DNP_F_PROTOCOL_COUNT, 2, &count))
-        return;
-    if (count == 0)
-        gw_emit_finding(&x->p.e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
-    uint32_t i;
-    for (i = 0; i < count; i++) {
-        if (!gw_take_u32(&x->p, DNP_F_PROTOCOL, 2, &proto))
-            break;
-        if (!connected && c->n_offered < OFFERED_MAX)
-            c->offered[c->n_offered] = (uint16_t)proto;
-        if (!connected && c->n_offered <= OFFERED_MAX)
-            c->n_offered++;
-        const char *nm = gw_value_name_of(protocol_names, proto);
-        summary_add(x, i ? ", " : " (");
-        if (i == 4)
-            summary_add(x, "...");
-        else if (i < 4 && nm)
-            summary_add(x, "%s", nm);
-        else if (i < 4)
-            summary_add(x, "unknown(%u)", proto);
-    }
-    if (i)
+    x->n_protocols = 0;
+    gw_layout_run(&x->p, connect_request);
+    if (x->n_protocols)
         summary_add(x, ")");
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
+}
+
+/* one protocol a connection request offers */
+static void offer(dnp_ctx *x, uint32_t proto)
+{
+    dnp_conv *c = x->conv;
+    if (!x->connected && c->n_offered < OFFERED_MAX)
+        c->offered[c->n_offered] = (uint16_t)proto;
+    if (!x->connected && c->n_offered <= OFFERED_MAX)
+        c->n_offered++;
+    unsigned i = x->n_protocols++;
+    const char *nm = gw_value_name_of(protocol_names, proto);
+    summary_add(x, i ? ", " : " (");
+    if (i == 4)
+        summary_add(x, "...");
+    else if (i < 4 && nm)
+        summary_add(x, "%s", nm);
+    else if (i < 4)
+        summary_add(x, "unknown(%u)", proto);
 }
 
 static void cmd_connect_ack(dnp_ctx *x)
@@ -901,59 +994,23 @@ static void cmd_connect_ack(dnp_ctx *x)
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
-static bool take_seq(dnp_ctx *x, uint16_t *seq)
-{
-    size_t off = x->p.c.off;
-    uint32_t v;
-    if (!gw_take_u32(&x->p, DNP_F_SEQ, 2, &v))
-        return false;
-    *seq = (uint16_t)v;
-    summary_add(x, " #%u", *seq);
-    track_seq(x, *seq, off);
-    return true;
-}
-
 static void cmd_message(dnp_ctx *x, bool reliable)
 {
-    uint16_t seq;
-    if (reliable && !take_seq(x, &seq))
+    if (!gw_layout_run(&x->p, reliable ? reliable_message : message))
         return;
-    size_t off = x->p.c.off, n = gw_remaining(&x->p.c);
-    gw_emit_b(&x->p.e, DNP_F_MESSAGE, off, n, x->p.c.data + off, n);
-    x->p.c.off = x->p.c.len;
+    size_t n = x->text[DNP_F_MESSAGE].n;
     summary_add(x, " (%zu byte%s)", n, n == 1 ? "" : "s");
-}
-
-static void summary_flags(dnp_ctx *x, uint32_t flags)
-{
-    if (flags & 1)
-        summary_add(x, " read-only");
 }
 
 static void cmd_link_state(dnp_ctx *x)
 {
-    uint16_t seq;
-    uint32_t link_id, flags = 0, mlen;
-    if (!take_seq(x, &seq) || !gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &link_id))
+    x->link = NULL;
+    gw_layout_run(&x->p, link_state);
+    if (!x->seen[DNP_F_MESSAGE])
         return;
-    summary_add(x, " link %u", link_id);
-    size_t foff = x->p.c.off;
-    if (!gw_take_u32(&x->p, DNP_F_FLAGS, 1, &flags))
-        return;
-    gw_emit_push(&x->p.e);
-    gw_emit_u(&x->p.e, DNP_F_FLAG_READ_ONLY, foff, 1, flags);
-    gw_emit_pop(&x->p.e, foff + 1);
-    summary_flags(x, flags);
-    if (flags & ~1u)
-        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
-    if (!gw_take_u32(&x->p, DNP_F_MESSAGE_LENGTH, 2, &mlen))
-        return;
-    if (!gw_take_bytes(&x->p, DNP_F_MESSAGE, mlen))
-        return;
-    dnp_link *link = decode_typed_values(x);
-    if (link)
-        summary_add(x, ", %u value%s", link->count, link->count == 1 ? "" : "s");
-    remember_link(x, (uint16_t)link_id, (uint8_t)(flags & 1), link);
+    if (x->link)
+        summary_add(x, ", %u value%s", x->link->count, x->link->count == 1 ? "" : "s");
+    remember_link(x, (uint16_t)x->val[DNP_F_LINK_ID], (uint8_t)(x->val[DNP_F_FLAGS] & 1), x->link);
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
@@ -982,13 +1039,10 @@ static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
 
 static void cmd_reliable_ack(dnp_ctx *x)
 {
-    uint32_t seq, code;
     size_t off = x->p.c.off;
-    if (!gw_take_u32(&x->p, DNP_F_SEQ, 2, &seq))
+    if (!gw_layout_run(&x->p, reliable_ack))
         return;
-    summary_add(x, " #%u", seq);
-    if (!gw_take_u32(&x->p, DNP_F_ACK_CODE, 1, &code))
-        return;
+    uint32_t seq = (uint32_t)x->val[DNP_F_SEQ], code = (uint32_t)x->val[DNP_F_ACK_CODE];
     const char *cn = gw_value_name_of(ack_code_names, code);
     summary_add(x, " %s", cn ? cn : "unknown");
     if (!cn)
@@ -1012,10 +1066,9 @@ static void cmd_reliable_ack(dnp_ctx *x)
 
 static void cmd_link_up_down(dnp_ctx *x, bool up)
 {
-    uint32_t link_id;
-    if (!gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &link_id))
+    if (!gw_layout_run(&x->p, link_up_down))
         return;
-    summary_add(x, " %u", link_id);
+    uint32_t link_id = (uint32_t)x->val[DNP_F_LINK_ID];
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
     dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
     bool from_sender = link && link->dir == x->p.pi->dir;
@@ -1198,39 +1251,18 @@ static void cmd_link_update(dnp_ctx *x)
 
 /* -- long commands (10, 11) -- */
 
-static void emit_part_flags(dnp_ctx *x, int field, int first_f, int last_f, uint32_t *flags)
-{
-    size_t off = x->p.c.off;
-    if (!gw_take_u32(&x->p, field, 1, flags))
-        return;
-    gw_emit_push(&x->p.e);
-    if (field == DNP_F_FLAGS)
-        gw_emit_u(&x->p.e, DNP_F_FLAG_READ_ONLY, off, 1, *flags);
-    gw_emit_u(&x->p.e, first_f, off, 1, *flags);
-    gw_emit_u(&x->p.e, last_f, off, 1, *flags);
-    gw_emit_pop(&x->p.e, off + 1);
-}
-
 static void cmd_message_long(dnp_ctx *x)
 {
-    uint16_t seq;
-    uint32_t flags = 0; /* set by emit_part_flags unless it fails */
-    bool resend = false;
-    if (!take_seq(x, &seq))
+    if (!gw_layout_run(&x->p, message_long))
         return;
-    size_t foff = x->p.c.off;
+    uint16_t seq = (uint16_t)x->val[DNP_F_SEQ];
+    uint32_t flags = (uint32_t)x->val[DNP_F_LONG_FLAGS];
+    size_t foff = (size_t)(x->text[DNP_F_CHUNK].p - x->p.c.data) - 1;
     dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     /* a resend must not be appended twice */
     dnp_sent *s = find_sent(d, seq);
-    resend = s && s->first_frame != x->p.pi->frame;
-    emit_part_flags(x, DNP_F_LONG_FLAGS, DNP_F_LONG_FIRST, DNP_F_LONG_LAST, &flags);
-    if (x->p.failed)
-        return;
-    if (flags & ~3u)
-        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown part flags 0x%02x", flags);
-    size_t off = x->p.c.off, n = gw_remaining(&x->p.c);
-    gw_emit_b(&x->p.e, DNP_F_CHUNK, off, n, x->p.c.data + off, n);
-    x->p.c.off = x->p.c.len;
+    bool resend = s && s->first_frame != x->p.pi->frame;
+    size_t off = foff + 1, n = x->text[DNP_F_CHUNK].n;
     summary_add(x, " part%s%s (%zu byte%s)", flags & 1 ? " first" : "", flags & 2 ? " last" : "", n,
                 n == 1 ? "" : "s");
     if (resend)
@@ -1249,32 +1281,20 @@ static void cmd_message_long(dnp_ctx *x)
 
 static void cmd_link_state_long(dnp_ctx *x)
 {
-    uint16_t seq;
-    uint32_t link_id, flags = 0, mlen;
-    if (!take_seq(x, &seq) || !gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &link_id))
+    if (!gw_layout_run(&x->p, link_state_long))
         return;
+    uint16_t seq = (uint16_t)x->val[DNP_F_SEQ];
+    uint32_t link_id = (uint32_t)x->val[DNP_F_LINK_ID], flags = (uint32_t)x->val[DNP_F_FLAGS];
     dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     dnp_sent *s = find_sent(d, seq);
     bool resend = s && s->first_frame != x->p.pi->frame;
-    size_t foff = x->p.c.off;
-    emit_part_flags(x, DNP_F_FLAGS, DNP_F_FLAG_FIRST, DNP_F_FLAG_LAST, &flags);
-    if (x->p.failed)
-        return;
-    if (flags & ~7u)
-        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, foff, 1, "Unknown link flags 0x%02x", flags);
-    summary_add(x, " link %u part%s%s", link_id, flags & 2 ? " first" : "", flags & 4 ? " last" : "");
-    summary_flags(x, flags);
-    if (!gw_take_u32(&x->p, DNP_F_MESSAGE_LENGTH, 2, &mlen))
-        return;
-    size_t moff = x->p.c.off;
-    if (!gw_take_bytes(&x->p, DNP_F_CHUNK, mlen))
-        return;
-    size_t voff = x->p.c.off, vn = gw_remaining(&x->p.c);
-    gw_take_bytes(&x->p, DNP_F_VALUES_PART, vn);
+    const uint8_t *chunk = x->text[DNP_F_CHUNK].p, *values = x->text[DNP_F_VALUES_PART].p;
+    size_t mlen = x->text[DNP_F_CHUNK].n, vn = x->text[DNP_F_VALUES_PART].n;
+    size_t voff = (size_t)(values - x->p.c.data), foff = (size_t)(chunk - x->p.c.data) - 3;
     if (resend)
         return;
     dnp_long *l = &d->lng;
-    if (!long_add(x, l, seq, flags & 2, flags & 4, x->p.c.data + moff, mlen, x->p.c.data + voff, vn, foff))
+    if (!long_add(x, l, seq, flags & 2, flags & 4, chunk, mlen, values, vn, foff))
         return;
     emit_reassembly_info(x, l, voff);
     x->p.e.sink->source(x->p.e.sink->ctx, 1, "Reassembled DNP link-state message", l->out->data, l->out->len);
@@ -1420,6 +1440,8 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 {
     dnp_ctx x = {.conv = conv};
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
+    x.p.rec = (gw_record){x.seen, x.val, x.text};
+    x.p.hooks = &hooks;
     uint8_t cmd;
     x.conv->last_ns = pi->time_ns;
     if (!gw_read_u8(&x.p.c, &cmd)) {
@@ -1467,6 +1489,19 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     gw_pdu_finish(&x.p);
 }
 
+/* the heuristic's checks on the layouts' values: at most 16 protocols,
+   each a number below 256; link flags other than read-only unknown; the
+   link state's values as the decoder reads them */
+static void plausible(gw_pdu *p, int which, size_t off, uint64_t v)
+{
+    (void)off;
+    dnp_ctx *x = (dnp_ctx *)p;
+    if ((which == CHECK_PROTOCOL_COUNT && (v == 0 || v > 16)) || (which == CHECK_OFFER && v > 255) ||
+        (which == CHECK_LINK_FLAGS && v > 1))
+        x->implausible = true;
+}
+static const gw_pdu_hooks heuristic_hooks = {.check = plausible, .step = step};
+
 /* Strong enough to claim a conversation on an unknown port: only commands
  * whose whole datagram is determined by the layout and that parse exactly:
  * the connection request and ack (how every conversation starts) and the
@@ -1474,39 +1509,25 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 static bool dnp_heuristic(const int *opts, int transport, const uint8_t *data, size_t len)
 {
     (void)opts; /* the layouts it accepts do not depend on them */
-    gw_cursor c = {data, len, 1};
     if (len < 2 || transport != GW_TRANSPORT_UDP)
         return false;
-    switch (data[0]) {
-    case DNP_CONNECT_REQUEST: {
-        uint16_t n, proto;
-        if (!gw_read_u16le(&c, &n) || n == 0 || n > 16 || len != 3u + 2u * n)
-            return false;
-        for (unsigned i = 0; i < n; i++)
-            if (!gw_read_u16le(&c, &proto) || proto > 255)
-                return false;
-        return true;
-    }
-    case DNP_CONNECT_ACK:
-        return (len == 4 && data[1] == 0 && data[3] == 0) ||
-               (len == 2 && (data[1] == 1 || data[1] == 2));
-    case DNP_LINK_STATE: {
-        uint16_t seq, id, mlen;
-        uint8_t flags;
-        if (!gw_read_u16le(&c, &seq) || !gw_read_u16le(&c, &id) || !gw_read_u8(&c, &flags) ||
-            flags > 1 || !gw_read_u16le(&c, &mlen) || !gw_skip(&c, mlen))
-            return false;
-        /* its values, as the decoder reads them: at least one, to the end */
-        dnp_ctx y;
-        begin_quiet(&y, NULL, data, len, c.off);
-        dnp_link *link = decode_typed_values(&y);
-        bool fits = link && link->count > 0 && gw_remaining(&y.p.c) == 0;
-        g_free(link);
-        return fits;
-    }
-    default:
+    const gw_lstep *l = data[0] == DNP_CONNECT_REQUEST ? connect_request
+                      : data[0] == DNP_LINK_STATE     ? link_state
+                                                      : NULL;
+    if (data[0] == DNP_CONNECT_ACK)
+        return (len == 4 && data[1] == 0 && data[3] == 0) || (len == 2 && (data[1] == 1 || data[1] == 2));
+    if (!l)
         return false;
-    }
+    /* the whole datagram in the command's layout, exactly */
+    dnp_ctx y;
+    begin_quiet(&y, NULL, data, len, 1);
+    y.p.rec = (gw_record){y.seen, y.val, y.text};
+    y.p.hooks = &heuristic_hooks;
+    bool fits = gw_layout_run(&y.p, l) && !y.implausible && gw_remaining(&y.p.c) == 0;
+    if (l == link_state) /* at least one value */
+        fits = fits && y.link && y.link->count > 0;
+    g_free(y.link);
+    return fits;
 }
 
 /* pcaptool stats and the statistics tree: ack response times */

@@ -156,7 +156,7 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
             size_t off = x->c.off;
             if (!gw_take_num(x, s->field, s->size, order_of(x, s, s->size), &v))
                 break;
-            if (s->arg)
+            if (s->arg && x->hooks && x->hooks->check)
                 x->hooks->check(x, s->arg, off, v);
             if (!(s->flags & GW_LF_FIRST) || iter == 0)
                 summary(x, s, v, NULL, 0);
@@ -213,7 +213,8 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
             break;
         }
         case GW_L_STEP:
-            x->hooks->step(x, s->arg);
+            if (x->hooks && x->hooks->step)
+                x->hooks->step(x, s->arg);
             break;
         case GW_L_SUB:
             run_block(x, s->sub, iter);

@@ -7,7 +7,9 @@
  * (gw_record, when the decoder keeps one) and may add to the summary.
  * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*) end with GW_L_DONE. What is
  * truly procedural stays in the decoder, as a GW_L_STEP hook or around
- * the layout, reading what the layout recorded.
+ * the layout, reading what the layout recorded. Without hooks (x->hooks
+ * NULL: a quiet run asking whether bytes fit) steps and checks are left
+ * out and GW_L_IF_HOOK does not hold.
  */
 #ifndef GW_LAYOUT_H
 #define GW_LAYOUT_H
