@@ -1438,7 +1438,9 @@ static void conv_end(void *p, const gw_end_sink *sink)
 static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
                        const gw_sink *sink)
 {
-    dnp_ctx x = {.conv = conv};
+    dnp_ctx x;
+    memset(&x, 0, offsetof(dnp_ctx, val)); /* val[] and text[] are read only where seen[] is set */
+    x.conv = conv;
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     x.p.rec = (gw_record){x.seen, x.val, x.text};
     x.p.hooks = &hooks;

@@ -435,8 +435,10 @@ bool gw_pdu_need(gw_pdu *x, size_t n, const char *what)
     return false;
 }
 
-static bool have(gw_pdu *x, int field, size_t n)
+static inline bool have(gw_pdu *x, int field, size_t n)
 {
+    if (!x->failed && gw_remaining(&x->c) >= n)
+        return true;
     return gw_pdu_need(x, n, x->proto->fields[field].name);
 }
 

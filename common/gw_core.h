@@ -440,11 +440,6 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
 
 /* ---- one PDU being decoded --------------------------------------------- */
 
-/* What a decoder holds while it reads one PDU: the bytes and where it
-   stands in them, where it reports, the summary it builds, and whether
-   decoding stopped. Every decoder's own context embeds one (as `p`) and
-   reads through the gw_take_* helpers, so that running out of bytes is
-   handled the same way in every protocol (gw_pdu_truncated). */
 /* bytes of the PDU a field's item covers */
 typedef struct {
     const uint8_t *p;
@@ -479,6 +474,11 @@ typedef struct gw_pdu_hooks {
     void (*text)(struct gw_pdu *x, int field, size_t off, size_t n, bool nul);
 } gw_pdu_hooks;
 
+/* What a decoder holds while it reads one PDU: the bytes and where it
+   stands in them, where it reports, the summary it builds, and whether
+   decoding stopped. Every decoder's own context embeds one (as `p`) and
+   reads through the gw_take_* helpers, so that running out of bytes is
+   handled the same way in every protocol (gw_pdu_truncated). */
 typedef struct gw_pdu {
     gw_emit e;
     gw_cursor c;

@@ -1,6 +1,8 @@
 /* gw_layout.c - the interpreter of gw_layout.h's layouts. */
 #include "gw_layout.h"
 
+#include <stdint.h>
+
 /* the step after the block that starts after `s` (s is the block's head) */
 static const gw_lstep *block_end(const gw_lstep *s)
 {
@@ -25,10 +27,9 @@ static bool order_of(const gw_pdu *x, const gw_lstep *s, unsigned size)
 
 /* the step's summary text, with the value it read (a number, the number's
    name, or text at p[0..n)) */
-static void summary(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p, size_t n)
+static __attribute__((noinline)) void summary_text(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p,
+                                                   size_t n)
 {
-    if (!s->sum || x->sum.off)
-        return;
     const gw_field *f = &x->proto->fields[s->field];
     if (s->flags & GW_LF_NAME) {
         gw_summary_format(&x->sum, s->sum, gw_value_name_or(f->names, (uint32_t)v, "Unknown"));
@@ -57,7 +58,13 @@ static void summary(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p, 
     }
 }
 
-static void counted(gw_pdu *x, const gw_lstep *s, unsigned iter)
+static inline void summary(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p, size_t n)
+{
+    if (s->sum && !x->sum.off)
+        summary_text(x, s, v, p, n);
+}
+
+static void counted(gw_pdu *x, const gw_lstep *s, bool first)
 {
     size_t at = x->c.off;
     uint64_t n;
@@ -86,11 +93,11 @@ static void counted(gw_pdu *x, const gw_lstep *s, unsigned iter)
     }
     gw_pdu_text(x, s->field, off, shown);
     x->c.off += (size_t)n;
-    if (!(s->flags & GW_LF_FIRST) || iter == 0)
+    if (first || !(s->flags & GW_LF_FIRST))
         summary(x, s, 0, x->c.data + off, shown);
 }
 
-static void padded(gw_pdu *x, const gw_lstep *s, unsigned iter)
+static void padded(gw_pdu *x, const gw_lstep *s, bool first)
 {
     if (!gw_pdu_need(x, s->size, x->proto->fields[s->field].name))
         return;
@@ -110,7 +117,7 @@ static void padded(gw_pdu *x, const gw_lstep *s, unsigned iter)
             break;
         }
     x->c.off += s->size;
-    if (!(s->flags & GW_LF_FIRST) || iter == 0)
+    if (first || !(s->flags & GW_LF_FIRST))
         summary(x, s, 0, p, n);
 }
 
@@ -143,53 +150,62 @@ static bool holds(const gw_pdu *x, const gw_lstep *s)
     }
 }
 
-static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
+static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
 {
     bool optional = false;
-    for (; s->op != GW_L_END && s->op != GW_L_DONE && !x->failed; s++) {
+    for (; !x->failed; s++) {
         if (optional && gw_remaining(&x->c) == 0)
             return;
-        const uint8_t *at = x->c.data + x->c.off;
+        const uint8_t *at;
         uint64_t v;
         switch (s->op) {
+        case GW_L_END:
+        case GW_L_DONE:
+            return;
         case GW_L_NUM: {
             size_t off = x->c.off;
             if (!gw_take_num(x, s->field, s->size, order_of(x, s, s->size), &v))
                 break;
             if (s->arg && x->hooks && x->hooks->check)
                 x->hooks->check(x, s->arg, off, v);
-            if (!(s->flags & GW_LF_FIRST) || iter == 0)
+            if (first || !(s->flags & GW_LF_FIRST))
                 summary(x, s, v, NULL, 0);
             break;
         }
         case GW_L_BYTES:
         case GW_L_REST: {
+            at = x->c.data + x->c.off;
             size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
-            if (gw_take_bytes(x, s->field, n) && (!(s->flags & GW_LF_FIRST) || iter == 0))
+            if (gw_take_bytes(x, s->field, n) && (first || !(s->flags & GW_LF_FIRST)))
                 summary(x, s, 0, at, n);
             break;
         }
         case GW_L_CSTR: {
+            at = x->c.data + x->c.off;
             size_t n;
-            if (gw_take_cstr(x, s->field, s->arg, NULL, &n) && (!(s->flags & GW_LF_FIRST) || iter == 0))
+            if (gw_take_cstr(x, s->field, s->arg, NULL, &n) && (first || !(s->flags & GW_LF_FIRST)))
                 summary(x, s, 0, at, n);
             break;
         }
         case GW_L_COUNTED:
-            counted(x, s, iter);
+            counted(x, s, first);
             break;
         case GW_L_PADDED:
-            padded(x, s, iter);
+            padded(x, s, first);
             break;
         case GW_L_OPTIONAL:
             optional = true;
             break;
+        /* a repeated block that reads nothing is run once: whatever the
+           count, time stays linear in the bytes */
         case GW_L_REPEAT: {
             uint64_t count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
             const gw_lstep *end = block_end(s);
             unsigned i = 0;
-            for (; i < count && !x->failed; i++)
-                run_block(x, s + 1, i);
+            for (size_t before = SIZE_MAX; i < count && !x->failed && x->c.off != before; i++) {
+                before = x->c.off;
+                run_block(x, s + 1, i == 0);
+            }
             x->repeats = i;
             s = end;
             break;
@@ -197,9 +213,11 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
         case GW_L_MORE: {
             const gw_lstep *end = block_end(s);
             unsigned i = 0;
-            do
-                run_block(x, s + 1, i++);
-            while (!x->failed && another(x, s));
+            size_t before;
+            do {
+                before = x->c.off;
+                run_block(x, s + 1, i++ == 0);
+            } while (!x->failed && x->c.off != before && another(x, s));
             x->repeats = i;
             s = end;
             break;
@@ -208,7 +226,7 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
         case GW_L_IF_HOOK: {
             const gw_lstep *end = block_end(s);
             if (holds(x, s))
-                run_block(x, s + 1, iter);
+                run_block(x, s + 1, first);
             s = end;
             break;
         }
@@ -217,18 +235,16 @@ static void run_block(gw_pdu *x, const gw_lstep *s, unsigned iter)
                 x->hooks->step(x, s->arg);
             break;
         case GW_L_SUB:
-            run_block(x, s->sub, iter);
+            run_block(x, s->sub, first);
             break;
         default:
             break;
         }
-        if (s->op == GW_L_END)
-            return;
     }
 }
 
 bool gw_layout_run(gw_pdu *x, const gw_lstep *l)
 {
-    run_block(x, l, 0);
+    run_block(x, l, true);
     return !x->failed;
 }

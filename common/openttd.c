@@ -591,7 +591,7 @@ static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
 static const char *value_name(gw_pdu *p, int field, uint64_t v)
 {
     ottd_ctx *x = (ottd_ctx *)p;
-    const char *name = x->release ? release_name(x, field, v) : NULL;
+    const char *name = release_name(x, field, v);
     if (name && field == OTTD_F_CMD)
         x->cmd_name = name;
     return name;
@@ -621,7 +621,9 @@ static bool test(gw_pdu *p, int which)
     return ((ottd_ctx *)p)->version < OTTD_V14;
 }
 
-static const gw_pdu_hooks hooks = {.value_name = value_name, .step = step, .test = test};
+/* names by release only where the release is known for sure */
+static const gw_pdu_hooks hooks = {.step = step, .test = test};
+static const gw_pdu_hooks release_hooks = {.value_name = value_name, .step = step, .test = test};
 
 static int version_from_revision(const uint8_t *s, size_t n, bool *guess, uint8_t *old_release)
 {
@@ -1093,6 +1095,8 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         /* names that differ between releases only for a release known for sure */
         if (forced != OTTD_V_AUTO || cv->release_known)
             x->release = version;
+        if (x->release)
+            x->p.hooks = &release_hooks;
         int pk = packet_of(version, udp, type);
         if (!udp)
             gw_emit_gen_u(&x->p.e, OTTD_F_VERSION, type_off, (uint64_t)version);

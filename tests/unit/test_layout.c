@@ -181,3 +181,17 @@ Test(layout, conditions_and_an_optional_end)
     cr_assert_not(gw_layout_run(&x, l), "an optional field begun is a truncated one");
     cr_assert_eq(c.findings[0], E_TRUNCATED);
 }
+
+Test(layout, a_repeat_that_reads_nothing_ends, .timeout = 5)
+{
+    /* a count of 4294967295 over a block whose condition never holds: one
+       pass, not four billion */
+    begin("ff ff ff ff");
+    cr_assert(gw_layout_run(&x, GW_LAYOUT(GW_NUM(F_LEN, 4), GW_REPEAT(F_LEN), GW_IF(F_A, GW_CMP_EQ, 1),
+                                          GW_NUM(F_A, 1), GW_DONE, GW_DONE)));
+    cr_assert_eq(x.repeats, 1);
+    begin("ff ff ff ff");
+    cr_assert(gw_layout_run(&x, GW_LAYOUT(GW_NUM(F_LEN, 4), GW_MORE(0), GW_IF(F_A, GW_CMP_EQ, 1),
+                                          GW_NUM(F_A, 1), GW_DONE, GW_DONE)));
+    cr_assert_eq(x.repeats, 1);
+}
