@@ -446,16 +446,7 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
             }
             raw[i] = v;
             if (t->kind == VK_FLOAT) {
-                if (t->width == 2) {
-                    fl[i] = gw_half_to_double((uint16_t)v);
-                } else if (t->width == 4) {
-                    float f;
-                    uint32_t w = (uint32_t)v;
-                    memcpy(&f, &w, 4);
-                    fl[i] = f;
-                } else {
-                    memcpy(&fl[i], &v, 8);
-                }
+                fl[i] = gw_float_bits(v, t->width);
             } else if (t->kind == VK_SINT) {
                 raw[i] = gw_sign_extend(v, t->width);
             }
@@ -1257,12 +1248,12 @@ static void cmd_message_long(dnp_ctx *x)
         return;
     uint16_t seq = (uint16_t)x->val[DNP_F_SEQ];
     uint32_t flags = (uint32_t)x->val[DNP_F_LONG_FLAGS];
-    size_t foff = (size_t)(x->text[DNP_F_CHUNK].p - x->p.c.data) - 1;
+    size_t off = (size_t)(x->text[DNP_F_CHUNK].p - x->p.c.data), n = x->text[DNP_F_CHUNK].n;
+    size_t foff = off - 1; /* the flags before the chunk */
     dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     /* a resend must not be appended twice */
     dnp_sent *s = find_sent(d, seq);
     bool resend = s && s->first_frame != x->p.pi->frame;
-    size_t off = foff + 1, n = x->text[DNP_F_CHUNK].n;
     summary_add(x, " part%s%s (%zu byte%s)", flags & 1 ? " first" : "", flags & 2 ? " last" : "", n,
                 n == 1 ? "" : "s");
     if (resend)
@@ -1513,11 +1504,11 @@ static bool dnp_heuristic(const int *opts, int transport, const uint8_t *data, s
     (void)opts; /* the layouts it accepts do not depend on them */
     if (len < 2 || transport != GW_TRANSPORT_UDP)
         return false;
+    if (data[0] == DNP_CONNECT_ACK)
+        return (len == 4 && data[1] == 0 && data[3] == 0) || (len == 2 && (data[1] == 1 || data[1] == 2));
     const gw_lstep *l = data[0] == DNP_CONNECT_REQUEST ? connect_request
                       : data[0] == DNP_LINK_STATE     ? link_state
                                                       : NULL;
-    if (data[0] == DNP_CONNECT_ACK)
-        return (len == 4 && data[1] == 0 && data[3] == 0) || (len == 2 && (data[1] == 1 || data[1] == 2));
     if (!l)
         return false;
     /* the whole datagram in the command's layout, exactly */

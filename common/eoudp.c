@@ -515,7 +515,7 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
    fewer are trailing bytes, not a truncated item); the summary names the
    first and counts the rest */
 static const gw_lstep *const payloads[] = {
-    [L_NONE] = (const gw_lstep[]){{.op = GW_L_END}},
+    [L_NONE] = GW_EMPTY,
     [L_INFO] = L(NUM(INFO_RECEIVED, 4), NUM(INFO_SENT, 4)),
     [L_ID] = L(NUM(ACK_ID, 8, GW_SUM(" %llu"))),
     [L_PLAYER] = L(NUM(PLAYER, 8, GW_SUM(" player %llu"))),
@@ -614,19 +614,10 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     gw_emit_u(&x->p.e, EOUDP_F_COMMAND, 0, 1, code);
     size_t id_off;
     double stamp;
-    if (h.gen == EOUDP_GEN_F64) {
-        uint64_t bits = gw_get_uint(d + 1, 8, big);
-        memcpy(&stamp, &bits, 8);
-        gw_emit_d(&x->p.e, EOUDP_F_TIMESTAMP, 1, 8, stamp);
-        id_off = 9;
-    } else {
-        uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, big);
-        float t;
-        memcpy(&t, &bits, 4);
-        stamp = t;
-        gw_emit_d(&x->p.e, EOUDP_F_TIMESTAMP, 1, 4, stamp);
-        id_off = 5;
-    }
+    unsigned stamp_size = h.gen == EOUDP_GEN_F64 ? 8 : 4;
+    stamp = gw_float_bits(gw_get_uint(d + 1, stamp_size, big), stamp_size);
+    gw_emit_d(&x->p.e, EOUDP_F_TIMESTAMP, 1, stamp_size, stamp);
+    id_off = 1 + stamp_size;
     if (h.gen != EOUDP_GEN_RFC)
         gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_HEADER_NOT_TEXT, EOUDP_E_DIV_HEADER, &c->noted_header, 0, hl,
                            "A %d-byte header", "A %d-byte header (the text says otherwise)",
@@ -708,16 +699,8 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
    from 1973 on; zero (an all-zero header) or noise is not */
 static bool plausible_time(int gen, int order, const uint8_t *d)
 {
-    double t;
-    if (gen == EOUDP_GEN_F64) {
-        uint64_t bits = gw_get_uint(d + 1, 8, order == EOUDP_BIG);
-        memcpy(&t, &bits, 8);
-    } else {
-        uint32_t bits = (uint32_t)gw_get_uint(d + 1, 4, order == EOUDP_BIG);
-        float f;
-        memcpy(&f, &bits, 4);
-        t = f;
-    }
+    unsigned size = gen == EOUDP_GEN_F64 ? 8 : 4;
+    double t = gw_float_bits(gw_get_uint(d + 1, size, order == EOUDP_BIG), size);
     return isfinite(t) && t >= 1e8 && t <= 1e14;
 }
 

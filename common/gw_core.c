@@ -368,16 +368,7 @@ static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t of
         gw_emit_i(e, field, off, size, (int64_t)gw_sign_extend(v, size));
         break;
     case GW_FT_DOUBLE:
-        if (size == 4) {
-            uint32_t b = (uint32_t)v;
-            float f;
-            memcpy(&f, &b, 4);
-            gw_emit_d(e, field, off, 4, f);
-        } else {
-            double d;
-            memcpy(&d, &v, 8);
-            gw_emit_d(e, field, off, 8, d);
-        }
+        gw_emit_d(e, field, off, size, gw_float_bits(v, size == 4 ? 4 : 8));
         break;
     default:
         gw_emit_u(e, field, off, size, v);
@@ -425,16 +416,8 @@ void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
     }
 }
 
-bool gw_pdu_need(gw_pdu *x, size_t n, const char *what)
-{
-    if (x->failed)
-        return false;
-    if (gw_remaining(&x->c) >= n)
-        return true;
-    gw_pdu_truncated(x, what);
-    return false;
-}
-
+/* gw_pdu_need for a field; its name is looked up only when the bytes ran
+   out (written out, the lookup stays off the hot path) */
 static inline bool have(gw_pdu *x, int field, size_t n)
 {
     if (!x->failed && gw_remaining(&x->c) >= n)

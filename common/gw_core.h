@@ -358,6 +358,21 @@ static inline void gw_put_uint(uint8_t *p, unsigned n, uint64_t v, bool big_endi
 }
 
 double gw_half_to_double(uint16_t h);
+/* an IEEE 754 number of `size` bytes (2, 4 or any other: 8) from its bits */
+static inline double gw_float_bits(uint64_t bits, unsigned size)
+{
+    if (size == 2)
+        return gw_half_to_double((uint16_t)bits);
+    if (size == 4) {
+        uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
 uint64_t gw_sign_extend(uint64_t v, unsigned bytes);
 
 /* a PDU's one-line summary, built piece by piece; never overflows. When
@@ -505,7 +520,15 @@ void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw
 void gw_pdu_truncated(gw_pdu *x, const char *what);
 /* Can n bytes be read? Not once decoding failed; and when fewer are left,
    the PDU is truncated where `what` was due (gw_pdu_truncated). */
-bool gw_pdu_need(gw_pdu *x, size_t n, const char *what);
+static inline bool gw_pdu_need(gw_pdu *x, size_t n, const char *what)
+{
+    if (x->failed)
+        return false;
+    if (gw_remaining(&x->c) >= n)
+        return true;
+    gw_pdu_truncated(x, what);
+    return false;
+}
 /* Add " (truncated)" to the summary now if the PDU was truncated since the
    last mark: at the end of a part whose summary is complete (OpenDrakan's
    packets in a chain); gw_pdu_finish does it for the whole PDU. */

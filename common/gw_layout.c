@@ -16,13 +16,14 @@ static const gw_lstep *block_end(const gw_lstep *s)
     return s - 1; /* an unclosed block runs to the end of the layout */
 }
 
-static bool order_of(const gw_pdu *x, const gw_lstep *s, unsigned size)
+/* a step's byte order */
+static bool order_of(const gw_pdu *x, const gw_lstep *s)
 {
     if (s->flags & GW_LF_BE)
         return true;
     if (s->flags & GW_LF_LE)
         return false;
-    return size > 1 && x->big_endian;
+    return s->size > 1 && x->big_endian;
 }
 
 /* the step's summary text, with the value it read (a number, the number's
@@ -43,24 +44,17 @@ static __attribute__((noinline)) void summary_text(gw_pdu *x, const gw_lstep *s,
     } else if (f->type >= GW_FT_I8 && f->type <= GW_FT_I64) {
         gw_summary_format(&x->sum, s->sum, (long long)gw_sign_extend(v, s->size));
     } else if (f->type == GW_FT_DOUBLE) {
-        double d;
-        if (s->size == 4) {
-            uint32_t b = (uint32_t)v;
-            float fl;
-            memcpy(&fl, &b, 4);
-            d = fl;
-        } else {
-            memcpy(&d, &v, 8);
-        }
-        gw_summary_format(&x->sum, s->sum, d);
+        gw_summary_format(&x->sum, s->sum, gw_float_bits(v, s->size == 4 ? 4 : 8));
     } else {
         gw_summary_format(&x->sum, s->sum, (unsigned long long)v);
     }
 }
 
-static inline void summary(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p, size_t n)
+/* the step's summary, if it has one (under GW_LF_FIRST only for the first
+   item of a repeated block) */
+static inline void summary(gw_pdu *x, const gw_lstep *s, bool first, uint64_t v, const uint8_t *p, size_t n)
 {
-    if (s->sum && !x->sum.off)
+    if (s->sum && !x->sum.off && (first || !(s->flags & GW_LF_FIRST)))
         summary_text(x, s, v, p, n);
 }
 
@@ -68,7 +62,7 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
 {
     size_t at = x->c.off;
     uint64_t n;
-    if (!gw_take_num(x, s->arg, s->size, order_of(x, s, s->size), &n))
+    if (!gw_take_num(x, s->arg, s->size, order_of(x, s), &n))
         return;
     const gw_field *f = &x->proto->fields[s->field];
     size_t left = gw_remaining(&x->c);
@@ -93,19 +87,18 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
     }
     gw_pdu_text(x, s->field, off, shown);
     x->c.off += (size_t)n;
-    if (first || !(s->flags & GW_LF_FIRST))
-        summary(x, s, 0, x->c.data + off, shown);
+    summary(x, s, first, 0, x->c.data + off, shown);
 }
 
 static void padded(gw_pdu *x, const gw_lstep *s, bool first)
 {
-    if (!gw_pdu_need(x, s->size, x->proto->fields[s->field].name))
+    const char *name = x->proto->fields[s->field].name;
+    if (!gw_pdu_need(x, s->size, name))
         return;
     size_t off = x->c.off;
     const uint8_t *p = x->c.data + off;
     const uint8_t *nul = memchr(p, 0, s->size);
     size_t n = nul ? (size_t)(nul - p) : s->size;
-    const char *name = x->proto->fields[s->field].name;
     gw_pdu_text(x, s->field, off, n);
     if (!nul)
         gw_emit_finding(&x->e, s->arg, off, s->size, "%s without a NUL", name);
@@ -117,8 +110,7 @@ static void padded(gw_pdu *x, const gw_lstep *s, bool first)
             break;
         }
     x->c.off += s->size;
-    if (first || !(s->flags & GW_LF_FIRST))
-        summary(x, s, 0, p, n);
+    summary(x, s, first, 0, p, n);
 }
 
 /* Do the bytes left hold another item of a GW_L_MORE block? Fewer are
@@ -130,15 +122,15 @@ static bool another(const gw_pdu *x, const gw_lstep *s)
         return false;
     const gw_lstep *first = s + 1;
     if ((s->flags & GW_LF_FITS) && first->op == GW_L_COUNTED && n >= first->size)
-        return gw_get_uint(x->c.data + x->c.off, first->size, order_of(x, first, first->size)) <=
+        return gw_get_uint(x->c.data + x->c.off, first->size, order_of(x, first)) <=
                n - first->size;
     return true;
 }
 
-static bool holds(const gw_pdu *x, const gw_lstep *s)
+static bool holds(gw_pdu *x, const gw_lstep *s)
 {
     if (s->op == GW_L_IF_HOOK)
-        return x->hooks && x->hooks->test && x->hooks->test((gw_pdu *)x, s->arg);
+        return x->hooks && x->hooks->test && x->hooks->test(x, s->arg);
     if (!x->rec.seen || !x->rec.seen[s->arg])
         return false;
     int64_t v = (int64_t)x->rec.val[s->arg];
@@ -156,35 +148,33 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
     for (; !x->failed; s++) {
         if (optional && gw_remaining(&x->c) == 0)
             return;
-        const uint8_t *at;
-        uint64_t v;
         switch (s->op) {
         case GW_L_END:
         case GW_L_DONE:
             return;
         case GW_L_NUM: {
             size_t off = x->c.off;
-            if (!gw_take_num(x, s->field, s->size, order_of(x, s, s->size), &v))
+            uint64_t v;
+            if (!gw_take_num(x, s->field, s->size, order_of(x, s), &v))
                 break;
             if (s->arg && x->hooks && x->hooks->check)
                 x->hooks->check(x, s->arg, off, v);
-            if (first || !(s->flags & GW_LF_FIRST))
-                summary(x, s, v, NULL, 0);
+            summary(x, s, first, v, NULL, 0);
             break;
         }
         case GW_L_BYTES:
         case GW_L_REST: {
-            at = x->c.data + x->c.off;
+            const uint8_t *at = x->c.data + x->c.off;
             size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
-            if (gw_take_bytes(x, s->field, n) && (first || !(s->flags & GW_LF_FIRST)))
-                summary(x, s, 0, at, n);
+            if (gw_take_bytes(x, s->field, n))
+                summary(x, s, first, 0, at, n);
             break;
         }
         case GW_L_CSTR: {
-            at = x->c.data + x->c.off;
+            const uint8_t *at = x->c.data + x->c.off;
             size_t n;
-            if (gw_take_cstr(x, s->field, s->arg, NULL, &n) && (first || !(s->flags & GW_LF_FIRST)))
-                summary(x, s, 0, at, n);
+            if (gw_take_cstr(x, s->field, s->arg, NULL, &n))
+                summary(x, s, first, 0, at, n);
             break;
         }
         case GW_L_COUNTED:

@@ -80,6 +80,7 @@ bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
 /* ---- writing layouts ----------------------------------------------------- */
 
 #define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})
+#define GW_EMPTY ((const gw_lstep[]){{.op = GW_L_END}}) /* a PDU with no fields */
 #define GW_NUM(f, n, ...) {.op = GW_L_NUM, .size = (n), .field = (f), __VA_ARGS__}
 #define GW_BYTES(f, n, ...) {.op = GW_L_BYTES, .size = (n), .field = (f), __VA_ARGS__}
 #define GW_REST(f) {.op = GW_L_REST, .field = (f)}

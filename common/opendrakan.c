@@ -272,9 +272,7 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                     gw_emit_u(&x->p.e, object_states[s].field, base + at, 1, v);
                 } else {
                     for (size_t k = 0; k < n / 4; k++) {
-                        uint32_t b = (uint32_t)gw_get_uint(d + off + 4 * k, 4, false);
-                        float f;
-                        memcpy(&f, &b, 4);
+                        double f = gw_float_bits(gw_get_uint(d + off + 4 * k, 4, false), 4);
                         gw_emit_d(&x->p.e, object_states[s].field + (int)k, base + off + 4 * k, 4, f);
                     }
                 }

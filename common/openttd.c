@@ -220,7 +220,7 @@ enum { STEP_CMD32, TEST_TILE };
 #define DECODE_PARAMS U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
     U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
     U32(DECODE_PARAM)
-#define NONE ((const gw_lstep[]){{.op = GW_L_END}})
+#define NONE GW_EMPTY
 
 /* 13.x payloads (WIRE-NOTES section 2); 14.x and 15.x differ only where noted */
 static const gw_lstep *const layouts_13[PK_COUNT] = {
