@@ -10,6 +10,7 @@
 #include "gw_layout.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -213,24 +214,77 @@ static void conv_end(void *p, const gw_end_sink *sink)
 
 /* ---- header ------------------------------------------------------------ */
 
+/* The four headers (rfc/eoudp.md, WIRE-NOTES 4), in the byte order the
+   datagram's choice says. The timestamp's check reports the header's and
+   the time's divergences from the text; in the headers without the
+   important byte, the id's check shows what the command implies. */
+enum { CHECK_STAMP = 1, CHECK_ID_IMPLIED };
+#define STAMP(n) GW_NUM(EOUDP_F_TIMESTAMP, n, GW_CHECK(CHECK_STAMP))
+#define COMMAND GW_NUM(EOUDP_F_COMMAND, 1)
+static const gw_lstep *const headers[] = {
+    [EOUDP_GEN_RFC] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(CHECK_ID_IMPLIED)),
+                                GW_NUM(EOUDP_F_SIZE, 8)),
+    [EOUDP_GEN_PAD] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(CHECK_ID_IMPLIED)),
+                                GW_NUM(EOUDP_F_SIZE, 8), GW_NUM(EOUDP_F_PAD, 1)),
+    [EOUDP_GEN_IMP] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8), GW_NUM(EOUDP_F_IMPORTANT, 1),
+                                GW_NUM(EOUDP_F_SIZE, 8)),
+    [EOUDP_GEN_F64] = GW_LAYOUT(COMMAND, STAMP(8), GW_NUM(EOUDP_F_ID, 8), GW_NUM(EOUDP_F_IMPORTANT, 1),
+                                GW_NUM(EOUDP_F_SIZE, 8)),
+};
+
+/* each header's geometry, read off its layout once (fits() asks for it
+   eight times a datagram) */
+typedef struct {
+    size_t len;
+    long off[EOUDP_F_COUNT]; /* -1: not in the header */
+    unsigned size[EOUDP_F_COUNT];
+} geometry;
+static geometry geo[EOUDP_GEN_F64 + 1];
+static pthread_once_t geo_once = PTHREAD_ONCE_INIT;
+static bool geo_ready; /* set (release) once geo[] is filled */
+
+static void measure_headers(void)
+{
+    for (int g = EOUDP_GEN_RFC; g <= EOUDP_GEN_F64; g++) {
+        geo[g].len = gw_layout_fixed_size(headers[g]);
+        for (int f = 0; f < EOUDP_F_COUNT; f++)
+            geo[g].off[f] = gw_layout_offset(headers[g], f, &geo[g].size[f]);
+    }
+    __atomic_store_n(&geo_ready, true, __ATOMIC_RELEASE);
+}
+
+static inline const geometry *geometry_of(int gen)
+{
+    if (!__atomic_load_n(&geo_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&geo_once, measure_headers);
+    return &geo[gen];
+}
+
 static size_t header_len(int gen)
 {
-    return gen == EOUDP_GEN_RFC ? 21 : gen == EOUDP_GEN_F64 ? 26 : 22;
+    return geometry_of(gen)->len;
 }
 
-static size_t size_off(int gen)
+/* where a header field is (the header has every field it is asked for) */
+static size_t field_off(int gen, int field, unsigned *size)
 {
-    return gen == EOUDP_GEN_F64 ? 18 : gen == EOUDP_GEN_IMP ? 14 : 13;
+    const geometry *g = geometry_of(gen);
+    *size = g->size[field];
+    return (size_t)g->off[field];
 }
 
-static bool fits(int gen, int order, const uint8_t *d, size_t len)
+/* the byte orders (bit EOUDP_BIG, bit EOUDP_LITTLE) in which the header of
+   generation gen fits the datagram: its size field says how many bytes
+   follow it (and the pad byte, if it has one, is zero) */
+static unsigned fits(int gen, const uint8_t *d, size_t len)
 {
-    size_t h = header_len(gen);
-    if (len < h)
-        return false;
-    if (gw_get_uint(d + size_off(gen), 8, order == EOUDP_BIG) != len - h)
-        return false;
-    return gen != EOUDP_GEN_PAD || d[21] == 0;
+    const geometry *g = geometry_of(gen);
+    if (len < g->len || (gen == EOUDP_GEN_PAD && d[g->off[EOUDP_F_PAD]]))
+        return 0;
+    const uint8_t *size = d + g->off[EOUDP_F_SIZE];
+    unsigned n = g->size[EOUDP_F_SIZE];
+    return (gw_get_uint(size, n, true) == len - g->len) << EOUDP_BIG |
+           (gw_get_uint(size, n, false) == len - g->len) << EOUDP_LITTLE;
 }
 
 typedef struct {
@@ -248,10 +302,7 @@ static unsigned fitting(const uint8_t *d, size_t len, unsigned orders[N_GENS])
 {
     unsigned n = 0;
     for (size_t g = 0; g < N_GENS; g++) {
-        orders[g] = 0;
-        for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
-            if (fits(gens[g], o, d, len))
-                orders[g] |= 1u << o;
+        orders[g] = fits(gens[g], d, len);
         n += orders[g] != 0;
     }
     return n;
@@ -304,6 +355,8 @@ static header_choice choose(const int *opt, int conv_gen, int conv_order, const 
 typedef struct {
     gw_pdu p;        /* payload numbers are little-endian (host order) */
     eoudp_conv *conv;
+    int gen;         /* the header's generation */
+    const geometry *geo; /* its geometry */
     bool copy;       /* the same id as the previous datagram this way */
     bool seen[EOUDP_F_COUNT]; /* what the payload's layout read (gw_record) */
     uint64_t val[EOUDP_F_COUNT];
@@ -331,7 +384,29 @@ static bool test(gw_pdu *p, int which)
     return gw_remaining(&p->c) >= 12;
 }
 
-static const gw_pdu_hooks hooks = {.text = text_end, .test = test};
+static bool implied_important(int gen, uint8_t code);
+
+static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+{
+    eoudp_ctx *x = (eoudp_ctx *)p;
+    eoudp_conv *c = x->conv;
+    int profile = c->opt[EOUDP_OPT_PROFILE];
+    if (which == CHECK_ID_IMPLIED) { /* no header byte: what the command implies */
+        gw_emit_gen_u(&x->p.e, EOUDP_F_IMPORTANT, 0, implied_important(x->gen, x->p.c.data[0]));
+        return;
+    }
+    size_t hl = x->geo->len; /* CHECK_STAMP */
+    if (x->gen != EOUDP_GEN_RFC)
+        gw_emit_divergence(&x->p.e, profile, EOUDP_E_HEADER_NOT_TEXT, EOUDP_E_DIV_HEADER, &c->noted_header, 0, hl,
+                           "A %zu-byte header", "A %zu-byte header (the text says otherwise)", hl);
+    unsigned n = x->geo->size[EOUDP_F_TIMESTAMP];
+    if (gw_float_bits(v, n) > 1e11)
+        gw_emit_divergence(&x->p.e, profile, EOUDP_E_TIME_MS, EOUDP_E_DIV_TIME, &c->noted_time, off, n,
+                           "A timestamp in milliseconds",
+                           "A timestamp in milliseconds (the text says otherwise)");
+}
+
+static const gw_pdu_hooks hooks = {.text = text_end, .test = test, .check = check};
 
 static const command *command_of(const int *opt, uint8_t code)
 {
@@ -429,22 +504,6 @@ static bool implied_important(int gen, uint8_t code)
     if (gen == EOUDP_GEN_RFC)
         return (code >= 0x0b && code <= 0x10) || code == 0x81 || code == 0x8c;
     return code == 0x0c || code == 0x0e || code == 0x0f;
-}
-
-bool eoudp_read_header(const int *opt, int *gen, int *order, const uint8_t *d, size_t len,
-                       eoudp_header *h)
-{
-    header_choice c = choose(opt, *gen, *order, d, len);
-    if (!c.consistent || len < header_len(c.gen))
-        return false;
-    *gen = c.gen;
-    *order = c.order;
-    h->hl = header_len(c.gen);
-    h->big = c.order == EOUDP_BIG;
-    h->id_off = c.gen == EOUDP_GEN_F64 ? 9 : 5;
-    h->important = c.gen == EOUDP_GEN_IMP || c.gen == EOUDP_GEN_F64 ? d[h->id_off + 8] != 0
-                                                                      : implied_important(c.gen, d[0]);
-    return true;
 }
 
 /* a new important packet (not a resend: that keeps the first one's entry
@@ -584,7 +643,6 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
 
     header_choice h = choose(c->opt, c->gen, c->order, d, len);
     size_t hl = header_len(h.gen);
-    bool big = h.order == EOUDP_BIG;
     uint8_t code = len ? d[0] : 0;
     const command *cmd = command_of(c->opt, code);
     gw_emit_gen_u(&x->p.e, EOUDP_F_GENERATION, 0, (uint64_t)h.gen);
@@ -611,39 +669,18 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
                         gw_value_name_of(basis_names, (uint32_t)h.basis));
 
     /* header */
-    gw_emit_u(&x->p.e, EOUDP_F_COMMAND, 0, 1, code);
-    size_t id_off;
-    double stamp;
-    unsigned stamp_size = h.gen == EOUDP_GEN_F64 ? 8 : 4;
-    stamp = gw_float_bits(gw_get_uint(d + 1, stamp_size, big), stamp_size);
-    gw_emit_d(&x->p.e, EOUDP_F_TIMESTAMP, 1, stamp_size, stamp);
-    id_off = 1 + stamp_size;
-    if (h.gen != EOUDP_GEN_RFC)
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_HEADER_NOT_TEXT, EOUDP_E_DIV_HEADER, &c->noted_header, 0, hl,
-                           "A %d-byte header", "A %d-byte header (the text says otherwise)",
-                           h.gen == EOUDP_GEN_F64 ? 26 : 22);
-    if (stamp > 1e11)
-        gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_TIME_MS, EOUDP_E_DIV_TIME, &c->noted_time, 1, id_off - 1,
-                           "A timestamp in milliseconds",
-                           "A timestamp in milliseconds (the text says otherwise)");
-    uint64_t id = gw_get_uint(d + id_off, 8, big);
-    gw_emit_u(&x->p.e, EOUDP_F_ID, id_off, 8, id);
-    bool important;
-    if (h.gen == EOUDP_GEN_IMP || h.gen == EOUDP_GEN_F64) {
-        important = d[id_off + 8] != 0;
-        gw_emit_u(&x->p.e, EOUDP_F_IMPORTANT, id_off + 8, 1, important);
-    } else {
-        important = implied_important(h.gen, code);
-        gw_emit_gen_u(&x->p.e, EOUDP_F_IMPORTANT, 0, important);
-    }
-    size_t so = size_off(h.gen);
-    uint64_t size = gw_get_uint(d + so, 8, big);
-    gw_emit_u(&x->p.e, EOUDP_F_SIZE, so, 8, size);
-    if (h.gen == EOUDP_GEN_PAD)
-        gw_emit_u(&x->p.e, EOUDP_F_PAD, 21, 1, d[21]);
+    x->gen = h.gen;
+    x->geo = geometry_of(h.gen);
+    x->p.big_endian = h.order == EOUDP_BIG;
+    gw_layout_run(&x->p, headers[h.gen]);
+    x->p.big_endian = false;
+    unsigned n;
+    size_t id_off = field_off(h.gen, EOUDP_F_ID, &n), so = field_off(h.gen, EOUDP_F_SIZE, &n);
+    uint64_t id = x->val[EOUDP_F_ID], size = x->val[EOUDP_F_SIZE];
+    bool important = x->seen[EOUDP_F_IMPORTANT] ? x->val[EOUDP_F_IMPORTANT] != 0 : implied_important(h.gen, code);
     gw_summary_add(&x->p.sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
     if (!h.consistent)
-        gw_emit_finding(&x->p.e, EOUDP_E_SIZE_MISMATCH, so, 8, "Size %llu, but %zu payload bytes",
+        gw_emit_finding(&x->p.e, EOUDP_E_SIZE_MISMATCH, so, n, "Size %llu, but %zu payload bytes",
                         (unsigned long long)size, len - hl);
 
     if (!c->begun && code != 0x81)
@@ -699,8 +736,9 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
    from 1973 on; zero (an all-zero header) or noise is not */
 static bool plausible_time(int gen, int order, const uint8_t *d)
 {
-    unsigned size = gen == EOUDP_GEN_F64 ? 8 : 4;
-    double t = gw_float_bits(gw_get_uint(d + 1, size, order == EOUDP_BIG), size);
+    unsigned size;
+    size_t off = field_off(gen, EOUDP_F_TIMESTAMP, &size);
+    double t = gw_float_bits(gw_get_uint(d + off, size, order == EOUDP_BIG), size);
     return isfinite(t) && t >= 1e8 && t <= 1e14;
 }
 

@@ -28,18 +28,6 @@ enum eoudp_numbering { EOUDP_NUM_IMPL = 0, EOUDP_NUM_TEXT = 1 };
    eoudp.profile (enum gw_profile) */
 enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_PROFILE };
 
-/* A datagram's header as the decoder reads it (for pcaptool replay): its
-   length, where the id is, the byte order, whether the packet awaits an
-   acknowledge, under the options opt. *gen and *order: the conversation's
-   generation and order so far (0: not known), updated. False when no
-   generation fits the datagram. */
-typedef struct {
-    size_t hl, id_off;
-    bool big, important;
-} eoudp_header;
-bool eoudp_read_header(const int *opt, int *gen, int *order, const uint8_t *d, size_t len,
-                       eoudp_header *h);
-
 /* fields and findings (gw_tables.h) */
 #define EOUDP_FIELDS(F, LINK) \
     F(EOUDP_F_COMMAND, "eoudp.command", "Command", U8, HEX, command_names, 0, "Command code (below 0x80 from the server, from 0x80 from the client)") \

@@ -361,19 +361,21 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
 
 /* a number of `size` bytes read as `v`, emitted by its field's type */
 static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
-                        uint64_t v)
+                        uint64_t v, unsigned flags, const char *name)
 {
+    gw_value x;
     switch (fields[field].type) {
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
-        gw_emit_i(e, field, off, size, (int64_t)gw_sign_extend(v, size));
+        x.i = (int64_t)gw_sign_extend(v, size);
         break;
     case GW_FT_DOUBLE:
-        gw_emit_d(e, field, off, size, gw_float_bits(v, size == 4 ? 4 : 8));
+        x.d = gw_float_bits(v, size == 4 ? 4 : 8);
         break;
     default:
-        gw_emit_u(e, field, off, size, v);
+        x.u = v;
         break;
     }
+    emit(e, field, off, size, x, flags, name);
 }
 
 /* ---- one PDU being decoded ---- */
@@ -425,22 +427,26 @@ static inline bool have(gw_pdu *x, int field, size_t n)
     return gw_pdu_need(x, n, x->proto->fields[field].name);
 }
 
-bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
+/* a number's item, named by the hooks where they name it (out of
+   gw_take_num's line: pcaptool validate and stats want no items) */
+static __attribute__((noinline)) void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v,
+                                               bool big_endian)
+{
+    const char *name = x->hooks && x->hooks->value_name ? x->hooks->value_name(x, field, v) : NULL;
+    emit_number(&x->e, x->proto->fields, field, off, size, v, big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0,
+                name);
+}
+
+bool gw_take_num_slow(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
 {
     if (!have(x, field, size))
         return false;
     size_t off = x->c.off;
     uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
     x->c.off += size;
-    const char *name = x->hooks && x->hooks->value_name ? x->hooks->value_name(x, field, v) : NULL;
-    if (name)
-        gw_emit_named_u(&x->e, field, off, size, v, name);
-    else if (x->e.sink->item)
-        emit_number(&x->e, x->proto->fields, field, off, size, v);
-    if (x->rec.seen) {
-        x->rec.seen[field] = true;
-        x->rec.val[field] = v;
-    }
+    if (x->e.sink->item)
+        num_item(x, field, off, size, v, big_endian);
+    gw_record_num(x, field, v);
     if (out)
         *out = v;
     return true;

@@ -104,7 +104,10 @@ typedef struct {
 } gw_value;
 
 /* item flags */
-#define GW_ITEM_GENERATED 0x1u /* derived, not on the wire */
+#define GW_ITEM_GENERATED 0x1u  /* derived, not on the wire */
+#define GW_ITEM_BIG_ENDIAN 0x2u /* a number read most significant byte first
+                                   (gw_take_num: what pcaptool replay needs
+                                   to write a new value over it) */
 
 /* An item a decoder reports. Invariant the front ends rely on: a STRING or
  * BYTES item covers exactly its value's bytes (v.b.p == source + off and
@@ -550,7 +553,27 @@ static inline void gw_pdu_finish(gw_pdu *x)
    unsigned; named by hooks->value_name where it gives a name), recorded;
    *out (if not NULL) gets it unsigned. False, after gw_pdu_truncated(), when fewer bytes are
    left, and false without reading once decoding failed. */
-bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out);
+bool gw_take_num_slow(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out);
+static inline void gw_record_num(gw_pdu *x, int field, uint64_t v)
+{
+    if (x->rec.seen) {
+        x->rec.seen[field] = true;
+        x->rec.val[field] = v;
+    }
+}
+/* inline where no item is wanted and the bytes are there (pcaptool
+   validate's and stats' hot path); the rest out of line */
+static inline bool gw_take_num(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
+{
+    if (x->failed || gw_remaining(&x->c) < size || x->e.sink->item)
+        return gw_take_num_slow(x, field, size, big_endian, out);
+    uint64_t v = gw_get_uint(x->c.data + x->c.off, size, big_endian);
+    x->c.off += size;
+    gw_record_num(x, field, v);
+    if (out)
+        *out = v;
+    return true;
+}
 /* the same in the PDU's byte order (x->big_endian; one byte is one byte) */
 static inline bool gw_take_u(gw_pdu *x, int field, unsigned size, uint64_t *out)
 {

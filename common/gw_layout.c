@@ -238,3 +238,24 @@ bool gw_layout_run(gw_pdu *x, const gw_lstep *l)
     run_block(x, l, true);
     return !x->failed;
 }
+
+size_t gw_layout_fixed_size(const gw_lstep *l)
+{
+    size_t n = 0;
+    for (; l->op == GW_L_NUM || l->op == GW_L_BYTES; l++)
+        n += l->size;
+    return n;
+}
+
+long gw_layout_offset(const gw_lstep *l, int field, unsigned *size)
+{
+    long off = 0;
+    for (; l->op == GW_L_NUM || l->op == GW_L_BYTES; l++) {
+        if (l->field == field) {
+            *size = l->size;
+            return off;
+        }
+        off += l->size;
+    }
+    return -1;
+}

@@ -77,6 +77,13 @@ typedef struct gw_lstep {
    or before). */
 bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
 
+/* The geometry of a layout's fixed part, its GW_L_NUM and GW_L_BYTES steps
+   up to the first step of another kind: its bytes; and where `field` is in
+   it (its size in *size), or -1 when it is not there. For a protocol that
+   must look at a header before decoding it (which of several fits). */
+size_t gw_layout_fixed_size(const gw_lstep *l);
+long gw_layout_offset(const gw_lstep *l, int field, unsigned *size);
+
 /* ---- writing layouts ----------------------------------------------------- */
 
 #define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})

@@ -3,6 +3,8 @@
 #ifndef GW_REPLAY_H
 #define GW_REPLAY_H
 
+#include <stdio.h>
+
 #include "gw_core.h"
 
 /* ---- replay (pcaptool replay) ------------------------------------------- */
@@ -22,34 +24,88 @@ typedef struct gw_replay_link {
                        when its first datagram comes first (0: not known yet) */
 } gw_replay_link;
 
+/* A PDU as the hooks see it: its bytes, the value of the protocol's
+   type_field (-1: none), its transport (GW_TRANSPORT_*) and the items its
+   decoder reported over its own bytes (source 0), in order. The hooks read
+   the peer's fields through the items, never at byte offsets of their own. */
+typedef struct gw_replay_pdu {
+    const uint8_t *data;
+    size_t len;
+    int64_t type;
+    int transport;
+    const gw_item *items;
+    unsigned n_items;
+} gw_replay_pdu;
+
+/* the k-th (from 0) item of `field`, or NULL (a generated one too: a value
+   the decoder derived, e.g. what the PDU's kind implies) */
+static inline const gw_item *gw_replay_item(const gw_replay_pdu *p, int field, unsigned k)
+{
+    for (unsigned i = 0; i < p->n_items; i++)
+        if (p->items[i].field == field && k-- == 0)
+            return &p->items[i];
+    return NULL;
+}
+
+/* the first item of `field`: its number (v.u of an unsigned field, v.i of a
+   signed one as two's complement) in *v; false when the PDU has none */
+static inline bool gw_replay_u(const gw_replay_pdu *p, int field, uint64_t *v)
+{
+    const gw_item *it = gw_replay_item(p, field, 0);
+    if (it)
+        *v = it->v.u;
+    return it != NULL;
+}
+
+/* Does the live PDU carry the recorded one's value of `field` (true when
+   the recording has none)? If not, why[] says "WHAT L, recorded R" (L -1:
+   the live one has none). */
+static inline bool gw_replay_same(const gw_replay_pdu *rec, const gw_replay_pdu *live, int field,
+                                  const char *what, char *why, size_t whysz)
+{
+    uint64_t r, l;
+    if (!gw_replay_u(rec, field, &r))
+        return true;
+    bool have = gw_replay_u(live, field, &l);
+    if (have && l == r)
+        return true;
+    snprintf(why, whysz, "%s %lld, recorded %llu", what, have ? (long long)l : -1LL, (unsigned long long)r);
+    return false;
+}
+
+/* write v over the bytes of a number's item in d (a copy of the PDU the
+   item was read from), in the byte order it was read in (a generated item
+   has no bytes: nothing is written) */
+static inline void gw_replay_put(uint8_t *d, const gw_item *it, uint64_t v)
+{
+    if (!(it->flags & GW_ITEM_GENERATED) && it->len >= 1 && it->len <= 8)
+        gw_put_uint(d + it->off, (unsigned)it->len, v, (it->flags & GW_ITEM_BIG_ENDIAN) != 0);
+}
+
 /* What a recorded conversation must change to be played against a live
-   peer, and what the peer's PDUs must keep. Each hook gets a PDU as the
-   decoder does (`transport`: GW_TRANSPORT_*) and `type`, the value of the
-   protocol's type_field (-1: none). The state (state_size bytes, zeroed
-   before the first call) follows one replayed conversation. */
+   peer, and what the peer's PDUs must keep. The state (state_size bytes,
+   zeroed before the first call) follows one replayed conversation. */
 typedef struct gw_replay {
     size_t state_size;
     /* the state is zeroed, then given the protocol's options (NULL: no
        use for them) */
     void (*init)(void *state, const int *opts);
-    gw_replay_need (*need)(const int *opts, int64_t type, int transport, const uint8_t *d, size_t len);
-    /* One of our recorded PDUs, copied, about to be sent: rewrite in place
-       the numbers that must follow the live peer (its sequence numbers,
-       link ids, frames, ports). */
-    void (*adapt)(void *state, int64_t type, int transport, uint8_t *d, size_t len);
+    gw_replay_need (*need)(const int *opts, const gw_replay_pdu *p);
+    /* One of our recorded PDUs p, about to be sent: rewrite in d, a copy of
+       its bytes, the numbers that must follow the live peer (its sequence
+       numbers, link ids, frames, ports). */
+    void (*adapt)(void *state, const gw_replay_pdu *p, uint8_t *d);
     /* Every PDU of the recording, in order, before the exchange begins
        (NULL: nothing to learn from it). */
-    void (*recorded)(void *state, int64_t type, int transport, bool ours, const uint8_t *d,
-                     size_t len);
+    void (*recorded)(void *state, const gw_replay_pdu *p, bool ours);
     /* Every PDU of the live exchange as it goes: ours once sent (adapted),
        the peer's as it comes (NULL: nothing to learn). */
-    void (*observe)(void *state, int64_t type, int transport, bool ours, const uint8_t *d,
-                    size_t len);
+    void (*observe)(void *state, const gw_replay_pdu *p, bool ours);
     /* The live peer's PDU `live` stands where the recording has `rec` (same
        type and need): learn the live numbering; false, with the reason in
        why[], when a field differs where it must not. */
-    bool (*match)(void *state, int64_t type, int transport, const uint8_t *rec, size_t rec_len,
-                  const uint8_t *live, size_t live_len, char *why, size_t whysz);
+    bool (*match)(void *state, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
+                  size_t whysz);
     /* The ports of the protocol's second conversation, in the state (NULL:
        it has none). */
     gw_replay_link *(*link)(void *state);

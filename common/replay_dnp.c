@@ -1,6 +1,6 @@
 /* replay_dnp.c - pcaptool replay's hooks for dnp (gw_replay.h): what a
  * recorded conversation must change to be played against a live peer, and
- * what the peer's answers must keep. */
+ * what the peer's answers must keep, read through the decoded fields. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,94 +17,70 @@ typedef struct {
     uint32_t next_number;
 } dnp_replay_state;
 
-static bool is_reliable(uint8_t cmd)
+static bool is_reliable(int64_t cmd)
 {
     return cmd == DNP_RELIABLE_MESSAGE || cmd == DNP_LINK_STATE ||
            cmd == DNP_RELIABLE_MESSAGE_LONG || cmd == DNP_LINK_STATE_LONG;
 }
 
-static uint16_t le16_at(const uint8_t *d) { return (uint16_t)gw_get_uint(d, 2, false); }
-
 /* what a peer must send when the recording shows it: everything but the
    unreliable traffic (link updates, unreliable messages), which depends on
    time */
-static gw_replay_need dnp_replay_need(const int *opts, int64_t type, int transport, const uint8_t *d,
-                                       size_t len)
+static gw_replay_need dnp_replay_need(const int *opts, const gw_replay_pdu *p)
 {
     (void)opts;
-    (void)transport; (void)d; (void)len; /* DNP is UDP; the type is the command */
-    return type == DNP_MESSAGE || type == DNP_LINK_UPDATE ? GW_REPLAY_OPTIONAL : GW_REPLAY_ANSWER;
+    return p->type == DNP_MESSAGE || p->type == DNP_LINK_UPDATE ? GW_REPLAY_OPTIONAL : GW_REPLAY_ANSWER;
 }
 
-static void dnp_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
+static void dnp_replay_adapt(void *st, const gw_replay_pdu *p, uint8_t *d)
 {
-    (void)type; (void)transport; /* the command is d[0]; DNP is UDP */
     dnp_replay_state *s = st;
-    if (len < 3)
-        return;
-    uint16_t v = le16_at(d + 1);
-    if (is_reliable(d[0])) {
+    /* a reliable command's number, an ack's acknowledged one */
+    const gw_item *seq = gw_replay_item(p, DNP_F_SEQ, 0);
+    const gw_item *link = gw_replay_item(p, DNP_F_LINK_ID, 0);
+    if (seq && is_reliable(p->type)) {
+        uint16_t v = (uint16_t)seq->v.u;
         if (!s->our_number[v]) {
             s->our_number[v] = s->next_number + 1;
             s->next_number = (s->next_number + 1) % 65535; /* the reference wraps at 65535 */
         }
-        gw_put_uint(d + 1, 2, s->our_number[v] - 1, false);
-    } else if (d[0] == DNP_RELIABLE_ACK && s->peer_number[v]) {
-        gw_put_uint(d + 1, 2, s->peer_number[v] - 1, false);
-    } else if ((d[0] == DNP_LINK_UP || d[0] == DNP_LINK_DOWN) && s->peer_link[v]) {
-        gw_put_uint(d + 1, 2, s->peer_link[v] - 1, false);
+        gw_replay_put(d, seq, s->our_number[v] - 1);
+    } else if (seq && p->type == DNP_RELIABLE_ACK && s->peer_number[seq->v.u & 0xffff]) {
+        gw_replay_put(d, seq, s->peer_number[seq->v.u & 0xffff] - 1);
+    } else if (link && (p->type == DNP_LINK_UP || p->type == DNP_LINK_DOWN) &&
+               s->peer_link[link->v.u & 0xffff]) {
+        gw_replay_put(d, link, s->peer_link[link->v.u & 0xffff] - 1);
     }
 }
 
-static bool dnp_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                             size_t rec_len, const uint8_t *live, size_t live_len, char *why,
+static bool dnp_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                              size_t whysz)
 {
     dnp_replay_state *s = st;
-    uint8_t cmd = rec_len ? rec[0] : 0xff;
-    (void)type; (void)transport; /* the command is rec[0]; DNP is UDP */
-    switch (cmd) {
+    uint64_t r, l;
+    switch (rec->type) {
     case DNP_CONNECT_ACK:
-        if (rec_len >= 2 && (live_len < 2 || live[1] != rec[1])) {
-            snprintf(why, whysz, "result %d, recorded %u", live_len < 2 ? -1 : live[1], rec[1]);
-            return false;
-        }
-        return true;
+        return gw_replay_same(rec, live, DNP_F_RESULT, "result", why, whysz);
     case DNP_RELIABLE_ACK: {
-        if (rec_len < 4)
+        if (!gw_replay_u(rec, DNP_F_SEQ, &r))
             return true;
-        if (live_len < 4) {
-            snprintf(why, whysz, "%zu bytes, too short for an ack", live_len);
+        uint32_t want = s->our_number[r & 0xffff] ? s->our_number[r & 0xffff] - 1 : (uint32_t)r;
+        if (!gw_replay_u(live, DNP_F_SEQ, &l) || l != want) {
+            snprintf(why, whysz, "acknowledges number %lld, expected %u",
+                     gw_replay_u(live, DNP_F_SEQ, &l) ? (long long)l : -1LL, want);
             return false;
         }
-        uint16_t r = le16_at(rec + 1), l = le16_at(live + 1);
-        uint32_t want = s->our_number[r] ? s->our_number[r] - 1 : r;
-        if (l != want) {
-            snprintf(why, whysz, "acknowledges number %u, expected %u", l, want);
-            return false;
-        }
-        if (live[3] != rec[3]) {
-            snprintf(why, whysz, "ack code %u, recorded %u", live[3], rec[3]);
-            return false;
-        }
-        return true;
+        return gw_replay_same(rec, live, DNP_F_ACK_CODE, "ack code", why, whysz);
     }
     case DNP_LINK_UP:
-    case DNP_LINK_DOWN:
-        /* our link states keep their recorded ids */
-        if (rec_len >= 3 && (live_len < 3 || le16_at(live + 1) != le16_at(rec + 1))) {
-            snprintf(why, whysz, "link id %d, expected %u", live_len < 3 ? -1 : le16_at(live + 1),
-                     le16_at(rec + 1));
-            return false;
-        }
-        return true;
+    case DNP_LINK_DOWN: /* our link states keep their recorded ids */
+        return gw_replay_same(rec, live, DNP_F_LINK_ID, "link id", why, whysz);
     default:
-        if (is_reliable(cmd) && rec_len >= 3 && live_len >= 3) {
-            s->peer_number[le16_at(rec + 1)] = le16_at(live + 1) + 1u;
-            bool link = cmd == DNP_LINK_STATE || cmd == DNP_LINK_STATE_LONG;
-            if (link && rec_len >= 5 && live_len >= 5)
-                s->peer_link[le16_at(rec + 3)] = le16_at(live + 3) + 1u;
-        }
+        if (is_reliable(rec->type) && gw_replay_u(rec, DNP_F_SEQ, &r) && gw_replay_u(live, DNP_F_SEQ, &l))
+            s->peer_number[r & 0xffff] = (uint32_t)l + 1;
+        if (is_reliable(rec->type) && gw_replay_u(rec, DNP_F_LINK_ID, &r) &&
+            gw_replay_u(live, DNP_F_LINK_ID, &l))
+            s->peer_link[r & 0xffff] = (uint32_t)l + 1;
         return true;
     }
 }

@@ -1,6 +1,6 @@
 /* replay_opendrakan.c - pcaptool replay's hooks for opendrakan (gw_replay.h): what a
  * recorded conversation must change to be played against a live peer, and
- * what the peer's answers must keep. */
+ * what the peer's answers must keep, read through the decoded fields. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,8 +41,6 @@ static void confirmed_in_order(od_replay_state *s, int which, int64_t tick)
         s->order[which][s->n_order[which]++] = tick;
 }
 
-static int64_t tick_at(const uint8_t *p) { return (int64_t)gw_get_uint(p, 8, false); }
-
 static od_snapshot *snapshot_of(od_replay_state *s, int who, int64_t tick)
 {
     for (unsigned i = 0; i < OD_REPLAY_TICKS; i++)
@@ -61,39 +59,39 @@ static const od_snapshot *confirmed_snapshot(const od_replay_state *s, int who, 
     return NULL;
 }
 
-/* the packets of a PDU (a datagram may hold several), one by one: t, the
-   type; pl, the payload of n bytes */
+/* the packets of a PDU (a datagram may hold several), one by one, from its
+   items: t, the type; its tick and change count (NULL: it has none) */
 typedef struct {
-    const uint8_t *d;
-    size_t len, off;
+    const gw_replay_pdu *p;
+    unsigned next; /* the item after the packet's type */
     uint8_t t;
-    const uint8_t *pl;
-    size_t n;
+    const gw_item *tick, *changes;
 } od_packets;
 
 static bool next_packet(od_packets *it)
 {
-    if (it->len - it->off < 3)
+    const gw_replay_pdu *p = it->p;
+    while (it->next < p->n_items && p->items[it->next].field != OD_F_TYPE)
+        it->next++;
+    if (it->next >= p->n_items)
         return false;
-    const uint8_t *p = it->d + it->off;
-    size_t n = (size_t)gw_get_uint(p + 1, 2, false);
-    if (n > it->len - it->off - 3)
-        return false;
-    it->t = p[0];
-    it->pl = p + 3;
-    it->n = n;
-    it->off += 3 + n;
+    it->t = (uint8_t)p->items[it->next++].v.u;
+    it->tick = it->changes = NULL;
+    for (unsigned i = it->next; i < p->n_items && p->items[i].field != OD_F_TYPE; i++) {
+        if (p->items[i].field == OD_F_TICK && !it->tick)
+            it->tick = &p->items[i];
+        else if (p->items[i].field == OD_F_CHANGE_COUNT && !it->changes)
+            it->changes = &p->items[i];
+    }
     return true;
 }
 
-static gw_replay_need od_replay_need(const int *opts, int64_t type, int transport, const uint8_t *d,
-                                      size_t len)
+static gw_replay_need od_replay_need(const int *opts, const gw_replay_pdu *p)
 {
     (void)opts;
-    (void)type; (void)transport;
     /* state changes stream; snapshots are confirmed now and then; acks and
        the reliable packets answer */
-    od_packets it = {.d = d, .len = len};
+    od_packets it = {.p = p};
     gw_replay_need need = GW_REPLAY_OPTIONAL;
     while (next_packet(&it)) {
         if (it.t == T_CONFIRM)
@@ -104,20 +102,18 @@ static gw_replay_need od_replay_need(const int *opts, int64_t type, int transpor
     return need;
 }
 
-static void od_replay_observe(void *st, int64_t type, int transport, bool ours, const uint8_t *d,
-                              size_t len)
+static void od_replay_observe(void *st, const gw_replay_pdu *p, bool ours)
 {
-    (void)type; (void)transport;
     od_replay_state *s = st;
     int who = ours ? 0 : 1;
-    od_packets it = {.d = d, .len = len};
+    od_packets it = {.p = p};
     while (next_packet(&it)) {
-        if ((it.t == T_STATES || it.t == T_EXTRA_STATES) && it.n >= 8) {
-            snapshot_of(s, who, tick_at(it.pl))->seen++;
-        } else if (it.t == T_CONFIRM && it.n >= 20) {
-            od_snapshot *x = snapshot_of(s, who, tick_at(it.pl));
+        if ((it.t == T_STATES || it.t == T_EXTRA_STATES) && it.tick) {
+            snapshot_of(s, who, it.tick->v.i)->seen++;
+        } else if (it.t == T_CONFIRM && it.tick && it.changes) {
+            od_snapshot *x = snapshot_of(s, who, it.tick->v.i);
             x->confirmed = true;
-            x->changes = (uint32_t)gw_get_uint(it.pl + 16, 4, false);
+            x->changes = (uint32_t)it.changes->v.u;
             if (!ours)
                 confirmed_in_order(s, 1, x->tick);
         } else {
@@ -134,26 +130,23 @@ static void od_replay_observe(void *st, int64_t type, int transport, bool ours, 
     }
 }
 
-static void od_replay_recorded(void *st, int64_t type, int transport, bool ours, const uint8_t *d,
-                               size_t len)
+static void od_replay_recorded(void *st, const gw_replay_pdu *p, bool ours)
 {
-    (void)type; (void)transport;
     od_replay_state *s = st;
-    od_packets it = {.d = d, .len = len};
+    od_packets it = {.p = p};
     while (!ours && next_packet(&it))
-        if (it.t == T_CONFIRM && it.n >= 8)
-            confirmed_in_order(s, 0, tick_at(it.pl));
+        if (it.t == T_CONFIRM && it.tick)
+            confirmed_in_order(s, 0, it.tick->v.i);
 }
 
-static void od_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, size_t len)
+static void od_replay_adapt(void *st, const gw_replay_pdu *p, uint8_t *d)
 {
-    (void)type; (void)transport;
     od_replay_state *s = st;
-    od_packets it = {.d = d, .len = len};
+    od_packets it = {.p = p};
     while (next_packet(&it)) {
-        if (it.t != T_ACK || it.n < 8)
+        if (it.t != T_ACK || !it.tick)
             continue;
-        int64_t rec = tick_at(it.pl), tick = rec;
+        int64_t rec = it.tick->v.i, tick = rec;
         unsigned k = 0;
         while (k < s->n_order[0] && s->order[0][k] != rec)
             k++;
@@ -163,21 +156,20 @@ static void od_replay_adapt(void *st, int64_t type, int transport, uint8_t *d, s
             tick = x->tick;
         else if (s->have_complete) /* not complete (yet): the newest that is */
             tick = s->newest_complete;
-        gw_put_uint(d + (it.pl - d), 8, (uint64_t)tick, false);
+        gw_replay_put(d, it.tick, (uint64_t)tick);
     }
 }
 
-static bool od_replay_match(void *st, int64_t type, int transport, const uint8_t *rec,
-                            size_t rec_len, const uint8_t *live, size_t live_len, char *why,
+static bool od_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                             size_t whysz)
 {
-    (void)type; (void)transport; (void)rec; (void)rec_len;
+    (void)rec;
     od_replay_state *s = st;
-    od_packets it = {.d = live, .len = live_len};
+    od_packets it = {.p = live};
     while (next_packet(&it)) {
-        if (it.t != T_ACK || it.n < 8)
+        if (it.t != T_ACK || !it.tick)
             continue;
-        int64_t tick = tick_at(it.pl);
+        int64_t tick = it.tick->v.i;
         const od_snapshot *x = confirmed_snapshot(s, 0, tick);
         if (!x) {
             snprintf(why, whysz, "acknowledges tick %lld, which we did not confirm", (long long)tick);

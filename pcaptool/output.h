@@ -27,6 +27,10 @@ int out_pdu_finding(const out_pdu *o, unsigned k, const char **message);
 const char *out_pdu_summary(const out_pdu *o);
 /* the first value of an unsigned field of the PDU itself; false if absent */
 bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v);
+/* the items over the PDU's own bytes (source 0), in order, copied (g_free
+   them) without labels, their texts and bytes pointing into `data` (a copy
+   of the PDU's bytes; a generated text is left empty); their count in *n */
+gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n);
 
 typedef struct {
     unsigned frame;

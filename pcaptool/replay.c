@@ -51,6 +51,8 @@ typedef struct {
     uint8_t *data;
     size_t len;
     int64_t type;     /* the protocol's type field, or -1 */
+    gw_item *items;   /* what the decoder read in it (out_pdu_items) */
+    unsigned n_items;
     char *summary;
     gw_replay_need need; /* the peer's: what the live peer must send here */
     bool matched;
@@ -147,6 +149,7 @@ static unsigned load_end(void *ctx, const gw_protocol *p, const out_meta *m)
     rec_pdu x = {.frame = m->frame, .time_ns = m->time_ns, .channel = channel, .transport = m->transport, .dir = dir,
                  .data = g_memdup2(m->data, m->len), .len = m->len, .type = pdu_type(r->out, p),
                  .summary = g_strdup(out_pdu_summary(r->out))};
+    x.items = out_pdu_items(r->out, x.data, &x.n_items);
     g_array_append_val(r->pdus, x);
     return 0;
 }
@@ -164,9 +167,23 @@ typedef struct {
     uint8_t *data;
     size_t len;
     int64_t type;
+    gw_item *items;
+    unsigned n_items;
     gw_replay_need need;
     char *summary;
 } live_pdu;
+
+/* a PDU as the replay hooks see it */
+static gw_replay_pdu hook_view(const uint8_t *d, size_t len, int64_t type, int transport,
+                               const gw_item *items, unsigned n_items)
+{
+    return (gw_replay_pdu){d, len, type, transport, items, n_items};
+}
+
+static gw_replay_pdu rec_view(const rec_pdu *r)
+{
+    return hook_view(r->data, r->len, r->type, r->transport, r->items, r->n_items);
+}
 
 /* a socket to the peer: the replayed conversation's, or the link's (UDP,
    opened when the recording has one, connected once the peer names its
@@ -409,15 +426,15 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     }
 }
 
-static gw_replay_need need_of(const gw_protocol *p, const int *opts, int64_t type, int transport,
-                              const uint8_t *d, size_t len)
+static gw_replay_need need_of(const gw_protocol *p, const int *opts, const gw_replay_pdu *x)
 {
-    return p->replay ? p->replay->need(opts, type, transport, d, len) : GW_REPLAY_ANSWER;
+    return p->replay ? p->replay->need(opts, x) : GW_REPLAY_ANSWER;
 }
 
 static void free_live_pdu(live_pdu *x)
 {
     g_free(x->data);
+    g_free(x->items);
     g_free(x->summary);
 }
 
@@ -427,16 +444,20 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
 {
     L->received++;
     int64_t type = live_decode(L, ch, false, d, len);
-    int transport = L->ch[ch].transport;
+    live_pdu x = {.channel = ch, .data = g_memdup2(d, len), .len = len, .type = type};
+    x.items = out_pdu_items(L->out, x.data, &x.n_items);
+    gw_replay_pdu view = hook_view(x.data, len, type, L->ch[ch].transport, x.items, x.n_items);
     const gw_replay *rp = L->p->replay;
     if (rp && rp->observe) {
-        rp->observe(L->adapt_state, type, transport, false, d, len);
+        rp->observe(L->adapt_state, &view, false);
         connect_link(L);
     }
-    gw_replay_need need = need_of(L->p, L->rec->opts, type, transport, d, len);
-    if (need == GW_REPLAY_OPTIONAL)
+    x.need = need_of(L->p, L->rec->opts, &view);
+    if (x.need == GW_REPLAY_OPTIONAL) {
+        free_live_pdu(&x);
         return;
-    live_pdu x = {ch, g_memdup2(d, len), len, type, need, g_strdup(out_pdu_summary(L->out))};
+    }
+    x.summary = g_strdup(out_pdu_summary(L->out));
     g_array_append_val(L->waiting, x);
 }
 
@@ -562,8 +583,10 @@ static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
         }
         if (fresh) {
             char why[200] = "";
-            if (rp && !rp->match(L->adapt_state, x->type, L->ch[x->channel].transport, r->data,
-                                 r->len, x->data, x->len, why, sizeof why))
+            gw_replay_pdu rv = rec_view(r),
+                          lv = hook_view(x->data, x->len, x->type, L->ch[x->channel].transport,
+                                         x->items, x->n_items);
+            if (rp && !rp->match(L->adapt_state, &rv, &lv, why, sizeof why))
                 divergence(L, r, "field", why);
             connect_link(L);
             for (size_t i = a; i < b; i++)
@@ -657,8 +680,10 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             break;
         }
         uint8_t *d = g_memdup2(pdus[i].data, pdus[i].len);
-        if (L->p->replay && !L->as_recorded)
-            L->p->replay->adapt(L->adapt_state, pdus[i].type, c->transport, d, pdus[i].len);
+        if (L->p->replay && !L->as_recorded) {
+            gw_replay_pdu rv = rec_view(&pdus[i]);
+            L->p->replay->adapt(L->adapt_state, &rv, d);
+        }
         if (!send_all(c, d, pdus[i].len)) {
             char detail[200];
             snprintf(detail, sizeof detail, "sending failed: %s", strerror(errno));
@@ -668,8 +693,13 @@ static void play(live *L, rec_pdu *pdus, size_t n)
         }
         L->sent++;
         int64_t type = live_decode(L, pdus[i].channel, true, d, pdus[i].len);
-        if (L->p->replay && L->p->replay->observe)
-            L->p->replay->observe(L->adapt_state, type, c->transport, true, d, pdus[i].len);
+        if (L->p->replay && L->p->replay->observe) {
+            unsigned n_items;
+            gw_item *items = out_pdu_items(L->out, d, &n_items);
+            gw_replay_pdu view = hook_view(d, pdus[i].len, type, c->transport, items, n_items);
+            L->p->replay->observe(L->adapt_state, &view, true);
+            g_free(items);
+        }
         g_free(d);
         receive(L, 0);
         seg = i + 1;
@@ -969,6 +999,7 @@ static void free_recording(recording *r)
 {
     for (guint i = 0; i < r->pdus->len; i++) {
         g_free(g_array_index(r->pdus, rec_pdu, i).data);
+        g_free(g_array_index(r->pdus, rec_pdu, i).items);
         g_free(g_array_index(r->pdus, rec_pdu, i).summary);
     }
     g_array_free(r->pdus, TRUE);
@@ -1118,8 +1149,10 @@ static int run_replay(int argc, char **argv)
         return replay_end(a.junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
-    for (guint i = 0; i < r.pdus->len; i++)
-        pdus[i].need = need_of(r.p, r.opts, pdus[i].type, pdus[i].transport, pdus[i].data, pdus[i].len);
+    for (guint i = 0; i < r.pdus->len; i++) {
+        gw_replay_pdu rv = rec_view(&pdus[i]);
+        pdus[i].need = need_of(r.p, r.opts, &rv);
+    }
     if (a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, a.conversation, argv[optind], r.endpoint[0], r.endpoint[1],
@@ -1172,9 +1205,10 @@ static int run_replay(int argc, char **argv)
         open_link(&L, r.link_same_ports);
     }
     if (r.p->replay && r.p->replay->recorded)
-        for (guint i = 0; i < r.pdus->len; i++)
-            r.p->replay->recorded(L.adapt_state, pdus[i].type, pdus[i].transport, pdus[i].dir == a.side,
-                                  pdus[i].data, pdus[i].len);
+        for (guint i = 0; i < r.pdus->len; i++) {
+            gw_replay_pdu rv = rec_view(&pdus[i]);
+            r.p->replay->recorded(L.adapt_state, &rv, pdus[i].dir == a.side);
+        }
     pcap_t *dead = NULL;
     if (a.out_path) {
         dead = pcap_open_dead(DLT_RAW, 65535);

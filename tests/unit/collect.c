@@ -173,3 +173,27 @@ void test_conv_free(const gw_protocol *p, void *conv)
     p->conv_free(conv);
     free(conv);
 }
+
+const gw_replay_pdu *replay_pdu_decode(replay_pdu *r, const gw_protocol *p, void *conv, int dir,
+                                       int transport, const char *hex)
+{
+    static collect c;
+    collect_decode_on(&c, p, conv, 1, 0, dir, transport, hex);
+    size_t n = unhex(hex, r->data);
+    unsigned k = 0;
+    int64_t type = -1;
+    for (int i = 0; i < c.n_items; i++) {
+        gw_item it = c.items[i];
+        if (it.src)
+            continue;
+        gw_ftype t = p->fields[it.field].type;
+        if ((t == GW_FT_STRING || t == GW_FT_BYTES) && !(it.flags & GW_ITEM_GENERATED))
+            it.v.b.p = r->data + it.off;
+        it.label = NULL;
+        if (it.field == p->type_field && type < 0)
+            type = (int64_t)it.v.u;
+        r->items[k++] = it;
+    }
+    r->v = (gw_replay_pdu){r->data, n, type, transport, r->items, k};
+    return &r->v;
+}

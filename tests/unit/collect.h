@@ -4,6 +4,7 @@
 #define GW_TEST_COLLECT_H
 
 #include "gw_core.h"
+#include "gw_replay.h"
 
 #define COLLECT_MAX 512
 
@@ -59,6 +60,18 @@ void test_conv_free(const gw_protocol *p, void *conv);
 
 /* a replay state as pcaptool makes one: zeroed, then given the options */
 void *replay_state_new(const gw_protocol *p, const int *opts);
+
+/* A PDU as pcaptool replay hands it to the hooks (gw_replay_pdu): hex bytes
+   decoded with p in conversation conv (as the recording's or the live
+   exchange's would be) over `transport`, direction `dir`; its type is the
+   first value of p's type field, its items those of source 0. */
+typedef struct {
+    uint8_t data[4096];
+    gw_item items[COLLECT_MAX];
+    gw_replay_pdu v;
+} replay_pdu;
+const gw_replay_pdu *replay_pdu_decode(replay_pdu *r, const gw_protocol *p, void *conv, int dir,
+                                       int transport, const char *hex);
 
 /* DNP link state (command 5) number `seq` for link `seq`, flags 0, of
    `count` values of type 0 (SInt8) each 1, into out (10 + 2 * count

@@ -638,17 +638,31 @@ Test(dnp, long_messages_in_all_conversations_share_a_limit)
 
 #define T GW_TRANSPORT_UDP
 
-static size_t bytes(const char *hex, uint8_t *out) { return unhex(hex, out); }
+/* a PDU decoded as replay hands it to the hooks (here all in one conversation) */
+static const gw_replay_pdu *pdu(replay_pdu *r, int dir, const char *hex)
+{
+    return replay_pdu_decode(r, P, conv, dir, T, hex);
+}
+
+/* the number (bytes 1-2) our recorded PDU carries once adapted */
+static unsigned adapted(void *st, const char *hex)
+{
+    replay_pdu x;
+    uint8_t d[64];
+    const gw_replay_pdu *p = pdu(&x, 0, hex);
+    memcpy(d, p->data, p->len);
+    P->replay->adapt(st, p, d);
+    return d[1] | d[2] << 8;
+}
 
 Test(dnp, replay_need)
 {
     const gw_replay *r = P->replay;
-    uint8_t d[8];
-    size_t n = bytes("09 00", d);
-    cr_assert_eq(r->need(opt, DNP_LINK_UPDATE, T, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(opt, DNP_MESSAGE, T, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(opt, DNP_RELIABLE_ACK, T, d, n), GW_REPLAY_ANSWER);
-    cr_assert_eq(r->need(opt, DNP_LINK_UP, T, d, n), GW_REPLAY_ANSWER);
+    replay_pdu x;
+    cr_assert_eq(r->need(opt, pdu(&x, 1, "03 41")), GW_REPLAY_OPTIONAL);       /* message */
+    cr_assert_eq(r->need(opt, pdu(&x, 1, "09 00 00")), GW_REPLAY_OPTIONAL);    /* link update, no links */
+    cr_assert_eq(r->need(opt, pdu(&x, 1, "06 01 00 00")), GW_REPLAY_ANSWER);  /* reliable ack */
+    cr_assert_eq(r->need(opt, pdu(&x, 1, "07 03 00")), GW_REPLAY_ANSWER);     /* link up */
 }
 
 /* our reliable numbers go afresh from 0 (a resend keeps its number); our
@@ -657,36 +671,24 @@ Test(dnp, replay_numbers_follow_the_live_peer)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
-    uint8_t d[16], live[16];
+    replay_pdu x, y;
     char why[200] = "";
     /* recorded reliable message #40, then #41, then #40 again */
-    size_t n = bytes("04 28 00 41", d);
-    r->adapt(st, DNP_RELIABLE_MESSAGE, T, d, n);
-    cr_assert_eq(d[1] | d[2] << 8, 0);
-    n = bytes("04 29 00 42", d);
-    r->adapt(st, DNP_RELIABLE_MESSAGE, T, d, n);
-    cr_assert_eq(d[1] | d[2] << 8, 1);
-    n = bytes("04 28 00 41", d);
-    r->adapt(st, DNP_RELIABLE_MESSAGE, T, d, n);
-    cr_assert_eq(d[1] | d[2] << 8, 0);
+    cr_assert_eq(adapted(st, "04 28 00 41"), 0);
+    cr_assert_eq(adapted(st, "04 29 00 42"), 1);
+    cr_assert_eq(adapted(st, "04 28 00 41"), 0);
     /* the peer acks our #41 (recorded) as #1 with code 0: right; as #0: wrong */
-    uint8_t rec[8];
-    size_t rn = bytes("06 29 00 00", rec);
-    size_t ln = bytes("06 01 00 00", live);
-    cr_assert(r->match(st, DNP_RELIABLE_ACK, T, rec, rn, live, ln, why, sizeof why));
-    ln = bytes("06 00 00 00", live);
-    cr_assert_not(r->match(st, DNP_RELIABLE_ACK, T, rec, rn, live, ln, why, sizeof why));
+    cr_assert(r->match(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 01 00 00"), why, sizeof why));
+    cr_assert_not(r->match(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 00 00 00"), why, sizeof why));
     cr_assert_str_eq(why, "acknowledges number 0, expected 1");
+    /* with another code: wrong */
+    cr_assert_not(r->match(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 01 00 01"), why, sizeof why));
+    cr_assert_str_eq(why, "ack code 1, recorded 0");
     /* the peer's link state recorded as #7, link 3 comes live as #300, link 9 */
-    rn = bytes("05 07 00 03 00", rec);
-    ln = bytes("05 2c 01 09 00", live);
-    cr_assert(r->match(st, DNP_LINK_STATE, T, rec, rn, live, ln, why, sizeof why));
+    cr_assert(r->match(st, pdu(&x, 1, "05 07 00 03 00 00 00 00 00 00"),
+                       pdu(&y, 1, "05 2c 01 09 00 00 00 00 00 00"), why, sizeof why));
     /* our recorded ack of its #7 acks #300; our link up of link 3 names 9 */
-    n = bytes("06 07 00 00", d);
-    r->adapt(st, DNP_RELIABLE_ACK, T, d, n);
-    cr_assert_eq(d[1] | d[2] << 8, 300);
-    n = bytes("07 03 00", d);
-    r->adapt(st, DNP_LINK_UP, T, d, n);
-    cr_assert_eq(d[1] | d[2] << 8, 9);
+    cr_assert_eq(adapted(st, "06 07 00 00"), 300);
+    cr_assert_eq(adapted(st, "07 03 00"), 9);
     free(st);
 }

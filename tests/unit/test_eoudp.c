@@ -323,41 +323,80 @@ Test(eoudp, packet_info_against_the_capture)
    size, all big-endian; the payload little-endian */
 #define TS "42 7a 1e 4b 2a 6f 40 00"
 
+static const gw_replay_pdu *pdu(replay_pdu *x, void *cv, int dir, const char *hex)
+{
+    return replay_pdu_decode(x, P, cv, dir, GW_TRANSPORT_UDP, hex);
+}
+
 Test(eoudp, replay_acks_follow_the_live_ids)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
-    uint8_t rec[64], live[64], ack[64];
+    void *live_conv = test_conv_new(P, opt);
+    replay_pdu x, y;
+    uint8_t ack[64];
     char why[200] = "";
     /* the peer's important 0x0e (deleted entity 7): recorded id 4, live id 9 */
-    size_t rn = unhex("0e " TS " 00 00 00 00 00 00 00 04 01 00 00 00 00 00 00 00 08"
-                      " 07 00 00 00 00 00 00 00", rec);
-    size_t ln = unhex("0e " TS " 00 00 00 00 00 00 00 09 01 00 00 00 00 00 00 00 08"
-                      " 07 00 00 00 00 00 00 00", live);
-    cr_assert_eq(r->need(opt, 0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
-    cr_assert(r->match(st, 0x0e, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    const gw_replay_pdu *rec = pdu(&x, conv, 1, "0e " TS " 00 00 00 00 00 00 00 04 01 00 00 00 00 00 00 00 08"
+                                                " 07 00 00 00 00 00 00 00");
+    const gw_replay_pdu *live = pdu(&y, live_conv, 1, "0e " TS " 00 00 00 00 00 00 00 09 01 00 00 00 00 00 00 00 08"
+                                                      " 07 00 00 00 00 00 00 00");
+    cr_assert_eq(rec->type, 0x0e);
+    cr_assert_eq(r->need(opt, rec), GW_REPLAY_ANSWER);
+    cr_assert(r->match(st, rec, live, why, sizeof why));
     /* not important: streams */
-    rec[17] = 0;
-    cr_assert_eq(r->need(opt, 0x0e, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, pdu(&y, live_conv, 1, "0e " TS " 00 00 00 00 00 00 00 0a 00 00 00 00 00 00 00 00 08"
+                                                    " 07 00 00 00 00 00 00 00")),
+                 GW_REPLAY_OPTIONAL);
     /* our recorded ack of id 4 (our id 2) acknowledges 9, sent now */
-    size_t an = unhex("01 " TS " 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 00 08"
-                      " 04 00 00 00 00 00 00 00", ack);
-    r->adapt(st, 0x01, GW_TRANSPORT_UDP, ack, an);
+    rec = pdu(&x, conv, 0, "01 " TS " 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 00 08"
+                           " 04 00 00 00 00 00 00 00");
+    memcpy(ack, rec->data, rec->len);
+    r->adapt(st, rec, ack);
     cr_assert_eq(ack[26], 9);
     cr_assert_eq(ack[16], 2, "our own id stays");
     uint64_t bits = 0;
-    for (int i = 1; i <= 8; i++)
+    for (int i = 1; i <= 8; i++) /* the header is big-endian */
         bits = bits << 8 | ack[i];
     double ms;
     memcpy(&ms, &bits, 8);
     cr_assert(fabs(ms / 1000 - (double)time(NULL)) < 60, "timestamp %f ms is not now", ms);
     /* the peer's ack must name our recorded id */
-    rn = unhex("01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
-               " 05 00 00 00 00 00 00 00", rec);
-    ln = unhex("01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
-               " 06 00 00 00 00 00 00 00", live);
-    cr_assert_eq(r->need(opt, 0x01, GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
-    cr_assert_not(r->match(st, 0x01, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    rec = pdu(&x, conv, 1, "01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
+                           " 05 00 00 00 00 00 00 00");
+    live = pdu(&y, live_conv, 1, "01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
+                                 " 06 00 00 00 00 00 00 00");
+    cr_assert_eq(r->need(opt, rec), GW_REPLAY_ANSWER);
+    cr_assert_not(r->match(st, rec, live, why, sizeof why));
     cr_assert_str_eq(why, "acknowledges id 6, expected 5");
+    test_conv_free(P, live_conv);
+    free(st);
+}
+
+/* a 21-byte header (the RFC text's: f32 timestamp, no important flag, here
+   little-endian): the timestamp written back is an f32 in that order, and
+   what the command implies decides the need */
+Test(eoudp, replay_adapts_a_21_byte_header)
+{
+    const gw_replay *r = P->replay;
+    void *st = replay_state_new(P, opt);
+    replay_pdu x;
+    uint8_t d[64];
+    /* 0x8b (event) id 3, size 5: event 65 pressed; 0x0b (deleted entity,
+       "MUST get an acknowledge" in the text) id 4, size 8 */
+    const gw_replay_pdu *p = pdu(&x, conv, 0, "8b 00 00 80 4f  03 00 00 00 00 00 00 00  05 00 00 00 00 00 00 00"
+                                              "  41 00 00 00 01");
+    cr_assert_eq(p->type, 0x8b);
+    memcpy(d, p->data, p->len);
+    r->adapt(st, p, d);
+    uint32_t b32 = (uint32_t)d[1] | (uint32_t)d[2] << 8 | (uint32_t)d[3] << 16 | (uint32_t)d[4] << 24;
+    float f;
+    memcpy(&f, &b32, 4);
+    cr_assert(fabs((double)f / 1000 - (double)time(NULL)) < 600, "timestamp %f ms is not now", (double)f);
+    cr_assert_arr_eq(d + 5, p->data + 5, p->len - 5, "only the timestamp changes");
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
+    p = pdu(&x, conv, 1, "0b 00 00 80 4f  04 00 00 00 00 00 00 00  08 00 00 00 00 00 00 00"
+                         "  07 00 00 00 00 00 00 00");
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
     free(st);
 }

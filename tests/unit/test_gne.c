@@ -378,6 +378,17 @@ static int64_t msg(const char *name)
     return -1;
 }
 
+/* a connection request (NL frame; build at content offset 5) of game "hi",
+   unreliable link asked for or not, decoded as replay decodes it in cv */
+static const gw_replay_pdu *request(replay_pdu *x, void *cv, const char *build, bool unreliable)
+{
+    char hex[200];
+    snprintf(hex, sizeof hex, "4e 4c 00 30  47 4e 45 00 00 %s  68 69 00 00 00 00 00 00 00 00"
+             " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  00 00 00 01"
+             " 00 00 00 00  %s", build, unreliable ? "01" : "00");
+    return replay_pdu_decode(x, P, cv, 0, GW_TRANSPORT_TCP, hex);
+}
+
 /* the UDP link's ports follow the live handshake, in the request's byte
    order: our port message names our live port; the peer's accept names its */
 static void link_ports(const char *build, int big)
@@ -386,22 +397,26 @@ static void link_ports(const char *build, int big)
     void *st = replay_state_new(P, opt);
     gw_replay_link *lk = r->link(st);
     lk->ours = 0x1234;
+    replay_pdu x;
     uint8_t d[64];
-    char hex[200];
-    /* our connection request (NL frame; build at content offset 5) */
-    snprintf(hex, sizeof hex, "4e 4c 00 30  47 4e 45 00 00 %s  68 69 00 00 00 00 00 00 00 00"
-             " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  00 00 00 01"
-             " 00 00 00 00  01", build);
-    size_t n = unhex(hex, d);
-    r->adapt(st, msg("Connection request"), GW_TRANSPORT_TCP, d, n);
+    const gw_replay_pdu *p = request(&x, conv, build, true);
+    cr_assert_eq(p->type, msg("Connection request"));
+    memcpy(d, p->data, p->len);
+    r->adapt(st, p, d);
+    cr_assert_arr_eq(d, p->data, p->len, "a request has nothing to adapt");
     /* the live accept: rate 0, UDP port 0xb1c2 */
-    n = unhex(big ? "4e 4c 00 0c  47 4e 45 01  00 00 00 00  00 00 b1 c2"
-                  : "4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00", d);
-    r->observe(st, msg("Connection accepted"), GW_TRANSPORT_TCP, false, d, n);
+    p = replay_pdu_decode(&x, P, conv, 1, GW_TRANSPORT_TCP,
+                          big ? "4e 4c 00 0c  47 4e 45 01  00 00 00 00  00 00 b1 c2"
+                              : "4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00");
+    cr_assert_eq(p->type, msg("Connection accepted"));
+    r->observe(st, p, false);
     cr_assert_eq(lk->peers, 0xb1c2);
     /* our recorded port message (45501 = 0xb1bd) names 0x1234 */
-    n = unhex(big ? "4e 4c 00 04  00 00 b1 bd" : "4e 4c 00 04  bd b1 00 00", d);
-    r->adapt(st, msg("Client UDP port"), GW_TRANSPORT_TCP, d, n);
+    p = replay_pdu_decode(&x, P, conv, 0, GW_TRANSPORT_TCP,
+                          big ? "4e 4c 00 04  00 00 b1 bd" : "4e 4c 00 04  bd b1 00 00");
+    cr_assert_eq(p->type, msg("Client UDP port"));
+    memcpy(d, p->data, p->len);
+    r->adapt(st, p, d);
     uint8_t want[8];
     unhex(big ? "4e 4c 00 04  00 00 12 34" : "4e 4c 00 04  34 12 00 00", want);
     cr_assert_arr_eq(d, want, 8);
@@ -415,25 +430,42 @@ Test(gne, replay_need_and_match)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
-    uint8_t rec[64], live[64];
+    void *live_conv = test_conv_new(P, opt);
+    replay_pdu x, y;
     char why[200] = "";
     /* a lone 255 on the link may come or not; anything else answers */
-    size_t n = unhex("ff", rec);
-    cr_assert_eq(r->need(opt, msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_OPTIONAL);
-    n = unhex("10 41 ff", rec);
-    cr_assert_eq(r->need(opt, msg("Packets"), GW_TRANSPORT_UDP, rec, n), GW_REPLAY_ANSWER);
-    /* a ping reply must answer the recorded request (id 2, little-endian) */
-    size_t rn = unhex("4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff", rec);
-    size_t ln = unhex("4e 4c 00 16  04 03 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff", live);
-    cr_assert_not(r->match(st, msg("Packets"), GW_TRANSPORT_TCP, rec, rn, live, ln, why, sizeof why));
-    cr_assert_str_eq(why, "ping 3, recorded 2");
-    live[5] = 2;
-    cr_assert(r->match(st, msg("Packets"), GW_TRANSPORT_TCP, rec, rn, live, ln, why, sizeof why));
-    /* an accept without the recorded UDP link */
-    rn = unhex("4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00", rec);
-    ln = unhex("4e 4c 00 0c  47 4e 45 01  00 00 00 00  ff ff ff ff", live);
-    cr_assert_not(r->match(st, msg("Connection accepted"), GW_TRANSPORT_TCP, rec, rn, live, ln, why,
-                           sizeof why));
+    void *link_conv = test_conv_new(P, opt);
+    const gw_replay_pdu *p = replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "ff");
+    cr_assert_eq(p->type, msg("Packets"));
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(opt, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff")),
+                 GW_REPLAY_ANSWER);
+    test_conv_free(P, link_conv);
+    /* the handshakes, recorded and live: the recorded accept offers a UDP
+       link, the live one none (-1) */
+    request(&x, conv, "07 00", true);
+    request(&y, live_conv, "07 00", true);
+    const gw_replay_pdu *rec = replay_pdu_decode(&x, P, conv, 1, GW_TRANSPORT_TCP,
+                                                 "4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00");
+    const gw_replay_pdu *live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
+                                                  "4e 4c 00 0c  47 4e 45 01  00 00 00 00  ff ff ff ff");
+    cr_assert_not(r->match(st, rec, live, why, sizeof why));
     cr_assert_str_eq(why, "offers no UDP link, the recording has one");
+    /* a ping reply must answer the recorded request (id 2, little-endian) */
+    rec = replay_pdu_decode(&x, P, conv, 1, GW_TRANSPORT_TCP,
+                            "4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff");
+    live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
+                             "4e 4c 00 16  04 03 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff");
+    cr_assert_eq(rec->type, msg("Packets"));
+    cr_assert_not(r->match(st, rec, live, why, sizeof why));
+    cr_assert_str_eq(why, "ping 3, recorded 2");
+    live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
+                             "4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff");
+    cr_assert(r->match(st, rec, live, why, sizeof why));
+    /* another first packet */
+    live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP, "4e 4c 00 03  10 41 ff");
+    cr_assert_not(r->match(st, rec, live, why, sizeof why));
+    cr_assert_str_eq(why, "packet 16 first, recorded 4");
+    test_conv_free(P, live_conv);
     free(st);
 }

@@ -361,21 +361,33 @@ Test(opendrakan, every_bundle_in_both_encodings)
 #define CHANGE(tick) "02 0c 00 " tick " 01 00 00 00"
 #define ACK(tick) "08 08 00 " tick
 
-static void feed(const gw_replay *r, void *st, bool recorded, bool ours, const char *hex)
+/* a datagram decoded as replay hands it to the hooks (the recording's and
+   the live exchange's in conversations of their own) */
+static const gw_replay_pdu *pdu(replay_pdu *x, bool recorded, bool ours, const char *hex)
 {
-    uint8_t d[256];
-    size_t n = unhex(hex, d);
-    if (recorded)
-        r->recorded(st, d[0], GW_TRANSPORT_UDP, ours, d, n);
-    else
-        r->observe(st, d[0], GW_TRANSPORT_UDP, ours, d, n);
+    static void *live_conv;
+    if (!live_conv)
+        live_conv = test_conv_new(P, opt);
+    return replay_pdu_decode(x, P, recorded ? conv : live_conv, ours ? 0 : 1, GW_TRANSPORT_UDP, hex);
 }
 
+static void feed(const gw_replay *r, void *st, bool recorded, bool ours, const char *hex)
+{
+    replay_pdu x;
+    if (recorded)
+        r->recorded(st, pdu(&x, true, ours, hex), ours);
+    else
+        r->observe(st, pdu(&x, false, ours, hex), ours);
+}
+
+/* the tick our recorded ACKNOWLEDGE_SNAPSHOT names once adapted */
 static uint64_t adapted_ack(const gw_replay *r, void *st, const char *hex)
 {
+    replay_pdu x;
     uint8_t d[16];
-    size_t n = unhex(hex, d);
-    r->adapt(st, d[0], GW_TRANSPORT_UDP, d, n);
+    const gw_replay_pdu *p = pdu(&x, true, true, hex);
+    memcpy(d, p->data, p->len);
+    r->adapt(st, p, d);
     return gw_get_uint(d + 3, 8, false);
 }
 
@@ -406,19 +418,16 @@ Test(opendrakan, replay_peer_acks_name_our_complete_snapshots)
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
     char why[200] = "";
-    uint8_t rec[16], live[16];
+    replay_pdu x, y;
     /* we sent tick 5 whole, tick 6 with 0 of 1 changes */
     feed(r, st, false, true, CHANGE("05 00 00 00 00 00 00 00") CONFIRM("05 00 00 00 00 00 00 00", "01 00 00 00"));
     feed(r, st, false, true, CONFIRM("06 00 00 00 00 00 00 00", "01 00 00 00"));
-    size_t rn = unhex(ACK("05 00 00 00 00 00 00 00"), rec);
-    cr_assert_eq(r->need(opt, rec[0], GW_TRANSPORT_UDP, rec, rn), GW_REPLAY_ANSWER);
-    size_t ln = unhex(ACK("05 00 00 00 00 00 00 00"), live);
-    cr_assert(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
-    ln = unhex(ACK("06 00 00 00 00 00 00 00"), live);
-    cr_assert_not(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    const gw_replay_pdu *rec = pdu(&x, true, false, ACK("05 00 00 00 00 00 00 00"));
+    cr_assert_eq(r->need(opt, rec), GW_REPLAY_ANSWER);
+    cr_assert(r->match(st, rec, pdu(&y, false, false, ACK("05 00 00 00 00 00 00 00")), why, sizeof why));
+    cr_assert_not(r->match(st, rec, pdu(&y, false, false, ACK("06 00 00 00 00 00 00 00")), why, sizeof why));
     cr_assert_str_eq(why, "acknowledges tick 6, whose snapshot we sent incomplete (0 of 1 changes)");
-    ln = unhex(ACK("07 00 00 00 00 00 00 00"), live);
-    cr_assert_not(r->match(st, 8, GW_TRANSPORT_UDP, rec, rn, live, ln, why, sizeof why));
+    cr_assert_not(r->match(st, rec, pdu(&y, false, false, ACK("07 00 00 00 00 00 00 00")), why, sizeof why));
     cr_assert_str_eq(why, "acknowledges tick 7, which we did not confirm");
     free(st);
 }

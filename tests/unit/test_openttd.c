@@ -675,49 +675,58 @@ static int64_t pk(const char *name)
     return -1;
 }
 
-static size_t bytes(const char *hex, uint8_t *out) { return unhex(hex, out); }
+/* a packet decoded as replay hands it to the hooks (dir 1: the server's) */
+static const gw_replay_pdu *pdu(replay_pdu *x, void *cv, int dir, const char *hex)
+{
+    return replay_pdu_decode(x, P, cv, dir, T, hex);
+}
 
 Test(openttd, replay_need)
 {
     const gw_replay *r = P->replay;
-    uint8_t d[64];
-    size_t n = bytes("0b 00 18  e8 00 00 00  e8 00 00 00", d); /* SERVER_FRAME, no token */
-    cr_assert_eq(r->need(opt, pk("SERVER_FRAME"), T, d, n), GW_REPLAY_PERIODIC);
-    n = bytes("0c 00 18  e8 00 00 00  e8 00 00 00  0d", d);    /* token 0x0d */
-    cr_assert_eq(r->need(opt, pk("SERVER_FRAME"), T, d, n), GW_REPLAY_ANSWER);
-    n = bytes("03 00 15", d);
-    cr_assert_eq(r->need(opt, pk("SERVER_MAP_DONE"), T, d, n), GW_REPLAY_ANSWER);
-    cr_assert_eq(r->need(opt, pk("SERVER_MAP_DATA"), T, d, n), GW_REPLAY_PERIODIC);
-    cr_assert_eq(r->need(opt, pk("SERVER_SYNC"), T, d, n), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(opt, pk("SERVER_CLIENT_INFO"), T, d, n), GW_REPLAY_OPTIONAL);
+    replay_pdu x;
+    const gw_replay_pdu *p = pdu(&x, conv, 1, "0b 00 18  e8 00 00 00  e8 00 00 00"); /* SERVER_FRAME, no token */
+    cr_assert_eq(p->type, pk("SERVER_FRAME"));
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_PERIODIC);
+    p = pdu(&x, conv, 1, "0c 00 18  e8 00 00 00  e8 00 00 00  0d");    /* token 0x0d */
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    p = pdu(&x, conv, 1, "03 00 15"); /* SERVER_MAP_DONE */
+    cr_assert_eq(p->type, pk("SERVER_MAP_DONE"));
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    p = pdu(&x, conv, 1, "07 00 1a  0a 00 00 00"); /* SERVER_SYNC, frame 10 */
+    cr_assert_eq(p->type, pk("SERVER_SYNC"));
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
     /* SERVER_COMMAND: the echo of ours (my_cmd, the last byte, 1) answers it */
-    n = bytes("1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01", d);
-    cr_assert_eq(r->need(opt, pk("SERVER_COMMAND"), T, d, n), GW_REPLAY_ANSWER);
-    d[n - 1] = 0;
-    cr_assert_eq(r->need(opt, pk("SERVER_COMMAND"), T, d, n), GW_REPLAY_OPTIONAL);
+    p = pdu(&x, conv, 1, "1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01");
+    cr_assert_eq(p->type, pk("SERVER_COMMAND"));
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    p = pdu(&x, conv, 1, "1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 ea 00 00 00 00");
+    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
 }
 
 Test(openttd, replay_ack_follows_the_live_frames_and_token)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
-    uint8_t d[64], ack[16];
+    void *live_conv = test_conv_new(P, opt);
+    replay_pdu x, y;
+    uint8_t ack[16];
     /* recorded CLIENT_ACK: frame 232 (0xe8), token 0x0d */
-    size_t an = bytes("08 00 19  e8 00 00 00  0d", ack);
+    const gw_replay_pdu *rec = pdu(&x, conv, 0, "08 00 19  e8 00 00 00  0d");
+    cr_assert_eq(rec->type, pk("CLIENT_ACK"));
     /* nothing learnt yet: sent as recorded */
-    r->adapt(st, pk("CLIENT_ACK"), T, ack, an);
-    cr_assert_eq(ack[3], 0xe8);
-    cr_assert_eq(ack[7], 0x0d);
+    memcpy(ack, rec->data, rec->len);
+    r->adapt(st, rec, ack);
+    cr_assert_arr_eq(ack, rec->data, rec->len);
     /* the live server's frame 0x1234 with token 0x5a, then frame 0x1235
        without one: ack 0x1235, token 0x5a */
-    size_t n = bytes("0c 00 18  34 12 00 00  34 12 00 00  5a", d);
-    r->observe(st, pk("SERVER_FRAME"), T, false, d, n);
-    n = bytes("0b 00 18  35 12 00 00  35 12 00 00", d);
-    r->observe(st, pk("SERVER_FRAME"), T, false, d, n);
-    r->adapt(st, pk("CLIENT_ACK"), T, ack, an);
+    r->observe(st, pdu(&y, live_conv, 1, "0c 00 18  34 12 00 00  34 12 00 00  5a"), false);
+    r->observe(st, pdu(&y, live_conv, 1, "0b 00 18  35 12 00 00  35 12 00 00"), false);
+    r->adapt(st, rec, ack);
     uint8_t want[8];
-    bytes("08 00 19  35 12 00 00  5a", want);
+    unhex("08 00 19  35 12 00 00  5a", want);
     cr_assert_arr_eq(ack, want, 8);
+    test_conv_free(P, live_conv);
     free(st);
 }
 
@@ -725,29 +734,29 @@ Test(openttd, replay_match_checks_our_client_id_and_command)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
-    uint8_t rec[64], live[64];
+    void *live_conv = test_conv_new(P, opt);
+    replay_pdu x, y;
     char why[200] = "";
     /* SERVER_WELCOME: recorded client 2, live client 7 */
-    size_t rn = bytes("0c 00 0e  02 00 00 00  39 30 00 00  00", rec);
-    size_t ln = bytes("0c 00 0e  07 00 00 00  39 30 00 00  00", live);
-    cr_assert(r->match(st, pk("SERVER_WELCOME"), T, rec, rn, live, ln, why, sizeof why));
+    cr_assert(r->match(st, pdu(&x, conv, 1, "0c 00 0e  02 00 00 00  39 30 00 00  00"),
+                       pdu(&y, live_conv, 1, "0c 00 0e  07 00 00 00  39 30 00 00  00"), why, sizeof why));
     /* SERVER_JOIN of the recorded client 2: the live one must name 7 */
-    rn = bytes("07 00 17  02 00 00 00", rec);
-    ln = bytes("07 00 17  07 00 00 00", live);
-    cr_assert(r->match(st, pk("SERVER_JOIN"), T, rec, rn, live, ln, why, sizeof why));
-    ln = bytes("07 00 17  03 00 00 00", live);
-    cr_assert_not(r->match(st, pk("SERVER_JOIN"), T, rec, rn, live, ln, why, sizeof why));
+    const gw_replay_pdu *rec = pdu(&x, conv, 1, "07 00 17  02 00 00 00");
+    cr_assert_eq(rec->type, pk("SERVER_JOIN"));
+    cr_assert(r->match(st, rec, pdu(&y, live_conv, 1, "07 00 17  07 00 00 00"), why, sizeof why));
+    cr_assert_not(r->match(st, rec, pdu(&y, live_conv, 1, "07 00 17  03 00 00 00"), why, sizeof why));
     cr_assert_str_eq(why, "announces client 3, but the server welcomed us as client 7");
     /* the echo of our command 82 (0x52) must be command 82 */
-    rn = bytes("0d 00 1c  00  52 00  00 00  00 00 00 00  00 00  00  01", rec);
-    ln = bytes("0d 00 1c  00  38 00  00 00  00 00 00 00  00 00  00  01", live);
-    cr_assert_not(r->match(st, pk("SERVER_COMMAND"), T, rec, rn, live, ln, why, sizeof why));
+    rec = pdu(&x, conv, 1, "1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01");
+    cr_assert_not(r->match(st, rec, pdu(&y, live_conv, 1, "1b 00 1c 00 38 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01"),
+                           why, sizeof why));
     cr_assert_str_eq(why, "echoes command 56, recorded 82");
     /* a SERVER_ERROR's code must be the recorded one: 10 WRONG_PASSWORD */
-    rn = bytes("04 00 03 0a", rec);
-    ln = bytes("04 00 03 08", live);
-    cr_assert_not(r->match(st, pk("SERVER_ERROR"), T, rec, rn, live, ln, why, sizeof why));
+    rec = pdu(&x, conv, 1, "04 00 03 0a");
+    cr_assert_eq(rec->type, pk("SERVER_ERROR"));
+    cr_assert_not(r->match(st, rec, pdu(&y, live_conv, 1, "04 00 03 08"), why, sizeof why));
     cr_assert_str_eq(why, "error 8, recorded 10");
+    test_conv_free(P, live_conv);
     free(st);
 }
 
