@@ -1111,9 +1111,10 @@ static bool decode_update(dnp_ctx *x, int layout)
     summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
     for (uint32_t l = 0; l < nlinks && !x->p.failed; l++) {
         size_t lstart = x->p.c.off;
-        char label[48];
-        snprintf(label, sizeof label, "Link %u", l);
-        gw_emit_label(&x->p.e, DNP_F_LINK, lstart, 0, label);
+        char label[48] = "";
+        if (gw_emit_text(&x->p.e)) /* a label nobody shows is not formatted */
+            snprintf(label, sizeof label, "Link %u", l);
+        gw_emit_label(&x->p.e, DNP_F_LINK, lstart, 0, label[0] ? label : NULL);
         gw_emit_push(&x->p.e);
         if (!gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &id) ||
             !gw_take_u32(&x->p, DNP_F_VALUE_COUNT, cs, &nvalues)) {
