@@ -106,6 +106,11 @@ typedef struct gw_replay {
        why[], when a field differs where it must not. */
     bool (*match)(void *state, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                   size_t whysz);
+    /* Does the peer's PDU p end the conversation in band (a close, an exit,
+       a disconnect, a fatal error)? Where the recording has no such PDU
+       while the replay still has something to send or to await, the
+       replay ends there as `connection lost`. NULL: the protocol has none. */
+    bool (*closes)(void *state, const gw_replay_pdu *p);
     /* The ports of the protocol's second conversation, in the state (NULL:
        it has none). */
     gw_replay_link *(*link)(void *state);

@@ -85,5 +85,13 @@ static bool dnp_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
     }
 }
 
+/* "Connection close" (command 2) */
+static bool dnp_replay_closes(void *st, const gw_replay_pdu *p)
+{
+    (void)st;
+    return p->type == DNP_CLOSE;
+}
+
 const gw_replay gw_dnp_replay = {.state_size = sizeof(dnp_replay_state), .need = dnp_replay_need,
-                                 .adapt = dnp_replay_adapt, .match = dnp_replay_match};
+                                 .adapt = dnp_replay_adapt, .match = dnp_replay_match,
+                                 .closes = dnp_replay_closes};

@@ -18,7 +18,7 @@ typedef struct {
     unsigned n_ids;
 } eoudp_replay_state;
 
-enum { ACKNOWLEDGE = 0x01, ACCEPT = 0x02, REJECT = 0x03 };
+enum { ACKNOWLEDGE = 0x01, ACCEPT = 0x02, REJECT = 0x03, DISCONNECT = 0x82 };
 
 static bool important(const gw_replay_pdu *p)
 {
@@ -88,5 +88,13 @@ static bool eoudp_replay_match(void *st, const gw_replay_pdu *rec, const gw_repl
     return true;
 }
 
+/* the client's disconnect */
+static bool eoudp_replay_closes(void *st, const gw_replay_pdu *p)
+{
+    (void)st;
+    return p->type == DISCONNECT;
+}
+
 const gw_replay gw_eoudp_replay = {.state_size = sizeof(eoudp_replay_state), .need = eoudp_replay_need,
-                                   .adapt = eoudp_replay_adapt, .match = eoudp_replay_match};
+                                   .adapt = eoudp_replay_adapt, .match = eoudp_replay_match,
+                                   .closes = eoudp_replay_closes};

@@ -90,8 +90,20 @@ static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
     return true;
 }
 
+/* a message with an ExitPacket */
+static bool gne_replay_closes(void *st, const gw_replay_pdu *p)
+{
+    (void)st;
+    const gw_item *id;
+    for (unsigned k = 0; (id = gw_replay_item(p, GNE_F_PACKET_ID, k)); k++)
+        if (id->v.u == ID_EXIT)
+            return true;
+    return false;
+}
+
 static gw_replay_link *gne_replay_link(void *st) { return &((gne_replay_state *)st)->link; }
 
 const gw_replay gw_gne_replay = {.state_size = sizeof(gne_replay_state), .need = gne_replay_need,
                                  .adapt = gne_replay_adapt, .observe = gne_replay_observe,
-                                 .match = gne_replay_match, .link = gne_replay_link};
+                                 .match = gne_replay_match, .closes = gne_replay_closes,
+                                 .link = gne_replay_link};

@@ -117,6 +117,28 @@ static bool ottd_replay_match(void *st, const gw_replay_pdu *rec, const gw_repla
     }
 }
 
+/* the server's error, shutdown or new game (its clients must reconnect),
+   our own quit announced; the client's quit or error */
+static bool ottd_replay_closes(void *st, const gw_replay_pdu *p)
+{
+    ottd_replay_state *s = st;
+    uint64_t id;
+    switch (p->type) {
+    case PK_SERVER_ERROR:
+    case PK_SERVER_SHUTDOWN:
+    case PK_SERVER_NEWGAME:
+    case PK_CLIENT_QUIT:
+    case PK_CLIENT_ERROR:
+        return true;
+    case PK_SERVER_QUIT:
+    case PK_SERVER_ERROR_QUIT: /* about another client, unless it names us */
+        return s->have_client && gw_replay_u(p, OTTD_F_CLIENT_ID, &id) && id == s->live_client;
+    default:
+        return false;
+    }
+}
+
 const gw_replay gw_openttd_replay = {.state_size = sizeof(ottd_replay_state),
                                      .need = ottd_replay_need, .adapt = ottd_replay_adapt,
-                                     .observe = ottd_replay_observe, .match = ottd_replay_match};
+                                     .observe = ottd_replay_observe, .match = ottd_replay_match,
+                                     .closes = ottd_replay_closes};

@@ -213,6 +213,11 @@ typedef struct {
     /* received bytes not yet cut into PDUs (TCP) */
     GByteArray *inbuf;
     bool peer_closed;
+    /* the peer's in-band close (gw_replay.closes) not yet found in the
+       recording: its channel, type and summary (NULL: none) */
+    int close_channel;
+    int64_t close_type;
+    char *close_summary;
     bool unreachable;      /* UDP: ICMP port unreachable before any answer */
     /* the peer's answers and periodic PDUs not yet matched to the recording */
     GArray *waiting;       /* live_pdu */
@@ -452,6 +457,11 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
         rp->observe(L->adapt_state, &view, false);
         connect_link(L);
     }
+    if (rp && rp->closes && !L->close_summary && rp->closes(L->adapt_state, &view)) {
+        L->close_channel = ch;
+        L->close_type = type;
+        L->close_summary = g_strdup(out_pdu_summary(L->out));
+    }
     x.need = need_of(L->p, L->rec->opts, &view);
     if (x.need == GW_REPLAY_OPTIONAL) {
         free_live_pdu(&x);
@@ -533,9 +543,15 @@ static bool receive(live *L, int ms)
     uint8_t buf[65536];
     ssize_t n = recv(c->fd, buf, sizeof buf, 0);
     if (n < 0) {
-        /* UDP: an ICMP port unreachable from an earlier send. Before any
-           answer the target cannot be reached; after, its port closed */
-        if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP && L->received == 0)
+        /* UDP: an ICMP port unreachable from an earlier send: its port
+           closed. What it sent before is still queued (the error comes
+           first): read that too. Before any answer the target cannot be
+           reached. */
+        bool refused = errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP;
+        while (refused && (n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT)) >= 0)
+            if (n > 0)
+                on_received(L, MAIN, buf, (size_t)n);
+        if (refused && L->received == 0)
             L->unreachable = true;
         L->peer_closed = true;
         return false;
@@ -606,18 +622,47 @@ static rec_pdu *first_unmatched(const live *L, rec_pdu *pdus, size_t a, size_t b
     return NULL;
 }
 
-/* wait until the peer's answers and periodic PDUs in pdus[a, b) have come */
-static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b)
+/* The peer closed in band. Where the recording's peer closes in the
+   stretch pdus[a, b) too, that is its close (and it is forgotten). Else,
+   while we have `next` to send or answers still to await, the replay
+   cannot go on: `connection lost`. */
+static bool lost_in_band(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *next)
+{
+    if (!L->close_summary || L->diverged)
+        return L->diverged;
+    for (size_t i = a; i < b; i++)
+        if (pdus[i].dir != L->side && pdus[i].channel == L->close_channel && pdus[i].type == L->close_type) {
+            g_free(L->close_summary);
+            L->close_summary = NULL;
+            return false;
+        }
+    rec_pdu *r = next ? next : first_unmatched(L, pdus, a, b);
+    if (!r)
+        return false; /* nothing left to do: the exchange is complete */
+    char detail[300];
+    snprintf(detail, sizeof detail, "the peer sent %s, a close the recording does not have here",
+             L->close_summary);
+    divergence(L, r, "connection lost", detail);
+    return true;
+}
+
+/* wait until the peer's answers and periodic PDUs in pdus[a, b) have come
+   (`next`: our PDU to send after them, or NULL) */
+static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *next)
 {
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)L->timeout_ms * 1000000;
     rec_pdu *r;
     for (;;) {
         match_waiting(L, pdus, a, b); /* what came last too, before giving up */
+        if (lost_in_band(L, pdus, a, b, next))
+            return;
         if (L->diverged || L->unreachable || !(r = first_unmatched(L, pdus, a, b)))
             return;
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
         if (left <= 0 || !receive(L, (int)left)) {
             match_waiting(L, pdus, a, b);
+            if (lost_in_band(L, pdus, a, b, next))
+                return;
             if (L->diverged || L->unreachable || !(r = first_unmatched(L, pdus, a, b)))
                 return;
             char detail[300];
@@ -662,7 +707,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
     for (size_t i = 0; i < n && !L->diverged && !L->unreachable; i++) {
         if (pdus[i].dir != L->side)
             continue;
-        await_answers(L, pdus, seg, i);
+        await_answers(L, pdus, seg, i, &pdus[i]);
         if (L->diverged || L->unreachable)
             break;
         if (!L->no_wait) { /* the recorded pace, receiving meanwhile */
@@ -672,7 +717,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
                 ;
         }
         match_waiting(L, pdus, seg, i); /* what came meanwhile belongs to this stretch */
-        if (L->diverged)
+        if (lost_in_band(L, pdus, seg, i, &pdus[i]))
             break;
         channel *c = &L->ch[pdus[i].channel];
         if (!c->connected) {
@@ -705,7 +750,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
         seg = i + 1;
     }
     if (!L->diverged && !L->unreachable)
-        await_answers(L, pdus, seg, n);
+        await_answers(L, pdus, seg, n, NULL);
     for (guint w = 0; w < L->waiting->len; w++)
         if (g_array_index(L->waiting, live_pdu, w).need == GW_REPLAY_ANSWER)
             L->unexpected++;
@@ -1278,6 +1323,7 @@ static int run_replay(int argc, char **argv)
         g_free(g_array_index(L.findings, live_finding, i).first);
     g_array_free(L.findings, TRUE);
     g_free(L.divergence);
+    g_free(L.close_summary);
     out_pdu_free(L.out);
     free_recording(&r);
     return cli_finish(rc);

@@ -2,9 +2,11 @@
 # replay_dnp.sh PCAPTOOL DNP_PEER CAPTURE - pcaptool replay plays the server
 # side of the capture's first DNP conversation against tests/peers/dnp_peer
 # on loopback: a peer that behaves passes; one that acknowledges the wrong
-# number, and one that never sends link up, fail with the divergence named.
-# The --out capture of the good run decodes cleanly. Ports: REPLAY_PORT and
-# the two above it, else three from a base picked by the process id.
+# number, one that never sends link up, and one that closes the connection
+# in the middle (DNP Connection close, which the recording does not have
+# there) fail with the divergence named. The --out capture of the good run
+# decodes cleanly. Ports: REPLAY_PORT and the three above it, else four from
+# a base picked by the process id.
 set -u
 pcaptool=$1 peer=$2 cap=$3
 work=$(mktemp -d)
@@ -65,4 +67,9 @@ expect wrong-ack 1 "DIVERGENCE (field)" "recorded frame 5" "acknowledges number 
 run no-link-up 3000 1 2
 # the link up of frame 6 never comes
 expect no-link-up 1 "DIVERGENCE (missing answer)" "recorded frame 6, Link up 0" "not received within 1.0 s" "FAIL"
+
+run close-early 3000 3 3
+# it acks our first reliable message, then closes: the replay ends there,
+# before sending the rest, whatever the timeout
+expect close-early 1 "DIVERGENCE (connection lost)" "the peer sent Connection close, a close the recording does not have here" "FAIL"
 exit $fail

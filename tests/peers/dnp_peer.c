@@ -8,6 +8,8 @@
  *   MODE: good        behave
  *         wrong-ack   acknowledge number n + 1 instead of n
  *         no-link-up  never send link up
+ *         close-early close the connection right after its first ack (a
+ *                     peer that drops a connection it holds)
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -21,7 +23,7 @@
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fprintf(stderr, "usage: dnp_peer HOST PORT good|wrong-ack|no-link-up SILENCE_MS\n");
+        fprintf(stderr, "usage: dnp_peer HOST PORT good|wrong-ack|no-link-up|close-early SILENCE_MS\n");
         return 2;
     }
     const char *mode = argv[3];
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
                 uint8_t up[3] = {7, b[3], b[4]};
                 send(fd, up, sizeof up, 0);
             }
+            if (strcmp(mode, "close-early") == 0)
+                break;
         }
     }
     static const uint8_t close_cmd[] = {0x02};

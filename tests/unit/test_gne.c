@@ -469,3 +469,16 @@ Test(gne, replay_need_and_match)
     test_conv_free(P, live_conv);
     free(st);
 }
+
+/* a message with an ExitPacket closes; one without does not */
+Test(gne, replay_closes)
+{
+    const gw_replay *r = P->replay;
+    void *st = replay_state_new(P, opt);
+    void *link_conv = test_conv_new(P, opt);
+    replay_pdu x;
+    cr_assert(r->closes(st, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "02 ff")));
+    cr_assert_not(r->closes(st, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff")));
+    test_conv_free(P, link_conv);
+    free(st);
+}

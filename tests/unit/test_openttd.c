@@ -817,3 +817,22 @@ Test(openttd, old_company_info_move_and_updates)
     dec("0600 25 08 0a 00");                        /* one byte too many */
     cr_assert(collect_has_finding(&c, finding("openttd.trailing_bytes")));
 }
+
+/* the server's error closes; another client's quit does not, ours does */
+Test(openttd, replay_closes)
+{
+    const gw_replay *r = P->replay;
+    void *st = replay_state_new(P, opt);
+    replay_pdu x, y;
+    char why[200] = "";
+    cr_assert(r->closes(st, pdu(&x, conv, 1, "04 00 03 0a")));
+    cr_assert_not(r->closes(st, pdu(&x, conv, 1, "07 00 17  07 00 00 00")), "SERVER_JOIN");
+    /* welcomed as client 7 (recorded 2) */
+    cr_assert(r->match(st, pdu(&x, conv, 1, "0c 00 0e  02 00 00 00  39 30 00 00  00"),
+                       pdu(&y, conv, 1, "0c 00 0e  07 00 00 00  39 30 00 00  00"), why, sizeof why));
+    const gw_replay_pdu *quit = pdu(&x, conv, 1, "07 00 2b  03 00 00 00");
+    cr_assert_eq(quit->type, pk("SERVER_QUIT"));
+    cr_assert_not(r->closes(st, quit), "client 3 quits");
+    cr_assert(r->closes(st, pdu(&x, conv, 1, "07 00 2b  07 00 00 00")), "we are announced gone");
+    free(st);
+}
