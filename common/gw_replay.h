@@ -106,6 +106,10 @@ typedef struct gw_replay {
        why[], when a field differs where it must not. */
     bool (*match)(void *state, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                   size_t whysz);
+    /* Is the peer's PDU p one it already sent (a copy of a datagram, a
+       resend under the same number)? Then it is the same PDU: shown, but
+       neither an answer nor one the recording does not have. NULL: none. */
+    bool (*repeats)(void *state, const gw_replay_pdu *p);
     /* Does the peer's PDU p end the conversation in band (a close, an exit,
        a disconnect, a fatal error)? Where the recording has no such PDU
        while the replay still has something to send or to await, the

@@ -15,6 +15,10 @@ typedef struct {
     uint32_t peer_number[65536];
     uint32_t peer_link[65536];
     uint32_t next_number;
+    /* the live peer's latest reliable numbers (a resend comes while its
+       number is in the window of 10; numbers wrap) */
+    uint16_t peer_sent[64];
+    unsigned n_peer_sent;
 } dnp_replay_state;
 
 static bool is_reliable(int64_t cmd)
@@ -85,6 +89,21 @@ static bool dnp_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
     }
 }
 
+/* a reliable command under a number the peer already sent: a resend (it
+   had no ack yet) */
+static bool dnp_replay_repeats(void *st, const gw_replay_pdu *p)
+{
+    dnp_replay_state *s = st;
+    uint64_t n;
+    if (!is_reliable(p->type) || !gw_replay_u(p, DNP_F_SEQ, &n))
+        return false;
+    for (unsigned i = 0; i < s->n_peer_sent && i < 64; i++)
+        if (s->peer_sent[i] == n)
+            return true;
+    s->peer_sent[s->n_peer_sent++ % 64] = (uint16_t)n;
+    return false;
+}
+
 /* "Connection close" (command 2) */
 static bool dnp_replay_closes(void *st, const gw_replay_pdu *p)
 {
@@ -94,4 +113,4 @@ static bool dnp_replay_closes(void *st, const gw_replay_pdu *p)
 
 const gw_replay gw_dnp_replay = {.state_size = sizeof(dnp_replay_state), .need = dnp_replay_need,
                                  .adapt = dnp_replay_adapt, .match = dnp_replay_match,
-                                 .closes = dnp_replay_closes};
+                                 .repeats = dnp_replay_repeats, .closes = dnp_replay_closes};

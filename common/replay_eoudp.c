@@ -16,6 +16,8 @@
 typedef struct {
     struct { uint64_t rec, live; } ids[EOUDP_ACKS];
     unsigned n_ids;
+    uint8_t last[EOUDP_MTU]; /* the peer's latest datagram (last_len 0: none, or longer) */
+    size_t last_len;
 } eoudp_replay_state;
 
 enum { ACKNOWLEDGE = 0x01, ACCEPT = 0x02, REJECT = 0x03, DISCONNECT = 0x82 };
@@ -88,6 +90,19 @@ static bool eoudp_replay_match(void *st, const gw_replay_pdu *rec, const gw_repl
     return true;
 }
 
+/* the peer's previous datagram again, byte for byte: its copy (the Dec
+   2023 implementation sends every datagram twice; ids alone do not tell,
+   as an acknowledge and the accept after it may share one) */
+static bool eoudp_replay_repeats(void *st, const gw_replay_pdu *p)
+{
+    eoudp_replay_state *s = st;
+    if (s->last_len && p->len == s->last_len && !memcmp(p->data, s->last, p->len))
+        return true;
+    s->last_len = p->len <= sizeof s->last ? p->len : 0;
+    memcpy(s->last, p->data, s->last_len);
+    return false;
+}
+
 /* the client's disconnect */
 static bool eoudp_replay_closes(void *st, const gw_replay_pdu *p)
 {
@@ -97,4 +112,4 @@ static bool eoudp_replay_closes(void *st, const gw_replay_pdu *p)
 
 const gw_replay gw_eoudp_replay = {.state_size = sizeof(eoudp_replay_state), .need = eoudp_replay_need,
                                    .adapt = eoudp_replay_adapt, .match = eoudp_replay_match,
-                                   .closes = eoudp_replay_closes};
+                                   .repeats = eoudp_replay_repeats, .closes = eoudp_replay_closes};

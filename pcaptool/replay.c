@@ -170,6 +170,7 @@ typedef struct {
     gw_item *items;
     unsigned n_items;
     gw_replay_need need;
+    bool closes;           /* an in-band close (gw_replay.closes) */
     char *summary;
 } live_pdu;
 
@@ -225,6 +226,7 @@ typedef struct {
     void *adapt_state;
     gw_replay_link *link;  /* in adapt_state, when the protocol has links */
     out_pdu *out;
+    size_t n_pdus;         /* the recording's PDUs */
     unsigned frame;        /* live PDUs so far (frame numbers of --out) */
     unsigned sent, received, max_sev;
     pcap_dumper_t *dump;
@@ -457,7 +459,12 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
         rp->observe(L->adapt_state, &view, false);
         connect_link(L);
     }
-    if (rp && rp->closes && !L->close_summary && rp->closes(L->adapt_state, &view)) {
+    if (rp && rp->repeats && rp->repeats(L->adapt_state, &view)) {
+        free_live_pdu(&x);
+        return;
+    }
+    x.closes = rp && rp->closes && rp->closes(L->adapt_state, &view);
+    if (x.closes && !L->close_summary) {
         L->close_channel = ch;
         L->close_type = type;
         L->close_summary = g_strdup(out_pdu_summary(L->out));
@@ -605,6 +612,10 @@ static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
             if (rp && !rp->match(L->adapt_state, &rv, &lv, why, sizeof why))
                 divergence(L, r, "field", why);
             connect_link(L);
+            if (x->closes) { /* the recording's close, here */
+                g_free(L->close_summary);
+                L->close_summary = NULL;
+            }
             for (size_t i = a; i < b; i++)
                 if (same_kind(L, &pdus[i], x) && (&pdus[i] == r || x->need == GW_REPLAY_PERIODIC))
                     pdus[i].matched = true;
@@ -622,21 +633,29 @@ static rec_pdu *first_unmatched(const live *L, rec_pdu *pdus, size_t a, size_t b
     return NULL;
 }
 
-/* The peer closed in band. Where the recording's peer closes in the
-   stretch pdus[a, b) too, that is its close (and it is forgotten). Else,
-   while we have `next` to send or answers still to await, the replay
-   cannot go on: `connection lost`. */
+/* The peer closed in band. Where the recording's peer closes too, from
+   the stretch pdus[a, b) on, with nothing more it must send before (only
+   our PDUs, which the close may cross), that is its close, and it is
+   forgotten. Else, while we have `next` to send or answers still to
+   await, the replay cannot go on: `connection lost`. */
 static bool lost_in_band(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *next)
 {
     if (!L->close_summary || L->diverged)
         return L->diverged;
-    for (size_t i = a; i < b; i++)
-        if (pdus[i].dir != L->side && pdus[i].channel == L->close_channel && pdus[i].type == L->close_type) {
+    for (size_t i = a; i < L->n_pdus; i++) {
+        if (pdus[i].dir == L->side || pdus[i].matched)
+            continue;
+        if (pdus[i].channel == L->close_channel && pdus[i].type == L->close_type) {
             g_free(L->close_summary);
             L->close_summary = NULL;
             return false;
         }
-    rec_pdu *r = next ? next : first_unmatched(L, pdus, a, b);
+        if (pdus[i].need != GW_REPLAY_OPTIONAL)
+            break; /* it had to send this first */
+    }
+    rec_pdu *r = first_unmatched(L, pdus, a, b); /* what will not come, else what we cannot send */
+    if (!r)
+        r = next;
     if (!r)
         return false; /* nothing left to do: the exchange is complete */
     char detail[300];
@@ -703,6 +722,7 @@ static bool send_all(const channel *c, const uint8_t *d, size_t len)
 static void play(live *L, rec_pdu *pdus, size_t n)
 {
     size_t seg = 0; /* the first recorded PDU since our last one */
+    L->n_pdus = n;
     int64_t t0 = n ? pdus[0].time_ns : 0;
     for (size_t i = 0; i < n && !L->diverged && !L->unreachable; i++) {
         if (pdus[i].dir != L->side)

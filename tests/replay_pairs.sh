@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_pairs.sh PCAPTOOL CAPTURES [SCHEMA] - both sides of recorded GNE, EOUDP and
+# replay_pairs.sh PCAPTOOL CAPTURES UDP_PROXY [SCHEMA] - both sides of recorded GNE, EOUDP and
 # OpenDrakan conversations replayed against each other on loopback
 # (pcaptool replay --side server is the peer of pcaptool replay --side
 # client), each side adapting to the other's live numbers:
@@ -10,7 +10,10 @@
 # - the same client --as-recorded names the recorded port 45501: the
 #   server sees the lie (its link datagrams come from elsewhere);
 # - gne-exping_ping: five pings answered, with their request ids;
-# - eoudp-gen3-r-type-head-session: both pass, with live timestamps;
+# - eoudp-gen3-r-type-head-session: both pass, with live timestamps; and
+#   through tests/peers/udp_proxy, which gives the client every datagram of
+#   the server twice (as the Dec 2023 R-Type build sends them): the copies
+#   are the same datagrams, no answer too many, none paired wrong;
 # - opendrakan-gen-snapshots (reliable on TCP, the rest on UDP, same
 #   ports): both pass over both transports; the client acknowledges only
 #   complete snapshots (its recording acknowledged tick 14, incomplete, and
@@ -18,9 +21,9 @@
 #   a snapshot it did not send whole, in its JUnit XML too.
 # What the pairs assert holds whatever the scheduling: counts, verdicts and
 # sets, not the order in which two sides' packets crossed.
-# Ports: REPLAY_PORT and the five above it, else from the process id.
+# Ports: REPLAY_PORT and the seven above it, else from the process id.
 set -u
-pcaptool=$1 caps=$2 schema=${3:-}
+pcaptool=$1 caps=$2 proxy=$3 schema=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
@@ -104,6 +107,38 @@ expect eoudp client 0 "PASS: 44 sent" && {
         echo "ok eoudp --out: the connect's timestamp is now ($stamp ms)"
     else
         echo "FAIL eoudp --out: timestamp $stamp ms, now $now s"; fail=1
+    fi
+}
+
+# the same through udp_proxy (ports +6, +7), which doubles the server's datagrams
+sport=$((base + 6)) pport=$((base + 7))
+"$pcaptool" replay --side server --target "127.0.0.1:$sport" --timeout 3 \
+    "$caps/eoudp-gen3-r-type-head-session.pcap" > "$work/doubled.server.txt" 2>&1 &
+spid=$!
+i=0
+while ! grep -q "waiting for the peer" "$work/doubled.server.txt" 2>/dev/null && [ $i -lt 300 ]; do
+    i=$((i + 1)); sleep 0.1
+done
+"$proxy" "$pport" 127.0.0.1 "$sport" double 3000 > "$work/proxy.txt" 2>&1 &
+ppid_=$!
+i=0
+while ! grep -q "listening" "$work/proxy.txt" 2>/dev/null && [ $i -lt 300 ]; do
+    i=$((i + 1)); sleep 0.1
+done
+"$pcaptool" replay --target "127.0.0.1:$pport" --timeout 3 --no-wait \
+    "$caps/eoudp-gen3-r-type-head-session.pcap" > "$work/doubled.client.txt" 2>&1
+echo $? > "$work/doubled.client.rc"
+wait "$spid"
+echo $? > "$work/doubled.server.rc"
+kill "$ppid_" 2>/dev/null
+wait "$ppid_" 2>/dev/null
+expect doubled server 0 "PASS: 79 sent"
+expect doubled client 0 "PASS: 44 sent" && {
+    copies=$(grep -c " EOUDP " "$work/doubled.client.txt")
+    if grep -q "the recording does not have" "$work/doubled.client.txt"; then
+        echo "FAIL doubled: the copies counted as answers:"; cat "$work/doubled.client.txt"; fail=1
+    else
+        echo "ok doubled: $copies PDUs shown, every copy taken for its datagram"
     fi
 }
 
