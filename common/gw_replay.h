@@ -33,6 +33,7 @@ typedef struct gw_replay_pdu {
     size_t len;
     int64_t type;
     int transport;
+    bool live;       /* from the live exchange, not the recording */
     const gw_item *items;
     unsigned n_items;
 } gw_replay_pdu;
@@ -84,13 +85,13 @@ static inline void gw_replay_put(uint8_t *d, const gw_item *it, uint64_t v)
 
 /* What a recorded conversation must change to be played against a live
    peer, and what the peer's PDUs must keep. The state (state_size bytes,
-   zeroed before the first call) follows one replayed conversation. */
+   zeroed before the first call) follows one replayed conversation: it has
+   seen every recorded PDU (`recorded`) before anything else is asked. */
 typedef struct gw_replay {
     size_t state_size;
-    /* the state is zeroed, then given the protocol's options (NULL: no
-       use for them) */
-    void (*init)(void *state, const int *opts);
-    gw_replay_need (*need)(const int *opts, const gw_replay_pdu *p);
+    /* what the peer must send when the recording shows p from it (or, for
+       a live p, when the live peer sends it) */
+    gw_replay_need (*need)(void *state, const gw_replay_pdu *p);
     /* One of our recorded PDUs p, about to be sent: rewrite in d, a copy of
        its bytes, the numbers that must follow the live peer (its sequence
        numbers, link ids, frames, ports). */

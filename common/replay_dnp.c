@@ -30,9 +30,9 @@ static bool is_reliable(int64_t cmd)
 /* what a peer must send when the recording shows it: everything but the
    unreliable traffic (link updates, unreliable messages), which depends on
    time */
-static gw_replay_need dnp_replay_need(const int *opts, const gw_replay_pdu *p)
+static gw_replay_need dnp_replay_need(void *st, const gw_replay_pdu *p)
 {
-    (void)opts;
+    (void)st;
     return p->type == DNP_MESSAGE || p->type == DNP_LINK_UPDATE ? GW_REPLAY_OPTIONAL : GW_REPLAY_ANSWER;
 }
 

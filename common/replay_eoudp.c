@@ -28,9 +28,9 @@ static bool important(const gw_replay_pdu *p)
     return gw_replay_u(p, EOUDP_F_IMPORTANT, &v) && v;
 }
 
-static gw_replay_need eoudp_replay_need(const int *opts, const gw_replay_pdu *p)
+static gw_replay_need eoudp_replay_need(void *st, const gw_replay_pdu *p)
 {
-    (void)opts;
+    (void)st;
     /* acknowledges and the connect's answers must come, as must every
        packet the peer marks important; the rest streams */
     if (p->type == ACKNOWLEDGE || p->type == ACCEPT || p->type == REJECT)

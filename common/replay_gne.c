@@ -24,9 +24,9 @@ static int64_t port_of(const gw_replay_pdu *p, const gw_item **at)
     return it ? it->v.i : -1;
 }
 
-static gw_replay_need gne_replay_need(const int *opts, const gw_replay_pdu *p)
+static gw_replay_need gne_replay_need(void *st, const gw_replay_pdu *p)
 {
-    (void)opts;
+    (void)st;
     /* an empty message (a lone 255: the client's first UDP datagram) says nothing */
     return p->type == MSG_PACKETS && !gw_replay_item(p, GNE_F_PACKET_ID, 0) && gw_replay_item(p, GNE_F_END, 0)
                ? GW_REPLAY_OPTIONAL

@@ -86,9 +86,9 @@ static bool next_packet(od_packets *it)
     return true;
 }
 
-static gw_replay_need od_replay_need(const int *opts, const gw_replay_pdu *p)
+static gw_replay_need od_replay_need(void *st, const gw_replay_pdu *p)
 {
-    (void)opts;
+    (void)st;
     /* state changes stream; snapshots are confirmed now and then; acks and
        the reliable packets answer */
     od_packets it = {.p = p};

@@ -8,18 +8,28 @@
 #include "openttd.h"
 
 /* What a replayed client learns from the live server: the frames it really
-   sends, the token to echo, the client id it was given. */
+   sends, the token to echo, the client id it was given (and the one the
+   recording's server gave it). */
 typedef struct {
-    bool have_frame, have_token, have_client;
+    bool have_frame, have_token, have_rec_client, have_client;
     uint32_t frame;       /* the latest frame the server sent */
     uint8_t token;        /* the latest token it asked for */
     uint32_t rec_client;  /* our client id: recorded, live */
     uint32_t live_client;
 } ottd_replay_state;
 
-static gw_replay_need ottd_replay_need(const int *opts, const gw_replay_pdu *p)
+/* Is p, a SERVER_JOIN, QUIT or ERROR_QUIT, about our client (as the
+   recording's or the live server numbered it)? */
+static bool about_us(const ottd_replay_state *s, const gw_replay_pdu *p)
 {
-    (void)opts;
+    uint64_t id;
+    if (!gw_replay_u(p, OTTD_F_CLIENT_ID, &id))
+        return false;
+    return p->live ? s->have_client && id == s->live_client : s->have_rec_client && id == s->rec_client;
+}
+
+static gw_replay_need ottd_replay_need(void *st, const gw_replay_pdu *p)
+{
     uint64_t mine;
     switch (p->type) { /* the packet values of UDP and TCP differ */
     case PK_SERVER_FRAME:
@@ -28,6 +38,8 @@ static gw_replay_need ottd_replay_need(const int *opts, const gw_replay_pdu *p)
         return gw_replay_item(p, OTTD_F_TOKEN, 0) ? GW_REPLAY_ANSWER : GW_REPLAY_PERIODIC;
     case PK_SERVER_MAP_DATA: /* as many as the map needs */
         return GW_REPLAY_PERIODIC;
+    case PK_SERVER_JOIN: /* ours answers; other clients come and go */
+        return about_us(st, p) ? GW_REPLAY_ANSWER : GW_REPLAY_OPTIONAL;
     case PK_SERVER_COMMAND: /* the echo of our own command answers it */
         return gw_replay_u(p, OTTD_F_MY_CMD, &mine) && mine ? GW_REPLAY_ANSWER : GW_REPLAY_OPTIONAL;
     case PK_CLIENT_ACK:          /* once a game day, whenever the client likes */
@@ -47,10 +59,25 @@ static gw_replay_need ottd_replay_need(const int *opts, const gw_replay_pdu *p)
     }
 }
 
+/* the recording's server welcomed us as ... */
+static void ottd_replay_recorded(void *st, const gw_replay_pdu *p, bool ours)
+{
+    ottd_replay_state *s = st;
+    uint64_t v;
+    if (!ours && p->type == PK_SERVER_WELCOME && !s->have_rec_client && gw_replay_u(p, OTTD_F_CLIENT_ID, &v)) {
+        s->rec_client = (uint32_t)v;
+        s->have_rec_client = true;
+    }
+}
+
 static void ottd_replay_observe(void *st, const gw_replay_pdu *p, bool ours)
 {
     ottd_replay_state *s = st;
     uint64_t v;
+    if (!ours && p->type == PK_SERVER_WELCOME && gw_replay_u(p, OTTD_F_CLIENT_ID, &v)) {
+        s->live_client = (uint32_t)v; /* the live server welcomed us as ... */
+        s->have_client = true;
+    }
     if (ours || (p->type != PK_SERVER_FRAME && p->type != PK_SERVER_MAP_BEGIN))
         return;
     if (gw_replay_u(p, OTTD_F_FRAME, &v)) {
@@ -88,23 +115,11 @@ static bool ottd_replay_match(void *st, const gw_replay_pdu *rec, const gw_repla
                               size_t whysz)
 {
     ottd_replay_state *s = st;
-    long r, l;
     switch (rec->type) {
-    case PK_SERVER_WELCOME:
-        r = number_or_none(rec, OTTD_F_CLIENT_ID);
-        l = number_or_none(live, OTTD_F_CLIENT_ID);
-        if (r >= 0 && l >= 0) {
-            s->rec_client = (uint32_t)r;
-            s->live_client = (uint32_t)l;
-            s->have_client = true;
-        }
-        return true;
     case PK_SERVER_JOIN: /* our join, announced with the id we were given */
-        r = number_or_none(rec, OTTD_F_CLIENT_ID);
-        l = number_or_none(live, OTTD_F_CLIENT_ID);
-        if (s->have_client && r == (long)s->rec_client && l != (long)s->live_client) {
-            snprintf(why, whysz, "announces client %ld, but the server welcomed us as client %u", l,
-                     s->live_client);
+        if (about_us(s, rec) && s->have_client && !about_us(s, live)) {
+            snprintf(why, whysz, "announces client %ld, but the server welcomed us as client %u",
+                     number_or_none(live, OTTD_F_CLIENT_ID), s->live_client);
             return false;
         }
         return true;
@@ -122,7 +137,6 @@ static bool ottd_replay_match(void *st, const gw_replay_pdu *rec, const gw_repla
 static bool ottd_replay_closes(void *st, const gw_replay_pdu *p)
 {
     ottd_replay_state *s = st;
-    uint64_t id;
     switch (p->type) {
     case PK_SERVER_ERROR:
     case PK_SERVER_SHUTDOWN:
@@ -132,7 +146,7 @@ static bool ottd_replay_closes(void *st, const gw_replay_pdu *p)
         return true;
     case PK_SERVER_QUIT:
     case PK_SERVER_ERROR_QUIT: /* about another client, unless it names us */
-        return s->have_client && gw_replay_u(p, OTTD_F_CLIENT_ID, &id) && id == s->live_client;
+        return about_us(s, p);
     default:
         return false;
     }
@@ -140,5 +154,6 @@ static bool ottd_replay_closes(void *st, const gw_replay_pdu *p)
 
 const gw_replay gw_openttd_replay = {.state_size = sizeof(ottd_replay_state),
                                      .need = ottd_replay_need, .adapt = ottd_replay_adapt,
-                                     .observe = ottd_replay_observe, .match = ottd_replay_match,
+                                     .recorded = ottd_replay_recorded, .observe = ottd_replay_observe,
+                                     .match = ottd_replay_match,
                                      .closes = ottd_replay_closes};

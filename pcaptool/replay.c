@@ -68,6 +68,7 @@ typedef struct {
     int transport;
     char endpoint[2][64];
     GArray *pdus;     /* rec_pdu */
+    void *hooks;      /* the replay hooks' state (gw_replay), once loaded */
     /* a conversation the replayed one announces (sink->expect): the
        endpoint that owns the port, once a PDU of the replayed conversation
        announced it; the PDU being decoded may be announcing one */
@@ -174,16 +175,19 @@ typedef struct {
     char *summary;
 } live_pdu;
 
-/* a PDU as the replay hooks see it */
+/* a live PDU as the replay hooks see it */
 static gw_replay_pdu hook_view(const uint8_t *d, size_t len, int64_t type, int transport,
                                const gw_item *items, unsigned n_items)
 {
-    return (gw_replay_pdu){d, len, type, transport, items, n_items};
+    return (gw_replay_pdu){.data = d, .len = len, .type = type, .transport = transport, .live = true,
+                           .items = items, .n_items = n_items};
 }
 
 static gw_replay_pdu rec_view(const rec_pdu *r)
 {
-    return hook_view(r->data, r->len, r->type, r->transport, r->items, r->n_items);
+    gw_replay_pdu v = hook_view(r->data, r->len, r->type, r->transport, r->items, r->n_items);
+    v.live = false;
+    return v;
 }
 
 /* a socket to the peer: the replayed conversation's, or the link's (UDP,
@@ -433,9 +437,9 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     }
 }
 
-static gw_replay_need need_of(const gw_protocol *p, const int *opts, const gw_replay_pdu *x)
+static gw_replay_need need_of(const gw_protocol *p, void *hooks, const gw_replay_pdu *x)
 {
-    return p->replay ? p->replay->need(opts, x) : GW_REPLAY_ANSWER;
+    return p->replay ? p->replay->need(hooks, x) : GW_REPLAY_ANSWER;
 }
 
 static void free_live_pdu(live_pdu *x)
@@ -469,7 +473,7 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
         L->close_type = type;
         L->close_summary = g_strdup(out_pdu_summary(L->out));
     }
-    x.need = need_of(L->p, L->rec->opts, &view);
+    x.need = need_of(L->p, L->adapt_state, &view);
     if (x.need == GW_REPLAY_OPTIONAL) {
         free_live_pdu(&x);
         return;
@@ -1021,7 +1025,6 @@ static void close_live(live *L)
             g_free(L->ch[i].conv);
         }
     }
-    g_free(L->adapt_state);
 }
 
 static void replay_usage(FILE *f)
@@ -1070,6 +1073,7 @@ static void free_recording(recording *r)
     g_array_free(r->pdus, TRUE);
     g_hash_table_destroy(r->seen);
     out_pdu_free(r->out);
+    g_free(r->hooks);
 }
 
 static void dry_run(const recording *r, int side, out_format fmt)
@@ -1213,10 +1217,16 @@ static int run_replay(int argc, char **argv)
         free_recording(&r);
         return replay_end(a.junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
+    /* the hooks see the whole recording, then say what the peer must send */
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
+    r.hooks = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
+    for (guint i = 0; r.p->replay && r.p->replay->recorded && i < r.pdus->len; i++) {
+        gw_replay_pdu rv = rec_view(&pdus[i]);
+        r.p->replay->recorded(r.hooks, &rv, pdus[i].dir == a.side);
+    }
     for (guint i = 0; i < r.pdus->len; i++) {
         gw_replay_pdu rv = rec_view(&pdus[i]);
-        pdus[i].need = need_of(r.p, r.opts, &rv);
+        pdus[i].need = need_of(r.p, r.hooks, &rv);
     }
     if (a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
@@ -1261,19 +1271,12 @@ static int run_replay(int argc, char **argv)
     sl = sizeof m->peer;
     getpeername(m->fd, (struct sockaddr *)&m->peer, &sl);
     set_peer(m, &m->peer);
-    L.adapt_state = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
-    if (r.p->replay && r.p->replay->init)
-        r.p->replay->init(L.adapt_state, r.opts);
+    L.adapt_state = r.hooks;
     if (has_link) {
         if (r.p->replay && r.p->replay->link)
             L.link = r.p->replay->link(L.adapt_state);
         open_link(&L, r.link_same_ports);
     }
-    if (r.p->replay && r.p->replay->recorded)
-        for (guint i = 0; i < r.pdus->len; i++) {
-            gw_replay_pdu rv = rec_view(&pdus[i]);
-            r.p->replay->recorded(L.adapt_state, &rv, pdus[i].dir == a.side);
-        }
     pcap_t *dead = NULL;
     if (a.out_path) {
         dead = pcap_open_dead(DLT_RAW, 65535);

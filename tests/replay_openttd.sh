@@ -8,7 +8,8 @@
 #   with a new token, so the replay passes;
 # - its --out capture decodes with no finding at error;
 # - the same replay with --as-recorded (the recorded frame and token) fails:
-#   the server does not take the acks, and the divergence says so.
+#   the server does not take the acks, and the divergence says so;
+# - two replays at once: the first passes while the second joins.
 # The server's port: REPLAY_PORT, else one picked by the process id.
 set -u
 pcaptool=$1 cap=$2
@@ -116,4 +117,34 @@ has "$work/blind.txt" "recorded frame 45, SERVER_FRAME" &&
 { ! grep -q "SERVER_ERROR" "$work/blind.txt" || has "$work/blind.txt" "DIVERGENCE (connection lost)"; } &&
 has "$work/blind.txt" "FAIL: " &&
 echo "ok --as-recorded: $(grep DIVERGENCE "$work/blind.txt")"
+
+# two replays at once: client A at the recorded pace; once A has joined,
+# client B joins too (as fast as it can). A passes: B's join, client info,
+# chat and company command are traffic about another client, optional. A's
+# --out, replayed dry, awaits only A's own SERVER_JOIN.
+start_server two
+"$pcaptool" replay --target "127.0.0.1:$port" --out "$work/two.pcap" "$cap" > "$work/two-a.txt" 2>&1 &
+a_pid=$!
+i=0
+while ! grep -q "OpenTTD SERVER_JOIN client" "$work/two-a.txt" 2>/dev/null && [ $i -lt 300 ]; do
+    i=$((i + 1)); sleep 0.1
+done
+"$pcaptool" replay --target "127.0.0.1:$port" --no-wait "$cap" > "$work/two-b.txt" 2>&1
+wait "$a_pid"
+rc=$?
+stop_server
+a_id=$(sed -n 's/.* OpenTTD SERVER_WELCOME client \([0-9]*\)$/\1/p' "$work/two-a.txt")
+b_id=$(sed -n 's/.* OpenTTD SERVER_WELCOME client \([0-9]*\)$/\1/p' "$work/two-b.txt")
+if [ $rc -ne 0 ]; then
+    echo "FAIL two: replay A exit $rc, expected 0"; grep -v "SERVER_FRAME frame [0-9]* max [0-9]*$" "$work/two-a.txt"; fail=1
+elif [ -z "$a_id" ] || [ -z "$b_id" ] || [ "$a_id" = "$b_id" ]; then
+    echo "FAIL two: client ids '$a_id' and '$b_id'"; fail=1
+else
+    has "$work/two-a.txt" "PASS: 12 sent" &&
+    has "$work/two-a.txt" "OpenTTD SERVER_JOIN client $b_id" &&
+    "$pcaptool" replay --dry-run "$work/two.pcap" > "$work/two-plan.txt" 2>&1 &&
+    has "$work/two-plan.txt" "await       SERVER_JOIN client $a_id" &&
+    has "$work/two-plan.txt" "may receive SERVER_JOIN client $b_id" &&
+    echo "ok two: A (client $a_id) passes beside B (client $b_id); A's recording awaits only its own join"
+fi
 exit $fail

@@ -154,10 +154,8 @@ size_t dnp_test_link_state(uint8_t *out, unsigned seq, unsigned count)
 
 void *replay_state_new(const gw_protocol *p, const int *opts)
 {
-    void *st = calloc(1, p->replay->state_size);
-    if (p->replay->init)
-        p->replay->init(st, opts);
-    return st;
+    (void)opts;
+    return calloc(1, p->replay->state_size);
 }
 
 void *test_conv_new(const gw_protocol *p, int *opts)
@@ -194,6 +192,13 @@ const gw_replay_pdu *replay_pdu_decode(replay_pdu *r, const gw_protocol *p, void
             type = (int64_t)it.v.u;
         r->items[k++] = it;
     }
-    r->v = (gw_replay_pdu){r->data, n, type, transport, r->items, k};
+    r->v = (gw_replay_pdu){.data = r->data, .len = n, .type = type, .transport = transport,
+                           .items = r->items, .n_items = k};
+    return &r->v;
+}
+
+const gw_replay_pdu *replay_pdu_live(replay_pdu *r)
+{
+    r->v.live = true;
     return &r->v;
 }

@@ -72,6 +72,8 @@ typedef struct {
 } replay_pdu;
 const gw_replay_pdu *replay_pdu_decode(replay_pdu *r, const gw_protocol *p, void *conv, int dir,
                                        int transport, const char *hex);
+/* the same PDU, from the live exchange */
+const gw_replay_pdu *replay_pdu_live(replay_pdu *r);
 
 /* DNP link state (command 5) number `seq` for link `seq`, flags 0, of
    `count` values of type 0 (SInt8) each 1, into out (10 + 2 * count

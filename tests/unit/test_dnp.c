@@ -658,11 +658,13 @@ static unsigned adapted(void *st, const char *hex)
 Test(dnp, replay_need)
 {
     const gw_replay *r = P->replay;
+    void *st = replay_state_new(P, opt);
     replay_pdu x;
-    cr_assert_eq(r->need(opt, pdu(&x, 1, "03 41")), GW_REPLAY_OPTIONAL);       /* message */
-    cr_assert_eq(r->need(opt, pdu(&x, 1, "09 00 00")), GW_REPLAY_OPTIONAL);    /* link update, no links */
-    cr_assert_eq(r->need(opt, pdu(&x, 1, "06 01 00 00")), GW_REPLAY_ANSWER);  /* reliable ack */
-    cr_assert_eq(r->need(opt, pdu(&x, 1, "07 03 00")), GW_REPLAY_ANSWER);     /* link up */
+    cr_assert_eq(r->need(st, pdu(&x, 1, "03 41")), GW_REPLAY_OPTIONAL);       /* message */
+    cr_assert_eq(r->need(st, pdu(&x, 1, "09 00 00")), GW_REPLAY_OPTIONAL);    /* link update, no links */
+    cr_assert_eq(r->need(st, pdu(&x, 1, "06 01 00 00")), GW_REPLAY_ANSWER);  /* reliable ack */
+    cr_assert_eq(r->need(st, pdu(&x, 1, "07 03 00")), GW_REPLAY_ANSWER);     /* link up */
+    free(st);
 }
 
 /* our reliable numbers go afresh from 0 (a resend keeps its number); our

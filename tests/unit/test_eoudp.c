@@ -342,10 +342,10 @@ Test(eoudp, replay_acks_follow_the_live_ids)
     const gw_replay_pdu *live = pdu(&y, live_conv, 1, "0e " TS " 00 00 00 00 00 00 00 09 01 00 00 00 00 00 00 00 08"
                                                       " 07 00 00 00 00 00 00 00");
     cr_assert_eq(rec->type, 0x0e);
-    cr_assert_eq(r->need(opt, rec), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, rec), GW_REPLAY_ANSWER);
     cr_assert(r->match(st, rec, live, why, sizeof why));
     /* not important: streams */
-    cr_assert_eq(r->need(opt, pdu(&y, live_conv, 1, "0e " TS " 00 00 00 00 00 00 00 0a 00 00 00 00 00 00 00 00 08"
+    cr_assert_eq(r->need(st, pdu(&y, live_conv, 1, "0e " TS " 00 00 00 00 00 00 00 0a 00 00 00 00 00 00 00 00 08"
                                                     " 07 00 00 00 00 00 00 00")),
                  GW_REPLAY_OPTIONAL);
     /* our recorded ack of id 4 (our id 2) acknowledges 9, sent now */
@@ -366,7 +366,7 @@ Test(eoudp, replay_acks_follow_the_live_ids)
                            " 05 00 00 00 00 00 00 00");
     live = pdu(&y, live_conv, 1, "01 " TS " 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 00 08"
                                  " 06 00 00 00 00 00 00 00");
-    cr_assert_eq(r->need(opt, rec), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, rec), GW_REPLAY_ANSWER);
     cr_assert_not(r->match(st, rec, live, why, sizeof why));
     cr_assert_str_eq(why, "acknowledges id 6, expected 5");
     test_conv_free(P, live_conv);
@@ -394,9 +394,9 @@ Test(eoudp, replay_adapts_a_21_byte_header)
     memcpy(&f, &b32, 4);
     cr_assert(fabs((double)f / 1000 - (double)time(NULL)) < 600, "timestamp %f ms is not now", (double)f);
     cr_assert_arr_eq(d + 5, p->data + 5, p->len - 5, "only the timestamp changes");
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_OPTIONAL);
     p = pdu(&x, conv, 1, "0b 00 00 80 4f  04 00 00 00 00 00 00 00  08 00 00 00 00 00 00 00"
                          "  07 00 00 00 00 00 00 00");
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_ANSWER);
     free(st);
 }

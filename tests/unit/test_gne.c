@@ -437,8 +437,8 @@ Test(gne, replay_need_and_match)
     void *link_conv = test_conv_new(P, opt);
     const gw_replay_pdu *p = replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "ff");
     cr_assert_eq(p->type, msg("Packets"));
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(opt, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff")),
+    cr_assert_eq(r->need(st, p), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(st, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff")),
                  GW_REPLAY_ANSWER);
     test_conv_free(P, link_conv);
     /* the handshakes, recorded and live: the recorded accept offers a UDP

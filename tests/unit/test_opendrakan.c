@@ -423,7 +423,7 @@ Test(opendrakan, replay_peer_acks_name_our_complete_snapshots)
     feed(r, st, false, true, CHANGE("05 00 00 00 00 00 00 00") CONFIRM("05 00 00 00 00 00 00 00", "01 00 00 00"));
     feed(r, st, false, true, CONFIRM("06 00 00 00 00 00 00 00", "01 00 00 00"));
     const gw_replay_pdu *rec = pdu(&x, true, false, ACK("05 00 00 00 00 00 00 00"));
-    cr_assert_eq(r->need(opt, rec), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, rec), GW_REPLAY_ANSWER);
     cr_assert(r->match(st, rec, pdu(&y, false, false, ACK("05 00 00 00 00 00 00 00")), why, sizeof why));
     cr_assert_not(r->match(st, rec, pdu(&y, false, false, ACK("06 00 00 00 00 00 00 00")), why, sizeof why));
     cr_assert_str_eq(why, "acknowledges tick 6, whose snapshot we sent incomplete (0 of 1 changes)");

@@ -681,27 +681,44 @@ static const gw_replay_pdu *pdu(replay_pdu *x, void *cv, int dir, const char *he
     return replay_pdu_decode(x, P, cv, dir, T, hex);
 }
 
+/* the same from the live server */
+static const gw_replay_pdu *live(replay_pdu *x, void *cv, const char *hex)
+{
+    replay_pdu_decode(x, P, cv, 1, T, hex);
+    return replay_pdu_live(x);
+}
+
+/* welcomed as client 7 by the live server, as client 2 in the recording */
+static void welcomed(void *st, void *rec_conv, void *live_conv)
+{
+    replay_pdu x;
+    P->replay->recorded(st, pdu(&x, rec_conv, 1, "0c 00 0e  02 00 00 00  39 30 00 00  00"), false);
+    P->replay->observe(st, live(&x, live_conv, "0c 00 0e  07 00 00 00  39 30 00 00  00"), false);
+}
+
 Test(openttd, replay_need)
 {
     const gw_replay *r = P->replay;
+    void *st = replay_state_new(P, opt);
     replay_pdu x;
     const gw_replay_pdu *p = pdu(&x, conv, 1, "0b 00 18  e8 00 00 00  e8 00 00 00"); /* SERVER_FRAME, no token */
     cr_assert_eq(p->type, pk("SERVER_FRAME"));
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_PERIODIC);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_PERIODIC);
     p = pdu(&x, conv, 1, "0c 00 18  e8 00 00 00  e8 00 00 00  0d");    /* token 0x0d */
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_ANSWER);
     p = pdu(&x, conv, 1, "03 00 15"); /* SERVER_MAP_DONE */
     cr_assert_eq(p->type, pk("SERVER_MAP_DONE"));
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_ANSWER);
     p = pdu(&x, conv, 1, "07 00 1a  0a 00 00 00"); /* SERVER_SYNC, frame 10 */
     cr_assert_eq(p->type, pk("SERVER_SYNC"));
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_OPTIONAL);
     /* SERVER_COMMAND: the echo of ours (my_cmd, the last byte, 1) answers it */
     p = pdu(&x, conv, 1, "1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01");
     cr_assert_eq(p->type, pk("SERVER_COMMAND"));
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_ANSWER);
     p = pdu(&x, conv, 1, "1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 ea 00 00 00 00");
-    cr_assert_eq(r->need(opt, p), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(st, p), GW_REPLAY_OPTIONAL);
+    free(st);
 }
 
 Test(openttd, replay_ack_follows_the_live_frames_and_token)
@@ -737,14 +754,17 @@ Test(openttd, replay_match_checks_our_client_id_and_command)
     void *live_conv = test_conv_new(P, opt);
     replay_pdu x, y;
     char why[200] = "";
-    /* SERVER_WELCOME: recorded client 2, live client 7 */
-    cr_assert(r->match(st, pdu(&x, conv, 1, "0c 00 0e  02 00 00 00  39 30 00 00  00"),
-                       pdu(&y, live_conv, 1, "0c 00 0e  07 00 00 00  39 30 00 00  00"), why, sizeof why));
-    /* SERVER_JOIN of the recorded client 2: the live one must name 7 */
+    welcomed(st, conv, live_conv);
+    /* SERVER_JOIN of the recorded client 2, ours: it answers; the live one
+       must name 7. Another client's join, recorded or live, is optional. */
     const gw_replay_pdu *rec = pdu(&x, conv, 1, "07 00 17  02 00 00 00");
     cr_assert_eq(rec->type, pk("SERVER_JOIN"));
-    cr_assert(r->match(st, rec, pdu(&y, live_conv, 1, "07 00 17  07 00 00 00"), why, sizeof why));
-    cr_assert_not(r->match(st, rec, pdu(&y, live_conv, 1, "07 00 17  03 00 00 00"), why, sizeof why));
+    cr_assert_eq(r->need(st, rec), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, pdu(&y, conv, 1, "07 00 17  03 00 00 00")), GW_REPLAY_OPTIONAL);
+    cr_assert_eq(r->need(st, live(&y, live_conv, "07 00 17  07 00 00 00")), GW_REPLAY_ANSWER);
+    cr_assert_eq(r->need(st, live(&y, live_conv, "07 00 17  02 00 00 00")), GW_REPLAY_OPTIONAL);
+    cr_assert(r->match(st, rec, live(&y, live_conv, "07 00 17  07 00 00 00"), why, sizeof why));
+    cr_assert_not(r->match(st, rec, live(&y, live_conv, "07 00 17  03 00 00 00"), why, sizeof why));
     cr_assert_str_eq(why, "announces client 3, but the server welcomed us as client 7");
     /* the echo of our command 82 (0x52) must be command 82 */
     rec = pdu(&x, conv, 1, "1b 00 1c 00 52 00 00 00 00 00 00 00 05 00 01 02 03 04 05 00 e9 00 00 00 01");
@@ -823,16 +843,15 @@ Test(openttd, replay_closes)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
-    replay_pdu x, y;
-    char why[200] = "";
+    replay_pdu x;
     cr_assert(r->closes(st, pdu(&x, conv, 1, "04 00 03 0a")));
     cr_assert_not(r->closes(st, pdu(&x, conv, 1, "07 00 17  07 00 00 00")), "SERVER_JOIN");
-    /* welcomed as client 7 (recorded 2) */
-    cr_assert(r->match(st, pdu(&x, conv, 1, "0c 00 0e  02 00 00 00  39 30 00 00  00"),
-                       pdu(&y, conv, 1, "0c 00 0e  07 00 00 00  39 30 00 00  00"), why, sizeof why));
-    const gw_replay_pdu *quit = pdu(&x, conv, 1, "07 00 2b  03 00 00 00");
+    void *live_conv = test_conv_new(P, opt);
+    welcomed(st, conv, live_conv);
+    const gw_replay_pdu *quit = live(&x, live_conv, "07 00 2b  03 00 00 00");
     cr_assert_eq(quit->type, pk("SERVER_QUIT"));
     cr_assert_not(r->closes(st, quit), "client 3 quits");
-    cr_assert(r->closes(st, pdu(&x, conv, 1, "07 00 2b  07 00 00 00")), "we are announced gone");
+    cr_assert(r->closes(st, live(&x, live_conv, "07 00 2b  07 00 00 00")), "we are announced gone");
+    test_conv_free(P, live_conv);
     free(st);
 }
