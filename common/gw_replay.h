@@ -107,6 +107,13 @@ typedef struct gw_replay {
        why[], when a field differs where it must not. */
     bool (*match)(void *state, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                   size_t whysz);
+    /* Does the live PDU stand for the recorded one by the fields that
+       identify it (the number an ack names, a link id, a ping's id, a
+       command)? When several recorded PDUs of a kind await an answer at
+       once, each live one pairs with the first it identifies (a legal
+       reorder), else with the first (and match() says what differs). NULL:
+       by position only. No side effects. */
+    bool (*identifies)(void *state, const gw_replay_pdu *rec, const gw_replay_pdu *live);
     /* Is the peer's PDU p one it already sent (a copy of a datagram, a
        resend under the same number)? Then it is the same PDU: shown, but
        neither an answer nor one the recording does not have. NULL: none. */

@@ -57,6 +57,24 @@ static void dnp_replay_adapt(void *st, const gw_replay_pdu *p, uint8_t *d)
     }
 }
 
+/* the live number the peer's ack of our recorded number r must name */
+static uint32_t acked_as(const dnp_replay_state *s, uint64_t r)
+{
+    return s->our_number[r & 0xffff] ? s->our_number[r & 0xffff] - 1 : (uint32_t)r;
+}
+
+/* an ack by the number it names, a link up or down by its link */
+static bool dnp_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
+{
+    uint64_t r, l;
+    if (rec->type == DNP_RELIABLE_ACK && gw_replay_u(rec, DNP_F_SEQ, &r) && gw_replay_u(live, DNP_F_SEQ, &l))
+        return l == acked_as(st, r);
+    if ((rec->type == DNP_LINK_UP || rec->type == DNP_LINK_DOWN) && gw_replay_u(rec, DNP_F_LINK_ID, &r) &&
+        gw_replay_u(live, DNP_F_LINK_ID, &l))
+        return l == r;
+    return true;
+}
+
 static bool dnp_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                              size_t whysz)
 {
@@ -68,7 +86,7 @@ static bool dnp_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
     case DNP_RELIABLE_ACK: {
         if (!gw_replay_u(rec, DNP_F_SEQ, &r))
             return true;
-        uint32_t want = s->our_number[r & 0xffff] ? s->our_number[r & 0xffff] - 1 : (uint32_t)r;
+        uint32_t want = acked_as(s, r);
         if (!gw_replay_u(live, DNP_F_SEQ, &l) || l != want) {
             snprintf(why, whysz, "acknowledges number %lld, expected %u",
                      gw_replay_u(live, DNP_F_SEQ, &l) ? (long long)l : -1LL, want);
@@ -113,4 +131,5 @@ static bool dnp_replay_closes(void *st, const gw_replay_pdu *p)
 
 const gw_replay gw_dnp_replay = {.state_size = sizeof(dnp_replay_state), .need = dnp_replay_need,
                                  .adapt = dnp_replay_adapt, .match = dnp_replay_match,
-                                 .repeats = dnp_replay_repeats, .closes = dnp_replay_closes};
+                                 .identifies = dnp_replay_identifies, .repeats = dnp_replay_repeats,
+                                 .closes = dnp_replay_closes};

@@ -90,6 +90,15 @@ static bool eoudp_replay_match(void *st, const gw_replay_pdu *rec, const gw_repl
     return true;
 }
 
+/* an acknowledge by the id it names (ours go as recorded) */
+static bool eoudp_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
+{
+    (void)st;
+    uint64_t r, l;
+    return rec->type != ACKNOWLEDGE || !gw_replay_u(rec, EOUDP_F_ACK_ID, &r) ||
+           (gw_replay_u(live, EOUDP_F_ACK_ID, &l) && l == r);
+}
+
 /* the peer's previous datagram again, byte for byte: its copy (the Dec
    2023 implementation sends every datagram twice; ids alone do not tell,
    as an acknowledge and the accept after it may share one) */
@@ -112,4 +121,5 @@ static bool eoudp_replay_closes(void *st, const gw_replay_pdu *p)
 
 const gw_replay gw_eoudp_replay = {.state_size = sizeof(eoudp_replay_state), .need = eoudp_replay_need,
                                    .adapt = eoudp_replay_adapt, .match = eoudp_replay_match,
-                                   .repeats = eoudp_replay_repeats, .closes = eoudp_replay_closes};
+                                   .identifies = eoudp_replay_identifies, .repeats = eoudp_replay_repeats,
+                                   .closes = eoudp_replay_closes};

@@ -50,6 +50,19 @@ static void gne_replay_observe(void *st, const gw_replay_pdu *p, bool ours)
         s->link.peers = (uint16_t)port;
 }
 
+/* a message by its first packet; a ping by its request id */
+static bool gne_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
+{
+    (void)st;
+    uint64_t r, l;
+    if (rec->type != MSG_PACKETS || !gw_replay_u(rec, GNE_F_PACKET_ID, &r))
+        return true;
+    if (!gw_replay_u(live, GNE_F_PACKET_ID, &l) || l != r)
+        return false;
+    return r != ID_PING || !gw_replay_u(rec, GNE_F_PING_REQ_ID, &r) ||
+           (gw_replay_u(live, GNE_F_PING_REQ_ID, &l) && l == r);
+}
+
 static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                              size_t whysz)
 {
@@ -105,5 +118,6 @@ static gw_replay_link *gne_replay_link(void *st) { return &((gne_replay_state *)
 
 const gw_replay gw_gne_replay = {.state_size = sizeof(gne_replay_state), .need = gne_replay_need,
                                  .adapt = gne_replay_adapt, .observe = gne_replay_observe,
-                                 .match = gne_replay_match, .closes = gne_replay_closes,
+                                 .match = gne_replay_match, .identifies = gne_replay_identifies,
+                                 .closes = gne_replay_closes,
                                  .link = gne_replay_link};

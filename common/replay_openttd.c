@@ -111,6 +111,15 @@ static long number_or_none(const gw_replay_pdu *p, int field)
     return gw_replay_u(p, field, &v) ? (long)v : -1L;
 }
 
+/* the echo of a command by the command */
+static bool ottd_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
+{
+    (void)st;
+    uint64_t r, l;
+    return rec->type != PK_SERVER_COMMAND || !gw_replay_u(rec, OTTD_F_CMD, &r) ||
+           (gw_replay_u(live, OTTD_F_CMD, &l) && l == r);
+}
+
 static bool ottd_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                               size_t whysz)
 {
@@ -155,5 +164,5 @@ static bool ottd_replay_closes(void *st, const gw_replay_pdu *p)
 const gw_replay gw_openttd_replay = {.state_size = sizeof(ottd_replay_state),
                                      .need = ottd_replay_need, .adapt = ottd_replay_adapt,
                                      .recorded = ottd_replay_recorded, .observe = ottd_replay_observe,
-                                     .match = ottd_replay_match,
+                                     .match = ottd_replay_match, .identifies = ottd_replay_identifies,
                                      .closes = ottd_replay_closes};

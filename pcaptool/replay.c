@@ -608,11 +608,19 @@ static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
             w++;
             continue;
         }
+        /* of the answers it may stand for, the one it identifies */
+        gw_replay_pdu lv = hook_view(x->data, x->len, x->type, L->ch[x->channel].transport, x->items,
+                                     x->n_items);
+        for (size_t i = (size_t)(r - pdus); fresh && x->need == GW_REPLAY_ANSWER && rp && rp->identifies && i < b; i++) {
+            gw_replay_pdu rv = rec_view(&pdus[i]);
+            if (same_kind(L, &pdus[i], x) && !pdus[i].matched && rp->identifies(L->adapt_state, &rv, &lv)) {
+                r = &pdus[i];
+                break;
+            }
+        }
         if (fresh) {
             char why[200] = "";
-            gw_replay_pdu rv = rec_view(r),
-                          lv = hook_view(x->data, x->len, x->type, L->ch[x->channel].transport,
-                                         x->items, x->n_items);
+            gw_replay_pdu rv = rec_view(r);
             if (rp && !rp->match(L->adapt_state, &rv, &lv, why, sizeof why))
                 divergence(L, r, "field", why);
             connect_link(L);

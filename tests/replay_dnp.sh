@@ -4,9 +4,11 @@
 # on loopback: a peer that behaves passes; one that acknowledges the wrong
 # number, one that never sends link up, and one that closes the connection
 # in the middle (DNP Connection close, which the recording does not have
-# there) fail with the divergence named. The --out capture of the good run
-# decodes cleanly. Ports: REPLAY_PORT and the three above it, else four from
-# a base picked by the process id.
+# there) fail with the divergence named; one that answers two link states
+# in the other order passes (each ack and link up is paired by the number
+# or link it names). The --out capture of the good run decodes cleanly.
+# Ports: REPLAY_PORT and the four above it, else five from a base picked by
+# the process id.
 set -u
 pcaptool=$1 peer=$2 cap=$3
 work=$(mktemp -d)
@@ -61,8 +63,10 @@ fi
 cp "$work/good.pcap" "${REPLAY_OUT:-/dev/null}" 2>/dev/null
 
 run wrong-ack 300 3 1
-# the first ack is of number 1 where the recording (frame 5) acks our 0
-expect wrong-ack 1 "DIVERGENCE (field)" "recorded frame 5" "acknowledges number 1, expected 0" "FAIL"
+# link states #0 and #1 go together: its ack of #0 names 1, which stands for
+# our #1 (answers pair by the number they name); its ack of #1 names 2, which
+# we never sent, where our #0 (frame 5) is still unacknowledged
+expect wrong-ack 1 "DIVERGENCE (field)" "recorded frame 5" "acknowledges number 2, expected 0" "FAIL"
 
 run no-link-up 3000 1 2
 # the link up of frame 6 never comes
@@ -72,4 +76,15 @@ run close-early 3000 3 3
 # it acks our first reliable message, then closes: the replay ends there,
 # before sending the rest, whatever the timeout
 expect close-early 1 "DIVERGENCE (connection lost)" "the peer sent Connection close, a close the recording does not have here" "FAIL"
+
+run reorder 300 3 4
+# link states #0 and #1 go together; the answers come #1 first
+expect reorder 0 "PASS: 17 sent, 9 received" && {
+    if grep -A1 "DNP Reliable ack #1 Success" "$work/reorder.txt" | grep -q "Link up 1" &&
+       grep -B2 "DNP Reliable ack #0 Success" "$work/reorder.txt" | grep -q "Link up 1"; then
+        echo "ok reorder: ack #1 and link up 1 came before ack #0 and passed"
+    else
+        echo "FAIL reorder: the answers did not come reordered:"; cat "$work/reorder.txt"; fail=1
+    fi
+}
 exit $fail

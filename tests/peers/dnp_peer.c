@@ -10,10 +10,14 @@
  *         no-link-up  never send link up
  *         close-early close the connection right after its first ack (a
  *                     peer that drops a connection it holds)
+ *         reorder     answer two reliable commands that come together in the
+ *                     other order (the second's ack and link up first), as
+ *                     a peer that handles them on two threads may
  */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +27,7 @@
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fprintf(stderr, "usage: dnp_peer HOST PORT good|wrong-ack|no-link-up|close-early SILENCE_MS\n");
+        fprintf(stderr, "usage: dnp_peer HOST PORT good|wrong-ack|no-link-up|close-early|reorder SILENCE_MS\n");
         return 2;
     }
     const char *mode = argv[3];
@@ -48,10 +52,19 @@ int main(int argc, char **argv)
             usleep(100000);
         }
     }
+    uint8_t held[7]; /* reorder: the answers held back (ack, link up) */
+    size_t n_held = 0;
     for (;;) {
         struct pollfd pf = {fd, POLLIN, 0};
-        if (poll(&pf, 1, silence) <= 0)
-            break;
+        if (poll(&pf, 1, n_held ? 200 : silence) <= 0) {
+            if (!n_held)
+                break;
+            send(fd, held, 4, 0); /* nothing came with it: answered after all */
+            if (n_held > 4)
+                send(fd, held + 4, 3, 0);
+            n_held = 0;
+            continue;
+        }
         uint8_t b[65536];
         ssize_t n = recv(fd, b, sizeof b, 0);
         if (n < 1)
@@ -65,10 +78,22 @@ int main(int argc, char **argv)
             if (strcmp(mode, "wrong-ack") == 0)
                 number++;
             uint8_t ack[4] = {6, (uint8_t)number, (uint8_t)(number >> 8), 0};
+            uint8_t up[3] = {7, b[3], b[4]};
+            bool link_up = b[0] == 5 && n >= 5 && strcmp(mode, "no-link-up") != 0;
+            if (strcmp(mode, "reorder") == 0 && !n_held) { /* hold them back */
+                memcpy(held, ack, 4);
+                memcpy(held + 4, up, 3);
+                n_held = link_up ? 7 : 4;
+                continue;
+            }
             send(fd, ack, sizeof ack, 0);
-            if (b[0] == 5 && n >= 5 && strcmp(mode, "no-link-up") != 0) {
-                uint8_t up[3] = {7, b[3], b[4]};
+            if (link_up)
                 send(fd, up, sizeof up, 0);
+            if (n_held) { /* then the first's */
+                send(fd, held, 4, 0);
+                if (n_held > 4)
+                    send(fd, held + 4, 3, 0);
+                n_held = 0;
             }
             if (strcmp(mode, "close-early") == 0)
                 break;

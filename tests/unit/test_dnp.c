@@ -683,6 +683,9 @@ Test(dnp, replay_numbers_follow_the_live_peer)
     cr_assert(r->match(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 01 00 00"), why, sizeof why));
     cr_assert_not(r->match(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 00 00 00"), why, sizeof why));
     cr_assert_str_eq(why, "acknowledges number 0, expected 1");
+    /* an ack stands for the recorded one whose number it names live */
+    cr_assert(r->identifies(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 01 00 00")));
+    cr_assert_not(r->identifies(st, pdu(&x, 1, "06 28 00 00"), pdu(&y, 1, "06 01 00 00")));
     /* with another code: wrong */
     cr_assert_not(r->match(st, pdu(&x, 1, "06 29 00 00"), pdu(&y, 1, "06 01 00 01"), why, sizeof why));
     cr_assert_str_eq(why, "ack code 1, recorded 0");
