@@ -608,15 +608,22 @@ static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
             w++;
             continue;
         }
-        /* of the answers it may stand for, the one it identifies */
+        /* of the answers it may stand for, the one it identifies; a close
+           that stands for none is not the recording's (lost_in_band) */
         gw_replay_pdu lv = hook_view(x->data, x->len, x->type, L->ch[x->channel].transport, x->items,
                                      x->n_items);
+        bool identified = false;
         for (size_t i = (size_t)(r - pdus); fresh && x->need == GW_REPLAY_ANSWER && rp && rp->identifies && i < b; i++) {
             gw_replay_pdu rv = rec_view(&pdus[i]);
             if (same_kind(L, &pdus[i], x) && !pdus[i].matched && rp->identifies(L->adapt_state, &rv, &lv)) {
                 r = &pdus[i];
+                identified = true;
                 break;
             }
+        }
+        if (fresh && x->closes && rp && rp->identifies && !identified) {
+            w++;
+            continue;
         }
         if (fresh) {
             char why[200] = "";
@@ -657,7 +664,9 @@ static bool lost_in_band(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *ne
     for (size_t i = a; i < L->n_pdus; i++) {
         if (pdus[i].dir == L->side || pdus[i].matched)
             continue;
-        if (pdus[i].channel == L->close_channel && pdus[i].type == L->close_type) {
+        gw_replay_pdu rv = rec_view(&pdus[i]);
+        if (pdus[i].channel == L->close_channel && pdus[i].type == L->close_type &&
+            L->p->replay->closes(L->adapt_state, &rv)) {
             g_free(L->close_summary);
             L->close_summary = NULL;
             return false;
