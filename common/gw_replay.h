@@ -107,6 +107,13 @@ typedef struct gw_replay {
        why[], when a field differs where it must not. */
     bool (*match)(void *state, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
                   size_t whysz);
+    /* The parts of the peer's PDU p its application takes one by one where
+       how they are grouped is the sender's to choose (GNE: the packets of
+       a message, grouped into NL frames as gnelib's timing allows): at
+       most `max` views into out[], each with its own type and its slice of
+       p's items; their count, or 0 when p is one part. Then each part is
+       what is awaited, matched and counted. NULL: every PDU is one part. */
+    unsigned (*parts)(const gw_replay_pdu *p, gw_replay_pdu *out, unsigned max);
     /* Does the live PDU stand for the recorded one by the fields that
        identify it (the number an ack names, a link id, a ping's id, a
        command)? When several recorded PDUs of a kind await an answer at

@@ -24,13 +24,60 @@ static int64_t port_of(const gw_replay_pdu *p, const gw_item **at)
     return it ? it->v.i : -1;
 }
 
+/* The packets of a message are its parts, each of type PART(id) (gnelib
+   groups them into NL frames as its timing allows; what the application
+   sees is the packets). A packet wrapped in a ChannelPacket or an object
+   packet belongs to its wrapper. */
+#define PART(id) (0x100 + (int64_t)(id))
+#define IS_WRAPPER(id) ((id) == ID_CHANNEL || (id) == ID_OBJ_CREATE || (id) == ID_OBJ_UPDATE || (id) == ID_OBJ_DEATH)
+
+static unsigned gne_replay_parts(const gw_replay_pdu *p, gw_replay_pdu *out, unsigned max)
+{
+    if (p->type != MSG_PACKETS)
+        return 0;
+    unsigned n = 0, inside = 0; /* wrapped packets still to come */
+    for (unsigned i = 0; i < p->n_items; i++) {
+        const gw_item *it = &p->items[i];
+        if (it->field == GNE_F_END && inside) {
+            inside--; /* a wrapper with no packet */
+        } else if (it->field == GNE_F_PACKET) {
+            if (inside) {
+                inside--;
+            } else if (n < max) {
+                out[n] = *p;
+                out[n].items = it;
+                out[n].n_items = p->n_items - i;
+                out[n].type = -1;
+                if (n)
+                    out[n - 1].n_items = (unsigned)(it - out[n - 1].items);
+                n++;
+            } else {
+                return max + 1; /* too many: the message as one */
+            }
+        } else if (it->field == GNE_F_PACKET_ID) {
+            if (n && out[n - 1].type < 0)
+                out[n - 1].type = PART(it->v.u);
+            if (IS_WRAPPER(it->v.u))
+                inside++;
+        }
+    }
+    return n;
+}
+
 static gw_replay_need gne_replay_need(void *st, const gw_replay_pdu *p)
 {
     (void)st;
-    /* an empty message (a lone 255: the client's first UDP datagram) says nothing */
-    return p->type == MSG_PACKETS && !gw_replay_item(p, GNE_F_PACKET_ID, 0) && gw_replay_item(p, GNE_F_END, 0)
-               ? GW_REPLAY_OPTIONAL
-               : GW_REPLAY_ANSWER;
+    uint64_t reply;
+    switch (p->type) {
+    case MSG_PACKETS: /* no packet: an empty message (a lone 255: the client's first UDP datagram) */
+    case PART(ID_EMPTY):
+        return GW_REPLAY_OPTIONAL;
+    case PART(ID_PING): /* a reply answers our request; a request comes from the peer's pinging */
+        return gw_replay_u(p, GNE_F_PING_REPLY, &reply) && reply ? GW_REPLAY_ANSWER : GW_REPLAY_PERIODIC;
+    default: /* an application packet's length is not on the wire: how many
+                frames show it depends on the grouping */
+        return p->type >= PART(16) ? GW_REPLAY_PERIODIC : GW_REPLAY_ANSWER;
+    }
 }
 
 static void gne_replay_adapt(void *st, const gw_replay_pdu *p, uint8_t *d)
@@ -50,17 +97,13 @@ static void gne_replay_observe(void *st, const gw_replay_pdu *p, bool ours)
         s->link.peers = (uint16_t)port;
 }
 
-/* a message by its first packet; a ping by its request id */
+/* a ping reply by its request id */
 static bool gne_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
 {
     (void)st;
     uint64_t r, l;
-    if (rec->type != MSG_PACKETS || !gw_replay_u(rec, GNE_F_PACKET_ID, &r))
-        return true;
-    if (!gw_replay_u(live, GNE_F_PACKET_ID, &l) || l != r)
-        return false;
-    return r != ID_PING || !gw_replay_u(rec, GNE_F_PING_REQ_ID, &r) ||
-           (gw_replay_u(live, GNE_F_PING_REQ_ID, &l) && l == r);
+    return rec->type != PART(ID_PING) || !gw_replay_u(rec, GNE_F_PING_REPLY, &r) || !r ||
+           !gw_replay_u(rec, GNE_F_PING_REQ_ID, &r) || (gw_replay_u(live, GNE_F_PING_REQ_ID, &l) && l == r);
 }
 
 static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
@@ -83,17 +126,10 @@ static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
                      rec_link ? "one" : "none");
             return false;
         }
-    } else if (rec->type == MSG_PACKETS) {
-        /* the same first packet; a ping reply to the same request */
-        uint64_t r, l, rid, lid;
-        if (!gw_replay_u(rec, GNE_F_PACKET_ID, &r))
-            return true;
-        if (!gw_replay_u(live, GNE_F_PACKET_ID, &l) || l != r) {
-            snprintf(why, whysz, "packet %ld first, recorded %lu",
-                     gw_replay_u(live, GNE_F_PACKET_ID, &l) ? (long)l : -1L, (unsigned long)r);
-            return false;
-        }
-        if (r == ID_PING && gw_replay_u(rec, GNE_F_PING_REQ_ID, &rid) &&
+    } else if (rec->type == PART(ID_PING)) {
+        /* a reply to the same request */
+        uint64_t rid, lid;
+        if (gw_replay_u(rec, GNE_F_PING_REPLY, &rid) && rid && gw_replay_u(rec, GNE_F_PING_REQ_ID, &rid) &&
             (!gw_replay_u(live, GNE_F_PING_REQ_ID, &lid) || lid != rid)) {
             snprintf(why, whysz, "ping %ld, recorded %lu",
                      gw_replay_u(live, GNE_F_PING_REQ_ID, &lid) ? (long)lid : -1L, (unsigned long)rid);
@@ -103,21 +139,18 @@ static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
     return true;
 }
 
-/* a message with an ExitPacket */
+/* an ExitPacket */
 static bool gne_replay_closes(void *st, const gw_replay_pdu *p)
 {
     (void)st;
-    const gw_item *id;
-    for (unsigned k = 0; (id = gw_replay_item(p, GNE_F_PACKET_ID, k)); k++)
-        if (id->v.u == ID_EXIT)
-            return true;
-    return false;
+    return p->type == PART(ID_EXIT);
 }
 
 static gw_replay_link *gne_replay_link(void *st) { return &((gne_replay_state *)st)->link; }
 
 const gw_replay gw_gne_replay = {.state_size = sizeof(gne_replay_state), .need = gne_replay_need,
                                  .adapt = gne_replay_adapt, .observe = gne_replay_observe,
-                                 .match = gne_replay_match, .identifies = gne_replay_identifies,
+                                 .match = gne_replay_match, .parts = gne_replay_parts,
+                                 .identifies = gne_replay_identifies,
                                  .closes = gne_replay_closes,
                                  .link = gne_replay_link};

@@ -175,6 +175,19 @@ typedef struct {
     char *summary;
 } live_pdu;
 
+/* n items of a PDU of protocol p, copied, their texts and bytes pointing
+   into `to`, a copy of the PDU's bytes (as out_pdu_items gives them) */
+static gw_item *copy_items(const gw_protocol *p, const gw_item *items, unsigned n, const uint8_t *to)
+{
+    gw_item *c = g_memdup2(items, (gsize)n * sizeof *items + 1);
+    for (unsigned i = 0; i < n; i++) {
+        gw_ftype t = p->fields[c[i].field].type;
+        if ((t == GW_FT_STRING || t == GW_FT_BYTES) && !(c[i].flags & GW_ITEM_GENERATED))
+            c[i].v.b.p = to + c[i].off;
+    }
+    return c;
+}
+
 /* a live PDU as the replay hooks see it */
 static gw_replay_pdu hook_view(const uint8_t *d, size_t len, int64_t type, int transport,
                                const gw_item *items, unsigned n_items)
@@ -451,35 +464,90 @@ static void free_live_pdu(live_pdu *x)
 
 /* a PDU from the peer: decoded, printed, learnt from, and kept unless
    optional */
+#define MAX_PARTS 64 /* parts of one PDU judged one by one; more are judged as one */
+
+/* the parts of p (gw_replay.parts) into parts[], their count (p itself: 1) */
+static unsigned parts_of(const gw_protocol *proto, const gw_replay_pdu *p, gw_replay_pdu parts[MAX_PARTS])
+{
+    unsigned n = proto->replay && proto->replay->parts ? proto->replay->parts(p, parts, MAX_PARTS) : 0;
+    if (n == 0 || n > MAX_PARTS) {
+        parts[0] = *p;
+        n = 1;
+    }
+    return n;
+}
+
+/* a summary of part k of n */
+static char *part_summary(const char *summary, unsigned k, unsigned n)
+{
+    return n > 1 ? g_strdup_printf("%s (part %u of %u)", summary, k + 1, n) : g_strdup(summary);
+}
+
+/* a PDU from the peer: decoded, printed, learnt from, and each of its
+   parts kept unless optional */
 static void on_received(live *L, int ch, const uint8_t *d, size_t len)
 {
     L->received++;
     int64_t type = live_decode(L, ch, false, d, len);
-    live_pdu x = {.channel = ch, .data = g_memdup2(d, len), .len = len, .type = type};
-    x.items = out_pdu_items(L->out, x.data, &x.n_items);
-    gw_replay_pdu view = hook_view(x.data, len, type, L->ch[ch].transport, x.items, x.n_items);
+    unsigned n_items;
+    gw_item *items = out_pdu_items(L->out, d, &n_items);
+    gw_replay_pdu view = hook_view(d, len, type, L->ch[ch].transport, items, n_items);
     const gw_replay *rp = L->p->replay;
     if (rp && rp->observe) {
         rp->observe(L->adapt_state, &view, false);
         connect_link(L);
     }
-    if (rp && rp->repeats && rp->repeats(L->adapt_state, &view)) {
-        free_live_pdu(&x);
+    gw_replay_pdu parts[MAX_PARTS];
+    unsigned n = rp && rp->repeats && rp->repeats(L->adapt_state, &view) ? 0 : parts_of(L->p, &view, parts);
+    for (unsigned k = 0; k < n; k++) {
+        gw_replay_pdu *part = &parts[k];
+        bool closes = rp && rp->closes && rp->closes(L->adapt_state, part);
+        if (closes && !L->close_summary) {
+            L->close_channel = ch;
+            L->close_type = part->type;
+            L->close_summary = part_summary(out_pdu_summary(L->out), k, n);
+        }
+        gw_replay_need need = need_of(L->p, L->adapt_state, part);
+        if (need == GW_REPLAY_OPTIONAL)
+            continue;
+        live_pdu x = {.channel = ch, .data = g_memdup2(d, len), .len = len, .type = part->type,
+                      .n_items = part->n_items, .need = need, .closes = closes,
+                      .summary = part_summary(out_pdu_summary(L->out), k, n)};
+        x.items = copy_items(L->p, part->items, part->n_items, x.data);
+        g_array_append_val(L->waiting, x);
+    }
+    g_free(items);
+}
+
+/* the peer's recorded PDUs, each as its parts (ours go whole) */
+static void split_parts(recording *r, int side)
+{
+    if (!r->p->replay || !r->p->replay->parts)
         return;
+    GArray *all = g_array_new(FALSE, TRUE, sizeof(rec_pdu));
+    for (guint i = 0; i < r->pdus->len; i++) {
+        rec_pdu *x = &g_array_index(r->pdus, rec_pdu, i);
+        gw_replay_pdu parts[MAX_PARTS], v = rec_view(x);
+        unsigned n = x->dir == side ? 0 : parts_of(r->p, &v, parts);
+        if (n == 0) {
+            g_array_append_val(all, *x);
+            continue;
+        }
+        for (unsigned k = 0; k < n; k++) {
+            rec_pdu y = *x;
+            y.data = g_memdup2(x->data, x->len);
+            y.items = copy_items(r->p, parts[k].items, parts[k].n_items, y.data);
+            y.n_items = parts[k].n_items;
+            y.type = parts[k].type;
+            y.summary = part_summary(x->summary, k, n);
+            g_array_append_val(all, y);
+        }
+        g_free(x->data);
+        g_free(x->items);
+        g_free(x->summary);
     }
-    x.closes = rp && rp->closes && rp->closes(L->adapt_state, &view);
-    if (x.closes && !L->close_summary) {
-        L->close_channel = ch;
-        L->close_type = type;
-        L->close_summary = g_strdup(out_pdu_summary(L->out));
-    }
-    x.need = need_of(L->p, L->adapt_state, &view);
-    if (x.need == GW_REPLAY_OPTIONAL) {
-        free_live_pdu(&x);
-        return;
-    }
-    x.summary = g_strdup(out_pdu_summary(L->out));
-    g_array_append_val(L->waiting, x);
+    g_array_free(r->pdus, TRUE);
+    r->pdus = all;
 }
 
 static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
@@ -1234,7 +1302,10 @@ static int run_replay(int argc, char **argv)
         free_recording(&r);
         return replay_end(a.junit, NULL, "", suite, cc.fail_on, why, EXIT_USAGE);
     }
-    /* the hooks see the whole recording, then say what the peer must send */
+    /* the hooks see the whole recording, the peer's PDUs in parts, then
+       say what the peer must send */
+    guint n_recorded = r.pdus->len;
+    split_parts(&r, a.side);
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
     r.hooks = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
     for (guint i = 0; r.p->replay && r.p->replay->recorded && i < r.pdus->len; i++) {
@@ -1248,7 +1319,7 @@ static int run_replay(int argc, char **argv)
     if (a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, a.conversation, argv[optind], r.endpoint[0], r.endpoint[1],
-               r.pdus->len, a.side ? "server" : "client", a.target ? ", target " : "", a.target ? a.target : "");
+               n_recorded, a.side ? "server" : "client", a.target ? ", target " : "", a.target ? a.target : "");
     if (!r.p->replay && a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
                 r.p->short_name);

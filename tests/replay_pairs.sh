@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay_pairs.sh PCAPTOOL CAPTURES UDP_PROXY [SCHEMA] - both sides of recorded GNE, EOUDP and
+# replay_pairs.sh PCAPTOOL CAPTURES UDP_PROXY GNE_REGROUP [SCHEMA] - both sides of recorded GNE, EOUDP and
 # OpenDrakan conversations replayed against each other on loopback
 # (pcaptool replay --side server is the peer of pcaptool replay --side
 # client), each side adapting to the other's live numbers:
@@ -10,6 +10,10 @@
 # - the same client --as-recorded names the recorded port 45501: the
 #   server sees the lie (its link datagrams come from elsewhere);
 # - gne-exping_ping: five pings answered, with their request ids;
+# - gne-gen-little through tests/peers/gne_regroup, which merges the
+#   server's frames two by two and slips in a ping request nobody
+#   recorded: the client judges the packets, not the frames, and waits past
+#   the ping (it failed: "packet 4 first, recorded 1");
 # - eoudp-gen3-r-type-head-session: both pass, with live timestamps; and
 #   through tests/peers/udp_proxy, which gives the client every datagram of
 #   the server twice (as the Dec 2023 R-Type build sends them): the copies
@@ -21,9 +25,9 @@
 #   a snapshot it did not send whole, in its JUnit XML too.
 # What the pairs assert holds whatever the scheduling: counts, verdicts and
 # sets, not the order in which two sides' packets crossed.
-# Ports: REPLAY_PORT and the seven above it, else from the process id.
+# Ports: REPLAY_PORT and the nine above it, else from the process id.
 set -u
-pcaptool=$1 caps=$2 proxy=$3 schema=${4:-}
+pcaptool=$1 caps=$2 proxy=$3 regroup=$4 schema=${5:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
@@ -46,6 +50,38 @@ pair() {
     echo $? > "$work/$name.client.rc"
     wait "$pid"
     echo $? > "$work/$name.server.rc"
+}
+
+# via NAME CAPTURE PORT_OFFSET RELAY [RELAY ARGS...] -- [CLIENT OPTIONS...]: the
+# same as pair, the client reaching the server through RELAY (a test peer
+# that changes what the server sends: RELAY LISTEN_PORT HOST PORT ARGS,
+# ready once it prints "listening"), on ports PORT_OFFSET and the one above
+via() {
+    name=$1 cap=$caps/$2 sport=$((base + $3)) pport=$((base + $3 + 1)) relay=$4
+    shift 4
+    relay_args=""
+    while [ "$1" != "--" ]; do relay_args="$relay_args $1"; shift; done
+    shift
+    "$pcaptool" replay --side server --target "127.0.0.1:$sport" --timeout 3 "$cap" \
+        > "$work/$name.server.txt" 2>&1 &
+    spid=$!
+    i=0
+    while ! grep -q "waiting for the peer" "$work/$name.server.txt" 2>/dev/null && [ $i -lt 300 ]; do
+        i=$((i + 1)); sleep 0.1
+    done
+    # shellcheck disable=SC2086 # the relay's words
+    "$relay" "$pport" 127.0.0.1 "$sport" $relay_args > "$work/$name.relay.txt" 2>&1 &
+    rpid=$!
+    i=0
+    while ! grep -q "listening" "$work/$name.relay.txt" 2>/dev/null && [ $i -lt 300 ]; do
+        i=$((i + 1)); sleep 0.1
+    done
+    "$pcaptool" replay --target "127.0.0.1:$pport" --timeout 3 "$@" "$cap" > "$work/$name.client.txt" 2>&1
+    echo $? > "$work/$name.client.rc"
+    wait "$spid"
+    echo $? > "$work/$name.server.rc"
+    kill "$rpid" 2>/dev/null
+    wait "$rpid" 2>/dev/null
 }
 
 expect() { # NAME SIDE RC TEXT...: that side exited RC and printed every TEXT
@@ -95,6 +131,12 @@ pair ping gne-exping_ping.pcap 2 --no-wait
 expect ping server 0 "PASS: 6 sent, 7 received"
 expect ping client 0 "PASS: 7 sent, 6 received" "Ping reply 4"
 
+# through gne_regroup (ports +8, +9)
+via regroup gne-gen-little.pcap 8 "$regroup" --
+expect regroup server 0 "PASS: 13 sent, 16 received"
+expect regroup client 0 "PASS: 16 sent" "GNE Ping request 99" \
+    "GNE Ping reply 7 (RTT" ", Ping request 1" && echo "ok regroup: merged frames and an unrecorded ping judged by their packets"
+
 pair eoudp eoudp-gen3-r-type-head-session.pcap 3 --no-wait
 expect eoudp server 0 "PASS: 79 sent"
 expect eoudp client 0 "PASS: 44 sent" && {
@@ -111,27 +153,7 @@ expect eoudp client 0 "PASS: 44 sent" && {
 }
 
 # the same through udp_proxy (ports +6, +7), which doubles the server's datagrams
-sport=$((base + 6)) pport=$((base + 7))
-"$pcaptool" replay --side server --target "127.0.0.1:$sport" --timeout 3 \
-    "$caps/eoudp-gen3-r-type-head-session.pcap" > "$work/doubled.server.txt" 2>&1 &
-spid=$!
-i=0
-while ! grep -q "waiting for the peer" "$work/doubled.server.txt" 2>/dev/null && [ $i -lt 300 ]; do
-    i=$((i + 1)); sleep 0.1
-done
-"$proxy" "$pport" 127.0.0.1 "$sport" double 3000 > "$work/proxy.txt" 2>&1 &
-ppid_=$!
-i=0
-while ! grep -q "listening" "$work/proxy.txt" 2>/dev/null && [ $i -lt 300 ]; do
-    i=$((i + 1)); sleep 0.1
-done
-"$pcaptool" replay --target "127.0.0.1:$pport" --timeout 3 --no-wait \
-    "$caps/eoudp-gen3-r-type-head-session.pcap" > "$work/doubled.client.txt" 2>&1
-echo $? > "$work/doubled.client.rc"
-wait "$spid"
-echo $? > "$work/doubled.server.rc"
-kill "$ppid_" 2>/dev/null
-wait "$ppid_" 2>/dev/null
+via doubled eoudp-gen3-r-type-head-session.pcap 6 "$proxy" double 3000 -- --no-wait
 expect doubled server 0 "PASS: 79 sent"
 expect doubled client 0 "PASS: 44 sent" && {
     copies=$(grep -c " EOUDP " "$work/doubled.client.txt")

@@ -426,20 +426,64 @@ static void link_ports(const char *build, int big)
 Test(gne, replay_link_ports_little_endian) { link_ports("07 00", 0); }
 Test(gne, replay_link_ports_big_endian) { link_ports("00 07", 1); }
 
+/* the parts of a decoded message (gw_replay.parts), at most 8 */
+static unsigned parts(const gw_replay_pdu *p, gw_replay_pdu out[8])
+{
+    return P->replay->parts(p, out, 8);
+}
+
+/* a message's packets are its parts, typed by packet; a wrapped packet
+   belongs to its wrapper */
+Test(gne, replay_parts)
+{
+    void *link_conv = test_conv_new(P, opt);
+    replay_pdu x;
+    gw_replay_pdu part[8];
+    /* rate adjust 3000, ping request 7, then a ChannelPacket wrapping a
+       ping request, then user packet 16 (little-endian data) */
+    const gw_replay_pdu *p = replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP,
+        "03 b8 0b 00 00  04 07 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  05 04 08 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 03 01  10 41 ff");
+    cr_assert_eq(parts(p, part), 4);
+    cr_assert_eq(part[0].type, 0x100 + 3);
+    cr_assert_eq(part[1].type, 0x100 + 4);
+    cr_assert_eq(part[2].type, 0x100 + 5, "the channel packet, its ping inside");
+    cr_assert_eq(part[3].type, 0x100 + 16);
+    uint64_t v;
+    cr_assert(gw_replay_u(&part[0], collect_field(P, "gne.rate"), &v));
+    cr_assert_eq(v, 3000);
+    cr_assert(gw_replay_u(&part[1], collect_field(P, "gne.ping.req_id"), &v));
+    cr_assert_eq(v, 7);
+    cr_assert(gw_replay_u(&part[2], collect_field(P, "gne.ping.req_id"), &v));
+    cr_assert_eq(v, 8);
+    cr_assert_not(gw_replay_u(&part[1], collect_field(P, "gne.rate"), &v), "each part has its own items");
+    /* a lone 255 has none */
+    cr_assert_eq(parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "ff"), part), 0);
+    test_conv_free(P, link_conv);
+}
+
 Test(gne, replay_need_and_match)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
     void *live_conv = test_conv_new(P, opt);
     replay_pdu x, y;
+    gw_replay_pdu rp[8], lp[8];
     char why[200] = "";
-    /* a lone 255 on the link may come or not; anything else answers */
+    /* a lone 255 on the link may come or not; an application packet comes
+       in as many frames as its sender groups it in; a ping request when the
+       peer pings; the rest answers */
     void *link_conv = test_conv_new(P, opt);
     const gw_replay_pdu *p = replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "ff");
     cr_assert_eq(p->type, msg("Packets"));
     cr_assert_eq(r->need(st, p), GW_REPLAY_OPTIONAL);
-    cr_assert_eq(r->need(st, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff")),
-                 GW_REPLAY_ANSWER);
+    cr_assert_eq(parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP,
+                                         "10 41 ff"), rp), 1);
+    cr_assert_eq(r->need(st, &rp[0]), GW_REPLAY_PERIODIC);
+    parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "03 b8 0b 00 00 ff"), rp);
+    cr_assert_eq(r->need(st, &rp[0]), GW_REPLAY_ANSWER);
+    parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP,
+                            "04 07 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 ff"), rp);
+    cr_assert_eq(r->need(st, &rp[0]), GW_REPLAY_PERIODIC);
     test_conv_free(P, link_conv);
     /* the handshakes, recorded and live: the recorded accept offers a UDP
        link, the live one none (-1) */
@@ -449,36 +493,39 @@ Test(gne, replay_need_and_match)
                                                  "4e 4c 00 0c  47 4e 45 01  00 00 00 00  c2 b1 00 00");
     const gw_replay_pdu *live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
                                                   "4e 4c 00 0c  47 4e 45 01  00 00 00 00  ff ff ff ff");
+    cr_assert_eq(r->need(st, rec), GW_REPLAY_ANSWER);
     cr_assert_not(r->match(st, rec, live, why, sizeof why));
     cr_assert_str_eq(why, "offers no UDP link, the recording has one");
-    /* a ping reply must answer the recorded request (id 2, little-endian) */
-    rec = replay_pdu_decode(&x, P, conv, 1, GW_TRANSPORT_TCP,
-                            "4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff");
-    live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
-                             "4e 4c 00 16  04 03 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff");
-    cr_assert_eq(rec->type, msg("Packets"));
-    cr_assert_not(r->match(st, rec, live, why, sizeof why));
+    /* a ping reply answers, and must answer the recorded request (id 2,
+       little-endian); it is identified by that id */
+    cr_assert_eq(parts(replay_pdu_decode(&x, P, conv, 1, GW_TRANSPORT_TCP,
+                 "4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff"), rp), 1);
+    cr_assert_eq(r->need(st, &rp[0]), GW_REPLAY_ANSWER);
+    parts(replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
+          "4e 4c 00 16  04 03 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff"), lp);
+    cr_assert_not(r->identifies(st, &rp[0], &lp[0]));
+    cr_assert_not(r->match(st, &rp[0], &lp[0], why, sizeof why));
     cr_assert_str_eq(why, "ping 3, recorded 2");
-    live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
-                             "4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff");
-    cr_assert(r->match(st, rec, live, why, sizeof why));
-    /* another first packet */
-    live = replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP, "4e 4c 00 03  10 41 ff");
-    cr_assert_not(r->match(st, rec, live, why, sizeof why));
-    cr_assert_str_eq(why, "packet 16 first, recorded 4");
+    parts(replay_pdu_decode(&y, P, live_conv, 1, GW_TRANSPORT_TCP,
+          "4e 4c 00 16  04 02 00 00 00  01 00 00 00 00 00 00 00  01 00 00 00 00 00 00 00  ff"), lp);
+    cr_assert(r->identifies(st, &rp[0], &lp[0]));
+    cr_assert(r->match(st, &rp[0], &lp[0], why, sizeof why));
     test_conv_free(P, live_conv);
     free(st);
 }
 
-/* a message with an ExitPacket closes; one without does not */
+/* an ExitPacket closes; other packets do not */
 Test(gne, replay_closes)
 {
     const gw_replay *r = P->replay;
     void *st = replay_state_new(P, opt);
     void *link_conv = test_conv_new(P, opt);
     replay_pdu x;
-    cr_assert(r->closes(st, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "02 ff")));
-    cr_assert_not(r->closes(st, replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff")));
+    gw_replay_pdu part[8];
+    cr_assert_eq(parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "10 41 ff"), part), 1);
+    cr_assert_not(r->closes(st, &part[0]));
+    cr_assert_eq(parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "02 ff"), part), 1);
+    cr_assert(r->closes(st, &part[0]));
     test_conv_free(P, link_conv);
     free(st);
 }
