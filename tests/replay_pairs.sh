@@ -25,7 +25,7 @@
 #   a snapshot it did not send whole, in its JUnit XML too.
 # What the pairs assert holds whatever the scheduling: counts, verdicts and
 # sets, not the order in which two sides' packets crossed.
-# Ports: REPLAY_PORT and the nine above it, else from the process id.
+# Ports: REPLAY_PORT and the eleven above it, else from the process id.
 set -u
 pcaptool=$1 caps=$2 proxy=$3 regroup=$4 schema=${5:-}
 work=$(mktemp -d)
@@ -136,6 +136,11 @@ via regroup gne-gen-little.pcap 8 "$regroup" --
 expect regroup server 0 "PASS: 13 sent, 16 received"
 expect regroup client 0 "PASS: 16 sent" "GNE Ping request 99" \
     "GNE Ping reply 7 (RTT" ", Ping request 1" && echo "ok regroup: merged frames and an unrecorded ping judged by their packets"
+# still, a client that lies about its UDP port is caught through it (ports
+# +10, +11): its port message comes first here, so the server's link goes
+# to the recorded port and the client's link datagrams never arrive
+via regroup-lie gne-gen-little.pcap 10 "$regroup" -- --as-recorded
+expect regroup-lie server 1 "DIVERGENCE (missing answer)" "recorded frame 49, Ping request 2"
 
 pair eoudp eoudp-gen3-r-type-head-session.pcap 3 --no-wait
 expect eoudp server 0 "PASS: 79 sent"
