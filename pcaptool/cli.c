@@ -99,7 +99,7 @@ static int parse_run_opt(int c, const char *arg, run_options *o)
         o->heuristics = false;
         return 0;
     case 'o':
-        return run_parse_option(o, arg) ? 0 : cli_usage_error("bad --option '%s' (see README for the options)", arg);
+        return run_parse_option(o, arg) ? 0 : cli_usage_error("bad --option '%s' (pcaptool options lists them)", arg);
     case 'P':
         return parse_profile(arg, o) ? 0 : cli_usage_error("bad --profile '%s' (reference or spec)", arg);
     default:

@@ -42,6 +42,57 @@ static void findings_usage(FILE *f)
           f);
 }
 
+static void options_usage(FILE *f)
+{
+    fputs("Usage: pcaptool options [PROTO]\n"
+          "\n"
+          "List the decoder options of every protocol (or of PROTO), as --option\n"
+          "PROTO.NAME=VALUE sets them (and Wireshark's preferences show them), one a\n"
+          "line: PROTO.NAME, the values (the default first), title: description.\n"
+          "\n"
+          "  -h, --help                   this help\n"
+          "\n"
+          "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
+          f);
+}
+
+/* proto.name, values (default first, '|'-separated), title: description */
+static void print_option(const gw_protocol *p, const gw_option *o)
+{
+    printf("%s.%s\t", p->name, o->name);
+    const char *sep = "";
+    for (const gw_choice *c = o->choices; c->token; c++)
+        if (c->value == o->default_value) {
+            printf("%s", c->token);
+            sep = "|";
+        }
+    for (const gw_choice *c = o->choices; c->token; c++)
+        if (c->value != o->default_value) {
+            printf("%s%s", sep, c->token);
+            sep = "|";
+        }
+    printf("\t%s: %s\n", o->title, o->description);
+}
+
+static int list_options(int argc, char **argv)
+{
+    const cli_spec spec = {"", NULL, 0, NULL, options_usage};
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, NULL, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    if (argc - optind > 1)
+        return cli_usage_error("takes at most one protocol ('%s' is one too many)", argv[optind + 1]);
+    const char *only = optind < argc ? argv[optind] : NULL;
+    if (only && !gw_protocol_by_name(only))
+        return cli_usage_error("unknown protocol '%s'", only);
+    for (int i = 0; gw_protocols[i]; i++)
+        if (!only || !strcmp(only, gw_protocols[i]->name))
+            for (int k = 0; k < gw_protocols[i]->n_options; k++)
+                print_option(gw_protocols[i], &gw_protocols[i]->options[k]);
+    return cli_finish(EXIT_CLEAN);
+}
+
 /* code, severity, meaning, Wireshark expert group; or a markdown table row
    (own: one of pcaptool's own findings, which Wireshark does not have) */
 static void print_finding(const gw_finding_def *d, bool markdown, bool own)
@@ -132,4 +183,6 @@ const subcommand cmd_fields = {"fields", "[PROTO]", "list the fields (filter nam
                                list_fields, fields_usage};
 const subcommand cmd_findings = {"findings", "[PROTO]", "list the finding codes with severity and meaning",
                                  list_findings, findings_usage};
+const subcommand cmd_options = {"options", "[PROTO]", "list the decoder options (--option PROTO.NAME=VALUE)",
+                                list_options, options_usage};
 

@@ -115,6 +115,6 @@ void cli_markdown_cell(const char *s);
 
 /* the subcommands, each in its own file (main.c has the table) */
 extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_fields,
-    cmd_findings;
+    cmd_findings, cmd_options;
 
 #endif
