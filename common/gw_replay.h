@@ -38,6 +38,23 @@ typedef struct gw_replay_pdu {
     unsigned n_items;
 } gw_replay_pdu;
 
+/* Items copied away from their PDU, whose bytes are now at `data`: the
+   texts and bytes read from the wire point there again (a generated text,
+   derived from elsewhere, is left empty); labels are dropped. */
+static inline void gw_replay_items_at(const gw_protocol *proto, gw_item *items, unsigned n,
+                                      const uint8_t *data)
+{
+    for (unsigned i = 0; i < n; i++) {
+        gw_ftype t = proto->fields[items[i].field].type;
+        if (t == GW_FT_STRING || t == GW_FT_BYTES) {
+            bool gen = items[i].flags & GW_ITEM_GENERATED;
+            items[i].v.b.p = gen ? data : data + items[i].off;
+            items[i].v.b.n = gen ? 0 : items[i].len;
+        }
+        items[i].label = NULL;
+    }
+}
+
 /* the k-th (from 0) item of `field`, or NULL (a generated one too: a value
    the decoder derived, e.g. what the PDU's kind implies) */
 static inline const gw_item *gw_replay_item(const gw_replay_pdu *p, int field, unsigned k)
@@ -59,8 +76,8 @@ static inline bool gw_replay_u(const gw_replay_pdu *p, int field, uint64_t *v)
 }
 
 /* Does the live PDU carry the recorded one's value of `field` (true when
-   the recording has none)? If not, why[] says "WHAT L, recorded R" (L -1:
-   the live one has none). */
+   the recording has none)? If not, why[] (unless NULL) says "WHAT L,
+   recorded R" (L -1: the live one has none). */
 static inline bool gw_replay_same(const gw_replay_pdu *rec, const gw_replay_pdu *live, int field,
                                   const char *what, char *why, size_t whysz)
 {
@@ -70,7 +87,8 @@ static inline bool gw_replay_same(const gw_replay_pdu *rec, const gw_replay_pdu 
     bool have = gw_replay_u(live, field, &l);
     if (have && l == r)
         return true;
-    snprintf(why, whysz, "%s %lld, recorded %llu", what, have ? (long long)l : -1LL, (unsigned long long)r);
+    if (why)
+        snprintf(why, whysz, "%s %lld, recorded %llu", what, have ? (long long)l : -1LL, (unsigned long long)r);
     return false;
 }
 

@@ -94,9 +94,7 @@ static bool eoudp_replay_match(void *st, const gw_replay_pdu *rec, const gw_repl
 static bool eoudp_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
 {
     (void)st;
-    uint64_t r, l;
-    return rec->type != ACKNOWLEDGE || !gw_replay_u(rec, EOUDP_F_ACK_ID, &r) ||
-           (gw_replay_u(live, EOUDP_F_ACK_ID, &l) && l == r);
+    return rec->type != ACKNOWLEDGE || gw_replay_same(rec, live, EOUDP_F_ACK_ID, NULL, NULL, 0);
 }
 
 /* the peer's previous datagram again, byte for byte: its copy (the Dec

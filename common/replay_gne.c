@@ -64,16 +64,22 @@ static unsigned gne_replay_parts(const gw_replay_pdu *p, gw_replay_pdu *out, uns
     return n;
 }
 
+/* a ping reply (a request has T2 = T3 = 0) */
+static bool ping_reply(const gw_replay_pdu *p)
+{
+    uint64_t reply;
+    return p->type == PART(ID_PING) && gw_replay_u(p, GNE_F_PING_REPLY, &reply) && reply;
+}
+
 static gw_replay_need gne_replay_need(void *st, const gw_replay_pdu *p)
 {
     (void)st;
-    uint64_t reply;
     switch (p->type) {
     case MSG_PACKETS: /* no packet: an empty message (a lone 255: the client's first UDP datagram) */
     case PART(ID_EMPTY):
         return GW_REPLAY_OPTIONAL;
     case PART(ID_PING): /* a reply answers our request; a request comes from the peer's pinging */
-        return gw_replay_u(p, GNE_F_PING_REPLY, &reply) && reply ? GW_REPLAY_ANSWER : GW_REPLAY_PERIODIC;
+        return ping_reply(p) ? GW_REPLAY_ANSWER : GW_REPLAY_PERIODIC;
     default: /* an application packet's length is not on the wire: how many
                 frames show it depends on the grouping */
         return p->type >= PART(16) ? GW_REPLAY_PERIODIC : GW_REPLAY_ANSWER;
@@ -101,9 +107,7 @@ static void gne_replay_observe(void *st, const gw_replay_pdu *p, bool ours)
 static bool gne_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
 {
     (void)st;
-    uint64_t r, l;
-    return rec->type != PART(ID_PING) || !gw_replay_u(rec, GNE_F_PING_REPLY, &r) || !r ||
-           !gw_replay_u(rec, GNE_F_PING_REQ_ID, &r) || (gw_replay_u(live, GNE_F_PING_REQ_ID, &l) && l == r);
+    return !ping_reply(rec) || gw_replay_same(rec, live, GNE_F_PING_REQ_ID, NULL, NULL, 0);
 }
 
 static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,
@@ -126,15 +130,8 @@ static bool gne_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay
                      rec_link ? "one" : "none");
             return false;
         }
-    } else if (rec->type == PART(ID_PING)) {
-        /* a reply to the same request */
-        uint64_t rid, lid;
-        if (gw_replay_u(rec, GNE_F_PING_REPLY, &rid) && rid && gw_replay_u(rec, GNE_F_PING_REQ_ID, &rid) &&
-            (!gw_replay_u(live, GNE_F_PING_REQ_ID, &lid) || lid != rid)) {
-            snprintf(why, whysz, "ping %ld, recorded %lu",
-                     gw_replay_u(live, GNE_F_PING_REQ_ID, &lid) ? (long)lid : -1L, (unsigned long)rid);
-            return false;
-        }
+    } else if (ping_reply(rec)) { /* a reply to the same request */
+        return gw_replay_same(rec, live, GNE_F_PING_REQ_ID, "ping", why, whysz);
     }
     return true;
 }

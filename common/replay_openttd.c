@@ -115,9 +115,7 @@ static long number_or_none(const gw_replay_pdu *p, int field)
 static bool ottd_replay_identifies(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live)
 {
     (void)st;
-    uint64_t r, l;
-    return rec->type != PK_SERVER_COMMAND || !gw_replay_u(rec, OTTD_F_CMD, &r) ||
-           (gw_replay_u(live, OTTD_F_CMD, &l) && l == r);
+    return rec->type != PK_SERVER_COMMAND || gw_replay_same(rec, live, OTTD_F_CMD, NULL, NULL, 0);
 }
 
 static bool ottd_replay_match(void *st, const gw_replay_pdu *rec, const gw_replay_pdu *live, char *why,

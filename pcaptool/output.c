@@ -1,5 +1,6 @@
 /* output.c - JSON Lines and text output of decoded PDUs. */
 #include "output.h"
+#include "gw_replay.h"
 
 #include <glib.h>
 #include <inttypes.h>
@@ -194,18 +195,11 @@ gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n)
     gw_item *v = g_new(gw_item, o->items->len + 1);
     unsigned k = 0;
     for (guint i = 0; i < o->items->len; i++) {
-        gw_item it = g_array_index(o->items, ev_item, i).it;
-        if (it.src)
-            continue;
-        gw_ftype t = o->p->fields[it.field].type;
-        if (t == GW_FT_STRING || t == GW_FT_BYTES) {
-            bool gen = it.flags & GW_ITEM_GENERATED;
-            it.v.b.p = gen ? data : data + it.off;
-            it.v.b.n = gen ? 0 : it.len;
-        }
-        it.label = NULL;
-        v[k++] = it;
+        const gw_item *it = &g_array_index(o->items, ev_item, i).it;
+        if (!it->src)
+            v[k++] = *it;
     }
+    gw_replay_items_at(o->p, v, k, data);
     *n = k;
     return v;
 }

@@ -175,16 +175,12 @@ typedef struct {
     char *summary;
 } live_pdu;
 
-/* n items of a PDU of protocol p, copied, their texts and bytes pointing
-   into `to`, a copy of the PDU's bytes (as out_pdu_items gives them) */
+/* n items of a PDU of protocol p, copied, pointing into `to`, a copy of
+   the PDU's bytes */
 static gw_item *copy_items(const gw_protocol *p, const gw_item *items, unsigned n, const uint8_t *to)
 {
     gw_item *c = g_memdup2(items, (gsize)n * sizeof *items + 1);
-    for (unsigned i = 0; i < n; i++) {
-        gw_ftype t = p->fields[c[i].field].type;
-        if ((t == GW_FT_STRING || t == GW_FT_BYTES) && !(c[i].flags & GW_ITEM_GENERATED))
-            c[i].v.b.p = to + c[i].off;
-    }
+    gw_replay_items_at(p, c, n, to);
     return c;
 }
 

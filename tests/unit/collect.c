@@ -181,17 +181,14 @@ const gw_replay_pdu *replay_pdu_decode(replay_pdu *r, const gw_protocol *p, void
     unsigned k = 0;
     int64_t type = -1;
     for (int i = 0; i < c.n_items; i++) {
-        gw_item it = c.items[i];
-        if (it.src)
+        const gw_item *it = &c.items[i];
+        if (it->src)
             continue;
-        gw_ftype t = p->fields[it.field].type;
-        if ((t == GW_FT_STRING || t == GW_FT_BYTES) && !(it.flags & GW_ITEM_GENERATED))
-            it.v.b.p = r->data + it.off;
-        it.label = NULL;
-        if (it.field == p->type_field && type < 0)
-            type = (int64_t)it.v.u;
-        r->items[k++] = it;
+        if (it->field == p->type_field && type < 0)
+            type = (int64_t)it->v.u;
+        r->items[k++] = *it;
     }
+    gw_replay_items_at(p, r->items, k, r->data);
     r->v = (gw_replay_pdu){.data = r->data, .len = n, .type = type, .transport = transport,
                            .items = r->items, .n_items = k};
     return &r->v;
