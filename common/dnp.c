@@ -1170,7 +1170,7 @@ static bool decode_update(dnp_ctx *x, int layout)
                     break;
                 }
                 if (gw_emit_text(&x->p.e))
-                    snprintf(prefix, sizeof prefix, "Value [%u]", idx);
+                    snprintf(prefix, sizeof prefix, "Value %u", idx);
                 if (!decode_value(x, link->types[idx], voff, voff, idx, NO_OFFSET, prefix))
                     break;
             }
@@ -1531,7 +1531,7 @@ static const int measures[] = {DNP_F_ACK_TIME};
 const gw_protocol gw_dnp_protocol = {
     .name = "dnp",
     .short_name = "DNP",
-    .long_name = "Drag[en]gine Network Protocol",
+    .long_name = "Drag[en]gine game engine Network Protocol",
     .transports = GW_TRANSPORT_UDP,
     .default_port = DNP_PORT,
     .fields = fields,

@@ -35,12 +35,12 @@ enum dnp_command {
     F(DNP_F_LINK_ID, "dnp.link_id", "Link id", U16, DEC, NULL, 0, "Identifier of a state link") \
     F(DNP_F_FLAGS, "dnp.flags", "Link flags", U8, HEX, NULL, 0, "Link state flags") \
     F(DNP_F_FLAG_READ_ONLY, "dnp.flags.read_only", "Read-only", BOOL, NONE, NULL, 0x1, "The receiver may not update the state") \
-    F(DNP_F_FLAG_FIRST, "dnp.flags.first_part", "First part", BOOL, NONE, NULL, 0x2, "First part of a long link state") \
-    F(DNP_F_FLAG_LAST, "dnp.flags.last_part", "Last part", BOOL, NONE, NULL, 0x4, "Last part of a long link state") \
+    F(DNP_F_FLAG_FIRST, "dnp.flags.first_part", "First part of a link state", BOOL, NONE, NULL, 0x2, "First part of a long link state") \
+    F(DNP_F_FLAG_LAST, "dnp.flags.last_part", "Last part of a link state", BOOL, NONE, NULL, 0x4, "Last part of a long link state") \
     F(DNP_F_LONG_FLAGS, "dnp.long_flags", "Part flags", U8, HEX, NULL, 0, "Flags of a long reliable message part") \
-    F(DNP_F_LONG_FIRST, "dnp.long_flags.first", "First part", BOOL, NONE, NULL, 0x1, "First part of a long message") \
-    F(DNP_F_LONG_LAST, "dnp.long_flags.last", "Last part", BOOL, NONE, NULL, 0x2, "Last part of a long message") \
-    F(DNP_F_MESSAGE_LENGTH, "dnp.message_length", "Message length", U16, DEC, NULL, 0, "Length of the link state's message") \
+    F(DNP_F_LONG_FIRST, "dnp.long_flags.first", "First part of a message", BOOL, NONE, NULL, 0x1, "First part of a long message") \
+    F(DNP_F_LONG_LAST, "dnp.long_flags.last", "Last part of a message", BOOL, NONE, NULL, 0x2, "Last part of a long message") \
+    F(DNP_F_MESSAGE_LENGTH, "dnp.message_length", "Message length", U16, BYTES, NULL, 0, "Length of the link state's message") \
     F(DNP_F_MESSAGE, "dnp.message", "Message", BYTES, NONE, NULL, 0, "Application message (commands 3, 4, 5; reassembled on the last part of 10 and 11)") \
     F(DNP_F_LINK_COUNT, "dnp.link_count", "Link count", U16, DEC, NULL, 0, "Number of links in a link update") \
     F(DNP_F_LINK, "dnp.link", "Link", NONE, NONE, NULL, 0, "One link of a link update") \
@@ -48,7 +48,7 @@ enum dnp_command {
     F(DNP_F_VALUE, "dnp.value", "Value", NONE, NONE, NULL, 0, "One state value") \
     F(DNP_F_VALUE_INDEX, "dnp.value.index", "Value index", U16, DEC, NULL, 0, "Index of the value in the linked state") \
     F(DNP_F_VALUE_TYPE, "dnp.value.type", "Value type", U8, DEC, type_names, 0, "State value type (derived from the link state in reference link updates)") \
-    F(DNP_F_VALUE_LENGTH, "dnp.value.length", "Value length", U16, DEC, NULL, 0, "Length of a string or data value") \
+    F(DNP_F_VALUE_LENGTH, "dnp.value.length", "Value length", U16, BYTES, NULL, 0, "Length of a string or data value") \
     F(DNP_F_VALUE_SINT, "dnp.value.sint", "Signed integer", I64, DEC, NULL, 0, "A signed integer value or component") \
     F(DNP_F_VALUE_UINT, "dnp.value.uint", "Unsigned integer", U64, DEC, NULL, 0, "An unsigned integer value or component") \
     F(DNP_F_VALUE_FLOAT, "dnp.value.float", "Float", DOUBLE, NONE, NULL, 0, "A floating point value or component (float16, float32, float64)") \
@@ -58,7 +58,7 @@ enum dnp_command {
     F(DNP_F_TYPES_FROM, "dnp.types_from", "Value types from frame", FRAMENUM, NONE, NULL, 0, "The link state that gave the value types") \
     F(DNP_F_CHUNK, "dnp.chunk", "Part data", BYTES, NONE, NULL, 0, "The piece of a long message or long link-state message in this part") \
     F(DNP_F_VALUES_PART, "dnp.values_part", "Values part", BYTES, NONE, NULL, 0, "The piece of a long link state's values in this part") \
-    F(DNP_F_REASSEMBLED_LENGTH, "dnp.reassembled.length", "Reassembled length", U32, DEC, NULL, 0, "Length of the reassembled long message") \
+    F(DNP_F_REASSEMBLED_LENGTH, "dnp.reassembled.length", "Reassembled length", U32, BYTES, NULL, 0, "Length of the reassembled long message") \
     F(DNP_F_REASSEMBLED_PARTS, "dnp.reassembled.parts", "Reassembled parts", U32, DEC, NULL, 0, "Number of parts of the long message") \
     F(DNP_F_REASSEMBLED_FIRST, "dnp.reassembled.first_frame", "First part in frame", FRAMENUM, NONE, NULL, 0, "Frame of the long message's first part") \
     LINK(DNP_F_ACK_REQUEST_FRAME, "dnp.ack.request_frame", "Acknowledges frame", "Frame of the reliable command this ack answers", 0, DNP_F_ACKED_IN) \

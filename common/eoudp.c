@@ -566,7 +566,7 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
 #define NUM(f, n, ...) GW_NUM(EOUDP_F_##f, n, __VA_ARGS__)
 #define TEXT(f) GW_COUNTED(EOUDP_F_##f, EOUDP_F_STRING_LENGTH, 4, EOUDP_E_STRING_PAST_END, GW_SUM(" %s"), GW_FLAGS(GW_LF_NUL))
 #define CONTENT GW_COUNTED(EOUDP_F_CONTENT, EOUDP_F_CONTENT_LENGTH, 4, EOUDP_E_STRING_PAST_END)
-#define FIRST_ENTITY NUM(ENTITY, 8, GW_SUM(" entity %llu"), GW_FLAGS(GW_LF_FIRST))
+#define FIRST_ENTITY NUM(ENTITY, 8, GW_SUM(" entity 0x%llx"), GW_FLAGS(GW_LF_FIRST))
 /* the text's usage section repeats these items in one datagram:
    "[System][System]...", "[GameEvents][GameEvents]...",
    "[Entity][Component][Content_of_a_component]...", "[Entity]...": each
@@ -577,13 +577,13 @@ static const gw_lstep *const payloads[] = {
     [L_NONE] = GW_EMPTY,
     [L_INFO] = L(NUM(INFO_RECEIVED, 4), NUM(INFO_SENT, 4)),
     [L_ID] = L(NUM(ACK_ID, 8, GW_SUM(" %llu"))),
-    [L_PLAYER] = L(NUM(PLAYER, 8, GW_SUM(" player %llu"))),
+    [L_PLAYER] = L(NUM(PLAYER, 8, GW_SUM(" player 0x%llx"))),
     [L_STRING_SYSTEM] = L(GW_MORE(4, GW_FLAGS(GW_LF_FITS)), TEXT(SYSTEM), GW_DONE),
     [L_STRING_EVENTS] = L(GW_MORE(4, GW_FLAGS(GW_LF_FITS)), TEXT(GAME_EVENTS), GW_DONE),
     [L_COMPONENT] = L(GW_MORE(16), FIRST_ENTITY, TEXT(COMPONENT), CONTENT, GW_DONE),
     [L_ENTITY] = L(GW_MORE(8), FIRST_ENTITY, GW_DONE),
     /* the text's content field may follow */
-    [L_DEL_COMPONENT] = L(NUM(ENTITY, 8, GW_SUM(" entity %llu")), TEXT(COMPONENT), GW_OPTIONAL, CONTENT),
+    [L_DEL_COMPONENT] = L(NUM(ENTITY, 8, GW_SUM(" entity 0x%llx")), TEXT(COMPONENT), GW_OPTIONAL, CONTENT),
     [L_EVENT_BOOL] = L(NUM(EVENT, 4), NUM(PRESSED, 1)),
     [L_EVENT] = L(NUM(EVENT, 4, GW_SUM(" %llu"))),
     /* the implementation sends nothing; the text: f32 timestamp, u64 id */
@@ -762,7 +762,7 @@ static const int measures[] = {EOUDP_F_ACK_TIME};
 const gw_protocol gw_eoudp_protocol = {
     .name = "eoudp",
     .short_name = "EOUDP",
-    .long_name = "Exodia On UDP",
+    .long_name = "Exodia game engine On UDP",
     .transports = GW_TRANSPORT_UDP,
     .default_port = EOUDP_PORT,
     .fields = fields,

@@ -31,11 +31,11 @@ enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_P
 /* fields and findings (gw_tables.h) */
 #define EOUDP_FIELDS(F, LINK) \
     F(EOUDP_F_COMMAND, "eoudp.command", "Command", U8, HEX, command_names, 0, "Command code (below 0x80 from the server, from 0x80 from the client)") \
-    F(EOUDP_F_TIMESTAMP, "eoudp.timestamp", "Timestamp", DOUBLE, NONE, NULL, 0, "Sender's time, milliseconds since the Unix epoch (f32 in the 21/22-byte headers, f64 in the 26-byte one)") \
+    F(EOUDP_F_TIMESTAMP, "eoudp.timestamp", "Timestamp", DOUBLE, EPOCH_MS, NULL, 0, "Sender's time, milliseconds since the Unix epoch (f32 in the 21/22-byte headers, f64 in the 26-byte one)") \
     F(EOUDP_F_ID, "eoudp.id", "Id", U64, DEC, NULL, 0, "Per-direction packet counter") \
     F(EOUDP_F_IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, 0, "The receiver must acknowledge this packet (a header byte from Jan 2024; before, implied by the command and shown generated)") \
     F(EOUDP_F_PAD, "eoudp.pad", "Pad", U8, HEX, NULL, 0, "Zero pad byte of the 22-byte header until 31 Dec 2023") \
-    F(EOUDP_F_SIZE, "eoudp.size", "Size", U64, DEC, NULL, 0, "Payload length") \
+    F(EOUDP_F_SIZE, "eoudp.size", "Size", U64, BYTES, NULL, 0, "Payload length") \
     F(EOUDP_F_GENERATION, "eoudp.generation", "Header generation", U8, DEC, generation_names, 0, "Which header layout this datagram uses") \
     F(EOUDP_F_HEADER_ORDER, "eoudp.header_order", "Header byte order", U8, DEC, order_names, 0, "Byte order of the header fields (the implementation swaps them to big-endian)") \
     F(EOUDP_F_BASIS, "eoudp.generation.basis", "Generation chosen from", U8, DEC, basis_names, 0, "What decided the header generation") \
@@ -50,19 +50,19 @@ enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_P
     F(EOUDP_F_ACK_TIME, "eoudp.ack.time", "Acknowledge time", RELTIME, NONE, NULL, 0, "Time from the important packet to its acknowledge") \
     LINK(EOUDP_F_RESEND_OF, "eoudp.resend_of", "Resend of frame", "The first send of this important packet (same id)", 0, -1) \
     LINK(EOUDP_F_ACKED_IN, "eoudp.ack.acked_in", "Acknowledged in frame", "The acknowledge of this important packet (two-pass)", GW_FIELD_TWO_PASS, -1) \
-    F(EOUDP_F_PLAYER, "eoudp.player", "Player id", U64, DEC, NULL, 0, "The player id an accept gives") \
+    F(EOUDP_F_PLAYER, "eoudp.player", "Player id", U64, HEX, NULL, 0, "The player id an accept gives") \
     LINK(EOUDP_F_CONNECT_FRAME, "eoudp.connect_frame", "Connect in frame", "The connect this accept or reject answers", 0, -1) \
-    F(EOUDP_F_ENTITY, "eoudp.entity", "Entity", U64, DEC, NULL, 0, "Entity id") \
-    F(EOUDP_F_STRING_LENGTH, "eoudp.string.length", "String length", U32, DEC, NULL, 0, "Length of the string that follows") \
+    F(EOUDP_F_ENTITY, "eoudp.entity", "Entity", U64, HEX, NULL, 0, "Entity id") \
+    F(EOUDP_F_STRING_LENGTH, "eoudp.string.length", "String length", U32, BYTES, NULL, 0, "Length of the string that follows") \
     F(EOUDP_F_COMPONENT, "eoudp.component", "Component", STRING, NONE, NULL, 0, "Component name") \
     F(EOUDP_F_SYSTEM, "eoudp.system", "System", STRING, NONE, NULL, 0, "System to load") \
     F(EOUDP_F_GAME_EVENTS, "eoudp.game_events", "Game events", STRING, NONE, NULL, 0, "Game events") \
-    F(EOUDP_F_CONTENT_LENGTH, "eoudp.content.length", "Content length", U32, DEC, NULL, 0, "Length of the component content") \
+    F(EOUDP_F_CONTENT_LENGTH, "eoudp.content.length", "Content length", U32, BYTES, NULL, 0, "Length of the component content") \
     F(EOUDP_F_CONTENT, "eoudp.content", "Content", BYTES, NONE, NULL, 0, "Component content (the component's own layout)") \
     F(EOUDP_F_EVENT, "eoudp.event", "Event", U32, DEC, NULL, 0, "Event (key) code") \
     F(EOUDP_F_PRESSED, "eoudp.pressed", "Pressed", BOOL, NONE, NULL, 0, "Key press (true) or release") \
-    F(EOUDP_F_CONNECT_TIMESTAMP, "eoudp.connect.timestamp", "Client timestamp", DOUBLE, NONE, NULL, 0, "The text's connect payload: client time (f32)") \
-    F(EOUDP_F_CONNECT_ID, "eoudp.connect.server_id", "Server id", U64, DEC, NULL, 0, "The text's connect payload: the server to connect to") \
+    F(EOUDP_F_CONNECT_TIMESTAMP, "eoudp.connect.timestamp", "Client timestamp", DOUBLE, EPOCH_MS, NULL, 0, "The text's connect payload: client time (f32)") \
+    F(EOUDP_F_CONNECT_ID, "eoudp.connect.server_id", "Server id", U64, HEX, NULL, 0, "The text's connect payload: the server to connect to") \
     F(EOUDP_F_PAYLOAD, "eoudp.payload", "Payload", BYTES, NONE, NULL, 0, "Payload not decoded field by field") \
     F(EOUDP_F_TRAILING, "eoudp.trailing", "Trailing bytes", BYTES, NONE, NULL, 0, "Bytes after the command's fields")
 enum { EOUDP_FIELDS(GW_INDEX, GW_INDEX) EOUDP_F_COUNT };

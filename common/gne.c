@@ -26,6 +26,10 @@ static const gw_value_name order_names[] = {
 static const gw_value_name response_names[] = {
     {0, "Refused", 0}, {1, "Accepted", 0}, {0, NULL, 0}};
 
+static const gw_value_name rate_names[] = {{0, "unlimited", 0}, {0, NULL, 0}};
+
+static const gw_value_name port_names[] = {{0xffffffffu, "none", 0}, {0, NULL, 0}}; /* -1 */
+
 static const gw_value_name packet_names[] = {
     {ID_EMPTY, "EmptyPacket", 0}, {ID_CUSTOM, "CustomPacket", 0}, {ID_EXIT, "ExitPacket", 0},
     {ID_RATE, "RateAdjustPacket", 0}, {ID_PING, "PingPacket", 0},
@@ -231,7 +235,7 @@ static void connection_request(gne_ctx *x, size_t len)
         gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
                            "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
                            "little-endian)", "00 07");
-    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REQUEST);
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REQUEST);
     emit_order(x, start + 5);
     gw_summary_add(&x->p.sum, "Connection request:");
     if (len != 48)
@@ -272,7 +276,7 @@ static void refusal(gne_ctx *x, size_t len)
     bool big = x->p.big_endian;
     if (order && c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_AUTO)
         x->p.big_endian = order == GNE_ORDER_BIG;
-    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REFUSAL);
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REFUSAL);
     emit_order(x, start + 6);
     gw_summary_add(&x->p.sum, "Refused:");
     c->stage = HS_REFUSED;
@@ -313,7 +317,7 @@ static void accept_msg(gne_ctx *x, size_t len)
 {
     gne_conv *c = x->conv;
     size_t start = x->p.c.off;
-    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
     emit_order(x, start);
     gw_summary_add(&x->p.sum, "Accepted");
     c->stage = HS_DONE;
@@ -325,7 +329,10 @@ static void accept_msg(gne_ctx *x, size_t len)
     uint32_t rate = (uint32_t)x->val[GNE_F_RATE];
     c->rate[1] = rate;
     c->rate_known[1] = true;
-    gw_summary_add(&x->p.sum, ", rate %u", (unsigned)rate);
+    if (rate)
+        gw_summary_add(&x->p.sum, ", rate %u bytes/s", (unsigned)rate);
+    else
+        gw_summary_add(&x->p.sum, ", rate unlimited");
     if (len < 12 && gw_remaining(&x->p.c) == 0) {
         emit_rates(x, start);
         return;   /* no port: not an IP link */
@@ -360,7 +367,7 @@ static void udp_port_msg(gne_ctx *x)
 {
     size_t start = x->p.c.off;
     uint64_t port;
-    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_UDP_PORT);
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_UDP_PORT);
     emit_order(x, start);
     x->conv->stage = HS_DONE;
     if (gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port)) {
@@ -372,13 +379,13 @@ static void udp_port_msg(gne_ctx *x)
 
 /* ---- packets ---- */
 
+/* a gtime as a UTC date; 0.0, which a ping request carries, as "not set" */
 static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
 {
-    int64_t us = (int64_t)sec * 1000000 + usec;
-    const char *sign = us < 0 ? "-" : "";
-    if (us < 0)
-        us = -us;
-    snprintf(buf, n, "%s%lld.%06lld s", sign, (long long)(us / 1000000), (long long)(us % 1000000));
+    if (sec == 0 && usec == 0)
+        snprintf(buf, n, "not set (0.000000)");
+    else
+        gw_format_date(buf, n, (int64_t)sec * 1000000000 + (int64_t)usec * 1000, 6);
 }
 
 /* a gtime under a label; returns it in nanoseconds */
@@ -547,7 +554,10 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
                 c->rate_bytes[!role(x)] = 0;
                 emit_rates(x, start);
             }
-            gw_summary_add(&x->p.sum, "Rate adjust %u B/s", (unsigned)v);
+            if (v)
+                gw_summary_add(&x->p.sum, "Rate adjust %u bytes/s", (unsigned)v);
+            else
+                gw_summary_add(&x->p.sum, "Rate adjust unlimited");
             if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
                 gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
         }
@@ -583,7 +593,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
             gw_emit_gen_u(&x->p.e, GNE_F_USER_LENGTH_UNKNOWN, start, 1);
             if (end > x->p.c.off)
                 gw_take_bytes(&x->p, GNE_F_USER_DATA, end - x->p.c.off);
-            gw_summary_add(&x->p.sum, "User %u", id);
+            gw_summary_add(&x->p.sum, "User packet %u", id);
         }
         break;
     }
@@ -595,7 +605,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
 static void packets(gne_ctx *x)
 {
     size_t start = x->p.c.off, len = gw_remaining(&x->p.c);
-    gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, start, MSG_PACKETS);
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_PACKETS);
     emit_order(x, start);
     if (x->conv->link_frame && x->p.pi->transport == GW_TRANSPORT_UDP)
         gw_emit_gen_u(&x->p.e, GNE_F_LINK_FRAME, start, x->conv->link_frame);
@@ -734,7 +744,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 
     if (pi->transport == GW_TRANSPORT_TCP) {
         if (len < 4 || data[0] != 'N' || data[1] != 'L') {
-            gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
             gw_emit_finding(&x->p.e, GNE_E_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
             gw_take_rest(&x->p, GNE_F_DATA);
             gw_summary_add(&x->p.sum, "Out of sync (%zu bytes skipped)", len);
@@ -746,7 +756,7 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         x->p.big_endian = true; /* the NL length is always big-endian */
         gw_take_u(&x->p, GNE_F_NL_LENGTH, 2, &n);
         if (n > GNE_NL_MAX) {
-            gw_emit_gen_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
             gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
                             (unsigned)n, GNE_NL_MAX);
             gw_take_rest(&x->p, GNE_F_DATA);
@@ -815,6 +825,7 @@ const gw_protocol gw_gne_protocol = {
     .rules = rules,
     .n_rules = (int)(sizeof rules / sizeof rules[0]),
     .type_field = GNE_F_MESSAGE,
+    .part_type_field = GNE_F_PACKET_ID,
     .measures = measures,
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,

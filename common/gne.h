@@ -35,7 +35,7 @@ enum { GNE_OPT_BYTE_ORDER, GNE_OPT_PROFILE };
 /* fields and findings (gw_tables.h) */
 #define GNE_FIELDS(F, LINK) \
     F(GNE_F_NL_MAGIC, "gne.nl.magic", "NL magic", STRING, NONE, NULL, 0, "HawkNL reliable-packet magic 'NL'") \
-    F(GNE_F_NL_LENGTH, "gne.nl.length", "NL length", U16, DEC, NULL, 0, "Content length of the HawkNL frame (big-endian, header excluded)") \
+    F(GNE_F_NL_LENGTH, "gne.nl.length", "NL length", U16, BYTES, NULL, 0, "Content length of the HawkNL frame (big-endian, header excluded)") \
     F(GNE_F_MESSAGE, "gne.message", "Message", U8, DEC, message_names, 0, "What this message is in the connection") \
     F(GNE_F_BYTE_ORDER, "gne.byte_order", "Data byte order", U8, DEC, order_names, 0, "Byte order of the numbers inside GNE messages (from the handshake's build field)") \
     F(GNE_F_LINK_FRAME, "gne.link.frame", "UDP link set up in frame", FRAMENUM, NONE, NULL, 0, "The TCP frame whose accept opened this UDP link") \
@@ -46,15 +46,15 @@ enum { GNE_OPT_BYTE_ORDER, GNE_OPT_PROFILE };
     F(GNE_F_BUILD, "gne.build", "Build", U16, DEC, NULL, 0, "GNE protocol build, in the sender's data byte order") \
     F(GNE_F_GAME_NAME, "gne.game_name", "Game name", STRING, NONE, NULL, 0, "Game name (32-byte NUL-padded field)") \
     F(GNE_F_USER_VERSION, "gne.user_version", "User version", U32, DEC, NULL, 0, "Application protocol version") \
-    F(GNE_F_RATE, "gne.rate", "Max incoming rate", U32, DEC, NULL, 0, "Most bytes per second the sender wants to receive (0 = unlimited)") \
+    F(GNE_F_RATE, "gne.rate", "Max incoming rate", U32, BYTES_PER_SECOND, rate_names, 0, "Most bytes per second the sender wants to receive (0 = unlimited)") \
     F(GNE_F_UNRELIABLE, "gne.unreliable", "Unreliable link requested", BOOL, NONE, NULL, 0, "The client asks for a UDP link") \
-    F(GNE_F_UDP_PORT, "gne.udp_port", "UDP port", I32, DEC, NULL, 0, "UDP port of the sender's unreliable link (-1 = none)") \
-    F(GNE_F_RATE_C2S, "gne.rate.client_to_server", "Rate limit client to server", U32, DEC, NULL, 0, "Bytes per second the server accepts now (0 = unlimited)") \
-    F(GNE_F_RATE_S2C, "gne.rate.server_to_client", "Rate limit server to client", U32, DEC, NULL, 0, "Bytes per second the client accepts now (0 = unlimited)") \
+    F(GNE_F_UDP_PORT, "gne.udp_port", "UDP port", I32, DEC, port_names, 0, "UDP port of the sender's unreliable link (-1 = none)") \
+    F(GNE_F_RATE_C2S, "gne.rate.client_to_server", "Rate limit client to server", U32, BYTES_PER_SECOND, rate_names, 0, "Bytes per second the server accepts now (0 = unlimited)") \
+    F(GNE_F_RATE_S2C, "gne.rate.server_to_client", "Rate limit server to client", U32, BYTES_PER_SECOND, rate_names, 0, "Bytes per second the client accepts now (0 = unlimited)") \
     F(GNE_F_PACKET, "gne.packet", "Packet", NONE, NONE, NULL, 0, "One packet of a message") \
     F(GNE_F_PACKET_ID, "gne.packet.id", "Packet id", U8, DEC, packet_names, 0, "Packet type (9-15 reserved, 16-254 application-defined)") \
     F(GNE_F_END, "gne.end", "End marker", U8, DEC, NULL, 0, "255: end of the message, or no wrapped packet") \
-    F(GNE_F_CUSTOM_LENGTH, "gne.custom.length", "Custom data length", U16, DEC, NULL, 0, "Length of a CustomPacket's data") \
+    F(GNE_F_CUSTOM_LENGTH, "gne.custom.length", "Custom data length", U16, BYTES, NULL, 0, "Length of a CustomPacket's data") \
     F(GNE_F_CUSTOM_DATA, "gne.custom.data", "Custom data", BYTES, NONE, NULL, 0, "A CustomPacket's data") \
     F(GNE_F_PING_REQ_ID, "gne.ping.req_id", "Request id", U32, DEC, NULL, 0, "Matches a ping reply to its request") \
     F(GNE_F_PING_REPLY, "gne.ping.reply", "Reply", BOOL, NONE, NULL, 0, "A reply (T2 and T3 set); a request has T2 = T3 = 0") \

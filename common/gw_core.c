@@ -1,6 +1,8 @@
 /* gw_core.c - cursor, value helpers and emitters shared by every decoder. */
 #include "gw_core.h"
 
+#include <inttypes.h>
+
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
@@ -214,6 +216,52 @@ const char *gw_value_name_or(const gw_value_name *names, uint32_t v, const char 
     return s ? s : fallback;
 }
 
+bool gw_looks_like_text(const uint8_t *p, size_t n)
+{
+    if (n < 4 || !g_utf8_validate((const char *)p, (gssize)n, NULL))
+        return false;
+    size_t controls = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == 0)
+            return false;
+        if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r') || p[i] == 0x7f)
+            controls++;
+    }
+    return controls * 8 <= n;
+}
+
+const char *gw_format_text_bytes(char *buf, size_t n, const uint8_t *p, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    char text[4 * 64 + 8];
+    size_t w = 0;
+    for (size_t i = 0; i < len && i < 64 && w + 3 < n; i++) {
+        buf[w++] = digits[p[i] >> 4];
+        buf[w++] = digits[p[i] & 15];
+    }
+    buf[w] = '\0';
+    if (len > 64 && w < n)
+        w += (size_t)snprintf(buf + w, n - w, "... (%zu bytes)", len);
+    gw_clean_text(text, sizeof text, p, len, 64);
+    if (w < n)
+        snprintf(buf + w, n - w, " (\"%s\")", text);
+    return buf;
+}
+
+const char *gw_type_name(char *buf, size_t n, const gw_field *f, uint64_t v)
+{
+    for (const gw_value_name *nm = f->names; nm && nm->name; nm++) {
+        if (nm->value == v && nm->max <= nm->value)
+            return nm->name;
+        if (nm->max > nm->value && v >= nm->value && v <= nm->max) {
+            snprintf(buf, n, "%s (%llu)", nm->name, (unsigned long long)v);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "unknown (%llu)", (unsigned long long)v);
+    return buf;
+}
+
 const char *gw_severity_name(gw_severity s)
 {
     switch (s) {
@@ -234,6 +282,115 @@ uint64_t gw_field_masked(const gw_field *f, uint64_t raw)
         raw >>= 1;
     }
     return raw;
+}
+
+static const char *const base_units[] = {
+    [GW_BASE_SECONDS] = "s", [GW_BASE_MILLISECONDS] = "ms", [GW_BASE_BYTES] = "bytes",
+    [GW_BASE_BYTES_PER_SECOND] = "bytes/s", [GW_BASE_EPOCH_MS] = "ms",
+};
+
+/* days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
+   days_from_civil, reversed) */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+const char *gw_format_date(char *buf, size_t n, int64_t ns, int digits)
+{
+    static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    /* 253402300800 s: 10000-01-01 */
+    if (ns < 0 || ns / 1000000000 >= INT64_C(253402300800)) {
+        snprintf(buf, n, "(not a date)");
+        return buf;
+    }
+    int64_t s = ns / 1000000000, days = s / 86400, y;
+    unsigned sod = (unsigned)(s % 86400), m, d;
+    civil_from_days(days, &y, &m, &d);
+    int w = snprintf(buf, n, "%s %2u, %lld %02u:%02u:%02u", months[m - 1], d, (long long)y, sod / 3600,
+                     sod / 60 % 60, sod % 60);
+    if (digits > 0 && w > 0 && (size_t)w < n) {
+        long frac = (long)(ns % 1000000000);
+        for (int k = digits; k < 9; k++)
+            frac /= 10;
+        w += snprintf(buf + w, n - (size_t)w, ".%0*ld", digits, frac);
+    }
+    if (w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " UTC");
+    return buf;
+}
+
+static unsigned type_bytes(gw_ftype t)
+{
+    switch (t) {
+    case GW_FT_U8: case GW_FT_I8: return 1;
+    case GW_FT_U16: case GW_FT_I16: return 2;
+    case GW_FT_U32: case GW_FT_I32: return 4;
+    default: return 8;
+    }
+}
+
+const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_value *v,
+                             const char *value_name)
+{
+    const char *unit = (size_t)f->base < sizeof base_units / sizeof *base_units ? base_units[f->base] : NULL;
+    char num[48];
+    switch (f->type) {
+    case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64: {
+        uint64_t u = gw_field_masked(f, v->u);
+        if (!value_name && f->names)
+            value_name = gw_value_name_of(f->names, (uint32_t)u);
+        if (f->base == GW_BASE_HEX)
+            snprintf(num, sizeof num, "0x%0*" PRIx64, f->mask ? 2 : 2 * (int)type_bytes(f->type), u);
+        else if (f->base == GW_BASE_DEC_HEX)
+            snprintf(num, sizeof num, "%" PRIu64 " (0x%0*" PRIx64 ")", u, 2 * (int)type_bytes(f->type), u);
+        else
+            snprintf(num, sizeof num, "%" PRIu64, u);
+        break;
+    }
+    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+        if (!value_name && f->names)
+            value_name = gw_value_name_of(f->names, (uint32_t)v->i);
+        snprintf(num, sizeof num, "%" PRId64, v->i);
+        break;
+    case GW_FT_BOOL:
+        snprintf(buf, n, "%s", gw_field_masked(f, v->u) ? "True" : "False");
+        return buf;
+    case GW_FT_DOUBLE:
+        snprintf(num, sizeof num, "%.15g", v->d);
+        if (f->base == GW_BASE_EPOCH_MS && !value_name) {
+            char date[48];
+            if (v->d >= 0 && v->d < 9.2e12) { /* whole milliseconds apart: a double's
+                                                 ns near 2^60 are 256 apart */
+                double whole = floor(v->d);
+                int64_t ns = (int64_t)whole * 1000000 + (int64_t)llround((v->d - whole) * 1e6);
+                snprintf(buf, n, "%s (%s ms)", gw_format_date(date, sizeof date, ns, 3), num);
+            }
+            else
+                snprintf(buf, n, "(not a date) (%s ms)", num);
+            return buf;
+        }
+        break;
+    default:
+        snprintf(buf, n, "?");
+        return buf;
+    }
+    if (value_name)
+        snprintf(buf, n, "%s (%s)", value_name, num);
+    else if (unit)
+        snprintf(buf, n, "%s %s", num, unit);
+    else
+        snprintf(buf, n, "%s", num);
+    return buf;
 }
 
 /* ---- emitters ---- */
@@ -279,6 +436,11 @@ void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v)
 void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v)
 {
     emit(e, field, off, 0, (gw_value){.i = v}, GW_ITEM_GENERATED, NULL);
+}
+
+void gw_emit_hidden_u(gw_emit *e, int field, size_t off, uint64_t v)
+{
+    emit(e, field, off, 0, (gw_value){.u = v}, GW_ITEM_GENERATED | GW_ITEM_HIDDEN, NULL);
 }
 
 void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n)

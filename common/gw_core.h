@@ -31,7 +31,18 @@ typedef enum {
     GW_FT_RELTIME,  /* nanoseconds (v.i), shown as a relative time */
 } gw_ftype;
 
-typedef enum { GW_BASE_NONE, GW_BASE_DEC, GW_BASE_HEX, GW_BASE_DEC_HEX } gw_base;
+/* How a number is shown. Past DEC_HEX: decimal with a unit, or a date;
+   both front ends format these through gw_format_number, so that they read
+   the same ("Real time: 12.5 s", "Max incoming rate: unlimited (0)") */
+typedef enum {
+    GW_BASE_NONE, GW_BASE_DEC, GW_BASE_HEX, GW_BASE_DEC_HEX,
+    GW_BASE_SECONDS,          /* "12.5 s" */
+    GW_BASE_MILLISECONDS,     /* "40 ms" */
+    GW_BASE_BYTES,            /* "14616 bytes" */
+    GW_BASE_BYTES_PER_SECOND, /* "5000 bytes/s" */
+    GW_BASE_EPOCH_MS,         /* milliseconds since the Unix epoch: "Nov 23, 2026
+                                 10:00:00.123 UTC (1795428000123 ms)" */
+} gw_base;
 
 typedef struct {
     uint32_t value;
@@ -108,6 +119,11 @@ typedef struct {
 #define GW_ITEM_BIG_ENDIAN 0x2u /* a number read most significant byte first
                                    (gw_take_num: what pcaptool replay needs
                                    to write a new value over it) */
+#define GW_ITEM_HIDDEN 0x4u     /* not shown in a tree or pcaptool's text, but
+                                   filterable and in JSON: the decoder's own
+                                   number for what another item shows by name
+                                   (the packet an OpenTTD type means in every
+                                   release's numbering) */
 
 /* An item a decoder reports. Invariant the front ends rely on: a STRING or
  * BYTES item covers exactly its value's bytes (v.b.p == source + off and
@@ -245,6 +261,10 @@ typedef struct gw_protocol {
        whose value names a PDU's type, and numeric fields summarised per
        conversation (min, median, max) */
     int type_field;
+    /* a PDU made of parts (GNE's packet chains): the field naming each
+       part's type, counted per part beside the PDU types; 0: none (field 0
+       never names a part) */
+    int part_type_field;
     const int *measures;
     int n_measures;
     const gw_option *options;
@@ -404,6 +424,16 @@ void gw_summary_format(gw_summary *s, const char *fmt, ...) __attribute__((forma
    and invalid bytes shown as '?', cut at max_chars characters ("..." added) */
 void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t max_chars);
 
+/* Do these bytes read as text (a payload worth showing as a string as well
+   as bytes)? At least 4 of them, valid UTF-8 without NUL, and at most one
+   control character (other than tab, CR, LF) in eight. */
+bool gw_looks_like_text(const uint8_t *p, size_t n);
+/* The value of a BYTES item that reads as text, as both front ends show
+   it: its first 64 bytes in hex ("... (N bytes)" after them when there are
+   more) and the text in quotes, cleaned (gw_clean_text) and cut at 64
+   characters: 506c617965725f30 ("Player_0"). Returns buf. */
+const char *gw_format_text_bytes(char *buf, size_t n, const uint8_t *p, size_t len);
+
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v);
 /* the same, or `fallback` when v has no name */
 const char *gw_value_name_or(const gw_value_name *names, uint32_t v, const char *fallback);
@@ -411,6 +441,27 @@ const char *gw_severity_name(gw_severity s);
 
 /* the value a masked field shows (mask applied and shifted down) */
 uint64_t gw_field_masked(const gw_field *f, uint64_t raw);
+
+/* A type's name in the statistics (pcaptool stats, Wireshark's trees): its
+   value's name; "name (v)" when the name covers a range of values (GNE's
+   user packets 16-255); "unknown (v)" when it has none. Returns buf or a
+   static name. */
+const char *gw_type_name(char *buf, size_t n, const gw_field *f, uint64_t v);
+
+/* Does a number of this field need gw_format_number's text (a unit, a
+   date), where a front end would otherwise show it its own way? */
+static inline bool gw_field_formatted(const gw_field *f) { return f->base > GW_BASE_DEC_HEX; }
+/* The text of a number item's value as both front ends show it after
+   "Name: ": its name (value_name, else the field's names) with the number
+   in parentheses, a unit, a date; hex padded to the field's width as
+   Wireshark pads it; doubles as Wireshark prints them (%.15g). For U*, I*,
+   BOOL and DOUBLE fields; returns buf. */
+const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_value *v,
+                             const char *value_name);
+/* nanoseconds since the Unix epoch as Wireshark shows a UTC time,
+   "Nov 23, 2026 10:00:00.123456789 UTC", with `digits` (0..9) digits of
+   the fraction; "(not a date)" beyond year 9999 or before 1970 */
+const char *gw_format_date(char *buf, size_t n, int64_t ns, int digits);
 
 /* Convenience emitters used by decoders. */
 typedef struct {
@@ -430,6 +481,8 @@ void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v);
 void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n);
 void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v);
 void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v);
+/* a derived number for filters and statistics only (GW_ITEM_HIDDEN) */
+void gw_emit_hidden_u(gw_emit *e, int field, size_t off, uint64_t v);
 /* a derived text shown at d[off..off+len): n bytes at p (UTF-8 expected) */
 void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n);
 void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label);

@@ -215,8 +215,22 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
         uint8_t vm = d[off], jm = d[off + 1];
         size_t masks = off;
         if (x) {
+            /* the bits of group 0 are the objects' states (a later group's
+               bits name states objects lack: a finding below) */
             gw_emit_u(&x->p.e, OD_F_VALUE_MASK, base + off, 1, vm);
+            if (group == 0) {
+                gw_emit_push(&x->p.e);
+                for (int f = OD_F_VM_POSITION; f <= OD_F_VM_MORE; f++)
+                    gw_emit_u(&x->p.e, f, base + off, 1, vm);
+                gw_emit_pop(&x->p.e, base + off + 1);
+            }
             gw_emit_u(&x->p.e, OD_F_JUMP_MASK, base + off + 1, 1, jm);
+            if (group == 0) {
+                gw_emit_push(&x->p.e);
+                for (int f = OD_F_JM_POSITION; f <= OD_F_JM_UNUSED; f++)
+                    gw_emit_u(&x->p.e, f, base + off + 1, 1, jm);
+                gw_emit_pop(&x->p.e, base + off + 2);
+            }
             if (jm & 0x80) /* "The highest bit of the jump mask is currently unused" */
                 gw_emit_finding(&x->p.e, OD_E_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
         }
@@ -259,10 +273,22 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                 return -1;
             }
             if (x) {
-                char label[48] = "";
-                if (gw_emit_text(&x->p.e))
-                    snprintf(label, sizeof label, "%s%s", object_states[s].name, jump ? " (jump)" : "");
+                /* the label shows the values: "Position (jump): (100, 0, -0.125)" */
+                char label[160] = "";
                 size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
+                if (gw_emit_text(&x->p.e)) {
+                    int w = snprintf(label, sizeof label, "%s%s: ", object_states[s].name, jump ? " (jump)" : "");
+                    if (is_bool) {
+                        bool on = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1 : d[off] != 0;
+                        snprintf(label + w, sizeof label - (size_t)w, "%s", on ? "True" : "False");
+                    } else {
+                        for (size_t k = 0; k < n / 4 && w > 0 && (size_t)w < sizeof label; k++)
+                            w += snprintf(label + w, sizeof label - (size_t)w, "%s%.15g", k ? ", " : "(",
+                                          gw_float_bits(gw_get_uint(d + off + 4 * k, 4, false), 4));
+                        if (w > 0 && (size_t)w < sizeof label)
+                            snprintf(label + w, sizeof label - (size_t)w, ")");
+                    }
+                }
                 gw_emit_label(&x->p.e, OD_F_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
                 gw_emit_push(&x->p.e);
                 gw_emit_u(&x->p.e, OD_F_JUMP, base + masks + 1, 1, jump);
@@ -786,7 +812,7 @@ static const int measures[] = {OD_F_COMPLETE};
 const gw_protocol gw_opendrakan_protocol = {
     .name = "opendrakan",
     .short_name = "OpenDrakan",
-    .long_name = "OpenDrakan network protocol",
+    .long_name = "OpenDrakan game engine network protocol",
     .transports = GW_TRANSPORT_UDP | GW_TRANSPORT_TCP,
     .default_port = OD_PORT,
     .fields = fields,

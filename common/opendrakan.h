@@ -41,16 +41,28 @@ enum { OD_OPT_VARIANT, OD_OPT_BOOLS, OD_OPT_DEFAULT_BOOLS, OD_OPT_PROFILE };
 #define OD_FIELDS(F, LINK) \
     F(OD_F_PACKET, "opendrakan.packet", "Packet", NONE, NONE, NULL, 0, "One packet (several may share a datagram)") \
     F(OD_F_TYPE, "opendrakan.type", "Type", U8, DEC, type_names, 0, "Packet type") \
-    F(OD_F_LENGTH, "opendrakan.length", "Payload length", U16, DEC, NULL, 0, "Payload length (the 3 header bytes not included)") \
+    F(OD_F_LENGTH, "opendrakan.length", "Payload length", U16, BYTES, NULL, 0, "Payload length (the 3 header bytes not included)") \
     F(OD_F_TICK, "opendrakan.tick", "Tick", I64, DEC, NULL, 0, "Server tick (one-based; 0 = none)") \
-    F(OD_F_OBJECT_ID, "opendrakan.object_id", "Object id", U32, DEC, NULL, 0, "Level object id") \
+    F(OD_F_OBJECT_ID, "opendrakan.object_id", "Object id", U32, DEC_HEX, NULL, 0, "Level object id") \
     F(OD_F_DB_INDEX, "opendrakan.db_index", "Global database index", U32, DEC, NULL, 0, "Index in the server's global database table") \
     F(OD_F_DB_PATH, "opendrakan.db_path", "Database path", STRING, NONE, NULL, 0, "Database path (relative to the engine root)") \
     F(OD_F_DB_COUNT, "opendrakan.db_count", "Loaded databases", U32, DEC, NULL, 0, "Number of databases the server loaded (the table's size)") \
     F(OD_F_LEVEL_PATH, "opendrakan.level_path", "Level path", STRING, NONE, NULL, 0, "Level to load") \
     F(OD_F_BUNDLE, "opendrakan.bundle", "State bundle", NONE, NONE, NULL, 0, "Object states present, with their jump flags") \
     F(OD_F_VALUE_MASK, "opendrakan.value_mask", "Value mask", U8, HEX, NULL, 0, "States of this group present (bit 0x80: another group follows)") \
+    F(OD_F_VM_POSITION, "opendrakan.value_mask.position", "Position present", BOOL, NONE, NULL, 0x01, "Value mask bit 0") \
+    F(OD_F_VM_ROTATION, "opendrakan.value_mask.rotation", "Rotation present", BOOL, NONE, NULL, 0x02, "Value mask bit 1") \
+    F(OD_F_VM_SCALE, "opendrakan.value_mask.scale", "Scale present", BOOL, NONE, NULL, 0x04, "Value mask bit 2") \
+    F(OD_F_VM_VISIBILITY, "opendrakan.value_mask.visibility", "Visibility present", BOOL, NONE, NULL, 0x08, "Value mask bit 3") \
+    F(OD_F_VM_RUNNING, "opendrakan.value_mask.running", "Running present", BOOL, NONE, NULL, 0x10, "Value mask bit 4") \
+    F(OD_F_VM_MORE, "opendrakan.value_mask.more", "Another group follows", BOOL, NONE, NULL, 0x80, "Value mask bit 7") \
     F(OD_F_JUMP_MASK, "opendrakan.jump_mask", "Jump mask", U8, HEX, NULL, 0, "States of this group that jump (not interpolated)") \
+    F(OD_F_JM_POSITION, "opendrakan.jump_mask.position", "Position jumps", BOOL, NONE, NULL, 0x01, "Jump mask bit 0") \
+    F(OD_F_JM_ROTATION, "opendrakan.jump_mask.rotation", "Rotation jumps", BOOL, NONE, NULL, 0x02, "Jump mask bit 1") \
+    F(OD_F_JM_SCALE, "opendrakan.jump_mask.scale", "Scale jumps", BOOL, NONE, NULL, 0x04, "Jump mask bit 2") \
+    F(OD_F_JM_VISIBILITY, "opendrakan.jump_mask.visibility", "Visibility jumps", BOOL, NONE, NULL, 0x08, "Jump mask bit 3") \
+    F(OD_F_JM_RUNNING, "opendrakan.jump_mask.running", "Running jumps", BOOL, NONE, NULL, 0x10, "Jump mask bit 4") \
+    F(OD_F_JM_UNUSED, "opendrakan.jump_mask.unused", "Unused high bit", BOOL, NONE, NULL, 0x80, "Jump mask bit 7 (\"currently unused\")") \
     F(OD_F_BOOLS, "opendrakan.bool_encoding", "Boolean encoding", U8, DEC, bools_names, 0, "How the bundle's booleans are written") \
     F(OD_F_STATE, "opendrakan.state", "State", NONE, NONE, NULL, 0, "One state of the bundle") \
     F(OD_F_JUMP, "opendrakan.jump", "Jump", BOOL, NONE, NULL, 0, "This state jumps (from the jump mask)") \
@@ -67,15 +79,15 @@ enum { OD_OPT_VARIANT, OD_OPT_BOOLS, OD_OPT_DEFAULT_BOOLS, OD_OPT_PROFILE };
     F(OD_F_VISIBLE, "opendrakan.visible", "Visible", BOOL, NONE, NULL, 0, "Visibility state") \
     F(OD_F_RUNNING, "opendrakan.running", "Running", BOOL, NONE, NULL, 0, "Running state") \
     F(OD_F_EXTRA_STATES, "opendrakan.extra_states", "Extra states", BYTES, NONE, NULL, 0, "The object class's own state bundle (its states' types are the class's)") \
-    F(OD_F_REALTIME, "opendrakan.realtime", "Real time", DOUBLE, NONE, NULL, 0, "Server time, seconds (f64)") \
+    F(OD_F_REALTIME, "opendrakan.realtime", "Real time", DOUBLE, SECONDS, NULL, 0, "Server time, seconds (f64)") \
     F(OD_F_CHANGE_COUNT, "opendrakan.change_count", "Discrete changes", U32, DEC, NULL, 0, "Change packets the snapshot consists of") \
     F(OD_F_REFERENCE_TICK, "opendrakan.reference_tick", "Reference tick", I64, DEC, NULL, 0, "Tick the snapshot is delta-encoded against (0: a full snapshot)") \
     F(OD_F_CHANGES_SEEN, "opendrakan.snapshot.changes_seen", "Changes seen", U32, DEC, NULL, 0, "Change packets of this tick captured so far") \
     F(OD_F_COMPLETE, "opendrakan.snapshot.complete", "Snapshot complete", BOOL, NONE, NULL, 0, "All the snapshot's changes and its confirm have arrived") \
     LINK(OD_F_CONFIRM_FRAME, "opendrakan.snapshot.confirm_frame", "Confirm in frame", "The confirm packet of this tick's snapshot", 0, -1) \
     F(OD_F_CHANNEL, "opendrakan.channel", "Channel", U32, HEX, NULL, 0, "Message channel code") \
-    F(OD_F_SENDER, "opendrakan.sender", "Sender object", U32, DEC, NULL, 0, "Sending object id") \
-    F(OD_F_RECEIVER, "opendrakan.receiver", "Receiver object", U32, DEC, NULL, 0, "Receiving object id") \
+    F(OD_F_SENDER, "opendrakan.sender", "Sender object", U32, DEC_HEX, NULL, 0, "Sending object id") \
+    F(OD_F_RECEIVER, "opendrakan.receiver", "Receiver object", U32, DEC_HEX, NULL, 0, "Receiving object id") \
     F(OD_F_BODY, "opendrakan.body", "Message body", BYTES, NONE, NULL, 0, "Message body") \
     F(OD_F_VARIANT, "opendrakan.event.variant", "Event variant", U8, DEC, variant_names, 0, "Which event") \
     F(OD_F_ACTION, "opendrakan.action", "Action code", I32, DEC, NULL, 0, "Input action code") \
@@ -85,20 +97,20 @@ enum { OD_OPT_VARIANT, OD_OPT_BOOLS, OD_OPT_DEFAULT_BOOLS, OD_OPT_PROFILE };
     F(OD_F_ANALOG_Y, "opendrakan.analog.y", "Axis y", DOUBLE, NONE, NULL, 0, "f32") \
     F(OD_F_GREF, "opendrakan.gref", "Asset reference", NONE, NONE, NULL, 0, "Global asset reference: asset id and global database index") \
     F(OD_F_ASSET, "opendrakan.gref.asset", "Asset id", U16, DEC, NULL, 0, "Asset id in its database") \
-    F(OD_F_GREF_DB, "opendrakan.gref.db_index", "Global database index", U32, DEC, NULL, 0, "Index in the global database table") \
-    F(OD_F_GREF_PATH, "opendrakan.gref.db_path", "Database path", STRING, NONE, NULL, 0, "The path the global database table gives this index") \
+    F(OD_F_GREF_DB, "opendrakan.gref.db_index", "Referenced database index", U32, DEC, NULL, 0, "Index in the global database table") \
+    F(OD_F_GREF_PATH, "opendrakan.gref.db_path", "Referenced database path", STRING, NONE, NULL, 0, "The path the global database table gives this index") \
     F(OD_F_ANIM_CHANNEL, "opendrakan.anim.channel", "Animation channel", I32, DEC, NULL, 0, "Skeleton channel (-1: the whole skeleton)") \
     F(OD_F_ANIM_SPEED, "opendrakan.anim.speed", "Speed", DOUBLE, NONE, NULL, 0, "Speed modifier (f32)") \
-    F(OD_F_ANIM_START, "opendrakan.anim.start_time", "Start time", DOUBLE, NONE, NULL, 0, "f32, seconds") \
-    F(OD_F_ANIM_TRANSITION, "opendrakan.anim.transition_time", "Transition time", DOUBLE, NONE, NULL, 0, "f32, seconds") \
+    F(OD_F_ANIM_START, "opendrakan.anim.start_time", "Start time", DOUBLE, SECONDS, NULL, 0, "f32, seconds") \
+    F(OD_F_ANIM_TRANSITION, "opendrakan.anim.transition_time", "Transition time", DOUBLE, SECONDS, NULL, 0, "f32, seconds") \
     F(OD_F_ANIM_FLAGS, "opendrakan.anim.flags", "Animation flags", U8, HEX, NULL, 0, "Bone modes of the three axes and the playback type") \
     F(OD_F_BONE_X, "opendrakan.anim.bone_mode_x", "Bone mode x", U8, DEC, bone_mode_names, 0x03, "Bits 0-1") \
     F(OD_F_BONE_Y, "opendrakan.anim.bone_mode_y", "Bone mode y", U8, DEC, bone_mode_names, 0x0c, "Bits 2-3") \
     F(OD_F_BONE_Z, "opendrakan.anim.bone_mode_z", "Bone mode z", U8, DEC, bone_mode_names, 0x30, "Bits 4-5") \
     F(OD_F_PLAYBACK, "opendrakan.anim.playback", "Playback type", U8, DEC, playback_names, 0xc0, "Bits 6-7") \
     F(OD_F_MESSAGE, "opendrakan.message", "Message", I32, DEC, NULL, 0, "Object message code") \
-    F(OD_F_NEW_OBJECT, "opendrakan.new_object_id", "New object id", U32, DEC, NULL, 0, "Draft: the created object") \
-    F(OD_F_PROTOTYPE, "opendrakan.prototype_id", "Prototype object id", U32, DEC, NULL, 0, "Draft: the object cloned") \
+    F(OD_F_NEW_OBJECT, "opendrakan.new_object_id", "New object id", U32, DEC_HEX, NULL, 0, "Draft: the created object") \
+    F(OD_F_PROTOTYPE, "opendrakan.prototype_id", "Prototype object id", U32, DEC_HEX, NULL, 0, "Draft: the object cloned") \
     F(OD_F_LIFECYCLE, "opendrakan.lifecycle_state", "Lifecycle state", U8, DEC, lifecycle_names, 0, "Draft: the object's new lifecycle state") \
     F(OD_F_DATA, "opendrakan.data", "Data", BYTES, NONE, NULL, 0, "Bytes not decoded field by field") \
     F(OD_F_TRAILING, "opendrakan.trailing", "Trailing bytes", BYTES, NONE, NULL, 0, "Payload bytes after the packet's fields")

@@ -993,14 +993,29 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         break;
     }
     /* key values */
+    if (x->seen[OTTD_F_ACTION]) /* chat: what and to whom */
+        summary_add(x, " %s", gw_value_name_or(action_names, (uint32_t)x->val[OTTD_F_ACTION], "unknown action"));
+    if (x->seen[OTTD_F_DEST_TYPE] && x->seen[OTTD_F_DEST]) {
+        uint64_t dt = x->val[OTTD_F_DEST_TYPE];
+        if (dt == 0)
+            summary_add(x, " to all");
+        else
+            summary_add(x, " to %s %u", dt == 1 ? "company" : dt == 2 ? "client" : "destination ?",
+                        (unsigned)x->val[OTTD_F_DEST]);
+    }
     if (x->seen[OTTD_F_CLIENT_ID] && pk != PK_SERVER_COMMAND)
-        summary_add(x, " client %u", (unsigned)x->val[OTTD_F_CLIENT_ID]);
+        summary_add(x, " %s %u",
+                    x->seen[OTTD_F_ACTION] && x->val[OTTD_F_ACTION] >= 3 && x->val[OTTD_F_ACTION] <= 5
+                        ? "from client" /* CHAT, CHAT_COMPANY, CHAT_CLIENT */
+                        : "client",
+                    (unsigned)x->val[OTTD_F_CLIENT_ID]);
     if (x->seen[OTTD_F_ERROR_CODE]) {
         summary_add(x, " error %s",
                     gw_value_name_or(error_names, (uint32_t)x->val[OTTD_F_ERROR_CODE], "unknown"));
     }
     summary_text(x, OTTD_F_NAME, 40, " \"%s\"");
-    summary_text(x, OTTD_F_MESSAGE, 60, " \"%s\"");
+    if (x->seen[OTTD_F_MESSAGE] && x->text[OTTD_F_MESSAGE].n) /* a notice's message is empty */
+        summary_text(x, OTTD_F_MESSAGE, 60, " \"%s\"");
     if (pk != PK_SERVER_GAME_INFO && pk != PK_UDP_SERVER_RESPONSE)
         summary_text(x, OTTD_F_REVISION, 20, " rev %s");
     summary_text(x, OTTD_F_SERVER_NAME, 40, " \"%s\"");
@@ -1075,12 +1090,16 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         gw_emit_finding(&x->p.e, OTTD_E_ENCRYPTED, 2, end - 2, "Encrypted packet");
         summary_add(x, "Encrypted packet (%u bytes)", size);
     } else {
+        /* the type is shown by the name it has in this connection's
+           numbering, which its own value may decide (CLIENT_JOIN) */
         size_t type_off = x->p.c.off;
-        if (!gw_take_u(&x->p, OTTD_F_TYPE, 1, NULL)) {
+        if (!gw_pdu_need(&x->p, 1, fields[OTTD_F_TYPE].name)) {
             gw_sink_summary(sink, "Truncated packet");
-                return;
+            return;
         }
-        unsigned type = (unsigned)x->val[OTTD_F_TYPE];
+        unsigned type = data[type_off];
+        x->p.c.off++;
+        gw_record_num(&x->p, OTTD_F_TYPE, type);
         int forced = cv->opt[OTTD_OPT_VERSION];
         if (!udp && forced == OTTD_V_AUTO && type == 2 && !cv->version) {
             /* CLIENT_JOIN is 2 in every numbering: its revision tells the rest */
@@ -1098,10 +1117,11 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         if (x->release)
             x->p.hooks = &release_hooks;
         int pk = packet_of(version, udp, type);
+        const char *pn = packet_names[pk].name; /* the table is in enum order */
+        gw_emit_named_u(&x->p.e, OTTD_F_TYPE, type_off, 1, type, pk == PK_UNKNOWN ? NULL : pn);
         if (!udp)
             gw_emit_gen_u(&x->p.e, OTTD_F_VERSION, type_off, (uint64_t)version);
-        gw_emit_gen_u(&x->p.e, OTTD_F_PACKET, type_off, (uint64_t)pk);
-        const char *pn = packet_names[pk].name; /* the table is in enum order */
+        gw_emit_hidden_u(&x->p.e, OTTD_F_PACKET, type_off, (uint64_t)pk);
         if (pk == PK_UNKNOWN) {
             gw_emit_finding(&x->p.e, OTTD_E_UNKNOWN_TYPE, type_off, 1, "Type %u is not a %s%s packet", type,
                             udp ? "UDP" : gw_value_name_of(version_names, (uint32_t)version),

@@ -74,10 +74,10 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
 
 /* fields and findings (gw_tables.h) */
 #define OTTD_FIELDS(F, LINK) \
-    F(OTTD_F_SIZE, "openttd.size", "Size", U16, DEC, NULL, 0, "Packet size, the 2 size bytes included") \
+    F(OTTD_F_SIZE, "openttd.size", "Size", U16, BYTES, NULL, 0, "Packet size, the 2 size bytes included") \
     F(OTTD_F_TYPE, "openttd.type", "Type", U8, DEC, NULL, 0, "Packet type as on the wire (its meaning depends on the version)") \
-    F(OTTD_F_PACKET, "openttd.packet", "Packet", U8, DEC, packet_names, 0, "The packet the type means in this connection's version") \
-    F(OTTD_F_VERSION, "openttd.version", "Numbering", U8, DEC, version_names, 0, "Packet numbering used for this connection") \
+    F(OTTD_F_PACKET, "openttd.packet", "Packet", U8, DEC, packet_names, 0, "The packet the type means in this connection's version (hidden: for filters that hold in every version, openttd.packet == \"SERVER_FRAME\")") \
+    F(OTTD_F_VERSION, "openttd.version", "Version (packet numbering)", U8, DEC, version_names, 0, "Packet numbering used for this connection") \
     F(OTTD_F_REVISION, "openttd.revision", "Revision", STRING, NONE, NULL, 0, "OpenTTD revision string") \
     F(OTTD_F_NEWGRF_VERSION, "openttd.newgrf_version", "NewGRF version", U32, HEX, NULL, 0, "NewGRF version of the client") \
     F(OTTD_F_NAME, "openttd.name", "Name", STRING, NONE, NULL, 0, "Client name") \
@@ -91,11 +91,11 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_NETWORK_ID, "openttd.network_id", "Network id", STRING, NONE, NULL, 0, "Server's network id") \
     F(OTTD_F_PASSWORD_TYPE, "openttd.password_type", "Password type", U8, DEC, password_type_names, 0, "0 game, 1 company (0.5-0.7)") \
     F(OTTD_F_PASSWORD, "openttd.password", "Password", STRING, NONE, NULL, 0, "A (hashed) password") \
-    F(OTTD_F_GRF_COUNT, "openttd.grf_count", "NewGRF count", U8, DEC, NULL, 0, "Number of NewGRFs") \
-    F(OTTD_F_GRF_ID, "openttd.grf_id", "NewGRF id", U32, HEX, NULL, 0, "NewGRF id, as OpenTTD shows it: its four bytes in order (big-endian)") \
-    F(OTTD_F_GRF_MD5, "openttd.grf_md5", "NewGRF MD5", BYTES, NONE, NULL, 0, "NewGRF MD5 sum") \
-    F(OTTD_F_GRF_NAME, "openttd.grf_name", "NewGRF name", STRING, NONE, NULL, 0, "NewGRF name") \
-    F(OTTD_F_GRF_LOOKUP, "openttd.grf_lookup_id", "NewGRF lookup id", U32, DEC, NULL, 0, "A NewGRF named by its id in a lookup table sent before (game info 6+, serialisation 2)") \
+    F(OTTD_F_GRF_COUNT, "openttd.grf.count", "NewGRF count", U8, DEC, NULL, 0, "Number of NewGRFs") \
+    F(OTTD_F_GRF_ID, "openttd.grf.id", "NewGRF id", U32, HEX, NULL, 0, "NewGRF id, as OpenTTD shows it: its four bytes in order (big-endian)") \
+    F(OTTD_F_GRF_MD5, "openttd.grf.md5", "NewGRF MD5", BYTES, NONE, NULL, 0, "NewGRF MD5 sum") \
+    F(OTTD_F_GRF_NAME, "openttd.grf.name", "NewGRF name", STRING, NONE, NULL, 0, "NewGRF name") \
+    F(OTTD_F_GRF_LOOKUP, "openttd.grf.lookup_id", "NewGRF lookup id", U32, DEC, NULL, 0, "A NewGRF named by its id in a lookup table sent before (game info 6+, serialisation 2)") \
     F(OTTD_F_WAITING, "openttd.waiting", "Clients waiting", U8, DEC, NULL, 0, "Clients waiting for the map") \
     F(OTTD_F_FRAME, "openttd.frame", "Frame", U32, DEC, NULL, 0, "Frame counter") \
     F(OTTD_F_FRAME_MAX, "openttd.frame_max", "Frame max", U32, DEC, NULL, 0, "How far the client may run") \
@@ -103,29 +103,29 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_SEED1, "openttd.seed1", "Seed 1", U32, HEX, NULL, 0, "Random seed for the sync check") \
     F(OTTD_F_SEED2, "openttd.seed2", "Seed 2", U32, HEX, NULL, 0, "Second random seed (old builds)") \
     F(OTTD_F_ACK_LAG, "openttd.ack_lag", "Frames behind the server", U32, DEC, NULL, 0, "Server's latest frame minus the frame this CLIENT_ACK acknowledges") \
-    F(OTTD_F_MAP_PACKET, "openttd.map_packet", "Map packet", U8, DEC, map_packet_names, 0, "0.5-0.7 SERVER_MAP part: 0 start, 1 normal, 2 end") \
-    F(OTTD_F_MAP_SIZE, "openttd.map_size", "Map size", U32, DEC, NULL, 0, "Bytes of the savegame to come") \
+    F(OTTD_F_MAP_PACKET, "openttd.map.part", "Map packet", U8, DEC, map_packet_names, 0, "0.5-0.7 SERVER_MAP part: 0 start, 1 normal, 2 end") \
+    F(OTTD_F_MAP_SIZE, "openttd.map.size", "Map size", U32, BYTES, NULL, 0, "Bytes of the savegame to come") \
     F(OTTD_F_SAVEGAME, "openttd.savegame", "Savegame header", NONE, NONE, NULL, 0, "Header of the savegame the map data starts with") \
     F(OTTD_F_SAVEGAME_FORMAT, "openttd.savegame.format", "Savegame format", STRING, NONE, NULL, 0, "Savegame compression tag (OTTX = xz)") \
     F(OTTD_F_SAVEGAME_VERSION, "openttd.savegame.version", "Savegame version", U16, DEC, NULL, 0, "Savegame version (big-endian)") \
     F(OTTD_F_SAVEGAME_MINOR, "openttd.savegame.minor", "Savegame minor version", U16, DEC, NULL, 0, "Savegame minor version (big-endian)") \
-    F(OTTD_F_MAP_DATA, "openttd.map_data", "Map data", BYTES, NONE, NULL, 0, "Savegame bytes") \
-    F(OTTD_F_MAP_RECEIVED, "openttd.map.received", "Map bytes so far", U32, DEC, NULL, 0, "Savegame bytes received up to this packet") \
-    F(OTTD_F_MAP_TOTAL, "openttd.map.total", "Map bytes announced", U32, DEC, NULL, 0, "SERVER_MAP_SIZE of this transfer") \
+    F(OTTD_F_MAP_DATA, "openttd.map.data", "Map data", BYTES, NONE, NULL, 0, "Savegame bytes") \
+    F(OTTD_F_MAP_RECEIVED, "openttd.map.received", "Map bytes so far", U32, BYTES, NULL, 0, "Savegame bytes received up to this packet") \
+    F(OTTD_F_MAP_TOTAL, "openttd.map.total", "Map bytes announced", U32, BYTES, NULL, 0, "SERVER_MAP_SIZE of this transfer") \
     F(OTTD_F_CMD, "openttd.cmd", "Command", U16, DEC, NULL, 0, "Command id") \
-    F(OTTD_F_CMD32, "openttd.cmd32", "Command", U32, HEX, NULL, 0, "0.4-0.7: the command id, its flags and its error message in one u32") \
-    F(OTTD_F_CMD32_ID, "openttd.cmd32.id", "Command id", U8, DEC, NULL, 0, "0.4-0.7: the low byte, the index into _command_proc_table (cmd & 0xFF)") \
-    F(OTTD_F_CMD32_FLAGS, "openttd.cmd32.flags", "Command flags", U8, HEX, NULL, 0, "0.4-0.6: bits 8-15, CMD_AUTO 0x02, CMD_NO_WATER 0x04 ... (0.7 sends them cleared)") \
-    F(OTTD_F_ERR_MSG, "openttd.err_msg", "Error message", U16, HEX, NULL, 0, "String id shown when the command fails") \
-    F(OTTD_F_P1, "openttd.p1", "P1", U32, HEX, NULL, 0, "Command parameter 1 (0.5-0.7)") \
-    F(OTTD_F_P2, "openttd.p2", "P2", U32, HEX, NULL, 0, "Command parameter 2 (0.5-0.7)") \
-    F(OTTD_F_TILE, "openttd.tile", "Tile", U32, DEC, NULL, 0, "Tile of the command") \
-    F(OTTD_F_DATA_LENGTH, "openttd.data_length", "Data length", U16, DEC, NULL, 0, "Length of the command data") \
-    F(OTTD_F_CMD_TEXT, "openttd.cmd_text", "Command text", STRING, NONE, NULL, 0, "The command's text parameter (0.5-0.7)") \
-    F(OTTD_F_CMD_DATA, "openttd.cmd_data", "Command data", BYTES, NONE, NULL, 0, "Command parameters") \
-    F(OTTD_F_CALLBACK, "openttd.callback", "Callback", U8, DEC, NULL, 0, "Callback id") \
-    F(OTTD_F_DECODE_PARAM, "openttd.decode_param", "Decode parameter", U32, HEX, NULL, 0, "One of the ten u32 decode_params after the tile (0.5-0.7, the wiki's layout)") \
-    F(OTTD_F_MY_CMD, "openttd.my_cmd", "Own command", BOOL, NONE, NULL, 0, "The command came from this client") \
+    F(OTTD_F_CMD32, "openttd.cmd.word", "Command word", U32, HEX, NULL, 0, "0.4-0.7: the command id, its flags and its error message in one u32") \
+    F(OTTD_F_CMD32_ID, "openttd.cmd.word.id", "Command id", U8, DEC, NULL, 0, "0.4-0.7: the low byte, the index into _command_proc_table (cmd & 0xFF)") \
+    F(OTTD_F_CMD32_FLAGS, "openttd.cmd.word.flags", "Command flags", U8, HEX, NULL, 0, "0.4-0.6: bits 8-15, CMD_AUTO 0x02, CMD_NO_WATER 0x04 ... (0.7 sends them cleared)") \
+    F(OTTD_F_ERR_MSG, "openttd.cmd.error_message", "Error message", U16, HEX, NULL, 0, "String id shown when the command fails") \
+    F(OTTD_F_P1, "openttd.cmd.param1", "Parameter 1", U32, HEX, NULL, 0, "Command parameter 1 (0.5-0.7)") \
+    F(OTTD_F_P2, "openttd.cmd.param2", "Parameter 2", U32, HEX, NULL, 0, "Command parameter 2 (0.5-0.7)") \
+    F(OTTD_F_TILE, "openttd.cmd.tile", "Tile", U32, DEC, NULL, 0, "Tile of the command") \
+    F(OTTD_F_DATA_LENGTH, "openttd.cmd.data_length", "Data length", U16, BYTES, NULL, 0, "Length of the command data") \
+    F(OTTD_F_CMD_TEXT, "openttd.cmd.text", "Command text", STRING, NONE, NULL, 0, "The command's text parameter (0.5-0.7)") \
+    F(OTTD_F_CMD_DATA, "openttd.cmd.data", "Command data", BYTES, NONE, NULL, 0, "Command parameters") \
+    F(OTTD_F_CALLBACK, "openttd.cmd.callback", "Callback", U8, DEC, NULL, 0, "Callback id") \
+    F(OTTD_F_DECODE_PARAM, "openttd.cmd.decode_param", "Decode parameter", U32, HEX, NULL, 0, "One of the ten u32 decode_params after the tile (0.5-0.7, the wiki's layout)") \
+    F(OTTD_F_MY_CMD, "openttd.cmd.own", "Own command", BOOL, NONE, NULL, 0, "The command came from this client") \
     F(OTTD_F_ACTION, "openttd.chat.action", "Action", U8, DEC, action_names, 0, "Chat action") \
     F(OTTD_F_DEST_TYPE, "openttd.chat.dest_type", "Destination type", U8, DEC, desttype_names, 0, "Chat destination type") \
     F(OTTD_F_DEST, "openttd.chat.dest", "Destination", U32, DEC, NULL, 0, "Chat destination (client or company)") \
@@ -135,8 +135,8 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_SOURCE, "openttd.chat.source", "Source", STRING, NONE, NULL, 0, "External chat source") \
     F(OTTD_F_COLOUR, "openttd.colour", "Colour", U16, DEC, colour_names, 0, "Text colour (TextColour)") \
     F(OTTD_F_USER, "openttd.chat.user", "User", STRING, NONE, NULL, 0, "External chat user") \
-    F(OTTD_F_RCON_COMMAND, "openttd.rcon.command", "Command", STRING, NONE, NULL, 0, "Remote console command") \
-    F(OTTD_F_RCON_OUTPUT, "openttd.rcon.output", "Output", STRING, NONE, NULL, 0, "Remote console output") \
+    F(OTTD_F_RCON_COMMAND, "openttd.rcon.command", "Console command", STRING, NONE, NULL, 0, "Remote console command") \
+    F(OTTD_F_RCON_OUTPUT, "openttd.rcon.output", "Console output", STRING, NONE, NULL, 0, "Remote console output") \
     F(OTTD_F_COMPANY_MASK, "openttd.company_mask", "Passworded companies", U16, HEX, NULL, 0, "Bit mask of companies with a password") \
     F(OTTD_F_MAX_COMPANIES, "openttd.max_companies", "Max companies", U8, DEC, NULL, 0, "Maximum number of companies") \
     F(OTTD_F_SERVER_NAME, "openttd.server_name", "Server name", STRING, NONE, NULL, 0, "Server name") \
@@ -149,7 +149,7 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_CI_MONEY, "openttd.ci.money", "Money", I64, DEC, NULL, 0, "Money in the bank") \
     F(OTTD_F_CI_INCOME, "openttd.ci.income", "Income", I64, DEC, NULL, 0, "Last year's income") \
     F(OTTD_F_CI_PERFORMANCE, "openttd.ci.performance", "Performance", U16, DEC, NULL, 0, "Performance rating") \
-    F(OTTD_F_CI_PASSWORD, "openttd.ci.password", "Password", BOOL, NONE, NULL, 0, "The company has a password") \
+    F(OTTD_F_CI_PASSWORD, "openttd.ci.password", "Company has a password", BOOL, NONE, NULL, 0, "The company has a password") \
     F(OTTD_F_CI_TRAINS, "openttd.ci.vehicles.trains", "Trains", U16, DEC, NULL, 0, "Trains") \
     F(OTTD_F_CI_LORRIES, "openttd.ci.vehicles.lorries", "Lorries", U16, DEC, NULL, 0, "Road vehicles for freight") \
     F(OTTD_F_CI_BUSES, "openttd.ci.vehicles.buses", "Buses", U16, DEC, NULL, 0, "Road vehicles for passengers") \
@@ -163,7 +163,7 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_CI_IS_AI, "openttd.ci.is_ai", "AI", BOOL, NONE, NULL, 0, "The company is an AI (company info 6 and later)") \
     F(OTTD_F_CI_CLIENT_FOLLOWS, "openttd.ci.client_follows", "Client follows", BOOL, NONE, NULL, 0, "Company info 4 client lists: 1 a client follows, 0 the list ends") \
     F(OTTD_F_CI_JOIN_DATE, "openttd.ci.join_date", "Join date", U32, DEC, NULL, 0, "Company info 4 client lists: the day the client joined") \
-    F(OTTD_F_CI_CLIENTS, "openttd.ci.clients", "Clients", STRING, NONE, NULL, 0, "Names of the clients playing the company (\"<none>\" if none)") \
+    F(OTTD_F_CI_CLIENTS, "openttd.ci.clients", "Company clients", STRING, NONE, NULL, 0, "Names of the clients playing the company (\"<none>\" if none)") \
     F(OTTD_F_MASTER_WELCOME, "openttd.master.welcome", "Welcome message", STRING, NONE, NULL, 0, "SERVER_REGISTER's \"OpenTTDRegister\", which roots out other packets") \
     F(OTTD_F_MASTER_VERSION, "openttd.master.version", "Master server protocol", U8, DEC, NULL, 0, "Version of the master server protocol (1 before 1.0, 2 after)") \
     F(OTTD_F_MASTER_PORT, "openttd.master.port", "Game port", U16, DEC, NULL, 0, "The port the registering game server listens on") \
@@ -171,8 +171,8 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_MASTER_LIST_TYPE, "openttd.master.list_type", "List type", U8, DEC, list_type_names, 0, "CLIENT_GET_LIST: which servers to list (protocol 2)") \
     F(OTTD_F_MASTER_LIST, "openttd.master.list", "Address family", U8, DEC, master_list_names, 0, "MASTER_RESPONSE_LIST: 1 IPv4 addresses, 2 IPv6 addresses") \
     F(OTTD_F_MASTER_COUNT, "openttd.master.servers", "Servers", U16, DEC, NULL, 0, "Servers in MASTER_RESPONSE_LIST") \
-    F(OTTD_F_MASTER_IPV4, "openttd.master.ipv4", "Server address", IPV4, NONE, NULL, 0, "A listed server's IPv4 address") \
-    F(OTTD_F_MASTER_IPV6, "openttd.master.ipv6", "Server address", IPV6, NONE, NULL, 0, "A listed server's IPv6 address") \
+    F(OTTD_F_MASTER_IPV4, "openttd.master.ipv4", "Server IPv4 address", IPV4, NONE, NULL, 0, "A listed server's IPv4 address") \
+    F(OTTD_F_MASTER_IPV6, "openttd.master.ipv6", "Server IPv6 address", IPV6, NONE, NULL, 0, "A listed server's IPv6 address") \
     F(OTTD_F_MASTER_SERVER_PORT, "openttd.master.server_port", "Server port", U16, DEC, NULL, 0, "A listed server's port") \
     F(OTTD_F_GI_VERSION, "openttd.gi.version", "Game info version", U8, DEC, NULL, 0, "Version of the game info block") \
     F(OTTD_F_GI_TICKS, "openttd.gi.ticks_playing", "Ticks playing", U64, DEC, NULL, 0, "Ticks the game has run (game info 7)") \
@@ -184,7 +184,7 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_GI_COMPANIES_MAX, "openttd.gi.companies_max", "Companies max", U8, DEC, NULL, 0, "Maximum companies") \
     F(OTTD_F_GI_COMPANIES_ON, "openttd.gi.companies_on", "Companies", U8, DEC, NULL, 0, "Current companies") \
     F(OTTD_F_GI_SPECTATORS_MAX, "openttd.gi.spectators_max", "Spectators max", U8, DEC, NULL, 0, "Maximum spectators (legacy)") \
-    F(OTTD_F_GI_PASSWORD, "openttd.gi.password", "Password", BOOL, NONE, NULL, 0, "The server needs a password") \
+    F(OTTD_F_GI_PASSWORD, "openttd.gi.password", "Server has a password", BOOL, NONE, NULL, 0, "The server needs a password") \
     F(OTTD_F_GI_CLIENTS_MAX, "openttd.gi.clients_max", "Clients max", U8, DEC, NULL, 0, "Maximum clients") \
     F(OTTD_F_GI_CLIENTS_ON, "openttd.gi.clients_on", "Clients", U8, DEC, NULL, 0, "Current clients") \
     F(OTTD_F_GI_SPECTATORS_ON, "openttd.gi.spectators_on", "Spectators", U8, DEC, NULL, 0, "Current spectators") \

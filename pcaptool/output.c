@@ -418,32 +418,15 @@ static void json_value(GString *g, const gw_field *fd, const gw_item *it)
 /* value_name: the item's own name for its value (gw_emit_named_u), or NULL */
 static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const char *value_name)
 {
-    const char *nm = value_name;
-    uint64_t u = gw_field_masked(fd, it->v.u);
+    char b[160];
     switch (fd->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
-        if (!nm && fd->names)
-            nm = gw_value_name_of(fd->names, (uint32_t)u);
-        if (nm)
-            fprintf(f, "%s (", nm);
-        if (fd->base == GW_BASE_HEX)
-            fprintf(f, "0x%02" PRIx64, u);
-        else
-            fprintf(f, "%" PRIu64, u);
-        if (nm)
-            fputc(')', f);
+    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+    case GW_FT_BOOL: case GW_FT_DOUBLE:
+        fputs(gw_format_number(b, sizeof b, fd, &it->v, value_name), f);
         break;
     case GW_FT_FRAMENUM:
-        fprintf(f, "%" PRIu64, u);
-        break;
-    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
-        fprintf(f, "%" PRId64, it->v.i);
-        break;
-    case GW_FT_BOOL:
-        fputs(u ? "True" : "False", f);
-        break;
-    case GW_FT_DOUBLE:
-        fprintf(f, "%.17g", it->v.d);
+        fprintf(f, "%" PRIu64, it->v.u);
         break;
     case GW_FT_RELTIME:
         print_seconds(f, it->v.i);
@@ -455,12 +438,22 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     case GW_FT_IPV4: case GW_FT_IPV6:
         print_address(f, fd, it);
         break;
-    case GW_FT_BYTES:
+    case GW_FT_BYTES: {
+        if (!it->v.b.n) {
+            fputs("(empty)", f); /* as the plugin shows it */
+            break;
+        }
+        if (gw_looks_like_text(it->v.b.p, it->v.b.n)) {
+            char t[512];
+            fputs(gw_format_text_bytes(t, sizeof t, it->v.b.p, it->v.b.n), f);
+            break;
+        }
         for (size_t i = 0; i < it->v.b.n && i < 64; i++)
             fprintf(f, "%02x", it->v.b.p[i]);
         if (it->v.b.n > 64)
             fprintf(f, "... (%zu bytes)", it->v.b.n);
         break;
+    }
     default:
         break;
     }
@@ -592,6 +585,8 @@ static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
         for (guint i = 0; i < o->items->len; i++) {
             const ev_item *e = &g_array_index(o->items, ev_item, i);
             const gw_field *fd = &p->fields[e->it.field];
+            if (e->it.flags & GW_ITEM_HIDDEN)
+                continue;
             fprintf(f, "%*s", 4 + 4 * e->depth, "");
             bool gen = e->it.flags & GW_ITEM_GENERATED;
             if (gen)

@@ -33,6 +33,7 @@ typedef struct {
     uint64_t pdus, bytes;
     int64_t first_ns, last_ns;
     GArray *types;        /* type_count, in order of first appearance */
+    GArray *parts;        /* type_count of p->part_type_field, the same way */
     uint64_t *findings;   /* count per finding index */
     measure *m;           /* per p->measures[] */
 } conv_stats;
@@ -45,6 +46,7 @@ typedef struct {
     gw_sink sink;
     bool have_type;
     uint64_t type;
+    GArray *parts;        /* type_count of this PDU's parts (kept, emptied per PDU) */
     int n_values;
     int value_measure[PDU_VALUES_MAX];
     double value[PDU_VALUES_MAX];
@@ -61,6 +63,7 @@ static void conv_stats_free(gpointer q)
     g_free(s->m);
     g_free(s->findings);
     g_array_free(s->types, TRUE);
+    g_array_free(s->parts, TRUE);
     g_free(s->a);
     g_free(s->b);
     g_free(s);
@@ -80,6 +83,7 @@ static conv_stats *conv_of(stats_ctx *x, const gw_protocol *p, const out_meta *m
     s->b = g_strdup(b);
     s->first_ns = m->time_ns;
     s->types = g_array_new(FALSE, FALSE, sizeof(type_count));
+    s->parts = g_array_new(FALSE, FALSE, sizeof(type_count));
     s->findings = g_new0(uint64_t, (gsize)p->n_findings);
     s->m = g_new0(measure, (gsize)(p->n_measures ? p->n_measures : 1));
     for (int i = 0; i < p->n_measures; i++)
@@ -107,6 +111,20 @@ static void add_sample(stats_ctx *x, measure *m, double v)
         g_array_index(m->samples, double, k) = v;
 }
 
+/* add n to value's count in a type_count array */
+static void count_type(GArray *a, uint64_t value, uint64_t n)
+{
+    guint i;
+    for (i = 0; i < a->len; i++)
+        if (g_array_index(a, type_count, i).value == value)
+            break;
+    if (i == a->len) {
+        type_count t = {value, 0};
+        g_array_append_val(a, t);
+    }
+    g_array_index(a, type_count, i).count += n;
+}
+
 /* ---- the sink of one PDU ---- */
 
 static void on_item(void *ctx, const gw_item *it)
@@ -117,6 +135,8 @@ static void on_item(void *ctx, const gw_item *it)
         x->have_type = true;
         x->type = it->v.u;
     }
+    if (p->part_type_field && it->field == p->part_type_field)
+        count_type(x->parts, it->v.u, 1);
     for (int i = 0; i < p->n_measures; i++) {
         if (it->field != p->measures[i] || x->n_values == PDU_VALUES_MAX)
             continue;
@@ -146,6 +166,7 @@ static const gw_sink *pdu_begin(void *ctx, const gw_protocol *p)
     stats_ctx *x = ctx;
     x->p = p;
     x->have_type = false;
+    g_array_set_size(x->parts, 0);
     x->n_values = x->n_found = 0;
     return &x->sink;
 }
@@ -157,16 +178,11 @@ static unsigned pdu_end(void *ctx, const gw_protocol *p, const out_meta *m)
     s->pdus++;
     s->bytes += m->len;
     s->last_ns = m->time_ns;
-    if (x->have_type) {
-        guint i;
-        for (i = 0; i < s->types->len; i++)
-            if (g_array_index(s->types, type_count, i).value == x->type)
-                break;
-        if (i == s->types->len) {
-            type_count t = {x->type, 0};
-            g_array_append_val(s->types, t);
-        }
-        g_array_index(s->types, type_count, i).count++;
+    if (x->have_type)
+        count_type(s->types, x->type, 1);
+    for (guint i = 0; i < x->parts->len; i++) {
+        const type_count *t = &g_array_index(x->parts, type_count, i);
+        count_type(s->parts, t->value, t->count);
     }
     for (int i = 0; i < x->n_values; i++)
         add_sample(x, &s->m[x->value_measure[i]], x->value[i]);
@@ -203,14 +219,6 @@ static double median(const measure *m)
     return r;
 }
 
-static void type_name(char *buf, size_t n, const gw_protocol *p, uint64_t v)
-{
-    const char *name = gw_value_name_of(p->fields[p->type_field].names, (uint32_t)v);
-    if (name)
-        snprintf(buf, n, "%s", name);
-    else
-        snprintf(buf, n, "unknown (%llu)", (unsigned long long)v);
-}
 
 static void print_text(const char *path, GPtrArray *order)
 {
@@ -225,10 +233,18 @@ static void print_text(const char *path, GPtrArray *order)
         for (guint i = 0; i < s->types->len; i++) {
             const type_count *t = &g_array_index(s->types, type_count, i);
             char name[96];
-            type_name(name, sizeof name, p, t->value);
-            printf("%s %s %llu", i ? "," : "", name, (unsigned long long)t->count);
+            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->type_field], t->value);
+            printf("%s %s %llu", i ? "," : "", tn, (unsigned long long)t->count);
         }
         printf("\n");
+        for (guint i = 0; i < s->parts->len; i++) {
+            const type_count *t = &g_array_index(s->parts, type_count, i);
+            char name[96];
+            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->part_type_field], t->value);
+            printf("%s %s %llu", i ? "," : "    parts:", tn, (unsigned long long)t->count);
+        }
+        if (s->parts->len)
+            printf("\n");
         for (int i = 0; i < p->n_measures; i++) {
             const measure *m = &s->m[i];
             const gw_field *f = &p->fields[p->measures[i]];
@@ -277,9 +293,18 @@ static void print_json(const char *path, GPtrArray *order)
         for (guint i = 0; i < s->types->len; i++) {
             const type_count *t = &g_array_index(s->types, type_count, i);
             char name[96];
-            type_name(name, sizeof name, p, t->value);
+            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->type_field], t->value);
             printf("%s", i ? "," : "");
-            json_str(name);
+            json_str(tn);
+            printf(":%llu", (unsigned long long)t->count);
+        }
+        printf("},\"parts\":{");
+        for (guint i = 0; i < s->parts->len; i++) {
+            const type_count *t = &g_array_index(s->parts, type_count, i);
+            char name[96];
+            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->part_type_field], t->value);
+            printf("%s", i ? "," : "");
+            json_str(tn);
             printf(":%llu", (unsigned long long)t->count);
         }
         printf("},\"measures\":{");
@@ -350,6 +375,7 @@ static int run_stats(int argc, char **argv)
         const char *path = cc.in.iface ? NULL : argv[i];
         stats_ctx x = {.rng = 1};
         x.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        x.parts = g_array_new(FALSE, FALSE, sizeof(type_count));
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
         x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = NULL, .pop = NULL,
                            .finding = on_finding, .summary = NULL, .source = run_ignore_source};
@@ -364,6 +390,7 @@ static int run_stats(int argc, char **argv)
             print_text(name, x.order);
         g_hash_table_destroy(x.by_key);
         g_ptr_array_free(x.order, TRUE);
+        g_array_free(x.parts, TRUE);
         if (cap_stop_requested())
             break;
     }

@@ -246,6 +246,20 @@ static void rec_expect(void *ctx, int transport, int port_side, uint16_t port, c
     wp->p->conv_link(c->state, parent);
 }
 
+/* Does this number need gw_format_number's text rather than Wireshark's?
+   A name for its value that depends on the conversation, a unit or a date,
+   or a value its field's names do not cover (Wireshark would say
+   "Unknown (0)" of company 0; both front ends show the number). */
+static gboolean own_text(const gw_field *f, const rec_ev *ev)
+{
+    if (ev->text || gw_field_formatted(f))
+        return TRUE;
+    if (!f->names)
+        return FALSE;
+    guint64 v = f->type >= GW_FT_I8 && f->type <= GW_FT_I64 ? (guint64)ev->v.i : gw_field_masked(f, ev->v.u);
+    return gw_value_name_of(f->names, (uint32_t)v) == NULL;
+}
+
 /* ---- replay into the tree ---- */
 
 static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info *pinfo,
@@ -297,6 +311,7 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
         case EV_ITEM: {
             const gw_field *f = &wp->p->fields[ev->index];
             int hf = wp->hf[ev->index];
+            char vt[160];
             gint off = (gint)ev->off, len = (gint)ev->len;
             switch (f->type) {
             case GW_FT_NONE:
@@ -304,43 +319,66 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                                                   ev->text ? ev->text : f->name);
                 break;
             case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_FRAMENUM:
-                last = ev->text /* a name for the value that depends on the conversation */
-                           ? proto_tree_add_uint_format_value(cur, hf, t, off, len, (guint32)ev->v.u,
-                                                              f->base == GW_BASE_HEX ? "%s (0x%02x)" : "%s (%u)",
-                                                              ev->text, (guint32)ev->v.u)
+                last = own_text(f, ev)
+                           ? proto_tree_add_uint_format_value(cur, hf, t, off, len, (guint32)ev->v.u, "%s",
+                                                              gw_format_number(vt, sizeof vt, f, &ev->v, ev->text))
                            : proto_tree_add_uint(cur, hf, t, off, len, (guint32)ev->v.u);
                 break;
             case GW_FT_U64:
-                last = ev->text
-                           ? proto_tree_add_uint64_format_value(cur, hf, t, off, len, ev->v.u,
-                                                                f->base == GW_BASE_HEX ? "%s (0x%02" G_GINT64_MODIFIER "x)"
-                                                                                        : "%s (%" G_GUINT64_FORMAT ")",
-                                                                ev->text, ev->v.u)
+                last = own_text(f, ev)
+                           ? proto_tree_add_uint64_format_value(cur, hf, t, off, len, ev->v.u, "%s",
+                                                                gw_format_number(vt, sizeof vt, f, &ev->v, ev->text))
                            : proto_tree_add_uint64(cur, hf, t, off, len, ev->v.u);
                 break;
             case GW_FT_I8: case GW_FT_I16: case GW_FT_I32:
-                last = proto_tree_add_int(cur, hf, t, off, len, (gint32)ev->v.i);
+                last = own_text(f, ev)
+                           ? proto_tree_add_int_format_value(cur, hf, t, off, len, (gint32)ev->v.i, "%s",
+                                                             gw_format_number(vt, sizeof vt, f, &ev->v, ev->text))
+                           : proto_tree_add_int(cur, hf, t, off, len, (gint32)ev->v.i);
                 break;
             case GW_FT_I64:
-                last = proto_tree_add_int64(cur, hf, t, off, len, ev->v.i);
+                last = own_text(f, ev)
+                           ? proto_tree_add_int64_format_value(cur, hf, t, off, len, ev->v.i, "%s",
+                                                               gw_format_number(vt, sizeof vt, f, &ev->v, ev->text))
+                           : proto_tree_add_int64(cur, hf, t, off, len, ev->v.i);
                 break;
             case GW_FT_BOOL:
                 last = proto_tree_add_boolean(cur, hf, t, off, len, (guint32)ev->v.u);
                 break;
             case GW_FT_DOUBLE:
-                last = proto_tree_add_double(cur, hf, t, off, len, ev->v.d);
+                last = own_text(f, ev)
+                           ? proto_tree_add_double_format_value(cur, hf, t, off, len, ev->v.d, "%s",
+                                                                gw_format_number(vt, sizeof vt, f, &ev->v, ev->text))
+                           : proto_tree_add_double(cur, hf, t, off, len, ev->v.d);
                 break;
-            case GW_FT_RELTIME: {
+            case GW_FT_RELTIME: { /* "0.040349000 s", as pcaptool shows it */
                 nstime_t ns = {(time_t)(ev->v.i / 1000000000), (int)(ev->v.i % 1000000000)};
-                last = proto_tree_add_time(cur, hf, t, off, len, &ns);
+                gint64 a = ev->v.i < 0 ? -ev->v.i : ev->v.i;
+                last = proto_tree_add_time_format_value(cur, hf, t, off, len, &ns, "%s%" G_GINT64_FORMAT ".%09d s",
+                                                        ev->v.i < 0 ? "-" : "", a / 1000000000,
+                                                        (int)(a % 1000000000));
                 break;
             }
             case GW_FT_STRING:
-                last = ev->flags & GW_ITEM_GENERATED
-                           ? proto_tree_add_string(cur, hf, t, off, len, ev->text)
+                last = ev->flags & GW_ITEM_GENERATED ? proto_tree_add_string(cur, hf, t, off, len, ev->text)
+                       : len == 0 /* an empty text, not "<MISSING>" */
+                           ? proto_tree_add_string(cur, hf, t, off, 0, "")
                            : proto_tree_add_item(cur, hf, t, off, len, ENC_UTF_8);
                 break;
-            case GW_FT_BYTES: case GW_FT_IPV6:
+            case GW_FT_BYTES: {
+                const guint8 *b = len > 0 ? tvb_get_ptr(t, off, len) : NULL;
+                if (len == 0) { /* not "<MISSING>": the field is there, empty */
+                    last = proto_tree_add_bytes_format_value(cur, hf, t, off, 0, NULL, "(empty)");
+                } else if (b && gw_looks_like_text(b, (size_t)len)) { /* text as well as bytes */
+                    char tx[512];
+                    last = proto_tree_add_bytes_format_value(cur, hf, t, off, len, b, "%s",
+                                                             gw_format_text_bytes(tx, sizeof tx, b, (size_t)len));
+                } else {
+                    last = proto_tree_add_item(cur, hf, t, off, len, ENC_NA);
+                }
+                break;
+            }
+            case GW_FT_IPV6:
                 last = proto_tree_add_item(cur, hf, t, off, len, ENC_NA);
                 break;
             case GW_FT_IPV4:
@@ -351,6 +389,8 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
             last_field = ev->index;
             if (ev->flags & GW_ITEM_GENERATED)
                 proto_item_set_generated(last);
+            if (ev->flags & GW_ITEM_HIDDEN)
+                proto_item_set_hidden(last);
             break;
         }
         }
@@ -367,6 +407,7 @@ typedef struct {
 static const char *const TREE_TYPES = "PDUs by type";
 static const char *const TREE_FINDINGS = "Findings by severity";
 static const char *const TREE_RULES = "Rules reported";
+static const char *const TREE_PARTS = "Parts by type";
 
 static void tree_init(stats_tree *st)
 {
@@ -395,24 +436,27 @@ static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epa
     for (guint i = 0; i < n; i++) {
         const rec_ev *ev = wmem_array_index(t->rec->ev, i);
         if (ev->kind == EV_ITEM && ev->index == p->type_field && !typed) {
-            const char *name = gw_value_name_of(p->fields[p->type_field].names, (uint32_t)ev->v.u);
             char buf[48];
-            if (!name) {
-                snprintf(buf, sizeof buf, "unknown (%llu)", (unsigned long long)ev->v.u);
-                name = buf;
-            }
             tick_stat_node(st, TREE_TYPES, 0, TRUE);
-            tick_stat_node(st, name, stats_tree_parent_id_by_name(st, TREE_TYPES), FALSE);
+            tick_stat_node(st, gw_type_name(buf, sizeof buf, &p->fields[p->type_field], ev->v.u),
+                           stats_tree_parent_id_by_name(st, TREE_TYPES), FALSE);
             typed = TRUE;
+        } else if (ev->kind == EV_ITEM && p->part_type_field && ev->index == p->part_type_field) {
+            char buf[48];
+            tick_stat_node(st, TREE_PARTS, 0, TRUE);
+            tick_stat_node(st, gw_type_name(buf, sizeof buf, &p->fields[p->part_type_field], ev->v.u),
+                           stats_tree_parent_id_by_name(st, TREE_PARTS), FALSE);
         } else if (ev->kind == EV_FINDING) {
             const gw_finding_def *d = &p->findings[ev->index];
             const char *sev = gw_severity_name(d->severity);
+            /* "code: what it means", as Expert Information shows it */
+            char *label = wmem_strdup_printf(wmem_packet_scope(), "%s: %s", d->code, d->summary);
             tick_stat_node(st, TREE_FINDINGS, 0, TRUE);
             int sev_node = tick_stat_node(st, sev, stats_tree_parent_id_by_name(st, TREE_FINDINGS), TRUE);
-            tick_stat_node(st, d->code, sev_node, FALSE);
+            tick_stat_node(st, label, sev_node, FALSE);
             if (is_rule(p, ev->index)) {
                 tick_stat_node(st, TREE_RULES, 0, TRUE);
-                tick_stat_node(st, d->code, stats_tree_parent_id_by_name(st, TREE_RULES), FALSE);
+                tick_stat_node(st, label, stats_tree_parent_id_by_name(st, TREE_RULES), FALSE);
             }
         }
     }
@@ -730,8 +774,11 @@ static void proto_reg_handoff_gamewire(void)
             char name[64];
             g_snprintf(name, sizeof name, "%s_%s", wp->p->name, l4);
             if (wp->p->heuristic)
-                heur_dissector_add(l4, tcp ? heur_tcp[i] : heur_udp[i], wp->p->long_name, g_strdup(name),
-                                   wp->proto, HEURISTIC_ENABLE);
+                heur_dissector_add(l4, tcp ? heur_tcp[i] : heur_udp[i],
+                                   /* what Enabled Protocols lists under the protocol */
+                                   g_strdup_printf("%s over %s on any port, found by its first bytes",
+                                                   wp->p->short_name, tcp ? "TCP" : "UDP"),
+                                   g_strdup(name), wp->proto, HEURISTIC_ENABLE);
         }
     }
 }

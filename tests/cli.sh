@@ -81,7 +81,7 @@ expect openttd-forced-used grep -q '"frame":4,.*"openttd.version":\[14\]' "$tmp/
 # whose handshake was not captured, the UDP link follows the handshake
 check gne-heur 0 "$T" decode "$C/gne-exhello_unrel.pcap"
 expect gne-heur-all test "$(grep -c ' GNE ' "$tmp/out")" -eq 8
-expect gne-udp-link grep -q '^14 .*:45501 -> 127.0.0.1:39182 GNE User 16' "$tmp/out"
+expect gne-udp-link grep -q '^14 .*:45501 -> 127.0.0.1:39182 GNE User packet 16' "$tmp/out"
 expect gne-stream-cut-is-a-note grep -q 'note tcp.end_inside_pdu' "$tmp/out"
 check gne-no-heur 0 "$T" decode --no-heuristics "$C/gne-exhello_unrel.pcap"
 expect gne-no-heur-silent test ! -s "$tmp/out"
@@ -126,6 +126,10 @@ for f in eoudp.command eoudp.timestamp eoudp.id eoudp.size eoudp.important eoudp
     expect "field-$f" grep -q "^$f	" "$tmp/out"
 done
 expect two-pass-marked grep -q '^eoudp.ack.acked_in	.*	wireshark-two-pass$' "$tmp/out"
+# no two fields of a protocol share a display name (a tree and a filter
+# dialog could not tell them apart)
+check fields-all 0 "$T" fields
+expect display-names-unique test -z "$(awk -F'\t' '{split($1, a, "."); print a[1] "\t" $2}' "$tmp/out" | sort | uniq -d)"
 
 # EOUDP: an important packet never acknowledged is reported when its
 # conversation ends, as a record of its own about that frame
@@ -136,7 +140,7 @@ check eoudp-end-fails-on-warning 1 "$T" decode --fail-on warning "$C/eoudp-gen-l
 expect eoudp-end-text grep -q '^6 .* EOUDP End of conversation$' "$tmp/out"
 # the text's numbering: 0x10 is a deleted component
 check eoudp-numbering 0 "$T" decode --option eoudp.numbering=text "$C/eoudp-gen-text-numbering.pcap"
-expect eoudp-numbering-text grep -q 'Deleted component (text) #2 (important) entity 9 Sprite' "$tmp/out"
+expect eoudp-numbering-text grep -q 'Deleted component (text) #2 (important) entity 0x9 Sprite' "$tmp/out"
 check eoudp-numbering-default 0 "$T" decode "$C/eoudp-gen-text-numbering.pcap"
 expect eoudp-numbering-impl grep -q 'Important event #2' "$tmp/out"
 # a forced generation that does not fit says so

@@ -12,6 +12,7 @@ import json
 import math
 import xml.etree.ElementTree as ET
 import os
+import re
 import subprocess
 import sys
 
@@ -166,6 +167,9 @@ MOVED = {
 }
 
 
+MOVED_BACK = {cap: {theirs: ours for ours, theirs in m.items()} for cap, m in MOVED.items()}
+
+
 def compare(tsh, pcaptool, capture):
     ws_args, pt_args = OPTIONS.get(os.path.basename(capture), ([], []))
     # two passes: findings about a frame known only at the end of its
@@ -205,11 +209,14 @@ def compare(tsh, pcaptool, capture):
     if r.returncode != 0:
         fail("%s: tshark -T pdml failed: %s" % (capture, r.stderr))
     ws_summaries = {}
+    ws_labels = {}
     for pkt in ET.fromstring(r.stdout).iter("packet"):
         num = next(int(f.get("show")) for f in pkt.iter("field") if f.get("name") == "frame.number")
         texts = [p.get("showname", "") for p in pkt.iter("proto") if p.get("name") in PROTOS]
         if texts:
             ws_summaries[num] = texts
+            ws_labels[num] = [tree_labels(p, p.get("name"), 0) for p in pkt.iter("proto")
+                              if p.get("name") in PROTOS]
 
     out = subprocess.run([pcaptool, "decode", "--format", "json", "--fail-on", "never"] + pt_args +
                          [capture], capture_output=True, text=True)
@@ -233,6 +240,29 @@ def compare(tsh, pcaptool, capture):
         if o["frame"] not in pt:
             fail("%s: end-of-conversation finding for frame %d, which has no PDU" % (capture, o["frame"]))
         pt[o["frame"]][0][1].extend(f["code"] for f in o["findings"])
+
+    # the tree, item by item: the same names, values and units
+    text = subprocess.run([pcaptool, "decode", "-V", "--fail-on", "never"] + pt_args + [capture],
+                          capture_output=True, text=True)
+    pt_labels = text_labels(text.stdout)
+    fields = subprocess.run([pcaptool, "fields"], capture_output=True, text=True, check=True).stdout
+    two_pass_names = {l.split("\t")[1] for l in fields.splitlines() if l.endswith("\twireshark-two-pass")}
+    nlabels = 0
+    for num, pdus in ws_labels.items():
+        ours = pt_labels.get(MOVED_BACK.get(os.path.basename(capture), {}).get(num, num), [])
+        if len(ours) != len(pdus):
+            continue  # the PDU counts are compared below
+        for ws_pdu, pt_pdu in zip(pdus, ours):
+            pt_pdu = [(d, l) for d, l in pt_pdu]
+            # Wireshark shows a two-pass back link pcaptool cannot show
+            ws_pdu = [(d, l) for d, l in ws_pdu if not any(l.startswith(n + ": ") for n in two_pass_names)]
+            if len(ws_pdu) != len(pt_pdu) or not all(
+                    wd == pd and same_label(wl, pl) for (wd, wl), (pd, pl) in zip(ws_pdu, pt_pdu)):
+                diff = next(((a, b) for a, b in zip(ws_pdu, pt_pdu) if a[0] != b[0] or not same_label(a[1], b[1])),
+                            (ws_pdu[len(pt_pdu):][:1], pt_pdu[len(ws_pdu):][:1]))
+                fail("%s frame %d: the tree and pcaptool -V differ (tshark, pcaptool): %.300s" %
+                     (capture, num, diff))
+            nlabels += len(ws_pdu)
 
     for ours, theirs in MOVED.get(os.path.basename(capture), {}).items():
         if ours in pt:
@@ -263,9 +293,78 @@ def compare(tsh, pcaptool, capture):
             npdus += 1
             nfindings += len(wfind)
             nvalues += compare_pdu(capture, num, tsh, wf, wfind, pf, pfind)
-    print("ok %s: %d PDUs, %d summaries, %d values, %d findings agree" %
-          (os.path.basename(capture), npdus, sum(map(len, pt_summaries.values())), nvalues, nfindings))
+    print("ok %s: %d PDUs, %d summaries, %d tree labels, %d values, %d findings agree" %
+          (os.path.basename(capture), npdus, sum(map(len, pt_summaries.values())), nlabels, nvalues, nfindings))
     return npdus
+
+
+def tree_labels(node, proto, depth):
+    """The visible items of a PDML proto element as (depth, label), in
+    order: what Wireshark's tree shows (hidden items and expert infos left
+    out, a bit field's pattern "..1. .... = " taken off)."""
+    out = []
+    for f in node.findall("field"):
+        name = f.get("name", "")
+        if name.split(".")[0] != proto or f.get("hide") == "yes":
+            continue
+        label = re.sub(r"^[.01 ]+ = ", "", f.get("showname", ""))
+        out.append((depth, label))
+        out.extend(tree_labels(f, proto, depth + 1))
+    return out
+
+
+FINDING_LINE = re.compile(r"^    (error|warning|note) \S+ @\d+: ")
+
+
+def text_labels(text):
+    """pcaptool decode -V: {frame: [[(depth, label)...] per PDU]}, brackets of
+    generated items taken off, findings left out."""
+    out = {}
+    cur = None
+    for line in text.splitlines():
+        if not line.startswith(" "):
+            head = line.split(" ", 1)[0]
+            cur = None
+            if head.isdigit() and " End of conversation" not in line and " TCP " not in line:
+                cur = []
+                out.setdefault(int(head), []).append(cur)
+            continue
+        if cur is None or FINDING_LINE.match(line):
+            continue
+        stripped = line.lstrip(" ")
+        depth = (len(line) - len(stripped)) // 4 - 1
+        if stripped.startswith("[") and stripped.endswith("]"):
+            stripped = stripped[1:-1]
+        cur.append((depth, stripped))
+    return out
+
+
+def same_label(ws, ours):
+    """One label in Wireshark's words and in pcaptool's: the same but for
+    quoting of text (pcaptool quotes and escapes strings) and the length of
+    a byte string shown in hex (Wireshark shows 36 bytes, pcaptool 64)."""
+    if ws == ours:
+        return True
+    wn, _, wv = ws.partition(": ")
+    on, _, ov = ours.partition(": ")
+    cut = wn.endswith(" [truncated]")  # Wireshark cuts a label at 240 bytes
+    if cut:
+        wn = wn[:-len(" [truncated]")]
+    if wn != on:
+        return False
+    if ov.startswith('"') and ov.endswith('"'):  # a string: pcaptool's JSON text of it
+        try:
+            text = json.loads(ov)
+        except ValueError:
+            return False
+        return text == wv or (cut and text.startswith(wv)) or not text.isprintable()
+    if cut:
+        return ov.startswith(wv)
+    m = re.match(r"^([0-9a-f]+)(…|\.\.\. \(\d+ bytes\))?$", ov)
+    w = re.match(r"^([0-9a-f]+)(…)?$", wv)
+    if m and w:  # hex: the shorter a prefix of the longer
+        return m.group(1).startswith(w.group(1)) or w.group(1).startswith(m.group(1))
+    return False
 
 
 def two_pass_fields(pcaptool):

@@ -104,7 +104,7 @@ pair hello gne-exhello_unrel.pcap 0
 expect hello server 0 "PASS: 2 sent, 6 received"
 expect hello client 0 "PASS: 6 sent, 2 received" && {
     # the accept names the server's live UDP port, and the link goes there
-    sport=$(sed -n 's/.* GNE Accepted, rate 0, UDP port \([0-9]*\)$/\1/p' "$work/hello.client.txt")
+    sport=$(sed -n 's/.* GNE Accepted, rate unlimited, UDP port \([0-9]*\)$/\1/p' "$work/hello.client.txt")
     cport=$(sed -n 's/.* GNE Client UDP port \([0-9]*\)$/\1/p' "$work/hello.client.txt")
     n=$(grep -c -- ":$cport -> 127.0.0.1:$sport GNE" "$work/hello.client.txt")
     if [ -n "$sport" ] && [ "$sport" != 39182 ] && [ "$cport" != 45501 ] && [ "$n" -eq 2 ]; then

@@ -3,7 +3,8 @@
 
 The plugin's statistics trees (tshark -z PROTO,tree, as nobody, the plugin
 checked loaded) count what pcaptool stats counts: PDUs by type and findings
-by code, summed over the conversations of each capture, and list under
+by code (each shown with its summary), the parts of PDUs made of parts by
+type, summed over the conversations of each capture, and list under
 "Rules reported" exactly the findings that are rules.
 """
 import collections
@@ -30,6 +31,8 @@ def fail(msg):
 
 rules = {l.split("\t")[0] for l in subprocess.run([pcaptool, "validate", "--rules"], capture_output=True,
                                                   text=True).stdout.splitlines()}
+summaries = {l.split("\t")[0]: l.split("\t")[2] for l in subprocess.run(
+    [pcaptool, "findings"], capture_output=True, text=True).stdout.splitlines()}
 LINE = re.compile(r"^( *)(\S.*?)\s{2,}(\d+)\s")
 
 
@@ -61,6 +64,8 @@ for cap in captures:
     for r in recs:
         for name, n in r["types"].items():
             want[r["proto"]][("PDUs by type", name)] += n
+        for name, n in r["parts"].items():
+            want[r["proto"]][("Parts by type", name)] += n
         for code, n in r["findings"].items():
             want[r["proto"]][("finding", code)] += n
     args = ws_opts + ["-q", "-2", "-r", cap]
@@ -75,19 +80,23 @@ for cap in captures:
         g = got[p]
         have = collections.Counter()
         for path, n in g.items():
-            if path[0] == "PDUs by type" and len(path) == 2:
+            if path[0] in ("PDUs by type", "Parts by type") and len(path) == 2:
                 have[path] += n
             if path[0] == "Findings by severity" and len(path) == 3:
-                have[("finding", path[2])] += n
+                code, _, summary = path[2].partition(": ")
+                if summary != summaries[code]:
+                    fail("%s %s: tree shows %r, the finding's summary is %r" % (cap, p, path[2], summaries[code]))
+                have[("finding", code)] += n
         if have != want[p]:
             fail("%s %s: tree %s, pcaptool stats %s" % (os.path.basename(cap), p, dict(have), dict(want[p])))
             continue
-        reported = {path[1]: n for path, n in g.items() if path[0] == "Rules reported" and len(path) == 2}
+        reported = {path[1].partition(": ")[0]: n for path, n in g.items()
+                    if path[0] == "Rules reported" and len(path) == 2}
         expected = {code: n for (kind, code), n in want[p].items() if kind == "finding" and code in rules}
         if reported != expected:
             fail("%s %s: rules reported %s, expected %s" % (os.path.basename(cap), p, reported, expected))
             continue
         if want[p]:
-            print("ok %s %s: %d types and findings agree" % (os.path.basename(cap), p, len(want[p])))
+            print("ok %s %s: %d types, parts and findings agree" % (os.path.basename(cap), p, len(want[p])))
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)

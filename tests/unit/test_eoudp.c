@@ -207,7 +207,7 @@ Test(eoudp, repeated_items_are_all_decoded)
     decf(1, 1, 0, "0e 427a1fccd5671000 0000000000000002 00 0000000000000018 0500000000000000 0600000000000000 0700000000000000");
     cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.entity")), 3);
     cr_assert_not(has("eoudp.trailing"));
-    cr_assert(strstr(c.summary, "entity 5 (+2 more)") != NULL, "%s", c.summary);
+    cr_assert(strstr(c.summary, "entity 0x5 (+2 more)") != NULL, "%s", c.summary);
     decf(2, 1, 0, "0b 427a1fccd5671000 0000000000000003 00 000000000000000d 03000000 414243 02000000 4445");
     cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.system")), 2);
     cr_assert_not(has("eoudp.trailing"));

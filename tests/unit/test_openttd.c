@@ -125,7 +125,7 @@ Test(openttd, layouts_of_13x)
         {"0300 10", "CLIENT_GETMAP", "openttd.type", 16},
         {"0400 11 02", "SERVER_WAIT", "openttd.waiting", 2},
         {"0700 12 e1000000", "SERVER_MAP_BEGIN", "openttd.frame", 225},
-        {"0700 13 a4380000", "SERVER_MAP_SIZE", "openttd.map_size", 14500},
+        {"0700 13 a4380000", "SERVER_MAP_SIZE", "openttd.map.size", 14500},
         {"0300 15", "SERVER_MAP_DONE", "openttd.type", 21},
         {"0300 16", "CLIENT_MAP_OK", "openttd.type", 22},
         {"0700 17 02000000", "SERVER_JOIN", "openttd.client_id", 2},
@@ -167,12 +167,12 @@ Test(openttd, check_newgrfs_loops_over_its_count)
 {
     dec("2c00 08 02 20204444 000102030405060708090a0b0c0d0e0f 04030201 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
     clean();
-    cr_assert_eq(U("openttd.grf_count", 0), 2);
+    cr_assert_eq(U("openttd.grf.count", 0), 2);
     /* the id's bytes in order, as OpenTTD shows it (network_client.cpp:
        "NewGRF {:08X} not found", std::byteswap of the little-endian read) */
-    cr_assert_eq(U("openttd.grf_id", 0), 0x20204444);
-    cr_assert_eq(U("openttd.grf_id", 1), 0x04030201);
-    S("openttd.grf_md5", 1, "\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff");
+    cr_assert_eq(U("openttd.grf.id", 0), 0x20204444);
+    cr_assert_eq(U("openttd.grf.id", 1), 0x04030201);
+    S("openttd.grf.md5", 1, "\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff");
 }
 
 Test(openttd, map_data_header_and_progress)
@@ -217,9 +217,9 @@ Test(openttd, wiki_commands_have_their_frame)
         " 00 6e000000");                            /* SERVER_COMMAND for frame 110 */
     clean();
     packet_is("SERVER_COMMAND");
-    cr_assert_eq(U("openttd.decode_param", 9), 9);
+    cr_assert_eq(U("openttd.cmd.decode_param", 9), 9);
     cr_assert_eq(U("openttd.frame", 0), 110);
-    cr_assert_null(named("openttd.callback", 0)); /* 13.x's callback names are not the wiki's */
+    cr_assert_null(named("openttd.cmd.callback", 0)); /* 13.x's callback names are not the wiki's */
     dec("4100 13 00 05000000 01000000 02000000 2c010000"
         " 00000000 01000000 02000000 03000000 04000000 05000000 06000000 07000000 08000000 09000000"
         " 00 63000000");                            /* for frame 99: passed */
@@ -239,15 +239,15 @@ Test(openttd, commands_07_have_text_frame_and_my_cmd)
     dec("1800 12 00 05000000 01000000 02000000 2c010000 676f00 03"); /* CLIENT_COMMAND */
     clean();
     packet_is("CLIENT_COMMAND");
-    cr_assert_eq(U("openttd.cmd32", 0), 5);
-    cr_assert_eq(U("openttd.tile", 0), 300);
-    S("openttd.cmd_text", 0, "go");
-    cr_assert_eq(U("openttd.callback", 0), 3);
+    cr_assert_eq(U("openttd.cmd.word", 0), 5);
+    cr_assert_eq(U("openttd.cmd.tile", 0), 300);
+    S("openttd.cmd.text", 0, "go");
+    cr_assert_eq(U("openttd.cmd.callback", 0), 3);
     dec("1d00 13 00 05000000 01000000 02000000 2c010000 676f00 03 6e000000 01");
     clean();
     packet_is("SERVER_COMMAND");
     cr_assert_eq(U("openttd.frame", 0), 110);
-    cr_assert_eq(U("openttd.my_cmd", 0), 1);
+    cr_assert_eq(U("openttd.cmd.own", 0), 1);
     dec("1d00 13 00 05000000 01000000 02000000 2c010000 676f00 03 63000000 00"); /* frame 99: passed */
     cr_assert(collect_has_finding(&c, finding("openttd.command.frame_passed")));
 }
@@ -260,7 +260,7 @@ Test(openttd, layouts_05_06_from_the_source)
     clean();
     dec("1c00 13 00 05000000 01000000 02000000 2c010000 676f00 03 6e000000");
     clean();
-    S("openttd.cmd_text", 0, "go");
+    S("openttd.cmd.text", 0, "go");
     cr_assert_eq(U("openttd.frame", 0), 110);
     /* 0.6 DoCommandP sends cmd with its flags (NetworkSend_Command(tile, p1,
        p2, cmd, callback)); command.h: the id is cmd & 0xFF, CMD_AUTO 0x0200,
@@ -268,10 +268,10 @@ Test(openttd, layouts_05_06_from_the_source)
        | CMD_AUTO | CMD_NO_WATER | CMD_MSG(0x1011) = 0x10110602. */
     dec("1600 12 00 02061110 01000000 02000000 2c010000 00 00");
     clean();
-    cr_assert_eq(U("openttd.cmd32", 0), 0x10110602);
-    cr_assert_eq(U("openttd.cmd32.id", 0), 2);
-    cr_assert_eq(U("openttd.cmd32.flags", 0), 0x06);
-    cr_assert_eq(U("openttd.err_msg", 0), 0x1011);
+    cr_assert_eq(U("openttd.cmd.word", 0), 0x10110602);
+    cr_assert_eq(U("openttd.cmd.word.id", 0), 2);
+    cr_assert_eq(U("openttd.cmd.word.flags", 0), 0x06);
+    cr_assert_eq(U("openttd.cmd.error_message", 0), 0x1011);
     cr_assert_str_eq(c.summary, "CLIENT_COMMAND cmd 2");
     dec("0500 09 0300");                            /* SERVER_WELCOME: uint16 own client id */
     clean();
@@ -293,7 +293,7 @@ Test(openttd, layouts_05_06_from_the_source)
     /* SERVER_MAP start: "Send_uint32(_frame_counter); Send_uint32(ftell(file_pointer))" */
     dec("0c00 0c 00 64000000 0a000000");
     clean();
-    cr_assert_eq(U("openttd.map_size", 0), 10);
+    cr_assert_eq(U("openttd.map.size", 0), 10);
     dec("0d00 0c 01 4f54545800030000 01");          /* 9 of the 10 bytes */
     clean();
     dec("0400 0c 02");                              /* MAP_PACKET_END */
@@ -353,11 +353,11 @@ Test(openttd, commands_named_by_release)
     clean();
     cr_assert_eq(U("openttd.cmd", 0), 46);
     cr_assert_str_eq(named("openttd.cmd", 0), "CMD_INDUSTRY_CTRL");
-    cr_assert_str_eq(named("openttd.callback", 0), "CcBuildIndustry");
+    cr_assert_str_eq(named("openttd.cmd.callback", 0), "CcBuildIndustry");
     cr_assert_str_eq(c.summary, "CLIENT_COMMAND CMD_INDUSTRY_CTRL");
     dec("0f00 1b 00 8700 0000 00000000 0000 1b");     /* 135 = CMD_END, callback 27: past the tables */
     cr_assert_null(named("openttd.cmd", 0));
-    cr_assert_null(named("openttd.callback", 0));
+    cr_assert_null(named("openttd.cmd.callback", 0));
     cr_assert_str_eq(c.summary, "CLIENT_COMMAND cmd 135");
     teardown();
     setup();
@@ -365,10 +365,10 @@ Test(openttd, commands_named_by_release)
     dec("0b00 1d 00 2e00 0000 0000 17");              /* CLIENT_COMMAND, no tile */
     clean();
     cr_assert_str_eq(named("openttd.cmd", 0), "CMD_INDUSTRY_SET_FLAGS");
-    cr_assert_str_eq(named("openttd.callback", 0), "CcBuildIndustry");
+    cr_assert_str_eq(named("openttd.cmd.callback", 0), "CcBuildIndustry");
     dec("0b00 1d 00 8700 0000 0000 00");
     cr_assert_str_eq(named("openttd.cmd", 0), "CMD_UPDATE_LEAGUE_TABLE_ELEMENT_DATA");
-    cr_assert_str_eq(named("openttd.callback", 0), "none");
+    cr_assert_str_eq(named("openttd.cmd.callback", 0), "none");
     teardown();
     setup();
     dec("0e00 02 312e31302e3300 00000000 00 fe 00"); /* "1.10.3": 13.x numbering assumed */
@@ -376,7 +376,7 @@ Test(openttd, commands_named_by_release)
     clean();
     cr_assert_eq(U("openttd.cmd", 0), 46);
     cr_assert_null(named("openttd.cmd", 0));
-    cr_assert_null(named("openttd.callback", 0));
+    cr_assert_null(named("openttd.cmd.callback", 0));
     cr_assert_str_eq(c.summary, "CLIENT_COMMAND cmd 46");
     teardown();
     setup();
@@ -484,7 +484,7 @@ Test(openttd, game_info_5_has_language_and_map_name)
     clean();
     cr_assert_eq(U("openttd.gi.version", 0), 5);
     cr_assert_eq(U("openttd.gi.gs_version", 0), 4294967295u);
-    cr_assert_eq(U("openttd.grf_id", 0), 0x04030201, "its bytes in order");
+    cr_assert_eq(U("openttd.grf.id", 0), 0x04030201, "its bytes in order");
     cr_assert_eq(U("openttd.gi.game_date", 0), 730000);
     cr_assert_eq(U("openttd.language", 0), 0);
     cr_assert_eq(U("openttd.gi.clients_max", 0), 25);
@@ -500,8 +500,8 @@ Test(openttd, game_info_6_lookup_ids)
     dec("2c00 06 06 02 00000000 00 02 07000000 08000000 01000000 01000000 01 00 01"
         " 5300 3100 00 02 01 00 1000 1000 00 00");
     clean();
-    cr_assert_eq(U("openttd.grf_lookup_id", 0), 7);
-    cr_assert_eq(U("openttd.grf_lookup_id", 1), 8);
+    cr_assert_eq(U("openttd.grf.lookup_id", 0), 7);
+    cr_assert_eq(U("openttd.grf.lookup_id", 1), 8);
     cr_assert_eq(U("openttd.gi.map_width", 0), 16);
 }
 
@@ -569,10 +569,10 @@ Test(openttd, udp_master_server_and_newgrfs)
     dec_udp("1800 09 01 44443301 00112233445566778899aabbccddeeff");
     clean();
     packet_is("UDP CLIENT_GET_NEWGRFS");
-    cr_assert_eq(U("openttd.grf_id", 0), 0x44443301);
+    cr_assert_eq(U("openttd.grf.id", 0), 0x44443301);
     dec_udp("1a00 0a 01 44443301 00112233445566778899aabbccddeeff 4e00");
     clean();
-    S("openttd.grf_name", 0, "N");
+    S("openttd.grf.name", 0, "N");
     dec_udp("0b00 0b 0807060504030201");
     clean();
     packet_is("UDP MASTER_SESSION_KEY");
