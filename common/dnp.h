@@ -54,7 +54,7 @@ enum dnp_command {
     F(DNP_F_VALUE_FLOAT, "dnp.value.float", "Float", DOUBLE, NONE, NULL, 0, "A floating point value or component (float16, float32, float64)") \
     F(DNP_F_VALUE_STRING, "dnp.value.string", "String", STRING, NONE, NULL, 0, "A UTF-8 string value") \
     F(DNP_F_VALUE_DATA, "dnp.value.data", "Data", BYTES, NONE, NULL, 0, "A data value") \
-    F(DNP_F_UPDATE_LAYOUT, "dnp.update_layout", "Link update layout", U8, DEC, layout_names, 0, "Which link-update layout decoded this command") \
+    F(DNP_F_UPDATE_LAYOUT, "dnp.update_layout", "Link update layout", U8, NONE, layout_names, 0, "Which link-update layout decoded this command") \
     F(DNP_F_TYPES_FROM, "dnp.types_from", "Value types from frame", FRAMENUM, NONE, NULL, 0, "The link state that gave the value types") \
     F(DNP_F_CHUNK, "dnp.chunk", "Part data", BYTES, NONE, NULL, 0, "The piece of a long message or long link-state message in this part") \
     F(DNP_F_VALUES_PART, "dnp.values_part", "Values part", BYTES, NONE, NULL, 0, "The piece of a long link state's values in this part") \

@@ -36,9 +36,9 @@ enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_P
     F(EOUDP_F_IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, 0, "The receiver must acknowledge this packet (a header byte from Jan 2024; before, implied by the command and shown generated)") \
     F(EOUDP_F_PAD, "eoudp.pad", "Pad", U8, HEX, NULL, 0, "Zero pad byte of the 22-byte header until 31 Dec 2023") \
     F(EOUDP_F_SIZE, "eoudp.size", "Size", U64, BYTES, NULL, 0, "Payload length") \
-    F(EOUDP_F_GENERATION, "eoudp.generation", "Header generation", U8, DEC, generation_names, 0, "Which header layout this datagram uses") \
-    F(EOUDP_F_HEADER_ORDER, "eoudp.header_order", "Header byte order", U8, DEC, order_names, 0, "Byte order of the header fields (the implementation swaps them to big-endian)") \
-    F(EOUDP_F_BASIS, "eoudp.generation.basis", "Generation chosen from", U8, DEC, basis_names, 0, "What decided the header generation") \
+    F(EOUDP_F_GENERATION, "eoudp.generation", "Header generation", U8, NONE, generation_names, 0, "Which header layout this datagram uses") \
+    F(EOUDP_F_HEADER_ORDER, "eoudp.header_order", "Header byte order", U8, NONE, order_names, 0, "Byte order of the header fields (the implementation swaps them to big-endian)") \
+    F(EOUDP_F_BASIS, "eoudp.generation.basis", "Generation chosen from", U8, NONE, basis_names, 0, "What decided the header generation") \
     F(EOUDP_F_INFO_RECEIVED, "eoudp.info.received", "Packets received", I32, DEC, NULL, 0, "Packets the sender received since its last packet info") \
     F(EOUDP_F_INFO_SENT, "eoudp.info.sent", "Packets sent", I32, DEC, NULL, 0, "Packets the sender sent since its last packet info") \
     F(EOUDP_F_SEEN_RECEIVED, "eoudp.info.seen_received", "Packets to the sender in the capture", U32, DEC, NULL, 0, "Datagrams the capture saw going to the sender over the same span (since the last packet info either way)") \

@@ -36,8 +36,8 @@ enum { GNE_OPT_BYTE_ORDER, GNE_OPT_PROFILE };
 #define GNE_FIELDS(F, LINK) \
     F(GNE_F_NL_MAGIC, "gne.nl.magic", "NL magic", STRING, NONE, NULL, 0, "HawkNL reliable-packet magic 'NL'") \
     F(GNE_F_NL_LENGTH, "gne.nl.length", "NL length", U16, BYTES, NULL, 0, "Content length of the HawkNL frame (big-endian, header excluded)") \
-    F(GNE_F_MESSAGE, "gne.message", "Message", U8, DEC, message_names, 0, "What this message is in the connection") \
-    F(GNE_F_BYTE_ORDER, "gne.byte_order", "Data byte order", U8, DEC, order_names, 0, "Byte order of the numbers inside GNE messages (from the handshake's build field)") \
+    F(GNE_F_MESSAGE, "gne.message", "Message", U8, NONE, message_names, 0, "What this message is in the connection") \
+    F(GNE_F_BYTE_ORDER, "gne.byte_order", "Data byte order", U8, NONE, order_names, 0, "Byte order of the numbers inside GNE messages (from the handshake's build field)") \
     F(GNE_F_LINK_FRAME, "gne.link.frame", "UDP link set up in frame", FRAMENUM, NONE, NULL, 0, "The TCP frame whose accept opened this UDP link") \
     F(GNE_F_MAGIC, "gne.magic", "GNE magic", STRING, NONE, NULL, 0, "'GNE' header of a handshake message") \
     F(GNE_F_RESPONSE, "gne.response", "Response", U8, DEC, response_names, 0, "0 = refusal, 1 = accept") \

@@ -342,6 +342,13 @@ static unsigned type_bytes(gw_ftype t)
 const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_value *v,
                              const char *value_name)
 {
+    const char *own = f->base == GW_BASE_NONE && f->type >= GW_FT_U8 && f->type <= GW_FT_U64 && !value_name
+                          ? gw_value_name_of(f->names, (uint32_t)v->u)
+                          : NULL;
+    if (own) { /* the decoder's own enumeration: the name says it all */
+        snprintf(buf, n, "%s", own);
+        return buf;
+    }
     const char *unit = (size_t)f->base < sizeof base_units / sizeof *base_units ? base_units[f->base] : NULL;
     char num[48];
     switch (f->type) {

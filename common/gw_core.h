@@ -450,12 +450,18 @@ const char *gw_type_name(char *buf, size_t n, const gw_field *f, uint64_t v);
 
 /* Does a number of this field need gw_format_number's text (a unit, a
    date), where a front end would otherwise show it its own way? */
-static inline bool gw_field_formatted(const gw_field *f) { return f->base > GW_BASE_DEC_HEX; }
+static inline bool gw_field_formatted(const gw_field *f)
+{
+    return f->base > GW_BASE_DEC_HEX || (f->base == GW_BASE_NONE && f->type >= GW_FT_U8 && f->type <= GW_FT_I64);
+}
 /* The text of a number item's value as both front ends show it after
    "Name: ": its name (value_name, else the field's names) with the number
    in parentheses, a unit, a date; hex padded to the field's width as
-   Wireshark pads it; doubles as Wireshark prints them (%.15g). For U*, I*,
-   BOOL and DOUBLE fields; returns buf. */
+   Wireshark pads it; doubles as Wireshark prints them (%.15g). An integer
+   field of base NONE is an enumeration of the decoder's own (what it chose
+   or derived, never a number on the wire): a named value shows its name
+   alone ("Data byte order: Little-endian"). For U*, I*, BOOL and DOUBLE
+   fields; returns buf. */
 const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_value *v,
                              const char *value_name);
 /* nanoseconds since the Unix epoch as Wireshark shows a UTC time,

@@ -63,7 +63,7 @@ enum { OD_OPT_VARIANT, OD_OPT_BOOLS, OD_OPT_DEFAULT_BOOLS, OD_OPT_PROFILE };
     F(OD_F_JM_VISIBILITY, "opendrakan.jump_mask.visibility", "Visibility jumps", BOOL, NONE, NULL, 0x08, "Jump mask bit 3") \
     F(OD_F_JM_RUNNING, "opendrakan.jump_mask.running", "Running jumps", BOOL, NONE, NULL, 0x10, "Jump mask bit 4") \
     F(OD_F_JM_UNUSED, "opendrakan.jump_mask.unused", "Unused high bit", BOOL, NONE, NULL, 0x80, "Jump mask bit 7 (\"currently unused\")") \
-    F(OD_F_BOOLS, "opendrakan.bool_encoding", "Boolean encoding", U8, DEC, bools_names, 0, "How the bundle's booleans are written") \
+    F(OD_F_BOOLS, "opendrakan.bool_encoding", "Boolean encoding", U8, NONE, bools_names, 0, "How the bundle's booleans are written") \
     F(OD_F_STATE, "opendrakan.state", "State", NONE, NONE, NULL, 0, "One state of the bundle") \
     F(OD_F_JUMP, "opendrakan.jump", "Jump", BOOL, NONE, NULL, 0, "This state jumps (from the jump mask)") \
     F(OD_F_POS_X, "opendrakan.position.x", "Position x", DOUBLE, NONE, NULL, 0, "f32") \

@@ -77,7 +77,7 @@ enum { OTTD_OPT_VERSION, OTTD_OPT_DEFAULT_VERSION };
     F(OTTD_F_SIZE, "openttd.size", "Size", U16, BYTES, NULL, 0, "Packet size, the 2 size bytes included") \
     F(OTTD_F_TYPE, "openttd.type", "Type", U8, DEC, NULL, 0, "Packet type as on the wire (its meaning depends on the version)") \
     F(OTTD_F_PACKET, "openttd.packet", "Packet", U8, DEC, packet_names, 0, "The packet the type means in this connection's version (hidden: for filters that hold in every version, openttd.packet == \"SERVER_FRAME\")") \
-    F(OTTD_F_VERSION, "openttd.version", "Version (packet numbering)", U8, DEC, version_names, 0, "Packet numbering used for this connection") \
+    F(OTTD_F_VERSION, "openttd.version", "Version (packet numbering)", U8, NONE, version_names, 0, "Packet numbering used for this connection") \
     F(OTTD_F_REVISION, "openttd.revision", "Revision", STRING, NONE, NULL, 0, "OpenTTD revision string") \
     F(OTTD_F_NEWGRF_VERSION, "openttd.newgrf_version", "NewGRF version", U32, HEX, NULL, 0, "NewGRF version of the client") \
     F(OTTD_F_NAME, "openttd.name", "Name", STRING, NONE, NULL, 0, "Client name") \
