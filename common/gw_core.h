@@ -466,7 +466,7 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
                              const char *value_name);
 /* nanoseconds since the Unix epoch as Wireshark shows a UTC time,
    "Nov 23, 2026 10:00:00.123456789 UTC", with `digits` (0..9) digits of
-   the fraction; "(not a date)" beyond year 9999 or before 1970 */
+   the fraction; "(not a date)" before 1970 */
 const char *gw_format_date(char *buf, size_t n, int64_t ns, int digits);
 
 /* Convenience emitters used by decoders. */
