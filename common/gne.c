@@ -192,6 +192,16 @@ static void emit_order(gne_ctx *x, size_t off)
     gw_emit_gen_u(&x->p.e, GNE_F_BYTE_ORDER, off, x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
 }
 
+/* "WHAT 12800 bytes/s", or "WHAT unlimited" for a rate of 0 (rate_names) */
+static void summary_rate(gne_ctx *x, const char *what, uint64_t rate)
+{
+    const char *name = gw_value_name_of(rate_names, (uint32_t)rate);
+    if (name)
+        gw_summary_add(&x->p.sum, "%s %s", what, name);
+    else
+        gw_summary_add(&x->p.sum, "%s %llu bytes/s", what, (unsigned long long)rate);
+}
+
 static void emit_rates(gne_ctx *x, size_t off)
 {
     gne_conv *c = x->conv;
@@ -329,10 +339,7 @@ static void accept_msg(gne_ctx *x, size_t len)
     uint32_t rate = (uint32_t)x->val[GNE_F_RATE];
     c->rate[1] = rate;
     c->rate_known[1] = true;
-    if (rate)
-        gw_summary_add(&x->p.sum, ", rate %u bytes/s", (unsigned)rate);
-    else
-        gw_summary_add(&x->p.sum, ", rate unlimited");
+    summary_rate(x, ", rate", rate);
     if (len < 12 && gw_remaining(&x->p.c) == 0) {
         emit_rates(x, start);
         return;   /* no port: not an IP link */
@@ -554,10 +561,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
                 c->rate_bytes[!role(x)] = 0;
                 emit_rates(x, start);
             }
-            if (v)
-                gw_summary_add(&x->p.sum, "Rate adjust %u bytes/s", (unsigned)v);
-            else
-                gw_summary_add(&x->p.sum, "Rate adjust unlimited");
+            summary_rate(x, "Rate adjust", v);
             if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
                 gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
         }

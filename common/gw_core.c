@@ -230,10 +230,13 @@ bool gw_looks_like_text(const uint8_t *p, size_t n)
     return controls * 8 <= n;
 }
 
-const char *gw_format_text_bytes(char *buf, size_t n, const uint8_t *p, size_t len)
+const char *gw_format_bytes(char *buf, size_t n, const uint8_t *p, size_t len)
 {
     static const char digits[] = "0123456789abcdef";
-    char text[4 * 64 + 8];
+    if (!len) {
+        snprintf(buf, n, "(empty)");
+        return buf;
+    }
     size_t w = 0;
     for (size_t i = 0; i < len && i < 64 && w + 3 < n; i++) {
         buf[w++] = digits[p[i] >> 4];
@@ -242,9 +245,11 @@ const char *gw_format_text_bytes(char *buf, size_t n, const uint8_t *p, size_t l
     buf[w] = '\0';
     if (len > 64 && w < n)
         w += (size_t)snprintf(buf + w, n - w, "... (%zu bytes)", len);
-    gw_clean_text(text, sizeof text, p, len, 64);
-    if (w < n)
+    if (w < n && gw_looks_like_text(p, len)) {
+        char text[4 * 64 + 8];
+        gw_clean_text(text, sizeof text, p, len, 64);
         snprintf(buf + w, n - w, " (\"%s\")", text);
+    }
     return buf;
 }
 
@@ -302,6 +307,25 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *d = doy - (153 * mp + 2) / 5 + 1;
     *m = mp < 10 ? mp + 3 : mp - 9;
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+size_t gw_seconds_text(char out[32], int64_t ns)
+{
+    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char b[32];
+    int i = (int)sizeof b;
+    for (int k = 0; k < 9; k++, u /= 10)
+        b[--i] = (char)('0' + u % 10);
+    b[--i] = '.';
+    do {
+        b[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (ns < 0)
+        b[--i] = '-';
+    size_t n = sizeof b - (size_t)i;
+    memcpy(out, b + i, n);
+    return n;
 }
 
 const char *gw_format_date(char *buf, size_t n, int64_t ns, int digits)

@@ -428,11 +428,15 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
    as bytes)? At least 4 of them, valid UTF-8 without NUL, and at most one
    control character (other than tab, CR, LF) in eight. */
 bool gw_looks_like_text(const uint8_t *p, size_t n);
-/* The value of a BYTES item that reads as text, as both front ends show
-   it: its first 64 bytes in hex ("... (N bytes)" after them when there are
-   more) and the text in quotes, cleaned (gw_clean_text) and cut at 64
-   characters: 506c617965725f30 ("Player_0"). Returns buf. */
-const char *gw_format_text_bytes(char *buf, size_t n, const uint8_t *p, size_t len);
+/* The value of a BYTES item as pcaptool shows it, and the plugin where
+   Wireshark's own display would differ (an empty item, which it calls
+   "<MISSING>"; text): "(empty)"; else its first 64 bytes in hex ("... (N
+   bytes)" after them when there are more) and, when they read as text
+   (gw_looks_like_text), the text in quotes, cleaned (gw_clean_text) and
+   cut at 64 characters: 506c617965725f30 ("Player_0"). Returns buf, of
+   at least GW_BYTES_TEXT_MAX bytes for the whole of it. */
+#define GW_BYTES_TEXT_MAX 512
+const char *gw_format_bytes(char *buf, size_t n, const uint8_t *p, size_t len);
 
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v);
 /* the same, or `fallback` when v has no name */
@@ -464,6 +468,10 @@ static inline bool gw_field_formatted(const gw_field *f)
    fields; returns buf. */
 const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_value *v,
                              const char *value_name);
+/* nanoseconds as seconds.nanoseconds, nine digits after the point (a
+   capture time, or a relative time that may be negative, as both front
+   ends show it), into out, not NUL-terminated; returns the length */
+size_t gw_seconds_text(char out[32], int64_t ns);
 /* nanoseconds since the Unix epoch as Wireshark shows a UTC time,
    "Nov 23, 2026 10:00:00.123456789 UTC", with `digits` (0..9) digits of
    the fraction; "(not a date)" before 1970 */

@@ -273,18 +273,24 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                 return -1;
             }
             if (x) {
-                /* the label shows the values: "Position (jump): (100, 0, -0.125)" */
-                char label[160] = "";
+                /* the state's values (a boolean, or the 3 or 4 floats of a
+                   vector or quaternion), shown in its label too:
+                   "Position (jump): (100, 0, -0.125)" */
                 size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
+                unsigned on = 0;
+                double comp[4];
+                if (is_bool)
+                    on = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1 : d[off] != 0;
+                for (size_t k = 0; k < n / 4; k++)
+                    comp[k] = gw_float_bits(gw_get_uint(d + off + 4 * k, 4, false), 4);
+                char label[160] = "";
                 if (gw_emit_text(&x->p.e)) {
                     int w = snprintf(label, sizeof label, "%s%s: ", object_states[s].name, jump ? " (jump)" : "");
                     if (is_bool) {
-                        bool on = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1 : d[off] != 0;
                         snprintf(label + w, sizeof label - (size_t)w, "%s", on ? "True" : "False");
                     } else {
                         for (size_t k = 0; k < n / 4 && w > 0 && (size_t)w < sizeof label; k++)
-                            w += snprintf(label + w, sizeof label - (size_t)w, "%s%.15g", k ? ", " : "(",
-                                          gw_float_bits(gw_get_uint(d + off + 4 * k, 4, false), 4));
+                            w += snprintf(label + w, sizeof label - (size_t)w, "%s%.15g", k ? ", " : "(", comp[k]);
                         if (w > 0 && (size_t)w < sizeof label)
                             snprintf(label + w, sizeof label - (size_t)w, ")");
                     }
@@ -292,16 +298,10 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                 gw_emit_label(&x->p.e, OD_F_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
                 gw_emit_push(&x->p.e);
                 gw_emit_u(&x->p.e, OD_F_JUMP, base + masks + 1, 1, jump);
-                if (is_bool) {
-                    unsigned v = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1
-                                                          : d[off] != 0;
-                    gw_emit_u(&x->p.e, object_states[s].field, base + at, 1, v);
-                } else {
-                    for (size_t k = 0; k < n / 4; k++) {
-                        double f = gw_float_bits(gw_get_uint(d + off + 4 * k, 4, false), 4);
-                        gw_emit_d(&x->p.e, object_states[s].field + (int)k, base + off + 4 * k, 4, f);
-                    }
-                }
+                if (is_bool)
+                    gw_emit_u(&x->p.e, object_states[s].field, base + at, 1, on);
+                for (size_t k = 0; k < n / 4; k++)
+                    gw_emit_d(&x->p.e, object_states[s].field + (int)k, base + off + 4 * k, 4, comp[k]);
                 gw_emit_pop(&x->p.e, base + at + (is_bool ? 1 : n));
                 gw_summary_add(&x->p.sum, "%s%s%s", x->p.sum.len && x->p.sum.text[x->p.sum.len - 1] == '[' ? "" : " ",
                                object_states[s].name, jump ? "*" : "");

@@ -301,38 +301,16 @@ static void gs_i64(GString *g, int64_t v)
     }
 }
 
-/* nanoseconds as seconds.nanoseconds, nine digits after the point (a
-   capture time, or a relative time that may be negative), into out;
-   returns the length */
-static size_t seconds_text(char out[32], int64_t ns)
-{
-    uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    char b[32];
-    int i = (int)sizeof b;
-    for (int k = 0; k < 9; k++, u /= 10)
-        b[--i] = (char)('0' + u % 10);
-    b[--i] = '.';
-    do {
-        b[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (ns < 0)
-        b[--i] = '-';
-    size_t n = sizeof b - (size_t)i;
-    memcpy(out, b + i, n);
-    return n;
-}
-
 static void gs_seconds(GString *g, int64_t ns)
 {
     char b[32];
-    gs_put(g, b, seconds_text(b, ns));
+    gs_put(g, b, gw_seconds_text(b, ns));
 }
 
 static void print_seconds(FILE *f, int64_t ns)
 {
     char b[32];
-    fwrite(b, 1, seconds_text(b, ns), f);
+    fwrite(b, 1, gw_seconds_text(b, ns), f);
 }
 
 static void gs_hex(GString *g, const uint8_t *p, size_t n)
@@ -439,19 +417,8 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
         print_address(f, fd, it);
         break;
     case GW_FT_BYTES: {
-        if (!it->v.b.n) {
-            fputs("(empty)", f); /* as the plugin shows it */
-            break;
-        }
-        if (gw_looks_like_text(it->v.b.p, it->v.b.n)) {
-            char t[512];
-            fputs(gw_format_text_bytes(t, sizeof t, it->v.b.p, it->v.b.n), f);
-            break;
-        }
-        for (size_t i = 0; i < it->v.b.n && i < 64; i++)
-            fprintf(f, "%02x", it->v.b.p[i]);
-        if (it->v.b.n > 64)
-            fprintf(f, "... (%zu bytes)", it->v.b.n);
+        char t[GW_BYTES_TEXT_MAX];
+        fputs(gw_format_bytes(t, sizeof t, it->v.b.p, it->v.b.n), f);
         break;
     }
     default:

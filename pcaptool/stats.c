@@ -220,6 +220,36 @@ static double median(const measure *m)
 }
 
 
+static void json_str(const char *s)
+{
+    out_json_string(stdout, (const uint8_t *)s, strlen(s));
+}
+
+/* a type_count array by the names of `field`'s values: text, after label
+   ("    types: Connection request 1, Packets 65"), or a JSON object's members */
+static void text_counts(const char *label, const GArray *a, const gw_field *field)
+{
+    fputs(label, stdout);
+    for (guint i = 0; i < a->len; i++) {
+        const type_count *t = &g_array_index(a, type_count, i);
+        char name[96];
+        printf("%s %s %llu", i ? "," : "", gw_type_name(name, sizeof name, field, t->value),
+               (unsigned long long)t->count);
+    }
+    printf("\n");
+}
+
+static void json_counts(const GArray *a, const gw_field *field)
+{
+    for (guint i = 0; i < a->len; i++) {
+        const type_count *t = &g_array_index(a, type_count, i);
+        char name[96];
+        printf("%s", i ? "," : "");
+        json_str(gw_type_name(name, sizeof name, field, t->value));
+        printf(":%llu", (unsigned long long)t->count);
+    }
+}
+
 static void print_text(const char *path, GPtrArray *order)
 {
     printf("%s: %u conversation%s\n", path, order->len, order->len == 1 ? "" : "s");
@@ -229,22 +259,9 @@ static void print_text(const char *path, GPtrArray *order)
         printf("  %s %s <-> %s: %llu PDU%s, %llu bytes, %.6f s\n", p->short_name, s->a, s->b,
                (unsigned long long)s->pdus, s->pdus == 1 ? "" : "s", (unsigned long long)s->bytes,
                (double)(s->last_ns - s->first_ns) / 1e9);
-        printf("    types:");
-        for (guint i = 0; i < s->types->len; i++) {
-            const type_count *t = &g_array_index(s->types, type_count, i);
-            char name[96];
-            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->type_field], t->value);
-            printf("%s %s %llu", i ? "," : "", tn, (unsigned long long)t->count);
-        }
-        printf("\n");
-        for (guint i = 0; i < s->parts->len; i++) {
-            const type_count *t = &g_array_index(s->parts, type_count, i);
-            char name[96];
-            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->part_type_field], t->value);
-            printf("%s %s %llu", i ? "," : "    parts:", tn, (unsigned long long)t->count);
-        }
+        text_counts("    types:", s->types, &p->fields[p->type_field]);
         if (s->parts->len)
-            printf("\n");
+            text_counts("    parts:", s->parts, &p->fields[p->part_type_field]);
         for (int i = 0; i < p->n_measures; i++) {
             const measure *m = &s->m[i];
             const gw_field *f = &p->fields[p->measures[i]];
@@ -269,11 +286,6 @@ static void print_text(const char *path, GPtrArray *order)
     }
 }
 
-static void json_str(const char *s)
-{
-    out_json_string(stdout, (const uint8_t *)s, strlen(s));
-}
-
 static void print_json(const char *path, GPtrArray *order)
 {
     for (guint k = 0; k < order->len; k++) {
@@ -290,23 +302,9 @@ static void print_json(const char *path, GPtrArray *order)
                (unsigned long long)s->pdus, (unsigned long long)s->bytes, (long long)(s->first_ns / 1000000000),
                (long long)(s->first_ns % 1000000000), (long long)(s->last_ns / 1000000000),
                (long long)(s->last_ns % 1000000000), (double)(s->last_ns - s->first_ns) / 1e9);
-        for (guint i = 0; i < s->types->len; i++) {
-            const type_count *t = &g_array_index(s->types, type_count, i);
-            char name[96];
-            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->type_field], t->value);
-            printf("%s", i ? "," : "");
-            json_str(tn);
-            printf(":%llu", (unsigned long long)t->count);
-        }
+        json_counts(s->types, &p->fields[p->type_field]);
         printf("},\"parts\":{");
-        for (guint i = 0; i < s->parts->len; i++) {
-            const type_count *t = &g_array_index(s->parts, type_count, i);
-            char name[96];
-            const char *tn = gw_type_name(name, sizeof name, &p->fields[p->part_type_field], t->value);
-            printf("%s", i ? "," : "");
-            json_str(tn);
-            printf(":%llu", (unsigned long long)t->count);
-        }
+        json_counts(s->parts, &p->fields[p->part_type_field]);
         printf("},\"measures\":{");
         for (int i = 0; i < p->n_measures; i++) {
             const measure *m = &s->m[i];

@@ -353,10 +353,9 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                 break;
             case GW_FT_RELTIME: { /* "0.040349000 s", as pcaptool shows it */
                 nstime_t ns = {(time_t)(ev->v.i / 1000000000), (int)(ev->v.i % 1000000000)};
-                gint64 a = ev->v.i < 0 ? -ev->v.i : ev->v.i;
-                last = proto_tree_add_time_format_value(cur, hf, t, off, len, &ns, "%s%" G_GINT64_FORMAT ".%09d s",
-                                                        ev->v.i < 0 ? "-" : "", a / 1000000000,
-                                                        (int)(a % 1000000000));
+                char sec[32];
+                int n = (int)gw_seconds_text(sec, ev->v.i);
+                last = proto_tree_add_time_format_value(cur, hf, t, off, len, &ns, "%.*s s", n, sec);
                 break;
             }
             case GW_FT_STRING:
@@ -366,13 +365,12 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                            : proto_tree_add_item(cur, hf, t, off, len, ENC_UTF_8);
                 break;
             case GW_FT_BYTES: {
+                /* Wireshark's hex, but for an empty item ("<MISSING>") and text */
                 const guint8 *b = len > 0 ? tvb_get_ptr(t, off, len) : NULL;
-                if (len == 0) { /* not "<MISSING>": the field is there, empty */
-                    last = proto_tree_add_bytes_format_value(cur, hf, t, off, 0, NULL, "(empty)");
-                } else if (b && gw_looks_like_text(b, (size_t)len)) { /* text as well as bytes */
-                    char tx[512];
+                if (len == 0 || gw_looks_like_text(b, (size_t)len)) {
+                    char tx[GW_BYTES_TEXT_MAX];
                     last = proto_tree_add_bytes_format_value(cur, hf, t, off, len, b, "%s",
-                                                             gw_format_text_bytes(tx, sizeof tx, b, (size_t)len));
+                                                             gw_format_bytes(tx, sizeof tx, b, (size_t)len));
                 } else {
                     last = proto_tree_add_item(cur, hf, t, off, len, ENC_NA);
                 }

@@ -8,6 +8,7 @@ Usage: compare_tshark.py BUILD_DIR CAPTURE...
 tshark runs through scripts/tshark-plugin.sh (as nobody when root, from a
 fresh world-readable copy); this first checks that the plugin really loaded.
 """
+import functools
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -61,6 +62,7 @@ GROUPS = {"sequence": 0x02000000, "response_code": 0x03000000, "undecoded": 0x05
           "malformed": 0x07000000, "protocol": 0x09000000, "comment": 0x0b000000}
 
 
+@functools.lru_cache(maxsize=None)
 def finding_groups(pcaptool):
     out = subprocess.run([pcaptool, "findings"], capture_output=True, text=True, check=True).stdout
     return {l.split("\t")[0]: l.split("\t")[3] for l in out.splitlines()}
@@ -245,8 +247,7 @@ def compare(tsh, pcaptool, capture):
     text = subprocess.run([pcaptool, "decode", "-V", "--fail-on", "never"] + pt_args + [capture],
                           capture_output=True, text=True)
     pt_labels = text_labels(text.stdout)
-    fields = subprocess.run([pcaptool, "fields"], capture_output=True, text=True, check=True).stdout
-    two_pass_names = {l.split("\t")[1] for l in fields.splitlines() if l.endswith("\twireshark-two-pass")}
+    two_pass_names = set(two_pass_fields(pcaptool).values())
     nlabels = 0
     for num, pdus in ws_labels.items():
         ours = pt_labels.get(MOVED_BACK.get(os.path.basename(capture), {}).get(num, num), [])
@@ -367,10 +368,12 @@ def same_label(ws, ours):
     return False
 
 
+@functools.lru_cache(maxsize=None)
 def two_pass_fields(pcaptool):
-    """Fields only Wireshark's second pass shows (marked by pcaptool fields)."""
+    """Fields only Wireshark's second pass shows (marked by pcaptool
+    fields): {filter name: display name}."""
     out = subprocess.run([pcaptool, "fields"], capture_output=True, text=True, check=True).stdout
-    return {l.split("\t")[0] for l in out.splitlines() if l.endswith("\twireshark-two-pass")}
+    return {l.split("\t")[0]: l.split("\t")[1] for l in out.splitlines() if l.endswith("\twireshark-two-pass")}
 
 
 def compare_pdu(capture, num, tsh, wf, wfind, pf, pfind):
