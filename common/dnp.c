@@ -892,6 +892,44 @@ static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(C
 static const gw_lstep *const link_state_long = L(SEQ, NUM(LINK_ID, 2), NUM(FLAGS, 1, GW_CHECK(CHECK_LONG_LINK_FLAGS)),
                                                  GW_COUNTED(DNP_F_CHUNK, DNP_F_MESSAGE_LENGTH, 2, -1),
                                                  GW_REST(DNP_F_VALUES_PART));
+/* the connection ack as pcaptool conform writes it (the decoder reads it
+   in cmd_connect_ack, with its checks between the fields) */
+static const gw_lstep *const connect_ack = L(NUM(RESULT, 1), GW_IF(DNP_F_RESULT, GW_CMP_EQ, 0),
+                                             NUM(PROTOCOL, 2), GW_DONE);
+static const gw_lstep *const close_cmd = GW_EMPTY;
+static const gw_lstep *const unknown_cmd = L(GW_STEP(0)); /* conform: bytes of its own */
+
+/* a command's layout by its code (NULL: none; close has no fields) */
+static const gw_lstep *layout_of(int64_t cmd)
+{
+    switch (cmd) {
+    case DNP_CONNECT_REQUEST: return connect_request;
+    case DNP_CONNECT_ACK: return connect_ack;
+    case DNP_CLOSE: return close_cmd;
+    case DNP_MESSAGE: return message;
+    case DNP_RELIABLE_MESSAGE: return reliable_message;
+    case DNP_LINK_STATE: return link_state;
+    case DNP_RELIABLE_ACK: return reliable_ack;
+    case DNP_LINK_UP:
+    case DNP_LINK_DOWN: return link_up_down;
+    case DNP_RELIABLE_MESSAGE_LONG: return message_long;
+    case DNP_LINK_STATE_LONG: return link_state_long;
+    default: return NULL;
+    }
+}
+
+/* pcaptool conform's commands: the code, then the command's layout (an
+   unknown code: the code and whatever GW_W_STEP bytes are given) */
+static size_t dnp_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    (void)opts;
+    if (type < 0 || type > 255 || cap < 1)
+        return 0;
+    out[0] = (uint8_t)type;
+    const gw_lstep *l = layout_of(type);
+    size_t n;
+    return gw_layout_write(l ? l : unknown_cmd, false, vals, out + 1, cap - 1, &n) ? n + 1 : 0;
+}
 
 static void cmd_connect_request(dnp_ctx *x)
 {
@@ -1555,4 +1593,6 @@ const gw_protocol gw_dnp_protocol = {
     .decode = dnp_decode,
     .heuristic = dnp_heuristic,
     .replay = &gw_dnp_replay,
+    .conform = &gw_dnp_conform,
+    .build = dnp_build,
 };

@@ -160,5 +160,6 @@ enum { DNP_OPT_UPDATE_LAYOUT, DNP_OPT_PROFILE };
 extern const gw_protocol gw_dnp_protocol;
 /* pcaptool replay's hooks (replay_dnp.c) */
 extern const struct gw_replay gw_dnp_replay;
+extern const struct gw_conform gw_dnp_conform; /* conform_dnp.c */
 
 #endif

@@ -241,6 +241,7 @@ typedef struct {
 /* ---- protocols ----------------------------------------------------------- */
 
 
+struct gw_wval; /* gw_layout.h */
 typedef struct gw_protocol {
     const char *name;        /* filter name, "dnp" */
     const char *short_name;  /* "DNP" */
@@ -302,6 +303,12 @@ typedef struct gw_protocol {
     /* pcaptool replay's adaptation; NULL: PDUs are sent as recorded and
        every answer is required and compared by type only */
     const struct gw_replay *replay; /* gw_replay.h */
+    /* pcaptool conform's catalogue (gw_conform.h; NULL: none), and the
+       PDUs it sends, built from the decoder's own layouts: PDU `type` from
+       vals (gw_layout.h) at out, framing included; its length, or 0 when
+       it cannot be built */
+    const struct gw_conform *conform;
+    size_t (*build)(const int *opts, int64_t type, const struct gw_wval *vals, uint8_t *out, size_t cap);
 } gw_protocol;
 
 #define GW_PDU_INVALID (-1L)

@@ -259,3 +259,196 @@ long gw_layout_offset(const gw_lstep *l, int field, unsigned *size)
     }
     return -1;
 }
+
+/* ---- building ------------------------------------------------------------ */
+
+#define W_MAX_VALS 64
+
+typedef struct {
+    uint8_t *out;
+    size_t cap, off;
+    bool big_endian, ok;
+    const gw_wval *vals;
+    unsigned n_vals;
+    bool used[W_MAX_VALS];
+    /* the last number written per field, for counts and conditions */
+    int last_field[W_MAX_VALS];
+    uint64_t last_value[W_MAX_VALS];
+    unsigned n_last;
+} writer;
+
+/* the next value given for field f, taken (NULL: none left); peek: not taken */
+static const gw_wval *w_value(writer *w, int f, bool peek)
+{
+    for (unsigned i = 0; i < w->n_vals; i++)
+        if (!w->used[i] && w->vals[i].field == f) {
+            w->used[i] = !peek;
+            return &w->vals[i];
+        }
+    return NULL;
+}
+
+static void w_remember(writer *w, int f, uint64_t v)
+{
+    unsigned i = 0;
+    while (i < w->n_last && w->last_field[i] != f)
+        i++;
+    if (i == W_MAX_VALS)
+        return;
+    w->last_field[i] = f;
+    w->last_value[i] = v;
+    if (i == w->n_last)
+        w->n_last++;
+}
+
+static bool w_last(const writer *w, int f, uint64_t *v)
+{
+    for (unsigned i = 0; i < w->n_last; i++)
+        if (w->last_field[i] == f) {
+            *v = w->last_value[i];
+            return true;
+        }
+    return false;
+}
+
+static void w_bytes(writer *w, const void *p, size_t n, size_t width)
+{
+    if (w->cap - w->off < width) {
+        w->ok = false;
+        return;
+    }
+    memset(w->out + w->off, 0, width);
+    if (p)
+        memcpy(w->out + w->off, p, n < width ? n : width);
+    w->off += width;
+}
+
+static void w_number(writer *w, int f, unsigned size, bool be, uint64_t v)
+{
+    if (w->cap - w->off < size) {
+        w->ok = false;
+        return;
+    }
+    gw_put_uint(w->out + w->off, size, v, be);
+    w->off += size;
+    w_remember(w, f, v);
+}
+
+/* is a value left for any step from s to the end of its block? */
+static bool w_any_left(writer *w, const gw_lstep *s)
+{
+    for (unsigned depth = 0; s->op != GW_L_END; s++) {
+        if (s->op == GW_L_DONE && depth-- == 0)
+            return false;
+        if (s->op == GW_L_REPEAT || s->op == GW_L_MORE || s->op == GW_L_IF || s->op == GW_L_IF_HOOK)
+            depth++;
+        int f = s->op == GW_L_STEP ? GW_W_STEP : s->field;
+        if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && w_value(w, f, true))
+            return true;
+        if (s->op == GW_L_SUB && w_any_left(w, s->sub))
+            return true;
+    }
+    return false;
+}
+
+static void w_block(writer *w, const gw_lstep *s)
+{
+    for (; w->ok; s++) {
+        bool be = s->flags & GW_LF_BE ? true : s->flags & GW_LF_LE ? false : s->size > 1 && w->big_endian;
+        const gw_wval *v;
+        switch (s->op) {
+        case GW_L_END:
+        case GW_L_DONE:
+            return;
+        case GW_L_NUM:
+            v = w_value(w, s->field, false);
+            w_number(w, s->field, s->size, be, v ? v->u : 0);
+            break;
+        case GW_L_BYTES:
+        case GW_L_REST:
+            v = w_value(w, s->field, false);
+            w_bytes(w, v ? v->p : NULL, v ? v->n : 0, s->op == GW_L_BYTES ? s->size : v ? v->n : 0);
+            break;
+        case GW_L_CSTR:
+            v = w_value(w, s->field, false);
+            w_bytes(w, v ? v->p : NULL, v ? v->n : 0, (v ? v->n : 0) + 1);
+            break;
+        case GW_L_PADDED:
+            v = w_value(w, s->field, false);
+            w_bytes(w, v ? v->p : NULL, v ? v->n : 0, s->size);
+            break;
+        case GW_L_COUNTED: {
+            const gw_wval *len = w_value(w, s->arg, false);
+            v = w_value(w, s->field, false);
+            size_t n = v ? v->n : 0;
+            w_number(w, s->arg, s->size, be, len ? len->u : n);
+            w_bytes(w, v ? v->p : NULL, n, n);
+            break;
+        }
+        case GW_L_OPTIONAL:
+            if (!w_any_left(w, s + 1))
+                return;
+            break;
+        case GW_L_REPEAT: {
+            uint64_t count = 0;
+            w_last(w, s->arg, &count);
+            for (uint64_t i = 0, before = SIZE_MAX; i < count && w->ok && w->off != before; i++) {
+                before = w->off; /* a block that writes nothing is written once */
+                w_block(w, s + 1);
+            }
+            s = block_end(s);
+            break;
+        }
+        case GW_L_MORE: {
+            const gw_lstep *first = s + 1;
+            for (size_t before = SIZE_MAX; w->ok && w->off != before &&
+                                            w_value(w, first->op == GW_L_STEP ? GW_W_STEP : first->field, true);) {
+                before = w->off;
+                w_block(w, s + 1);
+            }
+            s = block_end(s);
+            break;
+        }
+        case GW_L_IF: {
+            uint64_t u;
+            bool hold = false;
+            if (w_last(w, s->arg, &u)) {
+                int64_t x = (int64_t)u;
+                hold = s->cmp == GW_CMP_EQ ? x == s->value : s->cmp == GW_CMP_NE ? x != s->value
+                     : s->cmp == GW_CMP_LT ? x < s->value : x >= s->value;
+            }
+            if (hold)
+                w_block(w, s + 1);
+            s = block_end(s);
+            break;
+        }
+        case GW_L_IF_HOOK: /* a condition of the decoder's: written when given */
+            if (w_any_left(w, s + 1))
+                w_block(w, s + 1);
+            s = block_end(s);
+            break;
+        case GW_L_STEP:
+            v = w_value(w, GW_W_STEP, false);
+            if (v)
+                w_bytes(w, v->p, v->n, v->n);
+            break;
+        case GW_L_SUB:
+            w_block(w, s->sub);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, uint8_t *out, size_t cap,
+                     size_t *len)
+{
+    writer w = {.out = out, .cap = cap, .big_endian = big_endian, .ok = true, .vals = vals};
+    while (vals[w.n_vals].field != GW_W_END)
+        if (++w.n_vals > W_MAX_VALS)
+            return false;
+    w_block(&w, l);
+    *len = w.off;
+    return w.ok;
+}

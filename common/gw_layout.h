@@ -84,6 +84,37 @@ bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
 size_t gw_layout_fixed_size(const gw_lstep *l);
 long gw_layout_offset(const gw_lstep *l, int field, unsigned *size);
 
+/* ---- building a PDU from its layout (pcaptool conform) ------------------- */
+
+/* A value to write: the k-th one given for a field goes to the field's
+   k-th step. */
+typedef struct gw_wval {
+    int field;     /* GW_W_END ends the list; GW_W_STEP: the bytes a GW_L_STEP writes */
+    uint64_t u;    /* a number */
+    const void *p; /* text or bytes, n of them */
+    size_t n;
+} gw_wval;
+#define GW_W_END (-1)
+#define GW_W_STEP (-2)
+#define GW_WU(f, v) {.field = (f), .u = (v)}
+#define GW_WB(f, b, len) {.field = (f), .p = (b), .n = (len)}
+#define GW_WSTEP(b, len) {.field = GW_W_STEP, .p = (b), .n = (len)}
+#define GW_WVALS(...) ((const gw_wval[]){__VA_ARGS__, {.field = GW_W_END}})
+#define GW_NO_VALUES ((const gw_wval[]){{.field = GW_W_END}})
+
+/* Write what layout l reads, from vals, at out (at most cap bytes): a
+   number without a value is 0; fixed bytes without a value are zeros, text
+   and other bytes without one empty; a counted length is its bytes' count
+   unless its field has a value of its own (a length that lies); a repeated
+   block runs as many times as its count field's value, a GW_L_MORE block
+   while its first field has values left; a GW_L_OPTIONAL part is written
+   only when a value is given for it; a GW_L_STEP writes the next
+   GW_W_STEP bytes (nothing when there are none); GW_L_IF_HOOK's block is
+   written when a value is given for it. The bytes written in *len; false when they do not fit in cap
+   or more than 64 values are given. */
+bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, uint8_t *out, size_t cap,
+                     size_t *len);
+
 /* ---- writing layouts ----------------------------------------------------- */
 
 #define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})

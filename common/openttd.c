@@ -1055,6 +1055,26 @@ static int packet_of(int version, bool udp, unsigned type)
     return type < n ? t[type] : PK_UNKNOWN;
 }
 
+/* pcaptool conform's packets: `type` is the packet (enum packet, PK_*),
+   numbered and laid out as the forced version, else the default one,
+   says; framed as the TCP game protocol frames it (size u16 counting the
+   whole packet, type u8) */
+static size_t ottd_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    int version = opts[OTTD_OPT_VERSION] != OTTD_V_AUTO ? opts[OTTD_OPT_VERSION] : opts[OTTD_OPT_DEFAULT_VERSION];
+    int wire = -1;
+    for (unsigned t = 0; t < 256 && wire < 0; t++)
+        if (type > PK_UNKNOWN && type < PK_COUNT && packet_of(version, false, t) == type)
+            wire = (int)t;
+    size_t n;
+    if (wire < 0 || cap < 3 || !gw_layout_write(layout_of(version, false, 0, (int)type), false, vals, out + 3, cap - 3, &n) ||
+        n + 3 > 0xffff)
+        return 0;
+    gw_put_uint(out, 2, n + 3, false);
+    out[2] = (uint8_t)wire;
+    return n + 3;
+}
+
 static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
                         const gw_sink *sink)
 {
@@ -1231,4 +1251,6 @@ const gw_protocol gw_openttd_protocol = {
     .pdu_header = 2,
     .heuristic = ottd_heuristic,
     .replay = &gw_openttd_replay,
+    .conform = &gw_openttd_conform,
+    .build = ottd_build,
 };

@@ -228,5 +228,6 @@ enum { OTTD_FINDINGS(GW_INDEX) OTTD_E_COUNT };
 extern const gw_protocol gw_openttd_protocol;
 /* pcaptool replay's hooks (replay_openttd.c) */
 extern const struct gw_replay gw_openttd_replay;
+extern const struct gw_conform gw_openttd_conform; /* conform_openttd.c */
 
 #endif

@@ -114,7 +114,7 @@ int cli_finish(int status);
 void cli_markdown_cell(const char *s);
 
 /* the subcommands, each in its own file (main.c has the table) */
-extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_fields,
+extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_conform, cmd_fields,
     cmd_findings, cmd_options;
 
 #endif

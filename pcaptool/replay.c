@@ -29,6 +29,7 @@
 
 #include "gw_replay.h"
 #include "output.h"
+#include "peer.h"
 #include "pcaptool.h"
 #include "run.h"
 #include "tcpstream.h"
@@ -262,102 +263,19 @@ static int64_t now_ns(clockid_t clk)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void set_port(struct sockaddr_storage *a, uint16_t port)
-{
-    if (a->ss_family == AF_INET)
-        ((struct sockaddr_in *)a)->sin_port = htons(port);
-    else
-        ((struct sockaddr_in6 *)a)->sin6_port = htons(port);
-}
-
-static uint16_t port_of(const struct sockaddr_storage *a)
-{
-    return ntohs(a->ss_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_port
-                                         : ((const struct sockaddr_in6 *)a)->sin6_port);
-}
-
-static void endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n)
-{
-    char host[INET6_ADDRSTRLEN] = "?";
-    bool v4 = a->ss_family == AF_INET;
-    if (v4)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, host, sizeof host);
-    else
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, host, sizeof host);
-    snprintf(buf, n, v4 ? "%s:%u" : "[%s]:%u", host, port_of(a));
-}
-
-/* a frame of --out: an IP packet with a UDP datagram or a TCP segment
-   (PSH+ACK, running sequence numbers per direction) around the PDU */
+/* a frame of --out around a PDU sent or received */
 static void dump_pdu(live *L, channel *c, bool ours, const uint8_t *d, size_t len, int64_t wall_ns)
 {
     if (!L->dump)
         return;
-    const struct sockaddr_storage *src = ours ? &c->local : &c->peer, *dst = ours ? &c->peer : &c->local;
-    bool v6 = src->ss_family == AF_INET6, tcp = c->transport == GW_TRANSPORT_TCP;
-    size_t iph = v6 ? 40 : 20, l4h = tcp ? 20 : 8;
-    size_t total = iph + l4h + len;
-    if (total > 65535)
-        total = 65535, len = 65535 - iph - l4h;
-    uint8_t *f = g_malloc0(total);
-    uint16_t sport, dport;
-    if (v6) {
-        const struct sockaddr_in6 *s = (const void *)src, *t = (const void *)dst;
-        f[0] = 0x60;
-        f[4] = (uint8_t)((l4h + len) >> 8);
-        f[5] = (uint8_t)(l4h + len);
-        f[6] = tcp ? 6 : 17;
-        f[7] = 64;
-        memcpy(f + 8, &s->sin6_addr, 16);
-        memcpy(f + 24, &t->sin6_addr, 16);
-        sport = ntohs(s->sin6_port);
-        dport = ntohs(t->sin6_port);
-    } else {
-        const struct sockaddr_in *s = (const void *)src, *t = (const void *)dst;
-        f[0] = 0x45;
-        f[2] = (uint8_t)(total >> 8);
-        f[3] = (uint8_t)total;
-        f[8] = 64;
-        f[9] = tcp ? 6 : 17;
-        memcpy(f + 12, &s->sin_addr, 4);
-        memcpy(f + 16, &t->sin_addr, 4);
-        uint32_t sum = 0;
-        for (int i = 0; i < 20; i += 2)
-            sum += (uint32_t)(f[i] << 8 | f[i + 1]);
-        while (sum >> 16)
-            sum = (sum & 0xffff) + (sum >> 16);
-        f[10] = (uint8_t)(~sum >> 8);
-        f[11] = (uint8_t)~sum;
-        sport = ntohs(s->sin_port);
-        dport = ntohs(t->sin_port);
-    }
-    uint8_t *l4 = f + iph;
-    l4[0] = (uint8_t)(sport >> 8);
-    l4[1] = (uint8_t)sport;
-    l4[2] = (uint8_t)(dport >> 8);
-    l4[3] = (uint8_t)dport;
-    if (tcp) {
-        int way = ours ? 0 : 1; /* 0: ours, 1: the peer's */
-        uint32_t seq = c->tcp_seq[way], ack = c->tcp_seq[!way];
-        for (int i = 0; i < 4; i++) {
-            l4[4 + i] = (uint8_t)(seq >> (24 - 8 * i));
-            l4[8 + i] = (uint8_t)(ack >> (24 - 8 * i));
-        }
-        l4[12] = 5 << 4;
-        l4[13] = 0x18; /* PSH, ACK */
-        l4[14] = 0xff;
-        l4[15] = 0xff;
-        c->tcp_seq[way] += (uint32_t)len;
-    } else {
-        l4[4] = (uint8_t)((8 + len) >> 8);
-        l4[5] = (uint8_t)(8 + len);
-    }
-    memcpy(l4 + l4h, d, len);
+    static uint8_t f[65535];
+    int way = ours ? 0 : 1; /* 0: ours, 1: the peer's */
+    size_t total = peer_frame(f, ours ? &c->local : &c->peer, ours ? &c->peer : &c->local,
+                              c->transport == GW_TRANSPORT_TCP, &c->tcp_seq[way], c->tcp_seq[!way], d, len);
     struct pcap_pkthdr h = {.caplen = (bpf_u_int32)total, .len = (bpf_u_int32)total};
     h.ts.tv_sec = (time_t)(wall_ns / 1000000000);
     h.ts.tv_usec = (suseconds_t)(wall_ns % 1000000000 / 1000);
     pcap_dump((u_char *)L->dump, &h, f);
-    g_free(f);
 }
 
 /* decode one live PDU with its conversation's state and print it; returns
@@ -406,7 +324,7 @@ static void set_peer(channel *c, const struct sockaddr_storage *a)
 {
     c->peer = *a;
     c->connected = true;
-    endpoint_name(&c->peer, c->peer_name, sizeof c->peer_name);
+    peer_endpoint_name(&c->peer, c->peer_name, sizeof c->peer_name);
 }
 
 /* the link goes to the port the peer named, on the peer's address */
@@ -416,7 +334,7 @@ static void connect_link(live *L)
     if (c->fd < 0 || c->connected || !L->link || !L->link->peers)
         return;
     struct sockaddr_storage a = L->ch[MAIN].peer;
-    set_port(&a, L->link->peers);
+    peer_set_port(&a, L->link->peers);
     if (connect(c->fd, (struct sockaddr *)&a, sizeof a) == 0)
         set_peer(c, &a);
 }
@@ -591,7 +509,7 @@ static void receive_link(live *L)
             return;
         set_peer(c, &from);
         if (L->link)
-            L->link->peers = port_of(&from);
+            L->link->peers = peer_port_of(&from);
     }
     on_received(L, LINK, buf, (size_t)n);
 }
@@ -787,23 +705,6 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *n
     }
 }
 
-static bool send_all(const channel *c, const uint8_t *d, size_t len)
-{
-    while (len) {
-        ssize_t n = send(c->fd, d, len, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == ECONNREFUSED && c->transport == GW_TRANSPORT_UDP)
-                return true; /* the peer's port closed: receive() tells */
-            return false;
-        }
-        d += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 static void play(live *L, rec_pdu *pdus, size_t n)
 {
     size_t seg = 0; /* the first recorded PDU since our last one */
@@ -834,7 +735,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             gw_replay_pdu rv = rec_view(&pdus[i]);
             L->p->replay->adapt(L->adapt_state, &rv, d);
         }
-        if (!send_all(c, d, pdus[i].len)) {
+        if (!peer_send_all(c->fd, c->transport == GW_TRANSPORT_UDP, d, pdus[i].len)) {
             char detail[200];
             snprintf(detail, sizeof detail, "sending failed: %s", strerror(errno));
             divergence(L, &pdus[i], "connection lost", detail);
@@ -862,27 +763,6 @@ static void play(live *L, rec_pdu *pdus, size_t n)
 }
 
 /* ---- setting up --------------------------------------------------------- */
-
-static bool parse_target(const char *arg, char *host, size_t hostsz, char *port, size_t portsz)
-{
-    const char *colon;
-    if (arg[0] == '[') {
-        const char *end = strchr(arg, ']');
-        if (!end || end[1] != ':')
-            return false;
-        g_strlcpy(host, arg + 1, MIN(hostsz, (size_t)(end - arg)));
-        colon = end + 1;
-    } else {
-        colon = strrchr(arg, ':');
-        if (!colon || colon == arg)
-            return false;
-        g_strlcpy(host, arg, MIN(hostsz, (size_t)(colon - arg) + 1));
-    }
-    g_strlcpy(port, colon + 1, portsz);
-    char *end;
-    long p = strtol(port, &end, 10);
-    return *port && !*end && p >= 1 && p <= 65535;
-}
 
 /* A client whose recording carries the conversation over TCP and UDP on the
    same ports binds its UDP socket before it connects, on the port its TCP
@@ -916,7 +796,7 @@ static int open_peer(live *L, const char *target, int *err_is_timeout, char *why
 {
     char host[256], port[16];
     *err_is_timeout = 0;
-    if (!parse_target(target, host, sizeof host, port, sizeof port)) {
+    if (!peer_parse_target(target, host, sizeof host, port, sizeof port)) {
         snprintf(why, whysz, "bad --target '%s' (HOST:PORT, [IPV6]:PORT)", target);
         return -1;
     }
@@ -1072,7 +952,7 @@ static void open_link(live *L, bool same_ports)
         return;
     }
     c->local = m->local;
-    set_port(&c->local, same_ports ? port_of(&m->local) : 0);
+    peer_set_port(&c->local, same_ports ? peer_port_of(&m->local) : 0);
     socklen_t sl = sizeof c->local;
     bool prebound = c->fd >= 0; /* by prebind_link, on the same port */
     if (!prebound)
@@ -1085,14 +965,14 @@ static void open_link(live *L, bool same_ports)
         c->fd = -1;
         return;
     }
-    endpoint_name(&c->local, c->local_name, sizeof c->local_name);
+    peer_endpoint_name(&c->local, c->local_name, sizeof c->local_name);
     g_strlcpy(c->peer_name, "?", sizeof c->peer_name);
     if (same_ports) {
         struct sockaddr_storage a = m->peer;
         if (connect(c->fd, (struct sockaddr *)&a, sizeof a) == 0)
             set_peer(c, &a);
     } else if (L->link) {
-        L->link->ours = port_of(&c->local);
+        L->link->ours = peer_port_of(&c->local);
     }
 }
 
@@ -1351,7 +1231,7 @@ static int run_replay(int argc, char **argv)
     m->transport = r.transport;
     socklen_t sl = sizeof m->local;
     getsockname(m->fd, (struct sockaddr *)&m->local, &sl);
-    endpoint_name(&m->local, m->local_name, sizeof m->local_name);
+    peer_endpoint_name(&m->local, m->local_name, sizeof m->local_name);
     sl = sizeof m->peer;
     getpeername(m->fd, (struct sockaddr *)&m->peer, &sl);
     set_peer(m, &m->peer);

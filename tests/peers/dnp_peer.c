@@ -1,10 +1,20 @@
-/* dnp_peer.c - a small DNP client for pcaptool replay's tests (test
- * tooling, not a product): it connects to HOST PORT, acknowledges every
- * reliable message and link state and answers each link state with a link
- * up, as the reference client does (WIRE-NOTES.md section 1). After
- * SILENCE_MS without a datagram it closes the connection and exits.
+/* dnp_peer.c - a small DNP peer for pcaptool replay's and conform's tests
+ * (test tooling, not a product), written from dnp.md and what the
+ * reference (denetwork) does (WIRE-NOTES.md section 1).
  *
- *   dnp_peer HOST PORT MODE SILENCE_MS
+ * As a client it connects to HOST PORT; as a server (--listen) it answers
+ * every client that comes to HOST PORT. Either way it acknowledges each
+ * valid reliable message and link state (a number inside the window of 10,
+ * the reference's test), holds back numbers ahead of the next expected,
+ * answers each link state with a link up, ignores unknown and truncated
+ * commands, and forgets a connection that the other side closes. The
+ * server accepts a request that offers DNP1 (result 0, protocol 0),
+ * refuses one that does not (result 2), ignores a second request from a
+ * connected client and everything but requests from unconnected ones.
+ * After SILENCE_MS without a datagram it exits (the client closing its
+ * connection first).
+ *
+ *   dnp_peer [--listen] HOST PORT MODE SILENCE_MS
  *   MODE: good        behave
  *         wrong-ack   acknowledge number n + 1 instead of n
  *         no-link-up  never send link up
@@ -13,94 +23,250 @@
  *         reorder     answer two reliable commands that come together in the
  *                     other order (the second's ack and link up first), as
  *                     a peer that handles them on two threads may
+ *         no-window   acknowledge every number, inside the window or not
+ *         ack-unreliable  acknowledge unreliable messages too (as number 0)
+ *         up-first    send link up before the ack of its link state
+ *         accept-any  (server) accept a request whatever it offers
+ *         reack       (server) answer a connected client's repeated request
  */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#define WINDOW 10
+#define MODULO 65535 /* the reference wraps here */
+#define MAX_CONNS 256
+
+typedef struct {
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    bool used;
+    unsigned next;            /* the next reliable number expected */
+    bool held[MODULO];        /* numbers received ahead of next, not yet taken */
+} conn;
+
+static const char *mode;
+static int fd;
+static bool listening;
+static conn *conns;
+
+static bool is(const char *m)
+{
+    return strcmp(mode, m) == 0;
+}
+
+static void send_to(const conn *c, const uint8_t *d, size_t n)
+{
+    if (listening)
+        sendto(fd, d, n, 0, (const struct sockaddr *)&c->addr, c->addrlen);
+    else
+        send(fd, d, n, 0);
+}
+
+static conn *find(const struct sockaddr_storage *a, socklen_t al)
+{
+    for (int i = 0; i < MAX_CONNS; i++)
+        if (conns[i].used && conns[i].addrlen == al && memcmp(&conns[i].addr, a, al) == 0)
+            return &conns[i];
+    return NULL;
+}
+
+static conn *add(const struct sockaddr_storage *a, socklen_t al)
+{
+    for (int i = 0; i < MAX_CONNS; i++)
+        if (!conns[i].used) {
+            memset(&conns[i], 0, sizeof conns[i]);
+            conns[i].used = true;
+            conns[i].addr = *a;
+            conns[i].addrlen = al;
+            return &conns[i];
+        }
+    return NULL;
+}
+
+/* the reference's window test: is number n acceptable when next is expected? */
+static bool in_window(unsigned n, unsigned next)
+{
+    if (n < next)
+        return n < (next + WINDOW) % MODULO;
+    return n < next + WINDOW;
+}
+
+/* reorder: the answers held back (ack, link up), and for whom */
+static uint8_t held_answer[7];
+static size_t n_held_answer;
+static conn *held_for;
+
+static void flush_held(void)
+{
+    if (!n_held_answer)
+        return;
+    send_to(held_for, held_answer, 4);
+    if (n_held_answer > 4)
+        send_to(held_for, held_answer + 4, 3);
+    n_held_answer = 0;
+}
+
+/* a reliable message or link state; false when the connection is to go
+   (close-early) */
+static bool reliable(conn *c, const uint8_t *b, size_t n)
+{
+    unsigned number = (unsigned)(b[1] | b[2] << 8);
+    if (!is("no-window") && !in_window(number, c->next))
+        return true; /* discarded, unacknowledged */
+    unsigned acked = is("wrong-ack") ? number + 1 : number;
+    uint8_t ack[4] = {6, (uint8_t)acked, (uint8_t)(acked >> 8), 0};
+    uint8_t up[3] = {7, n >= 5 ? b[3] : 0, n >= 5 ? b[4] : 0};
+    bool link_up = b[0] == 5 && n >= 5 && !is("no-link-up");
+    if (number == c->next) {
+        c->next = (c->next + 1) % MODULO;
+        while (c->held[c->next]) { /* the ones held back, now in order */
+            c->held[c->next] = false;
+            c->next = (c->next + 1) % MODULO;
+        }
+    } else if (in_window(number, c->next) && number != c->next) {
+        unsigned ahead = (number + MODULO - c->next) % MODULO;
+        if (ahead < WINDOW)
+            c->held[number] = true;
+    }
+    if (is("reorder") && !n_held_answer) { /* hold them back */
+        memcpy(held_answer, ack, 4);
+        memcpy(held_answer + 4, up, 3);
+        n_held_answer = link_up ? 7 : 4;
+        held_for = c;
+        return true;
+    }
+    if (link_up && is("up-first"))
+        send_to(c, up, sizeof up);
+    send_to(c, ack, sizeof ack);
+    if (link_up && !is("up-first"))
+        send_to(c, up, sizeof up);
+    flush_held(); /* then the first's */
+    return !is("close-early");
+}
+
+/* a datagram from c (NULL: from an address with no connection) */
+static bool datagram(conn *c, const struct sockaddr_storage *from, socklen_t fl, const uint8_t *b, size_t n)
+{
+    if (listening && b[0] == 0) { /* connection request */
+        if (c && !is("reack"))
+            return true; /* a connected client's: ignored */
+        bool dnp1 = false;
+        unsigned count = n >= 3 ? (unsigned)(b[1] | b[2] << 8) : 0;
+        for (unsigned i = 0; i < count && 3 + 2 * i + 1 < n; i++)
+            dnp1 |= (b[3 + 2 * i] | b[4 + 2 * i] << 8) == 0;
+        conn tmp = {.addr = *from, .addrlen = fl};
+        if (!dnp1 && !is("accept-any")) {
+            static const uint8_t refuse[] = {1, 2};
+            send_to(&tmp, refuse, sizeof refuse);
+            return true;
+        }
+        if (!c)
+            c = add(from, fl);
+        static const uint8_t accept[] = {1, 0, 0, 0};
+        send_to(&tmp, accept, sizeof accept);
+        return true;
+    }
+    if (!c)
+        return true; /* not connected: only a request is taken */
+    switch (b[0]) {
+    case 1: /* connection ack (the client's) */
+        return true;
+    case 2: /* closed by the other side */
+        c->used = false;
+        return listening;
+    case 3:
+        if (is("ack-unreliable")) {
+            static const uint8_t ack0[] = {6, 0, 0, 0};
+            send_to(c, ack0, sizeof ack0);
+        }
+        return true;
+    case 4:
+    case 5:
+        if (n < 3)
+            return true; /* truncated: nothing to acknowledge */
+        if (!reliable(c, b, n)) {
+            static const uint8_t close_cmd[] = {2};
+            send_to(c, close_cmd, sizeof close_cmd);
+            c->used = false;
+            return listening;
+        }
+        return true;
+    default:
+        return true; /* unknown commands are ignored */
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: dnp_peer HOST PORT good|wrong-ack|no-link-up|close-early|reorder SILENCE_MS\n");
+    int a = 1;
+    listening = argc > 1 && strcmp(argv[1], "--listen") == 0;
+    a += listening;
+    if (argc - a != 4) {
+        fprintf(stderr, "usage: dnp_peer [--listen] HOST PORT MODE SILENCE_MS\n");
         return 2;
     }
-    const char *mode = argv[3];
-    int silence = atoi(argv[4]);
-    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
-    if (getaddrinfo(argv[1], argv[2], &hints, &ai) != 0)
+    mode = argv[a + 2];
+    int silence = atoi(argv[a + 3]);
+    conns = calloc(MAX_CONNS, sizeof *conns);
+    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = listening ? AI_PASSIVE : 0}, *ai;
+    if (!conns || getaddrinfo(argv[a], argv[a + 1], &hints, &ai) != 0)
         return 2;
-    int fd = socket(ai->ai_family, SOCK_DGRAM, 0);
-    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
+    fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+    if (fd < 0 || (listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) : connect(fd, ai->ai_addr, ai->ai_addrlen)) < 0)
         return 2;
-    freeaddrinfo(ai);
-    static const uint8_t request[] = {0x00, 0x01, 0x00, 0x00, 0x00}; /* DNP1 */
-    int connected = 0;
-    for (int tries = 0; tries < 100; tries++) { /* until the server listens and answers */
-        send(fd, request, sizeof request, 0);
-        struct pollfd pf = {fd, POLLIN, 0};
-        uint8_t b;
-        /* an ICMP "port unreachable" (not listening yet) makes recv fail */
-        if (poll(&pf, 1, 100) > 0) {
-            if (recv(fd, &b, 1, MSG_PEEK) >= 0)
-                break;
-            usleep(100000);
+    conn *server = NULL;
+    if (!listening) { /* until the server listens and answers */
+        server = add(&(struct sockaddr_storage){0}, 0);
+        server->used = false; /* connected once its ack accepts */
+        static const uint8_t request[] = {0x00, 0x01, 0x00, 0x00, 0x00}; /* DNP1 */
+        for (int tries = 0; tries < 100; tries++) {
+            send(fd, request, sizeof request, 0);
+            struct pollfd pf = {fd, POLLIN, 0};
+            uint8_t b[4];
+            /* an ICMP "port unreachable" (not listening yet) makes recv fail */
+            if (poll(&pf, 1, 100) > 0) {
+                ssize_t n = recv(fd, b, sizeof b, 0);
+                if (n >= 2 && b[0] == 1) {
+                    server->used = b[1] == 0;
+                    break;
+                }
+                if (n < 0)
+                    usleep(100000);
+            }
         }
     }
-    uint8_t held[7]; /* reorder: the answers held back (ack, link up) */
-    size_t n_held = 0;
+    freeaddrinfo(ai);
+    bool connected = server && server->used;
     for (;;) {
         struct pollfd pf = {fd, POLLIN, 0};
-        if (poll(&pf, 1, n_held ? 200 : silence) <= 0) {
-            if (!n_held)
+        if (poll(&pf, 1, n_held_answer ? 200 : silence > 0 ? silence : -1) <= 0) {
+            if (!n_held_answer)
                 break;
-            send(fd, held, 4, 0); /* nothing came with it: answered after all */
-            if (n_held > 4)
-                send(fd, held + 4, 3, 0);
-            n_held = 0;
+            flush_held(); /* nothing came with it: answered after all */
             continue;
         }
         uint8_t b[65536];
-        ssize_t n = recv(fd, b, sizeof b, 0);
+        struct sockaddr_storage from;
+        socklen_t fl = sizeof from;
+        ssize_t n = recvfrom(fd, b, sizeof b, 0, (struct sockaddr *)&from, &fl);
         if (n < 1)
             continue;
-        if (b[0] == 1) { /* connection ack */
-            connected = 1;
-            continue;
-        }
-        if ((b[0] == 4 || b[0] == 5) && n >= 3) { /* reliable message, link state */
-            unsigned number = (unsigned)(b[1] | b[2] << 8);
-            if (strcmp(mode, "wrong-ack") == 0)
-                number++;
-            uint8_t ack[4] = {6, (uint8_t)number, (uint8_t)(number >> 8), 0};
-            uint8_t up[3] = {7, b[3], b[4]};
-            bool link_up = b[0] == 5 && n >= 5 && strcmp(mode, "no-link-up") != 0;
-            if (strcmp(mode, "reorder") == 0 && !n_held) { /* hold them back */
-                memcpy(held, ack, 4);
-                memcpy(held + 4, up, 3);
-                n_held = link_up ? 7 : 4;
-                continue;
-            }
-            send(fd, ack, sizeof ack, 0);
-            if (link_up)
-                send(fd, up, sizeof up, 0);
-            if (n_held) { /* then the first's */
-                send(fd, held, 4, 0);
-                if (n_held > 4)
-                    send(fd, held + 4, 3, 0);
-                n_held = 0;
-            }
-            if (strcmp(mode, "close-early") == 0)
-                break;
-        }
+        conn *c = listening ? find(&from, fl) : server->used ? server : NULL;
+        if (!datagram(c, &from, fl, b, (size_t)n))
+            break;
     }
-    static const uint8_t close_cmd[] = {0x02};
-    send(fd, close_cmd, sizeof close_cmd, 0);
+    if (server && server->used) {
+        static const uint8_t close_cmd[] = {0x02};
+        send(fd, close_cmd, sizeof close_cmd, 0);
+    }
     close(fd);
-    return connected ? 0 : 1;
+    return listening || connected ? 0 : 1;
 }

@@ -1,0 +1,430 @@
+/* conform_openttd.c - pcaptool conform's cases for the OpenTTD game
+ * protocol (gw_conform.h), the implementation as server: what a 13.x
+ * server does with a join (openttd-wiki.md's "Joining", WIRE-NOTES 2,
+ * OpenTTD's src/network/network_server.cpp as 13.0 has it) and with
+ * packets that break the framing. Packets are built from the decoder's
+ * 13.x layouts (openttd.c, ottd_build; --option openttd.version picks
+ * another numbering); answers are read through the decoder's fields (the
+ * hidden openttd.packet names a packet whatever its number). */
+#include "gw_conform.h"
+#include "openttd.h"
+
+#define P (&gw_openttd_protocol)
+
+/* what the 13.0 client sends (captured: openttd-13.0-join.pcap) */
+static const char revision[] = "13.0";
+#define NEWGRF_VERSION 0x1d086d64u
+#define SPECTATOR 255
+
+static int64_t packet(const gw_replay_pdu *p)
+{
+    uint64_t v;
+    return gw_replay_u(p, OTTD_F_PACKET, &v) ? (int64_t)v : -1;
+}
+
+static const char *error_name(const gw_replay_pdu *p, char *buf, size_t n)
+{
+    const gw_item *it = gw_replay_item(p, OTTD_F_ERROR_CODE, 0);
+    if (!it)
+        return "without a code";
+    const char *name = gw_value_name_of(P->fields[OTTD_F_ERROR_CODE].names, (uint32_t)it->v.u);
+    snprintf(buf, n, "%s (%llu)", name ? name : "unknown", (unsigned long long)it->v.u);
+    return buf;
+}
+
+static bool send_join(gw_conform_io *io, const char *rev, size_t rev_len, uint32_t grf, const char *name,
+                      size_t name_len)
+{
+    return gw_conform_send(io, P, PK_CLIENT_JOIN,
+                           GW_WVALS(GW_WB(OTTD_F_REVISION, rev, rev_len), GW_WU(OTTD_F_NEWGRF_VERSION, grf),
+                                    GW_WB(OTTD_F_NAME, name, name_len), GW_WU(OTTD_F_COMPANY, SPECTATOR),
+                                    GW_WU(OTTD_F_LANGUAGE, 0)));
+}
+
+static bool send_good_join(gw_conform_io *io)
+{
+    return send_join(io, revision, sizeof revision - 1, NEWGRF_VERSION, "conform", 7);
+}
+
+/* the packets that carry a join on: the server's next step */
+static bool join_step(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    int64_t k = packet(p);
+    return k == PK_SERVER_WELCOME || k == PK_SERVER_CHECK_NEWGRFS || k == PK_SERVER_NEED_GAME_PASSWORD ||
+           k == PK_SERVER_NEED_COMPANY_PASSWORD || k == PK_SERVER_ERROR || k == PK_SERVER_FULL ||
+           k == PK_SERVER_BANNED;
+}
+
+/* A join as far as WELCOME, through NEWGRF checks (answered) and no
+   password. The client id in *id; false with the outcome said (the verdict
+   in *v: Skipped where a password is asked, else Fail). */
+static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
+{
+    *v = GW_FAIL;
+    if (!send_good_join(io))
+        return false;
+    gw_replay_pdu a;
+    for (;;) {
+        gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, &a);
+        if (w != GW_GOT) {
+            gw_conform_say(io, GW_FAIL, w == GW_CLOSED ? "the server closed the connection during the join"
+                                                       : "the join got no answer in time");
+            return false;
+        }
+        int64_t k = packet(&a);
+        char e[64];
+        if (k == PK_SERVER_WELCOME) {
+            *id = 0;
+            gw_replay_u(&a, OTTD_F_CLIENT_ID, id);
+            return true;
+        }
+        if (k == PK_SERVER_CHECK_NEWGRFS) {
+            if (!gw_conform_send(io, P, PK_CLIENT_NEWGRFS_CHECKED, GW_NO_VALUES))
+                return false;
+            continue;
+        }
+        if (k == PK_SERVER_NEED_GAME_PASSWORD || k == PK_SERVER_NEED_COMPANY_PASSWORD) {
+            *v = GW_SKIPPED;
+            gw_conform_say(io, GW_SKIPPED, "the server asks for a password, which pcaptool does not know");
+            return false;
+        }
+        gw_conform_say(io, GW_FAIL, "a join as the 13.0 client sends it was refused: %s %s",
+                       k == PK_SERVER_ERROR ? "SERVER_ERROR" : k == PK_SERVER_FULL ? "SERVER_FULL" : "SERVER_BANNED",
+                       error_name(&a, e, sizeof e));
+        return false;
+    }
+}
+
+/* Did the server end the join (a SERVER_ERROR, or the connection closed)
+   within the wait? The error in *code (-1: closed without one, -2: it
+   went on, -3: silence). */
+static int64_t ending(gw_conform_io *io, gw_replay_pdu *a)
+{
+    gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, a);
+    if (w == GW_CLOSED)
+        return -1;
+    if (w == GW_SILENT)
+        return -3;
+    if (packet(a) != PK_SERVER_ERROR)
+        return -2;
+    uint64_t code = 0;
+    gw_replay_u(a, OTTD_F_ERROR_CODE, &code);
+    return (int64_t)code;
+}
+
+/* the server must refuse with error `want` (a SERVER_ERROR with another
+   code: Non-strict; a join that goes on, or silence: Fail) */
+static gw_verdict refused_with(gw_conform_io *io, uint64_t want, const char *what)
+{
+    gw_replay_pdu a;
+    int64_t code = ending(io, &a);
+    const char *wname = gw_value_name_of(P->fields[OTTD_F_ERROR_CODE].names, (uint32_t)want);
+    char e[64];
+    if (code == (int64_t)want)
+        return gw_conform_say(io, GW_PASS, "%s: SERVER_ERROR %s", what, error_name(&a, e, sizeof e));
+    if (code >= 0)
+        return gw_conform_say(io, GW_NON_STRICT, "%s: SERVER_ERROR %s, not %s", what, error_name(&a, e, sizeof e), wname);
+    if (code == -1)
+        return gw_conform_say(io, GW_NON_STRICT, "%s: the connection was closed without a SERVER_ERROR %s", what, wname);
+    if (code == -2)
+        return gw_conform_say(io, GW_FAIL, "%s, yet the server went on with the join", what);
+    return gw_conform_say(io, GW_FAIL, "%s: no answer within %.1f s", what, io->wait_ms / 1000.0);
+}
+
+/* the server must drop a connection that breaks the framing: a
+   SERVER_ERROR or a close (Fail when it answers as to a good packet) */
+static gw_verdict dropped(gw_conform_io *io, const char *what)
+{
+    gw_replay_pdu a;
+    int64_t code = ending(io, &a);
+    char e[64];
+    if (code == -1)
+        return gw_conform_say(io, GW_PASS, "%s: the server closed the connection", what);
+    if (code >= 0)
+        return gw_conform_say(io, GW_PASS, "%s: SERVER_ERROR %s", what, error_name(&a, e, sizeof e));
+    if (code == -2)
+        return gw_conform_say(io, GW_FAIL, "%s, yet the server answered as to a good packet", what);
+    return gw_conform_say(io, GW_INFO, "%s: the server said nothing within %.1f s and kept the connection", what,
+                          io->wait_ms / 1000.0);
+}
+
+/* ---- the cases -------------------------------------------------------------------- */
+
+static gw_verdict join_welcome(gw_conform_io *io)
+{
+    uint64_t id;
+    gw_verdict v;
+    if (!joined(io, &id, &v))
+        return v;
+    return gw_conform_say(io, GW_PASS, "welcomed as client %llu", (unsigned long long)id);
+}
+
+static gw_verdict join_wrong_revision(gw_conform_io *io)
+{
+    static const char rev[] = "0.1.0-conform";
+    if (!send_join(io, rev, sizeof rev - 1, NEWGRF_VERSION, "conform", 7))
+        return GW_FAIL;
+    return refused_with(io, 8, "revision \"0.1.0-conform\"");
+}
+
+static gw_verdict join_wrong_newgrf_version(gw_conform_io *io)
+{
+    if (!send_join(io, revision, sizeof revision - 1, 0x00000001u, "conform", 7))
+        return GW_FAIL;
+    return refused_with(io, 8, "NewGRF version 1 with revision 13.0");
+}
+
+static gw_verdict join_empty_name(gw_conform_io *io)
+{
+    if (!send_join(io, revision, sizeof revision - 1, NEWGRF_VERSION, "", 0))
+        return GW_FAIL;
+    return refused_with(io, 20, "an empty client name");
+}
+
+static gw_verdict getmap_unauthorized(gw_conform_io *io)
+{
+    if (!gw_conform_send(io, P, PK_CLIENT_GETMAP, GW_NO_VALUES))
+        return GW_FAIL;
+    return refused_with(io, 6, "CLIENT_GETMAP before any join");
+}
+
+static gw_verdict command_before_map(gw_conform_io *io)
+{
+    uint64_t id;
+    gw_verdict v;
+    if (!joined(io, &id, &v))
+        return v;
+    static const uint8_t none[1];
+    if (!gw_conform_send(io, P, PK_CLIENT_COMMAND,
+                         GW_WVALS(GW_WU(OTTD_F_COMPANY, 0), GW_WU(OTTD_F_CMD, 1), GW_WU(OTTD_F_TILE, 0),
+                                  GW_WB(OTTD_F_CMD_DATA, none, 0), GW_WU(OTTD_F_CALLBACK, 0))))
+        return GW_FAIL;
+    return refused_with(io, 7, "CLIENT_COMMAND after WELCOME, before the map");
+}
+
+/* a join through the map: WELCOME, GETMAP, the map's packets up to
+   MAP_DONE. The announced size and the data's bytes in *size, *data. */
+static bool map_transfer(gw_conform_io *io, uint64_t *id, uint64_t *size, uint64_t *data, gw_verdict *v)
+{
+    if (!joined(io, id, v))
+        return false;
+    if (!gw_conform_send(io, P, PK_CLIENT_GETMAP, GW_NO_VALUES))
+        return false;
+    *size = UINT64_MAX;
+    *data = 0;
+    gw_replay_pdu a;
+    for (;;) {
+        gw_wait w = gw_conform_await(io, io->wait_ms * 5, NULL, NULL, &a); /* a map takes its time */
+        if (w != GW_GOT) {
+            *v = gw_conform_say(io, GW_FAIL, w == GW_CLOSED ? "the server closed the connection during the map"
+                                                            : "the map did not come to its end in time");
+            return false;
+        }
+        int64_t k = packet(&a);
+        const gw_item *it;
+        if (k == PK_SERVER_MAP_SIZE)
+            gw_replay_u(&a, OTTD_F_MAP_SIZE, size);
+        else if (k == PK_SERVER_MAP_DATA && (it = gw_replay_item(&a, OTTD_F_MAP_DATA, 0)))
+            *data += it->len;
+        else if (k == PK_SERVER_MAP_DONE)
+            return true;
+        else if (k == PK_SERVER_ERROR) {
+            char e[64];
+            *v = gw_conform_say(io, GW_FAIL, "SERVER_ERROR %s during the map", error_name(&a, e, sizeof e));
+            return false;
+        }
+    }
+}
+
+static gw_verdict map_sizes(gw_conform_io *io)
+{
+    uint64_t id, size, data;
+    gw_verdict v;
+    if (!map_transfer(io, &id, &size, &data, &v))
+        return v;
+    if (size == UINT64_MAX)
+        return gw_conform_say(io, GW_FAIL, "no SERVER_MAP_SIZE before SERVER_MAP_DONE");
+    if (size != data)
+        return gw_conform_say(io, GW_FAIL, "SERVER_MAP_SIZE announced %llu bytes, SERVER_MAP_DATA carried %llu",
+                              (unsigned long long)size, (unsigned long long)data);
+    return gw_conform_say(io, GW_PASS, "SERVER_MAP_SIZE %llu bytes, and SERVER_MAP_DATA carried as many",
+                          (unsigned long long)size);
+}
+
+static bool join_of(const gw_replay_pdu *p, const void *arg)
+{
+    uint64_t id;
+    return packet(p) == PK_SERVER_JOIN && gw_replay_u(p, OTTD_F_CLIENT_ID, &id) && id == *(const uint64_t *)arg;
+}
+
+static gw_verdict join_announced(gw_conform_io *io)
+{
+    uint64_t id, size, data;
+    gw_verdict v;
+    if (!map_transfer(io, &id, &size, &data, &v))
+        return v;
+    if (!gw_conform_send(io, P, PK_CLIENT_MAP_OK, GW_NO_VALUES))
+        return GW_FAIL;
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, join_of, &id, &a);
+    if (w != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "no SERVER_JOIN for client %llu after CLIENT_MAP_OK", (unsigned long long)id);
+    return gw_conform_say(io, GW_PASS, "SERVER_JOIN for client %llu, the id WELCOME gave", (unsigned long long)id);
+}
+
+static gw_verdict unknown_type(gw_conform_io *io)
+{
+    uint64_t id;
+    gw_verdict v;
+    if (!joined(io, &id, &v))
+        return v;
+    static const uint8_t pkt[] = {0x03, 0x00, 0xfa}; /* size 3, type 250: no packet of any release */
+    if (!io->send(io, pkt, sizeof pkt))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    return dropped(io, "packet type 250 after WELCOME");
+}
+
+static gw_verdict oversized(gw_conform_io *io)
+{
+    /* a header whose size says 65535 bytes: over TCP_MTU (32767), the most
+       any 13.x packet may have (and its high bit is reserved); a hundred
+       bytes follow, so the packet's content is never complete */
+    uint8_t pkt[103] = {0xff, 0xff};
+    pkt[2] = 2; /* CLIENT_JOIN in 13.x */
+    if (!io->send(io, pkt, sizeof pkt))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    return dropped(io, "a packet whose size says 65535 bytes");
+}
+
+static gw_verdict undersized(gw_conform_io *io)
+{
+    static const uint8_t pkt[] = {0x02, 0x00, 0x02}; /* size 2: less than its own header */
+    if (!io->send(io, pkt, sizeof pkt))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    return dropped(io, "a packet whose size (2) is less than its header");
+}
+
+static gw_verdict truncated_join(gw_conform_io *io)
+{
+    /* CLIENT_JOIN ending inside its revision: no NUL, no NewGRF version */
+    static const uint8_t pkt[] = {0x05, 0x00, 0x02, '1', '3'};
+    if (!io->send(io, pkt, sizeof pkt))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    return dropped(io, "a CLIENT_JOIN cut inside its revision");
+}
+
+static gw_verdict password_wrong(gw_conform_io *io)
+{
+    if (!send_good_join(io))
+        return GW_FAIL;
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, &a);
+    if (w != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "the join got no answer");
+    if (packet(&a) == PK_SERVER_CHECK_NEWGRFS) {
+        if (!gw_conform_send(io, P, PK_CLIENT_NEWGRFS_CHECKED, GW_NO_VALUES))
+            return GW_FAIL;
+        if (gw_conform_await(io, io->wait_ms, join_step, NULL, &a) != GW_GOT)
+            return gw_conform_say(io, GW_FAIL, "no answer after CLIENT_NEWGRFS_CHECKED");
+    }
+    if (packet(&a) != PK_SERVER_NEED_GAME_PASSWORD)
+        return gw_conform_say(io, GW_SKIPPED, "the server asks for no game password");
+    static const char wrong[] = "not-the-password";
+    if (!gw_conform_send(io, P, PK_CLIENT_GAME_PASSWORD, GW_WVALS(GW_WB(OTTD_F_PASSWORD, wrong, sizeof wrong - 1))))
+        return GW_FAIL;
+    return refused_with(io, 10, "a wrong game password");
+}
+
+/* the case is over: leave */
+static void ottd_finish(gw_conform_io *io)
+{
+    gw_conform_send(io, P, PK_CLIENT_QUIT, GW_NO_VALUES);
+}
+
+#define SERVER GW_ROLE_SERVER
+#define SRC "network_server.cpp (13.0)"
+static const gw_conform_case cases[] = {
+    {"openttd/join/welcome", SERVER, "A join as the 13.0 client sends it is welcomed",
+     "openttd-wiki.md, Joining; WIRE-NOTES 2",
+     "Then it verifies itself, gives his name and, if needed, passwords.",
+     "CLIENT_JOIN: revision \"13.0\", NewGRF version 0x1d086d64, name \"conform\", spectator",
+     "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS when the game has NewGRFs); Skipped when a password is asked; "
+     "Fail on a refusal or silence",
+     join_welcome},
+    {"openttd/join/wrong-revision", SERVER, "Another revision is refused with WRONG_REVISION", SRC,
+     "Receive_CLIENT_JOIN: if (!IsNetworkCompatibleVersion(client_revision) ...) return "
+     "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
+     "CLIENT_JOIN with revision \"0.1.0-conform\"",
+     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Fail when the join goes on",
+     join_wrong_revision},
+    {"openttd/join/wrong-newgrf-version", SERVER, "Another NewGRF version is refused with WRONG_REVISION", SRC,
+     "Receive_CLIENT_JOIN: ... || _openttd_newgrf_version != newgrf_version) return "
+     "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
+     "CLIENT_JOIN with revision \"13.0\" and NewGRF version 1",
+     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Fail when the join goes on",
+     join_wrong_newgrf_version},
+    {"openttd/join/empty-name", SERVER, "An empty client name is refused", SRC,
+     "Receive_CLIENT_JOIN: if (!NetworkIsValidClientName(client_name)) return "
+     "this->SendError(NETWORK_ERROR_INVALID_CLIENT_NAME);",
+     "CLIENT_JOIN with an empty name",
+     "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error or a bare close; Fail when the join goes on",
+     join_empty_name},
+    {"openttd/join/wrong-password", SERVER, "A wrong game password is refused", "openttd-wiki.md, Joining; " SRC,
+     "Receive_CLIENT_GAME_PASSWORD: if (_settings_client.network.server_password.compare(password) != 0) return "
+     "this->SendError(NETWORK_ERROR_WRONG_PASSWORD);",
+     "a join, then a wrong CLIENT_GAME_PASSWORD when SERVER_NEED_GAME_PASSWORD asks for one",
+     "SERVER_ERROR WRONG_PASSWORD (10); Skipped when the server asks for no password",
+     password_wrong},
+    {"openttd/join/getmap-unauthorized", SERVER, "The map is not sent to a client that has not joined", SRC,
+     "Receive_CLIENT_GETMAP: if (this->status != STATUS_AUTHORIZED) return "
+     "this->SendError(NETWORK_ERROR_NOT_AUTHORIZED);",
+     "CLIENT_GETMAP as the first packet",
+     "SERVER_ERROR NOT_AUTHORIZED (6); Non-strict for another error or a bare close; Fail when the map comes",
+     getmap_unauthorized},
+    {"openttd/join/command-before-map", SERVER, "A command before the map is loaded is refused", SRC,
+     "Receive_CLIENT_COMMAND: if (this->status < STATUS_DONE_MAP || this->HasClientQuit()) return "
+     "this->SendError(NETWORK_ERROR_NOT_EXPECTED);",
+     "a join to WELCOME, then CLIENT_COMMAND",
+     "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error or a bare close; Fail otherwise",
+     command_before_map},
+    {"openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "WIRE-NOTES 2",
+     "SERVER_MAP_SIZE: u32 bytes of the savegame SERVER_MAP_DATA carries",
+     "a join to WELCOME, then CLIENT_GETMAP",
+     "SERVER_MAP_SIZE, then SERVER_MAP_DATA packets whose bytes sum to it, then SERVER_MAP_DONE; Fail otherwise",
+     map_sizes},
+    {"openttd/join/announced", SERVER, "After the map, the join is announced with the welcomed id",
+     "openttd-wiki.md, Joining; " SRC,
+     "Receive_CLIENT_MAP_OK: ... NetworkAdminClientInfo / SendJoin(this->client_id) to every client",
+     "a join through the map, then CLIENT_MAP_OK",
+     "SERVER_JOIN naming the client id SERVER_WELCOME gave; Fail otherwise",
+     join_announced},
+    {"openttd/packets/unknown-type", SERVER, "An unknown packet type ends the connection",
+     "network/core/tcp_game.cpp (13.0)",
+     "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
+     "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
+     "a join to WELCOME, then a 3-byte packet of type 250",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     unknown_type},
+    {"openttd/packets/oversized", SERVER, "A packet over the size limit ends the connection",
+     "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
+     "Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some others; the high "
+     "bit of the size is reserved.",
+     "the header of a packet whose size says 65535 bytes, and 100 bytes of it",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     oversized},
+    {"openttd/packets/undersized", SERVER, "A size below the header's ends the connection",
+     "WIRE-NOTES 2",
+     "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
+     "a packet whose size field says 2",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     undersized},
+    {"openttd/packets/truncated", SERVER, "A packet that ends inside a field ends the connection",
+     "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
+     "strings are UTF-8 terminated by \\0 with no length",
+     "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     truncated_join},
+};
+
+const gw_conform gw_openttd_conform = {GW_TRANSPORT_TCP, cases, sizeof cases / sizeof cases[0], NULL, ottd_finish};

@@ -1,0 +1,64 @@
+/* gw_conform.c - what pcaptool conform's cases share (gw_conform.h). */
+#include "gw_conform.h"
+
+#include <stdio.h>
+#include <time.h>
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *gw_verdict_name(gw_verdict v)
+{
+    static const char *const names[GW_N_VERDICTS] = {"pass", "non-strict", "fail", "info", "skipped"};
+    return v < GW_N_VERDICTS ? names[v] : "?";
+}
+
+gw_verdict gw_conform_say(gw_conform_io *io, gw_verdict v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(io->outcome, sizeof io->outcome, fmt, ap);
+    va_end(ap);
+    return v;
+}
+
+bool gw_conform_send(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals)
+{
+    uint8_t d[2048];
+    size_t n = p->build ? p->build(io->opts, type, vals, d, sizeof d) : 0;
+    if (!n) {
+        gw_conform_say(io, GW_FAIL, "pcaptool could not build its %s PDU of type %lld", p->short_name,
+                       (long long)type);
+        return false;
+    }
+    if (!io->send(io, d, n)) {
+        gw_conform_say(io, GW_FAIL, "could not send to the peer");
+        return false;
+    }
+    return true;
+}
+
+bool gw_conform_of_type(const gw_replay_pdu *p, const void *arg)
+{
+    return p->type == *(const int64_t *)arg;
+}
+
+gw_wait gw_conform_await(gw_conform_io *io, int ms, gw_conform_want want, const void *arg,
+                         gw_replay_pdu *got)
+{
+    int64_t deadline = now_ms() + ms;
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        gw_wait w = io->next(io, left > 0 ? (int)left : 0, got);
+        if (w != GW_GOT)
+            return w;
+        if (!want || want(got, arg)) {
+            io->decisive(io);
+            return GW_GOT;
+        }
+    }
+}

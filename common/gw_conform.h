@@ -1,0 +1,99 @@
+/* gw_conform.h - pcaptool conform's cases: per protocol, a catalogue of
+ * what its text (or its reference implementation) requires of an
+ * implementation, each case asked of a live peer and judged only by what
+ * the peer sends back or stops sending. The catalogues are in
+ * common/conform_<proto>.c; pcaptool/conform.c runs them (sockets, time,
+ * decoding, reports) through the gw_conform_io below. */
+#ifndef GW_CONFORM_H
+#define GW_CONFORM_H
+
+#include <stdarg.h>
+
+#include "gw_layout.h"
+#include "gw_replay.h"
+
+typedef enum {
+    GW_PASS,       /* did what the text requires */
+    GW_NON_STRICT, /* a SHOULD (a recommendation) not followed */
+    GW_FAIL,       /* a MUST broken */
+    GW_INFO,       /* the text leaves it open: what the peer did is recorded */
+    GW_SKIPPED,    /* not applicable (the reason is the outcome) */
+    GW_N_VERDICTS
+} gw_verdict;
+
+const char *gw_verdict_name(gw_verdict v); /* "pass", "non-strict", ... */
+
+/* the implementation's role in a case (bits of gw_conform_case.roles) */
+#define GW_ROLE_SERVER 1u /* it listens: pcaptool connects to it */
+#define GW_ROLE_CLIENT 2u /* it connects: pcaptool listens */
+
+/* what waiting for the peer gave */
+typedef enum {
+    GW_GOT,    /* a PDU */
+    GW_SILENT, /* nothing within the time */
+    GW_CLOSED, /* the connection ended (TCP: closed or reset; UDP: port unreachable) */
+} gw_wait;
+
+/* A case's view of the exchange; the driver (pcaptool) fills the
+   functions and the limits. Each case starts from a fresh connection
+   (the implementation as client: the one it has just opened). */
+typedef struct gw_conform_io {
+    unsigned role;   /* the implementation's: GW_ROLE_SERVER or GW_ROLE_CLIENT */
+    const int *opts; /* the protocol's options */
+    int wait_ms;     /* how long an answer the text requires may take (--timeout) */
+    int quiet_ms;    /* how long a peer is watched where it must not answer */
+    void *driver;
+    /* Send len bytes as one PDU (a datagram, or bytes on the stream);
+       the driver decodes and records it. False when it could not go. */
+    bool (*send)(struct gw_conform_io *io, const uint8_t *d, size_t len);
+    /* The peer's next PDU, decoded, within ms (items valid until the case
+       ends). */
+    gw_wait (*next)(struct gw_conform_io *io, int ms, gw_replay_pdu *p);
+    /* the PDU last sent or received decided the verdict */
+    void (*decisive)(struct gw_conform_io *io);
+    char outcome[400]; /* what happened, one sentence (gw_conform_say) */
+} gw_conform_io;
+
+typedef struct gw_conform_case {
+    const char *id;      /* stable, by the text's sections: "dnp/reliable/duplicate-acked" */
+    unsigned roles;      /* GW_ROLE_* it applies to */
+    const char *title;
+    const char *source;  /* where the requirement is: "dnp.md, Reliable Communication" */
+    const char *text;    /* the sentence it enforces, quoted */
+    const char *sends;   /* what pcaptool sends */
+    const char *expects; /* what a conforming peer does, and what each verdict means */
+    gw_verdict (*run)(gw_conform_io *io);
+} gw_conform_case;
+
+typedef struct gw_conform {
+    int transport; /* GW_TRANSPORT_* the cases run over */
+    const gw_conform_case *cases;
+    unsigned n_cases;
+    /* What any conforming peer owes the implementation whatever the case
+       (DNP: acknowledge its reliable commands, answer its link states),
+       done for each PDU it sends before the case sees it (NULL: nothing). */
+    void (*duty)(gw_conform_io *io, const gw_replay_pdu *p);
+    /* The case is over: end the connection in band (DNP: a connection
+       close, after which a client quits) (NULL: closing the socket is all). */
+    void (*finish)(gw_conform_io *io);
+} gw_conform;
+
+/* ---- helpers for cases (gw_conform.c) ------------------------------------ */
+
+/* the outcome, printf-style; returns v */
+gw_verdict gw_conform_say(gw_conform_io *io, gw_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Build PDU `type` of protocol p from vals (gw_protocol.build) and send
+   it; false (with the outcome said) when it cannot be built or sent. */
+bool gw_conform_send(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals);
+
+/* Wait up to ms for the peer's first PDU that `want` accepts (NULL: any);
+   the others are only recorded. A PDU it got is marked decisive. */
+typedef bool (*gw_conform_want)(const gw_replay_pdu *p, const void *arg);
+gw_wait gw_conform_await(gw_conform_io *io, int ms, gw_conform_want want, const void *arg,
+                         gw_replay_pdu *got);
+/* want: a PDU whose type is *(const int64_t *)arg */
+bool gw_conform_of_type(const gw_replay_pdu *p, const void *arg);
+
+#endif

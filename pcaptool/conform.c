@@ -1,0 +1,596 @@
+/* conform.c - pcaptool conform: a protocol's conformance cases
+ * (common/conform_<proto>.c, gw_conform.h) asked of a live implementation,
+ * one fresh connection per case, each judged by what the peer sends back
+ * or stops sending; a verdict per case, reported as text, JSON Lines,
+ * JUnit and a self-contained HTML page, the traffic saved as one pcapng.
+ *
+ * Every PDU sent or received is decoded with a conversation state of the
+ * case's own, so the report shows the decoders' summaries and findings of
+ * exactly what went on the wire. */
+#include <errno.h>
+#include <glib.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gw_conform.h"
+#include "conform.h"
+#include "output.h"
+#include "pcaptool.h"
+#include "peer.h"
+#include "tcpstream.h"
+
+#define PEER_WAIT_MS 30000 /* the implementation as client: how long a case waits for it to come */
+#define MAX_PDU (1u << 20)  /* a TCP PDU longer than this is not waited for */
+
+/* ---- one case's exchange ---------------------------------------------------- */
+
+static int64_t now_ns(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void free_pdu(conform_pdu *x)
+{
+    g_free(x->data);
+    g_free(x->items);
+    g_free(x->summary);
+    for (guint i = 0; i < x->findings->len; i++)
+        g_free(g_array_index(x->findings, conform_finding, i).message);
+    g_array_free(x->findings, TRUE);
+}
+
+void conform_result_clear(conform_result *r)
+{
+    if (!r->pdus)
+        return;
+    for (guint i = 0; i < r->pdus->len; i++)
+        free_pdu(&g_array_index(r->pdus, conform_pdu, i));
+    g_array_free(r->pdus, TRUE);
+    r->pdus = NULL;
+}
+
+typedef struct {
+    gw_conform_io io; /* first: the cases see this */
+    const gw_protocol *p;
+    const int *opts;
+    const char *target;
+    bool implementation_is_server;
+    int transport;
+    int fd, listen_fd;
+    struct sockaddr_storage local, peer, last_peer;
+    bool have_last_peer;
+    char local_name[64], peer_name[64];
+    bool closed;       /* the peer closed (TCP) or its port is closed (UDP) */
+    bool refused;      /* ... by a refusal: nothing listens there */
+    bool peer_spoke;   /* in any case of the run */
+    GByteArray *inbuf; /* TCP bytes not yet cut into PDUs */
+    GArray *ready;     /* TCP PDUs cut but not yet given (GByteArray *) */
+    void *conv;
+    out_pdu *out;
+    conform_result *cur;
+    int64_t case_start_ns, wall_start_ns;
+    uint32_t tcp_seq[2];
+} driver;
+
+/* decode one PDU of the exchange with the case's conversation state and
+   keep it, with its summary, findings and items */
+static conform_pdu *record(driver *D, bool ours, const uint8_t *d, size_t len)
+{
+    int64_t t = now_ns(CLOCK_MONOTONIC) - D->case_start_ns;
+    bool client_is_us = D->implementation_is_server;
+    int dir = ours == client_is_us ? 0 : 1;
+    gw_pdu_info pi = {.frame = D->cur->pdus->len + 1, .time_ns = D->wall_start_ns + t, .dir = dir,
+                      .transport = D->transport};
+    const gw_sink *sink = out_pdu_begin(D->out, D->p);
+    D->p->decode(D->conv, &pi, d, len, sink);
+    conform_pdu x = {.ours = ours, .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
+                     .data = g_memdup2(d, len ? len : 1), .summary = g_strdup(out_pdu_summary(D->out)),
+                     .findings = g_array_new(FALSE, FALSE, sizeof(conform_finding))};
+    uint64_t type;
+    x.type = out_pdu_first_u(D->out, D->p->type_field, &type) ? (int64_t)type : -1;
+    x.items = out_pdu_items(D->out, x.data, &x.n_items);
+    for (unsigned k = 0; k < out_pdu_n_findings(D->out); k++) {
+        const char *msg;
+        int f = out_pdu_finding(D->out, k, &msg);
+        conform_finding cf = {f, g_strdup(msg)};
+        g_array_append_val(x.findings, cf);
+    }
+    g_array_append_val(D->cur->pdus, x);
+    return &g_array_index(D->cur->pdus, conform_pdu, D->cur->pdus->len - 1);
+}
+
+static bool io_send(gw_conform_io *io, const uint8_t *d, size_t len)
+{
+    driver *D = (driver *)io;
+    if (D->fd < 0 || (D->closed && D->transport == GW_TRANSPORT_TCP))
+        return false;
+    record(D, true, d, len);
+    return peer_send_all(D->fd, D->transport == GW_TRANSPORT_UDP, d, len);
+}
+
+static void io_decisive(gw_conform_io *io)
+{
+    driver *D = (driver *)io;
+    if (D->cur->pdus->len)
+        D->cur->decisive = D->cur->pdus->len; /* 1-based */
+}
+
+static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
+{
+    driver *D = ctx;
+    GByteArray *b = g_byte_array_sized_new((guint)len);
+    g_byte_array_append(b, d, (guint)len);
+    g_array_append_val(D->ready, b);
+}
+
+/* the peer's next PDU within ms */
+static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
+{
+    driver *D = (driver *)io;
+    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
+    static uint8_t buf[65536];
+    for (;;) {
+        if (D->ready->len) {
+            GByteArray *b = g_array_index(D->ready, GByteArray *, 0);
+            g_array_remove_index(D->ready, 0);
+            conform_pdu *x = record(D, false, b->data, b->len);
+            g_byte_array_free(b, TRUE);
+            *p = (gw_replay_pdu){.data = x->data, .len = x->len, .type = x->type, .transport = D->transport,
+                                 .live = true, .items = x->items, .n_items = x->n_items};
+            D->peer_spoke = true;
+            if (D->p->conform->duty)
+                D->p->conform->duty(io, p);
+            return GW_GOT;
+        }
+        if (D->closed || D->fd < 0)
+            return GW_CLOSED;
+        int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        if (left <= 0)
+            return GW_SILENT;
+        struct pollfd pf = {D->fd, POLLIN, 0};
+        int r = poll(&pf, 1, (int)left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return GW_SILENT;
+        ssize_t n = recv(D->fd, buf, sizeof buf, 0);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            D->closed = true;
+            D->refused = errno == ECONNREFUSED && !D->peer_spoke;
+            continue;
+        }
+        if (D->transport == GW_TRANSPORT_UDP) {
+            on_stream_pdu(D, buf, (size_t)n);
+            continue;
+        }
+        if (n == 0) {
+            D->closed = true;
+            /* what is left is one PDU, cut short */
+            if (D->inbuf->len)
+                on_stream_pdu(D, D->inbuf->data, D->inbuf->len);
+            g_byte_array_set_size(D->inbuf, 0);
+            continue;
+        }
+        g_byte_array_append(D->inbuf, buf, (guint)n);
+        tcp_sink ts = {on_stream_pdu, NULL, D};
+        long pending;
+        size_t used = tcp_cut(D->p, D->opts, D->inbuf->data, D->inbuf->len, &ts, &pending);
+        if (pending > (long)MAX_PDU) { /* not waited for: the rest as one */
+            on_stream_pdu(D, D->inbuf->data + used, D->inbuf->len - used);
+            used = D->inbuf->len;
+        }
+        g_byte_array_remove_range(D->inbuf, 0, (guint)used);
+    }
+}
+
+/* ---- connections ------------------------------------------------------------- */
+
+static void close_connection(driver *D)
+{
+    if (D->fd >= 0)
+        close(D->fd);
+    D->fd = -1;
+    g_byte_array_set_size(D->inbuf, 0);
+    for (guint i = 0; i < D->ready->len; i++)
+        g_byte_array_free(g_array_index(D->ready, GByteArray *, i), TRUE);
+    g_array_set_size(D->ready, 0);
+    D->closed = false;
+}
+
+static struct addrinfo *resolve(driver *D, bool passive, char *why, size_t whysz)
+{
+    char host[256], port[16];
+    if (!peer_parse_target(D->target, host, sizeof host, port, sizeof port)) {
+        snprintf(why, whysz, "bad --target '%s' (HOST:PORT, [IPV6]:PORT)", D->target);
+        return NULL;
+    }
+    struct addrinfo hints = {.ai_socktype = D->transport == GW_TRANSPORT_TCP ? SOCK_STREAM : SOCK_DGRAM,
+                             .ai_flags = passive ? AI_PASSIVE : 0}, *ai;
+    int e = getaddrinfo(host, port, &hints, &ai);
+    if (e) {
+        snprintf(why, whysz, "--target %s: %s", D->target, gai_strerror(e));
+        return NULL;
+    }
+    return ai;
+}
+
+static void name_ends(driver *D)
+{
+    socklen_t l = sizeof D->local;
+    getsockname(D->fd, (struct sockaddr *)&D->local, &l);
+    l = sizeof D->peer;
+    getpeername(D->fd, (struct sockaddr *)&D->peer, &l);
+    peer_endpoint_name(&D->local, D->local_name, sizeof D->local_name);
+    peer_endpoint_name(&D->peer, D->peer_name, sizeof D->peer_name);
+}
+
+/* pcaptool as client: a fresh connection to the target. 0, or EXIT_USAGE
+   with the reason (the target cannot be reached at all) */
+static int connect_to(driver *D, char *why, size_t whysz)
+{
+    struct addrinfo *ai = resolve(D, false, why, whysz);
+    if (!ai)
+        return EXIT_USAGE;
+    D->fd = socket(ai->ai_family, ai->ai_socktype, 0);
+    if (D->fd < 0 || connect(D->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        snprintf(why, whysz, "cannot connect to %s: %s", D->target, strerror(errno));
+        freeaddrinfo(ai);
+        return EXIT_USAGE;
+    }
+    freeaddrinfo(ai);
+    name_ends(D);
+    return 0;
+}
+
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    char x[64], y[64];
+    peer_endpoint_name(a, x, sizeof x);
+    peer_endpoint_name(b, y, sizeof y);
+    return strcmp(x, y) == 0;
+}
+
+/* pcaptool as server: the implementation's next connection (TCP: the next
+   one accepted; UDP: the first datagram from an address other than the
+   previous case's peer, which stays queued). 0; 1 when none came within
+   the wait; EXIT_USAGE when the target cannot be listened on. */
+static int accept_from(driver *D, char *why, size_t whysz)
+{
+    bool tcp = D->transport == GW_TRANSPORT_TCP;
+    if (D->listen_fd < 0 || !tcp) {
+        struct addrinfo *ai = resolve(D, true, why, whysz);
+        if (!ai)
+            return EXIT_USAGE;
+        int fd = socket(ai->ai_family, ai->ai_socktype, 0);
+        int one = 1;
+        if (fd >= 0)
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || (tcp && listen(fd, 4) < 0)) {
+            snprintf(why, whysz, "cannot listen on %s: %s", D->target, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            freeaddrinfo(ai);
+            return EXIT_USAGE;
+        }
+        freeaddrinfo(ai);
+        D->listen_fd = fd;
+        static bool told;
+        if (!told) /* once the socket listens: a script may start the peer now */
+            fprintf(stderr, "conform: waiting for the implementation on %s\n", D->target);
+        told = true;
+    }
+    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)PEER_WAIT_MS * 1000000;
+    for (;;) {
+        int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+        struct pollfd pf = {D->listen_fd, POLLIN, 0};
+        if (left <= 0 || poll(&pf, 1, (int)left) <= 0) {
+            snprintf(why, whysz, "no implementation came to %s within %d s", D->target, PEER_WAIT_MS / 1000);
+            return 1;
+        }
+        if (tcp) {
+            D->fd = accept(D->listen_fd, NULL, NULL);
+            if (D->fd < 0)
+                continue;
+            name_ends(D);
+            return 0;
+        }
+        struct sockaddr_storage from;
+        socklen_t fl = sizeof from;
+        uint8_t b;
+        if (recvfrom(D->listen_fd, &b, 1, MSG_PEEK, (struct sockaddr *)&from, &fl) < 0)
+            continue;
+        if (D->have_last_peer && same_address(&from, &D->last_peer)) {
+            recv(D->listen_fd, &b, 1, 0); /* the previous case's peer, still talking */
+            continue;
+        }
+        if (connect(D->listen_fd, (struct sockaddr *)&from, fl) < 0)
+            continue;
+        D->fd = D->listen_fd; /* this case's: a fresh socket for the next */
+        D->listen_fd = -1;
+        D->last_peer = from;
+        D->have_last_peer = true;
+        name_ends(D);
+        return 0;
+    }
+}
+
+/* ---- running ------------------------------------------------------------------- */
+
+/* Run case c against the implementation: 0 with the result in *r, or
+   EXIT_USAGE (the reason in why) when the target cannot be reached. */
+static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char *why, size_t whysz)
+{
+    *r = (conform_result){.c = c, .pdus = g_array_new(FALSE, TRUE, sizeof(conform_pdu))};
+    D->cur = r;
+    D->case_start_ns = now_ns(CLOCK_MONOTONIC);
+    D->wall_start_ns = now_ns(CLOCK_REALTIME);
+    int rc = D->implementation_is_server ? connect_to(D, why, whysz) : accept_from(D, why, whysz);
+    if (rc == EXIT_USAGE)
+        return rc;
+    if (rc == 1) {
+        r->verdict = GW_FAIL;
+        g_strlcpy(r->outcome, why, sizeof r->outcome);
+        return 0;
+    }
+    g_strlcpy(r->local, D->local_name, sizeof r->local);
+    g_strlcpy(r->peer, D->peer_name, sizeof r->peer);
+    r->local_addr = D->local;
+    r->peer_addr = D->peer;
+    D->conv = g_malloc(D->p->conv_size);
+    D->p->conv_init(D->conv, D->opts);
+    D->io.outcome[0] = 0;
+    D->case_start_ns = now_ns(CLOCK_MONOTONIC);
+    r->verdict = c->run(&D->io);
+    g_strlcpy(r->outcome, D->io.outcome, sizeof r->outcome);
+    if (D->p->conform->finish && !D->closed)
+        D->p->conform->finish(&D->io);
+    r->seconds = (double)(now_ns(CLOCK_MONOTONIC) - D->case_start_ns) / 1e9;
+    if (D->p->conv_free)
+        D->p->conv_free(D->conv);
+    g_free(D->conv);
+    D->conv = NULL;
+    bool refused = D->refused;
+    D->refused = false;
+    close_connection(D);
+    if (refused && D->implementation_is_server) {
+        snprintf(why, whysz, "%s: nothing listens there (port unreachable)", D->target);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* the cases of protocol p for the implementation's role that --case
+   selects, in catalogue order */
+static GPtrArray *select_cases(const gw_protocol *p, unsigned role, char **globs, unsigned n_globs)
+{
+    GPtrArray *a = g_ptr_array_new();
+    for (unsigned i = 0; i < p->conform->n_cases; i++) {
+        const gw_conform_case *c = &p->conform->cases[i];
+        bool want = n_globs == 0;
+        for (unsigned g = 0; g < n_globs && !want; g++)
+            want = g_pattern_match_simple(globs[g], c->id);
+        if (want && (c->roles & role))
+            g_ptr_array_add(a, (gpointer)c);
+    }
+    return a;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+typedef struct {
+    const char *proto, *target, *junit, *html, *out_path;
+    int side;        /* pcaptool's: 0 client (the implementation serves), 1 server */
+    bool strict, dry, quiet, verbose, markdown;
+    double timeout;
+    out_format fmt;
+    char *globs[32];
+    unsigned n_globs;
+} conform_args;
+
+enum { O_STRICT = 256, O_TIMEOUT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO };
+
+static void conform_usage(FILE *f)
+{
+    fputs("Usage: pcaptool conform --proto PROTO --target HOST:PORT [OPTIONS]\n"
+          "\n"
+          "Ask a live implementation of PROTO the questions its protocol text answers,\n"
+          "one case at a time, each from a fresh connection, and judge each by what the\n"
+          "implementation sends back or stops sending.\n"
+          "\n"
+          "      --proto PROTO          the protocol (pcaptool conform --proto PROTO --dry-run\n"
+          "                             lists its cases)\n"
+          "  -t, --target HOST:PORT     the implementation (client side: where to connect or\n"
+          "                             send; server side: where to listen for it)\n"
+          "  -s, --side client|server   the side pcaptool plays (default client: the\n"
+          "                             implementation is the server); with server, the\n"
+          "                             implementation must connect once per case\n"
+          "      --case GLOB            only the cases whose id matches (* and ?; repeatable)\n"
+          "      --strict               a Non-strict verdict (a recommendation not followed)\n"
+          "                             fails too\n"
+          "      --timeout SECONDS      longest wait for an answer the text requires (default\n"
+          "                             2); where an answer must not come, the peer is watched\n"
+          "                             for half as long\n"
+          "  -T, --format text|json     a line per case, or JSON Lines (a record per case,\n"
+          "                             then a summary) (default text); with --dry-run also\n"
+          "                             markdown (the README's catalogue tables)\n"
+          "  -V, --verbose              text: each case's exchange under its line\n"
+          "      --junit FILE           also write JUnit XML ('-': standard output, the text\n"
+          "                             then on standard error)\n"
+          "      --html FILE            also write one self-contained HTML page\n"
+          "  -w, --out FILE             write every case's traffic to one pcapng (a comment\n"
+          "                             per case)\n"
+          "      --dry-run              list the cases that would run; contact nobody\n"
+          "  -q, --quiet                no text report\n"
+          "  -o, --option PROTO.NAME=VALUE, --profile   as for decode\n"
+          "\n"
+          "Verdicts: pass; non-strict (a SHOULD not followed); fail (a MUST broken); info\n"
+          "(the text leaves it open: recorded); skipped (not applicable, with the reason).\n"
+          "\n"
+          "Exit codes: 0 no case failed; 1 a case failed (with --strict: or was non-strict);\n"
+          "2 usage error, a target that cannot be reached (connection refused, ICMP port\n"
+          "unreachable, no implementation came), or output that could not be written.\n",
+          f);
+}
+
+static int conform_opt(void *ctx, int c, const char *arg)
+{
+    conform_args *a = ctx;
+    switch (c) {
+    case O_PROTO: a->proto = arg; return 0;
+    case 't': a->target = arg; return 0;
+    case 's':
+        if (strcmp(arg, "client") && strcmp(arg, "server"))
+            return cli_usage_error("--side takes client or server, not '%s'", arg);
+        a->side = strcmp(arg, "server") == 0;
+        return 0;
+    case O_CASE:
+        if (a->n_globs == G_N_ELEMENTS(a->globs))
+            return cli_usage_error("at most %zu --case patterns", G_N_ELEMENTS(a->globs));
+        a->globs[a->n_globs++] = (char *)arg;
+        return 0;
+    case O_STRICT: a->strict = true; return 0;
+    case O_TIMEOUT: {
+        char *end;
+        a->timeout = strtod(arg, &end);
+        if (*end || !(a->timeout > 0 && a->timeout <= 3600))
+            return cli_usage_error("--timeout takes seconds above 0, at most 3600, not '%s'", arg);
+        return 0;
+    }
+    case 'T':
+        a->markdown = strcmp(arg, "markdown") == 0;
+        if (a->markdown || parse_format(arg, &a->fmt))
+            return 0;
+        return cli_usage_error("--format takes text, json or (with --dry-run) markdown, not '%s'", arg);
+    case 'V': a->verbose = true; return 0;
+    case O_JUNIT: a->junit = arg; return 0;
+    case O_HTML: a->html = arg; return 0;
+    case 'w': a->out_path = arg; return 0;
+    case O_DRY: a->dry = true; return 0;
+    case 'q': a->quiet = true; return 0;
+    default: return EXIT_USAGE;
+    }
+}
+
+static const char *role_name(unsigned role)
+{
+    return role == GW_ROLE_SERVER ? "server" : "client";
+}
+
+static int run_conform(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"proto", required_argument, NULL, O_PROTO},
+        {"target", required_argument, NULL, 't'},
+        {"side", required_argument, NULL, 's'},
+        {"case", required_argument, NULL, O_CASE},
+        {"strict", no_argument, NULL, O_STRICT},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"format", required_argument, NULL, 'T'},
+        {"verbose", no_argument, NULL, 'V'},
+        {"junit", required_argument, NULL, O_JUNIT},
+        {"html", required_argument, NULL, O_HTML},
+        {"out", required_argument, NULL, 'w'},
+        {"dry-run", no_argument, NULL, O_DRY},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    static const cli_spec spec = {"t:s:T:Vw:q", longopts, CLI_RUN, conform_opt, conform_usage};
+    conform_args a = {.timeout = 2, .fmt = OUT_TEXT};
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &a, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    if (optind != argc)
+        return cli_usage_error("takes no operands");
+    if (!a.proto)
+        return cli_usage_error("needs --proto PROTO");
+    const gw_protocol *p = gw_protocol_by_name(a.proto);
+    if (!p)
+        return cli_usage_error("no protocol '%s' (pcaptool fields lists them)", a.proto);
+    if (!p->conform)
+        return cli_usage_error("%s has no conformance cases yet", p->short_name);
+    if (!a.target && !a.dry)
+        return cli_usage_error("needs --target HOST:PORT (or --dry-run)");
+    if (a.markdown && !a.dry)
+        return cli_usage_error("--format markdown is for --dry-run's catalogue");
+    if (a.dry && (a.junit || a.out_path || a.html))
+        return cli_usage_error("--dry-run contacts nobody: --junit, --html and --out have nothing to report");
+    if (a.junit && strcmp(a.junit, "-") == 0 && a.fmt == OUT_JSON)
+        return cli_usage_error("--format json and --junit - would both take standard output");
+    unsigned role = a.side ? GW_ROLE_CLIENT : GW_ROLE_SERVER; /* the implementation's */
+    GPtrArray *cases = select_cases(p, role, a.globs, a.n_globs);
+    if (!cases->len) {
+        g_ptr_array_free(cases, TRUE);
+        return cli_usage_error("no %s case for the implementation as %s%s", p->short_name, role_name(role),
+                               a.n_globs ? " matches --case" : "");
+    }
+    cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
+    conform_run run = {.p = p, .role = role, .transport = p->conform->transport, .target = a.target ? a.target : "nobody", .strict = a.strict,
+                       .n = cases->len, .results = g_new0(conform_result, cases->len)};
+    if (a.dry) {
+        for (guint i = 0; i < cases->len; i++)
+            run.results[i] = (conform_result){.c = g_ptr_array_index(cases, i), .verdict = GW_SKIPPED};
+        conform_write_catalogue(&run, a.fmt, a.markdown);
+        g_free(run.results);
+        g_ptr_array_free(cases, TRUE);
+        return cli_finish(EXIT_CLEAN);
+    }
+    driver D = {.p = p, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
+                .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .out = out_pdu_new(),
+                .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(GByteArray *))};
+    D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
+                           .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .next = io_next,
+                           .decisive = io_decisive};
+    char why[400] = "";
+    int status = EXIT_CLEAN;
+    for (guint i = 0; i < cases->len && status == EXIT_CLEAN; i++) {
+        status = run_case(&D, g_ptr_array_index(cases, i), &run.results[i], why, sizeof why);
+        if (status == EXIT_CLEAN) {
+            run.done++;
+            conform_write_case(&run, i, a.fmt, a.verbose);
+        }
+    }
+    if (D.listen_fd >= 0)
+        close(D.listen_fd);
+    if (status != EXIT_CLEAN)
+        fprintf(stderr, "pcaptool: %s\n", why);
+    if (status == EXIT_CLEAN && !D.peer_spoke && !D.implementation_is_server) {
+        snprintf(why, sizeof why, "no implementation came to %s", a.target);
+        fprintf(stderr, "pcaptool: %s\n", why);
+        status = EXIT_USAGE;
+    }
+    run.error = status != EXIT_CLEAN ? why : NULL;
+    conform_write_summary(&run, a.fmt);
+    bool written = true;
+    if (a.junit)
+        written &= conform_write_junit(&run, a.junit);
+    if (a.html)
+        written &= conform_write_html(&run, a.html);
+    if (a.out_path)
+        written &= conform_write_pcapng(&run, a.out_path);
+    if (status == EXIT_CLEAN)
+        status = !written ? EXIT_USAGE : run.failed ? EXIT_FINDINGS : EXIT_CLEAN;
+    for (guint i = 0; i < cases->len; i++)
+        conform_result_clear(&run.results[i]);
+    g_free(run.results);
+    g_ptr_array_free(cases, TRUE);
+    out_pdu_free(D.out);
+    g_byte_array_free(D.inbuf, TRUE);
+    g_array_free(D.ready, TRUE);
+    return cli_finish(status);
+}
+
+const subcommand cmd_conform = {"conform", "--proto PROTO --target HOST:PORT",
+                                "ask a live implementation the questions its protocol text answers,\n"
+                                "a case at a time, with a verdict each (h2spec-style)",
+                                run_conform, conform_usage};

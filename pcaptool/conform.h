@@ -1,0 +1,78 @@
+/* conform.h - pcaptool conform's results and their reports (conform.c
+ * runs the cases, conform_report.c writes text, JSON Lines, JUnit, HTML
+ * and the pcapng of the traffic). */
+#ifndef PCAPTOOL_CONFORM_H
+#define PCAPTOOL_CONFORM_H
+
+#include <glib.h>
+#include <sys/socket.h>
+
+#include "gw_conform.h"
+#include "output.h"
+
+typedef struct {
+    int finding; /* index in the protocol's findings */
+    char *message;
+} conform_finding;
+
+/* a PDU of a case's exchange, decoded */
+typedef struct {
+    bool ours;        /* sent by pcaptool */
+    int64_t time_ns;  /* since the case began */
+    int64_t wall_ns;
+    uint8_t *data;
+    size_t len;
+    int64_t type;
+    gw_item *items;
+    unsigned n_items;
+    char *summary;
+    GArray *findings; /* conform_finding */
+} conform_pdu;
+
+typedef struct {
+    const gw_conform_case *c;
+    gw_verdict verdict;
+    char outcome[400];
+    double seconds;
+    char local[64], peer[64]; /* the connection's ends ("" when none was made) */
+    struct sockaddr_storage local_addr, peer_addr;
+    GArray *pdus;             /* conform_pdu */
+    unsigned decisive;        /* 1-based index of the PDU that decided; 0: none */
+} conform_result;
+
+void conform_result_clear(conform_result *r);
+
+typedef struct {
+    const gw_protocol *p;
+    unsigned role; /* the implementation's: GW_ROLE_* */
+    const char *target;
+    int transport;
+    bool strict;
+    conform_result *results;
+    unsigned n;     /* cases selected */
+    unsigned done;  /* cases run */
+    unsigned count[GW_N_VERDICTS];
+    unsigned failed; /* Fail, and Non-strict under --strict */
+    const char *error; /* the run stopped: why (NULL: it did not) */
+} conform_run;
+
+/* Does the verdict fail the run? */
+static inline bool conform_fails(const conform_run *r, gw_verdict v)
+{
+    return v == GW_FAIL || (r->strict && v == GW_NON_STRICT);
+}
+
+/* --dry-run: the selected cases, what each sends and expects (markdown: as
+   a table) */
+void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown);
+/* case i has run: its line (text, with -V its exchange) or JSON record;
+   counts it */
+void conform_write_case(conform_run *r, unsigned i, out_format fmt, bool verbose);
+/* the end: the counts (text line or JSON record) */
+void conform_write_summary(const conform_run *r, out_format fmt);
+/* the files; false (an error printed) when one could not be written */
+bool conform_write_junit(const conform_run *r, const char *path);
+bool conform_write_html(const conform_run *r, const char *path);
+bool conform_write_pcapng(const conform_run *r, const char *path);
+
+#endif

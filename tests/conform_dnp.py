@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""conform_dnp.py PCAPTOOL DNP_PEER ROLE - pcaptool conform --proto dnp against
+tests/peers/dnp_peer (written from dnp.md and denetwork's behaviour, not from
+our decoder), the implementation as ROLE (server: pcaptool connects; client:
+the peer connects once per case). A well-behaved peer passes every case; each
+deliberately broken variant fails exactly the cases it breaks (the sets below
+are reasoned from what each mode does, case by case) and passes the rest; a
+recommendation not followed is Non-strict, and fails only under --strict.
+The reports agree with each other: JSON Lines, JUnit, the pcapng of the
+traffic (read back through pcaptool decode), the HTML page (well-formed).
+
+Ports: picked by the process id (CONFORM_PORT overrides)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+from checks import check, finish
+
+PCAPTOOL, PEER, ROLE = sys.argv[1], sys.argv[2], sys.argv[3]
+work = tempfile.mkdtemp(prefix="conform.")
+port = int(os.environ.get("CONFORM_PORT", 30000 + os.getpid() % 20000))
+
+ACK = ["dnp/reliable/acked", "dnp/reliable/each-acked", "dnp/reliable/duplicate-acked",
+       "dnp/reliable/outside-window", "dnp/reliable/ahead-acked", "dnp/commands/unknown-ignored",
+       "dnp/commands/truncated-ignored", "dnp/link/state-answered", "dnp/link/update-unknown-link"]
+# mode -> the cases it must fail, for the implementation as server and as client
+EXPECTED = {
+    "good": set(),
+    "reorder": set(),  # answers in another order: nothing the text forbids
+    # every case that needs an ack of a number; as server also repeat-ignored,
+    # whose #0 must be acknowledged before the second request
+    "wrong-ack": set(ACK) | ({"dnp/connect/repeat-ignored"} if ROLE == "server" else set()),
+    "no-link-up": {"dnp/link/state-answered"},
+    # it drops the connection after its first ack: every case needing a second
+    # one (as server, the second request then opens a new connection: answered)
+    "close-early": {"dnp/reliable/each-acked", "dnp/reliable/duplicate-acked", "dnp/reliable/ahead-acked"}
+    | ({"dnp/connect/repeat-ignored"} if ROLE == "server" else set()),
+    "no-window": {"dnp/reliable/outside-window"},
+    "ack-unreliable": {"dnp/message/unreliable-not-acked"},
+    "up-first": set(),  # Non-strict only; see below
+}
+if ROLE == "server":
+    EXPECTED["accept-any"] = {"dnp/connect/no-common-protocol"}
+    EXPECTED["reack"] = {"dnp/connect/repeat-ignored"}
+N_CASES = 16 if ROLE == "server" else 13
+# the client runs take a peer process per case: the modes that show what
+# differs for a client (the server-only ones have no client form)
+MODES = list(EXPECTED) if ROLE == "server" else ["good", "close-early", "no-window", "up-first"]
+
+
+def conform(mode, *extra):
+    """run conform against the peer in `mode`: (exit code, records, stderr)"""
+    target = "127.0.0.1:%d" % port
+    args = [PCAPTOOL, "conform", "--proto", "dnp", "--target", target, "--timeout", "1", "--format", "json",
+            *extra]
+    if ROLE == "server":
+        peer = subprocess.Popen([PEER, "--listen", "127.0.0.1", str(port), mode, "0"])
+        time.sleep(0.2)
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        peer.kill()
+        peer.wait()
+    else:
+        # a fresh client for each case: each one exits 0.8 s after the case's
+        # last datagram, longer than any quiet wait (0.5 s)
+        loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s 800; done' % (port, mode), PEER],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.run(args + ["--side", "server"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=300)
+        loop.kill()
+        loop.wait()
+        subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (PEER, port)])
+    records = [json.loads(line) for line in p.stdout.splitlines()]
+    return p.returncode, records, p.stderr
+
+
+for mode in MODES:
+    files = {k: os.path.join(work, "%s.%s" % (mode, k)) for k in ("xml", "html", "pcapng")}
+    rc, recs, err = conform(mode, "--junit", files["xml"], "--html", files["html"], "--out", files["pcapng"])
+    cases = [r for r in recs if "case" in r]
+    summary = [r["summary"] for r in recs if "summary" in r]
+    failing = {r["case"] for r in cases if r["verdict"] == "fail"}
+    check("%s: all %d cases ran" % (mode, N_CASES), len(cases) == N_CASES and summary
+          and summary[0]["run"] == N_CASES, (len(cases), summary, err))
+    check("%s: fails exactly %s" % (mode, sorted(EXPECTED[mode]) or "nothing"), failing == EXPECTED[mode],
+          {"unexpected": sorted(failing - EXPECTED[mode]), "missing": sorted(EXPECTED[mode] - failing),
+           "outcomes": {r["case"]: r["outcome"] for r in cases if r["case"] in failing ^ EXPECTED[mode]}})
+    check("%s: exit %d" % (mode, 1 if EXPECTED[mode] else 0), rc == (1 if EXPECTED[mode] else 0), (rc, err))
+    others = {r["case"]: r["verdict"] for r in cases if r["case"] not in failing and r["verdict"] != "pass"}
+    want_others = {"dnp/link/state-answered": "non-strict"} if mode == "up-first" else {}
+    check("%s: every other case passes" % mode, others == want_others, others)
+    # JUnit: a testcase per case, a failure per Fail
+    try:
+        suite = ET.parse(files["xml"]).getroot().find("testsuite")
+        junit_fail = {t.get("name") for t in suite.iter("testcase") if t.find("failure") is not None}
+        check("%s: JUnit has %d cases and the same failures" % (mode, N_CASES),
+              int(suite.get("tests")) == N_CASES and junit_fail == failing, (suite.attrib, junit_fail))
+    except (ET.ParseError, OSError, AttributeError) as e:
+        check("%s: JUnit is readable" % mode, False, str(e))
+    # the pcapng: as many PDUs as the exchanges had, all of them DNP
+    n_pdus = sum(len(r["exchange"]) for r in cases)
+    dec = subprocess.run([PCAPTOOL, "decode", "--format", "json", "-p", "dnp=%d" % port, files["pcapng"]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = [json.loads(x) for x in dec.stdout.splitlines()]
+    dnp = [x for x in lines if x.get("proto") == "dnp"]
+    check("%s: --out holds every PDU of every case (%d)" % (mode, n_pdus), len(dnp) == n_pdus,
+          (len(dnp), n_pdus, dec.stderr[:500]))
+    html = open(files["html"], encoding="utf-8").read()
+    check("%s: HTML names every case and draws each exchange" % mode,
+          all(r["case"] in html for r in cases) and html.count("<svg class=\"seq\"") == N_CASES
+          and "<script" not in html and "http" not in html.replace("http-equiv", ""), len(html))
+
+# --strict: the Non-strict verdict fails
+rc, recs, err = conform("up-first", "--strict")
+summary = [r["summary"] for r in recs if "summary" in r]
+check("up-first --strict: exit 1, one failed", rc == 1 and summary and summary[0]["failed"] == 1, (rc, summary))
+
+if ROLE == "server":
+    # --case picks cases by glob
+    rc, recs, err = conform("good", "--case", "dnp/reliable/*")
+    ids = [r["case"] for r in recs if "case" in r]
+    check("--case dnp/reliable/*: only those", ids and all(i.startswith("dnp/reliable/") for i in ids)
+          and len(ids) == 5, ids)
+
+    # nobody listens: a port unreachable is a target that cannot be reached
+    p = subprocess.run([PCAPTOOL, "conform", "--proto", "dnp", "--target", "127.0.0.1:%d" % port],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check("no server: exit 2 and one line saying so",
+          p.returncode == 2 and "unreachable" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          (p.returncode, p.stderr))
+    # --dry-run contacts nobody and lists the catalogue
+    p = subprocess.run([PCAPTOOL, "conform", "--proto", "dnp", "--dry-run", "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cat = [json.loads(x) for x in p.stdout.splitlines()]
+    check("--dry-run: the %d server cases, each with its sentence" % N_CASES,
+          p.returncode == 0 and len(cat) == N_CASES and all(c["text"] and c["expects"] for c in cat), p.stdout[:300])
+finish()
