@@ -542,4 +542,5 @@ static const gw_conform_case cases[] = {
      close_ends},
 };
 
-const gw_conform gw_dnp_conform = {GW_TRANSPORT_UDP, cases, sizeof cases / sizeof cases[0], dnp_duty, dnp_finish};
+const gw_conform gw_dnp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases, .n_cases = sizeof cases / sizeof cases[0],
+                                   .duty = dnp_duty, .finish = dnp_finish};

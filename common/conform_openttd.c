@@ -427,4 +427,5 @@ static const gw_conform_case cases[] = {
      truncated_join},
 };
 
-const gw_conform gw_openttd_conform = {GW_TRANSPORT_TCP, cases, sizeof cases / sizeof cases[0], NULL, ottd_finish};
+const gw_conform gw_openttd_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
+                                       .n_cases = sizeof cases / sizeof cases[0], .finish = ottd_finish};

@@ -173,6 +173,10 @@ static const gw_lstep game[] = {
     GW_PADDED(GNE_F_GAME_NAME, 32, GNE_E_GAME_NAME, GNE_E_NAME_PADDING, GW_SUM(", game \"%s\"")),
     NUM(USER_VERSION, 4), END};
 
+/* the connection request after its first 7 bytes (read once the build
+   field told the byte order) */
+static const gw_lstep request_tail[] = {GW_SUB(game), NUM(RATE, 4), NUM(UNRELIABLE, 1), END};
+
 static int role(const gne_ctx *x) /* 0 = client, 1 = server */
 {
     return x->p.pi->dir == x->conv->client_dir ? 0 : 1;
@@ -258,7 +262,7 @@ static void connection_request(gne_ctx *x, size_t len)
         return;
     gw_summary_add(&x->p.sum, " GNE %u.%u.%u", (unsigned)v[GNE_F_VERSION], (unsigned)v[GNE_F_SUB_VERSION],
                    (unsigned)v[GNE_F_BUILD]);
-    bool whole = gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(game), NUM(RATE, 4), NUM(UNRELIABLE, 1)));
+    bool whole = gw_layout_run(&x->p, request_tail);
     if (x->seen[GNE_F_GAME_NAME])
         memcpy(c->req_name, x->text[GNE_F_GAME_NAME].p, 32);
     if (!whole)
@@ -779,6 +783,37 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     gw_pdu_finish(&x->p);
 }
 
+/* ---- pcaptool conform's messages ---------------------------------------------- */
+
+/* The written forms of what conform sends: the connection request, and a
+   message of packets (each its id, a ping's request id and two gtimes, a
+   CustomPacket's u16 length and data; other packets no body), ended by 255
+   when a value is given for it. The decoder reads packets procedurally
+   (message()); conform decodes what it built back with it. */
+static const gw_lstep request_msg[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
+static const gw_lstep packets_msg[] = {
+    GW_MORE(1), NUM(PACKET_ID, 1),
+    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_PING), NUM(PING_REQ_ID, 4), NUM(TIME_SEC, 4), NUM(TIME_USEC, 4),
+    NUM(TIME_SEC, 4), NUM(TIME_USEC, 4), GW_DONE,
+    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_CUSTOM), GW_COUNTED(GNE_F_CUSTOM_DATA, GNE_F_CUSTOM_LENGTH, 2, -1), GW_DONE,
+    GW_DONE,
+    GW_OPTIONAL, NUM(END, 1), END};
+
+/* type: MSG_REQUEST or MSG_PACKETS, in an NL frame (TCP), the data in the
+   byte order the byte_order option forces (little-endian when auto) */
+static size_t gne_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    const gw_lstep *l = type == MSG_REQUEST ? request_msg : type == MSG_PACKETS ? packets_msg : NULL;
+    size_t n;
+    if (!l || cap < 4 || !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + 4, cap - 4, &n) ||
+        n > GNE_NL_MAX)
+        return 0;
+    out[0] = 'N';
+    out[1] = 'L';
+    gw_put_uint(out + 2, 2, n, true);
+    return n + 4;
+}
+
 /* NL framing; on a bad header, the bytes up to the next "NL" form one
    (reported) PDU, so decoding resynchronises there */
 static long gne_pdu_length(const int *opts, const uint8_t *data, size_t avail)
@@ -843,4 +878,6 @@ const gw_protocol gw_gne_protocol = {
     .pdu_header = 4,
     .heuristic = gne_heuristic,
     .replay = &gw_gne_replay,
+    .conform = &gw_gne_conform,
+    .build = gne_build,
 };

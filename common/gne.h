@@ -110,5 +110,6 @@ enum { GNE_FINDINGS(GW_INDEX) GNE_E_COUNT };
 extern const gw_protocol gw_gne_protocol;
 /* pcaptool replay's hooks (replay_gne.c) */
 extern const struct gw_replay gw_gne_replay;
+extern const struct gw_conform gw_gne_conform; /* conform_gne.c */
 
 #endif

@@ -51,6 +51,13 @@ typedef struct gw_conform_io {
     gw_wait (*next)(struct gw_conform_io *io, int ms, gw_replay_pdu *p);
     /* the PDU last sent or received decided the verdict */
     void (*decisive)(struct gw_conform_io *io);
+    /* The implementation as server: end this connection and open a fresh
+       one, within the same case (false when it cannot be reached; the
+       implementation as client: always false). */
+    bool (*reconnect)(struct gw_conform_io *io);
+    /* what the catalogue learns once per run (gw_conform.state_size bytes,
+       zeroed before the first case), e.g. the server's identity */
+    void *state;
     char outcome[400]; /* what happened, one sentence (gw_conform_say) */
 } gw_conform_io;
 
@@ -76,6 +83,7 @@ typedef struct gw_conform {
     /* The case is over: end the connection in band (DNP: a connection
        close, after which a client quits) (NULL: closing the socket is all). */
     void (*finish)(gw_conform_io *io);
+    size_t state_size; /* gw_conform_io.state */
 } gw_conform;
 
 /* ---- helpers for cases (gw_conform.c) ------------------------------------ */

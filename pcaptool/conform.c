@@ -91,7 +91,7 @@ static conform_pdu *record(driver *D, bool ours, const uint8_t *d, size_t len)
                       .transport = D->transport};
     const gw_sink *sink = out_pdu_begin(D->out, D->p);
     D->p->decode(D->conv, &pi, d, len, sink);
-    conform_pdu x = {.ours = ours, .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
+    conform_pdu x = {.ours = ours, .local_port = peer_port_of(&D->local), .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
                      .data = g_memdup2(d, len ? len : 1), .summary = g_strdup(out_pdu_summary(D->out)),
                      .findings = g_array_new(FALSE, FALSE, sizeof(conform_finding))};
     uint64_t type;
@@ -121,6 +121,30 @@ static void io_decisive(gw_conform_io *io)
     driver *D = (driver *)io;
     if (D->cur->pdus->len)
         D->cur->decisive = D->cur->pdus->len; /* 1-based */
+}
+
+static int connect_to(driver *D, char *why, size_t whysz);
+static void close_connection(driver *D);
+
+/* a fresh decoder state for the case's connection */
+static void fresh_conv(driver *D)
+{
+    if (D->conv && D->p->conv_free)
+        D->p->conv_free(D->conv);
+    if (!D->conv)
+        D->conv = g_malloc(D->p->conv_size);
+    D->p->conv_init(D->conv, D->opts);
+}
+
+static bool io_reconnect(gw_conform_io *io)
+{
+    driver *D = (driver *)io;
+    char why[300];
+    if (!D->implementation_is_server)
+        return false;
+    close_connection(D);
+    fresh_conv(D);
+    return connect_to(D, why, sizeof why) == 0;
 }
 
 static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
@@ -346,8 +370,7 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
     g_strlcpy(r->peer, D->peer_name, sizeof r->peer);
     r->local_addr = D->local;
     r->peer_addr = D->peer;
-    D->conv = g_malloc(D->p->conv_size);
-    D->p->conv_init(D->conv, D->opts);
+    fresh_conv(D);
     D->io.outcome[0] = 0;
     D->case_start_ns = now_ns(CLOCK_MONOTONIC);
     r->verdict = c->run(&D->io);
@@ -550,7 +573,8 @@ static int run_conform(int argc, char **argv)
                 .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(GByteArray *))};
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
                            .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .next = io_next,
-                           .decisive = io_decisive};
+                           .decisive = io_decisive, .reconnect = io_reconnect,
+                           .state = g_malloc0(p->conform->state_size + 1)};
     char why[400] = "";
     int status = EXIT_CLEAN;
     for (guint i = 0; i < cases->len && status == EXIT_CLEAN; i++) {
@@ -585,6 +609,7 @@ static int run_conform(int argc, char **argv)
     g_free(run.results);
     g_ptr_array_free(cases, TRUE);
     out_pdu_free(D.out);
+    g_free(D.io.state);
     g_byte_array_free(D.inbuf, TRUE);
     g_array_free(D.ready, TRUE);
     return cli_finish(status);

@@ -18,6 +18,7 @@ typedef struct {
 /* a PDU of a case's exchange, decoded */
 typedef struct {
     bool ours;        /* sent by pcaptool */
+    uint16_t local_port; /* pcaptool's port then (a case may reconnect) */
     int64_t time_ns;  /* since the case began */
     int64_t wall_ns;
     uint8_t *data;

@@ -264,8 +264,9 @@ bool conform_write_pcapng(const conform_run *r, const char *path)
         for (guint k = 0; k < x->pdus->len && ok; k++) {
             const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
             int way = q->ours ? 0 : 1;
-            size_t n = peer_frame(frame, q->ours ? &x->local_addr : &x->peer_addr,
-                                  q->ours ? &x->peer_addr : &x->local_addr, r->transport == GW_TRANSPORT_TCP,
+            struct sockaddr_storage local = x->local_addr;
+            peer_set_port(&local, q->local_port);
+            size_t n = peer_frame(frame, q->ours ? &local : &x->peer_addr, q->ours ? &x->peer_addr : &local, r->transport == GW_TRANSPORT_TCP,
                                   &seq[way], seq[!way], q->data, q->len);
             uint64_t us = (uint64_t)(q->wall_ns / 1000);
             g_byte_array_set_size(b, 0);

@@ -16,9 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 
 from checks import check, finish
+from conform_common import check_run, report_args, report_files, run_conform
 
 PCAPTOOL, PEER, ROLE = sys.argv[1], sys.argv[2], sys.argv[3]
 work = tempfile.mkdtemp(prefix="conform.")
@@ -54,64 +54,29 @@ MODES = list(EXPECTED) if ROLE == "server" else ["good", "close-early", "no-wind
 
 def conform(mode, *extra):
     """run conform against the peer in `mode`: (exit code, records, stderr)"""
-    target = "127.0.0.1:%d" % port
-    args = [PCAPTOOL, "conform", "--proto", "dnp", "--target", target, "--timeout", "1", "--format", "json",
-            *extra]
     if ROLE == "server":
         peer = subprocess.Popen([PEER, "--listen", "127.0.0.1", str(port), mode, "0"])
         time.sleep(0.2)
-        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        result = run_conform(PCAPTOOL, "dnp", port, extra)
         peer.kill()
         peer.wait()
-    else:
-        # a fresh client for each case: each one exits 0.8 s after the case's
-        # last datagram, longer than any quiet wait (0.5 s)
-        loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s 800; done' % (port, mode), PEER],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        p = subprocess.run(args + ["--side", "server"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=300)
-        loop.kill()
-        loop.wait()
-        subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (PEER, port)])
-    records = [json.loads(line) for line in p.stdout.splitlines()]
-    return p.returncode, records, p.stderr
+        return result
+    # a fresh client for each case: each one exits 0.8 s after the case's
+    # last datagram, longer than any quiet wait (0.5 s)
+    loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s 800; done' % (port, mode), PEER],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    result = run_conform(PCAPTOOL, "dnp", port, list(extra) + ["--side", "server"])
+    loop.kill()
+    loop.wait()
+    subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (PEER, port)])
+    return result
 
 
 for mode in MODES:
-    files = {k: os.path.join(work, "%s.%s" % (mode, k)) for k in ("xml", "html", "pcapng")}
-    rc, recs, err = conform(mode, "--junit", files["xml"], "--html", files["html"], "--out", files["pcapng"])
-    cases = [r for r in recs if "case" in r]
-    summary = [r["summary"] for r in recs if "summary" in r]
-    failing = {r["case"] for r in cases if r["verdict"] == "fail"}
-    check("%s: all %d cases ran" % (mode, N_CASES), len(cases) == N_CASES and summary
-          and summary[0]["run"] == N_CASES, (len(cases), summary, err))
-    check("%s: fails exactly %s" % (mode, sorted(EXPECTED[mode]) or "nothing"), failing == EXPECTED[mode],
-          {"unexpected": sorted(failing - EXPECTED[mode]), "missing": sorted(EXPECTED[mode] - failing),
-           "outcomes": {r["case"]: r["outcome"] for r in cases if r["case"] in failing ^ EXPECTED[mode]}})
-    check("%s: exit %d" % (mode, 1 if EXPECTED[mode] else 0), rc == (1 if EXPECTED[mode] else 0), (rc, err))
-    others = {r["case"]: r["verdict"] for r in cases if r["case"] not in failing and r["verdict"] != "pass"}
-    want_others = {"dnp/link/state-answered": "non-strict"} if mode == "up-first" else {}
-    check("%s: every other case passes" % mode, others == want_others, others)
-    # JUnit: a testcase per case, a failure per Fail
-    try:
-        suite = ET.parse(files["xml"]).getroot().find("testsuite")
-        junit_fail = {t.get("name") for t in suite.iter("testcase") if t.find("failure") is not None}
-        check("%s: JUnit has %d cases and the same failures" % (mode, N_CASES),
-              int(suite.get("tests")) == N_CASES and junit_fail == failing, (suite.attrib, junit_fail))
-    except (ET.ParseError, OSError, AttributeError) as e:
-        check("%s: JUnit is readable" % mode, False, str(e))
-    # the pcapng: as many PDUs as the exchanges had, all of them DNP
-    n_pdus = sum(len(r["exchange"]) for r in cases)
-    dec = subprocess.run([PCAPTOOL, "decode", "--format", "json", "-p", "dnp=%d" % port, files["pcapng"]],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = [json.loads(x) for x in dec.stdout.splitlines()]
-    dnp = [x for x in lines if x.get("proto") == "dnp"]
-    check("%s: --out holds every PDU of every case (%d)" % (mode, n_pdus), len(dnp) == n_pdus,
-          (len(dnp), n_pdus, dec.stderr[:500]))
-    html = open(files["html"], encoding="utf-8").read()
-    check("%s: HTML names every case and draws each exchange" % mode,
-          all(r["case"] in html for r in cases) and html.count("<svg class=\"seq\"") == N_CASES
-          and "<script" not in html and "http" not in html.replace("http-equiv", ""), len(html))
+    files = report_files(work, mode)
+    rc, recs, err = conform(mode, *report_args(files))
+    check_run(PCAPTOOL, "dnp", port, mode, rc, recs, err, files, N_CASES, EXPECTED[mode],
+              {"dnp/link/state-answered": "non-strict"} if mode == "up-first" else {})
 
 # --strict: the Non-strict verdict fails
 rc, recs, err = conform("up-first", "--strict")

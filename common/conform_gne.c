@@ -1,0 +1,482 @@
+/* conform_gne.c - pcaptool conform's cases for GNE (gw_conform.h), the
+ * implementation as server: gne.md's handshake, packets and ping, and
+ * HawkNL's framing (WIRE-NOTES 3; gnelib's Connection.cpp, PacketParser).
+ * A server is only welcoming to the game name and versions it was built
+ * with: the first case that needs them learns them from the 44-byte refusal
+ * the text promises to a request that names another game (gne.md: "The
+ * information in the refusal packet gives some more information to the
+ * client to know what the version mismatch was"), with the server's data
+ * byte order, on a connection of its own. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gw_conform.h"
+#include "gne.h"
+
+#define P (&gw_gne_protocol)
+
+/* the server's identity, learnt once per run */
+typedef struct {
+    bool known;
+    uint64_t version, sub, build, user;
+    char game[33];
+    bool big_endian;
+} gne_identity;
+
+static const char probe_game[] = "pcaptool-conform-probe";
+
+static int64_t message(const gw_replay_pdu *p)
+{
+    uint64_t v;
+    return gw_replay_u(p, GNE_F_MESSAGE, &v) ? (int64_t)v : -1;
+}
+
+static bool handshake_answer(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return message(p) == MSG_REFUSAL || message(p) == MSG_ACCEPT;
+}
+
+/* a connection request in the server's byte order (little-endian until it
+   is known) */
+static bool send_request(gw_conform_io *io, const gne_identity *id, uint64_t version, const char *game,
+                         uint64_t user, bool unreliable)
+{
+    int opts[GW_MAX_OPTIONS];
+    memcpy(opts, io->opts, sizeof opts);
+    opts[GNE_OPT_BYTE_ORDER] = id->known && id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    uint8_t d[128];
+    size_t n = P->build(opts, MSG_REQUEST,
+                        GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, version),
+                                 GW_WU(GNE_F_SUB_VERSION, id->known ? id->sub : 0),
+                                 GW_WU(GNE_F_BUILD, id->known ? id->build : 7),
+                                 GW_WB(GNE_F_GAME_NAME, game, strlen(game)), GW_WU(GNE_F_USER_VERSION, user),
+                                 GW_WU(GNE_F_RATE, 0), GW_WU(GNE_F_UNRELIABLE, unreliable)),
+                        d, sizeof d);
+    if (!n || !io->send(io, d, n)) {
+        gw_conform_say(io, GW_FAIL, "could not send the connection request");
+        return false;
+    }
+    return true;
+}
+
+/* the server's identity from its refusal a; false when the refusal lacks it */
+static bool learn(gne_identity *id, const gw_replay_pdu *a)
+{
+    const gw_item *name = gw_replay_item(a, GNE_F_GAME_NAME, 0);
+    uint64_t order = GNE_ORDER_LITTLE;
+    gw_replay_u(a, GNE_F_BYTE_ORDER, &order);
+    if (!name || !gw_replay_u(a, GNE_F_VERSION, &id->version) || !gw_replay_u(a, GNE_F_SUB_VERSION, &id->sub) ||
+        !gw_replay_u(a, GNE_F_BUILD, &id->build) || !gw_replay_u(a, GNE_F_USER_VERSION, &id->user))
+        return false;
+    snprintf(id->game, sizeof id->game, "%.*s", (int)name->v.b.n, (const char *)name->v.b.p);
+    id->big_endian = order == GNE_ORDER_BIG;
+    id->known = true;
+    return true;
+}
+
+/* the server's game name and versions, from its refusal of a probe (then
+   a fresh connection); false with the outcome said */
+static bool identity(gw_conform_io *io, gne_identity **out)
+{
+    gne_identity *id = io->state;
+    *out = id;
+    if (id->known)
+        return true;
+    if (!send_request(io, id, 0, probe_game, 0, false))
+        return false;
+    gw_replay_pdu a;
+    if (gw_conform_await(io, io->wait_ms, handshake_answer, NULL, &a) != GW_GOT) {
+        gw_conform_say(io, GW_FAIL, "no answer to a connection request within %.1f s", io->wait_ms / 1000.0);
+        return false;
+    }
+    if (message(&a) == MSG_ACCEPT) {
+        gw_conform_say(io, GW_FAIL, "the server accepted a request for game \"%s\"", probe_game);
+        return false;
+    }
+    if (!learn(id, &a)) {
+        gw_conform_say(io, GW_FAIL, "the refusal does not carry the server's versions and game name");
+        return false;
+    }
+    if (!io->reconnect(io)) {
+        gw_conform_say(io, GW_FAIL, "could not connect again after learning the server's identity");
+        return false;
+    }
+    return true;
+}
+
+#define IDENTITY_OR(io, id) \
+    gne_identity *id; \
+    if (!identity(io, &id)) \
+        return GW_FAIL
+
+static bool accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a);
+
+/* a connection the server accepted (no UDP link), its identity in id;
+   else the case fails */
+#define CONNECTED_OR(io, id) \
+    gne_identity *id; \
+    gw_replay_pdu accept_; \
+    if (!identity(io, &id) || !accepted(io, id, false, &accept_)) \
+        return GW_FAIL
+
+/* Request a connection (its fields given), and return the answer's kind:
+   MSG_ACCEPT, MSG_REFUSAL, or -1 (the outcome said) */
+static int64_t answered(gw_conform_io *io, const gne_identity *id, uint64_t version, const char *game,
+                        uint64_t user, bool unreliable, gw_replay_pdu *a)
+{
+    if (!send_request(io, id, version, game, user, unreliable))
+        return -1;
+    gw_wait w = gw_conform_await(io, io->wait_ms, handshake_answer, NULL, a);
+    if (w == GW_GOT)
+        return message(a);
+    gw_conform_say(io, GW_FAIL, w == GW_CLOSED ? "the server closed the connection without an answer"
+                                               : "no answer within %.1f s", io->wait_ms / 1000.0);
+    return -1;
+}
+
+/* a connection, accepted: false with the outcome said */
+static bool accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a)
+{
+    int64_t k = answered(io, id, id->version, id->game, id->user, unreliable, a);
+    if (k == MSG_REFUSAL)
+        gw_conform_say(io, GW_FAIL, "a request with the server's own game name and versions was refused");
+    return k == MSG_ACCEPT;
+}
+
+static gw_verdict refused(gw_conform_io *io, int64_t k, const gw_replay_pdu *a, const char *what)
+{
+    if (k < 0)
+        return GW_FAIL;
+    if (k == MSG_ACCEPT)
+        return gw_conform_say(io, GW_FAIL, "%s, yet the connection was accepted", what);
+    if (a->len != 4 + 44)
+        return gw_conform_say(io, GW_FAIL, "%s: refused, but with %zu bytes (exactly 44 required)", what, a->len - 4);
+    return gw_conform_say(io, GW_PASS, "%s: refused with the 44-byte refusal", what);
+}
+
+/* Does the server end the connection within ms: close it, or send an
+   ExitPacket (GNE's way to end one in band)? A text for the outcome in
+   *how. */
+static bool ends(gw_conform_io *io, int ms, const char **how)
+{
+    gw_replay_pdu a;
+    for (;;) {
+        gw_wait w = gw_conform_await(io, ms, NULL, NULL, &a);
+        if (w == GW_CLOSED) {
+            *how = "closed the connection";
+            return true;
+        }
+        if (w == GW_SILENT)
+            return false;
+        for (unsigned k = 0; gw_replay_item(&a, GNE_F_PACKET_ID, k); k++)
+            if (gw_replay_item(&a, GNE_F_PACKET_ID, k)->v.u == ID_EXIT) {
+                *how = "sent an ExitPacket";
+                return true;
+            }
+    }
+}
+
+/* ---- the handshake ------------------------------------------------------------ */
+
+static gw_verdict handshake_accepted(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    if (accept_.len != 4 + 12)
+        return gw_conform_say(io, GW_FAIL, "accepted, but the accept has %zu bytes (12 over IP)", accept_.len - 4);
+    return gw_conform_say(io, GW_PASS, "game \"%s\", GNE %llu.%llu.%llu, user %llu: accepted", id->game,
+                          (unsigned long long)id->version, (unsigned long long)id->sub,
+                          (unsigned long long)id->build, (unsigned long long)id->user);
+}
+
+static gw_verdict handshake_wrong_game(gw_conform_io *io)
+{
+    gne_identity *id = io->state;
+    gw_replay_pdu a;
+    int64_t k = answered(io, id, 0, probe_game, 0, false, &a);
+    gw_verdict v = refused(io, k, &a, "another game's name");
+    if (v == GW_PASS && !id->known) /* what it says is the server's identity */
+        learn(id, &a);
+    return v;
+}
+
+static gw_verdict handshake_wrong_version(gw_conform_io *io)
+{
+    IDENTITY_OR(io, id);
+    gw_replay_pdu a;
+    return refused(io, answered(io, id, id->version + 9, id->game, id->user, false, &a), &a,
+                   "another GNE version");
+}
+
+static gw_verdict handshake_wrong_user(gw_conform_io *io)
+{
+    IDENTITY_OR(io, id);
+    gw_replay_pdu a;
+    return refused(io, answered(io, id, id->version, id->game, id->user ^ 0x5a5a5a5au, false, &a), &a,
+                   "another user version");
+}
+
+static gw_verdict handshake_closes_after_refusal(gw_conform_io *io)
+{
+    IDENTITY_OR(io, id);
+    gw_replay_pdu a;
+    int64_t k = answered(io, id, id->version, id->game, id->user ^ 1u, false, &a);
+    if (k != MSG_REFUSAL)
+        return refused(io, k, &a, "another user version");
+    const char *how;
+    if (ends(io, io->wait_ms, &how))
+        return gw_conform_say(io, GW_PASS, "refused, then the server %s", how);
+    return gw_conform_say(io, GW_NON_STRICT, "refused, but the connection stayed open %.1f s later", io->wait_ms / 1000.0);
+}
+
+static int64_t udp_port(const gw_replay_pdu *a)
+{
+    const gw_item *it = gw_replay_item(a, GNE_F_UDP_PORT, 0);
+    return it ? (int64_t)(int32_t)it->v.u : -1;
+}
+
+static gw_verdict udp_unasked(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    int64_t port = udp_port(&accept_);
+    if (port > 0)
+        return gw_conform_say(io, GW_NON_STRICT, "no UDP link was asked for, yet the accept offers port %lld",
+                              (long long)port);
+    return gw_conform_say(io, GW_PASS, "no UDP link asked for, none offered (port %lld)", (long long)port);
+}
+
+static gw_verdict udp_asked(gw_conform_io *io)
+{
+    IDENTITY_OR(io, id);
+    gw_replay_pdu a;
+    if (!accepted(io, id, true, &a))
+        return GW_FAIL;
+    int64_t port = udp_port(&a);
+    if (port > 0 && port <= 65535)
+        return gw_conform_say(io, GW_PASS, "a UDP link was asked for: the accept offers port %lld", (long long)port);
+    if (port > 65535)
+        return gw_conform_say(io, GW_FAIL, "the accept offers UDP port %lld, out of range", (long long)port);
+    return gw_conform_say(io, GW_INFO, "a UDP link was asked for; the server declined it (port %lld)", (long long)port);
+}
+
+/* ---- packets -------------------------------------------------------------------- */
+
+static bool send_packets(gw_conform_io *io, const gne_identity *id, const gw_wval *vals)
+{
+    int opts[GW_MAX_OPTIONS];
+    memcpy(opts, io->opts, sizeof opts);
+    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    uint8_t d[256];
+    size_t n = P->build(opts, MSG_PACKETS, vals, d, sizeof d);
+    return n && io->send(io, d, n);
+}
+
+#define PING_ID 0x1234abcdu
+#define PING(id) GW_WU(GNE_F_PACKET_ID, ID_PING), GW_WU(GNE_F_PING_REQ_ID, id)
+
+static bool ping_reply(const gw_replay_pdu *p, const void *arg)
+{
+    for (unsigned k = 0;; k++) {
+        const gw_item *it = gw_replay_item(p, GNE_F_PING_REQ_ID, k);
+        uint64_t reply = 0;
+        if (!it)
+            return false;
+        /* the k-th ping of the message: its reply flag is the k-th too */
+        const gw_item *r = gw_replay_item(p, GNE_F_PING_REPLY, k);
+        reply = r ? r->v.u : 0;
+        if (it->v.u == *(const uint32_t *)arg && reply)
+            return true;
+    }
+}
+
+/* a connection, then a ping request: GW_PASS when answered properly */
+static gw_verdict ping_answered(gw_conform_io *io, const gne_identity *id, const char *after)
+{
+    uint32_t want = PING_ID;
+    if (!send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+        return gw_conform_say(io, GW_FAIL, "could not send the ping");
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, ping_reply, &want, &a);
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_FAIL, "%sthe connection was closed before a ping reply", after);
+    if (w == GW_SILENT)
+        return gw_conform_say(io, GW_NON_STRICT, "%sno reply to ping request %u within %.1f s (replying is encouraged)",
+                              after, want, io->wait_ms / 1000.0);
+    /* T2 and T3: the reply's two gtimes, after the request id */
+    const gw_item *s2 = gw_replay_item(&a, GNE_F_TIME_SEC, 0), *u2 = gw_replay_item(&a, GNE_F_TIME_USEC, 0);
+    const gw_item *s3 = gw_replay_item(&a, GNE_F_TIME_SEC, 1), *u3 = gw_replay_item(&a, GNE_F_TIME_USEC, 1);
+    if (!s2 || !u2 || !s3 || !u3)
+        return gw_conform_say(io, GW_FAIL, "%sthe reply's times are missing", after);
+    int64_t t2 = (int64_t)(int32_t)s2->v.u * 1000000 + (int32_t)u2->v.u;
+    int64_t t3 = (int64_t)(int32_t)s3->v.u * 1000000 + (int32_t)u3->v.u;
+    if (t2 > t3)
+        return gw_conform_say(io, GW_FAIL, "%sthe reply's T2 is %lld us after its T3 (T2 <= T3 required)", after,
+                              (long long)(t2 - t3));
+    return gw_conform_say(io, GW_PASS, "%sping %u answered with the same id, T2 <= T3 (%lld us apart)", after, want,
+                          (long long)(t3 - t2));
+}
+
+static gw_verdict ping(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    return ping_answered(io, id, "");
+}
+
+static gw_verdict reserved_id(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 12), GW_WU(GNE_F_END, 255))))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    const char *how;
+    if (ends(io, io->quiet_ms, &how))
+        return gw_conform_say(io, GW_NON_STRICT, "after a message with reserved packet id 12 the server %s", how);
+    return gw_conform_say(io, GW_PASS, "a message with reserved packet id 12 left the connection open");
+}
+
+static gw_verdict unterminated(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    gw_replay_pdu a;
+    uint32_t want = PING_ID;
+    if (!send_packets(io, id, GW_WVALS(PING(want))))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    const char *how = "said nothing";
+    bool answered_ping = false, ended = false;
+    for (;;) {
+        gw_wait w = gw_conform_await(io, io->wait_ms, NULL, NULL, &a);
+        if (w != GW_GOT) {
+            ended |= w == GW_CLOSED;
+            how = ended ? how : "said nothing more";
+            break;
+        }
+        answered_ping |= ping_reply(&a, &want);
+        for (unsigned k = 0; gw_replay_item(&a, GNE_F_PACKET_ID, k); k++)
+            ended |= gw_replay_item(&a, GNE_F_PACKET_ID, k)->v.u == ID_EXIT;
+        if (ended)
+            break;
+    }
+    return gw_conform_say(io, GW_INFO, "a ping request without the 255 that ends its message: %s, %s",
+                          answered_ping ? "answered" : "not answered",
+                          ended ? "then the server ended the connection" : "the connection left open");
+}
+
+static gw_verdict exit_closes(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_EXIT), GW_WU(GNE_F_END, 255))))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    const char *how;
+    if (ends(io, io->wait_ms, &how))
+        return gw_conform_say(io, GW_PASS, "after the ExitPacket the server %s", how);
+    return gw_conform_say(io, GW_INFO, "the connection stayed open %.1f s after the ExitPacket", io->wait_ms / 1000.0);
+}
+
+/* ---- HawkNL framing ----------------------------------------------------------------- */
+
+/* a connection, then raw bytes: does the server drop the connection? */
+static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, const char *what)
+{
+    CONNECTED_OR(io, id);
+    if (!io->send(io, d, n))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    const char *how;
+    if (ends(io, io->wait_ms, &how))
+        return gw_conform_say(io, GW_PASS, "%s: the server %s", what, how);
+    return gw_conform_say(io, GW_FAIL, "%s: the connection stayed open %.1f s later", what, io->wait_ms / 1000.0);
+}
+
+static gw_verdict bad_magic(gw_conform_io *io)
+{
+    static const uint8_t frame[] = {'X', 'L', 0x00, 0x02, ID_EXIT, 0xff};
+    return dropped_after(io, frame, sizeof frame, "a frame with magic \"XL\"");
+}
+
+static gw_verdict oversized(gw_conform_io *io)
+{
+    static const uint8_t frame[] = {'N', 'L', 0x4e, 0x20, ID_EMPTY}; /* 20000 bytes announced */
+    return dropped_after(io, frame, sizeof frame, "an NL frame of 20000 bytes (HawkNL's limit: 16384)");
+}
+
+/* ---- the catalogue ------------------------------------------------------------------- */
+
+#define SERVER GW_ROLE_SERVER
+#define HANDSHAKE "gne.md, Connecting"
+static const gw_conform_case cases[] = {
+    {"gne/handshake/wrong-game", SERVER, "Another game's name is refused with the 44-byte refusal", HANDSHAKE,
+     "It must refuse the connection if any of the versions do not match. [...] it sends a refusal packet with "
+     "the server's version information with a size of exactly 44 bytes",
+     "a connection request for game \"pcaptool-conform-probe\", GNE 0.0.7, user version 0",
+     "a 44-byte refusal (the run learns the server's game name, versions and byte order from it); Fail when "
+     "accepted or another size",
+     handshake_wrong_game},
+    {"gne/handshake/accepted", SERVER, "The server's own game name and versions are accepted", HANDSHAKE,
+     "Once the server receives the CRP, it can choose to accept or refuse the connection.",
+     "a connection request with the game name, versions and byte order the server's refusal gave",
+     "the 12-byte accept; Fail on a refusal",
+     handshake_accepted},
+    {"gne/handshake/wrong-version", SERVER, "Another GNE version is refused", HANDSHAKE,
+     "It must refuse the connection if any of the versions do not match.",
+     "a connection request with the server's identity but GNE version + 9",
+     "a 44-byte refusal; Fail otherwise",
+     handshake_wrong_version},
+    {"gne/handshake/wrong-user-version", SERVER, "Another user version is refused", HANDSHAKE,
+     "The user version [...] should match exactly between both ends of the connection. [...] It must refuse the "
+     "connection if any of the versions do not match.",
+     "a connection request with the server's identity but another user version",
+     "a 44-byte refusal; Fail otherwise",
+     handshake_wrong_user},
+    {"gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "WIRE-NOTES 3",
+     "Sent when versions, game name or user version differ; then the server closes.",
+     "a connection request with another user version",
+     "the refusal, then the connection closed or an ExitPacket; Non-strict when it stays open",
+     handshake_closes_after_refusal},
+    {"gne/handshake/udp-unasked", SERVER, "No UDP link is offered unless asked for", HANDSHAKE,
+     "The client requests an unreliable port by sending a value of true in appropriate field of the CRP.",
+     "a connection request without the unreliable link",
+     "an accept with UDP port -1 (or 0); Non-strict when it offers a port",
+     udp_unasked},
+    {"gne/handshake/udp-asked", SERVER, "A UDP link asked for is offered, or declined", HANDSHAKE,
+     "If the client did not request an unreliable connection, or the server refused it, then the client "
+     "considers the connection complete as soon as it receives the CAP.",
+     "a connection request asking for the unreliable link",
+     "an accept with a UDP port in 1..65535; Info when it declines (port -1); Fail for a port out of range",
+     udp_asked},
+    {"gne/ping/reply", SERVER, "A ping request is answered with the same id and T2 <= T3", "gne.md, PingPacket",
+     "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "
+     "set to the time the remote end received and sent the packet. T2 must be <= T3.",
+     "a connection, then a message with PingPacket request id 0x1234abcd (T2 = T3 = 0)",
+     "a PingPacket reply with that id and T2 <= T3; Non-strict when no reply comes; Fail for T2 > T3",
+     ping},
+    {"gne/packets/reserved-id", SERVER, "A reserved packet id does not end the connection", "gne.md, Packets",
+     "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
+     "current packet and all other packets left unparsed in this GNE-level packet.",
+     "a connection, then a message of packet id 12 (reserved) and 255",
+     "the connection stays open; Non-strict when the server ends it (a close or an ExitPacket)",
+     reserved_id},
+    {"gne/packets/unterminated", SERVER, "A message without its 255 (recorded)", "gne.md, Packets",
+     "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
+     "a connection, then a message of a ping request and no 255",
+     "Info: what the server did (answered, dropped the connection, or neither); the text leaves errors to the "
+     "implementation",
+     unterminated},
+    {"gne/packets/exit", SERVER, "An ExitPacket ends the connection", "gne.md, ExitPacket",
+     "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
+     "reliable connection as its last data if possible then close its sockets.",
+     "a connection, then the message 02 FF (an ExitPacket alone)",
+     "the server ends the connection (a close or its own ExitPacket); Info when it leaves it open",
+     exit_closes},
+    {"gne/framing/bad-magic", SERVER, "A frame without the NL magic ends the connection", "WIRE-NOTES 3",
+     "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
+     "a connection, then a frame whose magic is \"XL\"",
+     "the server ends the connection (a close or an ExitPacket); Fail when it stays open (the stream is out of "
+     "sync)",
+     bad_magic},
+    {"gne/framing/oversized", SERVER, "An NL frame over 16384 bytes ends the connection", "WIRE-NOTES 3",
+     "HawkNL refuses frames over 16384.",
+     "a connection, then an NL header announcing 20000 bytes, and one byte",
+     "the server ends the connection (a close or an ExitPacket); Fail when it stays open",
+     oversized},
+};
+
+const gw_conform gw_gne_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
+                                   .n_cases = sizeof cases / sizeof cases[0], .state_size = sizeof(gne_identity)};

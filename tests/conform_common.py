@@ -1,0 +1,60 @@
+"""conform_common.py - what the conform tests share: run `pcaptool conform` with
+every report, and check that a run gave exactly the verdicts expected and that
+its reports (JSON Lines, JUnit, the --out pcapng read back, the HTML) agree."""
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+from checks import check
+
+
+def run_conform(pcaptool, proto, port, extra=(), timeout=300):
+    """pcaptool conform against 127.0.0.1:port: (exit code, records, stderr)"""
+    args = [pcaptool, "conform", "--proto", proto, "--target", "127.0.0.1:%d" % port, "--timeout", "1",
+            "--format", "json", *extra]
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
+
+
+def check_run(pcaptool, proto, port, name, rc, recs, err, files, n_cases, fails, others):
+    """the run `name` (its files: xml, html, pcapng) ran n_cases cases, failed
+    exactly `fails`, gave the verdicts `others` ({case: verdict}) to the cases
+    that are neither failed nor passed, and its reports agree"""
+    cases = [r for r in recs if "case" in r]
+    summary = [r["summary"] for r in recs if "summary" in r]
+    failing = {r["case"] for r in cases if r["verdict"] == "fail"}
+    check("%s: all %d cases ran" % (name, n_cases),
+          len(cases) == n_cases and summary and summary[0]["run"] == n_cases, (len(cases), summary, err))
+    check("%s: fails exactly %s" % (name, sorted(fails) or "nothing"), failing == fails,
+          {"unexpected": sorted(failing - fails), "missing": sorted(fails - failing),
+           "outcomes": {r["case"]: r["outcome"] for r in cases if r["case"] in failing ^ fails}})
+    check("%s: exit %d" % (name, 1 if fails else 0), rc == (1 if fails else 0), (rc, err))
+    got = {r["case"]: r["verdict"] for r in cases if r["case"] not in failing and r["verdict"] != "pass"}
+    check("%s: the other verdicts are %s" % (name, others or "pass"), got == others,
+          {c: (v, [r["outcome"] for r in cases if r["case"] == c]) for c, v in got.items()})
+    try:
+        suite = ET.parse(files["xml"]).getroot().find("testsuite")
+        junit_fail = {t.get("name") for t in suite.iter("testcase") if t.find("failure") is not None}
+        check("%s: JUnit has %d cases and the same failures" % (name, n_cases),
+              int(suite.get("tests")) == n_cases and junit_fail == failing, (suite.attrib, junit_fail))
+    except (ET.ParseError, OSError, AttributeError) as e:
+        check("%s: JUnit is readable" % name, False, str(e))
+    n_pdus = sum(len(r["exchange"]) for r in cases)
+    dec = subprocess.run([pcaptool, "decode", "--format", "json", "-p", "%s=%d" % (proto, port), files["pcapng"]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ours = [x for x in map(json.loads, dec.stdout.splitlines()) if x.get("proto") == proto]
+    check("%s: --out holds every PDU of every case (%d)" % (name, n_pdus), len(ours) == n_pdus,
+          (len(ours), n_pdus, dec.stderr[:500]))
+    html = open(files["html"], encoding="utf-8").read()
+    check("%s: the HTML names every case and draws each exchange" % name,
+          all(r["case"] in html for r in cases) and html.count("<svg class=\"seq\"") == n_cases
+          and "<script" not in html and "http" not in html.replace("http-equiv", ""), len(html))
+
+
+def report_files(work, name):
+    return {k: os.path.join(work, "%s.%s" % (name, k)) for k in ("xml", "html", "pcapng")}
+
+
+def report_args(files):
+    return ["--junit", files["xml"], "--html", files["html"], "--out", files["pcapng"]]
