@@ -7,6 +7,8 @@
  * conversation's earlier choice, then the option, decides.
  */
 #include "eoudp.h"
+
+#include <time.h>
 #include "gw_layout.h"
 
 #include <math.h>
@@ -629,6 +631,58 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     }
 }
 
+uint64_t eoudp_now_bits(unsigned width)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    double ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+    uint64_t bits;
+    if (width == 8) {
+        memcpy(&bits, &ms, 8);
+    } else {
+        float f = (float)ms;
+        uint32_t b32;
+        memcpy(&b32, &f, 4);
+        bits = b32;
+    }
+    return bits;
+}
+
+/* pcaptool conform's datagrams: the header of the forced generation (else
+   the default one) in the implementation's big-endian order, its size the
+   payload's, its timestamp now (in milliseconds, as f32 or f64) unless a
+   value is given; the payload of the command's layout, little-endian */
+static size_t eoudp_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    const command *cmd = type >= 0 && type < 256 ? command_of(opts, (uint8_t)type) : NULL;
+    int gen = opts[EOUDP_OPT_GENERATION] != EOUDP_GEN_AUTO ? opts[EOUDP_OPT_GENERATION] : opts[EOUDP_OPT_DEFAULT];
+    size_t hl = gw_layout_fixed_size(headers[gen]), n;
+    static const gw_lstep raw[] = {GW_STEP(0), {.op = GW_L_END}}; /* an unknown command: given bytes */
+    if (cap < hl || !gw_layout_write(cmd ? payloads[cmd->layout] : raw, false, vals, out + hl, cap - hl, &n))
+        return 0;
+    /* the header's values: the command, the size, and what vals give */
+    gw_wval h[8] = {GW_WU(EOUDP_F_COMMAND, (uint64_t)type), GW_WU(EOUDP_F_SIZE, n)};
+    unsigned k = 2;
+    bool stamp = false;
+    for (const gw_wval *v = vals; v->field != GW_W_END && k < 7; v++)
+        if (v->field == EOUDP_F_ID || v->field == EOUDP_F_IMPORTANT || v->field == EOUDP_F_TIMESTAMP ||
+            v->field == EOUDP_F_SIZE) {
+            stamp |= v->field == EOUDP_F_TIMESTAMP;
+            if (v->field == EOUDP_F_SIZE) /* a size that lies */
+                h[1] = *v;
+            else
+                h[k++] = *v;
+        }
+    if (!stamp) {
+        h[k++] = (gw_wval)GW_WU(EOUDP_F_TIMESTAMP, eoudp_now_bits(gen == EOUDP_GEN_F64 ? 8 : 4));
+    }
+    h[k].field = GW_W_END;
+    size_t hn;
+    if (!gw_layout_write(headers[gen], true, h, out, hl, &hn) || hn != hl)
+        return 0;
+    return hl + n;
+}
+
 static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_t len,
                          const gw_sink *sink)
 {
@@ -785,4 +839,6 @@ const gw_protocol gw_eoudp_protocol = {
     .decode = eoudp_decode,
     .heuristic = eoudp_heuristic,
     .replay = &gw_eoudp_replay,
+    .conform = &gw_eoudp_conform,
+    .build = eoudp_build,
 };

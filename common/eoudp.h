@@ -98,6 +98,10 @@ enum { EOUDP_FINDINGS(GW_INDEX) EOUDP_E_COUNT };
 extern const gw_protocol gw_eoudp_protocol;
 /* pcaptool replay's hooks (replay_eoudp.c) */
 extern const struct gw_replay gw_eoudp_replay;
+extern const struct gw_conform gw_eoudp_conform; /* conform_eoudp.c */
+/* now, in milliseconds since the Unix epoch, as the bits of an f64 (width
+   8) or an f32 (4): a timestamp to send */
+uint64_t eoudp_now_bits(unsigned width);
 
 /* "the (MTU) Maximum Transmission Unit of the network (1500 bytes)" */
 #define EOUDP_MTU 1500

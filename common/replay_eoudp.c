@@ -3,7 +3,6 @@
  * what the peer's answers must keep, read through the decoded fields. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "gw_replay.h"
 #include "eoudp.h"
@@ -42,21 +41,8 @@ static void eoudp_replay_adapt(void *st, const gw_replay_pdu *p, uint8_t *d)
 {
     eoudp_replay_state *s = st;
     const gw_item *stamp = gw_replay_item(p, EOUDP_F_TIMESTAMP, 0), *ack = gw_replay_item(p, EOUDP_F_ACK_ID, 0);
-    if (stamp) { /* milliseconds since the epoch, f64 or f32 as recorded */
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        double ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
-        uint64_t bits;
-        if (stamp->len == 8) {
-            memcpy(&bits, &ms, 8);
-        } else {
-            float f = (float)ms;
-            uint32_t b32;
-            memcpy(&b32, &f, 4);
-            bits = b32;
-        }
-        gw_replay_put(d, stamp, bits);
-    }
+    if (stamp) /* milliseconds since the epoch, f64 or f32 as recorded */
+        gw_replay_put(d, stamp, eoudp_now_bits(stamp->len));
     if (p->type == ACKNOWLEDGE && ack) {
         for (unsigned i = 0; i < s->n_ids && i < EOUDP_ACKS; i++) {
             unsigned k = (s->n_ids - 1 - i) % EOUDP_ACKS; /* newest first */
