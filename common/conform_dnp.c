@@ -138,7 +138,8 @@ static gw_verdict reliable_each_acked(gw_conform_io *io)
     bool seen[5] = {false};
     unsigned got = 0;
     gw_replay_pdu a;
-    while (got < 5 && gw_conform_await(io, io->wait_ms, any_ack, NULL, &a) == GW_GOT) {
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
+    while (got < 5 && gw_conform_await_until(io, until, any_ack, NULL, &a) == GW_GOT) {
         uint64_t seq;
         if (gw_replay_u(&a, DNP_F_SEQ, &seq) && seq < 5 && !seen[seq]) {
             seen[seq] = true;
@@ -237,7 +238,8 @@ static gw_verdict link_state_answered(gw_conform_io *io)
     int ack_at = 0, answer_at = 0, k = 0;
     uint64_t answer = 0;
     gw_replay_pdu a;
-    while ((!ack_at || !answer_at) && gw_conform_await(io, io->wait_ms, NULL, NULL, &a) == GW_GOT) {
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
+    while ((!ack_at || !answer_at) && gw_conform_await_until(io, until, NULL, NULL, &a) == GW_GOT) {
         k++;
         if (!ack_at && ack_of(&a, &number))
             ack_at = k;

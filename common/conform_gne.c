@@ -161,8 +161,9 @@ static gw_verdict refused(gw_conform_io *io, int64_t k, const gw_replay_pdu *a, 
 static bool ends(gw_conform_io *io, int ms, const char **how)
 {
     gw_replay_pdu a;
+    int64_t until = gw_conform_clock_ms() + ms;
     for (;;) {
-        gw_wait w = gw_conform_await(io, ms, NULL, NULL, &a);
+        gw_wait w = gw_conform_await_until(io, until, NULL, NULL, &a);
         if (w == GW_CLOSED) {
             *how = "closed the connection";
             return true;
@@ -342,8 +343,9 @@ static gw_verdict unterminated(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "could not send");
     const char *how = "said nothing";
     bool answered_ping = false, ended = false;
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
     for (;;) {
-        gw_wait w = gw_conform_await(io, io->wait_ms, NULL, NULL, &a);
+        gw_wait w = gw_conform_await_until(io, until, NULL, NULL, &a);
         if (w != GW_GOT) {
             ended |= w == GW_CLOSED;
             how = ended ? how : "said nothing more";

@@ -65,8 +65,9 @@ static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
     if (!send_good_join(io))
         return false;
     gw_replay_pdu a;
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
     for (;;) {
-        gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, &a);
+        gw_wait w = gw_conform_await_until(io, until, join_step, NULL, &a);
         if (w != GW_GOT) {
             gw_conform_say(io, GW_FAIL, w == GW_CLOSED ? "the server closed the connection during the join"
                                                        : "the join got no answer in time");
@@ -214,8 +215,9 @@ static bool map_transfer(gw_conform_io *io, uint64_t *id, uint64_t *size, uint64
     *size = UINT64_MAX;
     *data = 0;
     gw_replay_pdu a;
+    int64_t until = gw_conform_clock_ms() + (int64_t)io->wait_ms * 5; /* a map takes its time */
     for (;;) {
-        gw_wait w = gw_conform_await(io, io->wait_ms * 5, NULL, NULL, &a); /* a map takes its time */
+        gw_wait w = gw_conform_await_until(io, until, NULL, NULL, &a);
         if (w != GW_GOT) {
             *v = gw_conform_say(io, GW_FAIL, w == GW_CLOSED ? "the server closed the connection during the map"
                                                             : "the map did not come to its end in time");

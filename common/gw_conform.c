@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
-static int64_t now_ms(void)
+int64_t gw_conform_clock_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -26,7 +26,7 @@ gw_verdict gw_conform_say(gw_conform_io *io, gw_verdict v, const char *fmt, ...)
     return v;
 }
 
-bool gw_conform_send(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals)
+static bool send_built(gw_conform_io *io, bool link, const gw_protocol *p, int64_t type, const gw_wval *vals)
 {
     uint8_t d[2048];
     size_t n = p->build ? p->build(io->opts, type, vals, d, sizeof d) : 0;
@@ -35,11 +35,21 @@ bool gw_conform_send(gw_conform_io *io, const gw_protocol *p, int64_t type, cons
                        (long long)type);
         return false;
     }
-    if (!io->send(io, d, n)) {
+    if (!(link ? io->send_link : io->send)(io, d, n)) {
         gw_conform_say(io, GW_FAIL, "could not send to the peer");
         return false;
     }
     return true;
+}
+
+bool gw_conform_send(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals)
+{
+    return send_built(io, false, p, type, vals);
+}
+
+bool gw_conform_send_link(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals)
+{
+    return send_built(io, true, p, type, vals);
 }
 
 bool gw_conform_of_type(const gw_replay_pdu *p, const void *arg)
@@ -50,9 +60,14 @@ bool gw_conform_of_type(const gw_replay_pdu *p, const void *arg)
 gw_wait gw_conform_await(gw_conform_io *io, int ms, gw_conform_want want, const void *arg,
                          gw_replay_pdu *got)
 {
-    int64_t deadline = now_ms() + ms;
+    return gw_conform_await_until(io, gw_conform_clock_ms() + ms, want, arg, got);
+}
+
+gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline, gw_conform_want want, const void *arg,
+                               gw_replay_pdu *got)
+{
     for (;;) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - gw_conform_clock_ms();
         gw_wait w = io->next(io, left > 0 ? (int)left : 0, got);
         if (w != GW_GOT)
             return w;

@@ -46,6 +46,8 @@ typedef struct gw_conform_io {
     /* Send len bytes as one PDU (a datagram, or bytes on the stream);
        the driver decodes and records it. False when it could not go. */
     bool (*send)(struct gw_conform_io *io, const uint8_t *d, size_t len);
+    /* the same over the catalogue's link (gw_conform.link) */
+    bool (*send_link)(struct gw_conform_io *io, const uint8_t *d, size_t len);
     /* The peer's next PDU, decoded, within ms (items valid until the case
        ends). */
     gw_wait (*next)(struct gw_conform_io *io, int ms, gw_replay_pdu *p);
@@ -74,6 +76,9 @@ typedef struct gw_conform_case {
 
 typedef struct gw_conform {
     int transport; /* GW_TRANSPORT_* the cases run over */
+    /* a second channel on the same ports beside it (OpenDrakan: UDP beside
+       TCP), 0: none; each PDU the cases get carries its transport */
+    int link;
     const gw_conform_case *cases;
     unsigned n_cases;
     /* What any conforming peer owes the implementation whatever the case
@@ -93,14 +98,21 @@ gw_verdict gw_conform_say(gw_conform_io *io, gw_verdict v, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Build PDU `type` of protocol p from vals (gw_protocol.build) and send
-   it; false (with the outcome said) when it cannot be built or sent. */
+   it (over the link: gw_conform_send_link); false (with the outcome said)
+   when it cannot be built or sent. */
 bool gw_conform_send(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals);
+bool gw_conform_send_link(gw_conform_io *io, const gw_protocol *p, int64_t type, const gw_wval *vals);
 
 /* Wait up to ms for the peer's first PDU that `want` accepts (NULL: any);
    the others are only recorded. A PDU it got is marked decisive. */
 typedef bool (*gw_conform_want)(const gw_replay_pdu *p, const void *arg);
 gw_wait gw_conform_await(gw_conform_io *io, int ms, gw_conform_want want, const void *arg,
                          gw_replay_pdu *got);
+/* the same until a moment of gw_conform_clock_ms(): for a case that
+   watches a peer that keeps talking */
+gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline_ms, gw_conform_want want, const void *arg,
+                               gw_replay_pdu *got);
+int64_t gw_conform_clock_ms(void); /* monotonic */
 /* want: a PDU whose type is *(const int64_t *)arg */
 bool gw_conform_of_type(const gw_replay_pdu *p, const void *arg);
 

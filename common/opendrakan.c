@@ -599,6 +599,23 @@ static const gw_lstep *const payloads[T_COUNT] = {
     [T_ANIMATION] = L(REALTIME, NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF), ANIM),
 };
 
+/* pcaptool conform's packets: type, the payload's length (u16), the
+   payload of the type's layout, little-endian (an unknown type: the
+   GW_W_STEP bytes given; a state bundle too, the decoder reads it
+   procedurally) */
+static size_t od_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    (void)opts;
+    static const gw_lstep raw[] = {GW_STEP(0), {.op = GW_L_END}};
+    size_t n;
+    if (type < 0 || type > 255 || cap < 3 ||
+        !gw_layout_write(type < T_COUNT ? payloads[type] : raw, false, vals, out + 3, cap - 3, &n) || n > 0xffff)
+        return 0;
+    out[0] = (uint8_t)type;
+    gw_put_uint(out + 1, 2, n, false);
+    return n + 3;
+}
+
 /* what a packet means, from what its layout read */
 static void payload(od_ctx *x, unsigned type)
 {
@@ -837,4 +854,6 @@ const gw_protocol gw_opendrakan_protocol = {
     .pdu_header = 3,
     .heuristic = od_heuristic,
     .replay = &gw_opendrakan_replay,
+    .conform = &gw_opendrakan_conform,
+    .build = od_build,
 };

@@ -150,5 +150,6 @@ enum { OD_FINDINGS(GW_INDEX) OD_E_COUNT };
 extern const gw_protocol gw_opendrakan_protocol;
 /* pcaptool replay's hooks (replay_opendrakan.c) */
 extern const struct gw_replay gw_opendrakan_replay;
+extern const struct gw_conform gw_opendrakan_conform; /* conform_opendrakan.c */
 
 #endif

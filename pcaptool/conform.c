@@ -27,6 +27,7 @@
 
 #define PEER_WAIT_MS 30000 /* the implementation as client: how long a case waits for it to come */
 #define MAX_PDU (1u << 20)  /* a TCP PDU longer than this is not waited for */
+#define CASE_BOUND 15       /* a case ends after this many --timeout waits, whatever it awaits */
 
 /* ---- one case's exchange ---------------------------------------------------- */
 
@@ -65,6 +66,7 @@ typedef struct {
     bool implementation_is_server;
     int transport;
     int fd, listen_fd;
+    int link_fd;       /* the catalogue's second channel (gw_conform.link): UDP on the same ports; -1 none */
     struct sockaddr_storage local, peer, last_peer;
     bool have_last_peer;
     char local_name[64], peer_name[64];
@@ -72,26 +74,27 @@ typedef struct {
     bool refused;      /* ... by a refusal: nothing listens there */
     bool peer_spoke;   /* in any case of the run */
     GByteArray *inbuf; /* TCP bytes not yet cut into PDUs */
-    GArray *ready;     /* TCP PDUs cut but not yet given (GByteArray *) */
-    void *conv;
+    GArray *ready;     /* PDUs received but not yet given (ready_pdu) */
+    void *conv, *link_conv; /* decoder states: the main channel's, the link's */
     out_pdu *out;
     conform_result *cur;
     int64_t case_start_ns, wall_start_ns;
+    int64_t case_deadline_ns; /* the case's time bound (CASE_BOUND waits) */
     uint32_t tcp_seq[2];
 } driver;
 
 /* decode one PDU of the exchange with the case's conversation state and
    keep it, with its summary, findings and items */
-static conform_pdu *record(driver *D, bool ours, const uint8_t *d, size_t len)
+static conform_pdu *record(driver *D, bool ours, int transport, const uint8_t *d, size_t len)
 {
     int64_t t = now_ns(CLOCK_MONOTONIC) - D->case_start_ns;
     bool client_is_us = D->implementation_is_server;
     int dir = ours == client_is_us ? 0 : 1;
     gw_pdu_info pi = {.frame = D->cur->pdus->len + 1, .time_ns = D->wall_start_ns + t, .dir = dir,
-                      .transport = D->transport};
+                      .transport = transport};
     const gw_sink *sink = out_pdu_begin(D->out, D->p);
-    D->p->decode(D->conv, &pi, d, len, sink);
-    conform_pdu x = {.ours = ours, .local_port = peer_port_of(&D->local), .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
+    D->p->decode(transport == D->transport ? D->conv : D->link_conv, &pi, d, len, sink);
+    conform_pdu x = {.ours = ours, .transport = transport, .local_port = peer_port_of(&D->local), .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
                      .data = g_memdup2(d, len ? len : 1), .summary = g_strdup(out_pdu_summary(D->out)),
                      .findings = g_array_new(FALSE, FALSE, sizeof(conform_finding))};
     uint64_t type;
@@ -107,13 +110,26 @@ static conform_pdu *record(driver *D, bool ours, const uint8_t *d, size_t len)
     return &g_array_index(D->cur->pdus, conform_pdu, D->cur->pdus->len - 1);
 }
 
-static bool io_send(gw_conform_io *io, const uint8_t *d, size_t len)
+static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_t len)
 {
     driver *D = (driver *)io;
-    if (D->fd < 0 || (D->closed && D->transport == GW_TRANSPORT_TCP))
+    bool link = transport != D->transport;
+    int fd = link ? D->link_fd : D->fd;
+    if (fd < 0 || (!link && D->closed && D->transport == GW_TRANSPORT_TCP))
         return false;
-    record(D, true, d, len);
-    return peer_send_all(D->fd, D->transport == GW_TRANSPORT_UDP, d, len);
+    record(D, true, transport, d, len);
+    return peer_send_all(fd, transport == GW_TRANSPORT_UDP, d, len);
+}
+
+static bool io_send(gw_conform_io *io, const uint8_t *d, size_t len)
+{
+    return io_send_on(io, ((driver *)io)->transport, d, len);
+}
+
+static bool io_send_link(gw_conform_io *io, const uint8_t *d, size_t len)
+{
+    driver *D = (driver *)io;
+    return D->p->conform->link && io_send_on(io, D->p->conform->link, d, len);
 }
 
 static void io_decisive(gw_conform_io *io)
@@ -127,13 +143,28 @@ static int connect_to(driver *D, char *why, size_t whysz);
 static void close_connection(driver *D);
 
 /* a fresh decoder state for the case's connection */
+static void free_convs(driver *D)
+{
+    for (int k = 0; k < 2; k++) {
+        void **c = k ? &D->link_conv : &D->conv;
+        if (*c && D->p->conv_free)
+            D->p->conv_free(*c);
+        g_free(*c);
+        *c = NULL;
+    }
+}
+
 static void fresh_conv(driver *D)
 {
-    if (D->conv && D->p->conv_free)
-        D->p->conv_free(D->conv);
-    if (!D->conv)
-        D->conv = g_malloc(D->p->conv_size);
+    free_convs(D);
+    D->conv = g_malloc(D->p->conv_size);
     D->p->conv_init(D->conv, D->opts);
+    if (D->p->conform->link) { /* the link begins as the decoder's linked conversation */
+        D->link_conv = g_malloc(D->p->conv_size);
+        D->p->conv_init(D->link_conv, D->opts);
+        if (D->p->conv_link)
+            D->p->conv_link(D->link_conv, D->conv);
+    }
 }
 
 static bool io_reconnect(gw_conform_io *io)
@@ -147,12 +178,23 @@ static bool io_reconnect(gw_conform_io *io)
     return connect_to(D, why, sizeof why) == 0;
 }
 
+/* a PDU received, waiting to be given to the case */
+typedef struct {
+    GByteArray *b;
+    int transport;
+} ready_pdu;
+
+static void queue_pdu(driver *D, int transport, const uint8_t *d, size_t len)
+{
+    ready_pdu r = {g_byte_array_sized_new((guint)len), transport};
+    g_byte_array_append(r.b, d, (guint)len);
+    g_array_append_val(D->ready, r);
+}
+
 static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
 {
     driver *D = ctx;
-    GByteArray *b = g_byte_array_sized_new((guint)len);
-    g_byte_array_append(b, d, (guint)len);
-    g_array_append_val(D->ready, b);
+    queue_pdu(D, D->transport, d, len);
 }
 
 /* the peer's next PDU within ms */
@@ -160,14 +202,21 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
 {
     driver *D = (driver *)io;
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
+    if (deadline > D->case_deadline_ns)
+        deadline = D->case_deadline_ns;
+    if (now_ns(CLOCK_MONOTONIC) >= D->case_deadline_ns) {
+        D->cur->over_time = true;
+        return GW_SILENT;
+    }
     static uint8_t buf[65536];
     for (;;) {
         if (D->ready->len) {
-            GByteArray *b = g_array_index(D->ready, GByteArray *, 0);
+            ready_pdu r = g_array_index(D->ready, ready_pdu, 0);
             g_array_remove_index(D->ready, 0);
-            conform_pdu *x = record(D, false, b->data, b->len);
-            g_byte_array_free(b, TRUE);
-            *p = (gw_replay_pdu){.data = x->data, .len = x->len, .type = x->type, .transport = D->transport,
+            int transport = r.transport;
+            conform_pdu *x = record(D, false, transport, r.b->data, r.b->len);
+            g_byte_array_free(r.b, TRUE);
+            *p = (gw_replay_pdu){.data = x->data, .len = x->len, .type = x->type, .transport = transport,
                                  .live = true, .items = x->items, .n_items = x->n_items};
             D->peer_spoke = true;
             if (D->p->conform->duty)
@@ -179,12 +228,19 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
         if (left <= 0)
             return GW_SILENT;
-        struct pollfd pf = {D->fd, POLLIN, 0};
-        int r = poll(&pf, 1, (int)left);
+        struct pollfd pf[2] = {{D->fd, POLLIN, 0}, {D->link_fd, POLLIN, 0}};
+        int r = poll(pf, D->link_fd >= 0 ? 2 : 1, (int)left);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             return GW_SILENT;
+        if (D->link_fd >= 0 && (pf[1].revents & POLLIN)) {
+            ssize_t n = recv(D->link_fd, buf, sizeof buf, 0); /* a datagram of the link */
+            if (n >= 0)
+                queue_pdu(D, D->p->conform->link, buf, (size_t)n);
+            if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+        }
         ssize_t n = recv(D->fd, buf, sizeof buf, 0);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
@@ -223,10 +279,12 @@ static void close_connection(driver *D)
 {
     if (D->fd >= 0)
         close(D->fd);
-    D->fd = -1;
+    if (D->link_fd >= 0)
+        close(D->link_fd);
+    D->fd = D->link_fd = -1;
     g_byte_array_set_size(D->inbuf, 0);
     for (guint i = 0; i < D->ready->len; i++)
-        g_byte_array_free(g_array_index(D->ready, GByteArray *, i), TRUE);
+        g_byte_array_free(g_array_index(D->ready, ready_pdu, i).b, TRUE);
     g_array_set_size(D->ready, 0);
     D->closed = false;
 }
@@ -266,6 +324,21 @@ static int connect_to(driver *D, char *why, size_t whysz)
     if (!ai)
         return EXIT_USAGE;
     D->fd = socket(ai->ai_family, ai->ai_socktype, 0);
+    if (D->fd >= 0 && D->p->conform->link) {
+        /* the link's UDP socket first, then TCP on its port: the server may
+           send datagrams as soon as it has accepted (a port whose TCP side
+           is taken is tried again with another) */
+        for (int attempt = 0; attempt < 16 && D->link_fd < 0; attempt++) {
+            struct sockaddr_storage a = {.ss_family = (sa_family_t)ai->ai_family};
+            socklen_t al = ai->ai_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+            int u = socket(ai->ai_family, SOCK_DGRAM, 0);
+            if (u >= 0 && bind(u, (struct sockaddr *)&a, al) == 0 && getsockname(u, (struct sockaddr *)&a, &al) == 0 &&
+                bind(D->fd, (struct sockaddr *)&a, al) == 0 && connect(u, ai->ai_addr, ai->ai_addrlen) == 0)
+                D->link_fd = u;
+            else if (u >= 0)
+                close(u);
+        }
+    }
     if (D->fd < 0 || connect(D->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
         snprintf(why, whysz, "cannot connect to %s: %s", D->target, strerror(errno));
         freeaddrinfo(ai);
@@ -326,6 +399,17 @@ static int accept_from(driver *D, char *why, size_t whysz)
             if (D->fd < 0)
                 continue;
             name_ends(D);
+            if (D->p->conform->link) { /* UDP on the same ports, to the same peer */
+                int one = 1;
+                D->link_fd = socket(D->local.ss_family, SOCK_DGRAM, 0);
+                if (D->link_fd >= 0)
+                    setsockopt(D->link_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+                if (D->link_fd < 0 || bind(D->link_fd, (struct sockaddr *)&D->local, sizeof D->local) < 0 ||
+                    connect(D->link_fd, (struct sockaddr *)&D->peer, sizeof D->peer) < 0) {
+                    snprintf(why, whysz, "no UDP socket on %s: %s", D->local_name, strerror(errno));
+                    return EXIT_USAGE;
+                }
+            }
             return 0;
         }
         struct sockaddr_storage from;
@@ -373,15 +457,18 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
     fresh_conv(D);
     D->io.outcome[0] = 0;
     D->case_start_ns = now_ns(CLOCK_MONOTONIC);
+    D->case_deadline_ns = D->case_start_ns + (int64_t)CASE_BOUND * D->io.wait_ms * 1000000;
     r->verdict = c->run(&D->io);
     g_strlcpy(r->outcome, D->io.outcome, sizeof r->outcome);
+    if (r->over_time) { /* what the case saw last was not silence but its end */
+        r->verdict = GW_FAIL;
+        snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within its bound of %.1f s",
+                 CASE_BOUND * D->io.wait_ms / 1000.0);
+    }
     if (D->p->conform->finish && !D->closed)
         D->p->conform->finish(&D->io);
     r->seconds = (double)(now_ns(CLOCK_MONOTONIC) - D->case_start_ns) / 1e9;
-    if (D->p->conv_free)
-        D->p->conv_free(D->conv);
-    g_free(D->conv);
-    D->conv = NULL;
+    free_convs(D);
     bool refused = D->refused;
     D->refused = false;
     close_connection(D);
@@ -558,7 +645,7 @@ static int run_conform(int argc, char **argv)
                                a.n_globs ? " matches --case" : "");
     }
     cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
-    conform_run run = {.p = p, .role = role, .transport = p->conform->transport, .target = a.target ? a.target : "nobody", .strict = a.strict,
+    conform_run run = {.p = p, .role = role, .target = a.target ? a.target : "nobody", .strict = a.strict,
                        .n = cases->len, .results = g_new0(conform_result, cases->len)};
     if (a.dry) {
         for (guint i = 0; i < cases->len; i++)
@@ -569,10 +656,10 @@ static int run_conform(int argc, char **argv)
         return cli_finish(EXIT_CLEAN);
     }
     driver D = {.p = p, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
-                .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .out = out_pdu_new(),
-                .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(GByteArray *))};
+                .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
+                .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu))};
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
-                           .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .next = io_next,
+                           .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
                            .decisive = io_decisive, .reconnect = io_reconnect,
                            .state = g_malloc0(p->conform->state_size + 1)};
     char why[400] = "";

@@ -18,6 +18,7 @@ typedef struct {
 /* a PDU of a case's exchange, decoded */
 typedef struct {
     bool ours;        /* sent by pcaptool */
+    int transport;    /* GW_TRANSPORT_*: the catalogue's, or its link's */
     uint16_t local_port; /* pcaptool's port then (a case may reconnect) */
     int64_t time_ns;  /* since the case began */
     int64_t wall_ns;
@@ -39,6 +40,7 @@ typedef struct {
     struct sockaddr_storage local_addr, peer_addr;
     GArray *pdus;             /* conform_pdu */
     unsigned decisive;        /* 1-based index of the PDU that decided; 0: none */
+    bool over_time;           /* the case ran into its time bound */
 } conform_result;
 
 void conform_result_clear(conform_result *r);
@@ -47,7 +49,6 @@ typedef struct {
     const gw_protocol *p;
     unsigned role; /* the implementation's: GW_ROLE_* */
     const char *target;
-    int transport;
     bool strict;
     conform_result *results;
     unsigned n;     /* cases selected */

@@ -79,11 +79,19 @@ void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown
 
 /* ---- a case ---------------------------------------------------------------------- */
 
+/* "UDP " before a PDU's summary when the catalogue runs over two transports */
+static const char *transport_tag(const conform_run *r, const conform_pdu *q)
+{
+    if (!r->p->conform->link)
+        return "";
+    return q->transport == GW_TRANSPORT_TCP ? "TCP " : "UDP ";
+}
+
 static void text_exchange(FILE *f, const conform_run *r, const conform_result *x)
 {
     for (guint k = 0; k < x->pdus->len; k++) {
         const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
-        fprintf(f, "    %s %7.3f s  %s%s\n", q->ours ? ">" : "<", q->time_ns / 1e9, q->summary,
+        fprintf(f, "    %s %7.3f s  %s%s%s\n", q->ours ? ">" : "<", q->time_ns / 1e9, transport_tag(r, q), q->summary,
                 x->decisive == k + 1 ? "   <- decided" : "");
         for (guint j = 0; j < q->findings->len; j++) {
             const conform_finding *cf = &g_array_index(q->findings, conform_finding, j);
@@ -98,8 +106,9 @@ static void json_exchange(FILE *f, const conform_run *r, const conform_result *x
     fputs(",\"exchange\":[", f);
     for (guint k = 0; k < x->pdus->len; k++) {
         const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
-        fprintf(f, "%s{\"from\":\"%s\",\"time\":%.6f,\"len\":%zu,\"summary\":", k ? "," : "",
-                q->ours ? "pcaptool" : "implementation", q->time_ns / 1e9, q->len);
+        fprintf(f, "%s{\"from\":\"%s\",\"transport\":\"%s\",\"time\":%.6f,\"len\":%zu,\"summary\":", k ? "," : "",
+                q->ours ? "pcaptool" : "implementation", q->transport == GW_TRANSPORT_TCP ? "tcp" : "udp",
+                q->time_ns / 1e9, q->len);
         json_str(f, q->summary);
         fprintf(f, ",\"decisive\":%s,\"findings\":[", x->decisive == k + 1 ? "true" : "false");
         for (guint j = 0; j < q->findings->len; j++) {
@@ -135,7 +144,7 @@ void conform_write_case(conform_run *r, unsigned i, out_format fmt, bool verbose
         fputs("}\n", stdout);
         fflush(stdout);
     } else if (cli_report) {
-        fprintf(cli_report, "%-10s  %-38s  %s\n", verdict_upper(x->verdict), x->c->id, x->outcome);
+        fprintf(cli_report, "%-10s  %-42s  %s\n", verdict_upper(x->verdict), x->c->id, x->outcome);
         if (verbose)
             text_exchange(cli_report, r, x);
         fflush(cli_report);
@@ -266,7 +275,8 @@ bool conform_write_pcapng(const conform_run *r, const char *path)
             int way = q->ours ? 0 : 1;
             struct sockaddr_storage local = x->local_addr;
             peer_set_port(&local, q->local_port);
-            size_t n = peer_frame(frame, q->ours ? &local : &x->peer_addr, q->ours ? &x->peer_addr : &local, r->transport == GW_TRANSPORT_TCP,
+            bool tcp = q->transport == GW_TRANSPORT_TCP;
+            size_t n = peer_frame(frame, q->ours ? &local : &x->peer_addr, q->ours ? &x->peer_addr : &local, tcp,
                                   &seq[way], seq[!way], q->data, q->len);
             uint64_t us = (uint64_t)(q->wall_ns / 1000);
             g_byte_array_set_size(b, 0);
@@ -366,7 +376,7 @@ static void html_sequence(FILE *f, const conform_run *r, const conform_result *x
         fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\" class=\"sum%s\"><title>", (SVG_LEFT + SVG_RIGHT) / 2,
                 y - 5, decisive ? " dec" : "");
         out_xml_text(f, q->summary);
-        fprintf(f, " (%zu bytes)</title>", q->len);
+        fprintf(f, " (%zu bytes)</title>%s", q->len, transport_tag(r, q));
         html_cut(f, q->summary, 90);
         fputs("</text>\n", f);
         if (q->findings->len) {

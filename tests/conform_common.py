@@ -4,6 +4,7 @@ its reports (JSON Lines, JUnit, the --out pcapng read back, the HTML) agree."""
 import json
 import os
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 
 from checks import check
@@ -15,6 +16,28 @@ def run_conform(pcaptool, proto, port, extra=(), timeout=300):
             "--format", "json", *extra]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
     return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
+
+
+def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_ms=800, listen_flag=True):
+    """conform against tests/peers/<peer> in `mode`: the implementation as
+    server (the peer listens; listen_flag: it takes --listen) or as client
+    (a fresh peer process connects for each case, and exits silence_ms after
+    the case's last packet or when the case ends the connection in band)"""
+    if role == "server":
+        peer_p = subprocess.Popen([peer] + (["--listen"] if listen_flag else []) +
+                                  ["127.0.0.1", str(port), mode] + (["0"] if listen_flag else []))
+        time.sleep(0.2)
+        result = run_conform(pcaptool, proto, port, extra)
+        peer_p.kill()
+        peer_p.wait()
+        return result
+    loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s %d; done' % (port, mode, silence_ms), peer],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    result = run_conform(pcaptool, proto, port, list(extra) + ["--side", "server"])
+    loop.kill()
+    loop.wait()
+    subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (peer, port)])
+    return result
 
 
 def check_run(pcaptool, proto, port, name, rc, recs, err, files, n_cases, fails, others):

@@ -15,10 +15,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 from checks import check, finish
-from conform_common import check_run, report_args, report_files, run_conform
+from conform_common import check_run, report_args, report_files, run_against_peer
 
 PCAPTOOL, PEER, ROLE = sys.argv[1], sys.argv[2], sys.argv[3]
 work = tempfile.mkdtemp(prefix="conform.")
@@ -54,22 +53,7 @@ MODES = list(EXPECTED) if ROLE == "server" else ["good", "close-early", "no-wind
 
 def conform(mode, *extra):
     """run conform against the peer in `mode`: (exit code, records, stderr)"""
-    if ROLE == "server":
-        peer = subprocess.Popen([PEER, "--listen", "127.0.0.1", str(port), mode, "0"])
-        time.sleep(0.2)
-        result = run_conform(PCAPTOOL, "dnp", port, extra)
-        peer.kill()
-        peer.wait()
-        return result
-    # a fresh client for each case: each one exits 0.8 s after the case's
-    # last datagram, longer than any quiet wait (0.5 s)
-    loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s 800; done' % (port, mode), PEER],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    result = run_conform(PCAPTOOL, "dnp", port, list(extra) + ["--side", "server"])
-    loop.kill()
-    loop.wait()
-    subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (PEER, port)])
-    return result
+    return run_against_peer(PCAPTOOL, "dnp", PEER, port, ROLE, mode, extra)
 
 
 for mode in MODES:

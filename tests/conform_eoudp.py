@@ -10,13 +10,11 @@ CI can ask. The reports agree.
 
 Ports: picked by the process id (CONFORM_PORT overrides)."""
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 from checks import finish
-from conform_common import check_run, report_args, report_files, run_conform
+from conform_common import check_run, report_args, report_files, run_against_peer
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-eoudp.")
@@ -54,19 +52,7 @@ N_CASES = {"server": 11, "client": 9}
 for role, modes in EXPECTED.items():
     for mode, (fails, others) in modes.items():
         files = report_files(work, role + "-" + mode)
-        if role == "server":
-            peer = subprocess.Popen([PEER, "--listen", "127.0.0.1", str(port), mode, "0"])
-            time.sleep(0.2)
-            rc, recs, err = run_conform(PCAPTOOL, "eoudp", port, report_args(files))
-            peer.kill()
-            peer.wait()
-        else:
-            loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s 800; done' % (port, mode), PEER],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            rc, recs, err = run_conform(PCAPTOOL, "eoudp", port, report_args(files) + ["--side", "server"])
-            loop.kill()
-            loop.wait()
-            subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (PEER, port)])
+        rc, recs, err = run_against_peer(PCAPTOOL, "eoudp", PEER, port, role, mode, report_args(files), 800)
         check_run(PCAPTOOL, "eoudp", port, "%s %s" % (role, mode), rc, recs, err, files, N_CASES[role], fails,
                   others)
 finish()

@@ -10,13 +10,11 @@ recommendation, and passes the rest. The one case the text leaves open
 
 Ports: picked by the process id (CONFORM_PORT overrides)."""
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 from checks import check, finish
-from conform_common import check_run, report_args, report_files, run_conform
+from conform_common import check_run, report_args, report_files, run_against_peer
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-gne.")
@@ -41,11 +39,8 @@ EXPECTED = {
 N_CASES = 13
 
 for mode, (fails, others) in EXPECTED.items():
-    peer = subprocess.Popen([PEER, "127.0.0.1", str(port), mode])
-    time.sleep(0.2)
     files = report_files(work, mode)
-    rc, recs, err = run_conform(PCAPTOOL, "gne", port, report_args(files))
-    peer.kill()
-    peer.wait()
+    rc, recs, err = run_against_peer(PCAPTOOL, "gne", PEER, port, "server", mode, report_args(files),
+                                     listen_flag=False)
     check_run(PCAPTOOL, "gne", port, mode, rc, recs, err, files, N_CASES, fails, others)
 finish()
