@@ -1,7 +1,8 @@
-/* conform_gne.c - pcaptool conform's cases for GNE (gw_conform.h), the
- * implementation as server: gne.md's handshake, packets and ping, and
+/* conform_gne.c - pcaptool conform's cases for GNE (gw_conform.h), both
+ * roles: gne.md's handshake, packets and ping, and
  * HawkNL's framing (WIRE-NOTES 3; gnelib's Connection.cpp, PacketParser).
- * A server is only welcoming to the game name and versions it was built
+ * As client, pcaptool accepts whatever the implementation claims. A
+ * server is only welcoming to the game name and versions it was built
  * with: the first case that needs them learns them from the 44-byte refusal
  * the text promises to a request that names another game (gne.md: "The
  * information in the refusal packet gives some more information to the
@@ -21,9 +22,15 @@ typedef struct {
     uint64_t version, sub, build, user;
     char game[33];
     bool big_endian;
+    bool open; /* (in the run's state) this case's connection got past its handshake */
 } gne_identity;
 
 static const char probe_game[] = "pcaptool-conform-probe";
+
+static const char *who(const gw_conform_io *io)
+{
+    return io->role == GW_ROLE_SERVER ? "server" : "client";
+}
 
 static int64_t message(const gw_replay_pdu *p)
 {
@@ -111,13 +118,15 @@ static bool identity(gw_conform_io *io, gne_identity **out)
         return GW_FAIL
 
 static bool accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a);
+static bool connected(gw_conform_io *io, gne_identity *local, gne_identity **id, gw_replay_pdu *a);
 
-/* a connection the server accepted (no UDP link), its identity in id;
-   else the case fails */
+/* a connection accepted, by the implementation (as server) or by pcaptool
+   (the implementation as client), with no UDP link; the identity in id
+   (the server's, or the one the client claims); else the case fails */
 #define CONNECTED_OR(io, id) \
-    gne_identity *id; \
+    gne_identity id##_claimed = {0}, *id; \
     gw_replay_pdu accept_; \
-    if (!identity(io, &id) || !accepted(io, id, false, &accept_)) \
+    if (!connected(io, &id##_claimed, &id, &accept_)) \
         return GW_FAIL
 
 /* Request a connection (its fields given), and return the answer's kind:
@@ -142,6 +151,59 @@ static bool accepted(gw_conform_io *io, const gne_identity *id, bool unreliable,
     if (k == MSG_REFUSAL)
         gw_conform_say(io, GW_FAIL, "a request with the server's own game name and versions was refused");
     return k == MSG_ACCEPT;
+}
+
+/* ---- the implementation as client: pcaptool serves ---------------------------- */
+
+static bool is_request(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return message(p) == MSG_REQUEST;
+}
+
+/* the client's connection request, and the identity it claims */
+static bool client_request(gw_conform_io *io, gne_identity *id, gw_replay_pdu *req)
+{
+    if (gw_conform_await(io, io->wait_ms, is_request, NULL, req) != GW_GOT) {
+        gw_conform_say(io, GW_FAIL, "the client sent no connection request within %.1f s", io->wait_ms / 1000.0);
+        return false;
+    }
+    if (!learn(id, req)) {
+        gw_conform_say(io, GW_FAIL, "the connection request lacks its versions or game name");
+        return false;
+    }
+    return true;
+}
+
+/* a handshake message to the client, in its byte order */
+static bool send_answer(gw_conform_io *io, const gne_identity *id, int64_t type, const gw_wval *vals)
+{
+    int opts[GW_MAX_OPTIONS];
+    memcpy(opts, io->opts, sizeof opts);
+    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    uint8_t d[128];
+    size_t n = P->build(opts, type, vals, d, sizeof d);
+    return n && io->send(io, d, n);
+}
+
+static bool accept_client(gw_conform_io *io, const gne_identity *id, int64_t udp_port)
+{
+    return send_answer(io, id, MSG_ACCEPT,
+                       GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 0),
+                                GW_WU(GNE_F_UDP_PORT, (uint64_t)udp_port)));
+}
+
+static bool connected(gw_conform_io *io, gne_identity *local, gne_identity **id, gw_replay_pdu *a)
+{
+    bool ok;
+    if (io->role == GW_ROLE_SERVER) {
+        ok = identity(io, id) && accepted(io, *id, false, a);
+    } else {
+        *id = local;
+        ok = client_request(io, local, a) && accept_client(io, local, -1);
+    }
+    ((gne_identity *)io->state)->open = ok;
+    return ok;
 }
 
 static gw_verdict refused(gw_conform_io *io, int64_t k, const gw_replay_pdu *a, const char *what)
@@ -330,7 +392,7 @@ static gw_verdict reserved_id(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "could not send");
     const char *how;
     if (ends(io, io->quiet_ms, &how))
-        return gw_conform_say(io, GW_NON_STRICT, "after a message with reserved packet id 12 the server %s", how);
+        return gw_conform_say(io, GW_NON_STRICT, "after a message with reserved packet id 12 the %s %s", who(io), how);
     return gw_conform_say(io, GW_PASS, "a message with reserved packet id 12 left the connection open");
 }
 
@@ -359,7 +421,7 @@ static gw_verdict unterminated(gw_conform_io *io)
     }
     return gw_conform_say(io, GW_INFO, "a ping request without the 255 that ends its message: %s, %s",
                           answered_ping ? "answered" : "not answered",
-                          ended ? "then the server ended the connection" : "the connection left open");
+                          ended ? "then the connection was ended" : "the connection left open");
 }
 
 static gw_verdict exit_closes(gw_conform_io *io)
@@ -369,13 +431,73 @@ static gw_verdict exit_closes(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "could not send");
     const char *how;
     if (ends(io, io->wait_ms, &how))
-        return gw_conform_say(io, GW_PASS, "after the ExitPacket the server %s", how);
+        return gw_conform_say(io, GW_PASS, "after the ExitPacket the %s %s", who(io), how);
     return gw_conform_say(io, GW_INFO, "the connection stayed open %.1f s after the ExitPacket", io->wait_ms / 1000.0);
+}
+
+/* ---- the implementation as client ---------------------------------------------------- */
+
+static gw_verdict client_request_case(gw_conform_io *io)
+{
+    gne_identity id = {0};
+    gw_replay_pdu a;
+    if (!client_request(io, &id, &a))
+        return GW_FAIL;
+    ((gne_identity *)io->state)->open = accept_client(io, &id, -1); /* then ended as every case is */
+    if (a.len != 4 + 48)
+        return gw_conform_say(io, GW_FAIL, "the connection request has %zu bytes (exactly 48 required)", a.len - 4);
+    return gw_conform_say(io, GW_PASS, "a 48-byte request: game \"%s\", GNE %llu.%llu.%llu, user %llu, %s data", id.game,
+                          (unsigned long long)id.version, (unsigned long long)id.sub, (unsigned long long)id.build,
+                          (unsigned long long)id.user, id.big_endian ? "big-endian" : "little-endian");
+}
+
+static gw_verdict client_refused(gw_conform_io *io)
+{
+    gne_identity id = {0};
+    gw_replay_pdu a;
+    if (!client_request(io, &id, &a))
+        return GW_FAIL;
+    /* the client's own identity but another user version: a mismatch */
+    if (!send_answer(io, &id, MSG_REFUSAL,
+                     GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 0), GW_WU(GNE_F_VERSION, id.version),
+                              GW_WU(GNE_F_SUB_VERSION, id.sub), GW_WU(GNE_F_BUILD, id.build),
+                              GW_WB(GNE_F_GAME_NAME, id.game, strlen(id.game)), GW_WU(GNE_F_USER_VERSION, id.user + 1))))
+        return gw_conform_say(io, GW_FAIL, "could not send the refusal");
+    const char *how;
+    if (ends(io, io->wait_ms, &how))
+        return gw_conform_say(io, GW_PASS, "refused, the client %s", how);
+    return gw_conform_say(io, GW_NON_STRICT, "refused, but the client kept the connection %.1f s", io->wait_ms / 1000.0);
+}
+
+static bool is_udp_port(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return message(p) == MSG_UDP_PORT;
+}
+
+static gw_verdict client_udp_port(gw_conform_io *io)
+{
+    gne_identity id = {0};
+    gw_replay_pdu a;
+    if (!client_request(io, &id, &a))
+        return GW_FAIL;
+    uint64_t asked = 0;
+    gw_replay_u(&a, GNE_F_UNRELIABLE, &asked);
+    if (!asked) {
+        ((gne_identity *)io->state)->open = accept_client(io, &id, -1);
+        return gw_conform_say(io, GW_SKIPPED, "the client asks for no UDP link");
+    }
+    if (!(((gne_identity *)io->state)->open = accept_client(io, &id, 60999)))
+        return gw_conform_say(io, GW_FAIL, "could not send the accept");
+    if (gw_conform_await(io, io->wait_ms, is_udp_port, NULL, &a) != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "the accept offered UDP port 60999, but no 4-byte port message came");
+    const gw_item *port = gw_replay_item(&a, GNE_F_UDP_PORT, 0);
+    return gw_conform_say(io, GW_PASS, "the client named its UDP port, %lld", port ? (long long)(int32_t)port->v.u : -1LL);
 }
 
 /* ---- HawkNL framing ----------------------------------------------------------------- */
 
-/* a connection, then raw bytes: does the server drop the connection? */
+/* a connection, then raw bytes: does the implementation drop it? */
 static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, const char *what)
 {
     CONNECTED_OR(io, id);
@@ -383,7 +505,7 @@ static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, c
         return gw_conform_say(io, GW_FAIL, "could not send");
     const char *how;
     if (ends(io, io->wait_ms, &how))
-        return gw_conform_say(io, GW_PASS, "%s: the server %s", what, how);
+        return gw_conform_say(io, GW_PASS, "%s: the %s %s", what, who(io), how);
     return gw_conform_say(io, GW_FAIL, "%s: the connection stayed open %.1f s later", what, io->wait_ms / 1000.0);
 }
 
@@ -399,9 +521,21 @@ static gw_verdict oversized(gw_conform_io *io)
     return dropped_after(io, frame, sizeof frame, "an NL frame of 20000 bytes (HawkNL's limit: 16384)");
 }
 
+/* the case is over: an ExitPacket, GNE's own end of a connection (a
+   client quits on it), where the handshake was done */
+static void gne_finish(gw_conform_io *io)
+{
+    gne_identity *run = io->state;
+    if (run->open) /* a connection past its handshake; a refused one is just closed */
+        send_packets(io, run, GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_EXIT), GW_WU(GNE_F_END, 255)));
+    run->open = false;
+}
+
 /* ---- the catalogue ------------------------------------------------------------------- */
 
 #define SERVER GW_ROLE_SERVER
+#define CLIENT GW_ROLE_CLIENT
+#define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
 #define HANDSHAKE "gne.md, Connecting"
 static const gw_conform_case cases[] = {
     {"gne/handshake/wrong-game", SERVER, "Another game's name is refused with the 44-byte refusal", HANDSHAKE,
@@ -443,42 +577,60 @@ static const gw_conform_case cases[] = {
      "a connection request asking for the unreliable link",
      "an accept with a UDP port in 1..65535; Info when it declines (port -1); Fail for a port out of range",
      udp_asked},
-    {"gne/ping/reply", SERVER, "A ping request is answered with the same id and T2 <= T3", "gne.md, PingPacket",
+    {"gne/handshake/request", CLIENT, "The client's connection request is the 48-byte CRP", HANDSHAKE,
+     "CRP, client -> server, exactly 48 bytes",
+     "nothing: the client's first message is read",
+     "a 48-byte request with the magic, versions, game name and user version; Fail otherwise",
+     client_request_case},
+    {"gne/handshake/refused-ends", CLIENT, "A refused client ends the connection", HANDSHAKE,
+     "If the server decides to refuse, it sends a refusal packet with the server's version information",
+     "a refusal: the client's own versions but another user version",
+     "the client closes the connection (or sends an ExitPacket); Non-strict when it keeps it",
+     client_refused},
+    {"gne/handshake/udp-port-sent", CLIENT, "A client offered a UDP link names its UDP port", HANDSHAKE,
+     "If a unreliable connection was successfully negotiated, then once the client receives the CAP, it will "
+     "send a packet over its reliable connection with only the data needed for the server to be able to respond "
+     "to the client",
+     "an accept offering UDP port 60999, when the request asked for the unreliable link",
+     "the 4-byte port message; Fail when none comes; Skipped when the client asks for no UDP link",
+     client_udp_port},
+    {"gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "gne.md, PingPacket",
      "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "
      "set to the time the remote end received and sent the packet. T2 must be <= T3.",
      "a connection, then a message with PingPacket request id 0x1234abcd (T2 = T3 = 0)",
      "a PingPacket reply with that id and T2 <= T3; Non-strict when no reply comes; Fail for T2 > T3",
      ping},
-    {"gne/packets/reserved-id", SERVER, "A reserved packet id does not end the connection", "gne.md, Packets",
+    {"gne/packets/reserved-id", BOTH, "A reserved packet id does not end the connection", "gne.md, Packets",
      "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
      "current packet and all other packets left unparsed in this GNE-level packet.",
      "a connection, then a message of packet id 12 (reserved) and 255",
-     "the connection stays open; Non-strict when the server ends it (a close or an ExitPacket)",
+     "the connection stays open; Non-strict when the implementation ends it (a close or an ExitPacket)",
      reserved_id},
-    {"gne/packets/unterminated", SERVER, "A message without its 255 (recorded)", "gne.md, Packets",
+    {"gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "gne.md, Packets",
      "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
      "a connection, then a message of a ping request and no 255",
-     "Info: what the server did (answered, dropped the connection, or neither); the text leaves errors to the "
+     "Info: what the implementation did (answered, dropped the connection, or neither); the text leaves errors to the "
      "implementation",
      unterminated},
-    {"gne/packets/exit", SERVER, "An ExitPacket ends the connection", "gne.md, ExitPacket",
+    {"gne/packets/exit", BOTH, "An ExitPacket ends the connection", "gne.md, ExitPacket",
      "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
      "reliable connection as its last data if possible then close its sockets.",
      "a connection, then the message 02 FF (an ExitPacket alone)",
-     "the server ends the connection (a close or its own ExitPacket); Info when it leaves it open",
+     "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open",
      exit_closes},
-    {"gne/framing/bad-magic", SERVER, "A frame without the NL magic ends the connection", "WIRE-NOTES 3",
+    {"gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "WIRE-NOTES 3",
      "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
      "a connection, then a frame whose magic is \"XL\"",
-     "the server ends the connection (a close or an ExitPacket); Fail when it stays open (the stream is out of "
-     "sync)",
+     "the implementation ends the connection (a close or an ExitPacket); Fail when it stays open (the stream is "
+     "out of sync)",
      bad_magic},
-    {"gne/framing/oversized", SERVER, "An NL frame over 16384 bytes ends the connection", "WIRE-NOTES 3",
+    {"gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "WIRE-NOTES 3",
      "HawkNL refuses frames over 16384.",
      "a connection, then an NL header announcing 20000 bytes, and one byte",
-     "the server ends the connection (a close or an ExitPacket); Fail when it stays open",
+     "the implementation ends the connection (a close or an ExitPacket); Fail when it stays open",
      oversized},
 };
 
 const gw_conform gw_gne_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
-                                   .n_cases = sizeof cases / sizeof cases[0], .state_size = sizeof(gne_identity)};
+                                   .n_cases = sizeof cases / sizeof cases[0], .finish = gne_finish,
+                                   .state_size = sizeof(gne_identity)};

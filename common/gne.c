@@ -785,13 +785,15 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 
 /* ---- pcaptool conform's messages ---------------------------------------------- */
 
-/* The written forms of what conform sends: the connection request, and a
+/* The written forms of what conform sends: the handshake's messages, and a
    message of packets (each its id, a ping's request id and two gtimes, a
    CustomPacket's u16 length and data; other packets no body), ended by 255
    when a value is given for it. The decoder reads packets procedurally
    (message()); conform decodes what it built back with it. */
-static const gw_lstep request_msg[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
-static const gw_lstep packets_msg[] = {
+static const gw_lstep request_layout[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
+static const gw_lstep refusal_layout[] = {GW_SUB(reply), GW_SUB(versions), GW_SUB(game), END};
+static const gw_lstep accept_layout[] = {GW_SUB(reply), NUM(RATE, 4), NUM(UDP_PORT, 4), END};
+static const gw_lstep packets_layout[] = {
     GW_MORE(1), NUM(PACKET_ID, 1),
     GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_PING), NUM(PING_REQ_ID, 4), NUM(TIME_SEC, 4), NUM(TIME_USEC, 4),
     NUM(TIME_SEC, 4), NUM(TIME_USEC, 4), GW_DONE,
@@ -799,11 +801,13 @@ static const gw_lstep packets_msg[] = {
     GW_DONE,
     GW_OPTIONAL, NUM(END, 1), END};
 
-/* type: MSG_REQUEST or MSG_PACKETS, in an NL frame (TCP), the data in the
-   byte order the byte_order option forces (little-endian when auto) */
+/* type: MSG_REQUEST, MSG_REFUSAL, MSG_ACCEPT or MSG_PACKETS, in an NL
+   frame (TCP), the data in the byte order the byte_order option forces
+   (little-endian when auto) */
 static size_t gne_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
-    const gw_lstep *l = type == MSG_REQUEST ? request_msg : type == MSG_PACKETS ? packets_msg : NULL;
+    const gw_lstep *l = type == MSG_REQUEST ? request_layout : type == MSG_REFUSAL ? refusal_layout
+                      : type == MSG_ACCEPT ? accept_layout : type == MSG_PACKETS ? packets_layout : NULL;
     size_t n;
     if (!l || cap < 4 || !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + 4, cap - 4, &n) ||
         n > GNE_NL_MAX)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """conform_gne.py PCAPTOOL GNE_PEER - pcaptool conform --proto gne against
-tests/peers/gne_peer (a GNE server written from gne.md and WIRE-NOTES 3, not
-from our decoder), little-endian and big-endian, and its deliberately broken
+tests/peers/gne_peer (written from gne.md and WIRE-NOTES 3, not from our
+decoder) as server and as client (a fresh client per case), little-endian and
+big-endian, and its deliberately broken
 variants (big-endian: the run must learn the server's byte order from its
 refusal, or the requests it accepts would be refused): each fails exactly the cases it breaks (the sets below are reasoned
 from what each mode does), gives its non-strict verdict where it only skips a
@@ -21,26 +22,39 @@ work = tempfile.mkdtemp(prefix="conform-gne.")
 port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 3) % 20000))
 INFO = {"gne/packets/unterminated": "info"}
 REFUSALS = {"gne/handshake/wrong-game", "gne/handshake/wrong-version", "gne/handshake/wrong-user-version"}
-# mode -> (the cases it fails, the other verdicts that are not pass)
+# role -> mode -> (the cases it fails, the other verdicts that are not pass)
 EXPECTED = {
-    "good": (set(), INFO),
-    "big": (set(), INFO),
-    # every refusal has the wrong size (the run still learns from it; the
-    # case after a refusal only asks whether it closes)
-    "refusal-48": (REFUSALS, INFO),
-    # a wrong user version accepted: both cases that send one
-    "accept-user": ({"gne/handshake/wrong-user-version", "gne/handshake/closes-after-refusal"}, INFO),
-    "keep-open": (set(), dict(INFO, **{"gne/handshake/closes-after-refusal": "non-strict"})),
-    "no-ping": (set(), dict(INFO, **{"gne/ping/reply": "non-strict"})),
-    "ping-order": ({"gne/ping/reply"}, INFO),
-    "udp-always": (set(), dict(INFO, **{"gne/handshake/udp-unasked": "non-strict"})),
-    "no-resync": ({"gne/framing/bad-magic", "gne/framing/oversized"}, INFO),
+    "server": {
+        "good": (set(), INFO),
+        "big": (set(), INFO),
+        # every refusal has the wrong size (the run still learns from it; the
+        # case after a refusal only asks whether it closes)
+        "refusal-48": (REFUSALS, INFO),
+        # a wrong user version accepted: both cases that send one
+        "accept-user": ({"gne/handshake/wrong-user-version", "gne/handshake/closes-after-refusal"}, INFO),
+        "keep-open": (set(), dict(INFO, **{"gne/handshake/closes-after-refusal": "non-strict"})),
+        "no-ping": (set(), dict(INFO, **{"gne/ping/reply": "non-strict"})),
+        "ping-order": ({"gne/ping/reply"}, INFO),
+        "udp-always": (set(), dict(INFO, **{"gne/handshake/udp-unasked": "non-strict"})),
+        "no-resync": ({"gne/framing/bad-magic", "gne/framing/oversized"}, INFO),
+    },
+    "client": {
+        "good": (set(), INFO),
+        "big": (set(), INFO),
+        "no-udp": (set(), dict(INFO, **{"gne/handshake/udp-port-sent": "skipped"})),
+        "no-port": ({"gne/handshake/udp-port-sent"}, INFO),
+        "stay-refused": (set(), dict(INFO, **{"gne/handshake/refused-ends": "non-strict"})),
+        "no-ping": (set(), dict(INFO, **{"gne/ping/reply": "non-strict"})),
+        "ping-order": ({"gne/ping/reply"}, INFO),
+        "no-resync": ({"gne/framing/bad-magic", "gne/framing/oversized"}, INFO),
+    },
 }
-N_CASES = 13
+N_CASES = {"server": 13, "client": 9}
 
-for mode, (fails, others) in EXPECTED.items():
-    files = report_files(work, mode)
-    rc, recs, err = run_against_peer(PCAPTOOL, "gne", PEER, port, "server", mode, report_args(files),
-                                     listen_flag=False)
-    check_run(PCAPTOOL, "gne", port, mode, rc, recs, err, files, N_CASES, fails, others)
+for role, modes in EXPECTED.items():
+    for mode, (fails, others) in modes.items():
+        files = report_files(work, role + "-" + mode)
+        # a client lingers 1.5 s after the last packet: longer than any wait
+        rc, recs, err = run_against_peer(PCAPTOOL, "gne", PEER, port, role, mode, report_args(files), 1500)
+        check_run(PCAPTOOL, "gne", port, "%s %s" % (role, mode), rc, recs, err, files, N_CASES[role], fails, others)
 finish()

@@ -7,9 +7,14 @@
  * when asked; answers each ping request (T2 <= T3); ends a connection with
  * an ExitPacket on an ExitPacket, a message without its 255, a frame
  * without the NL magic or over 16384 bytes; skips the rest of a message at
- * a packet id it does not know. Serves clients until killed.
+ * a packet id it does not know. Serves clients until killed (--listen).
  *
- *   gne_peer HOST PORT MODE
+ * As a client it sends the 48-byte request (the same identity, asking for a
+ * UDP link), names its UDP port when the accept offers one, ends the
+ * connection when refused, and then behaves as the server does with
+ * packets; it exits when the connection ends or SILENCE_MS pass quietly.
+ *
+ *   gne_peer [--listen] HOST PORT MODE SILENCE_MS
  *   MODE: good, big     behave (big: big-endian data)
  *         refusal-48    refuse with 48 bytes instead of 44
  *         accept-user   accept a request whose user version differs
@@ -18,6 +23,9 @@
  *         ping-order    answer pings with T2 after T3
  *         udp-always    offer a UDP port even when not asked
  *         no-resync     ignore a bad magic or an oversized frame (skip 4 bytes)
+ *   client: no-udp        ask for no UDP link
+ *           no-port       ask for a UDP link, and never name its port
+ *           stay-refused  keep the connection when refused
  */
 #include <netdb.h>
 #include <netinet/in.h>
@@ -123,6 +131,43 @@ static uint32_t now_us(void)
     return (uint32_t)tv.tv_usec;
 }
 
+static bool client_mode;
+
+/* the client's request: its identity, a UDP link asked for */
+static void send_request(conn *c)
+{
+    uint8_t r[48] = {'G', 'N', 'E', 0, 0};
+    put(r + 5, 2, 7);
+    strcpy((char *)r + 7, GAME);
+    put(r + 39, 4, USER);
+    put(r + 43, 4, 0);
+    r[47] = !is("no-udp");
+    send_frame(c, r, sizeof r);
+}
+
+/* the server's answer to the request */
+static void answered(conn *c, const uint8_t *d, size_t n)
+{
+    if (n < 4 || memcmp(d, "GNE", 3) != 0 || d[3] != 1) { /* refused */
+        if (!is("stay-refused"))
+            drop(c);
+        return;
+    }
+    c->accepted = true;
+    int32_t port = n >= 12 ? (int32_t)get(d + 8, 4) : -1;
+    if (port > 0 && !is("no-udp") && !is("no-port")) {
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t al = sizeof a;
+        c->udp = socket(AF_INET, SOCK_DGRAM, 0);
+        if (c->udp >= 0 && bind(c->udp, (struct sockaddr *)&a, al) == 0 &&
+            getsockname(c->udp, (struct sockaddr *)&a, &al) == 0) {
+            uint8_t m[4];
+            put(m, 4, ntohs(a.sin_port));
+            send_frame(c, m, sizeof m);
+        }
+    }
+}
+
 /* one message of packets; false when the connection is to end */
 static bool packets(conn *c, const uint8_t *d, size_t n)
 {
@@ -191,6 +236,8 @@ static void input(conn *c)
             return;
         if (c->accepted)
             packets(c, c->buf + 4, len);
+        else if (client_mode)
+            answered(c, c->buf + 4, len);
         else
             handshake(c, c->buf + 4, len);
         if (c->fd < 0)
@@ -200,17 +247,48 @@ static void input(conn *c)
     }
 }
 
+static int client(struct addrinfo *ai, int silence)
+{
+    static conn c;
+    c.fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    c.udp = -1;
+    bool up = false;
+    for (int tries = 0; tries < 100 && c.fd >= 0 && !up; tries++) { /* until the server listens */
+        up = connect(c.fd, ai->ai_addr, ai->ai_addrlen) == 0;
+        if (!up)
+            usleep(100000);
+    }
+    if (!up)
+        return 1;
+    send_request(&c);
+    while (c.fd >= 0) {
+        struct pollfd pf = {c.fd, POLLIN, 0};
+        if (poll(&pf, 1, silence > 0 ? silence : -1) <= 0)
+            break;
+        input(&c);
+    }
+    if (c.fd >= 0)
+        drop(&c);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: gne_peer HOST PORT MODE\n");
+    int a = 1;
+    bool listening = argc > 1 && strcmp(argv[1], "--listen") == 0;
+    a += listening;
+    if (argc - a != 4) {
+        fprintf(stderr, "usage: gne_peer [--listen] HOST PORT MODE SILENCE_MS\n");
         return 2;
     }
-    mode = argv[3];
+    mode = argv[a + 2];
     big = is("big");
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai;
-    if (getaddrinfo(argv[1], argv[2], &hints, &ai) != 0)
+    client_mode = !listening;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = listening ? AI_PASSIVE : 0}, *ai;
+    if (getaddrinfo(argv[a], argv[a + 1], &hints, &ai) != 0)
         return 2;
+    if (!listening)
+        return client(ai, atoi(argv[a + 3]));
     int l = socket(ai->ai_family, SOCK_STREAM, 0), one = 1;
     setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (l < 0 || bind(l, ai->ai_addr, ai->ai_addrlen) < 0 || listen(l, 8) < 0)
