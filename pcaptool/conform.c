@@ -28,6 +28,7 @@
 #define PEER_WAIT_MS 30000 /* the implementation as client: how long a case waits for it to come */
 #define MAX_PDU (1u << 20)  /* a TCP PDU longer than this is not waited for */
 #define CASE_BOUND 15       /* a case ends after this many --timeout waits, whatever it awaits */
+#define CASE_PDUS 4096      /* ... or once the implementation has sent this many PDUs: memory stays bounded */
 
 /* ---- one case's exchange ---------------------------------------------------- */
 
@@ -80,7 +81,6 @@ typedef struct {
     conform_result *cur;
     int64_t case_start_ns, wall_start_ns;
     int64_t case_deadline_ns; /* the case's time bound (CASE_BOUND waits) */
-    uint32_t tcp_seq[2];
 } driver;
 
 /* decode one PDU of the exchange with the case's conversation state and
@@ -94,7 +94,8 @@ static conform_pdu *record(driver *D, bool ours, int transport, const uint8_t *d
                       .transport = transport};
     const gw_sink *sink = out_pdu_begin(D->out, D->p);
     D->p->decode(transport == D->transport ? D->conv : D->link_conv, &pi, d, len, sink);
-    conform_pdu x = {.ours = ours, .transport = transport, .local_port = peer_port_of(&D->local), .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
+    conform_pdu x = {.ours = ours, .transport = transport, .local_port = peer_port_of(&D->local), .time_ns = t,
+                     .wall_ns = D->wall_start_ns + t, .len = len,
                      .data = g_memdup2(d, len ? len : 1), .summary = g_strdup(out_pdu_summary(D->out)),
                      .findings = g_array_new(FALSE, FALSE, sizeof(conform_finding))};
     uint64_t type;
@@ -206,6 +207,10 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
         deadline = D->case_deadline_ns;
     if (now_ns(CLOCK_MONOTONIC) >= D->case_deadline_ns) {
         D->cur->over_time = true;
+        return GW_SILENT;
+    }
+    if (D->cur->pdus->len >= CASE_PDUS) {
+        D->cur->flooded = true;
         return GW_SILENT;
     }
     static uint8_t buf[65536];
@@ -464,6 +469,9 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
         r->verdict = GW_FAIL;
         snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within its bound of %.1f s",
                  CASE_BOUND * D->io.wait_ms / 1000.0);
+    } else if (r->flooded) {
+        r->verdict = GW_FAIL;
+        snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within %d PDUs", CASE_PDUS);
     }
     if (D->p->conform->finish && !D->closed)
         D->p->conform->finish(&D->io);

@@ -41,6 +41,7 @@ typedef struct {
     GArray *pdus;             /* conform_pdu */
     unsigned decisive;        /* 1-based index of the PDU that decided; 0: none */
     bool over_time;           /* the case ran into its time bound */
+    bool flooded;             /* ... or its bound of PDUs */
 } conform_result;
 
 void conform_result_clear(conform_result *r);
