@@ -1,6 +1,5 @@
 /* conform_openttd.c - pcaptool conform's cases for the OpenTTD game
- * protocol (gw_conform.h), the implementation as server: what a 13.x
- * server does with a join (openttd-wiki.md's "Joining", WIRE-NOTES 2,
+ * protocol (gw_conform.h), both roles: what a 13.x server does with a join (openttd-wiki.md's "Joining", WIRE-NOTES 2,
  * OpenTTD's src/network/network_server.cpp as 13.0 has it) and with
  * packets that break the framing. Packets are built from the decoder's
  * 13.x layouts (openttd.c, ottd_build; --option openttd.version picks
@@ -338,14 +337,145 @@ static gw_verdict password_wrong(gw_conform_io *io)
     return refused_with(io, 10, "a wrong game password");
 }
 
-/* the case is over: leave */
+/* ---- the implementation as client: pcaptool serves -------------------------------- */
+
+static bool is_join(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return packet(p) == PK_CLIENT_JOIN;
+}
+
+/* the client's CLIENT_JOIN: false with the outcome said */
+static bool client_joined(gw_conform_io *io, gw_replay_pdu *a)
+{
+    if (gw_conform_await(io, io->wait_ms, is_join, NULL, a) == GW_GOT)
+        return true;
+    gw_conform_say(io, GW_FAIL, "the client sent no CLIENT_JOIN within %.1f s", io->wait_ms / 1000.0);
+    return false;
+}
+
+#define JOINED_OR_FAIL(io, a) \
+    gw_replay_pdu a; \
+    if (!client_joined(io, &a)) \
+        return GW_FAIL
+
+static gw_verdict client_join(gw_conform_io *io)
+{
+    JOINED_OR_FAIL(io, a);
+    const gw_item *rev = gw_replay_item(&a, OTTD_F_REVISION, 0), *name = gw_replay_item(&a, OTTD_F_NAME, 0);
+    if (!rev || !name)
+        return gw_conform_say(io, GW_FAIL, "CLIENT_JOIN without its revision or name");
+    return gw_conform_say(io, GW_PASS, "CLIENT_JOIN: revision \"%.*s\", name \"%.*s\"", (int)rev->v.b.n,
+                          (const char *)rev->v.b.p, (int)name->v.b.n, (const char *)name->v.b.p);
+}
+
+/* a refusal of the join; does the client end the connection? */
+static gw_verdict client_ends_after(gw_conform_io *io, int64_t pk, const gw_wval *vals, const char *what)
+{
+    JOINED_OR_FAIL(io, a);
+    if (!gw_conform_send(io, P, pk, vals))
+        return GW_FAIL;
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
+    gw_wait w;
+    while ((w = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT)
+        if (packet(&a) == PK_CLIENT_GETMAP || packet(&a) == PK_CLIENT_NEWGRFS_CHECKED)
+            return gw_conform_say(io, GW_FAIL, "after %s the client went on with the join", what);
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_PASS, "after %s the client closed the connection", what);
+    return gw_conform_say(io, GW_NON_STRICT, "after %s the client kept the connection %.1f s", what,
+                          io->wait_ms / 1000.0);
+}
+
+static gw_verdict client_error(gw_conform_io *io)
+{
+    return client_ends_after(io, PK_SERVER_ERROR, GW_WVALS(GW_WU(OTTD_F_ERROR_CODE, 8)), "SERVER_ERROR WRONG_REVISION");
+}
+
+static gw_verdict client_full(gw_conform_io *io)
+{
+    return client_ends_after(io, PK_SERVER_FULL, GW_NO_VALUES, "SERVER_FULL");
+}
+
+static gw_verdict client_banned(gw_conform_io *io)
+{
+    return client_ends_after(io, PK_SERVER_BANNED, GW_NO_VALUES, "SERVER_BANNED");
+}
+
+/* a step of the join sent: does the client answer with `want`? */
+static gw_verdict client_answers(gw_conform_io *io, int64_t pk, const gw_wval *vals, int64_t want, const char *what,
+                                 const char *answer, gw_verdict otherwise)
+{
+    JOINED_OR_FAIL(io, a);
+    if (!gw_conform_send(io, P, pk, vals))
+        return GW_FAIL;
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
+    gw_wait r;
+    while ((r = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT)
+        if (packet(&a) == want)
+            return gw_conform_say(io, GW_PASS, "%s answered with %s", what, answer);
+    return gw_conform_say(io, otherwise, "%s: no %s within %.1f s%s", what, answer, io->wait_ms / 1000.0,
+                          r == GW_CLOSED ? " (the client closed the connection)" : "");
+}
+
+static gw_verdict client_newgrfs(gw_conform_io *io)
+{
+    return client_answers(io, PK_SERVER_CHECK_NEWGRFS, GW_WVALS(GW_WU(OTTD_F_GRF_COUNT, 0)), PK_CLIENT_NEWGRFS_CHECKED,
+                          "SERVER_CHECK_NEWGRFS (no NewGRFs)", "CLIENT_NEWGRFS_CHECKED", GW_FAIL);
+}
+
+static gw_verdict client_welcome(gw_conform_io *io)
+{
+    static const char id[] = "conform";
+    return client_answers(io, PK_SERVER_WELCOME,
+                          GW_WVALS(GW_WU(OTTD_F_CLIENT_ID, 5), GW_WU(OTTD_F_GENERATION_SEED, 1),
+                                   GW_WB(OTTD_F_NETWORK_ID, id, sizeof id - 1)),
+                          PK_CLIENT_GETMAP, "SERVER_WELCOME", "CLIENT_GETMAP", GW_FAIL);
+}
+
+static gw_verdict client_password(gw_conform_io *io)
+{
+    return client_answers(io, PK_SERVER_NEED_GAME_PASSWORD, GW_NO_VALUES, PK_CLIENT_GAME_PASSWORD,
+                          "SERVER_NEED_GAME_PASSWORD", "CLIENT_GAME_PASSWORD", GW_INFO);
+}
+
+/* raw bytes after the join: does the client drop the connection? */
+static gw_verdict client_dropped(gw_conform_io *io, const uint8_t *d, size_t n, const char *what)
+{
+    JOINED_OR_FAIL(io, a);
+    if (!io->send(io, d, n))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    int64_t until = gw_conform_clock_ms() + io->wait_ms;
+    gw_wait w;
+    while ((w = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT)
+        ;
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_PASS, "%s: the client closed the connection", what);
+    return gw_conform_say(io, GW_INFO, "%s: the client kept the connection %.1f s", what, io->wait_ms / 1000.0);
+}
+
+static gw_verdict client_unknown(gw_conform_io *io)
+{
+    static const uint8_t pkt[] = {0x03, 0x00, 0xfa};
+    return client_dropped(io, pkt, sizeof pkt, "packet type 250");
+}
+
+static gw_verdict client_undersized(gw_conform_io *io)
+{
+    static const uint8_t pkt[] = {0x02, 0x00, 0x02};
+    return client_dropped(io, pkt, sizeof pkt, "a packet whose size (2) is less than its header");
+}
+
+/* the case is over: a client leaves; pcaptool as server just closes */
 static void ottd_finish(gw_conform_io *io)
 {
-    gw_conform_send(io, P, PK_CLIENT_QUIT, GW_NO_VALUES);
+    if (io->role == GW_ROLE_SERVER)
+        gw_conform_send(io, P, PK_CLIENT_QUIT, GW_NO_VALUES);
 }
 
 #define SERVER GW_ROLE_SERVER
+#define CLIENT GW_ROLE_CLIENT
 #define SRC "network_server.cpp (13.0)"
+#define CSRC "network_client.cpp (13.0)"
 static const gw_conform_case cases[] = {
     {"openttd/join/welcome", SERVER, "A join as the 13.0 client sends it is welcomed",
      "openttd-wiki.md, Joining; WIRE-NOTES 2",
@@ -427,6 +557,53 @@ static const gw_conform_case cases[] = {
      "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
      "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
      truncated_join},
+    {"openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "openttd-wiki.md, Joining; WIRE-NOTES 2",
+     "it first fetches some data ... Then it verifies itself, gives his name and, if needed, passwords.",
+     "nothing: the client's first packet is read",
+     "CLIENT_JOIN with a revision and a name; Fail otherwise",
+     client_join},
+    {"openttd/client/error-ends", CLIENT, "A client told SERVER_ERROR leaves", CSRC,
+     "Receive_SERVER_ERROR: ... return NETWORK_RECV_STATUS_SERVER_ERROR;",
+     "SERVER_ERROR WRONG_REVISION after the join",
+     "the client closes the connection; Fail when it goes on with the join; Non-strict when it stays",
+     client_error},
+    {"openttd/client/full-ends", CLIENT, "A client told the server is full leaves", CSRC,
+     "Receive_SERVER_FULL: ... return NETWORK_RECV_STATUS_SERVER_FULL;",
+     "SERVER_FULL after the join",
+     "the client closes the connection; Fail when it goes on with the join; Non-strict when it stays",
+     client_full},
+    {"openttd/client/banned-ends", CLIENT, "A banned client leaves", CSRC,
+     "Receive_SERVER_BANNED: ... return NETWORK_RECV_STATUS_SERVER_BANNED;",
+     "SERVER_BANNED after the join",
+     "the client closes the connection; Fail when it goes on with the join; Non-strict when it stays",
+     client_banned},
+    {"openttd/client/newgrfs-checked", CLIENT, "A NewGRF check is answered", CSRC,
+     "Receive_SERVER_CHECK_NEWGRFS: ... if (ret == NETWORK_RECV_STATUS_OKAY) SendNewGRFsOk();",
+     "SERVER_CHECK_NEWGRFS listing no NewGRF",
+     "CLIENT_NEWGRFS_CHECKED; Fail otherwise",
+     client_newgrfs},
+    {"openttd/client/welcome-getmap", CLIENT, "A welcomed client asks for the map", "openttd-wiki.md, Joining",
+     "Then it asks for a copy of the current map",
+     "SERVER_WELCOME (client id 5)",
+     "CLIENT_GETMAP; Fail otherwise",
+     client_welcome},
+    {"openttd/client/game-password", CLIENT, "A client asked for the game password answers (recorded)", CSRC,
+     "Receive_SERVER_NEED_GAME_PASSWORD: ... ShowNetworkNeedPassword / SendGamePassword",
+     "SERVER_NEED_GAME_PASSWORD",
+     "CLIENT_GAME_PASSWORD; Info when none comes (a client without a password waits for its user)",
+     client_password},
+    {"openttd/client/unknown-type", CLIENT, "An unknown packet type ends the connection (recorded)",
+     "network/core/tcp_game.cpp (13.0)",
+     "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
+     "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
+     "a 3-byte packet of type 250 after the join",
+     "the client closes the connection; Info when it keeps it",
+     client_unknown},
+    {"openttd/client/undersized", CLIENT, "A size below the header's ends the connection (recorded)", "WIRE-NOTES 2",
+     "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
+     "a packet whose size field says 2, after the join",
+     "the client closes the connection; Info when it keeps it",
+     client_undersized},
 };
 
 const gw_conform gw_openttd_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,

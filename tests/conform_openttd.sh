@@ -1,9 +1,12 @@
 #!/bin/sh
 # conform_openttd.sh PCAPTOOL - pcaptool conform --proto openttd against a real
-# OpenTTD 13.0 dedicated server (the Debian package) on loopback. Every case's
-# verdict is the one the README's verdict table gives and justifies: all pass
-# but openttd/join/wrong-password, skipped (this server asks for no
-# password); the run exits 0; its JUnit names the 13 cases.
+# OpenTTD 13.0 (the Debian package) on loopback: a dedicated server, then its
+# client without a display. Every case's verdict is the one the README's
+# verdict table gives and justifies: as server all pass but
+# openttd/join/wrong-password, skipped (this server asks for no password),
+# and the JUnit names the 13 cases; as client all pass but
+# openttd/client/game-password, info (a client without a password waits for
+# its user). Both runs exit 0.
 # The server's port: CONFORM_PORT, else one picked by the process id.
 set -u
 pcaptool=$1
@@ -54,5 +57,45 @@ if ! diff "$work/want.txt" "$work/got.txt"; then
 fi
 [ "$rc" = 0 ] || { echo "FAIL: exit $rc, expected 0"; cat "$work/err.txt"; fail=1; }
 grep -q 'tests="13" failures="0"' "$work/junit.xml" || { echo "FAIL: JUnit:"; cat "$work/junit.xml"; fail=1; }
-[ $fail = 0 ] && echo "ok: 13 cases, the verdicts the README gives"
+[ $fail = 0 ] && echo "ok: 13 cases as server, the verdicts the README gives"
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+server=""
+
+# the implementation as client: Debian's 13.0 client without a display
+# (null drivers; a client name set, or it would ask its user for one),
+# started afresh for each case; each run is bounded (it stays in its menu
+# once a case has ended the connection)
+printf '[network]\nclient_name = conform\n' > "$work/client.cfg"
+cport=$((port + 1)) # the server's port may linger a moment after it exits
+(while :; do
+    HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" timeout 12 \
+        "$openttd" -c "$work/client.cfg" -v null:ticks=100000000 -s null -m null -b null -n "127.0.0.1:$cport" -x \
+        < /dev/null > /dev/null 2>&1
+done) &
+clients=$!
+"$pcaptool" conform --proto openttd --side server --target "127.0.0.1:$cport" --timeout 2 --format json \
+    > "$work/client.jsonl" 2> "$work/client-err.txt"
+crc=$?
+kill "$clients" 2>/dev/null
+wait "$clients" 2>/dev/null
+pkill -f "$work/client.cfg" 2>/dev/null
+sed -n 's/.*"case":"\([^"]*\)".*"verdict":"\([^"]*\)".*/\1 \2/p' "$work/client.jsonl" | sort > "$work/got-client.txt"
+sort > "$work/want-client.txt" <<EOF
+openttd/client/banned-ends pass
+openttd/client/error-ends pass
+openttd/client/full-ends pass
+openttd/client/game-password info
+openttd/client/join pass
+openttd/client/newgrfs-checked pass
+openttd/client/undersized pass
+openttd/client/unknown-type pass
+openttd/client/welcome-getmap pass
+EOF
+if ! diff "$work/want-client.txt" "$work/got-client.txt"; then
+    echo "FAIL: client verdicts differ from the README's (< wanted, > got):"; cat "$work/client.jsonl" "$work/client-err.txt"
+    fail=1
+fi
+[ "$crc" = 0 ] || { echo "FAIL: client run exit $crc, expected 0"; cat "$work/client-err.txt"; fail=1; }
+[ $fail = 0 ] && echo "ok: 9 cases as client, the verdicts the README gives"
 exit $fail
