@@ -44,27 +44,31 @@ static bool handshake_answer(const gw_replay_pdu *p, const void *arg)
     return message(p) == MSG_REFUSAL || message(p) == MSG_ACCEPT;
 }
 
-/* a connection request in the server's byte order (little-endian until it
-   is known) */
-static bool send_request(gw_conform_io *io, const gne_identity *id, uint64_t version, const char *game,
-                         uint64_t user, bool unreliable)
+/* build a message in the byte order of id (little-endian while it is not
+   known: learn() sets both) and send it */
+static bool send_in_order(gw_conform_io *io, const gne_identity *id, int64_t type, const gw_wval *vals)
 {
     int opts[GW_MAX_OPTIONS];
     memcpy(opts, io->opts, sizeof opts);
-    opts[GNE_OPT_BYTE_ORDER] = id->known && id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
-    uint8_t d[128];
-    size_t n = P->build(opts, MSG_REQUEST,
-                        GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, version),
-                                 GW_WU(GNE_F_SUB_VERSION, id->known ? id->sub : 0),
-                                 GW_WU(GNE_F_BUILD, id->known ? id->build : 7),
-                                 GW_WB(GNE_F_GAME_NAME, game, strlen(game)), GW_WU(GNE_F_USER_VERSION, user),
-                                 GW_WU(GNE_F_RATE, 0), GW_WU(GNE_F_UNRELIABLE, unreliable)),
-                        d, sizeof d);
-    if (!n || !io->send(io, d, n)) {
+    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    uint8_t d[256];
+    size_t n = P->build(opts, type, vals, d, sizeof d);
+    return n && io->send(io, d, n);
+}
+
+/* a connection request in the server's byte order */
+static bool send_request(gw_conform_io *io, const gne_identity *id, uint64_t version, const char *game,
+                         uint64_t user, bool unreliable)
+{
+    bool sent = send_in_order(io, id, MSG_REQUEST,
+                              GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, version),
+                                       GW_WU(GNE_F_SUB_VERSION, id->known ? id->sub : 0),
+                                       GW_WU(GNE_F_BUILD, id->known ? id->build : 7),
+                                       GW_WB(GNE_F_GAME_NAME, game, strlen(game)), GW_WU(GNE_F_USER_VERSION, user),
+                                       GW_WU(GNE_F_RATE, 0), GW_WU(GNE_F_UNRELIABLE, unreliable)));
+    if (!sent)
         gw_conform_say(io, GW_FAIL, "could not send the connection request");
-        return false;
-    }
-    return true;
+    return sent;
 }
 
 /* the server's identity from its refusal a; false when the refusal lacks it */
@@ -175,20 +179,9 @@ static bool client_request(gw_conform_io *io, gne_identity *id, gw_replay_pdu *r
     return true;
 }
 
-/* a handshake message to the client, in its byte order */
-static bool send_answer(gw_conform_io *io, const gne_identity *id, int64_t type, const gw_wval *vals)
-{
-    int opts[GW_MAX_OPTIONS];
-    memcpy(opts, io->opts, sizeof opts);
-    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
-    uint8_t d[128];
-    size_t n = P->build(opts, type, vals, d, sizeof d);
-    return n && io->send(io, d, n);
-}
-
 static bool accept_client(gw_conform_io *io, const gne_identity *id, int64_t udp_port)
 {
-    return send_answer(io, id, MSG_ACCEPT,
+    return send_in_order(io, id, MSG_ACCEPT,
                        GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 0),
                                 GW_WU(GNE_F_UDP_PORT, (uint64_t)udp_port)));
 }
@@ -326,12 +319,7 @@ static gw_verdict udp_asked(gw_conform_io *io)
 
 static bool send_packets(gw_conform_io *io, const gne_identity *id, const gw_wval *vals)
 {
-    int opts[GW_MAX_OPTIONS];
-    memcpy(opts, io->opts, sizeof opts);
-    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
-    uint8_t d[256];
-    size_t n = P->build(opts, MSG_PACKETS, vals, d, sizeof d);
-    return n && io->send(io, d, n);
+    return send_in_order(io, id, MSG_PACKETS, vals);
 }
 
 #define PING_ID 0x1234abcdu
@@ -458,7 +446,7 @@ static gw_verdict client_refused(gw_conform_io *io)
     if (!client_request(io, &id, &a))
         return GW_FAIL;
     /* the client's own identity but another user version: a mismatch */
-    if (!send_answer(io, &id, MSG_REFUSAL,
+    if (!send_in_order(io, &id, MSG_REFUSAL,
                      GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 0), GW_WU(GNE_F_VERSION, id.version),
                               GW_WU(GNE_F_SUB_VERSION, id.sub), GW_WU(GNE_F_BUILD, id.build),
                               GW_WB(GNE_F_GAME_NAME, id.game, strlen(id.game)), GW_WU(GNE_F_USER_VERSION, id.user + 1))))

@@ -77,6 +77,18 @@ def check_run(pcaptool, proto, port, name, rc, recs, err, files, n_cases, fails,
           and "<script" not in html and "http" not in html.replace("http-equiv", ""), len(html))
 
 
+def check_modes(pcaptool, proto, peer, port, work, expected, n_cases, silence_ms):
+    """every role -> mode -> (the cases it must fail, the other verdicts not
+    pass) of `expected` run against the peer and checked (check_run); a
+    client lingers silence_ms after its last packet"""
+    for role, modes in expected.items():
+        for mode, (fails, others) in modes.items():
+            files = report_files(work, role + "-" + mode)
+            rc, recs, err = run_against_peer(pcaptool, proto, peer, port, role, mode, report_args(files), silence_ms)
+            check_run(pcaptool, proto, port, "%s %s" % (role, mode), rc, recs, err, files, n_cases[role], fails,
+                      others)
+
+
 def report_files(work, name):
     return {k: os.path.join(work, "%s.%s" % (name, k)) for k in ("xml", "html", "pcapng")}
 

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 from checks import finish
-from conform_common import check_run, report_args, report_files, run_against_peer
+from conform_common import check_modes
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-eoudp.")
@@ -49,10 +49,5 @@ EXPECTED = {
 }
 N_CASES = {"server": 11, "client": 9}
 
-for role, modes in EXPECTED.items():
-    for mode, (fails, others) in modes.items():
-        files = report_files(work, role + "-" + mode)
-        rc, recs, err = run_against_peer(PCAPTOOL, "eoudp", PEER, port, role, mode, report_args(files), 800)
-        check_run(PCAPTOOL, "eoudp", port, "%s %s" % (role, mode), rc, recs, err, files, N_CASES[role], fails,
-                  others)
+check_modes(PCAPTOOL, "eoudp", PEER, port, work, EXPECTED, N_CASES, 800)
 finish()

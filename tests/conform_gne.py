@@ -14,8 +14,8 @@ import os
 import sys
 import tempfile
 
-from checks import check, finish
-from conform_common import check_run, report_args, report_files, run_against_peer
+from checks import finish
+from conform_common import check_modes
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-gne.")
@@ -51,10 +51,6 @@ EXPECTED = {
 }
 N_CASES = {"server": 13, "client": 9}
 
-for role, modes in EXPECTED.items():
-    for mode, (fails, others) in modes.items():
-        files = report_files(work, role + "-" + mode)
-        # a client lingers 1.5 s after the last packet: longer than any wait
-        rc, recs, err = run_against_peer(PCAPTOOL, "gne", PEER, port, role, mode, report_args(files), 1500)
-        check_run(PCAPTOOL, "gne", port, "%s %s" % (role, mode), rc, recs, err, files, N_CASES[role], fails, others)
+# a client lingers 1.5 s after the last packet: longer than any wait
+check_modes(PCAPTOOL, "gne", PEER, port, work, EXPECTED, N_CASES, 1500)
 finish()
