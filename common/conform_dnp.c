@@ -12,6 +12,19 @@
 
 static const uint8_t payload[] = "conform";
 
+/* what a case sent and what the peer answered that refers to nothing sent */
+typedef struct {
+    uint64_t numbers;   /* bit n: reliable #n was sent (pcaptool sends #0 to #10) */
+    unsigned requests;  /* connection requests sent */
+    unsigned answers;   /* connection acks received */
+    int64_t bogus_ack;  /* 1 + the number of an ack of nothing sent; 0: none */
+} dnp_case;
+
+static void sent_number(gw_conform_io *io, uint64_t n)
+{
+    ((dnp_case *)io->case_state)->numbers |= n < 64 ? 1ull << n : 0;
+}
+
 /* ---- the peer's answers ---------------------------------------------------- */
 
 static bool ack_of(const gw_replay_pdu *p, const void *arg)
@@ -35,6 +48,7 @@ static bool link_answer(const gw_replay_pdu *p, const void *arg)
 
 static bool send_reliable(gw_conform_io *io, uint64_t number)
 {
+    sent_number(io, number);
     return gw_conform_send(io, P, DNP_RELIABLE_MESSAGE,
                            GW_WVALS(GW_WU(DNP_F_SEQ, number), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1)));
 }
@@ -45,6 +59,7 @@ static bool send_request(gw_conform_io *io, unsigned n, const uint16_t *protocol
     for (unsigned i = 0; i < n && i < 16; i++)
         v[1 + i] = (gw_wval)GW_WU(DNP_F_PROTOCOL, protocols[i]);
     v[1 + (n < 16 ? n : 16)].field = GW_W_END;
+    ((dnp_case *)io->case_state)->requests++;
     return gw_conform_send(io, P, DNP_CONNECT_REQUEST, v);
 }
 
@@ -71,53 +86,76 @@ static gw_verdict acked(gw_conform_io *io, uint64_t number, const char *what)
 }
 
 /* Does the peer stay silent about reliable acks for quiet_ms? GW_PASS, or
-   GW_FAIL (the outcome says which ack came). */
+   GW_FAIL (the outcome says which ack came, or that the connection ended:
+   a dead peer acknowledges nothing either). Silence alone proves nothing:
+   the case then asks for an answer the text requires. */
 static gw_verdict no_ack(gw_conform_io *io, const char *what)
 {
     gw_replay_pdu a;
-    if (gw_conform_await(io, io->quiet_ms, any_ack, NULL, &a) != GW_GOT)
+    gw_wait w = gw_conform_await(io, io->quiet_ms, any_ack, NULL, &a);
+    if (w == GW_SILENT)
         return GW_PASS;
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_FAIL, "%s, but then the peer's port was closed (nothing shows it ignored it)", what);
     uint64_t seq = 0;
     gw_replay_u(&a, DNP_F_SEQ, &seq);
     return gw_conform_say(io, GW_FAIL, "%s, but the peer acknowledged #%llu", what, (unsigned long long)seq);
 }
 
+/* the server's answer to a connection request: GW_PASS with the result, or
+   GW_FAIL with the outcome said */
+static gw_verdict request_answer(gw_conform_io *io, uint64_t *result, uint64_t *proto)
+{
+    int64_t type = DNP_CONNECT_ACK;
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a);
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_FAIL, "the server's port was closed (ICMP port unreachable)");
+    if (w != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "no connection ack within %.1f s", io->wait_ms / 1000.0);
+    *result = 1;
+    *proto = UINT64_MAX;
+    gw_replay_u(&a, DNP_F_RESULT, result);
+    gw_replay_u(&a, DNP_F_PROTOCOL, proto);
+    return GW_PASS;
+}
+
 /* A fresh connection: as the client, request one offering DNP1 and wait
    for its acceptance; as the server, wait for the client's request and
-   accept it with DNP1. False with the outcome said when it failed. */
-static bool open_connection(gw_conform_io *io)
+   accept it with DNP1. GW_PASS, or the case's verdict with the outcome
+   said: a refusal for "technical reasons or restrictions imposed on the
+   client" (result 1, and any code the text does not know, which "has to
+   be treated as if ResultCode had been 1") is the server's right, and
+   leaves nothing to judge: skipped. */
+static gw_verdict open_connection(gw_conform_io *io)
 {
     gw_replay_pdu a;
     if (io->role == GW_ROLE_SERVER) {
         static const uint16_t dnp1[] = {0};
         if (!send_request(io, 1, dnp1))
-            return false;
-        int64_t type = DNP_CONNECT_ACK;
-        gw_wait w = gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a);
-        uint64_t result = 1;
-        if (w == GW_GOT && gw_replay_u(&a, DNP_F_RESULT, &result) && result == 0)
-            return true;
-        if (w == GW_GOT)
-            gw_conform_say(io, GW_FAIL, "the server refused the connection (result %llu)", (unsigned long long)result);
-        else if (w == GW_CLOSED)
-            gw_conform_say(io, GW_FAIL, "the server could not be reached");
-        else
-            gw_conform_say(io, GW_FAIL, "the server did not answer a connection request within %.1f s",
-                           io->wait_ms / 1000.0);
-        return false;
+            return GW_FAIL;
+        uint64_t result, proto;
+        if (request_answer(io, &result, &proto) != GW_PASS)
+            return GW_FAIL;
+        if (result == 0)
+            return GW_PASS;
+        if (result == 2)
+            return gw_conform_say(io, GW_FAIL, "the server refused DNP1, the only protocol the text defines (result 2)");
+        return gw_conform_say(io, GW_SKIPPED, "the server refused the connection (result %llu: technical reasons or "
+                              "restrictions, its right); nothing to judge", (unsigned long long)result);
     }
     int64_t type = DNP_CONNECT_REQUEST;
-    if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a) != GW_GOT) {
-        gw_conform_say(io, GW_FAIL, "the client sent no connection request within %.1f s", io->wait_ms / 1000.0);
-        return false;
-    }
-    return gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0)));
+    if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a) != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "the client sent no connection request within %.1f s", io->wait_ms / 1000.0);
+    return gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))) ? GW_PASS
+                                                                                                          : GW_FAIL;
 }
 
 #define OPEN_OR_FAIL(io) \
     do { \
-        if (!open_connection(io)) \
-            return GW_FAIL; \
+        gw_verdict open_ = open_connection(io); \
+        if (open_ != GW_PASS) \
+            return open_; \
     } while (0)
 
 /* ---- both roles ------------------------------------------------------------ */
@@ -216,7 +254,10 @@ static gw_verdict unreliable_not_acked(gw_conform_io *io)
     if (!gw_conform_send(io, P, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))))
         return GW_FAIL;
     gw_verdict v = no_ack(io, "an unreliable message is not acknowledged");
-    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "no acknowledgement followed the unreliable message") : v;
+    if (v == GW_PASS)
+        v = acked(io, 0, "after the unreliable message");
+    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "no acknowledgement followed the unreliable message; reliable #0 "
+                                         "was then acknowledged") : v;
 }
 
 /* one uint32 value, 99: value_count u16, type u8 (5 = UInt32), value */
@@ -229,6 +270,7 @@ static gw_verdict link_state_answered(gw_conform_io *io)
        those it takes, and drops a link state whose id it uses itself
        without an answer: an id no implementation starts its own at */
     uint64_t link = 1000, number = 0;
+    sent_number(io, number);
     if (!gw_conform_send(io, P, DNP_LINK_STATE,
                          GW_WVALS(GW_WU(DNP_F_SEQ, number), GW_WU(DNP_F_LINK_ID, link), GW_WU(DNP_F_FLAGS, 1),
                                   GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1),
@@ -276,8 +318,37 @@ static gw_verdict close_ends(gw_conform_io *io)
     OPEN_OR_FAIL(io);
     if (!gw_conform_send(io, P, DNP_CLOSE, GW_NO_VALUES) || !send_reliable(io, 0))
         return GW_FAIL;
+    if (io->role == GW_ROLE_CLIENT) {
+        /* a client that was closed ends or connects anew: its port closing
+           or a fresh request shows it; a client still there and silent
+           cannot be told from one that ignored #0 */
+        int64_t until = gw_conform_clock_ms() + io->wait_ms;
+        while (gw_conform_clock_ms() < until) {
+            if (!gw_conform_send(io, P, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))))
+                break;
+            gw_replay_pdu a;
+            gw_wait w = gw_conform_await(io, 200, NULL, NULL, &a);
+            if (w == GW_CLOSED)
+                return gw_conform_say(io, GW_PASS, "#0 went unacknowledged and the client's port then closed: it ended");
+            if (w == GW_GOT && any_ack(&a, NULL))
+                return gw_conform_say(io, GW_FAIL, "after the close the client acknowledged a reliable message");
+            if (w == GW_GOT && a.type == DNP_CONNECT_REQUEST)
+                return gw_conform_say(io, GW_PASS, "#0 went unacknowledged and the client asked for a new connection");
+        }
+        return gw_conform_say(io, GW_INFO, "#0 went unacknowledged, but the client stayed silent and its port open: "
+                              "ignoring cannot be told from not listening");
+    }
     gw_verdict v = no_ack(io, "the connection was closed");
-    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "after the close, reliable message #0 was not acknowledged") : v;
+    if (v != GW_PASS)
+        return v;
+    /* the server forgot the connection: a new request is answered */
+    static const uint16_t dnp1[] = {0};
+    uint64_t result, proto;
+    if (!send_request(io, 1, dnp1) || request_answer(io, &result, &proto) != GW_PASS)
+        return gw_conform_say(io, GW_FAIL, "#0 went unacknowledged after the close, but a new connection request was "
+                              "not answered either: silence shows nothing");
+    return gw_conform_say(io, GW_PASS, "after the close #0 went unacknowledged, and a new connection request was "
+                          "answered (result %llu): the connection was forgotten", (unsigned long long)result);
 }
 
 /* ---- the implementation as server ------------------------------------------ */
@@ -285,21 +356,21 @@ static gw_verdict close_ends(gw_conform_io *io)
 static gw_verdict connect_accepted(gw_conform_io *io)
 {
     static const uint16_t dnp1[] = {0};
-    if (!send_request(io, 1, dnp1))
+    uint64_t result, proto;
+    if (!send_request(io, 1, dnp1) || request_answer(io, &result, &proto) != GW_PASS)
         return GW_FAIL;
-    int64_t type = DNP_CONNECT_ACK;
-    gw_replay_pdu a;
-    gw_wait w = gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a);
-    if (w != GW_GOT)
-        return gw_conform_say(io, GW_FAIL, "no connection ack within %.1f s", io->wait_ms / 1000.0);
-    uint64_t result = 9, proto = 9;
-    gw_replay_u(&a, DNP_F_RESULT, &result);
+    if (result == 2)
+        return gw_conform_say(io, GW_FAIL, "a request offering DNP1 was refused for no common protocol (result 2)");
     if (result != 0)
-        return gw_conform_say(io, GW_FAIL, "a request offering DNP1 was refused (result %llu)", (unsigned long long)result);
-    if (!gw_replay_u(&a, DNP_F_PROTOCOL, &proto) || proto != 0)
+        return gw_conform_say(io, GW_SKIPPED, "refused (result %llu: technical reasons or restrictions, the server's "
+                              "right); acceptance cannot be judged", (unsigned long long)result);
+    if (proto != 0)
         return gw_conform_say(io, GW_FAIL, "accepted, but with protocol %lld, which the request did not offer",
-                              gw_replay_u(&a, DNP_F_PROTOCOL, &proto) ? (long long)proto : -1LL);
-    return gw_conform_say(io, GW_PASS, "accepted (result 0) with protocol 0, DNP1");
+                              proto == UINT64_MAX ? -1LL : (long long)proto);
+    /* an ack refers to no request: the connection must also work */
+    gw_verdict v = acked(io, 0, "on the accepted connection");
+    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "accepted (result 0) with protocol 0, DNP1; reliable #0 then "
+                                         "acknowledged") : v;
 }
 
 static gw_verdict request_answered(gw_conform_io *io, unsigned n, const uint16_t *offer, uint64_t *result,
@@ -307,14 +378,7 @@ static gw_verdict request_answered(gw_conform_io *io, unsigned n, const uint16_t
 {
     if (!send_request(io, n, offer))
         return GW_FAIL;
-    int64_t type = DNP_CONNECT_ACK;
-    gw_replay_pdu a;
-    if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a) != GW_GOT)
-        return gw_conform_say(io, GW_FAIL, "no connection ack within %.1f s", io->wait_ms / 1000.0);
-    *proto = UINT64_MAX;
-    gw_replay_u(&a, DNP_F_RESULT, result);
-    gw_replay_u(&a, DNP_F_PROTOCOL, proto);
-    return GW_PASS;
+    return request_answer(io, result, proto);
 }
 
 static gw_verdict connect_no_common(gw_conform_io *io)
@@ -341,8 +405,11 @@ static gw_verdict connect_unknown_ignored(gw_conform_io *io)
         return gw_conform_say(io, GW_PASS, "accepted with DNP1; the unknown protocol 9 was passed over");
     if (result == 0)
         return gw_conform_say(io, GW_FAIL, "accepted with protocol %llu, unknown", (unsigned long long)proto);
-    return gw_conform_say(io, GW_FAIL, "refused (result %llu) a client that offers DNP1 after an unknown protocol",
-                          (unsigned long long)result);
+    if (result == 2)
+        return gw_conform_say(io, GW_FAIL, "refused a client that offers DNP1 after an unknown protocol for no common "
+                              "protocol (result 2)");
+    return gw_conform_say(io, GW_SKIPPED, "refused (result %llu: technical reasons or restrictions, the server's "
+                          "right); cannot be judged", (unsigned long long)result);
 }
 
 static gw_verdict connect_repeat_ignored(gw_conform_io *io)
@@ -368,7 +435,16 @@ static gw_verdict connect_first(gw_conform_io *io)
     if (!send_reliable(io, 0))
         return GW_FAIL;
     gw_verdict v = no_ack(io, "no connection was requested");
-    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "a reliable message from an unconnected client went unanswered") : v;
+    if (v != GW_PASS)
+        return v;
+    /* silence is no evidence: the server must answer a request */
+    static const uint16_t dnp1[] = {0};
+    uint64_t result, proto;
+    if (!send_request(io, 1, dnp1) || request_answer(io, &result, &proto) != GW_PASS)
+        return gw_conform_say(io, GW_FAIL, "a reliable message from an unconnected client went unanswered, but so did "
+                              "the connection request after it: silence shows nothing");
+    return gw_conform_say(io, GW_PASS, "a reliable message from an unconnected client went unanswered; the request "
+                          "after it was answered (result %llu)", (unsigned long long)result);
 }
 
 /* ---- the implementation as client ------------------------------------------ */
@@ -411,6 +487,12 @@ static gw_verdict request_resent(gw_conform_io *io)
 static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
 {
     uint64_t seq, link;
+    dnp_case *k = io->case_state;
+    if (p->type == DNP_RELIABLE_ACK && gw_replay_u(p, DNP_F_SEQ, &seq) && !k->bogus_ack &&
+        !(seq < 64 && (k->numbers >> seq & 1)))
+        k->bogus_ack = (int64_t)seq + 1;
+    if (p->type == DNP_CONNECT_ACK)
+        k->answers++;
     bool reliable = p->type == DNP_RELIABLE_MESSAGE || p->type == DNP_LINK_STATE ||
                     p->type == DNP_RELIABLE_MESSAGE_LONG || p->type == DNP_LINK_STATE_LONG;
     if (!reliable || !gw_replay_u(p, DNP_F_SEQ, &seq))
@@ -433,6 +515,22 @@ static void dnp_finish(gw_conform_io *io)
     gw_conform_send(io, P, DNP_CLOSE, GW_NO_VALUES);
 }
 
+/* A peer acknowledges what it received: an ack of a number never sent,
+   or more connection acks than requests, is no answer of a conforming peer
+   (a flood of canned datagrams passes every positive check otherwise:
+   DNP's numbers start at 0 on every connection). */
+static gw_verdict dnp_audit(gw_conform_io *io)
+{
+    const dnp_case *k = io->case_state;
+    if (k->bogus_ack)
+        return gw_conform_say(io, GW_FAIL, "the peer acknowledged reliable #%lld, which pcaptool never sent",
+                              (long long)k->bogus_ack - 1);
+    if (k->answers > k->requests)
+        return gw_conform_say(io, GW_FAIL, "the peer sent %u connection acks to %u connection request%s", k->answers,
+                              k->requests, k->requests == 1 ? "" : "s");
+    return GW_PASS;
+}
+
 /* ---- the catalogue ---------------------------------------------------------- */
 
 #define RELIABLE "dnp.md, Reliable Communication"
@@ -440,8 +538,9 @@ static const gw_conform_case cases[] = {
     {"dnp/connect/accepted", GW_ROLE_SERVER, "A request offering DNP1 is accepted with DNP1",
      "dnp.md, Connection Ack",
      "The server checks if the client supports at least one protocol the server supports too.",
-     "a connection request offering protocol 0 (DNP1)",
-     "a connection ack with result 0 and protocol 0; Fail otherwise",
+     "a connection request offering protocol 0 (DNP1), then reliable message #0",
+     "a connection ack with result 0 and protocol 0, then the ack of #0 (a connection ack refers to no "
+     "request: the connection must work); Skipped when refused with result 1 (the server's right); Fail otherwise",
      connect_accepted},
     {"dnp/connect/no-common-protocol", GW_ROLE_SERVER, "No common protocol is refused with result 2",
      "dnp.md, Connection Ack",
@@ -545,4 +644,5 @@ static const gw_conform_case cases[] = {
 };
 
 const gw_conform gw_dnp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases, .n_cases = sizeof cases / sizeof cases[0],
-                                   .duty = dnp_duty, .finish = dnp_finish};
+                                   .duty = dnp_duty, .finish = dnp_finish,
+                                   .case_state_size = sizeof(dnp_case), .audit = dnp_audit};

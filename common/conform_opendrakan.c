@@ -248,6 +248,8 @@ static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, boo
     gw_wait r;
     int64_t acked_now = 0, until = gw_conform_clock_ms() + ms;
     while ((r = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT) {
+        if (a.echo) /* a server sends no client packet: ours, sent back, shows nothing */
+            continue;
         unsigned ticks = 0, refs = 0;
         for (unsigned k = 0; type_of(&a, k) >= 0; k++) {
             int64_t t = type_of(&a, k);
@@ -283,6 +285,15 @@ static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, boo
     w->closed = r == GW_CLOSED;
 }
 
+/* the packets the server sent while watched, over both transports */
+static unsigned watched_total(const watched *w)
+{
+    unsigned n = 0;
+    for (unsigned t = 0; t <= T_COUNT; t++)
+        n += w->by[t][0] + w->by[t][1];
+    return n;
+}
+
 static gw_verdict level_handshake(gw_conform_io *io)
 {
     watched w;
@@ -313,6 +324,9 @@ static gw_verdict reliable_over_tcp(gw_conform_io *io)
     unsigned tcp = 0, udp = 0;
     for (unsigned t = 0; t <= T_COUNT; t++)
         tcp += w.by[t][0], udp += w.by[t][1];
+    if (!tcp && !udp) /* silence is no evidence */
+        return gw_conform_say(io, GW_FAIL, "the server sent nothing within %.1f s%s", io->wait_ms / 1000.0,
+                              w.closed ? " and closed the connection" : "");
     return gw_conform_say(io, GW_PASS, "%u reliable packets over TCP, %u unreliable over UDP", tcp, udp);
 }
 
@@ -397,6 +411,8 @@ static gw_verdict server_unknown(gw_conform_io *io)
     watch(io, io->wait_ms, &w, 0, false);
     if (w.closed)
         return gw_conform_say(io, GW_INFO, "the server closed the connection after type 77");
+    if (!watched_total(&w)) /* "went on" needs something it sent */
+        return gw_conform_say(io, GW_FAIL, "the server sent nothing within %.1f s after type 77", io->wait_ms / 1000.0);
     return gw_conform_say(io, GW_PASS, "type 77 was ignored: the server went on");
 }
 
@@ -408,6 +424,9 @@ static gw_verdict downlink_from_client(gw_conform_io *io)
     watch(io, io->wait_ms, &w, 0, false);
     if (w.closed)
         return gw_conform_say(io, GW_INFO, "the server closed the connection after a client's CONFIRM_SNAPSHOT");
+    if (!watched_total(&w)) /* "went on" needs something it sent */
+        return gw_conform_say(io, GW_FAIL, "the server sent nothing within %.1f s after a client's CONFIRM_SNAPSHOT",
+                              io->wait_ms / 1000.0);
     return gw_conform_say(io, GW_PASS, "a CONFIRM_SNAPSHOT from the client was ignored: the server went on");
 }
 

@@ -89,16 +89,23 @@ static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
             gw_conform_say(io, GW_SKIPPED, "the server asks for a password, which pcaptool does not know");
             return false;
         }
-        gw_conform_say(io, GW_FAIL, "a join as the 13.0 client sends it was refused: %s %s",
-                       k == PK_SERVER_ERROR ? "SERVER_ERROR" : k == PK_SERVER_FULL ? "SERVER_FULL" : "SERVER_BANNED",
-                       error_name(&a, e, sizeof e));
+        /* full, banned, not on the allow list, another revision: a server
+           may refuse a join, and then there is nothing to judge */
+        *v = gw_conform_say(io, GW_SKIPPED, "the server refused the join (%s%s%s): its right, but nothing to judge",
+                            k == PK_SERVER_ERROR ? "SERVER_ERROR" : k == PK_SERVER_FULL ? "SERVER_FULL" : "SERVER_BANNED",
+                            k == PK_SERVER_ERROR ? " " : "", k == PK_SERVER_ERROR ? error_name(&a, e, sizeof e) : "");
         return false;
     }
 }
 
+#define REFUSES_ALL (-4)
+
 /* Did the server end the join (a SERVER_ERROR, or the connection closed)
-   within the wait? The error in *code (-1: closed without one, -2: it
-   went on, -3: silence). */
+   within the wait? The error code, or -1: closed without one, -2: it went
+   on, -3: silence, REFUSES_ALL: it refuses every client here (SERVER_FULL,
+   SERVER_BANNED, SERVER_ERROR FULL or NOT_ON_ALLOW_LIST, which a server
+   sends to any join or at once on connecting: no sign of what it makes of
+   the case's packet). */
 static int64_t ending(gw_conform_io *io, gw_replay_pdu *a)
 {
     gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, a);
@@ -106,11 +113,22 @@ static int64_t ending(gw_conform_io *io, gw_replay_pdu *a)
         return -1;
     if (w == GW_SILENT)
         return -3;
+    if (packet(a) == PK_SERVER_FULL || packet(a) == PK_SERVER_BANNED)
+        return REFUSES_ALL;
     if (packet(a) != PK_SERVER_ERROR)
         return -2;
     uint64_t code = 0;
     gw_replay_u(a, OTTD_F_ERROR_CODE, &code);
-    return (int64_t)code;
+    return code == 14 || code == 21 ? REFUSES_ALL : (int64_t)code;
+}
+
+static gw_verdict refuses_all(gw_conform_io *io, const gw_replay_pdu *a, const char *what)
+{
+    char e[64];
+    int64_t k = packet(a);
+    return gw_conform_say(io, GW_SKIPPED, "%s: the server refuses every client here (%s%s%s): nothing to judge", what,
+                          k == PK_SERVER_FULL ? "SERVER_FULL" : k == PK_SERVER_BANNED ? "SERVER_BANNED" : "SERVER_ERROR",
+                          k == PK_SERVER_ERROR ? " " : "", k == PK_SERVER_ERROR ? error_name(a, e, sizeof e) : "");
 }
 
 /* the server must refuse with error `want` (a SERVER_ERROR with another
@@ -123,6 +141,8 @@ static gw_verdict refused_with(gw_conform_io *io, uint64_t want, const char *wha
     char e[64];
     if (code == (int64_t)want)
         return gw_conform_say(io, GW_PASS, "%s: SERVER_ERROR %s", what, error_name(&a, e, sizeof e));
+    if (code == REFUSES_ALL)
+        return refuses_all(io, &a, what);
     if (code >= 0)
         return gw_conform_say(io, GW_NON_STRICT, "%s: SERVER_ERROR %s, not %s", what, error_name(&a, e, sizeof e), wname);
     if (code == -1)
@@ -139,6 +159,8 @@ static gw_verdict dropped(gw_conform_io *io, const char *what)
     gw_replay_pdu a;
     int64_t code = ending(io, &a);
     char e[64];
+    if (code == REFUSES_ALL)
+        return refuses_all(io, &a, what);
     if (code == -1)
         return gw_conform_say(io, GW_PASS, "%s: the server closed the connection", what);
     if (code >= 0)
@@ -162,10 +184,12 @@ static gw_verdict join_welcome(gw_conform_io *io)
 
 static gw_verdict join_wrong_revision(gw_conform_io *io)
 {
-    static const char rev[] = "0.1.0-conform";
+    /* no release's name: a decoder (ours too) keeps the numbering it has,
+       where "0.1.0-..." would switch it to 0.5-0.7's */
+    static const char rev[] = "conform-no-release";
     if (!send_join(io, rev, sizeof rev - 1, NEWGRF_VERSION, "conform", 7))
         return GW_FAIL;
-    return refused_with(io, 8, "revision \"0.1.0-conform\"");
+    return refused_with(io, 8, "revision \"conform-no-release\"");
 }
 
 static gw_verdict join_wrong_newgrf_version(gw_conform_io *io)
@@ -329,6 +353,8 @@ static gw_verdict password_wrong(gw_conform_io *io)
         if (gw_conform_await(io, io->wait_ms, join_step, NULL, &a) != GW_GOT)
             return gw_conform_say(io, GW_FAIL, "no answer after CLIENT_NEWGRFS_CHECKED");
     }
+    if (packet(&a) == PK_SERVER_FULL || packet(&a) == PK_SERVER_BANNED || packet(&a) == PK_SERVER_ERROR)
+        return refuses_all(io, &a, "the join");
     if (packet(&a) != PK_SERVER_NEED_GAME_PASSWORD)
         return gw_conform_say(io, GW_SKIPPED, "the server asks for no game password");
     static const char wrong[] = "not-the-password";
@@ -481,26 +507,29 @@ static const gw_conform_case cases[] = {
      "openttd-wiki.md, Joining; WIRE-NOTES 2",
      "Then it verifies itself, gives his name and, if needed, passwords.",
      "CLIENT_JOIN: revision \"13.0\", NewGRF version 0x1d086d64, name \"conform\", spectator",
-     "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS when the game has NewGRFs); Skipped when a password is asked; "
-     "Fail on a refusal or silence",
+     "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS when the game has NewGRFs); Skipped when a password is asked or "
+     "the join is refused (full, banned, another revision: the server's right); Fail on silence or a close",
      join_welcome},
     {"openttd/join/wrong-revision", SERVER, "Another revision is refused with WRONG_REVISION", SRC,
      "Receive_CLIENT_JOIN: if (!IsNetworkCompatibleVersion(client_revision) ...) return "
      "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
-     "CLIENT_JOIN with revision \"0.1.0-conform\"",
-     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Fail when the join goes on",
+     "CLIENT_JOIN with revision \"conform-no-release\"",
+     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Skipped when the server refuses every client (full, banned); "
+     "Fail when the join goes on",
      join_wrong_revision},
     {"openttd/join/wrong-newgrf-version", SERVER, "Another NewGRF version is refused with WRONG_REVISION", SRC,
      "Receive_CLIENT_JOIN: ... || _openttd_newgrf_version != newgrf_version) return "
      "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
      "CLIENT_JOIN with revision \"13.0\" and NewGRF version 1",
-     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Fail when the join goes on",
+     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Skipped when the server refuses every client (full, banned); "
+     "Fail when the join goes on",
      join_wrong_newgrf_version},
     {"openttd/join/empty-name", SERVER, "An empty client name is refused", SRC,
      "Receive_CLIENT_JOIN: if (!NetworkIsValidClientName(client_name)) return "
      "this->SendError(NETWORK_ERROR_INVALID_CLIENT_NAME);",
      "CLIENT_JOIN with an empty name",
-     "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error or a bare close; Fail when the join goes on",
+     "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error or a bare close; Skipped when the server refuses every client (full, banned); "
+     "Fail when the join goes on",
      join_empty_name},
     {"openttd/join/wrong-password", SERVER, "A wrong game password is refused", "openttd-wiki.md, Joining; " SRC,
      "Receive_CLIENT_GAME_PASSWORD: if (_settings_client.network.server_password.compare(password) != 0) return "
@@ -518,7 +547,7 @@ static const gw_conform_case cases[] = {
      "Receive_CLIENT_COMMAND: if (this->status < STATUS_DONE_MAP || this->HasClientQuit()) return "
      "this->SendError(NETWORK_ERROR_NOT_EXPECTED);",
      "a join to WELCOME, then CLIENT_COMMAND",
-     "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error or a bare close; Fail otherwise",
+     "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error or a bare close; Skipped when the server refuses every client; Fail otherwise",
      command_before_map},
     {"openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "WIRE-NOTES 2",
      "SERVER_MAP_SIZE: u32 bytes of the savegame SERVER_MAP_DATA carries",
@@ -536,26 +565,30 @@ static const gw_conform_case cases[] = {
      "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
      "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
      "a join to WELCOME, then a 3-byte packet of type 250",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+     "(full, banned); Fail when it answers as to a good packet",
      unknown_type},
     {"openttd/packets/oversized", SERVER, "A packet over the size limit ends the connection",
      "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
      "Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some others; the high "
      "bit of the size is reserved.",
      "the header of a packet whose size says 65535 bytes, and 100 bytes of it",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+     "(full, banned); Fail when it answers as to a good packet",
      oversized},
     {"openttd/packets/undersized", SERVER, "A size below the header's ends the connection",
      "WIRE-NOTES 2",
      "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
      "a packet whose size field says 2",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+     "(full, banned); Fail when it answers as to a good packet",
      undersized},
     {"openttd/packets/truncated", SERVER, "A packet that ends inside a field ends the connection",
      "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
      "strings are UTF-8 terminated by \\0 with no length",
      "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Fail when it answers as to a good packet",
+     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+     "(full, banned); Fail when it answers as to a good packet",
      truncated_join},
     {"openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "openttd-wiki.md, Joining; WIRE-NOTES 2",
      "it first fetches some data ... Then it verifies itself, gives his name and, if needed, passwords.",

@@ -60,6 +60,9 @@ typedef struct gw_conform_io {
     /* what the catalogue learns once per run (gw_conform.state_size bytes,
        zeroed before the first case), e.g. the server's identity */
     void *state;
+    /* what the catalogue keeps about one case (gw_conform.case_state_size
+       bytes, zeroed before each case) */
+    void *case_state;
     char outcome[400]; /* what happened, one sentence (gw_conform_say) */
 } gw_conform_io;
 
@@ -89,6 +92,14 @@ typedef struct gw_conform {
        close, after which a client quits) (NULL: closing the socket is all). */
     void (*finish)(gw_conform_io *io);
     size_t state_size; /* gw_conform_io.state */
+    size_t case_state_size; /* gw_conform_io.case_state */
+    /* The case has ended: what the peer did that no conforming peer does
+       in any case, and that a case's own checks may have taken for an
+       answer (DNP: acknowledging a number pcaptool never sent, as a peer
+       sending canned datagrams does). GW_PASS when nothing; else the
+       verdict, with the outcome said, that replaces a pass, an info or a
+       non-strict (NULL: nothing to audit). */
+    gw_verdict (*audit)(gw_conform_io *io);
 } gw_conform;
 
 /* ---- helpers for cases (gw_conform.c) ------------------------------------ */

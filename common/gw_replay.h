@@ -34,6 +34,7 @@ typedef struct gw_replay_pdu {
     int64_t type;
     int transport;
     bool live;       /* from the live exchange, not the recording */
+    bool echo;       /* conform: the same bytes as a PDU pcaptool sent in the case (ours, sent back?) */
     const gw_item *items;
     unsigned n_items;
 } gw_replay_pdu;

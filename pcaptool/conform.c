@@ -28,7 +28,14 @@
 #define PEER_WAIT_MS 30000 /* the implementation as client: how long a case waits for it to come */
 #define MAX_PDU (1u << 20)  /* a TCP PDU longer than this is not waited for */
 #define CASE_BOUND 15       /* a case ends after this many --timeout waits, whatever it awaits */
-#define CASE_PDUS 4096      /* ... or once the implementation has sent this many PDUs: memory stays bounded */
+/* What a case keeps of its exchange for the reports and --out: the first
+   KEEP_PDUS PDUs and KEEP_BYTES of their bytes. Past that every PDU is
+   still read, decoded and given to the case (a flood the peer may send
+   does not decide a verdict: time does), then counted and dropped, so a
+   run's memory does not grow with what the peer sends. */
+#define KEEP_PDUS 1024
+#define KEEP_BYTES (256u << 10)
+#define SCRATCH 16          /* PDUs past the bound live this long (items valid for the case) */
 
 /* ---- one case's exchange ---------------------------------------------------- */
 
@@ -41,6 +48,8 @@ static int64_t now_ns(clockid_t clk)
 
 static void free_pdu(conform_pdu *x)
 {
+    if (!x->findings)
+        return;
     g_free(x->data);
     g_free(x->items);
     g_free(x->summary);
@@ -72,8 +81,14 @@ typedef struct {
     bool have_last_peer;
     char local_name[64], peer_name[64];
     bool closed;       /* the peer closed (TCP) or its port is closed (UDP) */
+    bool link_closed;  /* the link's port is closed (ICMP port unreachable) */
     bool refused;      /* ... by a refusal: nothing listens there */
     bool peer_spoke;   /* in any case of the run */
+    unsigned connections; /* the implementation's, in the run (pcaptool as server) */
+    GHashTable *sent;  /* GBytes of the PDUs pcaptool sent in this case: an echo is recognised */
+    conform_pdu scratch[SCRATCH]; /* PDUs past the case's keep bound */
+    unsigned scratch_next;
+    size_t kept_bytes; /* of the case's kept PDUs */
     GByteArray *inbuf; /* TCP bytes not yet cut into PDUs */
     GArray *ready;     /* PDUs received but not yet given (ready_pdu) */
     void *conv, *link_conv; /* decoder states: the main channel's, the link's */
@@ -84,19 +99,30 @@ typedef struct {
 } driver;
 
 /* decode one PDU of the exchange with the case's conversation state and
-   keep it, with its summary, findings and items */
+   keep it (past the keep bound: only until SCRATCH more have come), with
+   its summary, findings and items */
 static conform_pdu *record(driver *D, bool ours, int transport, const uint8_t *d, size_t len)
 {
     int64_t t = now_ns(CLOCK_MONOTONIC) - D->case_start_ns;
     bool client_is_us = D->implementation_is_server;
     int dir = ours == client_is_us ? 0 : 1;
-    gw_pdu_info pi = {.frame = D->cur->pdus->len + 1, .time_ns = D->wall_start_ns + t, .dir = dir,
+    bool keep = D->cur->pdus->len < KEEP_PDUS && D->kept_bytes + len <= KEEP_BYTES;
+    gw_pdu_info pi = {.frame = D->cur->pdus->len + D->cur->not_kept + 1, .time_ns = D->wall_start_ns + t, .dir = dir,
                       .transport = transport};
     const gw_sink *sink = out_pdu_begin(D->out, D->p);
     D->p->decode(transport == D->transport ? D->conv : D->link_conv, &pi, d, len, sink);
-    conform_pdu x = {.ours = ours, .transport = transport, .local_port = peer_port_of(&D->local), .time_ns = t,
-                     .wall_ns = D->wall_start_ns + t, .len = len,
-                     .data = g_memdup2(d, len ? len : 1), .summary = g_strdup(out_pdu_summary(D->out)),
+    GBytes *key = g_bytes_new(d, len);
+    bool echo = false;
+    if (ours && g_hash_table_size(D->sent) < KEEP_PDUS)
+        g_hash_table_add(D->sent, g_bytes_ref(key));
+    else if (!ours)
+        echo = g_hash_table_contains(D->sent, key);
+    g_bytes_unref(key);
+    const char *summary = out_pdu_summary(D->out);
+    conform_pdu x = {.ours = ours, .echo = echo, .transport = transport, .local_port = peer_port_of(&D->local),
+                     .time_ns = t, .wall_ns = D->wall_start_ns + t, .len = len,
+                     .data = g_memdup2(d, len ? len : 1),
+                     .summary = echo ? g_strdup_printf("%s [a PDU pcaptool sent, sent back]", summary) : g_strdup(summary),
                      .findings = g_array_new(FALSE, FALSE, sizeof(conform_finding))};
     uint64_t type;
     x.type = out_pdu_first_u(D->out, D->p->type_field, &type) ? (int64_t)type : -1;
@@ -107,8 +133,35 @@ static conform_pdu *record(driver *D, bool ours, int transport, const uint8_t *d
         conform_finding cf = {f, g_strdup(msg)};
         g_array_append_val(x.findings, cf);
     }
+    if (!keep) {
+        D->cur->not_kept++;
+        D->cur->not_kept_bytes += len;
+        conform_pdu *slot = &D->scratch[D->scratch_next++ % SCRATCH];
+        free_pdu(slot);
+        *slot = x;
+        return slot;
+    }
+    D->kept_bytes += len;
     g_array_append_val(D->cur->pdus, x);
     return &g_array_index(D->cur->pdus, conform_pdu, D->cur->pdus->len - 1);
+}
+
+/* the case is over: what it kept loses the items only the case used, and
+   the PDUs past its bound go */
+static void end_record(driver *D)
+{
+    for (guint i = 0; i < D->cur->pdus->len; i++) {
+        conform_pdu *x = &g_array_index(D->cur->pdus, conform_pdu, i);
+        g_free(x->items);
+        x->items = NULL;
+        x->n_items = 0;
+    }
+    for (unsigned i = 0; i < SCRATCH; i++) {
+        free_pdu(&D->scratch[i]);
+        D->scratch[i] = (conform_pdu){0};
+    }
+    g_hash_table_remove_all(D->sent);
+    D->kept_bytes = 0;
 }
 
 static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_t len)
@@ -119,7 +172,7 @@ static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_
     if (fd < 0 || (!link && D->closed && D->transport == GW_TRANSPORT_TCP))
         return false;
     record(D, true, transport, d, len);
-    return peer_send_all(fd, transport == GW_TRANSPORT_UDP, d, len);
+    return peer_send_all(fd, transport == GW_TRANSPORT_UDP, d, len, D->io.wait_ms);
 }
 
 static bool io_send(gw_conform_io *io, const uint8_t *d, size_t len)
@@ -136,7 +189,7 @@ static bool io_send_link(gw_conform_io *io, const uint8_t *d, size_t len)
 static void io_decisive(gw_conform_io *io)
 {
     driver *D = (driver *)io;
-    if (D->cur->pdus->len)
+    if (D->cur->pdus->len && !D->cur->not_kept)
         D->cur->decisive = D->cur->pdus->len; /* 1-based */
 }
 
@@ -209,11 +262,8 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
         D->cur->over_time = true;
         return GW_SILENT;
     }
-    if (D->cur->pdus->len >= CASE_PDUS) {
-        D->cur->flooded = true;
-        return GW_SILENT;
-    }
     static uint8_t buf[65536];
+    bool polled = false;
     for (;;) {
         if (D->ready->len) {
             ready_pdu r = g_array_index(D->ready, ready_pdu, 0);
@@ -222,31 +272,36 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
             conform_pdu *x = record(D, false, transport, r.b->data, r.b->len);
             g_byte_array_free(r.b, TRUE);
             *p = (gw_replay_pdu){.data = x->data, .len = x->len, .type = x->type, .transport = transport,
-                                 .live = true, .items = x->items, .n_items = x->n_items};
+                                 .live = true, .echo = x->echo, .items = x->items, .n_items = x->n_items};
             D->peer_spoke = true;
-            if (D->p->conform->duty)
+            if (D->p->conform->duty && !x->echo) /* nobody owes its own PDUs an answer */
                 D->p->conform->duty(io, p);
             return GW_GOT;
         }
         if (D->closed || D->fd < 0)
             return GW_CLOSED;
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
-        if (left <= 0)
+        if (left < 0 || (left == 0 && polled))
             return GW_SILENT;
+        polled = true; /* what has come already is read, even with no time left */
         struct pollfd pf[2] = {{D->fd, POLLIN, 0}, {D->link_fd, POLLIN, 0}};
-        int r = poll(pf, D->link_fd >= 0 ? 2 : 1, (int)left);
+        int r = poll(pf, D->link_fd >= 0 && !D->link_closed ? 2 : 1, (int)left);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             return GW_SILENT;
-        if (D->link_fd >= 0 && (pf[1].revents & POLLIN)) {
-            ssize_t n = recv(D->link_fd, buf, sizeof buf, 0); /* a datagram of the link */
+        if (D->link_fd >= 0 && pf[1].revents) {
+            /* a datagram of the link, or its error (ICMP port unreachable):
+               the link is gone, the main channel goes on */
+            ssize_t n = recv(D->link_fd, buf, sizeof buf, MSG_DONTWAIT);
             if (n >= 0)
                 queue_pdu(D, D->p->conform->link, buf, (size_t)n);
-            if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
+            else if (errno != EAGAIN && errno != EINTR)
+                D->link_closed = true;
         }
-        ssize_t n = recv(D->fd, buf, sizeof buf, 0);
+        if (!pf[0].revents)
+            continue;
+        ssize_t n = recv(D->fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -287,6 +342,7 @@ static void close_connection(driver *D)
     if (D->link_fd >= 0)
         close(D->link_fd);
     D->fd = D->link_fd = -1;
+    D->link_closed = false;
     g_byte_array_set_size(D->inbuf, 0);
     for (guint i = 0; i < D->ready->len; i++)
         g_byte_array_free(g_array_index(D->ready, ready_pdu, i).b, TRUE);
@@ -450,17 +506,22 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
     int rc = D->implementation_is_server ? connect_to(D, why, whysz) : accept_from(D, why, whysz);
     if (rc == EXIT_USAGE)
         return rc;
+    if (rc == 1 && !D->connections)
+        return EXIT_USAGE; /* nobody came at all: one line, not a column of fails */
     if (rc == 1) {
         r->verdict = GW_FAIL;
-        g_strlcpy(r->outcome, why, sizeof r->outcome);
+        snprintf(r->outcome, sizeof r->outcome, "the implementation, which came for earlier cases, did not come for this one within %d s",
+                 PEER_WAIT_MS / 1000);
         return 0;
     }
+    D->connections++;
     g_strlcpy(r->local, D->local_name, sizeof r->local);
     g_strlcpy(r->peer, D->peer_name, sizeof r->peer);
     r->local_addr = D->local;
     r->peer_addr = D->peer;
     fresh_conv(D);
     D->io.outcome[0] = 0;
+    memset(D->io.case_state, 0, D->p->conform->case_state_size);
     D->case_start_ns = now_ns(CLOCK_MONOTONIC);
     D->case_deadline_ns = D->case_start_ns + (int64_t)CASE_BOUND * D->io.wait_ms * 1000000;
     r->verdict = c->run(&D->io);
@@ -469,12 +530,21 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
         r->verdict = GW_FAIL;
         snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within its bound of %.1f s",
                  CASE_BOUND * D->io.wait_ms / 1000.0);
-    } else if (r->flooded) {
-        r->verdict = GW_FAIL;
-        snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within %d PDUs", CASE_PDUS);
+    }
+    if (D->p->conform->audit && r->verdict != GW_FAIL && r->verdict != GW_SKIPPED) {
+        /* what has come already, unread, is audited too (no waiting) */
+        gw_replay_pdu x;
+        for (int k = 0; k < 256 && io_next(&D->io, 0, &x) == GW_GOT; k++)
+            ;
+        gw_verdict v = D->p->conform->audit(&D->io);
+        if (v != GW_PASS) {
+            r->verdict = v;
+            g_strlcpy(r->outcome, D->io.outcome, sizeof r->outcome);
+        }
     }
     if (D->p->conform->finish && !D->closed)
         D->p->conform->finish(&D->io);
+    end_record(D);
     r->seconds = (double)(now_ns(CLOCK_MONOTONIC) - D->case_start_ns) / 1e9;
     free_convs(D);
     bool refused = D->refused;
@@ -665,11 +735,13 @@ static int run_conform(int argc, char **argv)
     }
     driver D = {.p = p, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
                 .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
-                .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu))};
+                .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu)),
+                .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL)};
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
                            .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
                            .decisive = io_decisive, .reconnect = io_reconnect,
-                           .state = g_malloc0(p->conform->state_size + 1)};
+                           .state = g_malloc0(p->conform->state_size + 1),
+                           .case_state = g_malloc0(p->conform->case_state_size + 1)};
     char why[400] = "";
     int status = EXIT_CLEAN;
     for (guint i = 0; i < cases->len && status == EXIT_CLEAN; i++) {
@@ -683,8 +755,17 @@ static int run_conform(int argc, char **argv)
         close(D.listen_fd);
     if (status != EXIT_CLEAN)
         fprintf(stderr, "pcaptool: %s\n", why);
-    if (status == EXIT_CLEAN && !D.peer_spoke && !D.implementation_is_server) {
-        snprintf(why, sizeof why, "no implementation came to %s", a.target);
+    if (status == EXIT_CLEAN && !D.peer_spoke) {
+        /* not one byte from the implementation in the whole run: no
+           verdict can rest on that */
+        if (D.implementation_is_server && D.transport == GW_TRANSPORT_UDP)
+            snprintf(why, sizeof why, "nothing came back from %s in any case (no implementation answering there?)", a.target);
+        else if (D.implementation_is_server)
+            snprintf(why, sizeof why, "%s accepted %u connections but sent nothing on any (it closed or reset each)",
+                     a.target, D.connections);
+        else
+            snprintf(why, sizeof why, "the implementation connected to %s %u times but sent nothing (it closed or reset each)",
+                     a.target, D.connections);
         fprintf(stderr, "pcaptool: %s\n", why);
         status = EXIT_USAGE;
     }
@@ -705,8 +786,10 @@ static int run_conform(int argc, char **argv)
     g_ptr_array_free(cases, TRUE);
     out_pdu_free(D.out);
     g_free(D.io.state);
+    g_free(D.io.case_state);
     g_byte_array_free(D.inbuf, TRUE);
     g_array_free(D.ready, TRUE);
+    g_hash_table_destroy(D.sent);
     return cli_finish(status);
 }
 

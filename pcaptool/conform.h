@@ -18,6 +18,7 @@ typedef struct {
 /* a PDU of a case's exchange, decoded */
 typedef struct {
     bool ours;        /* sent by pcaptool */
+    bool echo;        /* received, and the same bytes as a PDU pcaptool sent in the case */
     int transport;    /* GW_TRANSPORT_*: the catalogue's, or its link's */
     uint16_t local_port; /* pcaptool's port then (a case may reconnect) */
     int64_t time_ns;  /* since the case began */
@@ -41,7 +42,8 @@ typedef struct {
     GArray *pdus;             /* conform_pdu */
     unsigned decisive;        /* 1-based index of the PDU that decided; 0: none */
     bool over_time;           /* the case ran into its time bound */
-    bool flooded;             /* ... or its bound of PDUs */
+    unsigned not_kept;        /* PDUs past the keep bound: decoded, given to the case, not kept */
+    uint64_t not_kept_bytes;
 } conform_result;
 
 void conform_result_clear(conform_result *r);

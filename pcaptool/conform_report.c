@@ -89,6 +89,9 @@ static const char *transport_tag(const conform_run *r, const conform_pdu *q)
 
 static void text_exchange(FILE *f, const conform_run *r, const conform_result *x)
 {
+    if (x->not_kept)
+        fprintf(f, "    (%u more PDUs, %llu bytes, past what a case keeps: read, decoded, not kept)\n", x->not_kept,
+                (unsigned long long)x->not_kept_bytes);
     for (guint k = 0; k < x->pdus->len; k++) {
         const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
         fprintf(f, "    %s %7.3f s  %s%s%s\n", q->ours ? ">" : "<", q->time_ns / 1e9, transport_tag(r, q), q->summary,
@@ -110,7 +113,8 @@ static void json_exchange(FILE *f, const conform_run *r, const conform_result *x
                 q->ours ? "pcaptool" : "implementation", q->transport == GW_TRANSPORT_TCP ? "tcp" : "udp",
                 q->time_ns / 1e9, q->len);
         json_str(f, q->summary);
-        fprintf(f, ",\"decisive\":%s,\"findings\":[", x->decisive == k + 1 ? "true" : "false");
+        fprintf(f, ",\"echo\":%s,\"decisive\":%s,\"findings\":[", q->echo ? "true" : "false",
+                x->decisive == k + 1 ? "true" : "false");
         for (guint j = 0; j < q->findings->len; j++) {
             const conform_finding *cf = &g_array_index(q->findings, conform_finding, j);
             const gw_finding_def *d = &r->p->findings[cf->finding];
@@ -140,6 +144,7 @@ void conform_write_case(conform_run *r, unsigned i, out_format fmt, bool verbose
         json_str(stdout, x->local);
         fputs(",\"peer\":", stdout);
         json_str(stdout, x->peer);
+        fprintf(stdout, ",\"not_kept\":{\"pdus\":%u,\"bytes\":%llu}", x->not_kept, (unsigned long long)x->not_kept_bytes);
         json_exchange(stdout, r, x);
         fputs("}\n", stdout);
         fflush(stdout);

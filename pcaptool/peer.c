@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <glib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 bool peer_parse_target(const char *arg, char *host, size_t hostsz, char *port, size_t portsz)
 {
@@ -56,16 +58,29 @@ void peer_endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n)
     snprintf(buf, n, v4 ? "%s:%u" : "[%s]:%u", host, peer_port_of(a));
 }
 
-bool peer_send_all(int fd, bool udp, const uint8_t *d, size_t len)
+bool peer_send_all(int fd, bool udp, const uint8_t *d, size_t len, int timeout_ms)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t deadline = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + timeout_ms;
     while (len) {
-        ssize_t n = send(fd, d, len, MSG_NOSIGNAL);
+        ssize_t n = send(fd, d, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             if (errno == ECONNREFUSED && udp)
                 return true; /* the peer's port closed: the next receive tells */
-            return false;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return false;
+            /* the peer does not read: wait for room, not past the deadline */
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            int64_t left = deadline - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+            struct pollfd pf = {fd, POLLOUT, 0};
+            if (left <= 0 || poll(&pf, 1, (int)left) == 0) {
+                errno = ETIMEDOUT;
+                return false;
+            }
+            continue;
         }
         d += n;
         len -= (size_t)n;

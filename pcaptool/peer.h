@@ -15,9 +15,11 @@ void peer_set_port(struct sockaddr_storage *a, uint16_t port);
 uint16_t peer_port_of(const struct sockaddr_storage *a);
 /* "1.2.3.4:5" or "[::1]:5" */
 void peer_endpoint_name(const struct sockaddr_storage *a, char *buf, size_t n);
-/* send all of d (TCP: however many calls it takes); false on an error (a
-   UDP port found closed is not one: the next receive tells) */
-bool peer_send_all(int fd, bool udp, const uint8_t *d, size_t len);
+/* send all of d (TCP: however many calls it takes) within timeout_ms;
+   false on an error or when the peer took too little of it in that time
+   (errno ETIMEDOUT: a peer that never reads); a UDP port found closed is
+   not an error: the next receive tells */
+bool peer_send_all(int fd, bool udp, const uint8_t *d, size_t len, int timeout_ms);
 
 /* The frame of a PDU in an --out capture (LINKTYPE_RAW): an IPv4 or IPv6
    packet from src to dst with a UDP datagram, or a TCP segment (PSH+ACK,

@@ -735,7 +735,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             gw_replay_pdu rv = rec_view(&pdus[i]);
             L->p->replay->adapt(L->adapt_state, &rv, d);
         }
-        if (!peer_send_all(c->fd, c->transport == GW_TRANSPORT_UDP, d, pdus[i].len)) {
+        if (!peer_send_all(c->fd, c->transport == GW_TRANSPORT_UDP, d, pdus[i].len, L->timeout_ms)) {
             char detail[200];
             snprintf(detail, sizeof detail, "sending failed: %s", strerror(errno));
             divergence(L, &pdus[i], "connection lost", detail);

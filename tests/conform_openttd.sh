@@ -19,17 +19,22 @@ port=${CONFORM_PORT:-$((40000 + $$ % 20000))}
 mkdir -p "$work/home" "$work/config" "$work/data"
 printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = ConformTest\n' \
     > "$work/server.cfg"
-HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
-    "$openttd" -D "127.0.0.1:$port" -c "$work/server.cfg" -x -G 12345 < /dev/null > "$work/server.log" 2>&1 &
-server=$!
-i=0
-while ! grep -q "starting game" "$work/server.log" 2>/dev/null; do
-    i=$((i + 1))
-    if [ $i -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
-        echo "FAIL: the OpenTTD server did not start:"; cat "$work/server.log"; exit 1
-    fi
-    sleep 0.1
-done
+# start_server NAME PORT: a dedicated server with $work/NAME.cfg on PORT, its
+# pid in $server once its game has started (its log in $work/NAME.log)
+start_server() {
+    HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
+        "$openttd" -D "127.0.0.1:$2" -c "$work/$1.cfg" -x -G 12345 < /dev/null > "$work/$1.log" 2>&1 &
+    server=$!
+    i=0
+    while ! grep -q "starting game" "$work/$1.log" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
+            echo "FAIL: the OpenTTD server ($1) did not start:"; cat "$work/$1.log"; exit 1
+        fi
+        sleep 0.1
+    done
+}
+start_server server "$port"
 
 "$pcaptool" conform --proto openttd --target "127.0.0.1:$port" --format json --junit "$work/junit.xml" \
     > "$work/out.jsonl" 2> "$work/err.txt"
@@ -62,12 +67,33 @@ kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 server=""
 
+# the same server with 127.0.0.1 on its ban list: it answers every
+# connection with SERVER_BANNED, its right; no case can be judged then, so
+# every one is skipped (none failed: exit 0), each saying why
+bport=$((port + 2))
+printf '[bans]
+127.0.0.1 =
+' | cat "$work/server.cfg" - > "$work/banned.cfg"
+start_server banned "$bport"
+"$pcaptool" conform --proto openttd --target "127.0.0.1:$bport" --format json > "$work/banned.jsonl" 2> "$work/banned-err.txt"
+brc=$?
+skipped=$(grep -c '"verdict":"skipped".*"outcome":"[^"]*SERVER_BANNED' "$work/banned.jsonl")
+if [ "$brc" != 0 ] || [ "$skipped" != 13 ]; then
+    echo "FAIL: banned: exit $brc (0 wanted), $skipped of 13 cases skipped naming SERVER_BANNED:"
+    cat "$work/banned.jsonl" "$work/banned-err.txt"; fail=1
+else
+    echo "ok: banned: all 13 cases skipped, naming SERVER_BANNED"
+fi
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+server=""
+
 # the implementation as client: Debian's 13.0 client without a display
 # (null drivers; a client name set, or it would ask its user for one),
 # started afresh for each case; each run is bounded (it stays in its menu
 # once a case has ended the connection)
 printf '[network]\nclient_name = conform\n' > "$work/client.cfg"
-cport=$((port + 1)) # the server's port may linger a moment after it exits
+cport=$((port + 1)) # the servers' ports may linger a moment after they exit
 (while :; do
     HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" timeout 12 \
         "$openttd" -c "$work/client.cfg" -v null:ticks=100000000 -s null -m null -b null -n "127.0.0.1:$cport" -x \
