@@ -307,6 +307,11 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
                 continue;
             D->closed = true;
             D->refused = errno == ECONNREFUSED && !D->peer_spoke;
+            /* Linux reports a UDP port's ICMP error before the datagrams
+               that came ahead of it: those are still the peer's, read them
+               first (its in-band close among them) */
+            while (D->transport == GW_TRANSPORT_UDP && (n = recv(D->fd, buf, sizeof buf, MSG_DONTWAIT)) >= 0)
+                on_stream_pdu(D, buf, (size_t)n);
             continue;
         }
         if (D->transport == GW_TRANSPORT_UDP) {
