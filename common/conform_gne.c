@@ -3,12 +3,15 @@
  * HawkNL's framing (WIRE-NOTES 3; gnelib's Connection.cpp, PacketParser).
  * As client, pcaptool accepts whatever the implementation claims. A
  * server is only welcoming to the game name and versions it was built
- * with: the first case that needs them learns them from the 44-byte refusal
- * the text promises to a request that names another game (gne.md: "The
- * information in the refusal packet gives some more information to the
- * client to know what the version mismatch was"), with the server's data
- * byte order, on a connection of its own. */
+ * with: given with --set, or learnt once per run from its refusal of a
+ * request with GNE version 0, which the text says it must refuse and
+ * whose refusal carries its version information (gne.md: "The information
+ * in the refusal packet gives some more information to the client to know
+ * what the version mismatch was"), with its data byte order, on a
+ * connection of its own. When they cannot be learnt, the cases that need
+ * them are skipped, saying why: no case fails for another's question. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gw_conform.h"
@@ -16,13 +19,16 @@
 
 #define P (&gw_gne_protocol)
 
-/* the server's identity, learnt once per run */
+/* the server's identity: given (--set game=... version=... user_version=...)
+   or learnt once per run */
 typedef struct {
     bool known;
     uint64_t version, sub, build, user;
     char game[33];
     bool big_endian;
     bool open; /* (in the run's state) this case's connection got past its handshake */
+    char unknown[200]; /* why it could not be learnt (the cases that need it are skipped) */
+    bool took_version0; /* it accepted a request with GNE version 0 */
 } gne_identity;
 
 static const char probe_game[] = "pcaptool-conform-probe";
@@ -86,52 +92,77 @@ static bool learn(gne_identity *id, const gw_replay_pdu *a)
     return true;
 }
 
-/* the server's game name and versions, from its refusal of a probe (then
-   a fresh connection); false with the outcome said */
-static bool identity(gw_conform_io *io, gne_identity **out)
+/* the identity the user gave (--set game=NAME [version=A.B.C]
+   [user_version=N]): false when no game was given; the byte order is
+   learnt from the first answer */
+static bool given(gw_conform_io *io, gne_identity *id)
+{
+    const char *game = io->setting(io, "game"), *v = io->setting(io, "version"), *u = io->setting(io, "user_version");
+    if (!game)
+        return false;
+    unsigned a = 1, b = 0, c = 0;
+    if (v)
+        sscanf(v, "%u.%u.%u", &a, &b, &c);
+    snprintf(id->game, sizeof id->game, "%s", game);
+    id->version = a, id->sub = b, id->build = c;
+    id->user = u ? strtoull(u, NULL, 0) : 0;
+    id->known = true;
+    return true;
+}
+
+/* The server's game name and versions: given, or from its refusal of a
+   request with GNE version 0, which the text says it must refuse ("It must
+   refuse the connection if any of the versions do not match"), and whose
+   refusal carries "the server's version information"; then a fresh
+   connection. When they cannot be learnt, the cases that need them are
+   skipped with the reason (the case that asks about that refusal judges
+   it): GW_PASS, else GW_SKIPPED with the outcome said. */
+static gw_verdict identity(gw_conform_io *io, gne_identity **out)
 {
     gne_identity *id = io->state;
     *out = id;
-    if (id->known)
-        return true;
-    if (!send_request(io, id, 0, probe_game, 0, false))
-        return false;
-    gw_replay_pdu a;
-    if (gw_conform_await(io, io->wait_ms, handshake_answer, NULL, &a) != GW_GOT) {
-        gw_conform_say(io, GW_FAIL, "no answer to a connection request within %.1f s", io->wait_ms / 1000.0);
-        return false;
+    if (id->known || given(io, id))
+        return GW_PASS;
+    if (!id->unknown[0]) {
+        gw_replay_pdu a;
+        gw_wait w = GW_CLOSED;
+        if (send_request(io, id, 0, probe_game, 0, false))
+            w = gw_conform_await(io, io->wait_ms, handshake_answer, NULL, &a);
+        if (w != GW_GOT)
+            snprintf(id->unknown, sizeof id->unknown, "%s", w == GW_CLOSED ? "the connection ended" : "no answer");
+        else if ((id->took_version0 = message(&a) == MSG_ACCEPT))
+            snprintf(id->unknown, sizeof id->unknown, "it accepted GNE version 0");
+        else if (!learn(id, &a))
+            snprintf(id->unknown, sizeof id->unknown, "its refusal lacks them");
+        else if (!io->reconnect(io))
+            snprintf(id->unknown, sizeof id->unknown, "no second connection");
+        if (id->known)
+            return GW_PASS;
     }
-    if (message(&a) == MSG_ACCEPT) {
-        gw_conform_say(io, GW_FAIL, "the server accepted a request for game \"%s\"", probe_game);
-        return false;
-    }
-    if (!learn(id, &a)) {
-        gw_conform_say(io, GW_FAIL, "the refusal does not carry the server's versions and game name");
-        return false;
-    }
-    if (!io->reconnect(io)) {
-        gw_conform_say(io, GW_FAIL, "could not connect again after learning the server's identity");
-        return false;
-    }
-    return true;
+    return gw_conform_say(io, GW_SKIPPED, "the server's game name and versions could not be learnt from a "
+                          "request with GNE version 0 (%s); give them with --set game=NAME version=A.B.C "
+                          "user_version=N", id->unknown);
 }
 
 #define IDENTITY_OR(io, id) \
     gne_identity *id; \
-    if (!identity(io, &id)) \
-        return GW_FAIL
+    gw_verdict id##_v = identity(io, &id); \
+    if (id##_v != GW_PASS) \
+        return id##_v
 
-static bool accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a);
-static bool connected(gw_conform_io *io, gne_identity *local, gne_identity **id, gw_replay_pdu *a);
+static gw_verdict accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a);
+static gw_verdict connected(gw_conform_io *io, gne_identity *local, gne_identity **id, gw_replay_pdu *a);
 
 /* a connection accepted, by the implementation (as server) or by pcaptool
    (the implementation as client), with no UDP link; the identity in id
-   (the server's, or the one the client claims); else the case fails */
+   (the server's, or the one the client claims); else the case ends with
+   the verdict connected() gave (skipped where the server had the right) */
 #define CONNECTED_OR(io, id) \
     gne_identity id##_claimed = {0}, *id; \
     gw_replay_pdu accept_; \
-    if (!connected(io, &id##_claimed, &id, &accept_)) \
-        return GW_FAIL
+    gw_verdict id##_v = connected(io, &id##_claimed, &id, &accept_); \
+    if (id##_v != GW_PASS) \
+        return id##_v
 
 /* Request a connection (its fields given), and return the answer's kind:
    MSG_ACCEPT, MSG_REFUSAL, or -1 (the outcome said) */
@@ -148,13 +179,16 @@ static int64_t answered(gw_conform_io *io, const gne_identity *id, uint64_t vers
     return -1;
 }
 
-/* a connection, accepted: false with the outcome said */
-static bool accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a)
+/* a connection, accepted: GW_PASS, else the verdict with the outcome
+   said (a refusal of the server's own identity is its right: "it can also
+   refuse the connection for any other reason it wishes": skipped) */
+static gw_verdict accepted(gw_conform_io *io, const gne_identity *id, bool unreliable, gw_replay_pdu *a)
 {
     int64_t k = answered(io, id, id->version, id->game, id->user, unreliable, a);
     if (k == MSG_REFUSAL)
-        gw_conform_say(io, GW_FAIL, "a request with the server's own game name and versions was refused");
-    return k == MSG_ACCEPT;
+        return gw_conform_say(io, GW_SKIPPED, "a request with the server's own game name and versions was refused "
+                              "(its right: \"for any other reason it wishes\"); nothing to judge");
+    return k == MSG_ACCEPT ? GW_PASS : GW_FAIL;
 }
 
 /* ---- the implementation as client: pcaptool serves ---------------------------- */
@@ -186,17 +220,20 @@ static bool accept_client(gw_conform_io *io, const gne_identity *id, int64_t udp
                                 GW_WU(GNE_F_UDP_PORT, (uint64_t)udp_port)));
 }
 
-static bool connected(gw_conform_io *io, gne_identity *local, gne_identity **id, gw_replay_pdu *a)
+static gw_verdict connected(gw_conform_io *io, gne_identity *local, gne_identity **id, gw_replay_pdu *a)
 {
-    bool ok;
+    gw_verdict v = GW_FAIL;
     if (io->role == GW_ROLE_SERVER) {
-        ok = identity(io, id) && accepted(io, *id, false, a);
+        v = identity(io, id);
+        if (v == GW_PASS)
+            v = accepted(io, *id, false, a);
     } else {
         *id = local;
-        ok = client_request(io, local, a) && accept_client(io, local, -1);
+        if (client_request(io, local, a) && accept_client(io, local, -1))
+            v = GW_PASS;
     }
-    ((gne_identity *)io->state)->open = ok;
-    return ok;
+    ((gne_identity *)io->state)->open = v == GW_PASS;
+    return v;
 }
 
 static gw_verdict refused(gw_conform_io *io, int64_t k, const gw_replay_pdu *a, const char *what)
@@ -245,20 +282,31 @@ static gw_verdict handshake_accepted(gw_conform_io *io)
                           (unsigned long long)id->build, (unsigned long long)id->user);
 }
 
+/* The server's own versions with another game's name. The text's MUST is
+   about versions ("It must refuse the connection if any of the versions
+   do not match"); the game name is how games tell each other apart, and
+   the reference refuses another's: accepting it is left open (info). */
 static gw_verdict handshake_wrong_game(gw_conform_io *io)
 {
-    gne_identity *id = io->state;
+    IDENTITY_OR(io, id);
     gw_replay_pdu a;
-    int64_t k = answered(io, id, 0, probe_game, 0, false, &a);
-    gw_verdict v = refused(io, k, &a, "another game's name");
-    if (v == GW_PASS && !id->known) /* what it says is the server's identity */
-        learn(id, &a);
-    return v;
+    int64_t k = answered(io, id, id->version, probe_game, id->user, false, &a);
+    if (k == MSG_ACCEPT)
+        return gw_conform_say(io, GW_INFO, "a request for game \"%s\" with the server's versions was accepted (the "
+                              "text requires refusing other versions, not other names; the reference refuses it)",
+                              probe_game);
+    return refused(io, k, &a, "another game's name");
 }
 
 static gw_verdict handshake_wrong_version(gw_conform_io *io)
 {
-    IDENTITY_OR(io, id);
+    gne_identity *id;
+    gw_verdict v = identity(io, &id);
+    if (v != GW_PASS && id->took_version0) /* the text's protocol is version 1 */
+        return gw_conform_say(io, GW_FAIL, "the server accepted a request with GNE version 0 (this protocol is "
+                              "version 1.0.0), where it must refuse any version that does not match");
+    if (v != GW_PASS)
+        return v;
     gw_replay_pdu a;
     return refused(io, answered(io, id, id->version + 9, id->game, id->user, false, &a), &a,
                    "another GNE version");
@@ -277,6 +325,8 @@ static gw_verdict handshake_closes_after_refusal(gw_conform_io *io)
     IDENTITY_OR(io, id);
     gw_replay_pdu a;
     int64_t k = answered(io, id, id->version, id->game, id->user ^ 1u, false, &a);
+    if (k == MSG_ACCEPT) /* wrong-user-version judges that */
+        return gw_conform_say(io, GW_SKIPPED, "another user version was accepted: no refusal to close after");
     if (k != MSG_REFUSAL)
         return refused(io, k, &a, "another user version");
     const char *how;
@@ -305,8 +355,9 @@ static gw_verdict udp_asked(gw_conform_io *io)
 {
     IDENTITY_OR(io, id);
     gw_replay_pdu a;
-    if (!accepted(io, id, true, &a))
-        return GW_FAIL;
+    gw_verdict v = accepted(io, id, true, &a);
+    if (v != GW_PASS)
+        return v;
     int64_t port = udp_port(&a);
     if (port > 0 && port <= 65535)
         return gw_conform_say(io, GW_PASS, "a UDP link was asked for: the accept offers port %lld", (long long)port);
@@ -532,9 +583,10 @@ static const gw_conform_case cases[] = {
     {"gne/handshake/wrong-game", SERVER, "Another game's name is refused with the 44-byte refusal", HANDSHAKE,
      "It must refuse the connection if any of the versions do not match. [...] it sends a refusal packet with "
      "the server's version information with a size of exactly 44 bytes",
-     "a connection request for game \"pcaptool-conform-probe\", GNE 0.0.7, user version 0",
-     "a 44-byte refusal (the run learns the server's game name, versions and byte order from it); Fail when "
-     "accepted or another size",
+     "a connection request with the server's versions (given with --set, or learnt from its refusal of GNE "
+     "version 0) and game \"pcaptool-conform-probe\"",
+     "a 44-byte refusal; Info when accepted (the MUST is about versions; the reference refuses another name); "
+     "Fail for another size; Skipped when the server's versions cannot be learnt",
      handshake_wrong_game},
     {"gne/handshake/accepted", SERVER, "The server's own game name and versions are accepted", HANDSHAKE,
      "Once the server receives the CRP, it can choose to accept or refuse the connection.",
@@ -623,6 +675,14 @@ static const gw_conform_case cases[] = {
      oversized},
 };
 
+static const gw_conform_setting settings[] = {
+    {"game", "the server's game name; without it the run learns the name and versions from the server's "
+             "refusal of a request with GNE version 0 (the cases that need them are skipped when it cannot)"},
+    {"version", "the server's GNE version, A.B.C (with game; default 1.0.0)"},
+    {"user_version", "the server's user version (with game; default 0)"},
+    {NULL, NULL},
+};
+
 const gw_conform gw_gne_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
                                    .n_cases = sizeof cases / sizeof cases[0], .finish = gne_finish,
-                                   .state_size = sizeof(gne_identity)};
+                                   .state_size = sizeof(gne_identity), .settings = settings};

@@ -60,6 +60,10 @@ typedef struct gw_conform_io {
     /* what the catalogue learns once per run (gw_conform.state_size bytes,
        zeroed before the first case), e.g. the server's identity */
     void *state;
+    /* the value the user gave a setting of the catalogue's
+       (gw_conform.settings; pcaptool conform --set NAME=VALUE), NULL when
+       none was given */
+    const char *(*setting)(struct gw_conform_io *io, const char *name);
     /* what the catalogue keeps about one case (gw_conform.case_state_size
        bytes, zeroed before each case) */
     void *case_state;
@@ -77,6 +81,13 @@ typedef struct gw_conform_case {
     gw_verdict (*run)(gw_conform_io *io);
 } gw_conform_case;
 
+/* what a user may tell a catalogue about the implementation (its game
+   name, a password), where the cases would otherwise have to learn it */
+typedef struct {
+    const char *name;        /* "game" */
+    const char *description; /* what it is and what happens without it */
+} gw_conform_setting;
+
 typedef struct gw_conform {
     int transport; /* GW_TRANSPORT_* the cases run over */
     /* a second channel on the same ports beside it (OpenDrakan: UDP beside
@@ -86,7 +97,10 @@ typedef struct gw_conform {
     unsigned n_cases;
     /* What any conforming peer owes the implementation whatever the case
        (DNP: acknowledge its reliable commands, answer its link states),
-       done for each PDU it sends before the case sees it (NULL: nothing). */
+       done for each PDU it sends before the case sees it (NULL: nothing).
+       A PDU with p->echo set has the bytes of one pcaptool sent in the
+       case: answering it would let a peer that sends our own datagrams back
+       pass for one that answers them (our ack, sent back, read as its ack). */
     void (*duty)(gw_conform_io *io, const gw_replay_pdu *p);
     /* The case is over: end the connection in band (DNP: a connection
        close, after which a client quits) (NULL: closing the socket is all). */
@@ -100,6 +114,7 @@ typedef struct gw_conform {
        verdict, with the outcome said, that replaces a pass, an info or a
        non-strict (NULL: nothing to audit). */
     gw_verdict (*audit)(gw_conform_io *io);
+    const gw_conform_setting *settings; /* NULL-named end; NULL: none */
 } gw_conform;
 
 /* ---- helpers for cases (gw_conform.c) ------------------------------------ */

@@ -96,6 +96,8 @@ typedef struct {
     conform_result *cur;
     int64_t case_start_ns, wall_start_ns;
     int64_t case_deadline_ns; /* the case's time bound (CASE_BOUND waits) */
+    char **sets;       /* --set NAME=VALUE */
+    unsigned n_sets;
 } driver;
 
 /* decode one PDU of the exchange with the case's conversation state and
@@ -274,7 +276,7 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
             *p = (gw_replay_pdu){.data = x->data, .len = x->len, .type = x->type, .transport = transport,
                                  .live = true, .echo = x->echo, .items = x->items, .n_items = x->n_items};
             D->peer_spoke = true;
-            if (D->p->conform->duty && !x->echo) /* nobody owes its own PDUs an answer */
+            if (D->p->conform->duty)
                 D->p->conform->duty(io, p);
             return GW_GOT;
         }
@@ -336,6 +338,16 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
         }
         g_byte_array_remove_range(D->inbuf, 0, (guint)used);
     }
+}
+
+static const char *io_setting(gw_conform_io *io, const char *name)
+{
+    driver *D = (driver *)io;
+    size_t n = strlen(name);
+    for (unsigned i = 0; i < D->n_sets; i++)
+        if (strncmp(D->sets[i], name, n) == 0 && D->sets[i][n] == '=')
+            return D->sets[i] + n + 1;
+    return NULL;
 }
 
 /* ---- connections ------------------------------------------------------------- */
@@ -588,9 +600,11 @@ typedef struct {
     out_format fmt;
     char *globs[32];
     unsigned n_globs;
+    char *sets[16]; /* --set NAME=VALUE */
+    unsigned n_sets;
 } conform_args;
 
-enum { O_STRICT = 256, O_TIMEOUT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO };
+enum { O_STRICT = 256, O_TIMEOUT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO, O_SET };
 
 static void conform_usage(FILE *f)
 {
@@ -608,6 +622,10 @@ static void conform_usage(FILE *f)
           "                             implementation is the server); with server, the\n"
           "                             implementation must connect once per case\n"
           "      --case GLOB            only the cases whose id matches (* and ?; repeatable)\n"
+          "      --set NAME=VALUE       tell the cases what they cannot learn from the\n"
+          "                             implementation (repeatable; --dry-run lists the\n"
+          "                             protocol's settings: GNE's game, version and\n"
+          "                             user_version)\n"
           "      --strict               a Non-strict verdict (a recommendation not followed)\n"
           "                             fails too\n"
           "      --timeout SECONDS      longest wait for an answer the text requires (default\n"
@@ -651,6 +669,13 @@ static int conform_opt(void *ctx, int c, const char *arg)
             return cli_usage_error("at most %zu --case patterns", G_N_ELEMENTS(a->globs));
         a->globs[a->n_globs++] = (char *)arg;
         return 0;
+    case O_SET:
+        if (a->n_sets == G_N_ELEMENTS(a->sets))
+            return cli_usage_error("at most %zu --set", G_N_ELEMENTS(a->sets));
+        if (!strchr(arg, '=') || arg[0] == '=')
+            return cli_usage_error("--set takes NAME=VALUE, not '%s'", arg);
+        a->sets[a->n_sets++] = (char *)arg;
+        return 0;
     case O_STRICT: a->strict = true; return 0;
     case O_TIMEOUT: {
         char *end;
@@ -686,6 +711,7 @@ static int run_conform(int argc, char **argv)
         {"target", required_argument, NULL, 't'},
         {"side", required_argument, NULL, 's'},
         {"case", required_argument, NULL, O_CASE},
+        {"set", required_argument, NULL, O_SET},
         {"strict", no_argument, NULL, O_STRICT},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"format", required_argument, NULL, 'T'},
@@ -727,6 +753,17 @@ static int run_conform(int argc, char **argv)
         return cli_usage_error("no %s case for the implementation as %s%s", p->short_name, role_name(role),
                                a.n_globs ? " matches --case" : "");
     }
+    for (unsigned i = 0; i < a.n_sets; i++) {
+        const gw_conform_setting *st = p->conform->settings;
+        size_t n = strcspn(a.sets[i], "=");
+        while (st && st->name && !(strlen(st->name) == n && strncmp(st->name, a.sets[i], n) == 0))
+            st++;
+        if (!st || !st->name) {
+            g_ptr_array_free(cases, TRUE);
+            return cli_usage_error("%s's cases have no setting '%.*s' (--dry-run lists them)", p->short_name, (int)n,
+                                   a.sets[i]);
+        }
+    }
     cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
     conform_run run = {.p = p, .role = role, .target = a.target ? a.target : "nobody", .strict = a.strict,
                        .n = cases->len, .results = g_new0(conform_result, cases->len)};
@@ -741,10 +778,11 @@ static int run_conform(int argc, char **argv)
     driver D = {.p = p, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
                 .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
                 .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu)),
-                .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL)};
+                .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL),
+                .sets = a.sets, .n_sets = a.n_sets};
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
                            .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
-                           .decisive = io_decisive, .reconnect = io_reconnect,
+                           .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,
                            .state = g_malloc0(p->conform->state_size + 1),
                            .case_state = g_malloc0(p->conform->case_state_size + 1)};
     char why[400] = "";

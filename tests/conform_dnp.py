@@ -60,7 +60,7 @@ def conform(mode, *extra):
 
 
 # mode -> the verdicts other than pass and fail
-OTHERS = {"up-first": {"dnp/link/state-answered": "non-strict"},
+OTHERS = {"up-first": {"dnp/link/state-answered": "info"},  # the text orders the ack and the answer not
           "close-early": dict.fromkeys(["dnp/reliable/each-acked", "dnp/reliable/duplicate-acked",
                                         "dnp/reliable/ahead-acked"]
                                        + (["dnp/connect/repeat-ignored"] if ROLE == "server" else []), "skipped")}
@@ -70,10 +70,11 @@ for mode in MODES:
     rc, recs, err = conform(mode, *report_args(files))
     check_run(PCAPTOOL, "dnp", port, mode, rc, recs, err, files, N_CASES, EXPECTED[mode], OTHERS.get(mode, {}))
 
-# --strict: the Non-strict verdict fails
+# --strict fails Non-strict verdicts only: an Info (what the text leaves
+# open) never fails a run (conform_gne checks a Non-strict under --strict)
 rc, recs, err = conform("up-first", "--strict")
 summary = [r["summary"] for r in recs if "summary" in r]
-check("up-first --strict: exit 1, one failed", rc == 1 and summary and summary[0]["failed"] == 1, (rc, summary))
+check("up-first --strict: exit 0, none failed", rc == 0 and summary and summary[0]["failed"] == 0, (rc, summary))
 
 if ROLE == "server":
     # --case picks cases by glob
