@@ -3,12 +3,25 @@
 
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 int64_t gw_conform_clock_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint32_t gw_conform_random(void)
+{
+    static uint64_t x;
+    if (!x) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15u;
+    }
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+    return (uint32_t)(x >> 16);
 }
 
 const char *gw_verdict_name(gw_verdict v)

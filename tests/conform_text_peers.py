@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""conform_text_peers.py PCAPTOOL TEXT_PEERS_DIR - pcaptool conform against
+implementations written from the protocol texts alone, in another language
+(tests/peers/text/*_text_peer.py: Python, written by people who read none of
+our code), in their good mode, their deliberately broken modes and the
+configurations the texts allow (a refusing server, a server that acks with
+"resend" first, one that kicks, one that accepts any version). A good mode
+passes, or gets only the verdicts the catalogue gives to what the text leaves
+open (info), recommends (non-strict) or allows a server to refuse (skipped);
+each broken mode fails exactly the cases whose sentence it breaks; every
+non-pass names its reason. Each expectation below is reasoned from the mode's
+own docstring (the sentence it breaks or relies on), not from our output.
+
+The EOUDP and OpenDrakan text peers are not run here: their texts give no
+byte order / header generation (EOUDP) and no packet numbers (OpenDrakan), and
+the peers chose readings our catalogues do not speak yet.
+
+Ports: picked by the process id (CONFORM_PORT overrides)."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from checks import check, finish
+
+PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
+port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 11) % 20000))
+
+
+def conform(proto, role, peer_args, extra=()):
+    """conform against a text peer: (exit code, {case: (verdict, outcome)})"""
+    peer = [sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto)]
+    target = ["--target", "127.0.0.1:%d" % port, "--timeout", "0.5", "--format", "json", *extra]
+    if role == "server":
+        p = subprocess.Popen(peer + ["--listen", "127.0.0.1", str(port)] + peer_args,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the peer listens once its socket answers (UDP: nothing to probe;
+        # a moment is enough for a Python start-up, and a case that came too
+        # early fails visibly rather than passing)
+        time.sleep(0.4)
+        r = subprocess.run([PCAPTOOL, "conform", "--proto", proto] + target, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=300)
+    else:
+        loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" "$@"; done'] + peer +
+                                ["127.0.0.1", str(port)] + peer_args,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = subprocess.run([PCAPTOOL, "conform", "--proto", proto, "--side", "server"] + target,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+        p = loop
+    p.kill()
+    p.wait()
+    subprocess.run(["pkill", "-f", "%s_text_peer.py" % proto], stderr=subprocess.DEVNULL)
+    recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    return r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
+
+
+def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=None):
+    """the run fails exactly `fails`, gives `others` ({case: verdict}) to the
+    cases neither failed nor passed; `loose` ({case: {verdicts}}): cases whose
+    verdict may be any of a set (a peer's own timing decides)"""
+    rc, got, err = conform(proto, role, peer_args, extra)
+    loose = loose or {}
+    check("%s: all %d cases ran" % (name, n_cases), len(got) == n_cases, (len(got), err))
+    strict = {c: v for c, v in got.items() if c not in loose}
+    failing = {c for c, (v, _) in strict.items() if v == "fail"}
+    check("%s: fails exactly %s" % (name, sorted(fails) or "nothing"), failing == fails,
+          {c: got.get(c) for c in failing ^ fails})
+    rest = {c: v for c, (v, _) in strict.items() if v not in ("pass", "fail")}
+    check("%s: the other verdicts are %s" % (name, others or "pass"), rest == others,
+          {c: got[c] for c in set(rest) ^ set(others) if c in got})
+    check("%s: the loose cases got what they may" % name,
+          all(got.get(c, ("?",))[0] in vs for c, vs in loose.items()), {c: got.get(c) for c in loose})
+    check("%s: exit %d" % (name, 1 if fails else 0), rc == (1 if fails else 0), (rc, err))
+    check("%s: every verdict but pass says why" % name,
+          all(o for v, o in got.values() if v != "pass"), got)
+    return got
+
+
+# ---- DNP, the implementation as server ----------------------------------------------------
+D = "dnp/"
+ACKED = {D + c for c in ("connect/accepted", "connect/repeat-ignored", "reliable/acked", "reliable/each-acked",
+                         "reliable/duplicate-acked", "reliable/outside-window", "reliable/ahead-acked",
+                         "commands/unknown-ignored", "commands/truncated-ignored", "message/unreliable-not-acked",
+                         "link/state-answered", "link/update-unknown-link")}
+ALL_DNP = ACKED | {D + c for c in ("connect/no-common-protocol", "connect/unknown-protocol-ignored",
+                                     "connect/connect-first", "connection/close-ends")}
+for mode in ("good", "decline-links", "server-link", "empty-update", "nack-first"):
+    # nack-first acks each command with result 1 first: pcaptool resends
+    judge("dnp %s" % mode, "dnp", "server", [mode], 16, set(), {})
+# "Every valid received command has to be acknowledged": every case that
+# needs an ack
+judge("dnp no-ack", "dnp", "server", ["no-ack"], 16, ACKED, {})
+# "If the command is not accepted it has to be discarded"
+judge("dnp accept-out-of-window", "dnp", "server", ["accept-out-of-window"], 16, {D + "reliable/outside-window"}, {})
+# "The server has to ignore connect requests for an already connected client"
+judge("dnp reack-connected", "dnp", "server", ["reack-connected"], 16, {D + "connect/repeat-ignored"}, {})
+# "This is the only command accepted by the server from an unconnected
+# client": also after a close, when the client is unconnected again
+judge("dnp accept-unconnected", "dnp", "server", ["accept-unconnected"], 16,
+      {D + "connect/connect-first", D + "connection/close-ends"}, {})
+# result 1, "restrictions imposed on the client": the server's right; only the
+# two cases about requests themselves are judged
+judge("dnp refuse", "dnp", "server", ["refuse"], 16, set(),
+      dict({c: "skipped" for c in ALL_DNP - {D + "connect/connect-first"}}, **{D + "connect/no-common-protocol": "info"}))
+# "This value has to be set to 0 upon every accepted connection request": the
+# peer's numbering shows only in the cases where it sends its own reliable
+# commands before the case ends (its application echoes ours), so which cases
+# fail depends on its timing: at least one, each for that reason
+rc, got, err = conform("dnp", "server", ["seq-start-one"])
+numbering = [c for c, (v, o) in got.items() if v == "fail"]
+check("dnp seq-start-one: fails, each for its first number not being 0",
+      rc == 1 and numbering and all("has to be set to 0" in got[c][1] for c in numbering), (rc, got))
+# it kicks each client 1 s after accepting it ("Send by server before
+# disconnecting client"): a case it cuts short is skipped, none fails
+rc, got, err = conform("dnp", "server", ["kick"])
+check("dnp kick: no case fails, a cut one is skipped",
+      rc == 0 and all(v in ("pass", "skipped") for v, _ in got.values()), (rc, got))
+
+# ---- DNP, the implementation as client --------------------------------------------------
+# it ends its session in band once its own traffic is acknowledged: a case
+# still waiting then is skipped (the client's right), or passes if it was
+# quicker
+judge("dnp client good", "dnp", "client", ["good", "3000"], 13, set(), {},
+      loose={D + "reliable/outside-window": {"pass", "skipped"},
+             D + "message/unreliable-not-acked": {"pass", "skipped"},
+             D + "connection/close-ends": {"pass", "info"}})
+
+# ---- GNE, the implementation as server --------------------------------------------------
+G = "gne/"
+LEFT_OPEN = {G + "packets/unterminated": "info", G + "packets/reserved-id": "info",
+             G + "framing/oversized": "non-strict"}  # the text leaves errors to it; HawkNL's limit is not the text's
+GOOD = dict(LEFT_OPEN, **{G + "handshake/udp-asked": "info"})  # it declines the UDP link: its right
+judge("gne good", "gne", "server", ["good"], 13, set(), GOOD)
+for mode in ("game-not-zero-padded", "ping-request-nonzero", "rate-limit"):
+    # breaks or uses nothing these cases ask about (noted: the refusal's
+    # padding and the server's own ping requests are not judged yet)
+    judge("gne %s" % mode, "gne", "server", [mode], 13, set(), GOOD)
+judge("gne udp", "gne", "server", ["udp"], 13, set(), LEFT_OPEN)
+# "exactly 12 when using the TCP/UDP": an 11-byte acceptance
+judge("gne short-handshake", "gne", "server", ["short-handshake"], 13, {G + "handshake/accepted"}, GOOD)
+# "T2 must be <= T3"; gtime microseconds "must be in the range [0, 999,999]"
+judge("gne ping-t2-gt-t3", "gne", "server", ["ping-t2-gt-t3"], 13, {G + "ping/reply"}, GOOD)
+judge("gne ping-bad-usec", "gne", "server", ["ping-bad-usec"], 13, {G + "ping/reply"}, GOOD)
+# "encouraged to reply to the ping"
+judge("gne no-ping-reply", "gne", "server", ["no-ping-reply"], 13, set(), dict(GOOD, **{G + "ping/reply": "non-strict"}))
+# "it can also refuse the connection for any other reason it wishes": the four
+# refusal cases are judged, the rest skipped
+REFUSALS = {G + "handshake/" + c for c in ("wrong-game", "wrong-version", "wrong-user-version",
+                                         "closes-after-refusal")}
+ALL_GNE = REFUSALS | {G + c for c in ("handshake/accepted", "handshake/udp-unasked", "handshake/udp-asked",
+                                      "ping/reply", "packets/reserved-id", "packets/unterminated", "packets/exit",
+                                      "framing/bad-magic", "framing/oversized")}
+judge("gne refuse", "gne", "server", ["refuse"], 13, set(), {c: "skipped" for c in ALL_GNE - REFUSALS})
+# "It must refuse the connection if any of the versions do not match": it
+# accepts GNE version 0, so its versions cannot be learnt: that case fails,
+# the others are skipped; told its game name, the run judges them all
+judge("gne accept-mismatch", "gne", "server", ["accept-mismatch"], 13, {G + "handshake/wrong-version"},
+      {c: "skipped" for c in ALL_GNE - {G + "handshake/wrong-version"}})
+judge("gne accept-mismatch --set game", "gne", "server", ["accept-mismatch"], 13,
+      {G + "handshake/wrong-version", G + "handshake/wrong-user-version"},
+      dict(GOOD, **{G + "handshake/wrong-game": "info", G + "handshake/closes-after-refusal": "skipped"}),
+      extra=["--set", "game=textpeer"])
+finish()
