@@ -389,6 +389,64 @@ static gw_verdict close_ends(gw_conform_io *io)
                           "answered (result %llu): the connection was forgotten", (unsigned long long)result);
 }
 
+/* the peer's own reliable command (an echo of ours counts: an application
+   may send back what it got) */
+static bool peer_reliable(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return reliable_command(p);
+}
+
+static bool same_reliable(const gw_replay_pdu *p, const void *arg)
+{
+    uint64_t seq;
+    return reliable_command(p) && gw_replay_u(p, DNP_F_SEQ, &seq) && seq == *(const uint64_t *)arg;
+}
+
+/* The peer's reliable command left unacknowledged (the duty holds its
+   acks): the same number must come again before ReliableTimeout
+   (recommended 3 s), and again after an ack with result 1, which leaves it
+   unacknowledged ("Used if the receiver would like sender to resend the
+   message"). A peer that sends no reliable command of its own cannot be
+   asked. */
+static gw_verdict reliable_resent(gw_conform_io *io)
+{
+    OPEN_OR_FAIL(io);
+    dnp_case *k = io->case_state;
+    k->hold_acks = true;
+    gw_verdict v = acked(io, 0, "the prompt"); /* an application may answer it */
+    if (v != GW_PASS)
+        return v;
+    gw_replay_pdu a;
+    uint64_t seq;
+    if (gw_conform_await(io, io->wait_ms, peer_reliable, NULL, &a) != GW_GOT || !gw_replay_u(&a, DNP_F_SEQ, &seq))
+        return gw_conform_say(io, GW_SKIPPED, "the peer sent no reliable command of its own within %.1f s: nothing "
+                              "to judge", io->wait_ms / 1000.0);
+    int64_t first = gw_conform_clock_ms();
+    gw_wait w = gw_conform_await_until(io, first + 3000 + io->wait_ms, same_reliable, &seq, &a);
+    int64_t took = gw_conform_clock_ms() - first;
+    if (w != GW_GOT && k->peer_closed && took < 1000) /* before a resend was due (0.5 s recommended) */
+        return gw_conform_say(io, GW_SKIPPED, "the peer closed the connection (its right) %lld ms after its reliable "
+                              "#%llu, before a resend was due; nothing to judge", (long long)took,
+                              (unsigned long long)seq);
+    if (w != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "the peer's reliable #%llu, unacknowledged, was not resent within %.1f s "
+                              "(\"the sender has to resend the same command\")%s", (unsigned long long)seq,
+                              (3000 + io->wait_ms) / 1000.0,
+                              w == GW_CLOSED || k->peer_closed ? "; the peer ended the connection" : "");
+    if (!gw_conform_send(io, P, DNP_RELIABLE_ACK, GW_WVALS(GW_WU(DNP_F_SEQ, seq), GW_WU(DNP_F_ACK_CODE, 1))))
+        return GW_FAIL;
+    w = gw_conform_await_until(io, gw_conform_clock_ms() + 3000 + io->wait_ms, same_reliable, &seq, &a);
+    k->hold_acks = false;
+    if (w != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "the peer resent #%llu after %lld ms unacknowledged, but not after an ack "
+                              "with result 1 (a failed receipt: it stays unacknowledged)", (unsigned long long)seq,
+                              (long long)took);
+    gw_conform_send(io, P, DNP_RELIABLE_ACK, GW_WVALS(GW_WU(DNP_F_SEQ, seq), GW_WU(DNP_F_ACK_CODE, 0)));
+    return gw_conform_say(io, GW_PASS, "the peer's #%llu was resent %lld ms after it went unacknowledged, and again "
+                          "after an ack with result 1", (unsigned long long)seq, (long long)took);
+}
+
 /* ---- the implementation as server ------------------------------------------ */
 
 static gw_verdict connect_accepted(gw_conform_io *io)
@@ -652,6 +710,15 @@ static const gw_conform_case cases[] = {
      "a connection, reliable message #10 (the next expected is #0), then #0",
      "no ack of #10, then an ack of #0; Fail when #10 is acknowledged or #0 is not",
      reliable_outside_window},
+    {"dnp/reliable/resent", BOTH, "An unacknowledged reliable command is resent", RELIABLE,
+     "If a reliable command is not acknowledged before ReliableResendInterval (recommended 0.5s) the sender has "
+     "to resend the same command. [...] 1: Receiving command failed. Used if the receiver would like sender to "
+     "resend the message.",
+     "a connection and reliable message #0 (a prompt); the peer's own first reliable command is then left "
+     "unacknowledged, and once resent acknowledged with result 1",
+     "the same number again within 3 s (the recommended ReliableTimeout), and again after the ack with result 1; "
+     "Skipped when the peer sends no reliable command of its own; Fail otherwise",
+     reliable_resent},
     {"dnp/reliable/ahead-acked", BOTH, "A number ahead of the next expected is acknowledged and held", RELIABLE,
      "If CommandNumber does not equal NextReceiveCommand the command has over-taken the next expected "
      "command and has to be held back [...]. Every valid received command has to be acknowledged.",

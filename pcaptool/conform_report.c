@@ -72,10 +72,10 @@ void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown
         }
     }
     const gw_conform_setting *st = r->p->conform->settings;
-    if (st && st->name && (markdown || fmt == OUT_TEXT)) {
-        fputs(markdown ? "\nSettings (`--set NAME=VALUE`):\n\n" : "settings (--set NAME=VALUE):\n", stdout);
+    if (st && st->name && !markdown && fmt == OUT_TEXT) {
+        fputs("settings (--set NAME=VALUE):\n", stdout);
         for (; st->name; st++)
-            printf(markdown ? "- `%s`: %s\n" : "  %-14s %s\n", st->name, st->description);
+            printf("  %-14s %s\n", st->name, st->description);
     }
     if (fmt == OUT_TEXT && !markdown)
         fprintf(cli_report, "%u %s case%s for the implementation as %s (nothing was sent)\n", r->n,

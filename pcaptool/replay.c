@@ -57,6 +57,7 @@ typedef struct {
     char *summary;
     gw_replay_need need; /* the peer's: what the live peer must send here */
     bool matched;
+    bool unasked;     /* the peer's close at the end, on its own: a note when missing, not a divergence */
 } rec_pdu;
 
 typedef struct {
@@ -224,6 +225,8 @@ typedef struct {
     out_format format;
     channel ch[N_CHANNELS];
     int64_t start_ns;      /* when the exchange began (monotonic) */
+    int64_t sent_ns;       /* when our last PDU went (monotonic; start_ns before the first) */
+    int64_t rec_sent_ns;   /* ... and when it went in the recording (the recording's first PDU before) */
     int64_t wall_start_ns; /* the same moment, wall clock (for output and --out) */
     /* received bytes not yet cut into PDUs (TCP) */
     GByteArray *inbuf;
@@ -669,10 +672,19 @@ static bool lost_in_band(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *ne
 }
 
 /* wait until the peer's answers and periodic PDUs in pdus[a, b) have come
-   (`next`: our PDU to send after them, or NULL) */
+   (`next`: our PDU to send after them, or NULL). An answer may take as long
+   after our last PDU as it took in the recording (at --speed), and
+   --timeout more. */
 static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *next)
 {
+    int64_t took = 0;
+    for (size_t i = a; i < b; i++)
+        if (pdus[i].dir != L->side && pdus[i].time_ns - L->rec_sent_ns > took)
+            took = pdus[i].time_ns - L->rec_sent_ns;
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)L->timeout_ms * 1000000;
+    int64_t recorded = L->sent_ns + (int64_t)((double)took / L->speed) + (int64_t)L->timeout_ms * 1000000;
+    if (recorded > deadline)
+        deadline = recorded;
     rec_pdu *r;
     for (;;) {
         match_waiting(L, pdus, a, b); /* what came last too, before giving up */
@@ -685,7 +697,7 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *n
             match_waiting(L, pdus, a, b);
             if (lost_in_band(L, pdus, a, b, next))
                 return;
-            if (L->diverged || L->unreachable || !(r = first_unmatched(L, pdus, a, b)))
+            if (L->diverged || L->unreachable || !(r = first_unmatched(L, pdus, a, b)) || r->unasked)
                 return;
             char detail[300];
             if (L->waiting->len) {
@@ -710,6 +722,8 @@ static void play(live *L, rec_pdu *pdus, size_t n)
     size_t seg = 0; /* the first recorded PDU since our last one */
     L->n_pdus = n;
     int64_t t0 = n ? pdus[0].time_ns : 0;
+    L->sent_ns = L->start_ns;
+    L->rec_sent_ns = t0;
     for (size_t i = 0; i < n && !L->diverged && !L->unreachable; i++) {
         if (pdus[i].dir != L->side)
             continue;
@@ -743,6 +757,8 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             break;
         }
         L->sent++;
+        L->sent_ns = now_ns(CLOCK_MONOTONIC);
+        L->rec_sent_ns = pdus[i].time_ns;
         int64_t type = live_decode(L, pdus[i].channel, true, d, pdus[i].len);
         if (L->p->replay && L->p->replay->observe) {
             unsigned n_items;
@@ -760,6 +776,28 @@ static void play(live *L, rec_pdu *pdus, size_t n)
     for (guint w = 0; w < L->waiting->len; w++)
         if (g_array_index(L->waiting, live_pdu, w).need == GW_REPLAY_ANSWER)
             L->unexpected++;
+}
+
+/* A close the recording's peer made at the end on its own, over a second
+   after our last PDU (an operator's kick, a server shutting down), answers
+   nothing we sent: it is waited for as long as it took, but a live peer
+   that does not close there owes nothing (a note says so). A close sooner
+   than that may answer our last PDU, and stays what it was. */
+#define UNASKED_CLOSE_NS 1000000000ll
+static void mark_unasked_close(recording *r, rec_pdu *pdus, int side)
+{
+    if (!r->p->replay || !r->p->replay->closes)
+        return;
+    int64_t last_ours = -1;
+    for (guint i = 0; i < r->pdus->len; i++)
+        if (pdus[i].dir == side)
+            last_ours = pdus[i].time_ns;
+    for (guint i = 0; i < r->pdus->len; i++) {
+        gw_replay_pdu rv = rec_view(&pdus[i]);
+        if (pdus[i].dir != side && last_ours >= 0 && pdus[i].time_ns - last_ours > UNASKED_CLOSE_NS &&
+            r->p->replay->closes(r->hooks, &rv))
+            pdus[i].unasked = true;
+    }
 }
 
 /* ---- setting up --------------------------------------------------------- */
@@ -1003,7 +1041,8 @@ static void replay_usage(FILE *f)
           "      --speed X              X times the recorded pace (default 1)\n"
           "      --no-wait              send as soon as the answers have come (not with\n"
           "                             --speed)\n"
-          "      --timeout SECONDS      longest wait for an answer (default 5)\n"
+          "      --timeout SECONDS      longest wait for an answer past the time it took in\n"
+          "                             the recording (default 5)\n"
           "      --as-recorded          send our PDUs byte for byte as recorded, without\n"
           "                             adapting them to the live peer\n"
           "  -w, --out FILE             write what was sent and received to a pcap\n"
@@ -1192,6 +1231,7 @@ static int run_replay(int argc, char **argv)
         gw_replay_pdu rv = rec_view(&pdus[i]);
         pdus[i].need = need_of(r.p, r.hooks, &rv);
     }
+    mark_unasked_close(&r, pdus, a.side);
     if (a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, a.conversation, argv[optind], r.endpoint[0], r.endpoint[1],
@@ -1265,6 +1305,11 @@ static int run_replay(int argc, char **argv)
     L.wall_start_ns = now_ns(CLOCK_REALTIME);
 
     play(&L, pdus, r.pdus->len);
+    char note[200] = "";
+    for (guint i = 0; i < r.pdus->len && !L.unreachable; i++)
+        if (pdus[i].unasked && !pdus[i].matched)
+            snprintf(note, sizeof note, "the recording's peer closed the connection on its own at the end (frame "
+                     "%u); the live peer did not, and nothing asked it to", pdus[i].frame);
 
     bool fail = L.diverged || (cc.fail_on && L.max_sev >= cc.fail_on);
     if (L.unreachable)
@@ -1277,14 +1322,21 @@ static int run_replay(int argc, char **argv)
         printf(",\"conversation\":%u,\"side\":\"%s\",\"target\":", a.conversation,
                a.side ? "server" : "client");
         out_json_string(stdout, (const uint8_t *)a.target, strlen(a.target));
-        printf(",\"sent\":%u,\"received\":%u,\"unexpected\":%u,\"diverged\":%s,\"verdict\":\"%s\"}\n",
+        printf(",\"sent\":%u,\"received\":%u,\"unexpected\":%u,\"diverged\":%s,\"verdict\":\"%s\",\"note\":",
                L.sent, L.received, L.unexpected, L.diverged ? "true" : "false", fail ? "fail" : "pass");
+        if (note[0])
+            out_json_string(stdout, (const uint8_t *)note, strlen(note));
+        else
+            fputs("null", stdout);
+        fputs("}\n", stdout);
     } else {
         fprintf(cli_report, "%s: %u sent, %u received", fail ? "FAIL" : "PASS", L.sent, L.received);
         if (L.unexpected)
             fprintf(cli_report, ", %u answer%s the recording does not have", L.unexpected,
                     L.unexpected == 1 ? "" : "s");
         fprintf(cli_report, "%s\n", L.diverged ? ", diverged from the recording" : "");
+        if (note[0])
+            fprintf(cli_report, "note: %s\n", note);
     }
     rc = L.unreachable ? EXIT_USAGE : fail ? EXIT_FINDINGS : EXIT_CLEAN;
     if (L.dump) {

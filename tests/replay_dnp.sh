@@ -6,9 +6,11 @@
 # in the middle (DNP Connection close, which the recording does not have
 # there) fail with the divergence named; one that answers two link states
 # in the other order passes (each ack and link up is paired by the number
-# or link it names). The --out capture of the good run decodes cleanly.
-# Ports: REPLAY_PORT and the four above it, else five from a base picked by
-# the process id.
+# or link it names). The --out capture of the good run decodes cleanly. A
+# slow peer's answers may take as long as they took in the recording, and
+# --timeout more.
+# Ports: REPLAY_PORT and the seven above it, else eight from a base picked
+# by the process id.
 set -u
 pcaptool=$1 peer=$2 cap=$3
 work=$(mktemp -d)
@@ -87,4 +89,23 @@ expect reorder 0 "PASS: 17 sent, 9 received" && {
         echo "FAIL reorder: the answers did not come reordered:"; cat "$work/reorder.txt"; fail=1
     fi
 }
+# a slow peer (400 ms over each datagram): replaying the fast recording
+# with --timeout 0.25 gives up on its first late answer; the replay of its
+# own recording (made with a generous --timeout: its answers 0.4 s after
+# our PDUs there) waits as long as they took then, and 0.25 s more: it passes
+run slow 3000 5 5
+expect slow 0 "PASS: 17 sent, 9 received"
+replay_of() { # NAME RECORDING PORT_OFFSET: the recording replayed with --timeout 0.25 against a slow peer
+    port=$((base + $3))
+    "$pcaptool" replay --side server --target "127.0.0.1:$port" --no-wait --timeout 0.25 "$2" \
+        > "$work/$1.txt" 2>&1 &
+    pid=$!
+    "$peer" 127.0.0.1 "$port" slow 1000
+    wait "$pid"
+    echo $? > "$work/$1.rc"
+}
+replay_of slow-fast-recording "$cap" 6
+expect slow-fast-recording 1 "DIVERGENCE (missing answer)" "not received within 0.2 s"
+replay_of slow-own-recording "$work/slow.pcap" 7
+expect slow-own-recording 0 "PASS: 17 sent, 9 received"
 exit $fail

@@ -28,6 +28,8 @@
  *         up-first    send link up before the ack of its link state
  *         accept-any  (server) accept a request whatever it offers
  *         reack       (server) answer a connected client's repeated request
+ *         slow        behave, but take 400 ms over each datagram before
+ *                     answering it (a busy or distant peer)
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -259,6 +261,8 @@ int main(int argc, char **argv)
         ssize_t n = recvfrom(fd, b, sizeof b, 0, (struct sockaddr *)&from, &fl);
         if (n < 1)
             continue;
+        if (is("slow"))
+            usleep(400000);
         conn *c = listening ? find(&from, fl) : server->used ? server : NULL;
         if (!datagram(c, &from, fl, b, (size_t)n))
             break;
