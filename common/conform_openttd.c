@@ -5,6 +5,8 @@
  * 13.x layouts (openttd.c, ottd_build; --option openttd.version picks
  * another numbering); answers are read through the decoder's fields (the
  * hidden openttd.packet names a packet whatever its number). */
+#include <string.h>
+
 #include "gw_conform.h"
 #include "openttd.h"
 
@@ -65,6 +67,7 @@ static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
         return false;
     gw_replay_pdu a;
     int64_t until = gw_conform_clock_ms() + io->wait_ms;
+    unsigned asked = 0; /* game passwords sent */
     for (;;) {
         gw_wait w = gw_conform_await_until(io, until, join_step, NULL, &a);
         if (w != GW_GOT) {
@@ -84,9 +87,18 @@ static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
                 return false;
             continue;
         }
+        const char *password = io->setting(io, "password");
+        if (k == PK_SERVER_NEED_GAME_PASSWORD && password && !asked++) {
+            if (!gw_conform_send(io, P, PK_CLIENT_GAME_PASSWORD,
+                                 GW_WVALS(GW_WB(OTTD_F_PASSWORD, password, strlen(password)))))
+                return false;
+            continue;
+        }
         if (k == PK_SERVER_NEED_GAME_PASSWORD || k == PK_SERVER_NEED_COMPANY_PASSWORD) {
             *v = GW_SKIPPED;
-            gw_conform_say(io, GW_SKIPPED, "the server asks for a password, which pcaptool does not know");
+            gw_conform_say(io, GW_SKIPPED, "the server asks for a %s password%s", k == PK_SERVER_NEED_GAME_PASSWORD ?
+                           "game" : "company", password ? " again" : ", which pcaptool was not given (--set "
+                           "password=...)");
             return false;
         }
         /* full, banned, not on the allow list, another revision: a server
@@ -507,7 +519,8 @@ static const gw_conform_case cases[] = {
      "openttd-wiki.md, Joining; WIRE-NOTES 2",
      "Then it verifies itself, gives his name and, if needed, passwords.",
      "CLIENT_JOIN: revision \"13.0\", NewGRF version 0x1d086d64, name \"conform\", spectator",
-     "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS when the game has NewGRFs); Skipped when a password is asked or "
+     "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS, and the game password given with --set password=... when asked); "
+     "Skipped when a password is asked and not given, or "
      "the join is refused (full, banned, another revision: the server's right); Fail on silence or a close",
      join_welcome},
     {"openttd/join/wrong-revision", SERVER, "Another revision is refused with WRONG_REVISION", SRC,
@@ -639,5 +652,12 @@ static const gw_conform_case cases[] = {
      client_undersized},
 };
 
+static const gw_conform_setting settings[] = {
+    {"password", "the server's game password: the join sends it when asked (without it, a server with a "
+                 "password skips the cases that need a join)"},
+    {NULL, NULL},
+};
+
 const gw_conform gw_openttd_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
-                                       .n_cases = sizeof cases / sizeof cases[0], .finish = ottd_finish};
+                                       .n_cases = sizeof cases / sizeof cases[0], .finish = ottd_finish,
+                                       .settings = settings};

@@ -6,7 +6,9 @@
 # openttd/join/wrong-password, skipped (this server asks for no password),
 # and the JUnit names the 13 cases; as client all pass but
 # openttd/client/game-password, info (a client without a password waits for
-# its user). Both runs exit 0.
+# its user). Both runs exit 0. Then the server again with 127.0.0.1 banned
+# (every case skipped: a refusal is its right) and with a game password
+# (cases needing a join skipped without --set password=..., all pass with it).
 # The server's port: CONFORM_PORT, else one picked by the process id.
 set -u
 pcaptool=$1
@@ -86,6 +88,34 @@ if [ "$brc" != 0 ] || [ "$skipped" != 13 ]; then
 else
     echo "ok: banned: all 13 cases skipped, naming SERVER_BANNED"
 fi
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+server=""
+
+# the same server with a game password: without it, the five cases that
+# need a join are skipped (saying which setting is missing) and the eight
+# others pass (a wrong password refused with WRONG_PASSWORD among them);
+# given with --set password=..., all 13 pass
+pport=$((port + 3))
+sed 's/^server_name = .*/&\nserver_password = secret/' "$work/server.cfg" > "$work/password.cfg"
+start_server password "$pport"
+for given in no yes; do
+    set -- ; [ $given = yes ] && set -- --set password=secret
+    "$pcaptool" conform --proto openttd --target "127.0.0.1:$pport" --format json "$@" > "$work/pw-$given.jsonl" \
+        2> "$work/pw-$given-err.txt"
+    prc=$?
+    counts=$(python3 -c 'import json, sys
+r = [x for x in map(json.loads, sys.stdin) if "case" in x]
+print(sum(x["verdict"] == "pass" for x in r), sum(x["verdict"] == "skipped" and "--set password" in x["outcome"] for x in r),
+      sum(x["verdict"] == "pass" and x["case"] == "openttd/join/wrong-password" for x in r))' < "$work/pw-$given.jsonl")
+    want="8 5 1"; [ $given = yes ] && want="13 0 1"
+    if [ "$prc" != 0 ] || [ "$counts" != "$want" ]; then
+        echo "FAIL: password server, password given: $given: exit $prc, pass/skipped/wrong-password $counts (want $want):"
+        cat "$work/pw-$given.jsonl" "$work/pw-$given-err.txt"; fail=1
+    else
+        echo "ok: password server, password given: $given: $counts (pass, skipped for the password, wrong-password passed)"
+    fi
+done
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 server=""
