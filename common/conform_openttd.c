@@ -42,9 +42,28 @@ static bool send_join(gw_conform_io *io, const char *rev, size_t rev_len, uint32
                                     GW_WU(OTTD_F_LANGUAGE, 0)));
 }
 
-static bool send_good_join(gw_conform_io *io)
+static bool game_info(const gw_replay_pdu *p, const void *arg);
+
+/* The join as both readings have it: the wiki's client asks for the server
+   info first ("first packet, always needed"), 13.x's joins at once (a 13.0
+   server answers both on one connection). So the info is asked for first,
+   then the join goes; a server that ends the connection after the info gets
+   the join on a fresh one. JOIN_SENT; REFUSED: a refusal came instead of the
+   info, in *a, and nothing more went; or -1 (the outcome said). */
+enum { JOIN_SENT, REFUSED };
+static int send_good_join(gw_conform_io *io, gw_replay_pdu *a)
 {
-    return send_join(io, revision, sizeof revision - 1, NEWGRF_VERSION, "conform", 7);
+    if (!gw_conform_send(io, P, PK_CLIENT_GAME_INFO, GW_NO_VALUES))
+        return -1;
+    gw_wait w = gw_conform_await(io, io->wait_ms, game_info, NULL, a);
+    if (w == GW_GOT && packet(a) != PK_SERVER_GAME_INFO)
+        return REFUSED;
+    if (w == GW_CLOSED && !io->reconnect(io)) {
+        gw_conform_say(io, GW_FAIL, "the server closed the connection after CLIENT_GAME_INFO and could not be "
+                       "reached again");
+        return -1;
+    }
+    return send_join(io, revision, sizeof revision - 1, NEWGRF_VERSION, "conform", 7) ? JOIN_SENT : -1;
 }
 
 /* the packets that carry a join on: the server's next step */
@@ -63,13 +82,14 @@ static bool join_step(const gw_replay_pdu *p, const void *arg)
 static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
 {
     *v = GW_FAIL;
-    if (!send_good_join(io))
-        return false;
     gw_replay_pdu a;
+    int sent = send_good_join(io, &a);
+    if (sent < 0)
+        return false;
     int64_t until = gw_conform_clock_ms() + io->wait_ms;
     unsigned asked = 0; /* game passwords sent */
-    for (;;) {
-        gw_wait w = gw_conform_await_until(io, until, join_step, NULL, &a);
+    for (bool have = sent == REFUSED;; have = false) {
+        gw_wait w = have ? GW_GOT : gw_conform_await_until(io, until, join_step, NULL, &a);
         if (w != GW_GOT) {
             gw_conform_say(io, GW_FAIL, w == GW_CLOSED ? "the server closed the connection during the join"
                                                        : "the join got no answer in time");
@@ -218,6 +238,34 @@ static gw_verdict join_empty_name(gw_conform_io *io)
     return refused_with(io, 20, "an empty client name");
 }
 
+static bool game_info(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return packet(p) == PK_SERVER_GAME_INFO || packet(p) == PK_SERVER_ERROR || packet(p) == PK_SERVER_FULL ||
+           packet(p) == PK_SERVER_BANNED;
+}
+
+static gw_verdict info_unauthorized(gw_conform_io *io)
+{
+    if (!gw_conform_send(io, P, PK_CLIENT_GAME_INFO, GW_NO_VALUES))
+        return GW_FAIL;
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, game_info, NULL, &a);
+    if (w == GW_GOT && packet(&a) == PK_SERVER_GAME_INFO) {
+        const gw_item *name = gw_replay_item(&a, OTTD_F_SERVER_NAME, 0);
+        return gw_conform_say(io, GW_PASS, "SERVER_GAME_INFO before any join%s%.*s%s", name ? " (server \"" : "",
+                              name ? (int)name->v.b.n : 0, name ? (const char *)name->v.b.p : "", name ? "\")" : "");
+    }
+    if (w == GW_GOT && packet(&a) != PK_SERVER_ERROR)
+        return refuses_all(io, &a, "CLIENT_GAME_INFO");
+    char e[64];
+    if (w == GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "CLIENT_GAME_INFO before any join: SERVER_ERROR %s",
+                              error_name(&a, e, sizeof e));
+    return gw_conform_say(io, GW_FAIL, "CLIENT_GAME_INFO before any join: %s",
+                          w == GW_CLOSED ? "the server closed the connection" : "no answer");
+}
+
 static gw_verdict getmap_unauthorized(gw_conform_io *io)
 {
     if (!gw_conform_send(io, P, PK_CLIENT_GETMAP, GW_NO_VALUES))
@@ -353,10 +401,11 @@ static gw_verdict truncated_join(gw_conform_io *io)
 
 static gw_verdict password_wrong(gw_conform_io *io)
 {
-    if (!send_good_join(io))
-        return GW_FAIL;
     gw_replay_pdu a;
-    gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, &a);
+    int sent = send_good_join(io, &a);
+    if (sent < 0)
+        return GW_FAIL;
+    gw_wait w = sent == REFUSED ? GW_GOT : gw_conform_await(io, io->wait_ms, join_step, NULL, &a);
     if (w != GW_GOT)
         return gw_conform_say(io, GW_FAIL, "the join got no answer");
     if (packet(&a) == PK_SERVER_CHECK_NEWGRFS) {
@@ -518,7 +567,8 @@ static const gw_conform_case cases[] = {
     {"openttd/join/welcome", SERVER, "A join as the 13.0 client sends it is welcomed",
      "openttd-wiki.md, Joining; WIRE-NOTES 2",
      "Then it verifies itself, gives his name and, if needed, passwords.",
-     "CLIENT_JOIN: revision \"13.0\", NewGRF version 0x1d086d64, name \"conform\", spectator",
+     "CLIENT_GAME_INFO (the wiki's first packet), then CLIENT_JOIN: revision \"13.0\", NewGRF version "
+     "0x1d086d64, name \"conform\", spectator",
      "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS, and the game password given with --set password=... when asked); "
      "Skipped when a password is asked and not given, or "
      "the join is refused (full, banned, another revision: the server's right); Fail on silence or a close",
@@ -550,6 +600,12 @@ static const gw_conform_case cases[] = {
      "a join, then a wrong CLIENT_GAME_PASSWORD when SERVER_NEED_GAME_PASSWORD asks for one",
      "SERVER_ERROR WRONG_PASSWORD (10); Skipped when the server asks for no password",
      password_wrong},
+    {"openttd/info/without-authorization", SERVER, "The server info is given before any join", "openttd-wiki.md, The protocol",
+     "The client can get the server info without authorization.",
+     "CLIENT_GAME_INFO on a fresh connection",
+     "SERVER_GAME_INFO; Skipped when the server refuses every client (full, banned); Fail on an error, a close or "
+     "silence",
+     info_unauthorized},
     {"openttd/join/getmap-unauthorized", SERVER, "The map is not sent to a client that has not joined", SRC,
      "Receive_CLIENT_GETMAP: if (this->status != STATUS_AUTHORIZED) return "
      "this->SendError(NETWORK_ERROR_NOT_AUTHORIZED);",

@@ -4,7 +4,7 @@
 # client without a display. Every case's verdict is the one the README's
 # verdict table gives and justifies: as server all pass but
 # openttd/join/wrong-password, skipped (this server asks for no password),
-# and the JUnit names the 13 cases; as client all pass but
+# and the JUnit names the 14 cases; as client all pass but
 # openttd/client/game-password, info (a client without a password waits for
 # its user). Both runs exit 0. Then the server again with 127.0.0.1 banned
 # (every case skipped: a refusal is its right) and with a game password
@@ -45,6 +45,7 @@ fail=0
 # case -> verdict, one per line, sorted
 sed -n 's/.*"case":"\([^"]*\)".*"verdict":"\([^"]*\)".*/\1 \2/p' "$work/out.jsonl" | sort > "$work/got.txt"
 sort > "$work/want.txt" <<EOF
+openttd/info/without-authorization pass
 openttd/join/announced pass
 openttd/join/command-before-map pass
 openttd/join/empty-name pass
@@ -63,8 +64,8 @@ if ! diff "$work/want.txt" "$work/got.txt"; then
     echo "FAIL: verdicts differ from the README's (< wanted, > got):"; cat "$work/out.jsonl" "$work/err.txt"; fail=1
 fi
 [ "$rc" = 0 ] || { echo "FAIL: exit $rc, expected 0"; cat "$work/err.txt"; fail=1; }
-grep -q 'tests="13" failures="0"' "$work/junit.xml" || { echo "FAIL: JUnit:"; cat "$work/junit.xml"; fail=1; }
-[ $fail = 0 ] && echo "ok: 13 cases as server, the verdicts the README gives"
+grep -q 'tests="14" failures="0"' "$work/junit.xml" || { echo "FAIL: JUnit:"; cat "$work/junit.xml"; fail=1; }
+[ $fail = 0 ] && echo "ok: 14 cases as server, the verdicts the README gives"
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 server=""
@@ -82,20 +83,20 @@ brc=$?
 skipped=$(python3 -c 'import json, sys
 print(sum(r.get("verdict") == "skipped" and "SERVER_BANNED" in r["outcome"] for r in map(json.loads, sys.stdin)))' \
     < "$work/banned.jsonl")
-if [ "$brc" != 0 ] || [ "$skipped" != 13 ]; then
-    echo "FAIL: banned: exit $brc (0 wanted), $skipped of 13 cases skipped naming SERVER_BANNED:"
+if [ "$brc" != 0 ] || [ "$skipped" != 14 ]; then
+    echo "FAIL: banned: exit $brc (0 wanted), $skipped of 14 cases skipped naming SERVER_BANNED:"
     cat "$work/banned.jsonl" "$work/banned-err.txt"; fail=1
 else
-    echo "ok: banned: all 13 cases skipped, naming SERVER_BANNED"
+    echo "ok: banned: all 14 cases skipped, naming SERVER_BANNED"
 fi
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 server=""
 
 # the same server with a game password: without it, the five cases that
-# need a join are skipped (saying which setting is missing) and the eight
+# need a join are skipped (saying which setting is missing) and the nine
 # others pass (a wrong password refused with WRONG_PASSWORD among them);
-# given with --set password=..., all 13 pass
+# given with --set password=..., all 14 pass
 pport=$((port + 3))
 sed 's/^server_name = .*/&\nserver_password = secret/' "$work/server.cfg" > "$work/password.cfg"
 start_server password "$pport"
@@ -108,7 +109,7 @@ for given in no yes; do
 r = [x for x in map(json.loads, sys.stdin) if "case" in x]
 print(sum(x["verdict"] == "pass" for x in r), sum(x["verdict"] == "skipped" and "--set password" in x["outcome"] for x in r),
       sum(x["verdict"] == "pass" and x["case"] == "openttd/join/wrong-password" for x in r))' < "$work/pw-$given.jsonl")
-    want="8 5 1"; [ $given = yes ] && want="13 0 1"
+    want="9 5 1"; [ $given = yes ] && want="14 0 1"
     if [ "$prc" != 0 ] || [ "$counts" != "$want" ]; then
         echo "FAIL: password server, password given: $given: exit $prc, pass/skipped/wrong-password $counts (want $want):"
         cat "$work/pw-$given.jsonl" "$work/pw-$given-err.txt"; fail=1
