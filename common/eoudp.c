@@ -136,8 +136,8 @@ static const gw_option options[] = {
     [EOUDP_OPT_NUMBERING] = {"numbering", "Command numbering",
      "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have", numbering_choices, EOUDP_NUM_IMPL},
     [EOUDP_OPT_PROFILE] = {"profile", "Conformance profile",
-     "Judge by the implementation (R-Type) or by the RFC text (21-byte header, NUL-terminated strings, "
-     "seconds)", gw_profile_choices, GW_PROFILE_REFERENCE},
+     "Judge by what the implementation (R-Type) or the RFC text (21-byte header, NUL-terminated strings, "
+     "seconds) allows (default: either, noting which), or strictly by one of them", gw_profile_choices, GW_PROFILE_EITHER},
 };
 
 /* ---- conversation ------------------------------------------------------ */

@@ -86,9 +86,9 @@ static const gw_option options[] = {
      "Byte order of the numbers inside GNE messages: told per connection by the handshake's "
      "build field, or forced", order_choices, GNE_ORDER_AUTO},
     [GNE_OPT_PROFILE] = {"profile", "Judge by",
-     "What the traffic is checked against: what gnelib does (the reference, default), noting once per "
-     "conversation where it departs from the text; or the text (gne.md) literally, where those "
-     "departures are warnings", gw_profile_choices, GW_PROFILE_REFERENCE},
+     "What the traffic is checked against: what gnelib (the reference) or the text allows (default: "
+     "either, noting once per conversation which reading it follows); or strictly gnelib, or the text "
+     "literally, where the other's departures are warnings", gw_profile_choices, GW_PROFILE_EITHER},
 };
 
 /* ---- conversation state ------------------------------------------------ */

@@ -198,8 +198,9 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
 }
 
 const gw_choice gw_profile_choices[] = {
-    {GW_PROFILE_REFERENCE, "reference", "Judge by what the reference implementation does (texts' divergences noted once)"},
-    {GW_PROFILE_SPEC, "spec", "Judge by the published text, literally"},
+    {GW_PROFILE_EITHER, "either", "What the text or the reference allows is no warning or error (noted once, saying which)"},
+    {GW_PROFILE_REFERENCE, "reference", "Strict: judge by what the reference implementation does (texts' divergences noted once)"},
+    {GW_PROFILE_SPEC, "spec", "Strict: judge by the published text, literally"},
     {0, NULL, NULL}};
 
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v)

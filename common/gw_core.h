@@ -219,8 +219,10 @@ typedef struct {
 
 /* conformance profiles (a protocol's "profile" option, pcaptool --profile) */
 enum gw_profile {
-    GW_PROFILE_REFERENCE = 0, /* what the reference implementation does */
-    GW_PROFILE_SPEC = 1,      /* the published text, literally */
+    GW_PROFILE_REFERENCE = 0, /* strict: what the reference implementation does */
+    GW_PROFILE_SPEC = 1,      /* strict: the published text, literally */
+    GW_PROFILE_EITHER = 2,    /* the default: what either of them allows is no
+                                 warning or error (a note says which reading) */
 };
 extern const gw_choice gw_profile_choices[];
 
@@ -517,8 +519,9 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Where the traffic does what the reference implementation does and the
    published text does not: under GW_PROFILE_SPEC the violation spec_finding,
-   every time, with spec_fmt; under GW_PROFILE_REFERENCE the divergence note
-   note_finding once per conversation (*noted remembers it), with note_fmt.
+   every time, with spec_fmt; under GW_PROFILE_REFERENCE and GW_PROFILE_EITHER
+   the divergence note note_finding once per conversation (*noted remembers
+   it), with note_fmt.
    Both formats take the same arguments (note_fmt may use fewer). */
 void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
                         size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)

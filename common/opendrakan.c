@@ -97,8 +97,9 @@ static const gw_option options[] = {
     [OD_OPT_DEFAULT_BOOLS] = {"default_bools", "Boolean states when the length does not tell",
      "Used when neither encoding fits the payload length", bools_default_choices, OD_BOOLS_BYTES},
     [OD_OPT_PROFILE] = {"profile", "Conformance profile",
-     "Judge by the reference code (master) or by the draft text", gw_profile_choices,
-     GW_PROFILE_REFERENCE},
+     "Judge by what the reference code (master) or the draft text allows (default: either, noting "
+     "which), or strictly by one of them", gw_profile_choices,
+     GW_PROFILE_EITHER},
 };
 
 /* ---- conversation ------------------------------------------------------ */
