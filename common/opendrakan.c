@@ -49,11 +49,12 @@ static const gw_rule rules[] = {
     {OD_E_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
                          "send state updates to the server\"; Acknowledge snapshot (uplink), Action (uplink), Analog "
                          "Action (uplink); Global database table entry and Load level (downlink)"},
-    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Once a confirmed snapshot contains as many "
-                         "changes as stated by the confirmation, it is complete\""},
-    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Then, a confirmation packet is "
-                          "transmitted, which states how many discrete changes the snapshot with the given "
-                          "tick should contain\""},
+    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+                         "confirmation or a number of changes to be missing, so the expected change count will "
+                         "never match the one recorded. Thus, an incomplete snapshot will not be considered by "
+                         "the client\" (expected, so a note)"},
+    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+                          "confirmation or a number of changes to be missing\" (expected, so a note)"},
     {OD_E_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
                      "changes the snapshot with the given tick should contain\""},
     {OD_E_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
