@@ -168,6 +168,8 @@ typedef struct {
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
     uint32_t connect_frame;
     bool connect_answered;
+    uint8_t connect_time[8];  /* the connect's timestamp bytes: a retry keeps them */
+    unsigned connect_time_n;
     int64_t connect_t;
     int8_t connect_dir;
     uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
@@ -760,10 +762,21 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     if (awaits_ack && !first)
         wait_for_ack(x, id, code, id_off);
     if (code == 0x81) {
-        c->connect_frame = pi->frame;
-        c->connect_t = pi->time_ns;
-        c->connect_dir = (int8_t)pi->dir;
-        c->connect_answered = false;
+        /* "a retried connect gets a new id but keeps its first timestamp"
+           (the R-Type client): a retry of a connect already answered, sent
+           before the answer reached the client, is answered too */
+        unsigned tn;
+        size_t to = field_off(h.gen, EOUDP_F_TIMESTAMP, &tn);
+        bool retry = resend || (c->connect_frame && tn == c->connect_time_n && tn <= sizeof c->connect_time &&
+                                memcmp(d + to, c->connect_time, tn) == 0);
+        if (!(retry && c->connect_answered)) {
+            c->connect_frame = pi->frame;
+            c->connect_t = pi->time_ns;
+            c->connect_dir = (int8_t)pi->dir;
+            c->connect_answered = false;
+            c->connect_time_n = tn <= sizeof c->connect_time ? tn : 0;
+            memcpy(c->connect_time, d + to, c->connect_time_n);
+        }
     }
     if ((code == 0x02 || code == 0x03) && c->connect_frame) {
         gw_emit_gen_u(&x->p.e, EOUDP_F_CONNECT_FRAME, 0, c->connect_frame);

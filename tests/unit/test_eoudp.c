@@ -262,6 +262,39 @@ Test(eoudp, unanswered_connect_and_disconnect_and_the_texts_acknowledges)
     cr_assert_eq(seen, 7, "found %d of connect, disconnect, ack", seen);
 }
 
+/* WIRE-NOTES 4 (the R-Type client, captured): "a retried connect gets a new
+   id but keeps its first timestamp". A retry sent before the accept reached
+   the client is answered by that accept: not unanswered. A connect with a
+   timestamp of its own after the accept is a new attempt, and unanswered. */
+Test(eoudp, retried_connect_answered_before_it)
+{
+    memset(&ended, 0, sizeof ended);
+    /* the connect of eoudp-gen3-r-type-head-session.pcap frame 1, its ack and
+       the accept (player 0), then the client's retry: id 1, same timestamp */
+    decf(1, 0, 0, "81 427a1fccd5288000 0000000000000000 01 0000000000000000");
+    decf(2, 1, 0, "01 427a1fccd5289000 0000000000000000 00 0000000000000008 0000000000000000");
+    decf(3, 1, 0, "02 427a1fccd5289000 0000000000000000 01 0000000000000008 0000000000000000");
+    decf(4, 0, 0, "81 427a1fccd5288000 0000000000000001 01 0000000000000000");
+    decf(5, 1, 0, "01 427a1fccd5289000 0000000000000001 00 0000000000000008 0100000000000000");
+    decf(6, 0, 0, "01 427a1fccd5289000 0000000000000002 00 0000000000000008 0000000000000000");
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    for (int i = 0; i < ended.n; i++)
+        cr_assert_neq(ended.finding[i], collect_finding(P, "eoudp.connect.unanswered"), "frame %u",
+                      ended.frame[i]);
+    /* a later connect with a new timestamp is a new attempt: unanswered */
+    memset(&ended, 0, sizeof ended);
+    decf(7, 0, 0, "81 427a1fccd5671000 0000000000000003 01 0000000000000000");
+    P->conv_end(conv, &es);
+    int unanswered = 0;
+    for (int i = 0; i < ended.n; i++)
+        if (ended.finding[i] == collect_finding(P, "eoudp.connect.unanswered")) {
+            unanswered++;
+            cr_assert_eq(ended.frame[i], 7);
+        }
+    cr_assert_eq(unanswered, 1);
+}
+
 Test(eoudp, oldest_unacknowledged_given_up_with_a_finding)
 {
     char hex[256];
