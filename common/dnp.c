@@ -1229,23 +1229,11 @@ static bool decode_update(dnp_ctx *x, int layout)
 }
 
 /* a finding nobody hears: asking whether bytes parse (update_fits, the heuristic) */
-static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
-{
-    (void)ctx; (void)finding; (void)src; (void)off; (void)len; (void)msg;
-}
-static bool quiet_no_message(void *ctx, int finding)
-{
-    (void)ctx; (void)finding;
-    return false;
-}
-static const gw_sink quiet_sink = {.finding = quiet_finding, .wants_message = quiet_no_message};
-static const gw_pdu_info quiet_pi = {.transport = GW_TRANSPORT_UDP};
-
 /* x reads data[at..len) and reports nothing */
 static void begin_quiet(dnp_ctx *x, const dnp_conv *conv, const uint8_t *data, size_t len, size_t at)
 {
     *x = (dnp_ctx){.conv = (dnp_conv *)conv}; /* only read */
-    gw_pdu_begin(&x->p, &gw_dnp_protocol, &quiet_sink, &quiet_pi, data, len);
+    gw_pdu_begin(&x->p, &gw_dnp_protocol, &gw_quiet_sink, &gw_quiet_pi, data, len);
     x->p.c.off = at;
 }
 

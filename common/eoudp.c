@@ -368,13 +368,18 @@ typedef struct {
 } eoudp_ctx;
 
 /* a u32-length text (gw_pdu_hooks.text): the item covers the text, a
-   trailing NUL is accepted and reported */
-static void text_end(gw_pdu *p, int field, size_t off, size_t n, bool nul)
+   trailing NUL is accepted and reported, counted by the length or not (the
+   text's "null terminated string prefixed with ... the length of the
+   string" reads either way) */
+static void text_end(gw_pdu *p, int field, size_t off, size_t n, int nul)
 {
     eoudp_ctx *x = (eoudp_ctx *)p;
     const char *name = fields[field].name;
-    if (nul)
+    if (nul == GW_NUL_COUNTED)
         gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, off + n, 1, "%s ends with a NUL", name);
+    else if (nul == GW_NUL_AFTER)
+        gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, off + n, 1, "%s ends with a NUL its length does not count",
+                        name);
     else
         gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_STRING_NOT_NUL, EOUDP_E_DIV_STRINGS,
                            &x->conv->noted_strings, off, n, "%s without a NUL",
@@ -594,6 +599,18 @@ static const gw_lstep *const payloads[] = {
     [L_CONNECT] = L(GW_IF_HOOK(TEST_CONNECT_PAYLOAD), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
 };
 
+/* Do the payload's bytes decode, exactly, with strings whose length counts
+   their NUL (or that have none), or (nul_after) with strings whose NUL
+   follows the bytes their length counts? Both are readings of the text. */
+static bool payload_fits(const eoudp_ctx *x, const command *cmd, bool nul_after)
+{
+    gw_pdu y;
+    gw_pdu_begin(&y, &gw_eoudp_protocol, &gw_quiet_sink, &gw_quiet_pi, x->p.c.data, x->p.c.len);
+    y.c.off = x->p.c.off;
+    y.nul_after = nul_after;
+    return gw_layout_run(&y, payloads[cmd->layout]) && !y.failed && gw_remaining(&y.c) == 0;
+}
+
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
     if (!cmd) {
@@ -602,6 +619,10 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         return;
     }
     size_t off = x->p.c.off;
+    bool strings = cmd->layout == L_STRING_SYSTEM || cmd->layout == L_STRING_EVENTS ||
+                   cmd->layout == L_COMPONENT || cmd->layout == L_DEL_COMPONENT;
+    x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE &&
+                     !payload_fits(x, cmd, false) && payload_fits(x, cmd, true);
     if (!gw_layout_run(&x->p, payloads[cmd->layout]))
         return;
     uint64_t *v = x->val;

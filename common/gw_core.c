@@ -589,7 +589,20 @@ void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw
     x->rec = (gw_record){0};
     x->hooks = NULL;
     x->repeats = 0;
+    x->nul_after = false;
 }
+
+static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    (void)ctx; (void)finding; (void)src; (void)off; (void)len; (void)msg;
+}
+static bool quiet_no_message(void *ctx, int finding)
+{
+    (void)ctx; (void)finding;
+    return false;
+}
+const gw_sink gw_quiet_sink = {.finding = quiet_finding, .wants_message = quiet_no_message};
+const gw_pdu_info gw_quiet_pi = {.transport = GW_TRANSPORT_UDP};
 
 void gw_pdu_truncated(gw_pdu *x, const char *what)
 {
