@@ -129,7 +129,7 @@ static const gw_rule rules[] = {
     {DNP_E_RESEND_MISSING, "dnp.md, Reliable Communication: \"This is repeated every ReliableResendInterval until the "
                            "command is acknowledged or ReliableTimeout is reached\""},
     {DNP_E_ANSWER_BEFORE_ACK, "WIRE-NOTES 1: \"A link state answered: the receiver sends the reliable ack (6), then "
-                              "link up (7), or link down (8) to refuse\""},
+                              "link up (7), or link down (8) to refuse\"; dnp.md orders neither (the reference's habit: a note)"},
     {DNP_E_ANSWER_UNEXPECTED, "dnp.md, Link up: \"Used to accept a Link State command\"; Network States: \"The receiver "
                               "has to send back a Link Up command if the link is accepted\""},
     {DNP_E_LINK_UNANSWERED, "dnp.md, Network States: \"The receiver has to send back a Link Up command if the link is "

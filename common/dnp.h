@@ -105,7 +105,7 @@ enum { DNP_FIELDS(GW_INDEX, GW_INDEX) DNP_F_COUNT };
     E(DNP_E_ACK_MISSING, "dnp.ack.missing", WARNING, SEQUENCE, "A reliable command never acknowledged although the conversation went on for 3 s or more") \
     E(DNP_E_RESEND_EARLY, "dnp.resend.early", WARNING, SEQUENCE, "A reliable command resent less than 0.4 s after its previous transmission (the interval is 0.5 s)") \
     E(DNP_E_RESEND_MISSING, "dnp.resend.missing", WARNING, SEQUENCE, "A reliable command left unacknowledged for over 1 s without a resend (the interval is 0.5 s)") \
-    E(DNP_E_ANSWER_BEFORE_ACK, "dnp.link.answer_before_ack", WARNING, SEQUENCE, "Link up or link down answers a link state before its reliable ack") \
+    E(DNP_E_ANSWER_BEFORE_ACK, "dnp.link.answer_before_ack", NOTE, SEQUENCE, "Link up or link down answers a link state before its reliable ack") \
     E(DNP_E_ANSWER_UNEXPECTED, "dnp.link.answer_unexpected", WARNING, PROTOCOL, "Link up or link down for no link state of the other side (or link up from the link's own sender)") \
     E(DNP_E_LINK_UNANSWERED, "dnp.link.unanswered", WARNING, PROTOCOL, "A link state acknowledged but answered by neither link up nor link down within 3 s (reported when the conversation ends)") \
     E(DNP_E_UPDATE_NOT_UP, "dnp.link_update.not_up", WARNING, PROTOCOL, "A link update for a link that is not up (no link up seen, or taken down)") \

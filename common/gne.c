@@ -67,7 +67,8 @@ static const gw_rule rules[] = {
     {GNE_E_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
                         "refused it, then the client considers the connection complete as soon as it receives the CAP\""},
     {GNE_E_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
-    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message"},
+    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message (gnelib's alone; gne.md sets no "
+                    "limit on a message: a note)"},
     {GNE_E_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
                        "the reliable connection as its last data\""},
     {GNE_E_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},

@@ -78,7 +78,7 @@ enum { GNE_FIELDS(GW_INDEX, GW_INDEX) GNE_F_COUNT };
 #define GNE_FINDINGS(E) \
     E(GNE_E_OUT_OF_SYNC, "gne.nl.out_of_sync", ERROR, MALFORMED, "Bytes that do not start with the 'NL' magic: the stream is out of sync, decoding resumes at the next 'NL'") \
     E(GNE_E_NL_TOO_LONG, "gne.nl.too_long", ERROR, MALFORMED, "An NL frame longer than 16384 bytes (HawkNL refuses it): treated as out of sync") \
-    E(GNE_E_TOO_LONG, "gne.message.too_long", WARNING, PROTOCOL, "A message over 512 bytes (gnelib's largest)") \
+    E(GNE_E_TOO_LONG, "gne.message.too_long", NOTE, PROTOCOL, "A message over 512 bytes (gnelib's largest)") \
     E(GNE_E_UNTERMINATED, "gne.message.unterminated", ERROR, MALFORMED, "The message ends without its 255 terminator") \
     E(GNE_E_TRAILING, "gne.message.trailing", WARNING, MALFORMED, "Bytes after the 255 that ends the message") \
     E(GNE_E_TRUNCATED, "gne.packet.truncated", ERROR, MALFORMED, "A packet's body runs past the end of the message") \
