@@ -150,8 +150,8 @@ static const gw_rule rules[] = {
                         "(profile spec)"},
     {DNP_E_DIV_LAYOUT, "WIRE-NOTES 1: link update \"reference: ... spec text: LinkCount:u16 ...\" (reported once "
                        "under profiles either and reference; the text's layout too under either)"},
-    {DNP_E_DIV_LONG, "WIRE-NOTES 1: commands 10 and 11 \"Not in the spec text\" (reported once under profile "
-                     "reference)"},
+    {DNP_E_DIV_LONG, "WIRE-NOTES 1: commands 10 and 11 \"Not in the spec text\" (reported once under profiles "
+                     "either and reference)"},
     {DNP_E_DIV_WRAP, "WIRE-NOTES 1: \"The reference wraps modulo 65535 ...; the spec text says 65536\" (reported once "
                      "under profiles either and reference; 65535 too under either)"},
 };

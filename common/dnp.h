@@ -125,7 +125,7 @@ enum { DNP_FIELDS(GW_INDEX, GW_INDEX) DNP_F_COUNT };
     E(DNP_E_REFERENCE_LAYOUT, "dnp.link_update.reference_layout", WARNING, COMMENT, "Profile spec: a link update in the reference layout (u8 counts, value index, no type), not the text's") \
     E(DNP_E_NOT_IN_TEXT, "dnp.command.not_in_text", WARNING, COMMENT, "Profile spec: a long command (10, 11), which the text does not define") \
     E(DNP_E_DIV_LAYOUT, "dnp.divergence.update_layout", NOTE, COMMENT, "Profiles either and reference: link updates in the reference layout, which differs from the text's; profile either: also in the text's layout, which the reference does not send (once per conversation and layout)") \
-    E(DNP_E_DIV_LONG, "dnp.divergence.long_commands", NOTE, COMMENT, "Profile reference: long commands (10, 11), which the text does not define (once per conversation)") \
+    E(DNP_E_DIV_LONG, "dnp.divergence.long_commands", NOTE, COMMENT, "Profiles either and reference: long commands (10, 11), which the text does not define (once per conversation)") \
     E(DNP_E_DIV_WRAP, "dnp.divergence.wrap", NOTE, COMMENT, "Profiles either and reference: reliable numbers wrap from 65534 to 0 where the text wraps at 65536; profile either: also number 65535, the text's wrap (once per conversation)")
 enum { DNP_FINDINGS(GW_INDEX) DNP_E_COUNT };
 

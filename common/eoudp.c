@@ -99,18 +99,18 @@ static const gw_rule rules[] = {
     {EOUDP_E_TIME_MS, "eoudp.md, Representation: the timestamp in seconds; WIRE-NOTES 4: \"really milliseconds since the "
                  "Unix epoch (the text says seconds)\" (profile spec)"},
     {EOUDP_E_DIV_HEADER, "WIRE-NOTES 4: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
-                    "profile reference)"},
+                    "profiles either and reference)"},
     {EOUDP_E_DIV_STRINGS, "WIRE-NOTES 4: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
-                     "once under profile reference)"},
+                     "once under profiles either and reference)"},
     {EOUDP_E_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
-                  "seconds)\" (reported once under profile reference)"},
+                  "seconds)\" (reported once under profiles either and reference)"},
     {EOUDP_E_CONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
                             "End: \"Server -> [0x03][Timestamp][Id]\""},
     {EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
                                "[0x11][Timestamp][Id][Id]\" (profile spec: the implementation sends no 0x11)"},
     {EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
                              "client at HEAD sends 0x0c, 0x0e and 0x0f (eoudp-gen3-r-type-head-session.pcap) "
-                             "(reported once under profile reference)"},
+                             "(reported once under profiles either and reference)"},
 };
 
 static const gw_choice generation_choices[] = {

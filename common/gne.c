@@ -57,7 +57,7 @@ static const gw_rule rules[] = {
     {GNE_E_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
                         "u16)\" (reported once under profiles either and reference; the text's 1-byte length too under either)"},
     {GNE_E_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
-                      "under profile reference)"},
+                      "under profiles either and reference)"},
     {GNE_E_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
                     "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
     {GNE_E_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "

@@ -104,7 +104,7 @@ enum { GNE_FIELDS(GW_INDEX, GW_INDEX) GNE_F_COUNT };
     E(GNE_E_CUSTOM_U16, "gne.custom.length_not_text", WARNING, COMMENT, "Profile spec: a CustomPacket length of 2 bytes, as gnelib writes it, where the text gives a guint8") \
     E(GNE_E_DATA_BIG, "gne.data.big_endian", WARNING, COMMENT, "Profile spec: big-endian data, as gnelib up to 0.70 sends it, where the text says all data is little-endian") \
     E(GNE_E_DIV_CUSTOM_U16, "gne.divergence.custom_length", NOTE, COMMENT, "Profiles either and reference: CustomPacket lengths of 2 bytes, as gnelib writes them, where the text gives a guint8; profile either: also the text's 1-byte lengths, which gnelib does not write (once per conversation and width)") \
-    E(GNE_E_DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profile reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
+    E(GNE_E_DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profiles either and reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
 enum { GNE_FINDINGS(GW_INDEX) GNE_E_COUNT };
 
 extern const gw_protocol gw_gne_protocol;

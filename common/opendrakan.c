@@ -73,7 +73,7 @@ static const gw_rule rules[] = {
     {OD_E_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
                         "after each other, they are combined into a single byte\" (profile spec)"},
     {OD_E_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
-                          "opendrakan.md's packed booleans (profile reference, once per conversation)"},
+                          "opendrakan.md's packed booleans (profiles either and reference, once per conversation)"},
 };
 
 static const gw_choice variant_choices[] = {
