@@ -129,7 +129,7 @@ static const gw_rule rules[] = {
     {DNP_E_RESEND_MISSING, "dnp.md, Reliable Communication: \"This is repeated every ReliableResendInterval until the "
                            "command is acknowledged or ReliableTimeout is reached\""},
     {DNP_E_ANSWER_BEFORE_ACK, "WIRE-NOTES 1: \"A link state answered: the receiver sends the reliable ack (6), then "
-                              "link up (7), or link down (8) to refuse\""},
+                              "link up (7), or link down (8) to refuse\"; dnp.md orders neither (the reference's habit: a note)"},
     {DNP_E_ANSWER_UNEXPECTED, "dnp.md, Link up: \"Used to accept a Link State command\"; Network States: \"The receiver "
                               "has to send back a Link Up command if the link is accepted\""},
     {DNP_E_LINK_UNANSWERED, "dnp.md, Network States: \"The receiver has to send back a Link Up command if the link is "
@@ -149,11 +149,11 @@ static const gw_rule rules[] = {
     {DNP_E_NOT_IN_TEXT, "dnp.md, Commands: codes 0 to 9 only; WIRE-NOTES 1: 10 and 11 \"Not in the spec text\" "
                         "(profile spec)"},
     {DNP_E_DIV_LAYOUT, "WIRE-NOTES 1: link update \"reference: ... spec text: LinkCount:u16 ...\" (reported once "
-                       "under profile reference)"},
-    {DNP_E_DIV_LONG, "WIRE-NOTES 1: commands 10 and 11 \"Not in the spec text\" (reported once under profile "
-                     "reference)"},
+                       "under profiles either and reference; the text's layout too under either)"},
+    {DNP_E_DIV_LONG, "WIRE-NOTES 1: commands 10 and 11 \"Not in the spec text\" (reported once under profiles "
+                     "either and reference)"},
     {DNP_E_DIV_WRAP, "WIRE-NOTES 1: \"The reference wraps modulo 65535 ...; the spec text says 65536\" (reported once "
-                     "under profile reference)"},
+                     "under profiles either and reference; 65535 too under either)"},
 };
 
 static const gw_choice layout_choices[] = {
@@ -168,8 +168,8 @@ static const gw_option options[] = {
      "or recognised from the bytes",
      layout_choices, DNP_LAYOUT_AUTO},
     [DNP_OPT_PROFILE] = {"profile", "Conformance profile",
-     "Judge by the reference implementation (wraps at 65535, u8 link updates, long commands) or by the "
-     "published text", gw_profile_choices, GW_PROFILE_REFERENCE},
+     "Judge by what the reference implementation (wraps at 65535, u8 link updates, long commands) or "
+     "the published text allows (default: either, noting which), or strictly by one of them", gw_profile_choices, GW_PROFILE_EITHER},
 };
 
 /* ---- conversation state ---------------------------------------------------- */
@@ -244,7 +244,7 @@ typedef struct {
     uint8_t state;           /* enum conn_state */
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
-    bool noted_layout, noted_long, noted_wrap; /* divergences reported */
+    bool noted_layout, noted_spec_layout, noted_long, noted_wrap; /* divergences reported */
     uint8_t client_dir, closer_dir;
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
     uint16_t offered[OFFERED_MAX];
@@ -641,10 +641,18 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
 {
     dnp_direction *d = &x->conv->dir[x->p.pi->dir];
     dnp_sent *prev = find_sent(d, seq);
-    bool ref = x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_REFERENCE;
-    if (seq == 0xffff && ref)
+    int profile = x->conv->opt[DNP_OPT_PROFILE];
+    bool ref = profile != GW_PROFILE_SPEC; /* the reference's wrap is allowed */
+    if (seq == 0xffff && profile == GW_PROFILE_REFERENCE)
         gw_emit_finding(&x->p.e, DNP_E_SEQ_65535, off, 2,
                         "Reliable number 65535 (the reference never uses it)");
+    else if (seq == 0xffff && profile == GW_PROFILE_EITHER && !x->conv->noted_wrap) {
+        /* the text's wrap at 65536: allowed by the text, so a note */
+        x->conv->noted_wrap = true;
+        gw_emit_finding(&x->p.e, DNP_E_DIV_WRAP, off, 2,
+                        "Reliable number 65535: the text's numbering, which wraps at 65536 (the reference "
+                        "wraps from 65534 to 0)");
+    }
     if (prev) {
         int64_t since = x->p.pi->time_ns - prev->last_time_ns;
         gw_emit_gen_u(&x->p.e, DNP_F_RESEND_OF, off, prev->first_frame);
@@ -1221,23 +1229,11 @@ static bool decode_update(dnp_ctx *x, int layout)
 }
 
 /* a finding nobody hears: asking whether bytes parse (update_fits, the heuristic) */
-static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
-{
-    (void)ctx; (void)finding; (void)src; (void)off; (void)len; (void)msg;
-}
-static bool quiet_no_message(void *ctx, int finding)
-{
-    (void)ctx; (void)finding;
-    return false;
-}
-static const gw_sink quiet_sink = {.finding = quiet_finding, .wants_message = quiet_no_message};
-static const gw_pdu_info quiet_pi = {.transport = GW_TRANSPORT_UDP};
-
 /* x reads data[at..len) and reports nothing */
 static void begin_quiet(dnp_ctx *x, const dnp_conv *conv, const uint8_t *data, size_t len, size_t at)
 {
     *x = (dnp_ctx){.conv = (dnp_conv *)conv}; /* only read */
-    gw_pdu_begin(&x->p, &gw_dnp_protocol, &quiet_sink, &quiet_pi, data, len);
+    gw_pdu_begin(&x->p, &gw_dnp_protocol, &gw_quiet_sink, &gw_quiet_pi, data, len);
     x->p.c.off = at;
 }
 
@@ -1268,6 +1264,13 @@ static void cmd_link_update(dnp_ctx *x)
         if (x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_REFERENCE)
             gw_emit_finding(&x->p.e, DNP_E_SPEC_LAYOUT, 1, gw_remaining(&x->p.c),
                             "Link update in the published text's layout (u16 counts, type bytes)");
+        else if (x->conv->opt[DNP_OPT_PROFILE] == GW_PROFILE_EITHER && !x->conv->noted_spec_layout) {
+            /* the text's own layout: allowed by the text, so a note */
+            x->conv->noted_spec_layout = true;
+            gw_emit_finding(&x->p.e, DNP_E_DIV_LAYOUT, 1, gw_remaining(&x->p.c),
+                            "Link updates in the text's layout (u16 counts, a type per value), which the "
+                            "reference does not send");
+        }
     } else {
         gw_emit_divergence(&x->p.e, x->conv->opt[DNP_OPT_PROFILE], DNP_E_REFERENCE_LAYOUT, DNP_E_DIV_LAYOUT,
                            &x->conv->noted_layout, 1, gw_remaining(&x->p.c),

@@ -99,18 +99,18 @@ static const gw_rule rules[] = {
     {EOUDP_E_TIME_MS, "eoudp.md, Representation: the timestamp in seconds; WIRE-NOTES 4: \"really milliseconds since the "
                  "Unix epoch (the text says seconds)\" (profile spec)"},
     {EOUDP_E_DIV_HEADER, "WIRE-NOTES 4: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
-                    "profile reference)"},
+                    "profiles either and reference)"},
     {EOUDP_E_DIV_STRINGS, "WIRE-NOTES 4: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
-                     "once under profile reference)"},
+                     "once under profiles either and reference)"},
     {EOUDP_E_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
-                  "seconds)\" (reported once under profile reference)"},
+                  "seconds)\" (reported once under profiles either and reference)"},
     {EOUDP_E_CONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
                             "End: \"Server -> [0x03][Timestamp][Id]\""},
     {EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
                                "[0x11][Timestamp][Id][Id]\" (profile spec: the implementation sends no 0x11)"},
     {EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
                              "client at HEAD sends 0x0c, 0x0e and 0x0f (eoudp-gen3-r-type-head-session.pcap) "
-                             "(reported once under profile reference)"},
+                             "(reported once under profiles either and reference)"},
 };
 
 static const gw_choice generation_choices[] = {
@@ -136,8 +136,8 @@ static const gw_option options[] = {
     [EOUDP_OPT_NUMBERING] = {"numbering", "Command numbering",
      "Which meaning codes 0x10, 0x11, 0x8a and 0x8c have", numbering_choices, EOUDP_NUM_IMPL},
     [EOUDP_OPT_PROFILE] = {"profile", "Conformance profile",
-     "Judge by the implementation (R-Type) or by the RFC text (21-byte header, NUL-terminated strings, "
-     "seconds)", gw_profile_choices, GW_PROFILE_REFERENCE},
+     "Judge by what the implementation (R-Type) or the RFC text (21-byte header, NUL-terminated strings, "
+     "seconds) allows (default: either, noting which), or strictly by one of them", gw_profile_choices, GW_PROFILE_EITHER},
 };
 
 /* ---- conversation ------------------------------------------------------ */
@@ -168,6 +168,8 @@ typedef struct {
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
     uint32_t connect_frame;
     bool connect_answered;
+    uint8_t connect_time[8];  /* the connect's timestamp bytes: a retry keeps them */
+    unsigned connect_time_n;
     int64_t connect_t;
     int8_t connect_dir;
     uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
@@ -366,13 +368,18 @@ typedef struct {
 } eoudp_ctx;
 
 /* a u32-length text (gw_pdu_hooks.text): the item covers the text, a
-   trailing NUL is accepted and reported */
-static void text_end(gw_pdu *p, int field, size_t off, size_t n, bool nul)
+   trailing NUL is accepted and reported, counted by the length or not (the
+   text's "null terminated string prefixed with ... the length of the
+   string" reads either way) */
+static void text_end(gw_pdu *p, int field, size_t off, size_t n, int nul)
 {
     eoudp_ctx *x = (eoudp_ctx *)p;
     const char *name = fields[field].name;
-    if (nul)
+    if (nul == GW_NUL_COUNTED)
         gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, off + n, 1, "%s ends with a NUL", name);
+    else if (nul == GW_NUL_AFTER)
+        gw_emit_finding(&x->p.e, EOUDP_E_STRING_NUL, off + n, 1, "%s ends with a NUL its length does not count",
+                        name);
     else
         gw_emit_divergence(&x->p.e, x->conv->opt[EOUDP_OPT_PROFILE], EOUDP_E_STRING_NOT_NUL, EOUDP_E_DIV_STRINGS,
                            &x->conv->noted_strings, off, n, "%s without a NUL",
@@ -592,6 +599,18 @@ static const gw_lstep *const payloads[] = {
     [L_CONNECT] = L(GW_IF_HOOK(TEST_CONNECT_PAYLOAD), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
 };
 
+/* Do the payload's bytes decode, exactly, with strings whose length counts
+   their NUL (or that have none), or (nul_after) with strings whose NUL
+   follows the bytes their length counts? Both are readings of the text. */
+static bool payload_fits(const eoudp_ctx *x, const command *cmd, bool nul_after)
+{
+    gw_pdu y;
+    gw_pdu_begin(&y, &gw_eoudp_protocol, &gw_quiet_sink, &gw_quiet_pi, x->p.c.data, x->p.c.len);
+    y.c.off = x->p.c.off;
+    y.nul_after = nul_after;
+    return gw_layout_run(&y, payloads[cmd->layout]) && !y.failed && gw_remaining(&y.c) == 0;
+}
+
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
     if (!cmd) {
@@ -600,6 +619,10 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
         return;
     }
     size_t off = x->p.c.off;
+    bool strings = cmd->layout == L_STRING_SYSTEM || cmd->layout == L_STRING_EVENTS ||
+                   cmd->layout == L_COMPONENT || cmd->layout == L_DEL_COMPONENT;
+    x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE &&
+                     !payload_fits(x, cmd, false) && payload_fits(x, cmd, true);
     if (!gw_layout_run(&x->p, payloads[cmd->layout]))
         return;
     uint64_t *v = x->val;
@@ -760,10 +783,21 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     if (awaits_ack && !first)
         wait_for_ack(x, id, code, id_off);
     if (code == 0x81) {
-        c->connect_frame = pi->frame;
-        c->connect_t = pi->time_ns;
-        c->connect_dir = (int8_t)pi->dir;
-        c->connect_answered = false;
+        /* "a retried connect gets a new id but keeps its first timestamp"
+           (the R-Type client): a retry of a connect already answered, sent
+           before the answer reached the client, is answered too */
+        unsigned tn;
+        size_t to = field_off(h.gen, EOUDP_F_TIMESTAMP, &tn);
+        bool retry = resend || (c->connect_frame && tn == c->connect_time_n && tn <= sizeof c->connect_time &&
+                                memcmp(d + to, c->connect_time, tn) == 0);
+        if (!(retry && c->connect_answered)) {
+            c->connect_frame = pi->frame;
+            c->connect_t = pi->time_ns;
+            c->connect_dir = (int8_t)pi->dir;
+            c->connect_answered = false;
+            c->connect_time_n = tn <= sizeof c->connect_time ? tn : 0;
+            memcpy(c->connect_time, d + to, c->connect_time_n);
+        }
     }
     if ((code == 0x02 || code == 0x03) && c->connect_frame) {
         gw_emit_gen_u(&x->p.e, EOUDP_F_CONNECT_FRAME, 0, c->connect_frame);

@@ -86,13 +86,13 @@ enum { EOUDP_FIELDS(GW_INDEX, GW_INDEX) EOUDP_F_COUNT };
     E(EOUDP_E_HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, COMMENT, "Profile spec: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
     E(EOUDP_E_STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, COMMENT, "Profile spec: a string without the NUL the text requires") \
     E(EOUDP_E_TIME_MS, "eoudp.timestamp.milliseconds", WARNING, COMMENT, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
-    E(EOUDP_E_DIV_HEADER, "eoudp.divergence.header", NOTE, COMMENT, "Profile reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
-    E(EOUDP_E_DIV_STRINGS, "eoudp.divergence.strings", NOTE, COMMENT, "Profile reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
-    E(EOUDP_E_DIV_TIME, "eoudp.divergence.timestamp", NOTE, COMMENT, "Profile reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
+    E(EOUDP_E_DIV_HEADER, "eoudp.divergence.header", NOTE, COMMENT, "Profiles either and reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
+    E(EOUDP_E_DIV_STRINGS, "eoudp.divergence.strings", NOTE, COMMENT, "Profiles either and reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
+    E(EOUDP_E_DIV_TIME, "eoudp.divergence.timestamp", NOTE, COMMENT, "Profiles either and reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
     E(EOUDP_E_OVER_MTU, "eoudp.datagram.over_mtu", WARNING, PROTOCOL, "A datagram over the 1500-byte MTU the text takes into account") \
     E(EOUDP_E_CONNECT_UNANSWERED, "eoudp.connect.unanswered", WARNING, PROTOCOL, "A connect answered by neither accept nor reject (reported when the conversation ends)") \
     E(EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.disconnect.unanswered", WARNING, COMMENT, "Profile spec: a disconnect the server does not answer with 0x11, as the text's usage section shows (reported when the conversation ends)") \
-    E(EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, COMMENT, "Profile reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
+    E(EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, COMMENT, "Profiles either and reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
 enum { EOUDP_FINDINGS(GW_INDEX) EOUDP_E_COUNT };
 
 extern const gw_protocol gw_eoudp_protocol;

@@ -55,9 +55,9 @@ static const gw_rule rules[] = {
     {GNE_E_DATA_BIG, "gne.md, Variable Types: \"All of the data types will be in little-endian format\"; WIRE-NOTES 3: "
                   "\"releases up to 0.70 actually sent big-endian data over IP\" (profile spec)"},
     {GNE_E_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
-                        "u16)\" (reported once under profile reference)"},
+                        "u16)\" (reported once under profiles either and reference; the text's 1-byte length too under either)"},
     {GNE_E_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
-                      "under profile reference)"},
+                      "under profiles either and reference)"},
     {GNE_E_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
                     "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
     {GNE_E_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
@@ -67,7 +67,8 @@ static const gw_rule rules[] = {
     {GNE_E_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
                         "refused it, then the client considers the connection complete as soon as it receives the CAP\""},
     {GNE_E_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
-    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message"},
+    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message (gnelib's alone; gne.md sets no "
+                    "limit on a message: a note)"},
     {GNE_E_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
                        "the reliable connection as its last data\""},
     {GNE_E_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
@@ -86,9 +87,9 @@ static const gw_option options[] = {
      "Byte order of the numbers inside GNE messages: told per connection by the handshake's "
      "build field, or forced", order_choices, GNE_ORDER_AUTO},
     [GNE_OPT_PROFILE] = {"profile", "Judge by",
-     "What the traffic is checked against: what gnelib does (the reference, default), noting once per "
-     "conversation where it departs from the text; or the text (gne.md) literally, where those "
-     "departures are warnings", gw_profile_choices, GW_PROFILE_REFERENCE},
+     "What the traffic is checked against: what gnelib (the reference) or the text allows (default: "
+     "either, noting once per conversation which reading it follows); or strictly gnelib, or the text "
+     "literally, where the other's departures are warnings", gw_profile_choices, GW_PROFILE_EITHER},
 };
 
 /* ---- conversation state ------------------------------------------------ */
@@ -124,7 +125,7 @@ typedef struct {
     bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
     bool exited[2];      /* ExitPacket sent, by role */
     bool exit_flagged[2];
-    bool noted_custom, noted_big; /* divergences reported */
+    bool noted_custom, noted_custom_u8, noted_big; /* divergences reported */
     int64_t rate_window[2]; /* by role: start of the current one-second window */
     uint32_t rate_bytes[2]; /* sent in it */
     bool rate_flagged[2];
@@ -519,6 +520,38 @@ static size_t user_end(const gne_ctx *x, size_t tail)
     return end >= x->p.c.off + tail ? end - tail : x->p.c.off;
 }
 
+/* The width of a CustomPacket's length: the text's guint8 or gnelib's
+   2 bytes (WIRE-NOTES 3). Under profile reference always gnelib's; else
+   the reading whose data ends where the message's packets do (before the
+   wrapping packets' fields and the final 255), else the one whose data
+   fits, gnelib's first. */
+static unsigned custom_width(const gne_ctx *x, size_t start, size_t tail)
+{
+    int profile = x->conv->opt[GNE_OPT_PROFILE];
+    if (profile == GW_PROFILE_REFERENCE)
+        return 2;
+    const uint8_t *d = x->p.c.data;
+    size_t end = user_end(x, tail), n = x->p.c.len;
+    bool fits[3] = {false}, exact[3] = {false};
+    if (start + 2 <= n) {
+        size_t e8 = start + 2 + d[start + 1];
+        fits[1] = e8 <= end;
+        exact[1] = e8 == end;
+    }
+    if (start + 3 <= n) {
+        unsigned v16 = x->p.big_endian ? (unsigned)(d[start + 1] << 8 | d[start + 2])
+                                       : (unsigned)(d[start + 2] << 8 | d[start + 1]);
+        size_t e16 = start + 3 + v16;
+        fits[2] = e16 <= end;
+        exact[2] = e16 == end;
+    }
+    if (exact[2] || (fits[2] && !exact[1]))
+        return 2;
+    if (fits[1])
+        return 1;
+    return 2; /* neither: read as gnelib's, truncated */
+}
+
 static bool packet(gne_ctx *x, int depth, size_t tail)
 {
     size_t start = x->p.c.off;
@@ -543,17 +576,26 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
         if (x->p.pi->transport == GW_TRANSPORT_TCP)
             x->conv->exited[role(x)] = true;
         break;
-    case ID_CUSTOM:
-        if ((ok = gw_take_u(&x->p, GNE_F_CUSTOM_LENGTH, 2, &v))) {
-            gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_CUSTOM_U16, GNE_E_DIV_CUSTOM_U16, &x->conv->noted_custom,
-                               start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
-                               "text gives a guint8)");
+    case ID_CUSTOM: {
+        int profile = x->conv->opt[GNE_OPT_PROFILE];
+        unsigned width = custom_width(x, start, tail);
+        if ((ok = gw_take_u(&x->p, GNE_F_CUSTOM_LENGTH, width, &v))) {
+            if (width == 2)
+                gw_emit_divergence(&x->p.e, profile, GNE_E_CUSTOM_U16, GNE_E_DIV_CUSTOM_U16, &x->conv->noted_custom,
+                                   start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
+                                   "text gives a guint8)");
+            else if (profile == GW_PROFILE_EITHER && !x->conv->noted_custom_u8) {
+                x->conv->noted_custom_u8 = true;
+                gw_emit_finding(&x->p.e, GNE_E_DIV_CUSTOM_U16, start + 1, 1,
+                                "A 1-byte CustomPacket length, the text's guint8 (gnelib writes 2 bytes)");
+            }
             gw_summary_add(&x->p.sum, "Custom (%u bytes)", (unsigned)v);
             if (v)
                 gw_take_bytes(&x->p, GNE_F_CUSTOM_DATA, (size_t)v);
             ok = !x->p.failed;
         }
         break;
+    }
     case ID_RATE:
         if ((ok = gw_take_u(&x->p, GNE_F_RATE, 4, &v))) {
             if (depth == 0) { /* wrapped, it is application data */

@@ -78,7 +78,7 @@ enum { GNE_FIELDS(GW_INDEX, GW_INDEX) GNE_F_COUNT };
 #define GNE_FINDINGS(E) \
     E(GNE_E_OUT_OF_SYNC, "gne.nl.out_of_sync", ERROR, MALFORMED, "Bytes that do not start with the 'NL' magic: the stream is out of sync, decoding resumes at the next 'NL'") \
     E(GNE_E_NL_TOO_LONG, "gne.nl.too_long", ERROR, MALFORMED, "An NL frame longer than 16384 bytes (HawkNL refuses it): treated as out of sync") \
-    E(GNE_E_TOO_LONG, "gne.message.too_long", WARNING, PROTOCOL, "A message over 512 bytes (gnelib's largest)") \
+    E(GNE_E_TOO_LONG, "gne.message.too_long", NOTE, PROTOCOL, "A message over 512 bytes (gnelib's largest)") \
     E(GNE_E_UNTERMINATED, "gne.message.unterminated", ERROR, MALFORMED, "The message ends without its 255 terminator") \
     E(GNE_E_TRAILING, "gne.message.trailing", WARNING, MALFORMED, "Bytes after the 255 that ends the message") \
     E(GNE_E_TRUNCATED, "gne.packet.truncated", ERROR, MALFORMED, "A packet's body runs past the end of the message") \
@@ -103,8 +103,8 @@ enum { GNE_FIELDS(GW_INDEX, GW_INDEX) GNE_F_COUNT };
     E(GNE_E_NAME_PADDING, "gne.game_name.padding", WARNING, MALFORMED, "Bytes after the game name's NUL that are not 0") \
     E(GNE_E_CUSTOM_U16, "gne.custom.length_not_text", WARNING, COMMENT, "Profile spec: a CustomPacket length of 2 bytes, as gnelib writes it, where the text gives a guint8") \
     E(GNE_E_DATA_BIG, "gne.data.big_endian", WARNING, COMMENT, "Profile spec: big-endian data, as gnelib up to 0.70 sends it, where the text says all data is little-endian") \
-    E(GNE_E_DIV_CUSTOM_U16, "gne.divergence.custom_length", NOTE, COMMENT, "Profile reference: CustomPacket lengths of 2 bytes, as gnelib writes them, where the text gives a guint8 (once per conversation)") \
-    E(GNE_E_DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profile reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
+    E(GNE_E_DIV_CUSTOM_U16, "gne.divergence.custom_length", NOTE, COMMENT, "Profiles either and reference: CustomPacket lengths of 2 bytes, as gnelib writes them, where the text gives a guint8; profile either: also the text's 1-byte lengths, which gnelib does not write (once per conversation and width)") \
+    E(GNE_E_DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profiles either and reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
 enum { GNE_FINDINGS(GW_INDEX) GNE_E_COUNT };
 
 extern const gw_protocol gw_gne_protocol;

@@ -198,8 +198,9 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
 }
 
 const gw_choice gw_profile_choices[] = {
-    {GW_PROFILE_REFERENCE, "reference", "Judge by what the reference implementation does (texts' divergences noted once)"},
-    {GW_PROFILE_SPEC, "spec", "Judge by the published text, literally"},
+    {GW_PROFILE_EITHER, "either", "What the text or the reference allows is no warning or error (noted once, saying which)"},
+    {GW_PROFILE_REFERENCE, "reference", "Strict: judge by what the reference implementation does (texts' divergences noted once)"},
+    {GW_PROFILE_SPEC, "spec", "Strict: judge by the published text, literally"},
     {0, NULL, NULL}};
 
 const char *gw_value_name_of(const gw_value_name *names, uint32_t v)
@@ -588,7 +589,20 @@ void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw
     x->rec = (gw_record){0};
     x->hooks = NULL;
     x->repeats = 0;
+    x->nul_after = false;
 }
+
+static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    (void)ctx; (void)finding; (void)src; (void)off; (void)len; (void)msg;
+}
+static bool quiet_no_message(void *ctx, int finding)
+{
+    (void)ctx; (void)finding;
+    return false;
+}
+const gw_sink gw_quiet_sink = {.finding = quiet_finding, .wants_message = quiet_no_message};
+const gw_pdu_info gw_quiet_pi = {.transport = GW_TRANSPORT_UDP};
 
 void gw_pdu_truncated(gw_pdu *x, const char *what)
 {

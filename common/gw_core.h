@@ -219,8 +219,10 @@ typedef struct {
 
 /* conformance profiles (a protocol's "profile" option, pcaptool --profile) */
 enum gw_profile {
-    GW_PROFILE_REFERENCE = 0, /* what the reference implementation does */
-    GW_PROFILE_SPEC = 1,      /* the published text, literally */
+    GW_PROFILE_REFERENCE = 0, /* strict: what the reference implementation does */
+    GW_PROFILE_SPEC = 1,      /* strict: the published text, literally */
+    GW_PROFILE_EITHER = 2,    /* the default: what either of them allows is no
+                                 warning or error (a note says which reading) */
 };
 extern const gw_choice gw_profile_choices[];
 
@@ -517,8 +519,9 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Where the traffic does what the reference implementation does and the
    published text does not: under GW_PROFILE_SPEC the violation spec_finding,
-   every time, with spec_fmt; under GW_PROFILE_REFERENCE the divergence note
-   note_finding once per conversation (*noted remembers it), with note_fmt.
+   every time, with spec_fmt; under GW_PROFILE_REFERENCE and GW_PROFILE_EITHER
+   the divergence note note_finding once per conversation (*noted remembers
+   it), with note_fmt.
    Both formats take the same arguments (note_fmt may use fewer). */
 void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
                         size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
@@ -562,9 +565,16 @@ typedef struct gw_pdu_hooks {
     /* a layout's GW_CHECK `which` of a number just read at off */
     void (*check)(struct gw_pdu *x, int which, size_t off, uint64_t v);
     /* a GW_L_COUNTED text under GW_LF_NUL, before its item: at off, n bytes
-       of text, `nul` when a NUL ended it (left out of the item) */
-    void (*text)(struct gw_pdu *x, int field, size_t off, size_t n, bool nul);
+       of text, `nul` how a NUL ended it (left out of the item): GW_NUL_* */
+    void (*text)(struct gw_pdu *x, int field, size_t off, size_t n, int nul);
 } gw_pdu_hooks;
+
+/* how a GW_LF_NUL text ended */
+enum gw_nul {
+    GW_NUL_NONE,    /* no NUL */
+    GW_NUL_COUNTED, /* the last byte its length counts is a NUL */
+    GW_NUL_AFTER,   /* a NUL right after the bytes its length counts (gw_pdu.nul_after) */
+};
 
 /* What a decoder holds while it reads one PDU: the bytes and where it
    stands in them, where it reports, the summary it builds, and whether
@@ -583,7 +593,14 @@ typedef struct gw_pdu {
     gw_record rec;   /* none unless the decoder sets it after gw_pdu_begin */
     const gw_pdu_hooks *hooks; /* NULL unless the decoder sets them */
     unsigned repeats; /* items the last GW_L_REPEAT/GW_L_MORE read (gw_layout.h) */
+    bool nul_after;  /* GW_LF_NUL texts whose length leaves their NUL out: a NUL
+                        right after the counted bytes is the text's (GW_NUL_AFTER) */
 } gw_pdu;
+
+/* a sink that keeps nothing and wants no message, and the PDU information
+   it goes with: a quiet run asking whether bytes decode */
+extern const gw_sink gw_quiet_sink;
+extern const gw_pdu_info gw_quiet_pi;
 
 /* ready x to decode data[0..len) of protocol p for sink (the summary is off
    when the sink shows none) */

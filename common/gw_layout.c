@@ -78,15 +78,19 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
         gw_pdu_truncated(x, f->name);
         return;
     }
-    size_t off = x->c.off, shown = (size_t)n;
+    size_t off = x->c.off, shown = (size_t)n, taken = (size_t)n;
     if (s->flags & GW_LF_NUL) {
-        bool nul = shown && x->c.data[off + shown - 1] == 0;
-        shown -= nul;
+        int nul = shown && x->c.data[off + shown - 1] == 0 ? GW_NUL_COUNTED : GW_NUL_NONE;
+        shown -= nul == GW_NUL_COUNTED;
+        if (!nul && x->nul_after && n < left && x->c.data[off + n] == 0) {
+            nul = GW_NUL_AFTER;
+            taken++;
+        }
         if (x->hooks && x->hooks->text)
             x->hooks->text(x, s->field, off, shown, nul);
     }
     gw_pdu_text(x, s->field, off, shown);
-    x->c.off += (size_t)n;
+    x->c.off += taken;
     summary(x, s, first, 0, x->c.data + off, shown);
 }
 

@@ -51,7 +51,8 @@ enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
 #define GW_LF_NAME 0x04u /* the summary gets the value's name (%s), not the number */
 #define GW_LF_FIRST 0x08u /* the summary only for the first item of a repeated block */
 #define GW_LF_NUL 0x10u  /* GW_L_COUNTED text: a trailing NUL is left out of the
-                            item; hooks->text is told either way */
+                            item, and one right after it taken too where
+                            gw_pdu.nul_after; hooks->text is told either way */
 #define GW_LF_FITS 0x20u /* GW_L_MORE: see there */
 
 typedef struct gw_lstep {

@@ -49,11 +49,12 @@ static const gw_rule rules[] = {
     {OD_E_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
                          "send state updates to the server\"; Acknowledge snapshot (uplink), Action (uplink), Analog "
                          "Action (uplink); Global database table entry and Load level (downlink)"},
-    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Once a confirmed snapshot contains as many "
-                         "changes as stated by the confirmation, it is complete\""},
-    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Then, a confirmation packet is "
-                          "transmitted, which states how many discrete changes the snapshot with the given "
-                          "tick should contain\""},
+    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+                         "confirmation or a number of changes to be missing, so the expected change count will "
+                         "never match the one recorded. Thus, an incomplete snapshot will not be considered by "
+                         "the client\" (expected, so a note)"},
+    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+                          "confirmation or a number of changes to be missing\" (expected, so a note)"},
     {OD_E_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
                      "changes the snapshot with the given tick should contain\""},
     {OD_E_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
@@ -72,7 +73,7 @@ static const gw_rule rules[] = {
     {OD_E_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
                         "after each other, they are combined into a single byte\" (profile spec)"},
     {OD_E_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
-                          "opendrakan.md's packed booleans (profile reference, once per conversation)"},
+                          "opendrakan.md's packed booleans (profiles either and reference, once per conversation)"},
 };
 
 static const gw_choice variant_choices[] = {
@@ -97,8 +98,9 @@ static const gw_option options[] = {
     [OD_OPT_DEFAULT_BOOLS] = {"default_bools", "Boolean states when the length does not tell",
      "Used when neither encoding fits the payload length", bools_default_choices, OD_BOOLS_BYTES},
     [OD_OPT_PROFILE] = {"profile", "Conformance profile",
-     "Judge by the reference code (master) or by the draft text", gw_profile_choices,
-     GW_PROFILE_REFERENCE},
+     "Judge by what the reference code (master) or the draft text allows (default: either, noting "
+     "which), or strictly by one of them", gw_profile_choices,
+     GW_PROFILE_EITHER},
 };
 
 /* ---- conversation ------------------------------------------------------ */

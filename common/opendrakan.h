@@ -135,15 +135,15 @@ enum { OD_FIELDS(GW_INDEX, GW_INDEX) OD_F_COUNT };
     E(OD_E_WRONG_DIRECTION, "opendrakan.direction.wrong", WARNING, PROTOCOL, "A downlink packet (database table, level, states, snapshot confirm) from the client, or an uplink one (snapshot acknowledge, actions) from the server") \
     E(OD_E_LIFECYCLE_UNKNOWN, "opendrakan.lifecycle.unknown", WARNING, MALFORMED, "Draft: a lifecycle state above 3 (0 loaded, 1 spawned, 2 running, 3 destroyed)") \
     E(OD_E_JUMP_HIGH_BIT, "opendrakan.bundle.jump_high_bit", WARNING, PROTOCOL, "A jump mask with its highest bit set, which the draft says is unused") \
-    E(OD_E_SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", WARNING, SEQUENCE, "A confirmed snapshot whose change packets did not all arrive (reported when the conversation ends)") \
-    E(OD_E_SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", WARNING, SEQUENCE, "Change packets of a tick whose confirm never arrived (reported when the conversation ends)") \
+    E(OD_E_SNAP_INCOMPLETE, "opendrakan.snapshot.incomplete", NOTE, SEQUENCE, "A confirmed snapshot whose change packets did not all arrive, as the text expects of packet loss (reported when the conversation ends)") \
+    E(OD_E_SNAP_UNCONFIRMED, "opendrakan.snapshot.unconfirmed", NOTE, SEQUENCE, "Change packets of a tick whose confirm never arrived, as the text expects of packet loss (reported when the conversation ends)") \
     E(OD_E_SNAP_EXCESS, "opendrakan.snapshot.excess", WARNING, SEQUENCE, "More change packets for a tick than its confirm counts") \
     E(OD_E_SNAP_RECONFIRMED, "opendrakan.snapshot.reconfirmed", NOTE, SEQUENCE, "A second confirm packet for the same tick") \
     E(OD_E_REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, SEQUENCE, "A delta snapshot against a tick the client never acknowledged") \
     E(OD_E_ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, SEQUENCE, "An acknowledgement of a tick never confirmed") \
     E(OD_E_ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, SEQUENCE, "An acknowledgement of a snapshot not all of whose changes were seen") \
     E(OD_E_BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, COMMENT, "Profile spec: booleans one byte each where the draft packs them into one") \
-    E(OD_E_DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, COMMENT, "Profile reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
+    E(OD_E_DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, COMMENT, "Profiles either and reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
     E(OD_E_SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, SEQUENCE, "More ticks open at once than are tracked: the oldest is given up unresolved")
 enum { OD_FINDINGS(GW_INDEX) OD_E_COUNT };
 

@@ -157,7 +157,8 @@ static const gw_rule rules[] = {
     {OTTD_E_JOIN_ORDER, "openttd-wiki.md, Joining: \"it first fetches some data ... Then it verifies itself, gives his name "
                     "and, if needed, passwords. Then it asks for a copy of the current map\"; WIRE-NOTES 2: the 13.x "
                     "packets JOIN, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK"},
-    {OTTD_E_MAP_MISMATCH, "WIRE-NOTES 2: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries"},
+    {OTTD_E_MAP_MISMATCH, "WIRE-NOTES 2: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries (the "
+                          "reference's packet; the wiki has none: a note)"},
     {OTTD_E_FRAME_BACK, "openttd-wiki.md: \"the server sends out a FRAME-packet every frame\"; CLIENT_ACK \"Tell the server we "
                     "are done with this frame\": frame counters only advance"},
     {OTTD_E_ACK_BEYOND_MAX, "openttd-wiki.md: \"Because a client can never be beyond the max-frame\""},
@@ -166,7 +167,7 @@ static const gw_rule rules[] = {
     {OTTD_E_WRONG_DIRECTION, "openttd-wiki.md: packets named PACKET_CLIENT_* are sent by the client, PACKET_SERVER_* by the "
                          "server"},
     {OTTD_E_TOO_LARGE, "WIRE-NOTES 2: \"Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some "
-                   "others\""},
+                   "others\" (the reference's limits; the wiki states none: a note)"},
 };
 
 static const gw_choice version_choices[] = {

@@ -209,7 +209,7 @@ enum { OTTD_FIELDS(GW_INDEX, GW_INDEX) OTTD_F_COUNT };
 
 #define OTTD_FINDINGS(E) \
     E(OTTD_E_BAD_SIZE, "openttd.size.invalid", ERROR, MALFORMED, "A size below 3 or with the reserved high bit: the stream is out of step and is resynchronised at the next segment") \
-    E(OTTD_E_TOO_LARGE, "openttd.size.too_large", WARNING, MALFORMED, "A packet larger than its type allows (1460, or 32767 for map data and game info)") \
+    E(OTTD_E_TOO_LARGE, "openttd.size.too_large", NOTE, MALFORMED, "A packet larger than its type allows (1460, or 32767 for map data and game info)") \
     E(OTTD_E_TRUNCATED, "openttd.truncated", ERROR, MALFORMED, "The packet ends before a field its type must contain") \
     E(OTTD_E_STRING_UNTERMINATED, "openttd.string.unterminated", ERROR, MALFORMED, "A string runs to the end of the packet without its NUL") \
     E(OTTD_E_TRAILING, "openttd.trailing_bytes", WARNING, MALFORMED, "Bytes follow the packet's last field") \
@@ -217,7 +217,7 @@ enum { OTTD_FIELDS(GW_INDEX, GW_INDEX) OTTD_F_COUNT };
     E(OTTD_E_VERSION_GUESS, "openttd.version.assumed", NOTE, COMMENT, "A revision whose numbering is not known here: the nearest known numbering is used") \
     E(OTTD_E_ACK_BEYOND_MAX, "openttd.ack.beyond_frame_max", WARNING, SEQUENCE, "A client acknowledges a frame beyond the server's frame_max") \
     E(OTTD_E_FRAME_BACK, "openttd.frame.backwards", WARNING, SEQUENCE, "A frame counter lower than the previous one in the same direction") \
-    E(OTTD_E_MAP_MISMATCH, "openttd.map.size_mismatch", WARNING, PROTOCOL, "The map bytes received differ from SERVER_MAP_SIZE") \
+    E(OTTD_E_MAP_MISMATCH, "openttd.map.size_mismatch", NOTE, PROTOCOL, "The map bytes received differ from SERVER_MAP_SIZE") \
     E(OTTD_E_NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, PROTOCOL, "The first map data does not start with a savegame header") \
     E(OTTD_E_ENCRYPTED, "openttd.encrypted_packet", NOTE, UNDECODED, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
     E(OTTD_E_JOIN_ORDER, "openttd.join.out_of_order", WARNING, PROTOCOL, "A packet of the join sequence (JOIN, passwords, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK) before the step it follows, or after a later one (13.x and newer, once JOIN was seen)") \

@@ -101,7 +101,7 @@ static int parse_run_opt(int c, const char *arg, run_options *o)
     case 'o':
         return run_parse_option(o, arg) ? 0 : cli_usage_error("bad --option '%s' (pcaptool options lists them)", arg);
     case 'P':
-        return parse_profile(arg, o) ? 0 : cli_usage_error("bad --profile '%s' (reference or spec)", arg);
+        return parse_profile(arg, o) ? 0 : cli_usage_error("bad --profile '%s' (either, reference or spec)", arg);
     default:
         return -1;
     }

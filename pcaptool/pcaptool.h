@@ -36,7 +36,7 @@ int cli_help(void (*usage)(FILE *f));
 
 /* error|warning|note|never -> severity + 1 that fails (0: never) */
 bool parse_fail_on(const char *arg, unsigned *fail_on);
-/* --profile reference|spec: sets every protocol's profile option in o */
+/* --profile either|reference|spec: sets every protocol's profile option in o */
 bool parse_profile(const char *arg, run_options *o);
 /* --format text|json */
 bool parse_format(const char *arg, out_format *f);

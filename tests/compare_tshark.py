@@ -153,6 +153,8 @@ OPTIONS = {
     "dnp.link_update.type_mismatch.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
     "dnp.link_update.reference_layout.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
     "dnp.command.not_in_text.pcap": (["-o", "dnp.profile:spec"], ["--profile", "spec"]),
+    "dnp.link_update.spec_layout.pcap": (["-o", "dnp.profile:reference"], ["--profile", "reference"]),
+    "dnp.seq.reserved_65535.pcap": (["-o", "dnp.profile:reference"], ["--profile", "reference"]),
     "eoudp.header.not_text.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
     "eoudp.timestamp.milliseconds.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),
     "eoudp.string.not_nul_terminated.pcap": (["-o", "eoudp.profile:spec"], ["--profile", "spec"]),

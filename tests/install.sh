@@ -74,6 +74,7 @@ check "dnp.profile= dnp.update_layout= " pcaptool decode -o dnp.
 check "eoudp.generation=21 eoudp.generation=22important eoudp.generation=22pad eoudp.generation=26 eoudp.generation=auto " pcaptool decode --option eoudp.generation=
 check "gne= " pcaptool stats --port g
 check "spec " pcaptool validate --profile s
+check "either " pcaptool validate --profile e
 check "json markdown text " pcaptool validate -T ""
 check "client server " pcaptool replay --side ""
 exit $fail

@@ -140,18 +140,34 @@ Test(dnp, captured_link_update_takes_types_from_link_state)
     cr_assert_eq(malformed_findings(), 0);
 }
 
+/* dnp.md, Link update: "UInt16 LinkCount", "UInt16 ValueCount", each value
+   with its type: the text's own layout, which the reference does not send.
+   Under the default profile (either) a note saying so, once; a warning only
+   under the strict reference profile. */
 Test(dnp, text_layout_update_is_recognised)
 {
     dec(1, 1, "05 0000 0000 00 0000 0200 00 00 01 00");     /* link 0 = [SInt8, UInt8] */
     dec(2, 1, "09 0100 0000 0200 00 f9 01 fa");              /* u16 counts, type bytes */
     cr_assert_eq(U(DNP_F_UPDATE_LAYOUT, 0), DNP_LAYOUT_SPEC);
-    cr_assert(collect_has_finding(&c, DNP_E_SPEC_LAYOUT));
+    cr_assert_not(collect_has_finding(&c, DNP_E_SPEC_LAYOUT));
+    cr_assert(collect_has_finding(&c, DNP_E_DIV_LAYOUT));
     cr_assert_eq(U(DNP_F_LINK_COUNT, 0), 1);
     cr_assert_eq(U(DNP_F_VALUE_COUNT, 0), 2);
     cr_assert_eq(I(DNP_F_VALUE_SINT, 0), -7);
     cr_assert_eq(U(DNP_F_VALUE_UINT, 0), 250);
     cr_assert_eq(collect_get(&c, DNP_F_VALUE_TYPE, 0)->flags & GW_ITEM_GENERATED, 0);
-    cr_assert_eq(malformed_findings(), 1);
+    cr_assert_eq(malformed_findings(), 0); /* the note is no malformation */
+    dec(3, 1, "09 0100 0000 0200 00 f8 01 fb");              /* noted once */
+    cr_assert_not(collect_has_finding(&c, DNP_E_DIV_LAYOUT));
+}
+
+Test(dnp, text_layout_update_is_a_warning_under_the_reference_profile)
+{
+    opt[DNP_OPT_PROFILE] = GW_PROFILE_REFERENCE; /* the conversation reads opt */
+    dec(1, 1, "05 0000 0000 00 0000 0200 00 00 01 00");
+    dec(2, 1, "09 0100 0000 0200 00 f9 01 fa");
+    cr_assert(collect_has_finding(&c, DNP_E_SPEC_LAYOUT));
+    cr_assert_not(collect_has_finding(&c, DNP_E_DIV_LAYOUT));
 }
 
 Test(dnp, layout_option_forces_the_text_layout)
@@ -348,8 +364,12 @@ Test(dnp, datagrams_over_1200_bytes_are_noted)
     cr_assert(collect_has_finding(&c, DNP_E_OVER_1200));
 }
 
+/* WIRE-NOTES 1: "The reference wraps modulo 65535 (0xFFFF is never used); the
+   spec text says 65536": under the default profile (either) both wraps pass,
+   65535 noted once as the text's; a warning only under the reference profile */
 Test(dnp, numbers_wrap_at_65535_like_the_reference)
 {
+    opt[DNP_OPT_PROFILE] = GW_PROFILE_REFERENCE;
     dec(1, 1, "04 fdff");   /* 65533 */
     dec(2, 1, "04 feff");   /* 65534 */
     dec(3, 1, "04 0000");   /* 0 follows 65534 */
@@ -359,6 +379,32 @@ Test(dnp, numbers_wrap_at_65535_like_the_reference)
     dec(5, 0, "04 feff");
     dec(6, 0, "04 ffff");   /* the text's 65535 */
     cr_assert(collect_has_finding(&c, DNP_E_SEQ_65535));
+}
+
+Test(dnp, profile_either_takes_both_wraps)
+{
+    dec(1, 1, "04 fdff");   /* 65533 */
+    dec(2, 1, "04 feff");   /* 65534 */
+    dec(3, 1, "04 0000");   /* the reference's wrap */
+    cr_assert_eq(malformed_findings(), 0);
+    cr_assert(collect_has_finding(&c, DNP_E_DIV_WRAP));
+    dec(4, 0, "04 feff");
+    dec(5, 0, "04 ffff");   /* the text's 65535 */
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_65535));
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW));
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_AHEAD));
+    dec(6, 0, "04 0000");   /* and 0 after it */
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_AHEAD));
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW));
+    cr_assert_eq(malformed_findings(), 0);
+}
+
+Test(dnp, profile_either_notes_the_texts_65535)
+{
+    dec(1, 0, "04 feff");
+    dec(2, 0, "04 ffff");   /* the text's 65535: a note, not a warning */
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_65535));
+    cr_assert(collect_has_finding(&c, DNP_E_DIV_WRAP));
 }
 
 Test(dnp, profile_spec_wraps_at_65536_like_the_text)

@@ -218,6 +218,56 @@ Test(eoudp, repeated_items_are_all_decoded)
     cr_assert_not(has("eoudp.truncated"));
 }
 
+/* eoudp.md: Component, System, GameEvents: "Null terminated string prefixed
+   with a 32 bit (4 bytes) unsigned integer representing the length of the
+   string". The length may count the NUL or not: under the default profile
+   (either) and spec both readings decode without an error, the NUL noted;
+   the strict reference profile reads the implementation's strings (no NUL),
+   where the uncounted NUL shifts what follows. */
+static void component_nul_after(void)
+{
+    /* the component of frame 4 of the R-Type session, its name followed by
+       a NUL the length (12) does not count: size 8 + 4 + 12 + 1 + 4 + 8 = 37 */
+    decf(1, 1, 0, "0c 427a1fccd5671000 0000000000000001 00 0000000000000025 c0e4d2c73b705393 "
+                  "0c000000 546167436f6d706f6e656e74 00 08000000 506c617965725f30");
+}
+
+Test(eoudp, string_nul_not_counted_by_its_length)
+{
+    component_nul_after();
+    cr_assert_not(has("eoudp.string.past_end"));
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert(has("eoudp.string.nul_terminated"));
+    const gw_item *s = item("eoudp.component", 0);
+    cr_assert(s->v.b.n == 12 && memcmp(s->v.b.p, "TagComponent", 12) == 0);
+    cr_assert_eq(U("eoudp.content.length"), 8);
+    /* a system to load, "ABC" and its uncounted NUL: size 4 + 3 + 1 */
+    decf(2, 1, 0, "0b 427a1fccd5671000 0000000000000002 00 0000000000000008 03000000 414243 00");
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert(has("eoudp.string.nul_terminated"));
+    /* counted by its length, as before: size 4 + 4 */
+    decf(3, 1, 0, "0b 427a1fccd5671000 0000000000000003 00 0000000000000008 04000000 41424300");
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert(has("eoudp.string.nul_terminated"));
+    cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.system")), 1);
+}
+
+Test(eoudp, string_nul_not_counted_under_spec)
+{
+    opt[EOUDP_OPT_PROFILE] = GW_PROFILE_SPEC;
+    component_nul_after();
+    cr_assert_not(has("eoudp.string.past_end"));
+    cr_assert_not(has("eoudp.string.not_nul_terminated"));
+    cr_assert_eq(U("eoudp.content.length"), 8);
+}
+
+Test(eoudp, string_nul_not_counted_under_reference)
+{
+    opt[EOUDP_OPT_PROFILE] = GW_PROFILE_REFERENCE;
+    component_nul_after();
+    cr_assert(has("eoudp.string.past_end"));
+}
+
 /* "the (MTU) Maximum Transmission Unit of the network (1500 bytes)" */
 Test(eoudp, datagrams_over_the_mtu)
 {
@@ -260,6 +310,39 @@ Test(eoudp, unanswered_connect_and_disconnect_and_the_texts_acknowledges)
             seen |= 4; /* the deleted entity (flag 0) awaits its ack under spec */
     }
     cr_assert_eq(seen, 7, "found %d of connect, disconnect, ack", seen);
+}
+
+/* WIRE-NOTES 4 (the R-Type client, captured): "a retried connect gets a new
+   id but keeps its first timestamp". A retry sent before the accept reached
+   the client is answered by that accept: not unanswered. A connect with a
+   timestamp of its own after the accept is a new attempt, and unanswered. */
+Test(eoudp, retried_connect_answered_before_it)
+{
+    memset(&ended, 0, sizeof ended);
+    /* the connect of eoudp-gen3-r-type-head-session.pcap frame 1, its ack and
+       the accept (player 0), then the client's retry: id 1, same timestamp */
+    decf(1, 0, 0, "81 427a1fccd5288000 0000000000000000 01 0000000000000000");
+    decf(2, 1, 0, "01 427a1fccd5289000 0000000000000000 00 0000000000000008 0000000000000000");
+    decf(3, 1, 0, "02 427a1fccd5289000 0000000000000000 01 0000000000000008 0000000000000000");
+    decf(4, 0, 0, "81 427a1fccd5288000 0000000000000001 01 0000000000000000");
+    decf(5, 1, 0, "01 427a1fccd5289000 0000000000000001 00 0000000000000008 0100000000000000");
+    decf(6, 0, 0, "01 427a1fccd5289000 0000000000000002 00 0000000000000008 0000000000000000");
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    for (int i = 0; i < ended.n; i++)
+        cr_assert_neq(ended.finding[i], collect_finding(P, "eoudp.connect.unanswered"), "frame %u",
+                      ended.frame[i]);
+    /* a later connect with a new timestamp is a new attempt: unanswered */
+    memset(&ended, 0, sizeof ended);
+    decf(7, 0, 0, "81 427a1fccd5671000 0000000000000003 01 0000000000000000");
+    P->conv_end(conv, &es);
+    int unanswered = 0;
+    for (int i = 0; i < ended.n; i++)
+        if (ended.finding[i] == collect_finding(P, "eoudp.connect.unanswered")) {
+            unanswered++;
+            cr_assert_eq(ended.frame[i], 7);
+        }
+    cr_assert_eq(unanswered, 1);
 }
 
 Test(eoudp, oldest_unacknowledged_given_up_with_a_finding)

@@ -197,6 +197,51 @@ Test(gne, ping_ids_reused)
     cr_assert_not(has("gne.ping.id_reused"), "8 was answered");
 }
 
+/* gne.md, CustomPacket: "guint8 | length | The length of the encapsulated
+   raw packet"; gnelib writes 2 bytes (WIRE-NOTES 3). Where the two differ
+   both readings are tried and the one whose bytes fit is taken: the text's
+   one-byte length is no truncation under the default profile (a note,
+   once), nor under spec (nothing); under the strict reference profile the
+   bytes are read as gnelib reads them, and do not fit. */
+static void text_custom_packet(int profile)
+{
+    opt[GNE_OPT_PROFILE] = profile;
+    tcp(0, 0, EXHELLO_CRP);
+    tcp(1, 0, "4e4c000c 474e45 01 00000000 ffffffff");
+    /* CustomPacket: id 1, guint8 length 4, "data", then the 255 */
+    tcp(0, 0, "4e4c0007 01 04 64617461 ff");
+}
+
+Test(gne, custom_packet_in_the_texts_layout)
+{
+    text_custom_packet(GW_PROFILE_EITHER);
+    cr_assert_not(has("gne.packet.truncated"));
+    cr_assert_eq(c.n_findings, 1);
+    cr_assert(has("gne.divergence.custom_length"));
+    cr_assert_eq(U("gne.custom.length", 0), 4);
+    S("gne.custom.data", "data");
+    cr_assert_eq(U("gne.end", 0), 255);
+    tcp(0, 0, "4e4c0007 01 04 64617461 ff");
+    cr_assert_eq(c.n_findings, 0, "noted once");
+    /* gnelib's two bytes in the same conversation: noted once as well */
+    tcp(0, 0, "4e4c0008 01 0400 64617461 ff");
+    cr_assert_eq(U("gne.custom.length", 0), 4);
+    cr_assert(has("gne.divergence.custom_length"));
+}
+
+Test(gne, custom_packet_in_the_texts_layout_under_spec)
+{
+    text_custom_packet(GW_PROFILE_SPEC);
+    cr_assert_eq(c.n_findings, 0);
+    S("gne.custom.data", "data");
+}
+
+Test(gne, custom_packet_in_the_texts_layout_under_reference)
+{
+    text_custom_packet(GW_PROFILE_REFERENCE);
+    cr_assert(has("gne.packet.truncated"));
+}
+
 Test(gne, wrapped_packets)
 {
     tcp(0, 0, EXHELLO_CRP);

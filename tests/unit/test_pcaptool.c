@@ -661,7 +661,7 @@ Test(options, each_run_has_its_own_and_the_defaults_are_choices)
     cr_assert_eq(b.opts[dnp][DNP_OPT_UPDATE_LAYOUT], DNP_LAYOUT_AUTO);
     run_set_profile(&b, GW_PROFILE_SPEC);
     cr_assert_eq(b.opts[dnp][DNP_OPT_PROFILE], GW_PROFILE_SPEC);
-    cr_assert_eq(a.opts[dnp][DNP_OPT_PROFILE], GW_PROFILE_REFERENCE);
+    cr_assert_eq(a.opts[dnp][DNP_OPT_PROFILE], GW_PROFILE_EITHER);
     cr_assert_eq(run_opts(&b, &gw_dnp_protocol), b.opts[dnp]);
     cr_assert_not(run_parse_option(&a, "dnp.update_layout=sideways"));
     cr_assert_not(run_parse_option(&a, "dnp.no_such_option=auto"));
