@@ -193,6 +193,7 @@ typedef struct {
 typedef struct {
     uint16_t seq;
     uint8_t used, acked;
+    bool resend_noted;    /* dnp.resend.missing reported */
     int32_t link_id;      /* a link state's link, or -1 */
     uint32_t first_frame;
     int64_t first_time_ns, last_time_ns; /* first and latest transmission */
@@ -249,6 +250,7 @@ typedef struct {
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
     uint16_t offered[OFFERED_MAX];
     int64_t close_ns, last_ns;
+    int64_t resends_checked_ns; /* when check_resends last looked */
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
     const int *opt;          /* the options (DNP_OPT_*) */
 } dnp_conv;
@@ -1061,7 +1063,7 @@ static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
                         "Reliable number %u acknowledged %.3f s after frame %u (timeout 3 s)", s->seq,
                         (double)took / 1e9, s->first_frame);
     int64_t quiet = x->p.pi->time_ns - s->last_time_ns;
-    if (quiet > DNP_RESEND_MISSING_NS)
+    if (quiet > DNP_RESEND_MISSING_NS && !s->resend_noted)
         gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, off, 2,
                         "Reliable number %u went %.3f s without a resend before this ack", s->seq,
                         (double)quiet / 1e9);
@@ -1433,6 +1435,14 @@ static void conv_end(void *p, const gw_end_sink *sink)
                 if (!skipped_by || s->first_frame < skipped_by->first_frame)
                     skipped_by = s;
             }
+            if (!s->acked && !s->resend_noted && c->state != CONN_CLOSED &&
+                c->last_ns - s->last_time_ns > DNP_RESEND_MISSING_NS &&
+                s->last_time_ns - s->first_time_ns < DNP_RELIABLE_TIMEOUT_NS) {
+                it = (dnp_open_item){s->first_frame, s->first_time_ns, d, DNP_E_RESEND_MISSING, 1, ""};
+                snprintf(it.msg, sizeof it.msg, "Reliable number %u was not resent in the %.3f s the conversation "
+                         "went on unacknowledged", s->seq, (double)(c->last_ns - s->last_time_ns) / 1e9);
+                g_array_append_val(open, it);
+            }
             if (s->acked || c->last_ns - s->first_time_ns < DNP_RELIABLE_TIMEOUT_NS)
                 continue;
             it = (dnp_open_item){s->first_frame, s->first_time_ns, d, DNP_E_ACK_MISSING, 1, ""};
@@ -1466,6 +1476,31 @@ static void conv_end(void *p, const gw_end_sink *sink)
     g_array_free(open, TRUE);
 }
 
+/* Time passes with every PDU of the conversation, whichever way: a
+   reliable command left unacknowledged past DNP_RESEND_MISSING_NS since its
+   last transmission, within the reliable timeout, should have been resent
+   by now (reported once, on the PDU that shows the time has passed; not
+   after a close). Looked at every 100 ms of capture time at most. */
+static void check_resends(dnp_ctx *x)
+{
+    dnp_conv *c = x->conv;
+    int64_t now = x->p.pi->time_ns;
+    if (now - c->resends_checked_ns < 100000000 || c->state == CONN_CLOSED)
+        return;
+    c->resends_checked_ns = now;
+    for (int d = 0; d < 2; d++)
+        for (unsigned i = 0; i < HISTORY; i++) {
+            dnp_sent *s = &c->dir[d].sent[i];
+            if (!s->used || s->acked || s->resend_noted || now - s->last_time_ns <= DNP_RESEND_MISSING_NS ||
+                s->last_time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
+                continue;
+            s->resend_noted = true;
+            gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, 0, 1,
+                            "Reliable number %u (frame %u) has gone %.3f s unacknowledged without a resend", s->seq,
+                            s->first_frame, (double)(now - s->last_time_ns) / 1e9);
+        }
+}
+
 /* ---- entry points ----------------------------------------------------------- */
 
 static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
@@ -1486,6 +1521,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     }
     gw_emit_u(&x.p.e, DNP_F_COMMAND, 0, 1, cmd);
     check_connection(&x, cmd);
+    check_resends(&x);
     if (len > DNP_MESSAGE_RULE_OF_THUMB && pi->transport == GW_TRANSPORT_UDP)
         gw_emit_finding(&x.p.e, DNP_E_OVER_1200, 0, len, "A %zu-byte datagram (the text's rule of thumb: 1200)",
                         len);

@@ -1014,6 +1014,49 @@ static void open_link(live *L, bool same_ports)
     }
 }
 
+/* what the decoders leave open when the conversation ends (as validate
+   reports on the --out capture): counted, printed, and judged with
+   --fail-on like the PDUs' findings */
+static int ending_channel; /* the channel whose conversation ends */
+
+static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, int finding, size_t off,
+                           size_t len, const char *msg)
+{
+    live *L = ctx;
+    channel *c = &L->ch[ending_channel];
+    const gw_finding_def *d = &L->p->findings[finding];
+    bool ours = dir == L->side;
+    out_meta m = {.frame = frame, .time_ns = time_ns, .src = ours ? c->local_name : c->peer_name,
+                  .dst = ours ? c->peer_name : c->local_name, .dir = dir, .transport = c->transport};
+    out_finding fd = {.proto = L->p->name, .short_name = L->p->short_name, .summary = "End of conversation",
+                      .code = d->code, .severity = d->severity, .off = off, .len = len, .message = msg,
+                      .end_of_conversation = true};
+    out_finding_write(L->format == OUT_JSON ? stdout : cli_report, L->format, &m, &fd);
+    guint i = 0;
+    while (i < L->findings->len && g_array_index(L->findings, live_finding, i).finding != finding)
+        i++;
+    if (i == L->findings->len) {
+        live_finding x = {finding, 0, frame, g_strdup(msg)};
+        g_array_append_val(L->findings, x);
+    }
+    g_array_index(L->findings, live_finding, i).count++;
+    if ((unsigned)d->severity + 1 > L->max_sev)
+        L->max_sev = (unsigned)d->severity + 1;
+}
+
+static void end_conversations(live *L)
+{
+    if (!L->p->conv_end)
+        return;
+    for (int i = 0; i < N_CHANNELS; i++)
+        if (L->ch[i].conv) {
+            ending_channel = i;
+            gw_end_sink es = {L, on_end_finding};
+            L->p->conv_end(L->ch[i].conv, &es);
+        }
+    cli_stdout_failed();
+}
+
 static void close_live(live *L)
 {
     for (int i = 0; i < N_CHANNELS; i++) {
@@ -1305,6 +1348,8 @@ static int run_replay(int argc, char **argv)
     L.wall_start_ns = now_ns(CLOCK_REALTIME);
 
     play(&L, pdus, r.pdus->len);
+    if (!L.unreachable)
+        end_conversations(&L);
     char note[200] = "";
     for (guint i = 0; i < r.pdus->len && !L.unreachable; i++)
         if (pdus[i].unasked && !pdus[i].matched)

@@ -171,7 +171,10 @@ expect doubled client 0 "PASS: 44 sent" && {
 
 pair od opendrakan-gen-snapshots.pcap 4
 expect od server 0 "PASS: 27 sent, 8 received"
-expect od client 0 "PASS: 8 sent, 27 received" && {
+# what the decoders leave open at the end is reported as validate reports
+# it on the recording: the server's incomplete snapshot of tick 14
+expect od client 0 "PASS: 8 sent, 27 received" "OpenDrakan End of conversation" \
+    "note opendrakan.snapshot.incomplete @3: Tick 14: 2 of 3 changes arrived" && {
     # Acks adapted: each names a snapshot complete on our side when it went
     # (the server, which passed, checked that it had sent each one whole):
     # never the recording's 14 (incomplete) or 99 (never confirmed). Which
