@@ -334,6 +334,54 @@ Test(dnp, resends_after_the_ack_or_the_timeout)
     cr_assert(collect_has_finding(&c, DNP_E_RESEND_AFTER_TIMEOUT));
 }
 
+/* dnp.md, Reliable Communication: the sender resends "every
+   ReliableResendInterval until the command is acknowledged or
+   ReliableTimeout is reached". A command neither acknowledged nor resent is
+   seen as time passes, on whatever PDU of the conversation shows it (no ack
+   ever comes), and at the conversation's end when nothing later shows it. */
+static int end_findings[4], n_end_findings;
+static uint32_t end_frames[4];
+
+static void on_end(void *ctx, uint32_t frame, int64_t t, int dir, int finding, size_t off, size_t len,
+                   const char *msg)
+{
+    (void)ctx; (void)t; (void)dir; (void)off; (void)len; (void)msg;
+    if (n_end_findings < 4) {
+        end_frames[n_end_findings] = frame;
+        end_findings[n_end_findings++] = finding;
+    }
+}
+
+Test(dnp, a_missing_resend_is_seen_as_time_passes)
+{
+    collect_decode(&c, P, conv, 1, 0, 1, "04 0000 aa");          /* the server's reliable #0 */
+    collect_decode(&c, P, conv, 2, 500000000, 0, "03 aa");       /* the client's unreliable message, 0.5 s */
+    cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_MISSING), "0.5 s: a resend is not overdue yet");
+    collect_decode(&c, P, conv, 3, 1600000000, 0, "03 bb");      /* 1.6 s: none came */
+    cr_assert(collect_has_finding(&c, DNP_E_RESEND_MISSING));
+    collect_decode(&c, P, conv, 4, 1800000000, 0, "03 cc");
+    cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_MISSING), "reported once");
+    n_end_findings = 0;
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    for (int i = 0; i < n_end_findings; i++)
+        cr_assert_neq(end_findings[i], DNP_E_RESEND_MISSING, "not again at the end");
+}
+
+Test(dnp, a_missing_resend_is_reported_when_the_conversation_ends)
+{
+    collect_decode(&c, P, conv, 1, 0, 1, "04 0000 aa");          /* the server's reliable #0 */
+    collect_decode(&c, P, conv, 2, 950000000, 1, "03 aa");       /* 0.95 s: not overdue yet */
+    collect_decode(&c, P, conv, 3, 1020000000, 0, "03 bb");      /* 1.02 s: overdue, but looked at 70 ms ago */
+    cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_MISSING));
+    n_end_findings = 0;
+    gw_end_sink es = {NULL, on_end};
+    P->conv_end(conv, &es);
+    cr_assert_eq(n_end_findings, 1);
+    cr_assert_eq(end_findings[0], DNP_E_RESEND_MISSING);
+    cr_assert_eq(end_frames[0], 1, "on the command's frame");
+}
+
 /* dnp.md, Link State: "Once assigned the LinkId can not be reused until it
    has been taken down"; Link Down: "Once torn down the sender can reuse the
    LinkId for another link" */
