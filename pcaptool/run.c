@@ -157,28 +157,31 @@ static void on_expect(void *ctx, int transport, int port_side, uint16_t port, co
         r->c->expected(r->c->ctx, transport, port_side, port);
 }
 
-static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport)
+/* a PDU of the current flow and direction, on the frame `at` (a TCP PDU's
+   is the segment that completed it, which may be earlier than the packet
+   being read) */
+static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport, const tcp_stamp *at)
 {
-    gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
+    gw_pdu_info pi = {.frame = at->frame, .time_ns = at->time_ns, .dir = r->dir, .transport = transport};
+    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst, .len = len,
+                  .data = data, .dir = r->dir, .transport = transport};
     r->sink = *r->c->pdu_begin(r->c->ctx, r->f->p);
     r->sink.expect = on_expect;
     r->sink.expect_ctx = r;
     r->f->p->decode(r->f->state, &pi, data, len, &r->sink);
-    out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst, .len = len,
-                  .data = data, .dir = r->dir, .transport = transport};
     raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
 }
 
-static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
+static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len, const tcp_stamp *at)
 {
-    decode_pdu(ctx, data, len, GW_TRANSPORT_TCP);
+    decode_pdu(ctx, data, len, GW_TRANSPORT_TCP, at);
 }
 
-/* one of pcaptool's own findings (run_findings), about the current packet */
-static void run_finding(run_ctx *r, int index, const char *msg)
+/* one of pcaptool's own findings (run_findings), on the frame `at` */
+static void run_finding(run_ctx *r, int index, const char *msg, const tcp_stamp *at)
 {
     const gw_finding_def *d = &run_findings[index];
-    out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst};
+    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst};
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
@@ -186,7 +189,7 @@ static void run_finding(run_ctx *r, int index, const char *msg)
     raise_sev(r, (unsigned)d->severity + 1);
 }
 
-static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
+static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at)
 {
     run_ctx *r = ctx;
     char msg[200];
@@ -209,7 +212,7 @@ static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
                  (unsigned long long)bytes);
         break;
     }
-    run_finding(r, (int)ev, msg);
+    run_finding(r, (int)ev, msg, at);
 }
 
 /* a finding the decoder reports as its conversation ends, about an earlier
@@ -235,22 +238,18 @@ static void on_flow_end(flow *f, void *ctx)
     run_ctx *r = ctx;
     r->f = f;
     if (f->l4 == NET_TCP) {
-        /* what the stream still holds belongs to its last packet, not to
+        /* the early bytes go on the segments that brought them; a stream
+           ending inside a PDU on the conversation's last packet, not on
            the packet being read (the end of the capture, or another
            conversation's that needed the room) */
-        unsigned frame = r->frame;
-        int64_t now = r->now;
-        r->frame = f->last_frame;
-        r->now = f->last_seen_ns;
+        tcp_stamp last = {f->last_frame, f->last_seen_ns};
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
             r->src = f->endpoint[d];
             r->dst = f->endpoint[!d];
-            tcp_half_finish(&f->tcp[d], f->p, f->opts, &ts);
+            tcp_half_finish(&f->tcp[d], f->p, f->opts, &last, &ts);
         }
-        r->frame = frame;
-        r->now = now;
     }
     if (f->p->conv_end) {
         gw_end_sink es = {r, on_end_finding};
@@ -264,7 +263,8 @@ static void report_evicted(run_ctx *r, unsigned evicted)
     snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
              "state): the %u least recently used forgotten", FLOWS_MAX,
              FLOWS_STATE_MAX >> 20, evicted);
-    run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
+    tcp_stamp now = {r->frame, r->now};
+    run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg, &now);
 }
 
 /* one captured packet */
@@ -305,12 +305,13 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     r->dst = f->endpoint[!r->dir];
     if (evicted) /* reported on this packet, the one that needed the room */
         report_evicted(r, evicted);
+    tcp_stamp now = {r->frame, r->now};
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(&f->tcp[r->dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
-                         pk->payload_len, &ts);
+                         pk->payload_len, &now, &ts);
     } else {
-        decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);
+        decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP, &now);
     }
     /* what the decoder state holds now; the room it takes is made by
        forgetting others (whose end-of-conversation findings come first) */
