@@ -310,6 +310,17 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(&f->tcp[r->dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
                          pk->payload_len, &now, &ts);
+        if (pk->tcp_flags & TCP_RST) {
+            /* a reset ends the connection both ways: what the other
+               direction still holds is reported now, on this packet */
+            r->dir = !r->dir;
+            r->src = f->endpoint[r->dir];
+            r->dst = f->endpoint[!r->dir];
+            tcp_half_finish(&f->tcp[r->dir], f->p, f->opts, &now, &ts);
+            r->dir = !r->dir;
+            r->src = f->endpoint[r->dir];
+            r->dst = f->endpoint[!r->dir];
+        }
     } else {
         decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP, &now);
     }
