@@ -9,6 +9,7 @@
 #include "capture.h"
 #include "flows.h"
 #include "netparse.h"
+#include "reorder.h"
 #include "tcpstream.h"
 
 const gw_finding_def run_findings[RUN_N_FINDINGS] = {
@@ -134,7 +135,31 @@ typedef struct {
     const char *src, *dst; /* endpoints of the current PDU's sender and receiver */
     unsigned max_sev;
     gw_sink sink;          /* the consumer's for the current PDU, expect() the run's */
+    reorder *held;         /* records waiting for their turn in frame order */
+    bool recording;        /* the current PDU goes to `held` */
+    bool ending;           /* the capture ended: every record waits to be sorted */
 } run_ctx;
+
+/* whether a record of `frame` must wait: records wait already, or a
+   conversation holds early bytes of an earlier frame (which it may yet
+   deliver), or the capture's end is being sorted */
+static bool must_wait(run_ctx *r, uint32_t frame)
+{
+    uint32_t first;
+    return r->ending || !reorder_empty(r->held) ||
+           (tcp_budget_earliest(flows_tcp_budget(r->flows), &first) && first < frame);
+}
+
+/* hand on the records no conversation can deliver an earlier frame than */
+static void release_held(run_ctx *r)
+{
+    if (reorder_empty(r->held))
+        return;
+    uint32_t upto = r->frame, first;
+    if (tcp_budget_earliest(flows_tcp_budget(r->flows), &first) && first < upto)
+        upto = first;
+    reorder_release(r->held, upto);
+}
 
 static void raise_sev(run_ctx *r, unsigned sev)
 {
@@ -153,7 +178,9 @@ static void on_expect(void *ctx, int transport, int port_side, uint16_t port, co
     run_ctx *r = ctx;
     if (transport == GW_TRANSPORT_UDP && r->f->p->conv_link)
         flows_expect(r->flows, r->f, port_side, port, conv);
-    if (r->c->expected)
+    if (r->recording)
+        reorder_expected(r->held, transport, port_side, port);
+    else if (r->c->expected)
         r->c->expected(r->c->ctx, transport, port_side, port);
 }
 
@@ -166,10 +193,29 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst, .len = len,
                   .data = data, .dir = r->dir, .transport = transport};
     r->sink = *r->c->pdu_begin(r->c->ctx, r->f->p);
+    r->recording = must_wait(r, at->frame);
+    if (r->recording)
+        r->sink = *reorder_pdu_begin(r->held, r->f->p, &r->sink, &m);
     r->sink.expect = on_expect;
     r->sink.expect_ctx = r;
     r->f->p->decode(r->f->state, &pi, data, len, &r->sink);
-    raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
+    if (r->recording)
+        reorder_pdu_end(r->held);
+    else
+        raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
+    r->recording = false;
+}
+
+/* a finding outside a PDU, now or in its turn */
+static void report_finding(run_ctx *r, const gw_protocol *p, int index, const out_meta *m,
+                           const out_finding *fd)
+{
+    if (must_wait(r, m->frame)) {
+        reorder_finding(r->held, p, index, m, fd);
+        return;
+    }
+    r->c->finding(r->c->ctx, p, index, m, fd);
+    raise_sev(r, (unsigned)fd->severity + 1);
 }
 
 static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len, const tcp_stamp *at)
@@ -185,8 +231,7 @@ static void run_finding(run_ctx *r, int index, const char *msg, const tcp_stamp 
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
-    r->c->finding(r->c->ctx, NULL, index, &m, &fd);
-    raise_sev(r, (unsigned)d->severity + 1);
+    report_finding(r, NULL, index, &m, &fd);
 }
 
 static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at)
@@ -227,8 +272,7 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};
-    r->c->finding(r->c->ctx, r->f->p, finding, &m, &fd);
-    raise_sev(r, (unsigned)d->severity + 1);
+    report_finding(r, r->f->p, finding, &m, &fd);
 }
 
 /* a conversation ends (end of file, evicted or restarted): the TCP bytes
@@ -373,6 +417,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     }
     err[0] = '\0';
     run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
+    r.held = reorder_new(c, &r.max_sev);
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
     if (o->state_limit)
         flows_set_state_limit(flows, o->state_limit);
@@ -395,12 +440,18 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
             if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) == NET_OK) {
                 r.now = rec.time_ns;
                 packet(&r, flows, &pk);
+                release_held(&r);
             }
         }
         if (o->count && r.frame >= o->count)
             break;
     }
+    /* what the conversations still hold, and what they report as they end,
+       sorted with what waits */
+    r.ending = true;
     flows_free(flows);
+    reorder_release(r.held, UINT32_MAX);
+    reorder_free(r.held);
     *max_sev = r.max_sev;
     if (rc < 0) {
         snprintf(err, errsz, "%s", cap_error(cr));
