@@ -14,6 +14,7 @@
 #include "flows.h"
 #include "netparse.h"
 #include "output.h"
+#include "reorder.h"
 #include "run.h"
 #include "tcpstream.h"
 
@@ -655,6 +656,121 @@ Test(tcpstream, reverse_order_bytes_share_one_ring)
 }
 
 /* capture times stay within 0..2^62 ns, so that any two subtract safely */
+/* reorder: a consumer writing each record (decode's text, -V or JSON) to
+   a memory file */
+typedef struct {
+    out_pdu *out;
+    FILE *f;
+    out_format fmt;
+    int verbose;
+} writer;
+static const gw_sink *w_begin(void *ctx, const gw_protocol *p)
+{
+    return out_pdu_begin(((writer *)ctx)->out, p);
+}
+static unsigned w_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    writer *w = ctx;
+    (void)p;
+    out_pdu_write(w->out, w->f, w->fmt, w->verbose, m);
+    return out_pdu_max_severity(w->out);
+}
+static void w_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m, const out_finding *fd)
+{
+    (void)p; (void)index;
+    out_finding_write(((writer *)ctx)->f, ((writer *)ctx)->fmt, m, fd);
+}
+
+/* OpenTTD PDUs on frames frames[0..n): CLIENT_JOIN (texts), type 99 (a
+   warning), CLIENT_GAME_INFO; straight to the writer, or recorded (each
+   on a buffer used again for the next) and released up to frame `upto`,
+   then to the end. Returns what was written (g_free it). */
+static char *write_pdus(bool recorded, out_format fmt, int verbose, const uint32_t *frames, int n, uint32_t upto,
+                        unsigned *max_sev)
+{
+    static const char *const hex[] = {"1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00", "0400 63 00",
+                                      "0300 07"};
+    char *text = NULL;
+    size_t size = 0;
+    writer w = {out_pdu_new(), open_memstream(&text, &size), fmt, verbose};
+    run_consumer c = {&w, w_begin, w_end, w_finding, NULL};
+    reorder *q = reorder_new(&c, max_sev);
+    const gw_protocol *p = &gw_openttd_protocol;
+    void *conv = g_malloc(p->conv_size);
+    p->conv_init(conv, opts_of(p));
+    for (int i = 0; i < n; i++) {
+        uint8_t b[64];
+        size_t len = unhex(hex[i], b);
+        out_meta m = {.frame = frames[i], .time_ns = (int64_t)frames[i] * 1000, .src = "10.0.0.1:40000",
+                      .dst = "10.0.0.2:3979", .len = len, .data = b, .transport = GW_TRANSPORT_TCP};
+        gw_pdu_info pi = {frames[i], m.time_ns, 0, GW_TRANSPORT_TCP};
+        const gw_sink *s = c.pdu_begin(c.ctx, p);
+        if (recorded)
+            s = reorder_pdu_begin(q, p, s, &m);
+        p->decode(conv, &pi, b, len, s);
+        if (recorded)
+            reorder_pdu_end(q);
+        else if (c.pdu_end(c.ctx, p, &m) > *max_sev)
+            *max_sev = out_pdu_max_severity(w.out);
+        memset(b, 0xee, sizeof b);
+    }
+    reorder_release(q, upto);
+    fputs("--\n", w.f);
+    reorder_release(q, UINT32_MAX);
+    cr_assert(reorder_empty(q));
+    reorder_free(q);
+    p->conv_free(conv);
+    g_free(conv);
+    out_pdu_free(w.out);
+    fclose(w.f);
+    return text;
+}
+
+Test(reorder, a_recorded_pdu_writes_as_a_decoded_one)
+{
+    static const uint32_t frames[] = {5, 6, 7};
+    for (int verbose = 0; verbose <= 1; verbose++)
+        for (int fmt = OUT_TEXT; fmt <= OUT_JSON; fmt++) {
+            if (verbose && fmt == OUT_JSON)
+                continue;
+            unsigned sev_direct = 0, sev_recorded = 0;
+            char *direct = write_pdus(false, fmt, verbose, frames, 3, 0, &sev_direct);
+            char *recorded = write_pdus(true, fmt, verbose, frames, 3, UINT32_MAX, &sev_recorded);
+            cr_assert(strstr(direct, "CapClient") && strstr(direct, "openttd.type.unknown"), "%s", direct);
+            /* released up to the last frame: all before the "--" */
+            cr_assert(g_str_has_suffix(direct, "--\n") && g_str_has_suffix(recorded, "--\n"));
+            cr_assert_str_eq(recorded, direct);
+            cr_assert_eq(sev_recorded, sev_direct);
+            cr_assert_eq(sev_recorded, GW_SEV_WARNING + 1);
+            g_free(direct);
+            g_free(recorded);
+        }
+}
+
+Test(reorder, records_come_out_by_frame_up_to_the_one_asked)
+{
+    static const uint32_t frames[] = {9, 4, 6};
+    unsigned sev = 0;
+    char *text = write_pdus(true, OUT_TEXT, 0, frames, 3, 6, &sev);
+    unsigned got[4], n = 0;
+    bool cut = false;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strcmp(line, "--") == 0) {
+            cut = true;
+            cr_assert_eq(n, 2, "frames 4 and 6 released up to 6");
+        } else if (line[0] != ' ') {
+            cr_assert_lt(n, 4);
+            got[n++] = (unsigned)strtoul(line, NULL, 10);
+        }
+    }
+    cr_assert(cut);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(got[0], 4);
+    cr_assert_eq(got[1], 6);
+    cr_assert_eq(got[2], 9);
+    g_free(text);
+}
+
 Test(run, capture_time_is_clamped)
 {
     cr_assert_eq(gw_time_ns(5, 7), 5000000007);
