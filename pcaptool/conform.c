@@ -247,8 +247,9 @@ static void queue_pdu(driver *D, int transport, const uint8_t *d, size_t len)
     g_array_append_val(D->ready, r);
 }
 
-static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
+static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len, const tcp_stamp *at)
 {
+    (void)at;
     driver *D = ctx;
     queue_pdu(D, D->transport, d, len);
 }
@@ -313,27 +314,27 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
                that came ahead of it: those are still the peer's, read them
                first (its in-band close among them) */
             while (D->transport == GW_TRANSPORT_UDP && (n = recv(D->fd, buf, sizeof buf, MSG_DONTWAIT)) >= 0)
-                on_stream_pdu(D, buf, (size_t)n);
+                on_stream_pdu(D, buf, (size_t)n, NULL);
             continue;
         }
         if (D->transport == GW_TRANSPORT_UDP) {
-            on_stream_pdu(D, buf, (size_t)n);
+            on_stream_pdu(D, buf, (size_t)n, NULL);
             continue;
         }
         if (n == 0) {
             D->closed = true;
             /* what is left is one PDU, cut short */
             if (D->inbuf->len)
-                on_stream_pdu(D, D->inbuf->data, D->inbuf->len);
+                on_stream_pdu(D, D->inbuf->data, D->inbuf->len, NULL);
             g_byte_array_set_size(D->inbuf, 0);
             continue;
         }
         g_byte_array_append(D->inbuf, buf, (guint)n);
         tcp_sink ts = {on_stream_pdu, NULL, D};
         long pending;
-        size_t used = tcp_cut(D->p, D->opts, D->inbuf->data, D->inbuf->len, &ts, &pending);
+        size_t used = tcp_cut(D->p, D->opts, D->inbuf->data, D->inbuf->len, NULL, &ts, &pending);
         if (pending > (long)MAX_PDU) { /* not waited for: the rest as one */
-            on_stream_pdu(D, D->inbuf->data + used, D->inbuf->len - used);
+            on_stream_pdu(D, D->inbuf->data + used, D->inbuf->len - used, NULL);
             used = D->inbuf->len;
         }
         g_byte_array_remove_range(D->inbuf, 0, (guint)used);

@@ -467,8 +467,9 @@ static void split_parts(recording *r, int side)
     r->pdus = all;
 }
 
-static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len)
+static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len, const tcp_stamp *at)
 {
+    (void)at;
     on_received(ctx, MAIN, d, len);
 }
 
@@ -477,7 +478,7 @@ static void cut_stream(live *L)
 {
     tcp_sink ts = {on_stream_pdu, NULL, L}; /* tcp_cut raises no events */
     long pending;
-    size_t used = tcp_cut(L->p, L->rec->opts, L->inbuf->data, L->inbuf->len, &ts, &pending);
+    size_t used = tcp_cut(L->p, L->rec->opts, L->inbuf->data, L->inbuf->len, NULL, &ts, &pending);
     if (pending > (long)MAX_PDU) { /* not waited for: the rest as one */
         on_received(L, MAIN, L->inbuf->data + used, L->inbuf->len - used);
         used = L->inbuf->len;

@@ -9,6 +9,7 @@
 #include "capture.h"
 #include "flows.h"
 #include "netparse.h"
+#include "reorder.h"
 #include "tcpstream.h"
 
 const gw_finding_def run_findings[RUN_N_FINDINGS] = {
@@ -134,7 +135,31 @@ typedef struct {
     const char *src, *dst; /* endpoints of the current PDU's sender and receiver */
     unsigned max_sev;
     gw_sink sink;          /* the consumer's for the current PDU, expect() the run's */
+    reorder *held;         /* records waiting for their turn in frame order */
+    bool recording;        /* the current PDU goes to `held` */
+    bool ending;           /* the capture ended: every record waits to be sorted */
 } run_ctx;
+
+/* whether a record of `frame` must wait: records wait already, or a
+   conversation holds early bytes of an earlier frame (which it may yet
+   deliver), or the capture's end is being sorted */
+static bool must_wait(run_ctx *r, uint32_t frame)
+{
+    uint32_t first;
+    return r->ending || !reorder_empty(r->held) ||
+           (tcp_budget_earliest(flows_tcp_budget(r->flows), &first) && first < frame);
+}
+
+/* hand on the records no conversation can deliver an earlier frame than */
+static void release_held(run_ctx *r)
+{
+    if (reorder_empty(r->held))
+        return;
+    uint32_t upto = r->frame, first;
+    if (tcp_budget_earliest(flows_tcp_budget(r->flows), &first) && first < upto)
+        upto = first;
+    reorder_release(r->held, upto);
+}
 
 static void raise_sev(run_ctx *r, unsigned sev)
 {
@@ -153,40 +178,63 @@ static void on_expect(void *ctx, int transport, int port_side, uint16_t port, co
     run_ctx *r = ctx;
     if (transport == GW_TRANSPORT_UDP && r->f->p->conv_link)
         flows_expect(r->flows, r->f, port_side, port, conv);
-    if (r->c->expected)
+    if (r->recording)
+        reorder_expected(r->held, transport, port_side, port);
+    else if (r->c->expected)
         r->c->expected(r->c->ctx, transport, port_side, port);
 }
 
-static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport)
+/* a PDU of the current flow and direction, on the frame `at` (a TCP PDU's
+   is the segment that completed it, which may be earlier than the packet
+   being read) */
+static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport, const tcp_stamp *at)
 {
-    gw_pdu_info pi = {.frame = r->frame, .time_ns = r->now, .dir = r->dir, .transport = transport};
+    gw_pdu_info pi = {.frame = at->frame, .time_ns = at->time_ns, .dir = r->dir, .transport = transport};
+    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst, .len = len,
+                  .data = data, .dir = r->dir, .transport = transport};
     r->sink = *r->c->pdu_begin(r->c->ctx, r->f->p);
+    r->recording = must_wait(r, at->frame);
+    if (r->recording)
+        r->sink = *reorder_pdu_begin(r->held, r->f->p, &r->sink, &m);
     r->sink.expect = on_expect;
     r->sink.expect_ctx = r;
     r->f->p->decode(r->f->state, &pi, data, len, &r->sink);
-    out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst, .len = len,
-                  .data = data, .dir = r->dir, .transport = transport};
-    raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
+    if (r->recording)
+        reorder_pdu_end(r->held);
+    else
+        raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
+    r->recording = false;
 }
 
-static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len)
+/* a finding outside a PDU, now or in its turn */
+static void report_finding(run_ctx *r, const gw_protocol *p, int index, const out_meta *m,
+                           const out_finding *fd)
 {
-    decode_pdu(ctx, data, len, GW_TRANSPORT_TCP);
+    if (must_wait(r, m->frame)) {
+        reorder_finding(r->held, p, index, m, fd);
+        return;
+    }
+    r->c->finding(r->c->ctx, p, index, m, fd);
+    raise_sev(r, (unsigned)fd->severity + 1);
 }
 
-/* one of pcaptool's own findings (run_findings), about the current packet */
-static void run_finding(run_ctx *r, int index, const char *msg)
+static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len, const tcp_stamp *at)
+{
+    decode_pdu(ctx, data, len, GW_TRANSPORT_TCP, at);
+}
+
+/* one of pcaptool's own findings (run_findings), on the frame `at` */
+static void run_finding(run_ctx *r, int index, const char *msg, const tcp_stamp *at)
 {
     const gw_finding_def *d = &run_findings[index];
-    out_meta m = {.frame = r->frame, .time_ns = r->now, .src = r->src, .dst = r->dst};
+    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst};
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
-    r->c->finding(r->c->ctx, NULL, index, &m, &fd);
-    raise_sev(r, (unsigned)d->severity + 1);
+    report_finding(r, NULL, index, &m, &fd);
 }
 
-static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
+static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at)
 {
     run_ctx *r = ctx;
     char msg[200];
@@ -209,7 +257,7 @@ static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes)
                  (unsigned long long)bytes);
         break;
     }
-    run_finding(r, (int)ev, msg);
+    run_finding(r, (int)ev, msg, at);
 }
 
 /* a finding the decoder reports as its conversation ends, about an earlier
@@ -224,8 +272,7 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};
-    r->c->finding(r->c->ctx, r->f->p, finding, &m, &fd);
-    raise_sev(r, (unsigned)d->severity + 1);
+    report_finding(r, r->f->p, finding, &m, &fd);
 }
 
 /* a conversation ends (end of file, evicted or restarted): the TCP bytes
@@ -235,22 +282,18 @@ static void on_flow_end(flow *f, void *ctx)
     run_ctx *r = ctx;
     r->f = f;
     if (f->l4 == NET_TCP) {
-        /* what the stream still holds belongs to its last packet, not to
+        /* the early bytes go on the segments that brought them; a stream
+           ending inside a PDU on the conversation's last packet, not on
            the packet being read (the end of the capture, or another
            conversation's that needed the room) */
-        unsigned frame = r->frame;
-        int64_t now = r->now;
-        r->frame = f->last_frame;
-        r->now = f->last_seen_ns;
+        tcp_stamp last = {f->last_frame, f->last_seen_ns};
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
             r->src = f->endpoint[d];
             r->dst = f->endpoint[!d];
-            tcp_half_finish(&f->tcp[d], f->p, f->opts, &ts);
+            tcp_half_finish(&f->tcp[d], f->p, f->opts, &last, &ts);
         }
-        r->frame = frame;
-        r->now = now;
     }
     if (f->p->conv_end) {
         gw_end_sink es = {r, on_end_finding};
@@ -264,7 +307,8 @@ static void report_evicted(run_ctx *r, unsigned evicted)
     snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
              "state): the %u least recently used forgotten", FLOWS_MAX,
              FLOWS_STATE_MAX >> 20, evicted);
-    run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg);
+    tcp_stamp now = {r->frame, r->now};
+    run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg, &now);
 }
 
 /* one captured packet */
@@ -305,12 +349,24 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     r->dst = f->endpoint[!r->dir];
     if (evicted) /* reported on this packet, the one that needed the room */
         report_evicted(r, evicted);
+    tcp_stamp now = {r->frame, r->now};
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(&f->tcp[r->dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
-                         pk->payload_len, &ts);
+                         pk->payload_len, &now, &ts);
+        if (pk->tcp_flags & TCP_RST) {
+            /* a reset ends the connection both ways: what the other
+               direction still holds is reported now, on this packet */
+            r->dir = !r->dir;
+            r->src = f->endpoint[r->dir];
+            r->dst = f->endpoint[!r->dir];
+            tcp_half_finish(&f->tcp[r->dir], f->p, f->opts, &now, &ts);
+            r->dir = !r->dir;
+            r->src = f->endpoint[r->dir];
+            r->dst = f->endpoint[!r->dir];
+        }
     } else {
-        decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP);
+        decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP, &now);
     }
     /* what the decoder state holds now; the room it takes is made by
        forgetting others (whose end-of-conversation findings come first) */
@@ -361,6 +417,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     }
     err[0] = '\0';
     run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
+    r.held = reorder_new(c, &r.max_sev);
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
     if (o->state_limit)
         flows_set_state_limit(flows, o->state_limit);
@@ -383,12 +440,18 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
             if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) == NET_OK) {
                 r.now = rec.time_ns;
                 packet(&r, flows, &pk);
+                release_held(&r);
             }
         }
         if (o->count && r.frame >= o->count)
             break;
     }
+    /* what the conversations still hold, and what they report as they end,
+       sorted with what waits */
+    r.ending = true;
     flows_free(flows);
+    reorder_release(r.held, UINT32_MAX);
+    reorder_free(r.held);
     *max_sev = r.max_sev;
     if (rc < 0) {
         snprintf(err, errsz, "%s", cap_error(cr));

@@ -7,6 +7,7 @@
 #define ALLOC_OVERHEAD 16 /* bytes glibc adds to an allocation */
 #define EARLY_MIN 256     /* the smallest ring */
 #define EARLY_KEEP 4096   /* a ring up to this size is kept when it empties */
+#define MARKS_MIN 16      /* the first array of marks */
 
 /* what this half holds, as allocated */
 static size_t half_cost(const tcp_half *h)
@@ -14,15 +15,56 @@ static size_t half_cost(const tcp_half *h)
     size_t n = h->buf_cap ? h->buf_cap + ALLOC_OVERHEAD : 0;
     if (h->early_cap)
         n += h->early_cap + h->early_cap / 8 + 2 * ALLOC_OVERHEAD;
+    if (h->marks_cap)
+        n += h->marks_cap * sizeof(tcp_mark) + ALLOC_OVERHEAD;
     return n;
 }
 
-/* bring budget->used up to date with what this half holds */
+/* bring budget->used up to date with what this half holds, and the list of
+   halves holding early bytes with whether this one does */
 static void account(tcp_half *h)
 {
     size_t now = half_cost(h);
     h->budget->used = h->budget->used - h->held + now;
     h->held = now;
+    bool hold = h->early_present > 0;
+    if (hold != h->holding) {
+        if (hold) {
+            h->hold_prev = NULL;
+            h->hold_next = h->budget->holding;
+            if (h->hold_next)
+                h->hold_next->hold_prev = h;
+            h->budget->holding = h;
+        } else {
+            if (h->hold_prev)
+                h->hold_prev->hold_next = h->hold_next;
+            else
+                h->budget->holding = h->hold_next;
+            if (h->hold_next)
+                h->hold_next->hold_prev = h->hold_prev;
+            h->hold_prev = h->hold_next = NULL;
+        }
+        h->holding = hold;
+    }
+    if (hold) {
+        uint32_t first = h->n_marks ? h->marks[0].at.frame : h->at.frame;
+        for (uint32_t i = 1; i < h->n_marks; i++)
+            if (h->marks[i].at.frame < first)
+                first = h->marks[i].at.frame;
+        h->early_frame = first;
+    }
+}
+
+bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame)
+{
+    if (!b->holding)
+        return false;
+    uint32_t first = UINT32_MAX;
+    for (const tcp_half *h = b->holding; h; h = h->hold_next)
+        if (h->early_frame < first)
+            first = h->early_frame;
+    *frame = first;
+    return true;
 }
 
 static int32_t seq_diff(uint32_t a, uint32_t b) { return (int32_t)(a - b); }
@@ -93,6 +135,83 @@ static void early_free(tcp_half *h)
     h->early_map = NULL;
     h->early_cap = 0;
     h->early_present = 0;
+}
+
+/* ---- the early segments' marks -------------------------------------------- */
+
+static const tcp_stamp *later(const tcp_stamp *a, const tcp_stamp *b)
+{
+    return b->frame > a->frame ? b : a;
+}
+
+/* an early segment [seq, end) that brought new bytes, captured at `at`:
+   its mark goes in sequence order; with no room (TCP_MARKS_MAX, or the
+   budget) it joins its neighbour */
+static void mark_add(tcp_half *h, uint32_t seq, uint32_t end, const tcp_stamp *at)
+{
+    uint32_t i = h->n_marks;
+    while (i > 0 && seq_diff(h->marks[i - 1].seq, seq) > 0)
+        i--;
+    if (h->n_marks == h->marks_cap) {
+        uint32_t cap = h->marks_cap ? h->marks_cap * 2 : MARKS_MIN;
+        size_t more = (cap - h->marks_cap) * sizeof(tcp_mark) + (h->marks_cap ? 0 : ALLOC_OVERHEAD);
+        if (cap <= TCP_MARKS_MAX && h->budget->used + more <= h->budget->limit) {
+            h->marks = g_renew(tcp_mark, h->marks, cap);
+            h->marks_cap = cap;
+            account(h);
+        } else if (h->n_marks) {
+            tcp_mark *m = &h->marks[i ? i - 1 : 0];
+            if (seq_diff(seq, m->seq) < 0)
+                m->seq = seq;
+            if (seq_diff(end, m->end) > 0)
+                m->end = end;
+            m->at = *later(&m->at, at);
+            return;
+        } else {
+            return; /* no room for one: the PDUs take the stamp they are read at */
+        }
+    }
+    memmove(h->marks + i + 1, h->marks + i, (h->n_marks - i) * sizeof(tcp_mark));
+    h->marks[i] = (tcp_mark){seq, end, *at};
+    h->n_marks++;
+}
+
+/* the bytes before seq are taken or skipped: their marks go (an array
+   that grew is given back once empty) */
+static void marks_drop_before(tcp_half *h, uint32_t seq)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < h->n_marks; i++)
+        if (seq_diff(h->marks[i].end, seq) > 0)
+            h->marks[k++] = h->marks[i];
+    h->n_marks = k;
+    if (k == 0 && h->marks_cap > MARKS_MIN) {
+        g_free(h->marks);
+        h->marks = NULL;
+        h->marks_cap = 0;
+    }
+}
+
+
+/* the stamp of the stream up to end: the latest of h->at and the marks
+   of the early bytes before end */
+static tcp_stamp stamp_upto(const tcp_half *h, uint32_t end)
+{
+    const tcp_stamp *at = &h->at;
+    for (uint32_t i = 0; i < h->n_marks && seq_diff(h->marks[i].seq, end) < 0; i++)
+        at = later(at, &h->marks[i].at);
+    return *at;
+}
+
+/* the stamp of the early segment that brought the byte at seq (the first
+   to come of those holding it), or `none` */
+static tcp_stamp stamp_of(const tcp_half *h, uint32_t seq, const tcp_stamp *none)
+{
+    const tcp_stamp *at = NULL;
+    for (uint32_t i = 0; i < h->n_marks && seq_diff(h->marks[i].seq, seq) <= 0; i++)
+        if (seq_diff(h->marks[i].end, seq) > 0 && (!at || h->marks[i].at.frame < at->frame))
+            at = &h->marks[i].at;
+    return at ? *at : *none;
 }
 
 /* Visit the ring positions of [seq, seq + n) (n <= early_cap) a 64-bit map
@@ -238,9 +357,17 @@ static void drop_early(tcp_half *h)
     h->early_present = 0;
 }
 
-void tcp_half_reset(tcp_half *h)
+/* the early bytes are all given up, and their marks */
+static void forget_early(tcp_half *h)
 {
     drop_early(h);
+    h->n_marks = 0;
+    marks_drop_before(h, h->next_seq);
+}
+
+void tcp_half_reset(tcp_half *h)
+{
+    forget_early(h);
     drop_pdu(h);
     h->started = h->closed = h->fin_seen = false;
     account(h);
@@ -250,6 +377,9 @@ void tcp_half_release(tcp_half *h)
 {
     tcp_half_reset(h);
     early_free(h);
+    g_free(h->marks);
+    h->marks = NULL;
+    h->marks_cap = 0;
     g_free(h->buf);
     h->buf = NULL;
     h->buf_cap = 0;
@@ -257,8 +387,8 @@ void tcp_half_release(tcp_half *h)
     tcp_half_init(h, h->budget);
 }
 
-size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_sink *out,
-               long *pending_len)
+size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_stamp *at,
+               const tcp_sink *out, long *pending_len)
 {
     size_t used = 0;
     *pending_len = 0;
@@ -270,7 +400,7 @@ size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t l
         if (n == 0)
             break;
         if (n < 0) { /* not a PDU start: the rest goes as one, to be reported */
-            out->pdu(out->ctx, d + used, avail);
+            out->pdu(out->ctx, d + used, avail, at);
             used += avail;
             break;
         }
@@ -278,16 +408,35 @@ size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t l
             *pending_len = n;
             break;
         }
-        out->pdu(out->ctx, d + used, (size_t)n);
+        out->pdu(out->ctx, d + used, (size_t)n, at);
         used += (size_t)n;
     }
     return used;
 }
 
-/* cut complete PDUs off the front of buf */
-static void deliver(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out)
+/* PDUs cut from early bytes: each on the stamp of the stream up to its end */
+typedef struct {
+    tcp_half *h;
+    const tcp_sink *out;
+} marked_cut;
+
+static void marked_pdu(void *ctx, const uint8_t *d, size_t len, const tcp_stamp *unused)
 {
-    size_t used = tcp_cut(p, opts, h->buf, h->buf_len, out, &h->pending_len);
+    marked_cut *c = ctx;
+    (void)unused;
+    uint32_t end = c->h->next_seq - (uint32_t)c->h->buf_len + (uint32_t)(d - c->h->buf) + (uint32_t)len;
+    tcp_stamp at = stamp_upto(c->h, end);
+    c->out->pdu(c->out->ctx, d, len, &at);
+}
+
+/* cut complete PDUs off the front of buf: all on `at`, or (NULL) each on
+   the marks of its bytes */
+static void deliver(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_stamp *at,
+                    const tcp_sink *out)
+{
+    marked_cut mc = {h, out};
+    tcp_sink marked = {marked_pdu, out->event, &mc};
+    size_t used = tcp_cut(p, opts, h->buf, h->buf_len, at, at ? out : &marked, &h->pending_len);
     if (used) {
         memmove(h->buf, h->buf + used, h->buf_len - used);
         h->buf_len -= used;
@@ -328,39 +477,47 @@ static uint32_t gap_resume(const tcp_half *h)
     return seq_diff(pdu_end, first) > 0 && early_has(h, pdu_end) ? pdu_end : first;
 }
 
-/* bytes up to seq will never come: drop the PDU that needed them (and
-   early bytes before seq) */
-static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event why)
+/* bytes up to seq will never come (said on `at`): drop the PDU that needed
+   them (and early bytes before seq) */
+static void skip_gap(tcp_half *h, uint32_t seq, const tcp_sink *out, tcp_event why, const tcp_stamp *at)
 {
-    out->event(out->ctx, why, (uint64_t)(uint32_t)seq_diff(seq, h->next_seq));
+    out->event(out->ctx, why, (uint64_t)(uint32_t)seq_diff(seq, h->next_seq), at);
     early_drop_before(h, h->next_seq, seq);
+    marks_drop_before(h, seq);
     drop_pdu(h);
     h->next_seq = seq;
 }
 
-/* the stream ended: a PDU left incomplete is reported */
-static void close_half(tcp_half *h, const tcp_sink *out)
+/* the stream ended (seen at `at`): a PDU left incomplete is reported */
+static void close_half(tcp_half *h, const tcp_sink *out, const tcp_stamp *at)
 {
     if (h->buf_len)
-        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len);
+        out->event(out->ctx, TCP_EV_END_IN_PDU, h->buf_len, at);
     drop_pdu(h);
-    drop_early(h);
+    forget_early(h);
     h->closed = true;
 }
 
 /* the missing bytes before the early ones are given up (why): decoding
-   resumes where gap_resume says */
+   resumes where gap_resume says; the gap is on the segment after the
+   missing bytes, each PDU on the early segments that brought it */
 static void give_up_gap(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out,
                         tcp_event why)
 {
-    skip_gap(h, gap_resume(h), out, why);
+    tcp_stamp gap_at = stamp_of(h, early_first(h), &h->at);
+    skip_gap(h, gap_resume(h), out, why, &gap_at);
     append(h, NULL, 0);
-    deliver(h, p, opts, out);
+    deliver(h, p, opts, NULL, out);
+    h->at = stamp_upto(h, h->next_seq);
+    marks_drop_before(h, h->next_seq);
 }
 
 void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
-                      const uint8_t *data, size_t len, const tcp_sink *out)
+                      const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
 {
+    static const tcp_stamp unknown;
+    if (!at)
+        at = &unknown;
     if (flags & TCP_SYN) {
         tcp_half_reset(h);
         h->started = true;
@@ -386,18 +543,21 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32
                 if (h->early_present)
                     give_up_gap(h, p, opts, out, TCP_EV_OOO_LIMIT);
                 else
-                    skip_gap(h, seq, out, TCP_EV_OOO_LIMIT);
+                    skip_gap(h, seq, out, TCP_EV_OOO_LIMIT, at);
                 d = seq_diff(seq, h->next_seq);
             }
             if (d > 0 && early_reserve(h, end)) {
+                size_t before = h->early_present;
                 early_put(h, seq, data, len);
+                if (h->early_present > before)
+                    mark_add(h, seq, end, at);
                 goto flags_done;
             }
             if (d > 0) {
                 /* no room to keep it: what waits for the missing bytes is
                    given up, resume here */
-                skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT);
-                drop_early(h);
+                skip_gap(h, seq, out, TCP_EV_MEMORY_LIMIT, at);
+                forget_early(h);
                 d = 0;
             }
         }
@@ -412,26 +572,28 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32
             h->budget->used + buf_growth(h, h->buf_len + len) > h->budget->limit) {
             /* all conversations together hold too much: this one's PDU
                under way is given up, decoding resumes with this segment */
-            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf_len + h->early_present);
+            out->event(out->ctx, TCP_EV_MEMORY_LIMIT, h->buf_len + h->early_present, at);
             drop_pdu(h);
-            drop_early(h);
+            forget_early(h);
         }
+        h->at = *at; /* the stream up to here is complete with this segment */
         if (h->buf_len == 0 && !h->early_present) {
             /* the usual case: whole PDUs straight from the segment, only a
                PDU it leaves unfinished is copied (when the budget has room:
                else it is given up, and the next segment starts afresh) */
             h->next_seq += (uint32_t)len;
-            size_t used = tcp_cut(p, opts, data, len, out, &h->pending_len);
+            size_t used = tcp_cut(p, opts, data, len, at, out, &h->pending_len);
             size_t rest = len - used;
             if (rest && h->budget->used + buf_growth(h, rest) > h->budget->limit) {
-                out->event(out->ctx, TCP_EV_MEMORY_LIMIT, rest);
+                out->event(out->ctx, TCP_EV_MEMORY_LIMIT, rest, at);
                 drop_pdu(h);
             } else {
                 buf_append(h, data + used, rest);
             }
         } else {
             append(h, data, len);
-            deliver(h, p, opts, out);
+            deliver(h, p, opts, at, out);
+            marks_drop_before(h, h->next_seq);
         }
     }
 flags_done:
@@ -439,17 +601,21 @@ flags_done:
        FIN may overtake the data before it); else tcp_half_finish ends it
        when the capture does */
     if (h->fin_seen && !h->closed && !h->early_present && seq_diff(h->next_seq, h->fin_seq) >= 0)
-        close_half(h, out);
+        close_half(h, out, at);
     account(h);
 }
 
-void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out)
+void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_stamp *end,
+                     const tcp_sink *out)
 {
+    static const tcp_stamp unknown;
+    if (!end)
+        end = &unknown;
     if (!h->closed) {
         /* what never came is a gap: the early bytes decode past it */
         while (h->early_present)
             give_up_gap(h, p, opts, out, TCP_EV_GAP);
-        close_half(h, out);
+        close_half(h, out, end);
     }
     account(h);
 }

@@ -16,7 +16,33 @@
  * past the first missing one; and all the halves sharing a tcp_budget
  * together hold at most its limit (plus one segment), counted as allocated
  * (buffers at their capacity, allocator overhead included): beyond it, the
- * half that needs more gives up its PDU. */
+ * half that needs more gives up its PDU.
+ *
+ * Where each PDU and event belongs: every segment comes with its stamp
+ * (its frame number and time). A PDU gets the stamp of the segment that
+ * completed it: the latest of the segments that brought its bytes and the
+ * bytes before it in the stream (bytes lost in a gap aside). In order, that
+ * is the segment holding its last byte; when a late segment fills a hole,
+ * the late one (as Wireshark's out-of-order reassembly shows it). PDUs
+ * decoded from early bytes once the missing ones are given up (a gap at
+ * the stream's end, or past TCP_OOO_MAX) get the stamps of the early
+ * segments that brought them: each early segment leaves a mark (its
+ * sequence range and stamp), at most TCP_MARKS_MAX per direction, kept in
+ * sequence order with the ring (allocated with it, counted in the budget).
+ * Past that bound a new mark merges into its neighbour in sequence (their
+ * range joined, the later stamp kept): a PDU from those bytes may then be
+ * put on a later frame than the one that brought its last byte, never on
+ * an earlier one and never after the segment being read. A gap is on the
+ * first segment after the missing bytes (Wireshark's "previous segment not
+ * captured"); a stream ending inside a PDU on the segment that ended it
+ * (its FIN or RST), or, when the capture or the conversation ends first,
+ * on the stamp tcp_half_finish is given.
+ *
+ * Halves holding early bytes are listed in their budget, with the frame of
+ * the earliest early segment each holds (tcp_budget_earliest): no PDU or
+ * event they deliver later can be on an earlier frame, which tells a
+ * reader of many conversations when its output can be written in frame
+ * order. */
 #ifndef PCAPTOOL_TCPSTREAM_H
 #define PCAPTOOL_TCPSTREAM_H
 
@@ -30,13 +56,30 @@
 
 #define TCP_BUDGET_DEFAULT (64u << 20) /* bytes all conversations may hold */
 
+#define TCP_MARKS_MAX 1024u /* early segments remembered per direction (where each PDU belongs) */
+
+/* where a segment was captured: its frame number and time */
+typedef struct {
+    uint32_t frame;
+    int64_t time_ns;
+} tcp_stamp;
+
+/* an early segment: its sequence range and stamp */
+typedef struct {
+    uint32_t seq, end;
+    tcp_stamp at;
+} tcp_mark;
+
+typedef struct tcp_half tcp_half;
+
 typedef struct {
     size_t used, limit;
+    tcp_half *holding; /* the halves holding early bytes (a list through hold_next) */
 } tcp_budget;
 
 /* one direction of a connection; kept inside its flow (one place to reach
    per segment). Read and changed only through the functions below. */
-typedef struct {
+struct tcp_half {
     bool started, closed;
     bool fin_seen;         /* FIN or RST seen; closed once nothing before it is missing */
     uint32_t fin_seq;      /* the sequence number the stream ends at */
@@ -53,7 +96,14 @@ typedef struct {
     size_t early_present;  /* bytes that came */
     tcp_budget *budget;    /* shared by the halves of a flow table */
     size_t held;           /* what this half counts in budget->used */
-} tcp_half;
+    tcp_stamp at;          /* the latest stamp of the bytes taken so far (the PDU under way's) */
+    /* the early segments' marks, in sequence order; marks_cap 0: none allocated */
+    tcp_mark *marks;
+    uint32_t n_marks, marks_cap;
+    uint32_t early_frame;  /* the earliest frame among the marks */
+    tcp_half *hold_prev, *hold_next; /* in budget->holding while early bytes are held */
+    bool holding;
+};
 
 /* transport-level events, reported beside the PDUs (as the findings of the
    same index in run.h's run_findings) */
@@ -65,9 +115,11 @@ typedef enum {
     TCP_N_EVENTS
 } tcp_event;
 
+/* each PDU and event with the stamp it belongs to (tcp_cut: the one it was
+   given, possibly NULL) */
 typedef struct {
-    void (*pdu)(void *ctx, const uint8_t *data, size_t len);
-    void (*event)(void *ctx, tcp_event ev, uint64_t bytes);
+    void (*pdu)(void *ctx, const uint8_t *data, size_t len, const tcp_stamp *at);
+    void (*event)(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at);
     void *ctx;
 } tcp_sink;
 
@@ -75,19 +127,24 @@ void tcp_half_init(tcp_half *h, tcp_budget *budget);
 /* gives up what h holds (h may be initialised again) */
 void tcp_half_release(tcp_half *h);
 void tcp_half_reset(tcp_half *h);
-/* one segment in this direction; flags as in the TCP header */
+/* one segment in this direction, captured at `at`; flags as in the TCP
+   header */
 void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
-                      const uint8_t *data, size_t len, const tcp_sink *out);
+                      const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out);
 /* the capture (or the conversation) ended: bytes still missing are a gap,
-   the early segments after it are decoded, a PDU left incomplete is
-   reported */
-void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_sink *out);
+   the early segments after it are decoded (each PDU on its own segments'
+   stamp), a PDU left incomplete is reported (on `end`) */
+void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_stamp *end,
+                     const tcp_sink *out);
+/* the earliest frame of the early bytes any half of the budget holds:
+   false when none holds any */
+bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame);
 /* The framing alone: hand on the complete PDUs at the start of d[0..len)
    (bytes that cannot start a PDU go as one, to be reported); returns the
    bytes used, and sets *pending_len to the length of the PDU the rest
    starts (0 when not known yet). */
-size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_sink *out,
-               long *pending_len);
+size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_stamp *at,
+               const tcp_sink *out, long *pending_len);
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Plugin versus pcaptool: both front ends must show the same PDUs with the
-same fields, values and findings, frame by frame, and Wireshark must never
-call a frame malformed.
+same fields, values and findings, frame by frame (every PDU and finding on
+the frame Wireshark shows it on, also after TCP gaps; a pcaptool tcp.gap on
+a frame where Wireshark says "previous segment not captured"), pcaptool's
+outputs (JSON Lines, -V text, validate's JSON Lines) must list them in
+frame order, and Wireshark must never call a frame malformed.
 
 Usage: compare_tshark.py BUILD_DIR CAPTURE...
 
@@ -161,17 +164,12 @@ OPTIONS = {
 }
 
 
-# PDUs that the front ends place in different frames, by design: after TCP
-# bytes that never came, pcaptool keeps the early segments until the
-# conversation ends and then decodes them past the gap, in the
-# conversation's last frame; Wireshark (out-of-order reassembly off)
-# decodes them in the frame that brought them. pcaptool frame -> tshark's.
-MOVED = {
-    "openttd-gen-hostile.pcap": {96: 93},  # SERVER_MAP_DONE after a lost MAP_DATA segment
-}
-
-
-MOVED_BACK = {cap: {theirs: ours for ours, theirs in m.items()} for cap, m in MOVED.items()}
+def in_frame_order(capture, what, frames):
+    """frames (of records other than end-of-conversation findings, which
+    come when their conversation ends) must never go back"""
+    back = next(((a, b) for a, b in zip(frames, frames[1:]) if b < a), None)
+    if back:
+        fail("%s: %s out of frame order: frame %d, then frame %d" % (capture, what, back[0], back[1]))
 
 
 def compare(tsh, pcaptool, capture):
@@ -184,10 +182,13 @@ def compare(tsh, pcaptool, capture):
     if "dissector bug" in r.stderr.lower():
         fail("%s: dissector bug: %s" % (capture, r.stderr))
     ws = {}
+    lost = set()  # frames Wireshark says follow bytes not captured
     state = {"types": tsh.types, "two_pass": two_pass_fields(pcaptool), "groups": finding_groups(pcaptool)}
     for pkt in json.loads(r.stdout):
         layers = pkt["_source"]["layers"]
         num = int(layers["frame"]["frame.number"])
+        if "tcp.analysis.lost_segment" in json.dumps(layers.get("tcp", {}).get("tcp.analysis", {})):
+            lost.add(num)
         pdus = []
         findings = []
         for p in PROTOS:
@@ -229,9 +230,14 @@ def compare(tsh, pcaptool, capture):
     pt = {}
     pt_summaries = {}
     late = []
-    for line in out.stdout.splitlines():
-        o = json.loads(line)
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    in_frame_order(capture, "decode --format json", [o["frame"] for o in records if not o.get("end_of_conversation")])
+    for o in records:
         if o["proto"] == "tcp":  # transport findings: Wireshark's TCP dissector has its own
+            gaps = [f for f in o["findings"] if f["code"] == "tcp.gap"]
+            if gaps and o["frame"] not in lost:
+                fail("%s: tcp.gap on frame %d, where Wireshark sees no segment missing before it (it does on %s)"
+                     % (capture, o["frame"], sorted(lost)[:10]))
             continue
         if o.get("end_of_conversation"):
             late.append(o)
@@ -249,10 +255,17 @@ def compare(tsh, pcaptool, capture):
     text = subprocess.run([pcaptool, "decode", "-V", "--fail-on", "never"] + pt_args + [capture],
                           capture_output=True, text=True)
     pt_labels = text_labels(text.stdout)
+    in_frame_order(capture, "decode -V", [int(l.split(" ", 1)[0]) for l in text.stdout.splitlines()
+                                          if l[:1].isdigit() and " End of conversation" not in l])
+    v = subprocess.run([pcaptool, "validate", "--format", "json", "--fail-on", "never"] + pt_args + [capture],
+                       capture_output=True, text=True)
+    in_frame_order(capture, "validate --format json",
+                   [o["frame"] for o in map(json.loads, v.stdout.splitlines())
+                    if o.get("record") == "finding" and not o.get("end_of_conversation")])
     two_pass_names = set(two_pass_fields(pcaptool).values())
     nlabels = 0
     for num, pdus in ws_labels.items():
-        ours = pt_labels.get(MOVED_BACK.get(os.path.basename(capture), {}).get(num, num), [])
+        ours = pt_labels.get(num, [])
         if len(ours) != len(pdus):
             continue  # the PDU counts are compared below
         for ws_pdu, pt_pdu in zip(pdus, ours):
@@ -267,10 +280,6 @@ def compare(tsh, pcaptool, capture):
                      (capture, num, diff))
             nlabels += len(ws_pdu)
 
-    for ours, theirs in MOVED.get(os.path.basename(capture), {}).items():
-        if ours in pt:
-            pt.setdefault(theirs, []).extend(pt.pop(ours))
-            pt_summaries.setdefault(theirs, []).extend(pt_summaries.pop(ours))
     for num, texts in ws_summaries.items():
         ours = pt_summaries.get(num, [])
         for i, text in enumerate(texts):

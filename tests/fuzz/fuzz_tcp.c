@@ -27,12 +27,24 @@ typedef struct {
     void *conv;
     int dir;
     uint32_t frame;
+    uint32_t last_at[2]; /* the frame of the direction's last PDU */
     uint64_t bytes_in, bytes_out;
 } tcp_fuzz;
 
-static void on_pdu(void *ctx, const uint8_t *data, size_t len)
+/* a PDU or event is never on a frame not read yet */
+static void check_stamp(const tcp_fuzz *t, const tcp_stamp *at)
+{
+    if (!at || at->frame > t->frame || at->time_ns != (int64_t)at->frame * 1000000)
+        fuzz_fail("a stamp of a frame not read yet, or none");
+}
+
+static void on_pdu(void *ctx, const uint8_t *data, size_t len, const tcp_stamp *at)
 {
     tcp_fuzz *t = ctx;
+    check_stamp(t, at);
+    if (at->frame < t->last_at[t->dir])
+        fuzz_fail("a PDU on an earlier frame than the one before it in its direction");
+    t->last_at[t->dir] = at->frame;
     t->bytes_out += len;
     if (t->bytes_out > t->bytes_in)
         fuzz_fail("more bytes out of the reassembler than went in");
@@ -42,14 +54,15 @@ static void on_pdu(void *ctx, const uint8_t *data, size_t len)
             fuzz_fail("PDU length differs from the framing's");
     }
     fuzz_check k;
-    gw_pdu_info pi = {.frame = t->frame, .time_ns = (int64_t)t->frame * 1000000, .dir = t->dir,
+    gw_pdu_info pi = {.frame = at->frame, .time_ns = at->time_ns, .dir = t->dir,
                       .transport = GW_TRANSPORT_TCP};
     fuzz_decode(&k, t->p, t->conv, &pi, data, len);
 }
 
-static void on_event(void *ctx, tcp_event ev, uint64_t bytes)
+static void on_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at)
 {
-    (void)ctx; (void)bytes;
+    (void)bytes;
+    check_stamp(ctx, at);
     if ((int)ev < 0 || ev >= TCP_N_EVENTS)
         fuzz_fail("unknown TCP event");
 }
@@ -102,15 +115,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         t.dir = dir;
         t.frame++;
         t.bytes_in += len;
-        tcp_half_segment(&half[dir], t.p, fuzz_opts(t.p), seq, flags, seg, len, &out);
+        tcp_stamp now = {t.frame, (int64_t)t.frame * 1000000};
+        tcp_half_segment(&half[dir], t.p, fuzz_opts(t.p), seq, flags, seg, len, &now, &out);
         free(seg);
         uint32_t end = seq + (uint32_t)len + ((flags & TCP_SYN) ? 1 : 0);
         if ((int32_t)(end - next[dir]) > 0)
             next[dir] = end;
     }
+    tcp_stamp last = {t.frame, (int64_t)t.frame * 1000000};
     for (int d = 0; d < 2; d++) {
         t.dir = d;
-        tcp_half_finish(&half[d], t.p, fuzz_opts(t.p), &out);
+        tcp_half_finish(&half[d], t.p, fuzz_opts(t.p), &last, &out);
         tcp_half_release(&half[d]);
     }
     if (budget.used != 0)

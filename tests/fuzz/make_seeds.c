@@ -70,13 +70,17 @@ static void add_record(GByteArray *out, uint8_t head, const uint8_t *d, size_t n
     g_byte_array_append(out, d, (guint)n);
 }
 
-static void on_pdu(void *ctx, const uint8_t *d, size_t n)
+static void on_pdu(void *ctx, const uint8_t *d, size_t n, const tcp_stamp *at)
 {
+    (void)at;
     conv *c = ctx;
     add_record(c->dec, (uint8_t)(c->dir | 4 | 8 | time_bits(c)), d, n);
 }
 
-static void on_event(void *ctx, tcp_event ev, uint64_t bytes) { (void)ctx; (void)ev; (void)bytes; }
+static void on_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at)
+{
+    (void)ctx; (void)ev; (void)bytes; (void)at;
+}
 
 static void write_seed(const char *dir, const char *name, int index, const GByteArray *b)
 {
@@ -183,7 +187,7 @@ static void one_capture(const char *outdir, const char *path)
             c->dir = dir;
             tcp_sink ts = {on_pdu, on_event, c};
             tcp_half_segment(&c->half[dir], proto, proto_opts, pk.tcp_seq, pk.tcp_flags, pk.payload,
-                             pk.payload_len, &ts);
+                             pk.payload_len, NULL, &ts);
         }
     }
     pcap_close(pc);

@@ -14,6 +14,7 @@
 #include "flows.h"
 #include "netparse.h"
 #include "output.h"
+#include "reorder.h"
 #include "run.h"
 #include "tcpstream.h"
 
@@ -316,10 +317,17 @@ Test(flows, held_state_counts_and_never_evicts_its_own_flow)
 static unsigned tcp_events[TCP_N_EVENTS];
 static uint64_t tcp_event_bytes;
 static unsigned tcp_pdus;
-static void count_pdu(void *ctx, const uint8_t *d, size_t n) { (void)ctx; (void)d; (void)n; tcp_pdus++; }
-static void count_event(void *ctx, tcp_event ev, uint64_t bytes)
+static uint32_t tcp_pdu_frame, tcp_event_frame; /* the last PDU's and event's */
+static void count_pdu(void *ctx, const uint8_t *d, size_t n, const tcp_stamp *at)
+{
+    (void)ctx; (void)d; (void)n;
+    tcp_pdus++;
+    tcp_pdu_frame = at->frame;
+}
+static void count_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stamp *at)
 {
     (void)ctx;
+    tcp_event_frame = at->frame;
     tcp_events[ev]++;
     tcp_event_bytes = bytes;
 }
@@ -348,11 +356,11 @@ Test(tcpstream, shared_budget_gives_up_a_pdu)
     tcp_half_init(&c, &b);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[250] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 250, &out);
-    tcp_half_segment(&c, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 5000, TCP_ACK, seg, 250, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 250, NULL, &out);
+    tcp_half_segment(&c, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 5000, TCP_ACK, seg, 250, NULL, &out);
     cr_assert_eq(b.used, 544);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 0);
-    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1250, TCP_ACK, seg, 10, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1250, TCP_ACK, seg, 10, NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 250);
     cr_assert_eq(b.used, 544, "B's buffer and A's, holding its new 10 bytes");
@@ -374,12 +382,12 @@ Test(tcpstream, a_first_segment_over_budget_is_not_kept)
     fresh_half(&a, &b, 100);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 60, NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 60);
     cr_assert_eq(b.used, 0);
     static const uint8_t whole[6] = {0x06, 0x00, 0x03, 'a', 'b', 'c'};
-    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1060, TCP_ACK, whole, 6, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1060, TCP_ACK, whole, 6, NULL, &out);
     cr_assert_eq(tcp_pdus, 1);
     tcp_half_release(&a);
 }
@@ -395,10 +403,10 @@ Test(tcpstream, early_segment_over_budget_resumes_there)
     fresh_half(&a, &b, 300);
     tcp_sink out = {count_pdu, count_event, NULL};
     uint8_t seg[60] = {0xe8, 0x03, 0x06};
-    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 60, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, seg, 60, NULL, &out);
     cr_assert_eq(b.used, 272);
     /* bytes 1060..1079 missing; 50 bytes from 1080 */
-    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1080, TCP_ACK, seg, 50, &out);
+    tcp_half_segment(&a, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1080, TCP_ACK, seg, 50, NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_MEMORY_LIMIT], 1);
     cr_assert_eq(tcp_event_bytes, 20, "the 20 missing bytes");
     cr_assert_eq(b.used, 272, "the new segment, as the start of a PDU, in the same buffer");
@@ -419,14 +427,14 @@ Test(tcpstream, early_segment_at_a_pdu_boundary_waits_for_the_late_one)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 6, &out);      /* P1: the stream at a boundary */
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 6, NULL, &out);      /* P1: the stream at a boundary */
     cr_assert_eq(tcp_pdus, 1);
-    tcp_half_segment(&h, p, opts_of(p), 1007, TCP_ACK, p1p2 + 7, 3, &out);  /* P2's tail, early */
+    tcp_half_segment(&h, p, opts_of(p), 1007, TCP_ACK, p1p2 + 7, 3, NULL, &out);  /* P2's tail, early */
     cr_assert_eq(tcp_pdus, 1);
     cr_assert_eq(tcp_events[TCP_EV_GAP], 0, "an early segment is no gap yet");
-    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 1, &out);  /* P2's first byte, late */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 1, NULL, &out);  /* P2's first byte, late */
     cr_assert_eq(tcp_pdus, 2, "P2 whole once its first byte came");
-    tcp_half_finish(&h, p, opts_of(p), &out);
+    tcp_half_finish(&h, p, opts_of(p), NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
     cr_assert_eq(b.used, 0);
@@ -439,12 +447,12 @@ Test(tcpstream, early_segment_past_the_pending_pdu_waits_too)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &out);      /* P1's head: 6 bytes pending */
-    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &out);  /* P2, past P1's end */
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, NULL, &out);      /* P1's head: 6 bytes pending */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, NULL, &out);  /* P2, past P1's end */
     cr_assert_eq(tcp_events[TCP_EV_GAP], 0);
-    tcp_half_segment(&h, p, opts_of(p), 1003, TCP_ACK, p1p2 + 3, 3, &out);  /* P1's tail */
+    tcp_half_segment(&h, p, opts_of(p), 1003, TCP_ACK, p1p2 + 3, 3, NULL, &out);  /* P1's tail */
     cr_assert_eq(tcp_pdus, 2);
-    tcp_half_finish(&h, p, opts_of(p), &out);
+    tcp_half_finish(&h, p, opts_of(p), NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
 }
@@ -456,14 +464,65 @@ Test(tcpstream, bytes_that_never_come_are_a_gap_when_the_stream_ends)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &out);
-    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, NULL, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, NULL, &out);
     cr_assert_eq(tcp_pdus, 0);
-    tcp_half_finish(&h, p, opts_of(p), &out);
+    tcp_half_finish(&h, p, opts_of(p), NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP], 1);
     cr_assert_eq(tcp_event_bytes, 3, "P1's 3 missing bytes");
     cr_assert_eq(tcp_pdus, 1, "P2, which starts where P1 would have ended");
     cr_assert_eq(tcp_events[TCP_EV_END_IN_PDU], 0);
+    tcp_half_release(&h);
+    cr_assert_eq(b.used, 0);
+}
+
+/* Where PDUs and events belong (frames 1..9 as stamps): a PDU in order on
+   the segment holding its last byte; one from early bytes on the early
+   segment once the missing bytes are given up, the gap on the first
+   segment after them; one completed by a late segment on the late one; a
+   stream ending inside a PDU on the stamp it ends at. */
+Test(tcpstream, pdus_and_events_on_the_segment_that_completed_them)
+{
+    tcp_budget b;
+    tcp_half h;
+    tcp_sink out = {count_pdu, count_event, NULL};
+    const gw_protocol *p = &gw_openttd_protocol;
+    tcp_stamp at[10];
+    for (uint32_t i = 0; i < 10; i++)
+        at[i] = (tcp_stamp){i, (int64_t)i * 1000};
+    fresh_half(&h, &b, 1 << 20);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &at[1], &out);     /* P1's head */
+    tcp_half_segment(&h, p, opts_of(p), 1003, TCP_ACK, p1p2 + 3, 3, &at[2], &out); /* P1's tail */
+    cr_assert_eq(tcp_pdus, 1);
+    cr_assert_eq(tcp_pdu_frame, 2, "P1 on the segment holding its last byte");
+    tcp_half_finish(&h, p, opts_of(p), &at[9], &out);
+    tcp_half_release(&h);
+
+    fresh_half(&h, &b, 1 << 20);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &at[1], &out);     /* P1's head */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &at[3], &out); /* P2, early */
+    uint32_t first;
+    cr_assert(tcp_budget_earliest(&b, &first));
+    cr_assert_eq(first, 3, "the half holds early bytes of frame 3");
+    tcp_half_finish(&h, p, opts_of(p), &at[9], &out);                            /* P1's tail never came */
+    cr_assert_eq(tcp_events[TCP_EV_GAP], 1);
+    cr_assert_eq(tcp_event_frame, 3, "the gap on the segment after the missing bytes");
+    cr_assert_eq(tcp_pdus, 1);
+    cr_assert_eq(tcp_pdu_frame, 3, "P2 on its own segment, not on the stream's end");
+    cr_assert_not(tcp_budget_earliest(&b, &first));
+    tcp_half_release(&h);
+
+    fresh_half(&h, &b, 1 << 20);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &at[1], &out);     /* P1's head */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &at[2], &out); /* P2, early */
+    tcp_half_segment(&h, p, opts_of(p), 1003, TCP_ACK, p1p2 + 3, 3, &at[4], &out); /* P1's tail, late */
+    cr_assert_eq(tcp_pdus, 2);
+    cr_assert_eq(tcp_pdu_frame, 4, "P2 on the late segment that completed the stream before it");
+    cr_assert_not(tcp_budget_earliest(&b, &first));
+    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK, p1p2, 3, &at[5], &out);     /* a PDU's head */
+    tcp_half_finish(&h, p, opts_of(p), &at[7], &out);
+    cr_assert_eq(tcp_events[TCP_EV_END_IN_PDU], 1);
+    cr_assert_eq(tcp_event_frame, 7, "the end inside a PDU where the stream ended");
     tcp_half_release(&h);
     cr_assert_eq(b.used, 0);
 }
@@ -475,13 +534,13 @@ Test(tcpstream, a_fin_that_overtakes_the_data_before_it_ends_nothing_early)
     tcp_sink out = {count_pdu, count_event, NULL};
     fresh_half(&h, &b, 1 << 20);
     const gw_protocol *p = &gw_openttd_protocol;
-    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 6, &out);
-    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK | TCP_FIN, NULL, 0, &out); /* FIN, before P2 */
-    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 6, NULL, &out);
+    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK | TCP_FIN, NULL, 0, NULL, &out); /* FIN, before P2 */
+    tcp_half_segment(&h, p, opts_of(p), 1006, TCP_ACK, p1p2 + 6, 4, NULL, &out);
     cr_assert_eq(tcp_pdus, 2, "P2 still decoded");
-    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK, p1p2, 6, &out);           /* past the FIN: ignored */
+    tcp_half_segment(&h, p, opts_of(p), 1010, TCP_ACK, p1p2, 6, NULL, &out);           /* past the FIN: ignored */
     cr_assert_eq(tcp_pdus, 2);
-    tcp_half_finish(&h, p, opts_of(p), &out);
+    tcp_half_finish(&h, p, opts_of(p), NULL, &out);
     cr_assert_eq(tcp_events[TCP_EV_GAP] + tcp_events[TCP_EV_END_IN_PDU], 0);
     tcp_half_release(&h);
 }
@@ -493,9 +552,9 @@ Test(tcpstream, a_fin_that_overtakes_the_data_before_it_ends_nothing_early)
    every byte it held is given back. Deterministic (fixed seed). */
 static uint8_t shuffled_stream[40000];
 static size_t shuffled_at, shuffled_pdus;
-static void check_pdu(void *ctx, const uint8_t *d, size_t n)
+static void check_pdu(void *ctx, const uint8_t *d, size_t n, const tcp_stamp *at)
 {
-    (void)ctx;
+    (void)ctx; (void)at;
     cr_assert_leq(shuffled_at + n, sizeof shuffled_stream);
     cr_assert(memcmp(d, shuffled_stream + shuffled_at, n) == 0, "PDU %zu differs", shuffled_pdus);
     shuffled_at += n;
@@ -553,11 +612,11 @@ Test(tcpstream, any_order_and_cut_gives_the_same_pdus)
     fresh_half(&h, &b, 1 << 20);
     tcp_sink out = {check_pdu, count_event, NULL};
     shuffled_at = shuffled_pdus = 0;
-    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 999, TCP_SYN, NULL, 0, &out);
+    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 999, TCP_SYN, NULL, 0, NULL, &out);
     for (int i = 0; i < total; i++)
         tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000 + (uint32_t)off[order[i]], TCP_ACK,
-                         shuffled_stream + off[order[i]], n[order[i]], &out);
-    tcp_half_finish(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), &out);
+                         shuffled_stream + off[order[i]], n[order[i]], NULL, &out);
+    tcp_half_finish(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), NULL, &out);
     cr_assert_eq(shuffled_pdus, 300);
     cr_assert_eq(shuffled_at, len);
     for (int e = 0; e < TCP_N_EVENTS; e++)
@@ -581,14 +640,15 @@ Test(tcpstream, reverse_order_bytes_share_one_ring)
         stream[3 * i] = 3; /* 3000 empty packets: size 3, type 6 */
         stream[3 * i + 2] = 6;
     }
-    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 999, TCP_SYN, NULL, 0, &out);
+    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 999, TCP_SYN, NULL, 0, NULL, &out);
     for (uint32_t i = sizeof stream - 1; i >= 1; i--)
-        tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000 + i, TCP_ACK, stream + i, 1, &out);
+        tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000 + i, TCP_ACK, stream + i, 1, NULL, &out);
     cr_assert_eq(tcp_pdus, 0);
-    cr_assert_leq(b.used, 16384 + 2048 + 64, "one ring of 16 KiB and its map: %zu", b.used);
-    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, stream, 1, &out);
+    cr_assert_leq(b.used, 16384 + 2048 + 64 + TCP_MARKS_MAX * sizeof(tcp_mark) + 16,
+                  "one ring of 16 KiB, its map and the most marks: %zu", b.used);
+    tcp_half_segment(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), 1000, TCP_ACK, stream, 1, NULL, &out);
     cr_assert_eq(tcp_pdus, 3000);
-    tcp_half_finish(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), &out);
+    tcp_half_finish(&h, &gw_openttd_protocol, opts_of(&gw_openttd_protocol), NULL, &out);
     for (int e = 0; e < TCP_N_EVENTS; e++)
         cr_assert_eq(tcp_events[e], 0, "event %d", e);
     tcp_half_release(&h);
@@ -596,6 +656,121 @@ Test(tcpstream, reverse_order_bytes_share_one_ring)
 }
 
 /* capture times stay within 0..2^62 ns, so that any two subtract safely */
+/* reorder: a consumer writing each record (decode's text, -V or JSON) to
+   a memory file */
+typedef struct {
+    out_pdu *out;
+    FILE *f;
+    out_format fmt;
+    int verbose;
+} writer;
+static const gw_sink *w_begin(void *ctx, const gw_protocol *p)
+{
+    return out_pdu_begin(((writer *)ctx)->out, p);
+}
+static unsigned w_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    writer *w = ctx;
+    (void)p;
+    out_pdu_write(w->out, w->f, w->fmt, w->verbose, m);
+    return out_pdu_max_severity(w->out);
+}
+static void w_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m, const out_finding *fd)
+{
+    (void)p; (void)index;
+    out_finding_write(((writer *)ctx)->f, ((writer *)ctx)->fmt, m, fd);
+}
+
+/* OpenTTD PDUs on frames frames[0..n): CLIENT_JOIN (texts), type 99 (a
+   warning), CLIENT_GAME_INFO; straight to the writer, or recorded (each
+   on a buffer used again for the next) and released up to frame `upto`,
+   then to the end. Returns what was written (g_free it). */
+static char *write_pdus(bool recorded, out_format fmt, int verbose, const uint32_t *frames, int n, uint32_t upto,
+                        unsigned *max_sev)
+{
+    static const char *const hex[] = {"1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00", "0400 63 00",
+                                      "0300 07"};
+    char *text = NULL;
+    size_t size = 0;
+    writer w = {out_pdu_new(), open_memstream(&text, &size), fmt, verbose};
+    run_consumer c = {&w, w_begin, w_end, w_finding, NULL};
+    reorder *q = reorder_new(&c, max_sev);
+    const gw_protocol *p = &gw_openttd_protocol;
+    void *conv = g_malloc(p->conv_size);
+    p->conv_init(conv, opts_of(p));
+    for (int i = 0; i < n; i++) {
+        uint8_t b[64];
+        size_t len = unhex(hex[i], b);
+        out_meta m = {.frame = frames[i], .time_ns = (int64_t)frames[i] * 1000, .src = "10.0.0.1:40000",
+                      .dst = "10.0.0.2:3979", .len = len, .data = b, .transport = GW_TRANSPORT_TCP};
+        gw_pdu_info pi = {frames[i], m.time_ns, 0, GW_TRANSPORT_TCP};
+        const gw_sink *s = c.pdu_begin(c.ctx, p);
+        if (recorded)
+            s = reorder_pdu_begin(q, p, s, &m);
+        p->decode(conv, &pi, b, len, s);
+        if (recorded)
+            reorder_pdu_end(q);
+        else if (c.pdu_end(c.ctx, p, &m) > *max_sev)
+            *max_sev = out_pdu_max_severity(w.out);
+        memset(b, 0xee, sizeof b);
+    }
+    reorder_release(q, upto);
+    fputs("--\n", w.f);
+    reorder_release(q, UINT32_MAX);
+    cr_assert(reorder_empty(q));
+    reorder_free(q);
+    p->conv_free(conv);
+    g_free(conv);
+    out_pdu_free(w.out);
+    fclose(w.f);
+    return text;
+}
+
+Test(reorder, a_recorded_pdu_writes_as_a_decoded_one)
+{
+    static const uint32_t frames[] = {5, 6, 7};
+    for (int verbose = 0; verbose <= 1; verbose++)
+        for (int fmt = OUT_TEXT; fmt <= OUT_JSON; fmt++) {
+            if (verbose && fmt == OUT_JSON)
+                continue;
+            unsigned sev_direct = 0, sev_recorded = 0;
+            char *direct = write_pdus(false, fmt, verbose, frames, 3, 0, &sev_direct);
+            char *recorded = write_pdus(true, fmt, verbose, frames, 3, UINT32_MAX, &sev_recorded);
+            cr_assert(strstr(direct, "CapClient") && strstr(direct, "openttd.type.unknown"), "%s", direct);
+            /* released up to the last frame: all before the "--" */
+            cr_assert(g_str_has_suffix(direct, "--\n") && g_str_has_suffix(recorded, "--\n"));
+            cr_assert_str_eq(recorded, direct);
+            cr_assert_eq(sev_recorded, sev_direct);
+            cr_assert_eq(sev_recorded, GW_SEV_WARNING + 1);
+            g_free(direct);
+            g_free(recorded);
+        }
+}
+
+Test(reorder, records_come_out_by_frame_up_to_the_one_asked)
+{
+    static const uint32_t frames[] = {9, 4, 6};
+    unsigned sev = 0;
+    char *text = write_pdus(true, OUT_TEXT, 0, frames, 3, 6, &sev);
+    unsigned got[4], n = 0;
+    bool cut = false;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strcmp(line, "--") == 0) {
+            cut = true;
+            cr_assert_eq(n, 2, "frames 4 and 6 released up to 6");
+        } else if (line[0] != ' ') {
+            cr_assert_lt(n, 4);
+            got[n++] = (unsigned)strtoul(line, NULL, 10);
+        }
+    }
+    cr_assert(cut);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(got[0], 4);
+    cr_assert_eq(got[1], 6);
+    cr_assert_eq(got[2], 9);
+    g_free(text);
+}
+
 Test(run, capture_time_is_clamped)
 {
     cr_assert_eq(gw_time_ns(5, 7), 5000000007);

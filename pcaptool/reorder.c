@@ -1,0 +1,446 @@
+/* reorder.c - see reorder.h */
+#include "reorder.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define ALLOC_OVERHEAD 16 /* bytes glibc adds to an allocation */
+#define MAX_SOURCES 16    /* data sources of one PDU whose items are relocated */
+
+/* the tape: what a record holds after its header, one tagged entry after
+   another */
+enum { T_ITEM, T_PUSH, T_POP, T_FINDING, T_SUMMARY, T_SOURCE, T_EXPECTED, T_END };
+
+/* where an item's bytes are: copied after it, or in the PDU or a source */
+enum { AT_COPY = -1, AT_PDU = 0 /* sources: their number */ };
+
+typedef struct {
+    uint32_t frame;
+    uint64_t order;      /* in recording order within a frame */
+    size_t size;         /* as allocated */
+    const gw_protocol *p;
+    int index;           /* a finding's: its index; a PDU's: -1 */
+    /* the tape follows */
+} held;
+
+struct reorder {
+    const run_consumer *c;
+    unsigned *max_sev;
+    GPtrArray *heap;     /* held *, a binary heap by (frame, order) */
+    size_t bytes;        /* what the held records take */
+    uint64_t order;
+    GByteArray *tape;    /* the record being written */
+    const gw_protocol *p; /* the PDU being recorded: its protocol, frame and data sources */
+    uint32_t frame;
+    gw_sink sink;
+    const uint8_t *src_data[MAX_SOURCES + 1];
+    size_t src_len[MAX_SOURCES + 1];
+};
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static void put(reorder *q, const void *v, size_t n)
+{
+    g_byte_array_append(q->tape, v, (guint)n);
+}
+
+static void put_tag(reorder *q, uint8_t tag)
+{
+    put(q, &tag, 1);
+}
+
+static void put_bytes(reorder *q, const void *p, size_t n)
+{
+    put(q, &n, sizeof n);
+    put(q, p, n);
+}
+
+/* a text, or NULL */
+static void put_str(reorder *q, const char *s)
+{
+    bool is = s != NULL;
+    put(q, &is, sizeof is);
+    if (s)
+        put_bytes(q, s, strlen(s) + 1);
+}
+
+static bool value_is_bytes(const gw_protocol *p, int field)
+{
+    switch (p->fields[field].type) {
+    case GW_FT_STRING: case GW_FT_BYTES: case GW_FT_IPV4: case GW_FT_IPV6: return true;
+    default: return false;
+    }
+}
+
+static void r_item(void *ctx, const gw_item *it)
+{
+    reorder *q = ctx;
+    put_tag(q, T_ITEM);
+    put(q, it, sizeof *it);
+    put_str(q, it->label);
+    if (!value_is_bytes(q->p, it->field))
+        return;
+    /* bytes of the PDU or of a source are found there again; others copied */
+    int at = AT_COPY;
+    size_t off = 0;
+    for (int s = 0; s <= MAX_SOURCES && at == AT_COPY; s++)
+        if (q->src_data[s] && it->v.b.p >= q->src_data[s] &&
+            it->v.b.p + it->v.b.n <= q->src_data[s] + q->src_len[s]) {
+            at = s;
+            off = (size_t)(it->v.b.p - q->src_data[s]);
+        }
+    put(q, &at, sizeof at);
+    if (at == AT_COPY)
+        put_bytes(q, it->v.b.p, it->v.b.n);
+    else
+        put(q, &off, sizeof off);
+}
+
+static void r_push(void *ctx)
+{
+    put_tag(ctx, T_PUSH);
+}
+
+static void r_pop(void *ctx, size_t end)
+{
+    put_tag(ctx, T_POP);
+    put(ctx, &end, sizeof end);
+}
+
+static void r_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    reorder *q = ctx;
+    put_tag(q, T_FINDING);
+    put(q, &finding, sizeof finding);
+    put(q, &src, sizeof src);
+    put(q, &off, sizeof off);
+    put(q, &len, sizeof len);
+    put_str(q, msg);
+}
+
+static void r_summary(void *ctx, const char *text)
+{
+    put_tag(ctx, T_SUMMARY);
+    put_str(ctx, text);
+}
+
+static void r_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
+{
+    reorder *q = ctx;
+    if (src > 0 && src <= MAX_SOURCES) {
+        q->src_data[src] = data;
+        q->src_len[src] = len;
+    }
+    put_tag(q, T_SOURCE);
+    put(q, &src, sizeof src);
+    put_str(q, name);
+    put_bytes(q, data, len);
+}
+
+/* a record's common part: its meta (strings and bytes copied) */
+static void put_meta(reorder *q, const out_meta *m)
+{
+    put(q, m, sizeof *m);
+    put_str(q, m->src);
+    put_str(q, m->dst);
+    put_str(q, m->file_json);
+    put_bytes(q, m->data, m->data ? m->len : 0);
+}
+
+static void start(reorder *q, const gw_protocol *p, int index)
+{
+    held h = {.p = p, .index = index};
+    g_byte_array_set_size(q->tape, 0);
+    put(q, &h, sizeof h);
+}
+
+/* ---- the heap ---------------------------------------------------------------- */
+
+static bool before(const held *a, const held *b)
+{
+    return a->frame != b->frame ? a->frame < b->frame : a->order < b->order;
+}
+
+static void heap_push(reorder *q, held *h)
+{
+    GPtrArray *a = q->heap;
+    g_ptr_array_add(a, h);
+    for (guint i = a->len - 1; i > 0;) {
+        guint up = (i - 1) / 2;
+        if (!before(a->pdata[i], a->pdata[up]))
+            break;
+        gpointer t = a->pdata[i];
+        a->pdata[i] = a->pdata[up];
+        a->pdata[up] = t;
+        i = up;
+    }
+}
+
+static held *heap_pop(reorder *q)
+{
+    GPtrArray *a = q->heap;
+    held *top = a->pdata[0];
+    a->pdata[0] = a->pdata[a->len - 1];
+    g_ptr_array_set_size(a, a->len - 1);
+    for (guint i = 0;;) {
+        guint l = 2 * i + 1, r = l + 1, m = i;
+        if (l < a->len && before(a->pdata[l], a->pdata[m]))
+            m = l;
+        if (r < a->len && before(a->pdata[r], a->pdata[m]))
+            m = r;
+        if (m == i)
+            break;
+        gpointer t = a->pdata[i];
+        a->pdata[i] = a->pdata[m];
+        a->pdata[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* ---- reading a record back ----------------------------------------------------- */
+
+typedef struct {
+    const uint8_t *at;
+} cursor;
+
+static void get(cursor *c, void *v, size_t n)
+{
+    memcpy(v, c->at, n);
+    c->at += n;
+}
+
+static const uint8_t *get_bytes(cursor *c, size_t *n)
+{
+    get(c, n, sizeof *n);
+    const uint8_t *p = c->at;
+    c->at += *n;
+    return p;
+}
+
+static const char *get_str(cursor *c)
+{
+    bool is;
+    get(c, &is, sizeof is);
+    size_t n;
+    return is ? (const char *)get_bytes(c, &n) : NULL;
+}
+
+static void get_meta(cursor *c, out_meta *m)
+{
+    get(c, m, sizeof *m);
+    m->src = get_str(c);
+    m->dst = get_str(c);
+    m->file_json = get_str(c);
+    size_t n;
+    const uint8_t *d = get_bytes(c, &n);
+    m->data = m->data ? d : NULL;
+}
+
+static void raise_sev(reorder *q, unsigned sev)
+{
+    if (sev > *q->max_sev)
+        *q->max_sev = sev;
+}
+
+/* hand one record to the consumer */
+static void replay(reorder *q, const held *h)
+{
+    cursor c = {(const uint8_t *)(h + 1)};
+    out_meta m;
+    get_meta(&c, &m);
+    const run_consumer *cons = q->c;
+    if (h->index >= 0) {
+        out_finding fd;
+        get(&c, &fd, sizeof fd);
+        fd.proto = get_str(&c);
+        fd.short_name = get_str(&c);
+        fd.summary = get_str(&c);
+        fd.code = get_str(&c);
+        fd.message = get_str(&c);
+        cons->finding(cons->ctx, h->p, h->index, &m, &fd);
+        raise_sev(q, (unsigned)fd.severity + 1);
+        return;
+    }
+    const gw_sink *s = cons->pdu_begin(cons->ctx, h->p);
+    const uint8_t *src[MAX_SOURCES + 1] = {m.data};
+    for (;;) {
+        uint8_t tag;
+        get(&c, &tag, 1);
+        if (tag == T_END)
+            break;
+        switch (tag) {
+        case T_ITEM: {
+            gw_item it;
+            get(&c, &it, sizeof it);
+            it.label = get_str(&c);
+            if (value_is_bytes(h->p, it.field)) {
+                int at;
+                get(&c, &at, sizeof at);
+                if (at == AT_COPY) {
+                    it.v.b.p = get_bytes(&c, &it.v.b.n);
+                } else {
+                    size_t off;
+                    get(&c, &off, sizeof off);
+                    it.v.b.p = src[at] + off;
+                }
+            }
+            if (s->item)
+                s->item(s->ctx, &it);
+            break;
+        }
+        case T_PUSH:
+            if (s->push)
+                s->push(s->ctx);
+            break;
+        case T_POP: {
+            size_t end;
+            get(&c, &end, sizeof end);
+            if (s->pop)
+                s->pop(s->ctx, end);
+            break;
+        }
+        case T_FINDING: {
+            int finding, fsrc;
+            size_t off, len;
+            get(&c, &finding, sizeof finding);
+            get(&c, &fsrc, sizeof fsrc);
+            get(&c, &off, sizeof off);
+            get(&c, &len, sizeof len);
+            s->finding(s->ctx, finding, fsrc, off, len, get_str(&c));
+            break;
+        }
+        case T_SUMMARY: {
+            const char *text = get_str(&c);
+            if (s->summary)
+                s->summary(s->ctx, text);
+            break;
+        }
+        case T_SOURCE: {
+            int n;
+            get(&c, &n, sizeof n);
+            const char *name = get_str(&c);
+            size_t len;
+            const uint8_t *d = get_bytes(&c, &len);
+            if (n > 0 && n <= MAX_SOURCES)
+                src[n] = d;
+            if (s->source)
+                s->source(s->ctx, n, name, d, len);
+            break;
+        }
+        default: { /* T_EXPECTED */
+            int transport, side;
+            uint16_t port;
+            get(&c, &transport, sizeof transport);
+            get(&c, &side, sizeof side);
+            get(&c, &port, sizeof port);
+            if (cons->expected)
+                cons->expected(cons->ctx, transport, side, port);
+            break;
+        }
+        }
+    }
+    raise_sev(q, cons->pdu_end(cons->ctx, h->p, &m));
+}
+
+static void release_one(reorder *q)
+{
+    held *h = heap_pop(q);
+    q->bytes -= h->size;
+    replay(q, h);
+    g_free(h);
+}
+
+/* the tape becomes a held record of `frame`; past the bound the earliest
+   go at once */
+static void hold(reorder *q, uint32_t frame)
+{
+    size_t n = q->tape->len;
+    held *h = g_memdup2(q->tape->data, n);
+    h->frame = frame;
+    h->order = q->order++;
+    h->size = n + ALLOC_OVERHEAD;
+    q->bytes += h->size;
+    heap_push(q, h);
+    while (q->bytes > REORDER_MAX && q->heap->len)
+        release_one(q);
+    if (q->tape->len > (1u << 20))
+        g_byte_array_set_size(q->tape, 0); /* a large PDU's tape is not kept */
+}
+
+/* ---- the interface ------------------------------------------------------------- */
+
+reorder *reorder_new(const run_consumer *c, unsigned *max_sev)
+{
+    reorder *q = g_new0(reorder, 1);
+    q->c = c;
+    q->max_sev = max_sev;
+    q->heap = g_ptr_array_new();
+    q->tape = g_byte_array_new();
+    return q;
+}
+
+void reorder_free(reorder *q)
+{
+    for (guint i = 0; i < q->heap->len; i++)
+        g_free(q->heap->pdata[i]);
+    g_ptr_array_free(q->heap, TRUE);
+    g_byte_array_free(q->tape, TRUE);
+    g_free(q);
+}
+
+bool reorder_empty(const reorder *q)
+{
+    return q->heap->len == 0;
+}
+
+const gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m)
+{
+    start(q, p, -1);
+    put_meta(q, m);
+    q->frame = m->frame;
+    q->p = p;
+    memset(q->src_data, 0, sizeof q->src_data);
+    q->src_data[0] = m->data;
+    q->src_len[0] = m->len;
+    /* the same callbacks as the consumer's: a decoder may do less for a
+       sink without items or summary; every message is kept (which the
+       consumer will want is known only when it gets the record) */
+    q->sink = (gw_sink){.ctx = q, .item = like->item ? r_item : NULL, .push = like->push ? r_push : NULL,
+                        .pop = like->pop ? r_pop : NULL, .finding = r_finding, .wants_message = NULL,
+                        .summary = like->summary ? r_summary : NULL, .source = r_source};
+    return &q->sink;
+}
+
+void reorder_expected(reorder *q, int transport, int port_side, uint16_t port)
+{
+    put_tag(q, T_EXPECTED);
+    put(q, &transport, sizeof transport);
+    put(q, &port_side, sizeof port_side);
+    put(q, &port, sizeof port);
+}
+
+void reorder_pdu_end(reorder *q)
+{
+    put_tag(q, T_END);
+    hold(q, q->frame);
+}
+
+void reorder_finding(reorder *q, const gw_protocol *p, int index, const out_meta *m, const out_finding *fd)
+{
+    start(q, p, index);
+    put_meta(q, m);
+    put(q, fd, sizeof *fd);
+    put_str(q, fd->proto);
+    put_str(q, fd->short_name);
+    put_str(q, fd->summary);
+    put_str(q, fd->code);
+    put_str(q, fd->message);
+    hold(q, m->frame);
+}
+
+void reorder_release(reorder *q, uint32_t frame)
+{
+    while (q->heap->len && ((held *)q->heap->pdata[0])->frame <= frame)
+        release_one(q);
+}
