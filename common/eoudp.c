@@ -127,6 +127,11 @@ static const gw_choice numbering_choices[] = {
     {EOUDP_NUM_TEXT, "text", "The text's details section (0x10 deleted component, 0x11 events, 0x8a, 0x8c)"},
     {0, NULL, NULL}};
 
+static const gw_choice order_choices[] = {
+    {EOUDP_BIG, "big", "Big-endian, as the implementation writes its header"},
+    {EOUDP_LITTLE, "little", "Little-endian (the text states no byte order)"},
+    {0, NULL, NULL}};
+
 static const gw_option options[] = {
     [EOUDP_OPT_GENERATION] = {"generation", "Header generation",
      "Header layout: told by the size field, or forced", generation_choices, EOUDP_GEN_AUTO},
@@ -138,6 +143,9 @@ static const gw_option options[] = {
     [EOUDP_OPT_PROFILE] = {"profile", "Conformance profile",
      "Judge by what the implementation (R-Type) or the RFC text (21-byte header, NUL-terminated strings, "
      "seconds) allows (default: either, noting which), or strictly by one of them", gw_profile_choices, GW_PROFILE_EITHER},
+    [EOUDP_OPT_ORDER] = {"default_order", "Byte order when ambiguous",
+     "The header's byte order when the size field does not tell it (an empty payload) and the conversation has no "
+     "earlier choice; the order pcaptool conform sends its headers in", order_choices, EOUDP_BIG},
 };
 
 /* ---- conversation ------------------------------------------------------ */
@@ -312,46 +320,49 @@ static unsigned fitting(const uint8_t *d, size_t len, unsigned orders[N_GENS])
     return n;
 }
 
-/* of the orders that fit, the conversation's, else big-endian (the
-   implementation's) */
-static int pick_order(unsigned orders, int conv_order)
+/* of the orders that fit, the conversation's, else the option's (default
+   big-endian, the implementation's) */
+static int pick_order(unsigned orders, int conv_order, int dflt)
 {
     if (conv_order && (orders & (1u << conv_order)))
         return conv_order;
-    return (orders & (1u << EOUDP_BIG)) ? EOUDP_BIG : EOUDP_LITTLE;
+    if (orders & (1u << dflt))
+        return dflt;
+    return dflt == EOUDP_BIG ? EOUDP_LITTLE : EOUDP_BIG;
 }
 
 /* the header of a datagram, given the generation and byte order the
    conversation used last (0: none yet) */
 static header_choice choose(const int *opt, int conv_gen, int conv_order, const uint8_t *d, size_t len)
 {
-    int forced = opt[EOUDP_OPT_GENERATION], dflt = opt[EOUDP_OPT_DEFAULT];
+    int forced = opt[EOUDP_OPT_GENERATION], dflt = opt[EOUDP_OPT_DEFAULT], order = opt[EOUDP_OPT_ORDER];
+    if (order != EOUDP_LITTLE)
+        order = EOUDP_BIG;
     const struct { int gen, order; } conv = {conv_gen, conv_order}, *c = &conv;
     unsigned orders[N_GENS];
     unsigned n = fitting(d, len, orders);
     if (forced != EOUDP_GEN_AUTO) {
         for (size_t g = 0; g < N_GENS; g++)
             if (gens[g] == forced && orders[g])
-                return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_FORCED, true};
-        return (header_choice){forced, c->order ? c->order : EOUDP_BIG, BASIS_FORCED,
-                               false};
+                return (header_choice){gens[g], pick_order(orders[g], c->order, order), BASIS_FORCED, true};
+        return (header_choice){forced, c->order ? c->order : order, BASIS_FORCED, false};
     }
     /* one generation fits; or several: the conversation's, the option's,
        the newest */
     for (size_t g = 0; g < N_GENS; g++)
         if (orders[g] && (n == 1 || gens[g] == c->gen))
-            return (header_choice){gens[g], pick_order(orders[g], c->order),
+            return (header_choice){gens[g], pick_order(orders[g], c->order, order),
                                    n == 1 ? BASIS_SIZE : BASIS_CONVERSATION, true};
     for (size_t g = 0; g < N_GENS; g++)
         if (orders[g] && gens[g] == dflt)
-            return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_OPTION, true};
+            return (header_choice){gens[g], pick_order(orders[g], c->order, order), BASIS_OPTION, true};
     for (size_t g = 0; g < N_GENS; g++)
         if (orders[g])
-            return (header_choice){gens[g], pick_order(orders[g], c->order), BASIS_NEWEST, true};
+            return (header_choice){gens[g], pick_order(orders[g], c->order, order), BASIS_NEWEST, true};
     /* nothing fits: the size field lies */
     if (c->gen)
         return (header_choice){c->gen, c->order, BASIS_CONVERSATION, false};
-    return (header_choice){dflt, EOUDP_BIG, BASIS_OPTION, false};
+    return (header_choice){dflt, order, BASIS_OPTION, false};
 }
 
 /* ---- decoding ---------------------------------------------------------- */
@@ -671,10 +682,26 @@ uint64_t eoudp_now_bits(unsigned width)
     return bits;
 }
 
+/* now, in seconds since the Unix epoch, as the bits of an f32: the text's
+   timestamp ("32 bit (4 bytes) float representing the time in seconds";
+   the origin is not given) */
+static uint64_t now_seconds_f32_bits(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    float f = (float)((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+    uint32_t b32;
+    memcpy(&b32, &f, 4);
+    return b32;
+}
+
 /* pcaptool conform's datagrams: the header of the forced generation (else
-   the default one) in the implementation's big-endian order, its size the
-   payload's, its timestamp now (in milliseconds, as f32 or f64) unless a
-   value is given; the payload of the command's layout, little-endian */
+   the default one), its size the payload's, its timestamp now unless a
+   value is given (the text's 21-byte header: seconds, as it says; the
+   implementation's: milliseconds, as f32 or f64); the header in the
+   byte order of eoudp.default_order (default the implementation's
+   big-endian; the text states none); the payload of the command's layout,
+   little-endian */
 static size_t eoudp_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
     const command *cmd = type >= 0 && type < 256 ? command_of(opts, (uint8_t)type) : NULL;
@@ -686,7 +713,7 @@ static size_t eoudp_build(const int *opts, int64_t type, const gw_wval *vals, ui
     /* the header's values: the command, the size, and what vals give */
     gw_wval h[8] = {GW_WU(EOUDP_F_COMMAND, (uint64_t)type), GW_WU(EOUDP_F_SIZE, n)};
     unsigned k = 2;
-    bool stamp = false;
+    bool stamp = false, big = opts[EOUDP_OPT_ORDER] != EOUDP_LITTLE;
     for (const gw_wval *v = vals; v->field != GW_W_END && k < 7; v++)
         if (v->field == EOUDP_F_ID || v->field == EOUDP_F_IMPORTANT || v->field == EOUDP_F_TIMESTAMP ||
             v->field == EOUDP_F_SIZE) {
@@ -697,11 +724,12 @@ static size_t eoudp_build(const int *opts, int64_t type, const gw_wval *vals, ui
                 h[k++] = *v;
         }
     if (!stamp) {
-        h[k++] = (gw_wval)GW_WU(EOUDP_F_TIMESTAMP, eoudp_now_bits(gen == EOUDP_GEN_F64 ? 8 : 4));
+        h[k++] = (gw_wval)GW_WU(EOUDP_F_TIMESTAMP, gen == EOUDP_GEN_RFC ? now_seconds_f32_bits()
+                                                      : eoudp_now_bits(gen == EOUDP_GEN_F64 ? 8 : 4));
     }
     h[k].field = GW_W_END;
     size_t hn;
-    if (!gw_layout_write(headers[gen], true, h, out, hl, &hn) || hn != hl)
+    if (!gw_layout_write(headers[gen], big, h, out, hl, &hn) || hn != hl)
         return 0;
     return hl + n;
 }

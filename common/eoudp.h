@@ -25,8 +25,9 @@ enum eoudp_numbering { EOUDP_NUM_IMPL = 0, EOUDP_NUM_TEXT = 1 };
 
 /* the options (gw_option): eoudp.generation (forced, or AUTO),
    eoudp.default_generation (when ambiguous), eoudp.numbering,
-   eoudp.profile (enum gw_profile) */
-enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_PROFILE };
+   eoudp.profile (enum gw_profile), eoudp.default_order (the header's byte
+   order when ambiguous, enum eoudp_order; what pcaptool conform sends in) */
+enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_PROFILE, EOUDP_OPT_ORDER };
 
 /* fields and findings (gw_tables.h) */
 #define EOUDP_FIELDS(F, LINK) \

@@ -39,7 +39,10 @@ typedef enum {
    (the implementation as client: the one it has just opened). */
 typedef struct gw_conform_io {
     unsigned role;   /* the implementation's: GW_ROLE_SERVER or GW_ROLE_CLIENT */
-    const int *opts; /* the protocol's options */
+    /* the protocol's options; a catalogue may point it at a copy of its
+       own in state, with what the run learnt (EOUDP's header generation):
+       its PDUs are then built and decoded with those */
+    const int *opts;
     int wait_ms;     /* how long an answer the text requires may take (--timeout) */
     int quiet_ms;    /* how long a peer is watched where it must not answer */
     void *driver;

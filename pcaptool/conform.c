@@ -210,14 +210,16 @@ static void free_convs(driver *D)
     }
 }
 
+/* (with the options the cases see: a catalogue may have pointed io.opts
+   at its own, with what the run learnt) */
 static void fresh_conv(driver *D)
 {
     free_convs(D);
     D->conv = g_malloc(D->p->conv_size);
-    D->p->conv_init(D->conv, D->opts);
+    D->p->conv_init(D->conv, D->io.opts);
     if (D->p->conform->link) { /* the link begins as the decoder's linked conversation */
         D->link_conv = g_malloc(D->p->conv_size);
-        D->p->conv_init(D->link_conv, D->opts);
+        D->p->conv_init(D->link_conv, D->io.opts);
         if (D->p->conv_link)
             D->p->conv_link(D->link_conv, D->conv);
     }

@@ -11,15 +11,19 @@ each broken mode fails exactly the cases whose sentence it breaks; every
 non-pass names its reason. Each expectation below is reasoned from the mode's
 own docstring (the sentence it breaks or relies on), not from our output.
 
-The EOUDP and OpenDrakan text peers are not run here: their texts give no
-byte order / header generation (EOUDP) and no packet numbers (OpenDrakan), and
-the peers chose readings our catalogues do not speak yet.
+The EOUDP text peer runs as server: the catalogue learns that it answers the
+text's 21-byte header (and its byte order from its answers) without being
+told. The OpenDrakan text peer is not run here: its text gives no packet
+numbers, and the peer chose readings our catalogue does not speak yet.
 
 Ports: picked by the process id (CONFORM_PORT overrides)."""
 import json
 import os
+import select
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 from checks import check, finish
@@ -28,38 +32,60 @@ PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
 port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 11) % 20000))
 
 
-def conform(proto, role, peer_args, extra=()):
-    """conform against a text peer: (exit code, {case: (verdict, outcome)})"""
+def wait_for_line(p, text, seconds=10):
+    """wait until the process p writes a line holding `text` on its standard
+    error (then drain the rest in the background): True when it did"""
+    deadline = time.monotonic() + seconds
+    seen = False
+    while not seen and time.monotonic() < deadline:
+        r, _, _ = select.select([p.stderr], [], [], max(0, deadline - time.monotonic()))
+        line = p.stderr.readline() if r else ""
+        if not line and r:
+            break
+        seen = text in line
+    threading.Thread(target=lambda: [None for _ in p.stderr], daemon=True).start()
+    return seen
+
+
+def conform(proto, role, peer_args, extra=(), ready=None):
+    """conform against a text peer: (exit code, {case: (verdict, outcome)});
+    ready: the line a server peer writes on its standard error once its
+    socket is bound (waited for instead of a moment's sleep)"""
     peer = [sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto)]
     target = ["--target", "127.0.0.1:%d" % port, "--timeout", "0.5", "--format", "json", *extra]
     if role == "server":
         p = subprocess.Popen(peer + ["--listen", "127.0.0.1", str(port)] + peer_args,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        # the peer listens once its socket answers (UDP: nothing to probe;
-        # a moment is enough for a Python start-up, and a case that came too
-        # early fails visibly rather than passing)
-        time.sleep(0.4)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE if ready else subprocess.DEVNULL,
+                             text=True, start_new_session=True)
+        if ready:
+            check("%s %s: the peer says it listens" % (proto, " ".join(peer_args)), wait_for_line(p, ready))
+        else:
+            # the peer listens once its socket answers (UDP: nothing to
+            # probe; a moment is enough for a Python start-up, and a case
+            # that came too early fails visibly rather than passing)
+            time.sleep(0.4)
         r = subprocess.run([PCAPTOOL, "conform", "--proto", proto] + target, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=300)
     else:
         loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" "$@"; done'] + peer +
                                 ["127.0.0.1", str(port)] + peer_args,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         r = subprocess.run([PCAPTOOL, "conform", "--proto", proto, "--side", "server"] + target,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
         p = loop
-    p.kill()
+    # the peer, or the client loop and the client it runs: their own process
+    # group, ended by its id (not by name: another checkout may run peers too)
+    os.killpg(p.pid, signal.SIGKILL)
     p.wait()
-    subprocess.run(["pkill", "-f", "%s_text_peer.py" % proto], stderr=subprocess.DEVNULL)
     recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
     return r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
 
 
-def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=None):
+def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=None, ready=None):
     """the run fails exactly `fails`, gives `others` ({case: verdict}) to the
     cases neither failed nor passed; `loose` ({case: {verdicts}}): cases whose
     verdict may be any of a set (a peer's own timing decides)"""
-    rc, got, err = conform(proto, role, peer_args, extra)
+    rc, got, err = conform(proto, role, peer_args, extra, ready)
     loose = loose or {}
     check("%s: all %d cases ran" % (name, n_cases), len(got) == n_cases, (len(got), err))
     strict = {c: v for c, v in got.items() if c not in loose}
@@ -165,4 +191,67 @@ judge("gne accept-mismatch --set game", "gne", "server", ["accept-mismatch"], 13
       {G + "handshake/wrong-version", G + "handshake/wrong-user-version"},
       dict(GOOD, **{G + "handshake/wrong-game": "info", G + "handshake/closes-after-refusal": "skipped"}),
       extra=["--set", "game=textpeer"])
+
+# ---- EOUDP, the implementation as server --------------------------------------------------
+# It reads only the text's 21-byte header, little-endian: conform learns both
+# from its answers. Every mode's own sentence is in the peer's docstring.
+E = "eoudp/"
+IGNORED = {E + "commands/" + c for c in ("unknown-ignored", "size-mismatch-ignored", "truncated-ignored",
+                                         "wrong-side-ignored")}
+ALL_EOUDP = IGNORED | {E + c for c in ("connect/acknowledged", "connect/answered", "connect/disconnect",
+                                       "important/acknowledged", "important/duplicate-acked",
+                                       "important/unimportant-not-acked", "header/generations")}
+# what the text leaves open: the answer to a disconnect (the usage section
+# shows 0x11, the details none) and which headers it reads are recorded; it
+# does not acknowledge a client's important event (0x8b/0x8c), which the text
+# does not mark "MUST get an acknowledge": only the reference does (non-strict)
+EOUDP_OPEN = {E + "connect/disconnect": "info", E + "header/generations": "info",
+              E + "important/acknowledged": "non-strict"}
+LISTENS = "server listening on"
+
+
+def eoudp(mode, fails, others, loose=None):
+    judge("eoudp %s" % mode, "eoudp", "server", [mode], 11, fails, others, loose=loose, ready=LISTENS)
+
+
+# does what the text requires
+eoudp("good", set(), EOUDP_OPEN)
+# it sends strings without their NUL: the reference does too (WIRE-NOTES 4),
+# so that is never a fail, and no case reads a server's strings; it packs
+# several items in one command, as the usage section shows; its accept has no
+# content, as the usage section shows (the command table gives it [Id]: either
+# reading passes); it sends its data commands with 0x80 set, which no case
+# judges (the catalogue's wrong-side case is about what a server receives):
+# all as good
+for mode in ("no-null-terminator", "multi-system", "usage-literal", "wrong-direction"):
+    eoudp(mode, set(), EOUDP_OPEN)
+# "0x81 - Connect MUST get an acknowledge": the cases that end on a connect
+# fail; unimportant-not-acked cannot tell its silence from the peer's
+# silence to everything (skipped)
+NO_SIGN = {E + "important/unimportant-not-acked": "skipped"}
+eoudp("no-ack", IGNORED | {E + "connect/acknowledged", E + "important/duplicate-acked"}, dict(EOUDP_OPEN, **NO_SIGN))
+# "It's content is [Id] the id of the command to acknowledge": it acknowledges
+# the connect's id + 1, which pcaptool has not sent then: every case gets
+# such an acknowledge and fails, but the one that cannot judge without the
+# right one
+eoudp("wrong-ack-id", ALL_EOUDP - set(NO_SIGN), NO_SIGN)
+# "Size - ... the size of the content of the packet": every datagram it
+# sends has a size field that fits no header, and every case gets one (its
+# acknowledge of a connect): all fail
+eoudp("bad-size", ALL_EOUDP, {})
+# "Id - 64 bit (8 bytes)": its 17-byte header puts the size field where no
+# header has it (all fail, as above), and its acknowledges cannot be read by
+# id: the case that needs one after its packet cannot judge (skipped)
+eoudp("short-header", ALL_EOUDP - set(NO_SIGN), NO_SIGN)
+# it rejects every connect (0x03), after acknowledging it: the cases about
+# connects themselves pass, those that need an accepted connection are
+# skipped (its right)
+ACCEPTED = ALL_EOUDP - {E + "connect/acknowledged", E + "connect/answered", E + "important/duplicate-acked"}
+eoudp("refuse", set(), {c: "skipped" for c in ACCEPTED})
+# it ends each session itself with 0x03 once its own data is acknowledged
+# ("End: ... Server -> [0x03]"): the connects that end the other cases are
+# answered by a new session; the important event waits longer than that
+# session lasts (skipped when the 0x03 came first, else as good)
+eoudp("kick", set(), {c: v for c, v in EOUDP_OPEN.items() if c != E + "important/acknowledged"},
+      loose={E + "important/acknowledged": {"non-strict", "skipped"}})
 finish()

@@ -119,6 +119,29 @@ Test(build, eoudp_acknowledge_f64_header)
                  9, 0, 0, 0, 0, 0, 0, 0);           /* acked id, little-endian */
 }
 
+/* eoudp.md: the header [Command][Timestamp][Id][Size], 21 bytes, the
+   timestamp "32 bit (4 bytes) float representing the time in seconds"; the
+   text gives no byte order, so the header may be asked for little-endian
+   (eoudp.default_order): a disconnect (empty) with id 1000000 */
+Test(build, eoudp_text_header_little_endian_seconds)
+{
+    uint8_t d[256];
+    int opts[GW_MAX_OPTIONS];
+    gw_options_init(&gw_eoudp_protocol, opts);
+    opts[EOUDP_OPT_GENERATION] = EOUDP_GEN_RFC;
+    opts[EOUDP_OPT_ORDER] = EOUDP_LITTLE;
+    size_t n = build(&gw_eoudp_protocol, opts, 0x82, GW_WVALS(GW_WU(EOUDP_F_ID, 1000000)), d);
+    cr_assert_eq(n, 21);
+    cr_assert_eq(d[0], 0x82);
+    static const uint8_t id_size[] = {0x40, 0x42, 0x0f, 0, 0, 0, 0, 0, /* id 1000000, little-endian */
+                                      0, 0, 0, 0, 0, 0, 0, 0};           /* size 0 */
+    cr_assert_arr_eq(d + 5, id_size, sizeof id_size);
+    float t;
+    uint32_t bits = (uint32_t)d[1] | (uint32_t)d[2] << 8 | (uint32_t)d[3] << 16 | (uint32_t)d[4] << 24;
+    memcpy(&t, &bits, 4);
+    cr_assert(t > 1.5e9 && t < 1e10, "a time in seconds since the epoch, not milliseconds: %g", (double)t);
+}
+
 /* a counted length given on its own is written as given (a length that lies) */
 Test(build, counted_length_that_lies)
 {

@@ -161,6 +161,22 @@ Test(eoudp, order_kept_from_the_conversation)
     cr_assert_eq(U("eoudp.generation.basis"), 1); /* only the 21-byte header fits */
 }
 
+/* an empty datagram first (size 0 reads the same both ways): the order is
+   the option's, big-endian unless eoudp.default_order says little */
+Test(eoudp, order_of_an_empty_datagram_from_the_option)
+{
+    dec(0, 0, "82 2bf7d053 0b00000000000000 0000000000000000");
+    cr_assert_eq(U("eoudp.header_order"), EOUDP_BIG);
+    cr_assert_eq(U("eoudp.id"), 0x0b00000000000000ull);
+    P->conv_free(conv);
+    opt[EOUDP_OPT_ORDER] = EOUDP_LITTLE;
+    P->conv_init(conv, opt);
+    dec(0, 0, "82 2bf7d053 0b00000000000000 0000000000000000");
+    opt[EOUDP_OPT_ORDER] = EOUDP_BIG;
+    cr_assert_eq(U("eoudp.header_order"), EOUDP_LITTLE);
+    cr_assert_eq(U("eoudp.id"), 11);
+}
+
 /* records what conv_end() reports */
 static struct {
     int n;
