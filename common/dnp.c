@@ -194,6 +194,7 @@ typedef struct {
     uint16_t seq;
     uint8_t used, acked;
     bool resend_noted;    /* dnp.resend.missing reported */
+    bool resend_asked;    /* an ack with result 1 came since its latest transmission */
     int32_t link_id;      /* a link state's link, or -1 */
     uint32_t first_frame;
     int64_t first_time_ns, last_time_ns; /* first and latest transmission */
@@ -661,7 +662,7 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         gw_emit_finding(&x->p.e, DNP_E_SEQ_RESEND, off, 2,
                         "Resend of reliable number %u (first sent in frame %u)", seq,
                         prev->first_frame);
-        if (since < DNP_RESEND_EARLY_NS && !prev->acked)
+        if (since < DNP_RESEND_EARLY_NS && !prev->acked && !prev->resend_asked) /* result 1 asks for it now */
             gw_emit_finding(&x->p.e, DNP_E_RESEND_EARLY, off, 2,
                             "Reliable number %u resent %.3f s after its previous transmission", seq,
                             (double)since / 1e9);
@@ -675,6 +676,7 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
                             "Reliable number %u resent %.3f s after it was first sent", seq,
                             (double)(x->p.pi->time_ns - prev->first_time_ns) / 1e9);
         prev->last_time_ns = x->p.pi->time_ns;
+        prev->resend_asked = false;
         x->resend = true;
         x->sent = prev;
         return;
@@ -1096,6 +1098,8 @@ static void cmd_reliable_ack(dnp_ctx *x)
         gw_emit_gen_i(&x->p.e, DNP_F_ACK_TIME, off, took);
         if (!s->acked && code == 0)
             ack_reliable(x, s, took, off);
+        else if (!s->acked && code == 1)
+            s->resend_asked = true;
     } else {
         gw_emit_finding(&x->p.e, DNP_E_ACK_UNMATCHED, off, 2,
                         "Ack of reliable number %u, which was not seen", seq);

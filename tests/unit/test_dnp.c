@@ -352,6 +352,19 @@ static void on_end(void *ctx, uint32_t frame, int64_t t, int dir, int finding, s
     }
 }
 
+/* dnp.md, Reliable ack: result 1 "Used if the receiver would like sender to
+   resend the message": a resend right after it is asked for, not early */
+Test(dnp, a_resend_asked_for_by_result_1_is_not_early)
+{
+    collect_decode(&c, P, conv, 1, 0, 1, "04 0000 aa");          /* reliable #0 */
+    collect_decode(&c, P, conv, 2, 100000000, 0, "06 0000 01");  /* 0.1 s: failed, resend please */
+    collect_decode(&c, P, conv, 3, 110000000, 1, "04 0000 aa");  /* resent at once */
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_RESEND));
+    cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_EARLY));
+    collect_decode(&c, P, conv, 4, 150000000, 1, "04 0000 aa");  /* again, unasked, 40 ms later */
+    cr_assert(collect_has_finding(&c, DNP_E_RESEND_EARLY));
+}
+
 Test(dnp, a_missing_resend_is_seen_as_time_passes)
 {
     collect_decode(&c, P, conv, 1, 0, 1, "04 0000 aa");          /* the server's reliable #0 */
