@@ -142,6 +142,7 @@ gw_wait gw_conform_await(gw_conform_io *io, int ms, gw_conform_want want, const 
 gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline_ms, gw_conform_want want, const void *arg,
                                gw_replay_pdu *got);
 int64_t gw_conform_clock_ms(void); /* monotonic */
+int64_t gw_conform_wall_ns(void);  /* the wall clock, as gw_replay_pdu.at_ns */
 /* a number nobody can predict from an earlier run (ids, tokens: an answer
    must refer to what pcaptool sent, not to what a canned peer guessed) */
 uint32_t gw_conform_random(void);

@@ -35,6 +35,7 @@ typedef struct gw_replay_pdu {
     int transport;
     bool live;       /* from the live exchange, not the recording */
     bool echo;       /* conform: the same bytes as a PDU pcaptool sent in the case (ours, sent back?) */
+    int64_t at_ns;   /* conform: when it arrived, wall clock (the kernel's stamp; 0: not known) */
     const gw_item *items;
     unsigned n_items;
 } gw_replay_pdu;

@@ -240,11 +240,12 @@ static bool io_reconnect(gw_conform_io *io)
 typedef struct {
     GByteArray *b;
     int transport;
+    int64_t at_ns; /* when it arrived (the kernel's wall-clock stamp; 0: not known) */
 } ready_pdu;
 
-static void queue_pdu(driver *D, int transport, const uint8_t *d, size_t len)
+static void queue_pdu(driver *D, int transport, const uint8_t *d, size_t len, int64_t at_ns)
 {
-    ready_pdu r = {g_byte_array_sized_new((guint)len), transport};
+    ready_pdu r = {g_byte_array_sized_new((guint)len), transport, at_ns};
     g_byte_array_append(r.b, d, (guint)len);
     g_array_append_val(D->ready, r);
 }
@@ -253,7 +254,31 @@ static void on_stream_pdu(void *ctx, const uint8_t *d, size_t len, const tcp_sta
 {
     (void)at;
     driver *D = ctx;
-    queue_pdu(D, D->transport, d, len);
+    queue_pdu(D, D->transport, d, len, 0);
+}
+
+/* a datagram and the kernel's stamp of its arrival (SO_TIMESTAMPNS; 0 when
+   none came) */
+static ssize_t recv_stamped(int fd, uint8_t *buf, size_t n, int64_t *at_ns)
+{
+    char control[CMSG_SPACE(sizeof(struct timespec))];
+    struct iovec iov = {buf, n};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+    ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT);
+    *at_ns = 0;
+    for (struct cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            *at_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    return r;
+}
+
+static void stamp_arrivals(int fd)
+{
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
 }
 
 /* the peer's next PDU within ms */
@@ -277,7 +302,8 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
             conform_pdu *x = record(D, false, transport, r.b->data, r.b->len);
             g_byte_array_free(r.b, TRUE);
             *p = (gw_replay_pdu){.data = x->data, .len = x->len, .type = x->type, .transport = transport,
-                                 .live = true, .echo = x->echo, .items = x->items, .n_items = x->n_items};
+                                 .live = true, .echo = x->echo, .at_ns = r.at_ns, .items = x->items,
+                                 .n_items = x->n_items};
             D->peer_spoke = true;
             if (D->p->conform->duty)
                 D->p->conform->duty(io, p);
@@ -298,15 +324,17 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
         if (D->link_fd >= 0 && pf[1].revents) {
             /* a datagram of the link, or its error (ICMP port unreachable):
                the link is gone, the main channel goes on */
-            ssize_t n = recv(D->link_fd, buf, sizeof buf, MSG_DONTWAIT);
+            int64_t at;
+            ssize_t n = recv_stamped(D->link_fd, buf, sizeof buf, &at);
             if (n >= 0)
-                queue_pdu(D, D->p->conform->link, buf, (size_t)n);
+                queue_pdu(D, D->p->conform->link, buf, (size_t)n, at);
             else if (errno != EAGAIN && errno != EINTR)
                 D->link_closed = true;
         }
         if (!pf[0].revents)
             continue;
-        ssize_t n = recv(D->fd, buf, sizeof buf, MSG_DONTWAIT);
+        int64_t at;
+        ssize_t n = recv_stamped(D->fd, buf, sizeof buf, &at);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -315,12 +343,12 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
             /* Linux reports a UDP port's ICMP error before the datagrams
                that came ahead of it: those are still the peer's, read them
                first (its in-band close among them) */
-            while (D->transport == GW_TRANSPORT_UDP && (n = recv(D->fd, buf, sizeof buf, MSG_DONTWAIT)) >= 0)
-                on_stream_pdu(D, buf, (size_t)n, NULL);
+            while (D->transport == GW_TRANSPORT_UDP && (n = recv_stamped(D->fd, buf, sizeof buf, &at)) >= 0)
+                queue_pdu(D, D->transport, buf, (size_t)n, at);
             continue;
         }
         if (D->transport == GW_TRANSPORT_UDP) {
-            on_stream_pdu(D, buf, (size_t)n, NULL);
+            queue_pdu(D, D->transport, buf, (size_t)n, at);
             continue;
         }
         if (n == 0) {
@@ -405,6 +433,8 @@ static int connect_to(driver *D, char *why, size_t whysz)
     if (!ai)
         return EXIT_USAGE;
     D->fd = socket(ai->ai_family, ai->ai_socktype, 0);
+    if (D->fd >= 0)
+        stamp_arrivals(D->fd);
     if (D->fd >= 0 && D->p->conform->link) {
         /* the link's UDP socket first, then TCP on its port: the server may
            send datagrams as soon as it has accepted (a port whose TCP side
@@ -415,7 +445,7 @@ static int connect_to(driver *D, char *why, size_t whysz)
             int u = socket(ai->ai_family, SOCK_DGRAM, 0);
             if (u >= 0 && bind(u, (struct sockaddr *)&a, al) == 0 && getsockname(u, (struct sockaddr *)&a, &al) == 0 &&
                 bind(D->fd, (struct sockaddr *)&a, al) == 0 && connect(u, ai->ai_addr, ai->ai_addrlen) == 0)
-                D->link_fd = u;
+                D->link_fd = u, stamp_arrivals(u);
             else if (u >= 0)
                 close(u);
         }
@@ -452,7 +482,7 @@ static int accept_from(driver *D, char *why, size_t whysz)
         int fd = socket(ai->ai_family, ai->ai_socktype, 0);
         int one = 1;
         if (fd >= 0)
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), stamp_arrivals(fd);
         if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || (tcp && listen(fd, 4) < 0)) {
             snprintf(why, whysz, "cannot listen on %s: %s", D->target, strerror(errno));
             if (fd >= 0)
@@ -484,7 +514,7 @@ static int accept_from(driver *D, char *why, size_t whysz)
                 int one = 1;
                 D->link_fd = socket(D->local.ss_family, SOCK_DGRAM, 0);
                 if (D->link_fd >= 0)
-                    setsockopt(D->link_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+                    setsockopt(D->link_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), stamp_arrivals(D->link_fd);
                 if (D->link_fd < 0 || bind(D->link_fd, (struct sockaddr *)&D->local, sizeof D->local) < 0 ||
                     connect(D->link_fd, (struct sockaddr *)&D->peer, sizeof D->peer) < 0) {
                     snprintf(why, whysz, "no UDP socket on %s: %s", D->local_name, strerror(errno));
