@@ -731,7 +731,7 @@ static const gw_conform_case cases[] = {
      "#0 acknowledged: the connection is still usable; Fail otherwise",
      unknown_command, GW_MUST},
     {"dnp/commands/truncated-ignored", BOTH, "A truncated command does not break the connection",
-     "dnp.md, Reliable message", "UInt16 Number: Command sequence number.",
+     "dnp.md, Reliable message", "If a message is not fully received it has to be considered lost.",
      "a connection, a reliable message cut after one byte of its number, then reliable message #0",
      "#0 acknowledged: the connection is still usable; Fail otherwise",
      truncated_command, GW_MUST},
