@@ -682,22 +682,22 @@ static const gw_conform_case cases[] = {
      "else the text's 21-byte one)",
      "an acknowledge (0x01) carrying the connect's id; Fail otherwise; Skipped when the server answers a connect in "
      "neither header",
-     connect_acked},
+     connect_acked, GW_MUST},
     {"eoudp/connect/answered", GW_ROLE_SERVER, "A connect is accepted or rejected", "eoudp.md, Usage",
      "Client -> [0x81][Timestamp][Id] / Server -> [0x02][Timestamp][Id] [...] Server -> [0x03][Timestamp][Id]",
      "a connect (0x81)",
      "accept (0x02), with a player id or with no content (the command table and the Usage section differ), or "
      "reject (0x03); Non-strict when neither comes (an example, no MUST)",
-     connect_answered},
+     connect_answered, GW_SHOULD},
     {"eoudp/connect/disconnect", GW_ROLE_SERVER, "What follows a disconnect (recorded)", "eoudp.md, Usage; WIRE-NOTES 4",
      "Client -> [0x82][Timestamp][Id][Id] and Server -> [0x11][Timestamp][Id][Id]",
      "a connection, then disconnect (0x82)",
      "Info: the text's usage shows a 0x11 answer, its details section none, the implementation sends none",
-     disconnect},
+     disconnect, GW_OPEN},
     {"eoudp/connect/first", GW_ROLE_CLIENT, "The client begins with a connect, marked important", TEXT_CMDS,
      "0x81 - Connect MUST get an acknowledge",
      "nothing: the client's first datagram is read", "a connect (0x81), important where the header says; Fail otherwise",
-     connect_first},
+     connect_first, GW_MUST},
     {"eoudp/important/acknowledged", BOTH, "An important packet is acknowledged with its id",
      TEXT_CMDS "; WIRE-NOTES 4",
      "0x0c - Send entities with their components MUST get an acknowledge / When important is set the receiver "
@@ -706,7 +706,7 @@ static const gw_conform_case cases[] = {
      "important; the text's 0x8c in its own header)",
      "an acknowledge (0x01) carrying its id; Fail when a client leaves the 0x0c unacknowledged (MUST); Non-strict "
      "when a server leaves the event unacknowledged (only the reference acknowledges it)",
-     important_acked},
+     important_acked, GW_MUST},
     {"eoudp/important/duplicate-acked", BOTH, "A duplicated packet that must be acknowledged is acknowledged again",
      "eoudp.md, Abstract; " TEXT_CMDS,
      "It take in account the unreliability of UDP and the fact that UDP packet can be lost, duplicated or arrive out "
@@ -714,7 +714,7 @@ static const gw_conform_case cases[] = {
      "to a server a connect (0x81), to a client after a connection an entity's component (0x0c), then the same "
      "packet with the same id",
      "both acknowledged (an acknowledge may be lost, and the sender resends); Fail otherwise",
-     duplicate_acked},
+     duplicate_acked, GW_MUST},
     {"eoudp/important/unimportant-not-acked", BOTH, "A packet not marked important needs no acknowledge",
      "WIRE-NOTES 4", "When important is set the receiver answers with 0x01 carrying that id.",
      "a connection, then an event (0x8b) to a server, an entity's component (0x0c) to a client, with important = 0 "
@@ -722,7 +722,7 @@ static const gw_conform_case cases[] = {
      "(a connect, an entity's component)",
      "no acknowledge of the first, the second acknowledged; Info when the first is acknowledged (harmless); Skipped "
      "when the second is not (silence proves nothing)",
-     unimportant_not_acked},
+     unimportant_not_acked, GW_REFERENCE},
     {"eoudp/important/server-commands-acked", GW_ROLE_CLIENT, "Each server command the text marks is acknowledged",
      "eoudp.md, ServerCommand",
      "0x0b - Send system to load MUST get an acknowledge [...] 0x10 - Send important events [...] MUST get an "
@@ -730,34 +730,34 @@ static const gw_conform_case cases[] = {
      "a connection, then 0x0b, 0x0c, 0x0d, 0x0e, 0x0f and 0x10, each marked important, one at a time (0x0f with and "
      "without its content, 0x10 as an important event and as a deleted component: the text says both)",
      "each acknowledged with its id (in either reading where the text contradicts itself); Fail otherwise",
-     server_commands_acked},
+     server_commands_acked, GW_MUST},
     {"eoudp/commands/unknown-ignored", BOTH, "An unknown command does not break the connection", TEXT_CMDS,
      "Each command is prefixed with a header define below representing the command.",
      "a connection, command 0x99 with four bytes, then a packet that must be acknowledged (a connect to a server, "
      "an entity's component to a client)",
      "that packet acknowledged; Fail otherwise",
-     unknown_command},
+     unknown_command, GW_MUST},
     {"eoudp/commands/size-mismatch-ignored", BOTH, "A datagram whose size field lies does not break the connection",
      "eoudp.md, Header", "Size - 64 bits (8 bytes) unsigned integer representing the size of the content of the packet.",
      "a connection, an event whose size field says 100 bytes, then a packet that must be acknowledged",
      "that packet acknowledged; Fail otherwise",
-     size_mismatch},
+     size_mismatch, GW_MUST},
     {"eoudp/commands/truncated-ignored", BOTH, "A datagram cut inside its header does not break the connection",
      "eoudp.md, Header", "Content: [Command][Timestamp][Id][Size]",
      "a connection, the first 10 bytes of a header, then a packet that must be acknowledged",
      "that packet acknowledged; Fail otherwise",
-     truncated},
+     truncated, GW_MUST},
     {"eoudp/commands/wrong-side-ignored", BOTH, "The other side's command does not break the connection", TEXT_CMDS,
      "command inferior to 0x80 are server commands and superior to 0x80 are client commands.",
      "a connection, an accept (0x02) to a server or an event (0x8b) to a client, then a packet that must be "
      "acknowledged",
      "that packet acknowledged; Fail otherwise",
-     wrong_side},
+     wrong_side, GW_MUST},
     {"eoudp/header/generations", BOTH, "Which header generations are understood (recorded)", "WIRE-NOTES 4",
      "Header generations (recognisable because size must equal the datagram length minus the header)",
      "a connection, then an important packet in each of the four header generations",
      "Info: the generations whose packet was acknowledged",
-     generations},
+     generations, GW_REFERENCE},
 };
 
 const gw_conform gw_eoudp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases,

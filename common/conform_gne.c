@@ -272,12 +272,23 @@ static bool ends(gw_conform_io *io, int ms, const char **how)
 
 /* ---- the handshake ------------------------------------------------------------ */
 
+/* "it can choose to accept or refuse the connection": which it chose is
+   recorded (info); an answer it owes, the CAP's size, is judged */
 static gw_verdict handshake_accepted(gw_conform_io *io)
 {
-    CONNECTED_OR(io, id);
-    if (accept_.len != 4 + 12)
-        return gw_conform_say(io, GW_FAIL, "accepted, but the accept has %zu bytes (12 over IP)", accept_.len - 4);
-    return gw_conform_say(io, GW_PASS, "game \"%s\", GNE %llu.%llu.%llu, user %llu: accepted", id->game,
+    IDENTITY_OR(io, id);
+    gw_replay_pdu a;
+    int64_t k = answered(io, id, id->version, id->game, id->user, false, &a);
+    ((gne_identity *)io->state)->open = k == MSG_ACCEPT;
+    if (k < 0)
+        return GW_FAIL;
+    if (k == MSG_REFUSAL)
+        return gw_conform_say(io, GW_INFO, "game \"%s\", GNE %llu.%llu.%llu, user %llu: refused (its right: \"for any "
+                              "other reason it wishes\")", id->game, (unsigned long long)id->version,
+                              (unsigned long long)id->sub, (unsigned long long)id->build, (unsigned long long)id->user);
+    if (a.len != 4 + 12)
+        return gw_conform_say(io, GW_FAIL, "accepted, but the accept has %zu bytes (12 over IP)", a.len - 4);
+    return gw_conform_say(io, GW_INFO, "game \"%s\", GNE %llu.%llu.%llu, user %llu: accepted", id->game,
                           (unsigned long long)id->version, (unsigned long long)id->sub,
                           (unsigned long long)id->build, (unsigned long long)id->user);
 }
@@ -345,10 +356,13 @@ static gw_verdict udp_unasked(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
     int64_t port = udp_port(&accept_);
+    /* the text says how a client asks for the link, not what a server
+       offers unasked (a client that did not ask considers the connection
+       complete on the CAP): recorded */
     if (port > 0)
-        return gw_conform_say(io, GW_NON_STRICT, "no UDP link was asked for, yet the accept offers port %lld",
+        return gw_conform_say(io, GW_INFO, "no UDP link was asked for, yet the accept offers port %lld",
                               (long long)port);
-    return gw_conform_say(io, GW_PASS, "no UDP link asked for, none offered (port %lld)", (long long)port);
+    return gw_conform_say(io, GW_INFO, "no UDP link asked for, none offered (port %lld)", (long long)port);
 }
 
 static gw_verdict udp_asked(gw_conform_io *io)
@@ -359,8 +373,11 @@ static gw_verdict udp_asked(gw_conform_io *io)
     if (v != GW_PASS)
         return v;
     int64_t port = udp_port(&a);
+    /* the server may refuse the link ("or the server refused it"): either
+       is recorded; a port out of range is judged ("this shall be a gint32
+       from 0 to 65535") */
     if (port > 0 && port <= 65535)
-        return gw_conform_say(io, GW_PASS, "a UDP link was asked for: the accept offers port %lld", (long long)port);
+        return gw_conform_say(io, GW_INFO, "a UDP link was asked for: the accept offers port %lld", (long long)port);
     if (port > 65535)
         return gw_conform_say(io, GW_FAIL, "the accept offers UDP port %lld, out of range", (long long)port);
     return gw_conform_say(io, GW_INFO, "a UDP link was asked for; the server declined it (port %lld)", (long long)port);
@@ -399,7 +416,8 @@ static gw_verdict ping_answered(gw_conform_io *io, const gne_identity *id, const
     gw_replay_pdu a;
     gw_wait w = gw_conform_await(io, io->wait_ms, ping_reply, &want, &a);
     if (w == GW_CLOSED)
-        return gw_conform_say(io, GW_FAIL, "%sthe connection was closed before a ping reply", after);
+        return gw_conform_say(io, GW_NON_STRICT, "%sthe connection was closed before a ping reply (replying is "
+                              "encouraged)", after);
     if (w == GW_SILENT)
         return gw_conform_say(io, GW_NON_STRICT, "%sno reply to ping request %u within %.1f s (replying is encouraged)",
                               after, want, io->wait_ms / 1000.0);
@@ -508,10 +526,12 @@ static gw_verdict client_refused(gw_conform_io *io)
                               GW_WU(GNE_F_SUB_VERSION, id.sub), GW_WU(GNE_F_BUILD, id.build),
                               GW_WB(GNE_F_GAME_NAME, id.game, strlen(id.game)), GW_WU(GNE_F_USER_VERSION, id.user + 1))))
         return gw_conform_say(io, GW_FAIL, "could not send the refusal");
+    /* the text says what a refusal is, not what a refused client does
+       with its connection: recorded */
     const char *how;
     if (ends(io, io->wait_ms, &how))
-        return gw_conform_say(io, GW_PASS, "refused, the client %s", how);
-    return gw_conform_say(io, GW_NON_STRICT, "refused, but the client kept the connection %.1f s", io->wait_ms / 1000.0);
+        return gw_conform_say(io, GW_INFO, "refused, the client %s", how);
+    return gw_conform_say(io, GW_INFO, "refused, the client kept the connection %.1f s", io->wait_ms / 1000.0);
 }
 
 static bool is_udp_port(const gw_replay_pdu *p, const void *arg)
@@ -593,94 +613,100 @@ static const gw_conform_case cases[] = {
      "version 0) and game \"pcaptool-conform-probe\"",
      "a 44-byte refusal; Info when accepted (the MUST is about versions; the reference refuses another name); "
      "Fail for another size; Skipped when the server's versions cannot be learnt",
-     handshake_wrong_game},
+     handshake_wrong_game, GW_MUST},
     {"gne/handshake/accepted", SERVER, "The server's own game name and versions are accepted", HANDSHAKE,
      "Once the server receives the CRP, it can choose to accept or refuse the connection.",
      "a connection request with the game name, versions and byte order the server's refusal gave",
-     "the 12-byte accept; Fail on a refusal",
-     handshake_accepted},
+     "Info: the 12-byte accept, or a refusal (the server's choice); Fail when no answer comes or the accept is not "
+     "12 bytes (a MUST: a CRP is answered by a refusal or by a CAP of \"exactly 12 when using the TCP/UDP\")",
+     handshake_accepted, GW_OPEN},
     {"gne/handshake/wrong-version", SERVER, "Another GNE version is refused", HANDSHAKE,
      "It must refuse the connection if any of the versions do not match.",
      "a connection request with the server's identity but GNE version + 9",
      "a 44-byte refusal; Fail otherwise",
-     handshake_wrong_version},
+     handshake_wrong_version, GW_MUST},
     {"gne/handshake/wrong-user-version", SERVER, "Another user version is refused", HANDSHAKE,
      "The user version [...] should match exactly between both ends of the connection. [...] It must refuse the "
      "connection if any of the versions do not match.",
      "a connection request with the server's identity but another user version",
      "a 44-byte refusal; Fail otherwise",
-     handshake_wrong_user},
+     handshake_wrong_user, GW_MUST},
     {"gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "WIRE-NOTES 3",
      "Sent when versions, game name or user version differ; then the server closes.",
      "a connection request with another user version",
      "the refusal, then the connection closed or an ExitPacket; Non-strict when it stays open",
-     handshake_closes_after_refusal},
+     handshake_closes_after_refusal, GW_REFERENCE},
     {"gne/handshake/udp-unasked", SERVER, "No UDP link is offered unless asked for", HANDSHAKE,
      "The client requests an unreliable port by sending a value of true in appropriate field of the CRP.",
      "a connection request without the unreliable link",
-     "an accept with UDP port -1 (or 0); Non-strict when it offers a port",
-     udp_unasked},
+     "Info: an accept with UDP port -1 (or 0), or one offering a port (the text says how a client asks for the "
+     "link, not what a server offers unasked)",
+     udp_unasked, GW_OPEN},
     {"gne/handshake/udp-asked", SERVER, "A UDP link asked for is offered, or declined", HANDSHAKE,
      "If the client did not request an unreliable connection, or the server refused it, then the client "
      "considers the connection complete as soon as it receives the CAP.",
      "a connection request asking for the unreliable link",
-     "an accept with a UDP port in 1..65535; Info when it declines (port -1); Fail for a port out of range",
-     udp_asked},
+     "Info: an accept with a UDP port in 1..65535, or one that declines (port -1: the server may refuse the link); "
+     "Fail for a port out of range (a MUST: \"this shall be a gint32 from 0 to 65535\")",
+     udp_asked, GW_OPEN},
     {"gne/handshake/request", CLIENT, "The client's connection request is the 48-byte CRP", HANDSHAKE,
-     "CRP, client -> server, exactly 48 bytes",
+     "the client (connecting machine) sends a packet with the following information called the connection request "
+     "packet (CRP) with an exact size of 48 bytes.",
      "nothing: the client's first message is read",
      "a 48-byte request with the magic, versions, game name and user version; Fail otherwise",
-     client_request_case},
+     client_request_case, GW_MUST},
     {"gne/handshake/refused-ends", CLIENT, "A refused client ends the connection", HANDSHAKE,
      "If the server decides to refuse, it sends a refusal packet with the server's version information",
      "a refusal: the client's own versions but another user version",
-     "the client closes the connection (or sends an ExitPacket); Non-strict when it keeps it",
-     client_refused},
+     "Info: whether the client closes the connection (or sends an ExitPacket) or keeps it (the text says nothing of "
+     "what a refused client does)",
+     client_refused, GW_OPEN},
     {"gne/handshake/udp-port-sent", CLIENT, "A client offered a UDP link names its UDP port", HANDSHAKE,
      "If a unreliable connection was successfully negotiated, then once the client receives the CAP, it will "
      "send a packet over its reliable connection with only the data needed for the server to be able to respond "
      "to the client",
      "an accept offering UDP port 60999, when the request asked for the unreliable link",
      "the 4-byte port message; Fail when none comes; Skipped when the client asks for no UDP link",
-     client_udp_port},
+     client_udp_port, GW_MUST},
     {"gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "gne.md, PingPacket",
      "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "
      "set to the time the remote end received and sent the packet. T2 must be <= T3.",
      "a connection, then a message with a PingPacket request of an id random per run (T2 = T3 = 0)",
-     "a PingPacket reply with that id and T2 <= T3; Non-strict when no reply comes; Fail for T2 > T3 or "
-     "microseconds outside 0-999999",
-     ping},
+     "a PingPacket reply with that id and T2 <= T3; Non-strict when no reply comes or the connection is closed "
+     "(replying is encouraged); Fail for a reply whose T2 and T3 are missing, T2 > T3 or microseconds outside "
+     "0-999999 (MUSTs: \"T2 must be <= T3\"; gtime's microseconds \"must be in the range [0, 999,999]\")",
+     ping, GW_SHOULD},
     {"gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "gne.md, Packets",
      "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
      "current packet and all other packets left unparsed in this GNE-level packet.",
      "a connection, then a message of packet id 12 (reserved) and 255, then a ping",
      "Info: what the implementation did (ended the connection, or kept it and answered the ping or not); the "
      "text leaves errors to the implementation",
-     reserved_id},
+     reserved_id, GW_OPEN},
     {"gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "gne.md, Packets",
      "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
      "a connection, then a message of a ping request and no 255",
      "Info: what the implementation did (answered, dropped the connection, or neither); the text leaves errors to the "
      "implementation",
-     unterminated},
+     unterminated, GW_OPEN},
     {"gne/packets/exit", BOTH, "An ExitPacket ends the connection", "gne.md, ExitPacket",
      "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
      "reliable connection as its last data if possible then close its sockets.",
      "a connection, then the message 02 FF (an ExitPacket alone)",
      "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open",
-     exit_closes},
+     exit_closes, GW_SHOULD},
     {"gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "WIRE-NOTES 3",
      "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
      "a connection, then a frame whose magic is \"XL\"",
      "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
      "behaviour, the reference's; gne.md is silent)",
-     bad_magic},
+     bad_magic, GW_REFERENCE},
     {"gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "WIRE-NOTES 3",
      "HawkNL refuses frames over 16384.",
      "a connection, then an NL header announcing 20000 bytes, and one byte",
      "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
      "limit, the reference's; gne.md's lengths are 16-bit)",
-     oversized},
+     oversized, GW_REFERENCE},
 };
 
 static const gw_conform_setting settings[] = {

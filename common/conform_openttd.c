@@ -138,9 +138,9 @@ static bool joined(gw_conform_io *io, uint64_t *id, gw_verdict *v)
    SERVER_BANNED, SERVER_ERROR FULL or NOT_ON_ALLOW_LIST, which a server
    sends to any join or at once on connecting: no sign of what it makes of
    the case's packet). */
-static int64_t ending(gw_conform_io *io, gw_replay_pdu *a)
+static int64_t ending(gw_conform_io *io, gw_replay_pdu *a, gw_conform_want step)
 {
-    gw_wait w = gw_conform_await(io, io->wait_ms, join_step, NULL, a);
+    gw_wait w = gw_conform_await(io, io->wait_ms, step, NULL, a);
     if (w == GW_CLOSED)
         return -1;
     if (w == GW_SILENT)
@@ -163,12 +163,24 @@ static gw_verdict refuses_all(gw_conform_io *io, const gw_replay_pdu *a, const c
                           k == PK_SERVER_ERROR ? " " : "", k == PK_SERVER_ERROR ? error_name(a, e, sizeof e) : "");
 }
 
-/* the server must refuse with error `want` (a SERVER_ERROR with another
-   code: Non-strict; a join that goes on, or silence: Fail) */
-static gw_verdict refused_with(gw_conform_io *io, uint64_t want, const char *what)
+/* A join step, or the map: what a server that takes CLIENT_GETMAP sends. */
+static bool join_or_map(const gw_replay_pdu *p, const void *arg)
+{
+    int64_t k = packet(p);
+    return join_step(p, arg) || k == PK_SERVER_WAIT || k == PK_SERVER_MAP_BEGIN || k == PK_SERVER_MAP_SIZE ||
+           k == PK_SERVER_MAP_DATA || k == PK_SERVER_MAP_DONE;
+}
+
+/* The reference refuses with error `want` (a SERVER_ERROR with another
+   code, a bare close, or silence: Non-strict, the code being the
+   reference's); a server that goes on (a step `step` accepts, other than a
+   SERVER_ERROR): `going_on`, Non-strict where only the reference refuses,
+   Fail where the wiki's join requires it (a password, authorization). */
+static gw_verdict refused_with(gw_conform_io *io, uint64_t want, const char *what, gw_conform_want step,
+                               gw_verdict going_on)
 {
     gw_replay_pdu a;
-    int64_t code = ending(io, &a);
+    int64_t code = ending(io, &a, step);
     const char *wname = gw_value_name_of(P->fields[OTTD_F_ERROR_CODE].names, (uint32_t)want);
     char e[64];
     if (code == (int64_t)want)
@@ -180,16 +192,18 @@ static gw_verdict refused_with(gw_conform_io *io, uint64_t want, const char *wha
     if (code == -1)
         return gw_conform_say(io, GW_NON_STRICT, "%s: the connection was closed without a SERVER_ERROR %s", what, wname);
     if (code == -2)
-        return gw_conform_say(io, GW_FAIL, "%s, yet the server went on with the join", what);
-    return gw_conform_say(io, GW_FAIL, "%s: no answer within %.1f s", what, io->wait_ms / 1000.0);
+        return gw_conform_say(io, going_on, "%s, yet the server went on", what);
+    return gw_conform_say(io, GW_NON_STRICT, "%s: no answer within %.1f s", what, io->wait_ms / 1000.0);
 }
 
-/* the server must drop a connection that breaks the framing: a
-   SERVER_ERROR or a close (Fail when it answers as to a good packet) */
-static gw_verdict dropped(gw_conform_io *io, const char *what)
+/* the reference drops a connection that breaks the framing: a
+   SERVER_ERROR or a close; one that answers as to a good packet:
+   `answered` (Non-strict, where only the reference drops it; Fail where
+   the wiki requires what the packet breaks) */
+static gw_verdict dropped(gw_conform_io *io, const char *what, gw_verdict answered)
 {
     gw_replay_pdu a;
-    int64_t code = ending(io, &a);
+    int64_t code = ending(io, &a, join_step);
     char e[64];
     if (code == REFUSES_ALL)
         return refuses_all(io, &a, what);
@@ -198,7 +212,7 @@ static gw_verdict dropped(gw_conform_io *io, const char *what)
     if (code >= 0)
         return gw_conform_say(io, GW_PASS, "%s: SERVER_ERROR %s", what, error_name(&a, e, sizeof e));
     if (code == -2)
-        return gw_conform_say(io, GW_FAIL, "%s, yet the server answered as to a good packet", what);
+        return gw_conform_say(io, answered, "%s, yet the server answered as to a good packet", what);
     return gw_conform_say(io, GW_INFO, "%s: the server said nothing within %.1f s and kept the connection", what,
                           io->wait_ms / 1000.0);
 }
@@ -221,21 +235,21 @@ static gw_verdict join_wrong_revision(gw_conform_io *io)
     static const char rev[] = "conform-no-release";
     if (!send_join(io, rev, sizeof rev - 1, NEWGRF_VERSION, "conform", 7))
         return GW_FAIL;
-    return refused_with(io, 8, "revision \"conform-no-release\"");
+    return refused_with(io, 8, "revision \"conform-no-release\"", join_step, GW_NON_STRICT);
 }
 
 static gw_verdict join_wrong_newgrf_version(gw_conform_io *io)
 {
     if (!send_join(io, revision, sizeof revision - 1, 0x00000001u, "conform", 7))
         return GW_FAIL;
-    return refused_with(io, 8, "NewGRF version 1 with revision 13.0");
+    return refused_with(io, 8, "NewGRF version 1 with revision 13.0", join_step, GW_NON_STRICT);
 }
 
 static gw_verdict join_empty_name(gw_conform_io *io)
 {
     if (!send_join(io, revision, sizeof revision - 1, NEWGRF_VERSION, "", 0))
         return GW_FAIL;
-    return refused_with(io, 20, "an empty client name");
+    return refused_with(io, 20, "an empty client name", join_step, GW_NON_STRICT);
 }
 
 static bool game_info(const gw_replay_pdu *p, const void *arg)
@@ -270,7 +284,9 @@ static gw_verdict getmap_unauthorized(gw_conform_io *io)
 {
     if (!gw_conform_send(io, P, PK_CLIENT_GETMAP, GW_NO_VALUES))
         return GW_FAIL;
-    return refused_with(io, 6, "CLIENT_GETMAP before any join");
+    /* "before it gets the map, it needs authorization": the map (or a
+       join step) given to it breaks the wiki */
+    return refused_with(io, 6, "CLIENT_GETMAP before any join", join_or_map, GW_FAIL);
 }
 
 static gw_verdict command_before_map(gw_conform_io *io)
@@ -284,7 +300,7 @@ static gw_verdict command_before_map(gw_conform_io *io)
                          GW_WVALS(GW_WU(OTTD_F_COMPANY, 0), GW_WU(OTTD_F_CMD, 1), GW_WU(OTTD_F_TILE, 0),
                                   GW_WB(OTTD_F_CMD_DATA, none, 0), GW_WU(OTTD_F_CALLBACK, 0))))
         return GW_FAIL;
-    return refused_with(io, 7, "CLIENT_COMMAND after WELCOME, before the map");
+    return refused_with(io, 7, "CLIENT_COMMAND after WELCOME, before the map", join_step, GW_NON_STRICT);
 }
 
 /* a join through the map: WELCOME, GETMAP, the map's packets up to
@@ -328,10 +344,11 @@ static gw_verdict map_sizes(gw_conform_io *io)
     gw_verdict v;
     if (!map_transfer(io, &id, &size, &data, &v))
         return v;
+    /* the packets and their sizes are the reference's (WIRE-NOTES 2) */
     if (size == UINT64_MAX)
-        return gw_conform_say(io, GW_FAIL, "no SERVER_MAP_SIZE before SERVER_MAP_DONE");
+        return gw_conform_say(io, GW_NON_STRICT, "no SERVER_MAP_SIZE before SERVER_MAP_DONE");
     if (size != data)
-        return gw_conform_say(io, GW_FAIL, "SERVER_MAP_SIZE announced %llu bytes, SERVER_MAP_DATA carried %llu",
+        return gw_conform_say(io, GW_NON_STRICT, "SERVER_MAP_SIZE announced %llu bytes, SERVER_MAP_DATA carried %llu",
                               (unsigned long long)size, (unsigned long long)data);
     return gw_conform_say(io, GW_PASS, "SERVER_MAP_SIZE %llu bytes, and SERVER_MAP_DATA carried as many",
                           (unsigned long long)size);
@@ -367,7 +384,7 @@ static gw_verdict unknown_type(gw_conform_io *io)
     static const uint8_t pkt[] = {0x03, 0x00, 0xfa}; /* size 3, type 250: no packet of any release */
     if (!io->send(io, pkt, sizeof pkt))
         return gw_conform_say(io, GW_FAIL, "could not send");
-    return dropped(io, "packet type 250 after WELCOME");
+    return dropped(io, "packet type 250 after WELCOME", GW_NON_STRICT);
 }
 
 static gw_verdict oversized(gw_conform_io *io)
@@ -379,7 +396,7 @@ static gw_verdict oversized(gw_conform_io *io)
     pkt[2] = 2; /* CLIENT_JOIN in 13.x */
     if (!io->send(io, pkt, sizeof pkt))
         return gw_conform_say(io, GW_FAIL, "could not send");
-    return dropped(io, "a packet whose size says 65535 bytes");
+    return dropped(io, "a packet whose size says 65535 bytes", GW_NON_STRICT);
 }
 
 static gw_verdict undersized(gw_conform_io *io)
@@ -387,7 +404,7 @@ static gw_verdict undersized(gw_conform_io *io)
     static const uint8_t pkt[] = {0x02, 0x00, 0x02}; /* size 2: less than its own header */
     if (!io->send(io, pkt, sizeof pkt))
         return gw_conform_say(io, GW_FAIL, "could not send");
-    return dropped(io, "a packet whose size (2) is less than its header");
+    return dropped(io, "a packet whose size (2) is less than its header", GW_NON_STRICT);
 }
 
 static gw_verdict truncated_join(gw_conform_io *io)
@@ -396,7 +413,8 @@ static gw_verdict truncated_join(gw_conform_io *io)
     static const uint8_t pkt[] = {0x05, 0x00, 0x02, '1', '3'};
     if (!io->send(io, pkt, sizeof pkt))
         return gw_conform_say(io, GW_FAIL, "could not send");
-    return dropped(io, "a CLIENT_JOIN cut inside its revision");
+    /* the wiki: a string "You must read it till you reach a zero" */
+    return dropped(io, "a CLIENT_JOIN cut inside its revision", GW_FAIL);
 }
 
 static gw_verdict password_wrong(gw_conform_io *io)
@@ -421,7 +439,9 @@ static gw_verdict password_wrong(gw_conform_io *io)
     static const char wrong[] = "not-the-password";
     if (!gw_conform_send(io, P, PK_CLIENT_GAME_PASSWORD, GW_WVALS(GW_WB(OTTD_F_PASSWORD, wrong, sizeof wrong - 1))))
         return GW_FAIL;
-    return refused_with(io, 10, "a wrong game password");
+    /* the wiki's join "gives his name and, if needed, passwords": one that
+       goes on with a wrong one has no authorization */
+    return refused_with(io, 10, "a wrong game password", join_step, GW_FAIL);
 }
 
 /* ---- the implementation as client: pcaptool serves -------------------------------- */
@@ -466,7 +486,7 @@ static gw_verdict client_ends_after(gw_conform_io *io, int64_t pk, const gw_wval
     gw_wait w;
     while ((w = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT)
         if (packet(&a) == PK_CLIENT_GETMAP || packet(&a) == PK_CLIENT_NEWGRFS_CHECKED)
-            return gw_conform_say(io, GW_FAIL, "after %s the client went on with the join", what);
+            return gw_conform_say(io, GW_NON_STRICT, "after %s the client went on with the join", what);
     if (w == GW_CLOSED)
         return gw_conform_say(io, GW_PASS, "after %s the client closed the connection", what);
     return gw_conform_say(io, GW_NON_STRICT, "after %s the client kept the connection %.1f s", what,
@@ -507,7 +527,7 @@ static gw_verdict client_answers(gw_conform_io *io, int64_t pk, const gw_wval *v
 static gw_verdict client_newgrfs(gw_conform_io *io)
 {
     return client_answers(io, PK_SERVER_CHECK_NEWGRFS, GW_WVALS(GW_WU(OTTD_F_GRF_COUNT, 0)), PK_CLIENT_NEWGRFS_CHECKED,
-                          "SERVER_CHECK_NEWGRFS (no NewGRFs)", "CLIENT_NEWGRFS_CHECKED", GW_FAIL);
+                          "SERVER_CHECK_NEWGRFS (no NewGRFs)", "CLIENT_NEWGRFS_CHECKED", GW_NON_STRICT);
 }
 
 static gw_verdict client_welcome(gw_conform_io *io)
@@ -572,140 +592,154 @@ static const gw_conform_case cases[] = {
      "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS, and the game password given with --set password=... when asked); "
      "Skipped when a password is asked and not given, or "
      "the join is refused (full, banned, another revision: the server's right); Fail on silence or a close",
-     join_welcome},
+     join_welcome, GW_MUST},
     {"openttd/join/wrong-revision", SERVER, "Another revision is refused with WRONG_REVISION", SRC,
      "Receive_CLIENT_JOIN: if (!IsNetworkCompatibleVersion(client_revision) ...) return "
      "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
      "CLIENT_JOIN with revision \"conform-no-release\"",
-     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Skipped when the server refuses every client (full, banned); "
-     "Fail when the join goes on",
-     join_wrong_revision},
+     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error, a bare close, silence or a join that goes on (the "
+     "reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
+     join_wrong_revision, GW_REFERENCE},
     {"openttd/join/wrong-newgrf-version", SERVER, "Another NewGRF version is refused with WRONG_REVISION", SRC,
      "Receive_CLIENT_JOIN: ... || _openttd_newgrf_version != newgrf_version) return "
      "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
      "CLIENT_JOIN with revision \"13.0\" and NewGRF version 1",
-     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error or a bare close; Skipped when the server refuses every client (full, banned); "
-     "Fail when the join goes on",
-     join_wrong_newgrf_version},
+     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error, a bare close, silence or a join that goes on (the "
+     "reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
+     join_wrong_newgrf_version, GW_REFERENCE},
     {"openttd/join/empty-name", SERVER, "An empty client name is refused", SRC,
      "Receive_CLIENT_JOIN: if (!NetworkIsValidClientName(client_name)) return "
      "this->SendError(NETWORK_ERROR_INVALID_CLIENT_NAME);",
      "CLIENT_JOIN with an empty name",
-     "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error or a bare close; Skipped when the server refuses every client (full, banned); "
-     "Fail when the join goes on",
-     join_empty_name},
+     "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error, a bare close, silence or a join that goes on "
+     "(the reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
+     join_empty_name, GW_REFERENCE},
     {"openttd/join/wrong-password", SERVER, "A wrong game password is refused", "openttd-wiki.md, Joining; " SRC,
      "Receive_CLIENT_GAME_PASSWORD: if (_settings_client.network.server_password.compare(password) != 0) return "
      "this->SendError(NETWORK_ERROR_WRONG_PASSWORD);",
      "a join, then a wrong CLIENT_GAME_PASSWORD when SERVER_NEED_GAME_PASSWORD asks for one",
-     "SERVER_ERROR WRONG_PASSWORD (10); Skipped when the server asks for no password",
-     password_wrong},
+     "SERVER_ERROR WRONG_PASSWORD (10); Non-strict for another error, a bare close or silence (the code is the "
+     "reference's); Fail when the join goes on (a MUST: the wiki's join \"gives his name and, if needed, passwords\", "
+     "and \"before it gets the map, it needs authorization\"); Skipped when the server asks for no password",
+     password_wrong, GW_REFERENCE},
     {"openttd/info/without-authorization", SERVER, "The server info is given before any join", "openttd-wiki.md, The protocol",
      "The client can get the server info without authorization.",
      "CLIENT_GAME_INFO on a fresh connection",
      "SERVER_GAME_INFO; Skipped when the server refuses every client (full, banned); Fail on an error, a close or "
      "silence",
-     info_unauthorized},
+     info_unauthorized, GW_MUST},
     {"openttd/join/getmap-unauthorized", SERVER, "The map is not sent to a client that has not joined", SRC,
      "Receive_CLIENT_GETMAP: if (this->status != STATUS_AUTHORIZED) return "
      "this->SendError(NETWORK_ERROR_NOT_AUTHORIZED);",
      "CLIENT_GETMAP as the first packet",
-     "SERVER_ERROR NOT_AUTHORIZED (6); Non-strict for another error or a bare close; Fail when the map comes",
-     getmap_unauthorized},
+     "SERVER_ERROR NOT_AUTHORIZED (6); Non-strict for another error, a bare close or silence (the code is the "
+     "reference's); Fail when the map or a join step comes (a MUST: the wiki's \"before it gets the map, it needs "
+     "authorization\")",
+     getmap_unauthorized, GW_REFERENCE},
     {"openttd/join/command-before-map", SERVER, "A command before the map is loaded is refused", SRC,
      "Receive_CLIENT_COMMAND: if (this->status < STATUS_DONE_MAP || this->HasClientQuit()) return "
      "this->SendError(NETWORK_ERROR_NOT_EXPECTED);",
      "a join to WELCOME, then CLIENT_COMMAND",
-     "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error or a bare close; Skipped when the server refuses every client; Fail otherwise",
-     command_before_map},
+     "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error, a bare close, silence or a join that goes on (the "
+     "reference's refusal: the wiki is silent); Skipped when the server refuses every client; Fail when the join "
+     "itself fails (openttd/join/welcome's MUST)",
+     command_before_map, GW_REFERENCE},
     {"openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "WIRE-NOTES 2",
      "SERVER_MAP_SIZE: u32 bytes of the savegame SERVER_MAP_DATA carries",
      "a join to WELCOME, then CLIENT_GETMAP",
-     "SERVER_MAP_SIZE, then SERVER_MAP_DATA packets whose bytes sum to it, then SERVER_MAP_DONE; Fail otherwise",
-     map_sizes},
+     "SERVER_MAP_SIZE, then SERVER_MAP_DATA packets whose bytes sum to it, then SERVER_MAP_DONE; Non-strict when "
+     "SERVER_MAP_SIZE is missing or the sizes differ (the reference's packets); Fail when the join or the map does "
+     "not come to its end (a MUST: the wiki's join, where the client \"asks for a copy of the current map\")",
+     map_sizes, GW_REFERENCE},
     {"openttd/join/announced", SERVER, "After the map, the join is announced with the welcomed id",
      "openttd-wiki.md, Joining; " SRC,
      "Receive_CLIENT_MAP_OK: ... NetworkAdminClientInfo / SendJoin(this->client_id) to every client",
      "a join through the map, then CLIENT_MAP_OK",
-     "SERVER_JOIN naming the client id SERVER_WELCOME gave; Fail otherwise",
-     join_announced},
+     "SERVER_JOIN naming the client id SERVER_WELCOME gave; Fail otherwise (a MUST: the wiki's \"After it received "
+     "the map, it starts playing, and also the player is announced\", SERVER_JOIN going \"also [to] the client who "
+     "just joined\")",
+     join_announced, GW_REFERENCE},
     {"openttd/packets/unknown-type", SERVER, "An unknown packet type ends the connection",
      "network/core/tcp_game.cpp (13.0)",
      "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
      "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
      "a join to WELCOME, then a 3-byte packet of type 250",
      "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Fail when it answers as to a good packet",
-     unknown_type},
+     "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
+     unknown_type, GW_REFERENCE},
     {"openttd/packets/oversized", SERVER, "A packet over the size limit ends the connection",
      "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
      "Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some others; the high "
      "bit of the size is reserved.",
      "the header of a packet whose size says 65535 bytes, and 100 bytes of it",
      "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Fail when it answers as to a good packet",
-     oversized},
+     "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
+     oversized, GW_REFERENCE},
     {"openttd/packets/undersized", SERVER, "A size below the header's ends the connection",
      "WIRE-NOTES 2",
      "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
      "a packet whose size field says 2",
      "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Fail when it answers as to a good packet",
-     undersized},
+     "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
+     undersized, GW_REFERENCE},
     {"openttd/packets/truncated", SERVER, "A packet that ends inside a field ends the connection",
      "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
      "strings are UTF-8 terminated by \\0 with no length",
      "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
      "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Fail when it answers as to a good packet",
-     truncated_join},
+     "(full, banned); Fail when it answers as to a good packet (a MUST: the wiki's string, \"You must read it till "
+     "you reach a zero\")",
+     truncated_join, GW_REFERENCE},
     {"openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "openttd-wiki.md, Joining; WIRE-NOTES 2",
      "it first fetches some data ... Then it verifies itself, gives his name and, if needed, passwords.",
      "nothing: the client's first packet is read",
      "CLIENT_JOIN with a revision and a name; Fail otherwise",
-     client_join},
+     client_join, GW_MUST},
     {"openttd/client/error-ends", CLIENT, "A client told SERVER_ERROR leaves", CSRC,
      "Receive_SERVER_ERROR: ... return NETWORK_RECV_STATUS_SERVER_ERROR;",
      "SERVER_ERROR WRONG_REVISION after the join",
-     "the client closes the connection; Fail when it goes on with the join; Non-strict when it stays",
-     client_error},
+     "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
+     "wiki says nothing of it)",
+     client_error, GW_REFERENCE},
     {"openttd/client/full-ends", CLIENT, "A client told the server is full leaves", CSRC,
      "Receive_SERVER_FULL: ... return NETWORK_RECV_STATUS_SERVER_FULL;",
      "SERVER_FULL after the join",
-     "the client closes the connection; Fail when it goes on with the join; Non-strict when it stays",
-     client_full},
+     "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
+     "wiki says nothing of it)",
+     client_full, GW_REFERENCE},
     {"openttd/client/banned-ends", CLIENT, "A banned client leaves", CSRC,
      "Receive_SERVER_BANNED: ... return NETWORK_RECV_STATUS_SERVER_BANNED;",
      "SERVER_BANNED after the join",
-     "the client closes the connection; Fail when it goes on with the join; Non-strict when it stays",
-     client_banned},
+     "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
+     "wiki says nothing of it)",
+     client_banned, GW_REFERENCE},
     {"openttd/client/newgrfs-checked", CLIENT, "A NewGRF check is answered", CSRC,
      "Receive_SERVER_CHECK_NEWGRFS: ... if (ret == NETWORK_RECV_STATUS_OKAY) SendNewGRFsOk();",
      "SERVER_CHECK_NEWGRFS listing no NewGRF",
-     "CLIENT_NEWGRFS_CHECKED; Fail otherwise",
-     client_newgrfs},
+     "CLIENT_NEWGRFS_CHECKED; Non-strict otherwise (the reference's step: the wiki has no NewGRF check)",
+     client_newgrfs, GW_REFERENCE},
     {"openttd/client/welcome-getmap", CLIENT, "A welcomed client asks for the map", "openttd-wiki.md, Joining",
      "Then it asks for a copy of the current map",
      "SERVER_WELCOME (client id 5)",
      "CLIENT_GETMAP; Fail otherwise",
-     client_welcome},
+     client_welcome, GW_MUST},
     {"openttd/client/game-password", CLIENT, "A client asked for the game password answers (recorded)", CSRC,
      "Receive_SERVER_NEED_GAME_PASSWORD: ... ShowNetworkNeedPassword / SendGamePassword",
      "SERVER_NEED_GAME_PASSWORD",
      "CLIENT_GAME_PASSWORD; Info when none comes (a client without a password waits for its user)",
-     client_password},
+     client_password, GW_REFERENCE},
     {"openttd/client/unknown-type", CLIENT, "An unknown packet type ends the connection (recorded)",
      "network/core/tcp_game.cpp (13.0)",
      "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
      "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
      "a 3-byte packet of type 250 after the join",
      "the client closes the connection; Info when it keeps it",
-     client_unknown},
+     client_unknown, GW_REFERENCE},
     {"openttd/client/undersized", CLIENT, "A size below the header's ends the connection (recorded)", "WIRE-NOTES 2",
      "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
      "a packet whose size field says 2, after the join",
      "the client closes the connection; Info when it keeps it",
-     client_undersized},
+     client_undersized, GW_REFERENCE},
 };
 
 static const gw_conform_setting settings[] = {

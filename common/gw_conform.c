@@ -37,6 +37,12 @@ const char *gw_verdict_name(gw_verdict v)
     return v < GW_N_VERDICTS ? names[v] : "?";
 }
 
+const char *gw_strength_name(gw_strength s)
+{
+    static const char *const names[GW_N_STRENGTHS] = {"unstated", "MUST", "SHOULD", "open", "reference"};
+    return s < GW_N_STRENGTHS ? names[s] : "?";
+}
+
 gw_verdict gw_conform_say(gw_conform_io *io, gw_verdict v, const char *fmt, ...)
 {
     va_list ap;

@@ -23,6 +23,24 @@ typedef enum {
 
 const char *gw_verdict_name(gw_verdict v); /* "pass", "non-strict", ... */
 
+/* How binding the sentence a case rests on is, which bounds its verdict:
+   a MUST ("must", "has to", "shall", "required") broken is a fail; a
+   SHOULD ("should", "recommended", "encouraged") not followed is at most
+   non-strict; where the text leaves it open (or is silent) the case
+   records what the peer did (info); what only the reference
+   implementation does (WIRE-NOTES, its source: not the protocol text) is
+   at most non-strict. 0: not stated yet (a catalogue that has not said). */
+typedef enum {
+    GW_STRENGTH_UNSTATED,
+    GW_MUST,
+    GW_SHOULD,
+    GW_OPEN,
+    GW_REFERENCE,
+    GW_N_STRENGTHS
+} gw_strength;
+
+const char *gw_strength_name(gw_strength s); /* "MUST", "SHOULD", "open", "reference", "unstated" */
+
 /* the implementation's role in a case (bits of gw_conform_case.roles) */
 #define GW_ROLE_SERVER 1u /* it listens: pcaptool connects to it */
 #define GW_ROLE_CLIENT 2u /* it connects: pcaptool listens */
@@ -82,6 +100,8 @@ typedef struct gw_conform_case {
     const char *sends;   /* what pcaptool sends */
     const char *expects; /* what a conforming peer does, and what each verdict means */
     gw_verdict (*run)(gw_conform_io *io);
+    gw_strength strength; /* of the sentence in text (last: a catalogue that
+                             does not say leaves it GW_STRENGTH_UNSTATED) */
 } gw_conform_case;
 
 /* what a user may tell a catalogue about the implementation (its game

@@ -37,6 +37,7 @@ static void json_case_text(FILE *f, const gw_conform_case *c)
     json_str(f, c->source);
     fputs(",\"text\":", f);
     json_str(f, c->text);
+    fprintf(f, ",\"strength\":\"%s\"", gw_strength_name(c->strength));
     fputs(",\"sends\":", f);
     json_str(f, c->sends);
     fputs(",\"expects\":", f);
@@ -46,8 +47,8 @@ static void json_case_text(FILE *f, const gw_conform_case *c)
 void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown)
 {
     if (markdown)
-        fputs("| case | what it checks | the text | pcaptool sends | a conforming implementation |\n"
-              "|---|---|---|---|---|\n", stdout);
+        fputs("| case | what it checks | the text | strength | pcaptool sends | a conforming implementation |\n"
+              "|---|---|---|---|---|---|\n", stdout);
     for (unsigned i = 0; i < r->n; i++) {
         const gw_conform_case *c = r->results[i].c;
         if (markdown) {
@@ -57,7 +58,7 @@ void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown
             cli_markdown_cell(c->source);
             fputs(": \"", stdout);
             cli_markdown_cell(c->text);
-            fputs("\" | ", stdout);
+            printf("\" | %s | ", gw_strength_name(c->strength));
             cli_markdown_cell(c->sends);
             fputs(" | ", stdout);
             cli_markdown_cell(c->expects);
@@ -67,8 +68,8 @@ void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown
             json_case_text(stdout, c);
             fputs("}\n", stdout);
         } else {
-            fprintf(stdout, "%s\n  %s\n  rule:    %s: \"%s\"\n  sends:   %s\n  expects: %s\n", c->id, c->title,
-                    c->source, c->text, c->sends, c->expects);
+            fprintf(stdout, "%s\n  %s\n  rule:    %s: \"%s\"\n  strength: %s\n  sends:   %s\n  expects: %s\n", c->id,
+                    c->title, c->source, c->text, gw_strength_name(c->strength), c->sends, c->expects);
         }
     }
     const gw_conform_setting *st = r->p->conform->settings;
@@ -471,7 +472,9 @@ bool conform_write_html(const conform_run *r, const char *path)
         out_xml_text(f, x->c->source);
         fputs("<blockquote>", f);
         out_xml_text(f, x->c->text);
-        fputs("</blockquote></dd>\n<dt>pcaptool sends</dt><dd>", f);
+        fputs("</blockquote></dd>\n<dt>Strength</dt><dd>", f);
+        fputs(gw_strength_name(x->c->strength), f);
+        fputs("</dd>\n<dt>pcaptool sends</dt><dd>", f);
         out_xml_text(f, x->c->sends);
         fputs("</dd>\n<dt>A conforming implementation</dt><dd>", f);
         out_xml_text(f, x->c->expects);

@@ -6,8 +6,9 @@ big-endian, and its deliberately broken
 variants (big-endian: the run must learn the server's byte order from its
 refusal, or the requests it accepts would be refused): each fails exactly the cases it breaks (the sets below are reasoned
 from what each mode does), gives its non-strict verdict where it only skips a
-recommendation, and passes the rest. The one case the text leaves open
-(a message without its 255) is info everywhere. The reports agree.
+recommendation, and passes the rest. The cases the text leaves open
+(a message without its 255, a reserved id, the server's choice to accept and
+to offer a UDP link, what a refused client does) are info everywhere. The reports agree.
 
 Ports: picked by the process id (CONFORM_PORT overrides)."""
 import os
@@ -22,37 +23,46 @@ work = tempfile.mkdtemp(prefix="conform-gne.")
 port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 3) % 20000))
 # what the text leaves to the implementation: recorded, whatever happens
 INFO = {"gne/packets/unterminated": "info", "gne/packets/reserved-id": "info"}
+# the server's choices the text leaves to it ("it can choose to accept or
+# refuse"; the UDP link, asked for or not): recorded, the peer accepting and
+# offering its UDP port either way
+INFO_S = dict(INFO, **dict.fromkeys(["gne/handshake/accepted", "gne/handshake/udp-unasked",
+                                     "gne/handshake/udp-asked"], "info"))
+# what a refused client does with its connection: the text says nothing
+INFO_C = dict(INFO, **{"gne/handshake/refused-ends": "info"})
 REFUSALS = {"gne/handshake/wrong-game", "gne/handshake/wrong-version", "gne/handshake/wrong-user-version"}
 # role -> mode -> (the cases it fails, the other verdicts that are not pass)
 EXPECTED = {
     "server": {
-        "good": (set(), INFO),
-        "big": (set(), INFO),
+        "good": (set(), INFO_S),
+        "big": (set(), INFO_S),
         # every refusal has the wrong size (the run still learns from it; the
         # case after a refusal only asks whether it closes)
-        "refusal-48": (REFUSALS, INFO),
+        "refusal-48": (REFUSALS, INFO_S),
         # a wrong user version accepted: the case that asks fails; the one
         # about closing after a refusal has no refusal to judge
         "accept-user": ({"gne/handshake/wrong-user-version"},
-                        dict(INFO, **{"gne/handshake/closes-after-refusal": "skipped"})),
-        "keep-open": (set(), dict(INFO, **{"gne/handshake/closes-after-refusal": "non-strict"})),
-        "no-ping": (set(), dict(INFO, **{"gne/ping/reply": "non-strict"})),
-        "ping-order": ({"gne/ping/reply"}, INFO),
-        "udp-always": (set(), dict(INFO, **{"gne/handshake/udp-unasked": "non-strict"})),
+                        dict(INFO_S, **{"gne/handshake/closes-after-refusal": "skipped"})),
+        "keep-open": (set(), dict(INFO_S, **{"gne/handshake/closes-after-refusal": "non-strict"})),
+        "no-ping": (set(), dict(INFO_S, **{"gne/ping/reply": "non-strict"})),
+        "ping-order": ({"gne/ping/reply"}, INFO_S),
+        # a UDP port offered unasked: the text leaves it open (recorded)
+        "udp-always": (set(), INFO_S),
         # HawkNL's framing limits, not the text's: Non-strict at most
-        "no-resync": (set(), dict(INFO, **dict.fromkeys(["gne/framing/bad-magic", "gne/framing/oversized"],
+        "no-resync": (set(), dict(INFO_S, **dict.fromkeys(["gne/framing/bad-magic", "gne/framing/oversized"],
                                                         "non-strict"))),
     },
     "client": {
-        "good": (set(), INFO),
-        "big": (set(), INFO),
-        "no-udp": (set(), dict(INFO, **{"gne/handshake/udp-port-sent": "skipped"})),
-        "no-port": ({"gne/handshake/udp-port-sent"}, INFO),
-        "stay-refused": (set(), dict(INFO, **{"gne/handshake/refused-ends": "non-strict"})),
-        "no-ping": (set(), dict(INFO, **{"gne/ping/reply": "non-strict"})),
-        "ping-order": ({"gne/ping/reply"}, INFO),
+        "good": (set(), INFO_C),
+        "big": (set(), INFO_C),
+        "no-udp": (set(), dict(INFO_C, **{"gne/handshake/udp-port-sent": "skipped"})),
+        "no-port": ({"gne/handshake/udp-port-sent"}, INFO_C),
+        # a refused client that stays: the text leaves it open (recorded)
+        "stay-refused": (set(), INFO_C),
+        "no-ping": (set(), dict(INFO_C, **{"gne/ping/reply": "non-strict"})),
+        "ping-order": ({"gne/ping/reply"}, INFO_C),
         # HawkNL's framing limits, not the text's: Non-strict at most
-        "no-resync": (set(), dict(INFO, **dict.fromkeys(["gne/framing/bad-magic", "gne/framing/oversized"],
+        "no-resync": (set(), dict(INFO_C, **dict.fromkeys(["gne/framing/bad-magic", "gne/framing/oversized"],
                                                         "non-strict"))),
     },
 }

@@ -158,9 +158,13 @@ judge("dnp client good", "dnp", "client", ["good", "3000"], 14, set(), {},
 
 # ---- GNE, the implementation as server --------------------------------------------------
 G = "gne/"
+# the text leaves errors to it, and whether it accepts and offers a UDP link
+# (asked for or not: it declines one, or the "udp" mode offers it): recorded;
+# HawkNL's limit is not the text's
 LEFT_OPEN = {G + "packets/unterminated": "info", G + "packets/reserved-id": "info",
-             G + "framing/oversized": "non-strict"}  # the text leaves errors to it; HawkNL's limit is not the text's
-GOOD = dict(LEFT_OPEN, **{G + "handshake/udp-asked": "info"})  # it declines the UDP link: its right
+             G + "framing/oversized": "non-strict", G + "handshake/accepted": "info",
+             G + "handshake/udp-unasked": "info", G + "handshake/udp-asked": "info"}
+GOOD = LEFT_OPEN
 judge("gne good", "gne", "server", ["good"], 13, set(), GOOD)
 for mode in ("game-not-zero-padded", "ping-request-nonzero", "rate-limit"):
     # breaks or uses nothing these cases ask about (noted: the refusal's
@@ -168,20 +172,23 @@ for mode in ("game-not-zero-padded", "ping-request-nonzero", "rate-limit"):
     judge("gne %s" % mode, "gne", "server", [mode], 13, set(), GOOD)
 judge("gne udp", "gne", "server", ["udp"], 13, set(), LEFT_OPEN)
 # "exactly 12 when using the TCP/UDP": an 11-byte acceptance
-judge("gne short-handshake", "gne", "server", ["short-handshake"], 13, {G + "handshake/accepted"}, GOOD)
+judge("gne short-handshake", "gne", "server", ["short-handshake"], 13, {G + "handshake/accepted"},
+      {c: v for c, v in GOOD.items() if c != G + "handshake/accepted"})
 # "T2 must be <= T3"; gtime microseconds "must be in the range [0, 999,999]"
 judge("gne ping-t2-gt-t3", "gne", "server", ["ping-t2-gt-t3"], 13, {G + "ping/reply"}, GOOD)
 judge("gne ping-bad-usec", "gne", "server", ["ping-bad-usec"], 13, {G + "ping/reply"}, GOOD)
 # "encouraged to reply to the ping"
 judge("gne no-ping-reply", "gne", "server", ["no-ping-reply"], 13, set(), dict(GOOD, **{G + "ping/reply": "non-strict"}))
 # "it can also refuse the connection for any other reason it wishes": the four
-# refusal cases are judged, the rest skipped
+# refusal cases are judged, the refusal of its own identity recorded, the rest
+# skipped
 REFUSALS = {G + "handshake/" + c for c in ("wrong-game", "wrong-version", "wrong-user-version",
                                          "closes-after-refusal")}
 ALL_GNE = REFUSALS | {G + c for c in ("handshake/accepted", "handshake/udp-unasked", "handshake/udp-asked",
                                       "ping/reply", "packets/reserved-id", "packets/unterminated", "packets/exit",
                                       "framing/bad-magic", "framing/oversized")}
-judge("gne refuse", "gne", "server", ["refuse"], 13, set(), {c: "skipped" for c in ALL_GNE - REFUSALS})
+judge("gne refuse", "gne", "server", ["refuse"], 13, set(),
+      dict({c: "skipped" for c in ALL_GNE - REFUSALS}, **{G + "handshake/accepted": "info"}))
 # "It must refuse the connection if any of the versions do not match": it
 # accepts GNE version 0, so its versions cannot be learnt: that case fails,
 # the others are skipped; told its game name, the run judges them all
