@@ -468,9 +468,12 @@ static gw_verdict connect_accepted(gw_conform_io *io)
     if (proto != 0)
         return gw_conform_say(io, GW_FAIL, "accepted, but with protocol %lld, which the request did not offer",
                               proto == UINT64_MAX ? -1LL : (long long)proto);
-    /* an ack refers to no request: the connection must also work */
+    /* an ack refers to no request: the connection must also work, one
+       command after another */
     gw_verdict v = acked(io, 0, "on the accepted connection");
-    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "accepted (result 0) with protocol 0, DNP1; reliable #0 then "
+    if (v == GW_PASS)
+        v = acked(io, 1, "on the accepted connection");
+    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "accepted (result 0) with protocol 0, DNP1; reliable #0, then #1, "
                                          "acknowledged") : v;
 }
 
@@ -653,8 +656,9 @@ static const gw_conform_case cases[] = {
     {"dnp/connect/accepted", GW_ROLE_SERVER, "A request offering DNP1 is accepted with DNP1",
      "dnp.md, Connection Ack",
      "The server checks if the client supports at least one protocol the server supports too.",
-     "a connection request offering protocol 0 (DNP1), then reliable message #0",
-     "a connection ack with result 0 and protocol 0, then the ack of #0 (a connection ack refers to no "
+     "a connection request offering protocol 0 (DNP1), then reliable messages #0 and #1, each once the one "
+     "before is acknowledged",
+     "a connection ack with result 0 and protocol 0, then the acks of #0 and #1 (a connection ack refers to no "
      "request: the connection must work); Skipped when refused with result 1 (the server's right); Fail otherwise",
      connect_accepted, GW_MUST},
     {"dnp/connect/no-common-protocol", GW_ROLE_SERVER, "No common protocol is refused with result 2",
