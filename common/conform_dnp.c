@@ -150,6 +150,19 @@ static gw_verdict request_answer(gw_conform_io *io, uint64_t *result, uint64_t *
     return GW_PASS;
 }
 
+/* a connection request offering n protocols, and the server's answer */
+static gw_verdict request_answered(gw_conform_io *io, unsigned n, const uint16_t *offer, uint64_t *result,
+                                   uint64_t *proto)
+{
+    *result = 1;
+    *proto = UINT64_MAX;
+    if (!send_request(io, n, offer))
+        return GW_FAIL;
+    return request_answer(io, result, proto);
+}
+
+static const uint16_t dnp1[] = {0}; /* the only protocol the text defines */
+
 /* A fresh connection: as the client, request one offering DNP1 and wait
    for its acceptance; as the server, wait for the client's request and
    accept it with DNP1. GW_PASS, or the case's verdict with the outcome
@@ -161,11 +174,8 @@ static gw_verdict open_connection(gw_conform_io *io)
 {
     gw_replay_pdu a;
     if (io->role == GW_ROLE_SERVER) {
-        static const uint16_t dnp1[] = {0};
-        if (!send_request(io, 1, dnp1))
-            return GW_FAIL;
         uint64_t result, proto;
-        if (request_answer(io, &result, &proto) != GW_PASS)
+        if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
             return GW_FAIL;
         if (result == 0)
             return GW_PASS;
@@ -385,9 +395,8 @@ static gw_verdict close_ends(gw_conform_io *io)
     if (v != GW_PASS)
         return v;
     /* the server forgot the connection: a new request is answered */
-    static const uint16_t dnp1[] = {0};
     uint64_t result, proto;
-    if (!send_request(io, 1, dnp1) || request_answer(io, &result, &proto) != GW_PASS)
+    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
         return gw_conform_say(io, GW_FAIL, "#0 went unacknowledged after the close, but a new connection request was "
                               "not answered either: silence shows nothing");
     return gw_conform_say(io, GW_PASS, "after the close #0 went unacknowledged, and a new connection request was "
@@ -456,9 +465,8 @@ static gw_verdict reliable_resent(gw_conform_io *io)
 
 static gw_verdict connect_accepted(gw_conform_io *io)
 {
-    static const uint16_t dnp1[] = {0};
     uint64_t result, proto;
-    if (!send_request(io, 1, dnp1) || request_answer(io, &result, &proto) != GW_PASS)
+    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
         return GW_FAIL;
     if (result == 2)
         return gw_conform_say(io, GW_FAIL, "a request offering DNP1 was refused for no common protocol (result 2)");
@@ -475,14 +483,6 @@ static gw_verdict connect_accepted(gw_conform_io *io)
         v = acked(io, 1, "on the accepted connection");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "accepted (result 0) with protocol 0, DNP1; reliable #0, then #1, "
                                          "acknowledged") : v;
-}
-
-static gw_verdict request_answered(gw_conform_io *io, unsigned n, const uint16_t *offer, uint64_t *result,
-                                   uint64_t *proto)
-{
-    if (!send_request(io, n, offer))
-        return GW_FAIL;
-    return request_answer(io, result, proto);
 }
 
 static gw_verdict connect_no_common(gw_conform_io *io)
@@ -525,7 +525,6 @@ static gw_verdict connect_repeat_ignored(gw_conform_io *io)
     gw_verdict v = acked(io, 0, "before the second request");
     if (v != GW_PASS)
         return v;
-    static const uint16_t dnp1[] = {0};
     if (!send_request(io, 1, dnp1))
         return GW_FAIL;
     int64_t type = DNP_CONNECT_ACK;
@@ -548,9 +547,8 @@ static gw_verdict connect_first(gw_conform_io *io)
     if (v != GW_PASS)
         return v;
     /* silence is no evidence: the server must answer a request */
-    static const uint16_t dnp1[] = {0};
     uint64_t result, proto;
-    if (!send_request(io, 1, dnp1) || request_answer(io, &result, &proto) != GW_PASS)
+    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
         return gw_conform_say(io, GW_FAIL, "a reliable message from an unconnected client went unanswered, but so did "
                               "the connection request after it: silence shows nothing");
     return gw_conform_say(io, GW_PASS, "a reliable message from an unconnected client went unanswered; the request "
