@@ -21,21 +21,9 @@ port=${CONFORM_PORT:-$((40000 + $$ % 20000))}
 mkdir -p "$work/home" "$work/config" "$work/data"
 printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = ConformTest\n' \
     > "$work/server.cfg"
-# start_server NAME PORT: a dedicated server with $work/NAME.cfg on PORT, its
-# pid in $server once its game has started (its log in $work/NAME.log)
-start_server() {
-    HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
-        "$openttd" -D "127.0.0.1:$2" -c "$work/$1.cfg" -x -G 12345 < /dev/null > "$work/$1.log" 2>&1 &
-    server=$!
-    i=0
-    while ! grep -q "starting game" "$work/$1.log" 2>/dev/null; do
-        i=$((i + 1))
-        if [ $i -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
-            echo "FAIL: the OpenTTD server ($1) did not start:"; cat "$work/$1.log"; exit 1
-        fi
-        sleep 0.1
-    done
-}
+. "$(dirname "$0")/openttd_server.sh"
+# start_server NAME PORT: a server with $work/NAME.cfg on PORT (openttd_start)
+start_server() { openttd_start "$work/$1.cfg" "$2" "$work/$1.log"; }
 start_server server "$port"
 
 "$pcaptool" conform --proto openttd --target "127.0.0.1:$port" --format json --junit "$work/junit.xml" \

@@ -33,24 +33,10 @@ use_relay_service = never
 server_name = ReplayTest
 EOF
 
+. "$(dirname "$0")/openttd_server.sh"
 # start_server NAME: a dedicated server on 127.0.0.1:$port, ready to play;
-# its log in $work/NAME.log (a log of its own: the previous server's says
-# "starting game" too, and the new one empties the file only once it runs)
-start_server() {
-    log=$work/$1.log
-    HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" \
-        "$openttd" -D "127.0.0.1:$port" -c "$work/server.cfg" -x -G 12345 \
-        < /dev/null > "$log" 2>&1 &
-    server=$!
-    i=0
-    while ! grep -q "starting game" "$log" 2>/dev/null; do
-        i=$((i + 1))
-        if [ $i -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
-            echo "FAIL: the OpenTTD server did not start:"; cat "$log"; exit 1
-        fi
-        sleep 0.1
-    done
-}
+# its log in $work/NAME.log (openttd_start)
+start_server() { openttd_start "$work/server.cfg" "$port" "$work/$1.log"; }
 
 stop_server() {
     kill "$server" 2>/dev/null
