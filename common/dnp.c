@@ -195,6 +195,7 @@ typedef struct {
     uint8_t used, acked;
     bool resend_noted;    /* dnp.resend.missing reported */
     bool resend_asked;    /* an ack with result 1 came since its latest transmission */
+    bool discarded;       /* outside the receiver's window when it last came */
     int32_t link_id;      /* a link state's link, or -1 */
     uint32_t first_frame;
     int64_t first_time_ns, last_time_ns; /* first and latest transmission */
@@ -228,6 +229,7 @@ enum { ARR_PARTS, ARR_DATA, ARR_OUT, ARR_VOUT };
 typedef struct {
     bool started;
     bool fresh;              /* no reliable number since the accepted connection */
+    bool first_not_zero;     /* dnp.seq.first_not_zero reported: 0 is not also skipped */
     uint16_t next;
     dnp_sent sent[HISTORY];
     unsigned sent_pos;
@@ -362,6 +364,7 @@ static void conv_restart(dnp_conv *c)
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
         dd->started = dd->fresh = true;
+        dd->first_not_zero = false;
         dd->next = 0;
         memset(dd->sent, 0, sizeof dd->sent);
         long_reset(&dd->lng);
@@ -620,6 +623,7 @@ static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
     return NULL;
 }
 
+
 /* where reliable numbers wrap: the reference's 65535 or the text's 65536 */
 static unsigned seq_modulo(const dnp_conv *c)
 {
@@ -635,6 +639,15 @@ static uint16_t seq_next(unsigned modulo, uint16_t n)
 static unsigned seq_ahead(unsigned modulo, uint16_t seq, uint16_t base)
 {
     return (seq + modulo - base) % modulo;
+}
+
+/* the receiver's next expected number moves over every number it took (sent
+   and not discarded as outside its window) */
+static void advance_window(const dnp_conv *c, dnp_direction *d)
+{
+    const dnp_sent *s;
+    while ((s = find_sent(d, d->next)) && !s->discarded)
+        d->next = seq_next(seq_modulo(c), d->next);
 }
 
 /* The number of a reliable command sent in direction x->p.pi->dir; x->sent
@@ -679,6 +692,11 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         prev->resend_asked = false;
         x->resend = true;
         x->sent = prev;
+        /* a number discarded before may be inside the window now */
+        if (prev->discarded && seq_ahead(seq_modulo(x->conv), seq, d->next) < DNP_WINDOW) {
+            prev->discarded = false;
+            advance_window(x->conv, d);
+        }
         return;
     }
     if (!d->started) {
@@ -687,11 +705,12 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
     }
     if (d->fresh) {
         d->fresh = false;
-        if (seq != 0) {
+        /* the receiver still expects 0 (its window does not move to the
+           sender's first number): what follows is judged against that */
+        d->first_not_zero = seq != 0;
+        if (seq != 0)
             gw_emit_finding(&x->p.e, DNP_E_SEQ_FIRST, off, 2,
                             "First reliable number after the accepted connection is %u", seq);
-            d->next = seq;
-        }
     }
     unsigned ahead = seq_ahead(seq_modulo(x->conv), seq, d->next);
     if (seq == 0xffff && ref)
@@ -718,14 +737,14 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
                         s->seq, s->first_frame, HISTORY);
     *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->p.pi->frame,
                     .first_time_ns = x->p.pi->time_ns, .last_time_ns = x->p.pi->time_ns};
+    s->discarded = ahead >= DNP_WINDOW;
     x->sent = s;
     if (seq == 0xffff && ref) {
         d->next = 0;
         return;
     }
-    /* advance over this and any numbers that arrived early */
-    while (ahead == 0 && find_sent(d, d->next))
-        d->next = seq_next(seq_modulo(x->conv), d->next);
+    if (ahead == 0)
+        advance_window(x->conv, d);
 }
 
 /* ---- long messages -------------------------------------------------------- */
@@ -1431,7 +1450,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
         unsigned later = 0;
         for (unsigned i = 0; i < HISTORY; i++) {
             const dnp_sent *s = &dd->sent[(dd->sent_pos + i) % HISTORY];
-            if (!s->used)
+            if (!s->used || s->discarded)
                 continue;
             unsigned ahead = seq_ahead(seq_modulo(c), s->seq, dd->next);
             if (dd->started && ahead > 0 && ahead < DNP_WINDOW) {
@@ -1453,7 +1472,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
             snprintf(it.msg, sizeof it.msg, "Reliable number %u never acknowledged", s->seq);
             g_array_append_val(open, it);
         }
-        if (skipped_by) {
+        if (skipped_by && !(dd->first_not_zero && dd->next == 0)) {
             it = (dnp_open_item){skipped_by->first_frame, skipped_by->first_time_ns, d, DNP_E_SEQ_SKIPPED, 1, ""};
             snprintf(it.msg, sizeof it.msg, "Reliable number %u never sent, but %u later one%s", dd->next,
                      later, later == 1 ? " was" : "s were");

@@ -503,6 +503,24 @@ Test(dnp, window_resend_and_early_numbers)
     cr_assert_eq(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW), 0);
 }
 
+/* dnp.md, Reliable Communication: NextSendCommand "has to be set to 0 upon
+   every accepted connection request"; a number outside the window "has to be
+   discarded": the receiver's window stays at [0, 10) whatever number comes
+   first, so #10 first is outside it and the #0 after it is not */
+Test(dnp, window_stays_at_zero_after_a_wrong_first_number)
+{
+    dec(1, 0, "00 0100 0000");
+    dec(2, 1, "01 00 0000");
+    dec(3, 0, "04 0a00 aa");  /* #10 first */
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_FIRST));
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW));
+    dec(4, 0, "04 0000 bb");  /* #0: inside [0, 10) */
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW));
+    cr_assert_not(collect_has_finding(&c, DNP_E_SEQ_AHEAD));
+    dec(5, 0, "04 0200 cc");  /* #2 before #1: early, and #10 was discarded */
+    cr_assert(collect_has_finding(&c, DNP_E_SEQ_AHEAD));
+}
+
 Test(dnp, every_prefix_of_a_link_state_is_truncated)
 {
     const char *full = "05 0200 0100 01 0200 6869 0200 03 3412 0b 0300 616263";
