@@ -28,6 +28,7 @@ typedef struct {
     bool peer_closed;   /* the peer sent a connection close */
     int64_t peer_first; /* 1 + the number of the peer's first reliable command; 0: none yet */
     bool hold_acks;     /* the duty leaves the peer's reliable commands unacknowledged */
+    bool connected;     /* a connection was accepted (by either side) */
 } dnp_case;
 
 static void sent_number(gw_conform_io *io, uint64_t n)
@@ -187,8 +188,10 @@ static gw_verdict open_connection(gw_conform_io *io)
     int64_t type = DNP_CONNECT_REQUEST;
     if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a) != GW_GOT)
         return gw_conform_say(io, GW_FAIL, "the client sent no connection request within %.1f s", io->wait_ms / 1000.0);
-    return gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))) ? GW_PASS
-                                                                                                          : GW_FAIL;
+    if (!gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))))
+        return GW_FAIL;
+    ((dnp_case *)io->case_state)->connected = true;
+    return GW_PASS;
 }
 
 #define OPEN_OR_FAIL(io) \
@@ -601,8 +604,12 @@ static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
     if (p->type == DNP_RELIABLE_ACK && gw_replay_u(p, DNP_F_SEQ, &seq) && !k->bogus_ack &&
         (!(seq < 64 && (k->numbers >> seq & 1)) || (p->at_ns && p->at_ns < k->sent_ns[seq])))
         k->bogus_ack = (int64_t)seq + 1;
-    if (p->type == DNP_CONNECT_ACK)
+    uint64_t result;
+    if (p->type == DNP_CONNECT_ACK) {
         k->answers++;
+        if (gw_replay_u(p, DNP_F_RESULT, &result) && result == 0)
+            k->connected = true;
+    }
     if (p->type == DNP_CLOSE)
         k->peer_closed = true;
     if (reliable_command(p) && !k->peer_first && gw_replay_u(p, DNP_F_SEQ, &seq))
@@ -621,10 +628,13 @@ static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
 }
 
 /* the case is over: close the connection, as a server does before it
-   forgets a client (a client then quits) */
+   forgets a client (a client then quits); there is none to close when no
+   connection was accepted (a refused client just goes) or the peer closed it */
 static void dnp_finish(gw_conform_io *io)
 {
-    gw_conform_send(io, P, DNP_CLOSE, GW_NO_VALUES);
+    const dnp_case *k = io->case_state;
+    if (k->connected && !k->peer_closed)
+        gw_conform_send(io, P, DNP_CLOSE, GW_NO_VALUES);
 }
 
 /* A peer acknowledges what it received: an ack of a number never sent,

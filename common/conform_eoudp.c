@@ -472,19 +472,30 @@ static gw_verdict unimportant_not_acked(gw_conform_io *io)
                           io->role == GW_ROLE_SERVER ? "connect" : "entity's component");
 }
 
+/* Each probe breaks one thing: an unknown command or a lying size is sent
+   with a command number of the sender's side ("command inferior to 0x80 are
+   server commands and superior to 0x80 are client commands"), so that it is
+   not also the other side's command. */
 static gw_verdict unknown_command(gw_conform_io *io)
 {
     UNLESS_PASS(open_connection(io));
     static const uint8_t junk[] = {1, 2, 3, 4};
-    if (!send_cmd(io, 0x99, false, GW_WVALS(GW_WSTEP(junk, sizeof junk))))
+    uint8_t cmd = io->role == GW_ROLE_SERVER ? 0x99 : 0x79;
+    if (!send_cmd(io, cmd, false, GW_WVALS(GW_WSTEP(junk, sizeof junk))))
         return GW_FAIL;
-    return still_acked(io, "after command 0x99", "command 0x99 was ignored; the next packet that must be acknowledged was");
+    char what[40], pass[100];
+    snprintf(what, sizeof what, "after command 0x%02x", cmd);
+    snprintf(pass, sizeof pass, "command 0x%02x was ignored; the next packet that must be acknowledged was", cmd);
+    return still_acked(io, what, pass);
 }
 
 static gw_verdict size_mismatch(gw_conform_io *io)
 {
     UNLESS_PASS(open_connection(io));
-    if (!send_cmd(io, 0x8b, false, GW_WVALS(GW_WU(EOUDP_F_SIZE, 100), GW_WU(EOUDP_F_EVENT, 1), GW_WU(EOUDP_F_PRESSED, 0))))
+    /* a client's event to a server, a server's entity deletion to a client */
+    if (!send_cmd(io, io->role == GW_ROLE_SERVER ? 0x8b : 0x0e, false,
+                  GW_WVALS(GW_WU(EOUDP_F_SIZE, 100), GW_WU(EOUDP_F_EVENT, 1), GW_WU(EOUDP_F_PRESSED, 0),
+                           GW_WU(EOUDP_F_ENTITY, 0x42))))
         return GW_FAIL;
     return still_acked(io, "after a datagram whose size field says 100",
                        "the datagram with a lying size was ignored; the next packet that must be acknowledged was");
@@ -733,13 +744,14 @@ static const gw_conform_case cases[] = {
      server_commands_acked, GW_MUST},
     {"eoudp/commands/unknown-ignored", BOTH, "An unknown command does not break the connection", TEXT_CMDS,
      "Each command is prefixed with a header define below representing the command.",
-     "a connection, command 0x99 with four bytes, then a packet that must be acknowledged (a connect to a server, "
-     "an entity's component to a client)",
+     "a connection, command 0x99 (to a server) or 0x79 (to a client) with four bytes, then a packet that must be "
+     "acknowledged (a connect to a server, an entity's component to a client)",
      "that packet acknowledged; Fail otherwise",
      unknown_command, GW_MUST},
     {"eoudp/commands/size-mismatch-ignored", BOTH, "A datagram whose size field lies does not break the connection",
      "eoudp.md, Header", "Size - 64 bits (8 bytes) unsigned integer representing the size of the content of the packet.",
-     "a connection, an event whose size field says 100 bytes, then a packet that must be acknowledged",
+     "a connection, an event (to a server) or an entity deletion (to a client) whose size field says 100 bytes, then "
+     "a packet that must be acknowledged",
      "that packet acknowledged; Fail otherwise",
      size_mismatch, GW_MUST},
     {"eoudp/commands/truncated-ignored", BOTH, "A datagram cut inside its header does not break the connection",

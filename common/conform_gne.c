@@ -492,6 +492,7 @@ static gw_verdict exit_closes(gw_conform_io *io)
     CONNECTED_OR(io, id);
     if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_EXIT), GW_WU(GNE_F_END, 255))))
         return gw_conform_say(io, GW_FAIL, "could not send");
+    ((gne_identity *)io->state)->open = false; /* ended: no second ExitPacket */
     const char *how;
     if (ends(io, io->wait_ms, &how))
         return gw_conform_say(io, GW_PASS, "after the ExitPacket the %s %s", who(io), how);

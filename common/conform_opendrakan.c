@@ -237,10 +237,35 @@ typedef struct {
     int64_t first_confirm, min_tick; /* the first tick confirmed (-1: none), the lowest tick */
     bool delta_unacked;
     int64_t delta_ref;
+    int64_t acked; /* the tick pcaptool acknowledged (ack_first), 0: none */
     bool closed;
 } watched;
 
 #define TICKED(t) ((t) == T_STATES || (t) == T_EXTRA_STATES || (t) == T_CONFIRM || (t) == T_ACK)
+
+/* Change packets counted by tick, for the ticks of the last moments (ticks
+   are 64-bit and go on at 60 a second; a snapshot's changes and its
+   confirmation come close together, in any order): slot tick % 64 */
+typedef struct {
+    struct {
+        int64_t tick;
+        unsigned n;
+    } slot[64];
+} tick_changes;
+
+static void tick_changes_add(tick_changes *c, int64_t tick)
+{
+    unsigned i = (uint64_t)tick % 64;
+    if (c->slot[i].tick != tick || !c->slot[i].n)
+        c->slot[i].tick = tick, c->slot[i].n = 0;
+    c->slot[i].n++;
+}
+
+static unsigned tick_changes_of(const tick_changes *c, int64_t tick)
+{
+    unsigned i = (uint64_t)tick % 64;
+    return c->slot[i].tick == tick ? c->slot[i].n : 0;
+}
 
 static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, bool ack_first)
 {
@@ -250,10 +275,15 @@ static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, boo
     gw_replay_pdu a;
     gw_wait r;
     int64_t acked_now = 0, until = gw_conform_clock_ms() + ms;
+    /* ack_first: the first snapshot confirmed is acknowledged once it came
+       in full ("received a snapshot in full"): its changes, counted by tick,
+       may come before or after its confirmation */
+    tick_changes changes = {0};
+    int64_t to_ack = 0, to_ack_count = 0;
     while ((r = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT) {
         if (a.echo) /* a server sends no client packet: ours, sent back, shows nothing */
             continue;
-        unsigned ticks = 0, refs = 0;
+        unsigned ticks = 0, refs = 0, counts = 0;
         for (unsigned k = 0; type_of(&a, k) >= 0; k++) {
             int64_t t = type_of(&a, k);
             w->by[t < T_COUNT ? t : T_COUNT][a.transport == GW_TRANSPORT_UDP]++;
@@ -261,6 +291,8 @@ static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, boo
             int64_t tv = tick ? (int64_t)tick->v.u : 0;
             if (tick && tv < w->min_tick)
                 w->min_tick = tv;
+            if ((t == T_STATES || t == T_EXTRA_STATES) && tick)
+                tick_changes_add(&changes, tv);
             if (t == T_DB_ENTRY && !w->levels)
                 w->db_before_level++;
             if (t == T_LOAD_LEVEL) {
@@ -276,13 +308,19 @@ static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, boo
                     w->delta_unacked = true;
                     w->delta_ref = rv;
                 }
+                const gw_item *c = gw_replay_item(&a, OD_F_CHANGE_COUNT, counts);
                 if (w->first_confirm < 0)
                     w->first_confirm = tv;
-                if (ack_first && !acked_now && tv > 0) { /* acknowledge the first snapshot confirmed */
-                    gw_conform_send_link(io, P, T_ACK, GW_WVALS(GW_WU(OD_F_TICK, (uint64_t)tv)));
-                    acked_now = tv;
+                if (ack_first && !to_ack && tv > 0 && c) { /* tick 0 is "no tick": not acknowledged */
+                    to_ack = tv;
+                    to_ack_count = (int64_t)c->v.u;
                 }
             }
+            counts += t == T_CONFIRM;
+        }
+        if (to_ack && !acked_now && (int64_t)tick_changes_of(&changes, to_ack) >= to_ack_count) {
+            gw_conform_send_link(io, P, T_ACK, GW_WVALS(GW_WU(OD_F_TICK, (uint64_t)to_ack)));
+            acked_now = w->acked = to_ack;
         }
     }
     w->closed = r == GW_CLOSED;
@@ -339,7 +377,7 @@ static gw_verdict counts_add_up(gw_conform_io *io)
        confirmation: count them by tick over the whole window */
     gw_replay_pdu a;
     int64_t confirmed = -1, count = -1;
-    unsigned changes[64] = {0}; /* by tick, ticks 0..63 */
+    tick_changes changes = {0};
     int64_t until = gw_conform_clock_ms() + io->wait_ms;
     while (gw_conform_await_until(io, until, NULL, NULL, &a) == GW_GOT) {
         unsigned ticks = 0, counts = 0;
@@ -347,23 +385,23 @@ static gw_verdict counts_add_up(gw_conform_io *io)
             int64_t t = type_of(&a, k);
             const gw_item *tick = TICKED(t) ? gw_replay_item(&a, OD_F_TICK, ticks++) : NULL;
             int64_t tv = tick ? (int64_t)tick->v.u : -1;
-            if ((t == T_STATES || t == T_EXTRA_STATES) && tv >= 0 && tv < 64)
-                changes[tv]++;
-            if (t == T_CONFIRM && confirmed < 0 && tv >= 0 && tv < 64) {
+            if ((t == T_STATES || t == T_EXTRA_STATES) && tick)
+                tick_changes_add(&changes, tv);
+            if (t == T_CONFIRM && confirmed < 0 && tick) {
                 const gw_item *c = gw_replay_item(&a, OD_F_CHANGE_COUNT, counts);
                 confirmed = tv;
                 count = c ? (int64_t)c->v.u : -1;
             }
             counts += t == T_CONFIRM;
         }
-        if (confirmed >= 0 && (int64_t)changes[confirmed] >= count)
+        if (confirmed >= 0 && (int64_t)tick_changes_of(&changes, confirmed) >= count)
             break;
     }
     if (confirmed < 0)
         return gw_conform_say(io, GW_FAIL, "no snapshot was confirmed within %.1f s", io->wait_ms / 1000.0);
-    if ((int64_t)changes[confirmed] != count)
+    if ((int64_t)tick_changes_of(&changes, confirmed) != count)
         return gw_conform_say(io, GW_FAIL, "the snapshot of tick %lld is confirmed with %lld changes, %u came",
-                              (long long)confirmed, (long long)count, changes[confirmed]);
+                              (long long)confirmed, (long long)count, tick_changes_of(&changes, confirmed));
     return gw_conform_say(io, GW_PASS, "the snapshot of tick %lld: %lld changes confirmed, as many came",
                           (long long)confirmed, (long long)count);
 }
@@ -398,11 +436,14 @@ static gw_verdict delta_on_acked(gw_conform_io *io)
     watch(io, io->wait_ms, &w, 0, true);
     if (w.first_confirm < 0)
         return gw_conform_say(io, GW_SKIPPED, "the server confirmed no snapshot within %.1f s", io->wait_ms / 1000.0);
+    if (!w.acked)
+        return gw_conform_say(io, GW_SKIPPED, "no snapshot of a tick above 0 came in full (as many changes as its "
+                              "confirmation counts) within %.1f s, so none was acknowledged", io->wait_ms / 1000.0);
     if (w.delta_unacked)
         return gw_conform_say(io, GW_FAIL, "a snapshot delta-encoded against tick %lld, which was not acknowledged",
                               (long long)w.delta_ref);
     return gw_conform_say(io, GW_PASS, "after tick %lld was acknowledged, every reference tick is 0 or %lld",
-                          (long long)w.first_confirm, (long long)w.first_confirm);
+                          (long long)w.acked, (long long)w.acked);
 }
 
 static gw_verdict server_unknown(gw_conform_io *io)

@@ -66,15 +66,63 @@ def check_run(pcaptool, proto, port, name, rc, recs, err, files, n_cases, fails,
     n_pdus = sum(len(r["exchange"]) for r in cases)
     dec = subprocess.run([pcaptool, "decode", "--format", "json", "-p", "%s=%d" % (proto, port), files["pcapng"]],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    decoded = [json.loads(x) for x in dec.stdout.splitlines()]
     # PDUs only: a finding reported when a conversation ends is a record too
-    ours = [x for x in map(json.loads, dec.stdout.splitlines())
-            if x.get("proto") == proto and not x.get("end_of_conversation")]
+    ours = [x for x in decoded if x.get("proto") == proto and not x.get("end_of_conversation")]
     check("%s: --out holds every PDU of every case (%d)" % (name, n_pdus), len(ours) == n_pdus,
           (len(ours), n_pdus, dec.stderr[:500]))
+    stray = stray_findings(cases, decoded)
+    check("%s: what pcaptool sent decodes with no warning but each probe's own" % name, not stray, stray)
     html = open(files["html"], encoding="utf-8").read()
     check("%s: the HTML names every case and draws each exchange" % name,
           all(r["case"] in html for r in cases) and html.count("<svg class=\"seq\"") == n_cases
           and "<script" not in html and "http" not in html.replace("http-equiv", ""), len(html))
+
+
+# The fault each probe carries on purpose, the one warning or error the
+# decoders may give on what pcaptool sent in that case (checked by hand
+# against each case's "sends"); anything else on our own bytes is a bug of
+# ours (a probe that breaks two things, our own PDU misread).
+DELIBERATE = {
+    "dnp/commands/truncated-ignored": {"dnp.truncated"},
+    "dnp/commands/unknown-ignored": {"dnp.command.unknown"},
+    "dnp/connect/connect-first": {"dnp.connect.not_accepted"},
+    "dnp/connection/close-ends": {"dnp.close.not_last"},
+    "dnp/link/update-unknown-link": {"dnp.link_update.unknown_link"},
+    "dnp/reliable/ahead-acked": {"dnp.seq.first_not_zero"},
+    "dnp/reliable/outside-window": {"dnp.seq.first_not_zero", "dnp.seq.outside_window"},
+    "gne/framing/bad-magic": {"gne.nl.out_of_sync"},
+    "gne/framing/oversized": {"gne.nl.too_long"},
+    "gne/packets/reserved-id": {"gne.packet.reserved"},
+    "gne/packets/unterminated": {"gne.message.unterminated"},
+    "eoudp/commands/size-mismatch-ignored": {"eoudp.size.mismatch"},
+    "eoudp/commands/truncated-ignored": {"eoudp.truncated"},
+    "eoudp/commands/unknown-ignored": {"eoudp.command.unknown"},
+    "eoudp/commands/wrong-side-ignored": {"eoudp.command.wrong_side"},
+    "opendrakan/packets/unknown-to-server": {"opendrakan.type.unknown"},
+    "opendrakan/packets/unknown-tcp": {"opendrakan.type.unknown"},
+    "opendrakan/packets/unknown-udp": {"opendrakan.type.unknown"},
+    "opendrakan/packets/truncated-udp": {"opendrakan.truncated", "opendrakan.payload.short"},
+}
+# findings shown on our PDU that judge the implementation's answer to it
+# (none came, or it came late), not our bytes
+ABOUT_THE_ANSWER = {"dnp.ack.missing", "dnp.ack.late", "dnp.link.unanswered", "eoudp.ack.missing",
+                    "eoudp.connect.unanswered", "eoudp.disconnect.unanswered", "opendrakan.snapshot.incomplete",
+                    "opendrakan.snapshot.unconfirmed"}
+
+
+def stray_findings(cases, decoded):
+    """warnings and errors the decoders give, in the --out capture, on what
+    pcaptool sent that are neither its case's deliberate fault nor about
+    the implementation's answer: [(case, frame, code, message)]"""
+    by_ends = {(r["local"], r["peer"]): r["case"] for r in cases if r.get("local") and r.get("peer")}
+    stray = []
+    for x in decoded:
+        case = by_ends.get((x.get("src"), x.get("dst")))
+        for f in x.get("findings", []) if case else ():
+            if f["severity"] in ("warning", "error") and f["code"] not in DELIBERATE.get(case, set()) | ABOUT_THE_ANSWER:
+                stray.append((case, x.get("frame"), f["code"], f["message"]))
+    return stray
 
 
 def check_modes(pcaptool, proto, peer, port, work, expected, n_cases, silence_ms):

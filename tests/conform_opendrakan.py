@@ -24,7 +24,8 @@ S, C = "opendrakan/snapshot/", "opendrakan/packets/"
 EXPECTED = {
     "server": {
         "good": (set(), {}),
-        "count-wrong": ({S + "counts-add-up"}, {}),
+        # its first snapshot never comes in full: pcaptool acknowledges none
+        "count-wrong": ({S + "counts-add-up"}, {S + "delta-on-acked": "skipped"}),
         "tick-zero": (set(), {S + "ticks-one-based": "non-strict"}),
         "delta-unacked": ({S + "no-delta-unacked", S + "delta-on-acked"}, {}),
         "message-udp": ({"opendrakan/transport/reliable-over-tcp"}, {}),
