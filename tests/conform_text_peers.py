@@ -109,29 +109,29 @@ ACKED = {D + c for c in ("connect/accepted", "connect/repeat-ignored", "reliable
                          "reliable/resent",
                          "reliable/duplicate-acked", "reliable/outside-window", "reliable/ahead-acked",
                          "commands/unknown-ignored", "commands/truncated-ignored", "message/unreliable-not-acked",
-                         "link/state-answered", "link/update-unknown-link")}
+                         "link/state-answered", "link/update-unknown-link", "connect/rejected-forgotten")}
 ALL_DNP = ACKED | {D + c for c in ("connect/no-common-protocol", "connect/unknown-protocol-ignored",
                                      "connect/connect-first", "connection/close-ends")}
 for mode in ("good", "decline-links", "server-link", "empty-update", "nack-first"):
     # nack-first acks each command with result 1 first: pcaptool resends
-    judge("dnp %s" % mode, "dnp", "server", [mode], 17, set(), {})
+    judge("dnp %s" % mode, "dnp", "server", [mode], 18, set(), {})
 # "Every valid received command has to be acknowledged": every case that
 # needs an ack
-judge("dnp no-ack", "dnp", "server", ["no-ack"], 17, ACKED, {})
+judge("dnp no-ack", "dnp", "server", ["no-ack"], 18, ACKED, {})
 # "the sender has to resend the same command": it sends its own (its
 # application's echo) once
-judge("dnp no-resend", "dnp", "server", ["no-resend"], 17, {D + "reliable/resent"}, {})
+judge("dnp no-resend", "dnp", "server", ["no-resend"], 18, {D + "reliable/resent"}, {})
 # "If the command is not accepted it has to be discarded"
-judge("dnp accept-out-of-window", "dnp", "server", ["accept-out-of-window"], 17, {D + "reliable/outside-window"}, {})
+judge("dnp accept-out-of-window", "dnp", "server", ["accept-out-of-window"], 18, {D + "reliable/outside-window"}, {})
 # "The server has to ignore connect requests for an already connected client"
-judge("dnp reack-connected", "dnp", "server", ["reack-connected"], 17, {D + "connect/repeat-ignored"}, {})
+judge("dnp reack-connected", "dnp", "server", ["reack-connected"], 18, {D + "connect/repeat-ignored"}, {})
 # "This is the only command accepted by the server from an unconnected
 # client": also after a close, when the client is unconnected again
-judge("dnp accept-unconnected", "dnp", "server", ["accept-unconnected"], 17,
+judge("dnp accept-unconnected", "dnp", "server", ["accept-unconnected"], 18,
       {D + "connect/connect-first", D + "connection/close-ends"}, {})
 # result 1, "restrictions imposed on the client": the server's right; only the
 # two cases about requests themselves are judged
-judge("dnp refuse", "dnp", "server", ["refuse"], 17, set(),
+judge("dnp refuse", "dnp", "server", ["refuse"], 18, set(),
       dict({c: "skipped" for c in ALL_DNP - {D + "connect/connect-first"}}, **{D + "connect/no-common-protocol": "info"}))
 # "This value has to be set to 0 upon every accepted connection request": the
 # peer's numbering shows only in the cases where it sends its own reliable
@@ -151,7 +151,9 @@ check("dnp kick: no case fails, a cut one is skipped",
 # it ends its session in band once its own traffic is acknowledged: a case
 # still waiting then is skipped (the client's right), or passes if it was
 # quicker
-judge("dnp client good", "dnp", "client", ["good", "3000"], 14, set(), {},
+# a rejected client (an unknown result code is one: "have to be treated is
+# if ResultCode had been 1") ends its session: a closed port shows nothing
+judge("dnp client good", "dnp", "client", ["good", "3000"], 15, set(), {D + "connect/unknown-result-rejected": "info"},
       loose={D + "reliable/outside-window": {"pass", "skipped"}, D + "reliable/resent": {"pass", "skipped"},
              D + "message/unreliable-not-acked": {"pass", "skipped"},
              D + "connection/close-ends": {"pass", "info"}})
