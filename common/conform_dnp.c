@@ -4,6 +4,8 @@
  * WIRE-NOTES.md section 1) does. Every command sent is built from the
  * decoder's layouts (dnp.c, dnp_build); every answer is read through the
  * decoder's fields. */
+#include <stdio.h>
+
 #include "gw_conform.h"
 #include "dnp.h"
 
@@ -505,6 +507,48 @@ static gw_verdict connect_no_common(gw_conform_io *io)
                           "restrictions is the server's right too", (unsigned long long)result);
 }
 
+/* "If the server rejects the client it has to forget about the connect
+   request after sending the answer": a request it must refuse (one unknown
+   protocol, random), then, from the same address and port, one offering
+   DNP1. A server that still holds the first ("has to ignore connect
+   requests for an already connected client") leaves the second
+   unanswered; one that forgot it answers it as a stranger's, and the
+   connection then works (#0 acknowledged). */
+static gw_verdict connect_rejected_forgotten(gw_conform_io *io)
+{
+    const uint16_t other[] = {(uint16_t)(1 + gw_conform_random() % 65535)}; /* 1..65535: not DNP1 */
+    uint64_t first = 9, result = 9, proto;
+    if (request_answered(io, 1, other, &first, &proto) != GW_PASS) {
+        char was[sizeof io->outcome];
+        snprintf(was, sizeof was, "%s", io->outcome);
+        return gw_conform_say(io, GW_SKIPPED, "the request offering only protocol %u was not answered (%s): no "
+                              "rejection to forget (no-common-protocol judges the answer)", other[0], was);
+    }
+    if (first == 0)
+        return gw_conform_say(io, GW_SKIPPED, "a request offering only protocol %u was accepted: no rejection to "
+                              "forget (no-common-protocol judges that)", other[0]);
+    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS) {
+        char was[sizeof io->outcome];
+        snprintf(was, sizeof was, "%s", io->outcome);
+        return gw_conform_say(io, GW_FAIL, "after refusing a request offering only protocol %u (result %llu), the "
+                              "server did not answer a request offering DNP1 from the same address (%s): the "
+                              "rejected request was not forgotten", other[0], (unsigned long long)first, was);
+    }
+    if (result == 2)
+        return gw_conform_say(io, GW_FAIL, "after refusing a request offering only protocol %u, the server refused one "
+                              "offering DNP1 for no common protocol (result 2): the first offer was not forgotten",
+                              other[0]);
+    if (result != 0)
+        return gw_conform_say(io, GW_SKIPPED, "the request offering DNP1 was refused too (result %llu: technical "
+                              "reasons or restrictions, the server's right); nothing to judge",
+                              (unsigned long long)result);
+    gw_verdict v = acked(io, 0, "on the connection accepted after the rejection");
+    return v == GW_PASS ? gw_conform_say(io, GW_PASS, "refused a request offering only protocol %u (result %llu), "
+                                         "then accepted one offering DNP1 from the same address and acknowledged #0 "
+                                         "on it", other[0], (unsigned long long)first)
+                        : v;
+}
+
 static gw_verdict connect_unknown_ignored(gw_conform_io *io)
 {
     static const uint16_t offer[] = {9, 0};
@@ -575,6 +619,63 @@ static gw_verdict request_offers_dnp1(gw_conform_io *io)
                                   (unsigned long long)count, count == 1 ? "" : "s");
     }
     return gw_conform_say(io, GW_FAIL, "the request offers %llu protocols, none of them DNP1 (0)", (unsigned long long)count);
+}
+
+/* "All unknown result codes have to be treated is if ResultCode had been
+   1": a rejection. The client's request answered with a code the text does
+   not define (random, 3..255; the ack then carries no protocol: "only
+   present if Result Code has the value 0"), then reliable #0, which only a
+   connected peer acknowledges. An ack, or the client's own traffic on the
+   connection, shows it took the code for an acceptance (Fail). Silence or
+   its port closing shows nothing: a rejected client is as quiet as a dead
+   one (Info). A new request shows it is alive and unconnected: pcaptool
+   accepts it and asks #0 again, which now must be acknowledged (Pass: the
+   first #0 went unacknowledged because the client was not connected). */
+static gw_verdict unknown_result(gw_conform_io *io)
+{
+    int64_t type = DNP_CONNECT_REQUEST;
+    gw_replay_pdu a;
+    if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a) != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "no connection request within %.1f s", io->wait_ms / 1000.0);
+    uint64_t code = 3 + gw_conform_random() % 253;
+    if (!gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, code))) || !send_reliable(io, 0))
+        return GW_FAIL;
+    int64_t until = gw_conform_clock_ms() + io->wait_ms + 1000; /* and one Connect Resend Interval */
+    for (;;) {
+        gw_wait w = gw_conform_await_until(io, until, NULL, NULL, &a);
+        if (w == GW_CLOSED)
+            return gw_conform_say(io, GW_INFO, "answered with result %llu, the client left #0 unacknowledged and its "
+                                  "port then closed: no sign it took the code for an acceptance, but a closed port "
+                                  "shows nothing", (unsigned long long)code);
+        if (w == GW_SILENT)
+            return gw_conform_say(io, GW_INFO, "answered with result %llu, the client left #0 unacknowledged and "
+                                  "stayed silent: no sign it took the code for an acceptance, but silence shows "
+                                  "nothing", (unsigned long long)code);
+        if (a.type == DNP_RELIABLE_ACK)
+            return gw_conform_say(io, GW_FAIL, "answered with result %llu, the client acknowledged reliable #0: it "
+                                  "took the code for an acceptance (unknown codes \"have to be treated is if "
+                                  "ResultCode had been 1\")", (unsigned long long)code);
+        if (reliable_command(&a) || a.type == DNP_MESSAGE || a.type == DNP_LINK_UPDATE)
+            return gw_conform_say(io, GW_FAIL, "answered with result %llu, the client sent command %lld as on an "
+                                  "accepted connection (unknown codes \"have to be treated is if ResultCode had "
+                                  "been 1\")", (unsigned long long)code, (long long)a.type);
+        if (a.type == DNP_CONNECT_REQUEST)
+            break;
+    }
+    /* it asks again: accepted now, the same #0 must be acknowledged */
+    if (!gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))))
+        return GW_FAIL;
+    gw_verdict v = acked(io, 0, "on the connection accepted after the unknown code");
+    if (v == GW_PASS)
+        return gw_conform_say(io, GW_PASS, "answered with result %llu, the client left #0 unacknowledged and asked "
+                              "again; accepted then, it acknowledged #0", (unsigned long long)code);
+    if (v == GW_SKIPPED)
+        return v;
+    char was[sizeof io->outcome];
+    snprintf(was, sizeof was, "%s", io->outcome);
+    return gw_conform_say(io, GW_INFO, "answered with result %llu, the client left #0 unacknowledged and asked again, "
+                          "but once accepted it did not answer either (%s): nothing to compare with",
+                          (unsigned long long)code, was);
 }
 
 static gw_verdict request_resent(gw_conform_io *io)
@@ -676,6 +777,15 @@ static const gw_conform_case cases[] = {
      "a connection ack with result 2; Info for result 1 or a code the text does not know (a refusal for "
      "restrictions may come first); Fail when accepted or unanswered",
      connect_no_common, GW_MUST},
+    {"dnp/connect/rejected-forgotten", GW_ROLE_SERVER, "A rejected client is forgotten", "dnp.md, Connection Ack",
+     "If the server rejects the client it has to forget about the connect request after sending the answer.",
+     "a connection request offering only an unknown protocol (random, 1..65535), then, from the same address and "
+     "port, one offering DNP1, and reliable message #0 once accepted",
+     "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered or "
+     "is refused for no common protocol (the rejection was remembered), or #0 is not acknowledged; Skipped when the "
+     "first is accepted or unanswered (no-common-protocol judges that) or the second is refused with result 1 (the "
+     "server's right)",
+     connect_rejected_forgotten, GW_MUST},
     {"dnp/connect/unknown-protocol-ignored", GW_ROLE_SERVER, "Unknown protocols in a request are passed over",
      "dnp.md, Connection Request", "Servers have to ignore unknown protocol values.",
      "a connection request offering protocols 9 and 0",
@@ -698,6 +808,17 @@ static const gw_conform_case cases[] = {
      "nothing: the client's first command is read",
      "a connection request listing protocol 0; Fail otherwise",
      request_offers_dnp1, GW_MUST},
+    {"dnp/connect/unknown-result-rejected", GW_ROLE_CLIENT, "An unknown connection ack result is a rejection",
+     "dnp.md, Connection Ack",
+     "More result codes can be added in the future. All unknown result codes have to be treated is if ResultCode "
+     "had been 1.",
+     "a connection ack with a result code the text does not define (random, 3..255, no protocol field), then "
+     "reliable message #0; accepted (result 0) if the client asks again, and #0 again",
+     "no ack of #0 while rejected; Pass when the client asks again and, accepted, acknowledges #0; Fail when it "
+     "acknowledges #0 or sends commands of a connection after the unknown code (the MUST: treated as a "
+     "rejection); Info when it stays silent or its port closes (a rejected client is as quiet as a dead one), or "
+     "does not answer once accepted either",
+     unknown_result, GW_MUST},
     {"dnp/connect/request-resent", GW_ROLE_CLIENT, "An unanswered request is sent again",
      "dnp.md, Connection Request",
      "If the client does not receive a Connect Acknowledge command until Connect Resend Interval "

@@ -57,7 +57,7 @@ static bool send_in_order(gw_conform_io *io, const gne_identity *id, int64_t typ
     int opts[GW_MAX_OPTIONS];
     memcpy(opts, io->opts, sizeof opts);
     opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
-    uint8_t d[256];
+    uint8_t d[600]; /* gnelib's messages are at most 512 bytes */
     size_t n = P->build(opts, type, vals, d, sizeof d);
     return n && io->send(io, d, n);
 }
@@ -331,6 +331,80 @@ static gw_verdict handshake_wrong_user(gw_conform_io *io)
                    "another user version");
 }
 
+/* The server's identity with its sub-version or its build changed: "The
+   protocol version number is read as version.sub.build", and "It must
+   refuse the connection if any of the versions do not match" (0.0.1 and
+   0.0.2 are the text's own example of two versions). The new build stays
+   in 1..255, as gnelib keeps builds (one of its two bytes zero). */
+static gw_verdict wrong_part(gw_conform_io *io, bool build)
+{
+    IDENTITY_OR(io, id);
+    gne_identity other = *id;
+    if (build)
+        do
+            other.build = 1 + gw_conform_random() % 255;
+        while (other.build == id->build);
+    else
+        other.sub = (id->sub + 1 + gw_conform_random() % 255) % 256;
+    gw_replay_pdu a;
+    char what[120];
+    snprintf(what, sizeof what, "GNE %llu.%llu.%llu where the server is %llu.%llu.%llu",
+             (unsigned long long)other.version, (unsigned long long)other.sub, (unsigned long long)other.build,
+             (unsigned long long)id->version, (unsigned long long)id->sub, (unsigned long long)id->build);
+    return refused(io, answered(io, &other, other.version, other.game, other.user, false, &a), &a, what);
+}
+
+static gw_verdict handshake_wrong_sub(gw_conform_io *io)
+{
+    return wrong_part(io, false);
+}
+
+static gw_verdict handshake_wrong_build(gw_conform_io *io)
+{
+    return wrong_part(io, true);
+}
+
+/* the 32-byte game field at off in a's bytes: "Any unused space in the
+   buffer shall consist of bytes with the value of 0". GW_PASS, or the
+   verdict with the outcome said (whose: "refusal", "request") */
+static gw_verdict zero_padded(gw_conform_io *io, const gw_replay_pdu *a, size_t off, const char *whose)
+{
+    if (a->len < off + 32)
+        return gw_conform_say(io, GW_SKIPPED, "the %s (%zu bytes) has no 32-byte game field to read", whose,
+                              a->len - 4);
+    const uint8_t *g = a->data + off, *nul = memchr(g, 0, 32);
+    if (!nul)
+        return gw_conform_say(io, GW_INFO, "the %s's game name fills all 32 bytes: no unused space to judge (a name "
+                              "has at most 31 characters: the decoder's warning)", whose);
+    for (const uint8_t *q = nul; q < g + 32; q++)
+        if (*q)
+            return gw_conform_say(io, GW_FAIL, "the %s's game field holds byte 0x%02x at %d, after the name's NUL at %d "
+                                  "(unused space \"shall consist of bytes with the value of 0\")", whose, *q,
+                                  (int)(q - g), (int)(nul - g));
+    return gw_conform_say(io, GW_PASS, "the %s's game name \"%.*s\" is NUL-terminated and the %d bytes after it are 0",
+                          whose, (int)(nul - g), (const char *)g, (int)(g + 32 - nul));
+}
+
+static gw_verdict game_padded(gw_conform_io *io)
+{
+    gw_replay_pdu a;
+    if (io->role == GW_ROLE_CLIENT) {
+        gne_identity id = {0};
+        if (!client_request(io, &id, &a))
+            return GW_FAIL;
+        ((gne_identity *)io->state)->open = accept_client(io, &id, -1);
+        return zero_padded(io, &a, 4 + 7, "request"); /* NL header, 'GNE', version, sub-version, build */
+    }
+    IDENTITY_OR(io, id);
+    /* another GNE version (random): a request it must refuse */
+    int64_t k = answered(io, id, (id->version + 1 + gw_conform_random() % 255) % 256, id->game, id->user, false, &a);
+    if (k == MSG_ACCEPT) /* wrong-version judges that */
+        return gw_conform_say(io, GW_SKIPPED, "another GNE version was accepted: no refusal to read");
+    if (k != MSG_REFUSAL)
+        return GW_FAIL;
+    return zero_padded(io, &a, 4 + 8, "refusal"); /* NL header, 'GNE', 0, version, sub-version, build */
+}
+
 static gw_verdict handshake_closes_after_refusal(gw_conform_io *io)
 {
     IDENTITY_OR(io, id);
@@ -443,6 +517,115 @@ static gw_verdict ping(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
     return ping_answered(io, id, "");
+}
+
+static bool ping_reply_either(const gw_replay_pdu *p, const void *arg)
+{
+    const uint32_t *ids = arg;
+    return ping_reply(p, &ids[0]) || ping_reply(p, &ids[1]);
+}
+
+/* A connection, then one message: the packets in before (n values), then a
+   ping request (random id) and 255. "A GNE implementation is required to
+   be able to understand and parse all of these packets": the ping
+   answered shows what came before it was parsed, to its last byte.
+   Replying to a ping is only encouraged: when none comes, a ping alone
+   is asked; answered, the first one's silence shows the packets before it
+   were not parsed (Fail); not answered either, nothing shows (Skipped). */
+static gw_verdict parsed_before_ping(gw_conform_io *io, const gw_wval *before, unsigned n, const char *what)
+{
+    CONNECTED_OR(io, id);
+    uint32_t ids[2] = {gw_conform_random(), 0};
+    gw_wval v[12];
+    unsigned k = 0;
+    for (unsigned i = 0; i < n && k < 8; i++)
+        v[k++] = before[i];
+    v[k++] = (gw_wval)GW_WU(GNE_F_PACKET_ID, ID_PING);
+    v[k++] = (gw_wval)GW_WU(GNE_F_PING_REQ_ID, ids[0]);
+    v[k++] = (gw_wval)GW_WU(GNE_F_END, 255);
+    v[k].field = GW_W_END;
+    if (!send_packets(io, id, v))
+        return gw_conform_say(io, GW_FAIL, "could not send %s and the ping", what);
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, ping_reply, &ids[0], &a);
+    if (w == GW_GOT)
+        return gw_conform_say(io, GW_PASS, "%s, then ping %u in the same message: the ping was answered", what, ids[0]);
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_FAIL, "after a message of %s and a ping the %s closed the connection (an "
+                              "implementation \"is required to be able to understand and parse all of these "
+                              "packets\")", what, who(io));
+    do
+        ids[1] = gw_conform_random();
+    while (ids[1] == ids[0]);
+    if (!send_packets(io, id, GW_WVALS(PING(ids[1]), GW_WU(GNE_F_END, 255))))
+        return gw_conform_say(io, GW_FAIL, "could not send the ping");
+    w = gw_conform_await(io, io->wait_ms, ping_reply_either, ids, &a);
+    if (w == GW_GOT && ping_reply(&a, &ids[0]))
+        return gw_conform_say(io, GW_PASS, "%s, then ping %u in the same message: the ping was answered (late)", what,
+                              ids[0]);
+    if (w == GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "ping %u after %s went unanswered, while ping %u alone was answered: what "
+                              "came before it was not parsed (an implementation \"is required to be able to "
+                              "understand and parse all of these packets\")", ids[0], what, ids[1]);
+    return gw_conform_say(io, GW_SKIPPED, "no ping was answered, after %s or alone (%s; replying is only "
+                          "encouraged): nothing shows whether it was parsed", what,
+                          w == GW_CLOSED ? "then the connection ended" : "silence");
+}
+
+/* The text gives a CustomPacket's length a guint8, gnelib writes a u16
+   (WIRE-NOTES 3) in the data's byte order: bytes that every one of these
+   readings parses to the same end. 01 (the id), 01 01, then 257 zero
+   bytes: a u16 length of 257 (0x0101 in either order) and 257 bytes of
+   data; or a guint8 length of 1, one byte of data (01), and 257 base
+   Packets (id 0, no body). The ping begins at the same byte either way. */
+static gw_verdict custom_parsed(gw_conform_io *io)
+{
+    static const uint8_t zeros[257];
+    const gw_wval before[] = {GW_WU(GNE_F_PACKET_ID, ID_CUSTOM), GW_WB(GNE_F_CUSTOM_DATA, zeros, sizeof zeros)};
+    return parsed_before_ping(io, before, 2, "a CustomPacket (bytes 01 01 01 and 257 zeros: 257 bytes of data "
+                              "under a 2-byte length, 1 byte and 257 base Packets under the text's 1-byte one)");
+}
+
+static gw_verdict rate_parsed(gw_conform_io *io)
+{
+    /* random, and high enough never to hold back a ping reply */
+    uint32_t rate = (1u << 20) + gw_conform_random() % (1u << 29);
+    const gw_wval before[] = {GW_WU(GNE_F_PACKET_ID, ID_RATE), GW_WU(GNE_F_RATE, rate)};
+    char what[80];
+    snprintf(what, sizeof what, "a RateAdjustPacket (%u bytes/s)", rate);
+    return parsed_before_ping(io, before, 2, what);
+}
+
+/* a message holding a PingPacket */
+static bool has_ping(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return gw_replay_item(p, GNE_F_PING_REQ_ID, 0) != NULL;
+}
+
+/* "In the request packet, T2 and T3 are to have time values of 0s, 0ms":
+   an obligation ("are to"), set apart from the reply's "should" in the
+   next sentence. pcaptool sends no ping in this case: the peer's first
+   PingPacket is its own request, whatever its times say. */
+static gw_verdict ping_request_zero(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    gw_replay_pdu a;
+    if (gw_conform_await(io, io->wait_ms, has_ping, NULL, &a) != GW_GOT)
+        return gw_conform_say(io, GW_SKIPPED, "the %s sent no ping request of its own within %.1f s: nothing to judge",
+                              who(io), io->wait_ms / 1000.0);
+    const gw_item *rid = gw_replay_item(&a, GNE_F_PING_REQ_ID, 0);
+    const gw_item *s2 = gw_replay_item(&a, GNE_F_TIME_SEC, 0), *u2 = gw_replay_item(&a, GNE_F_TIME_USEC, 0);
+    const gw_item *s3 = gw_replay_item(&a, GNE_F_TIME_SEC, 1), *u3 = gw_replay_item(&a, GNE_F_TIME_USEC, 1);
+    if (!s2 || !u2 || !s3 || !u3)
+        return gw_conform_say(io, GW_FAIL, "the %s's ping request %u is cut short: its T2 and T3 are missing", who(io),
+                              (unsigned)rid->v.u);
+    if (s2->v.u || u2->v.u || s3->v.u || u3->v.u)
+        return gw_conform_say(io, GW_FAIL, "the %s's ping request %u (pcaptool had sent no ping) carries T2 = %d s %d "
+                              "us, T3 = %d s %d us (\"In the request packet, T2 and T3 are to have time values of 0s, "
+                              "0ms\")", who(io), (unsigned)rid->v.u, (int32_t)s2->v.u, (int32_t)u2->v.u,
+                              (int32_t)s3->v.u, (int32_t)u3->v.u);
+    return gw_conform_say(io, GW_PASS, "the %s's ping request %u has T2 = T3 = 0", who(io), (unsigned)rid->v.u);
 }
 
 static gw_verdict reserved_id(gw_conform_io *io)
@@ -632,6 +815,26 @@ static const gw_conform_case cases[] = {
      "a connection request with the server's identity but another user version",
      "a 44-byte refusal; Fail otherwise",
      handshake_wrong_user, GW_MUST},
+    {"gne/handshake/wrong-sub-version", SERVER, "Another GNE sub-version is refused", HANDSHAKE,
+     "The protocol version number is read as version.sub.build. [...] It must refuse the connection if any of the "
+     "versions do not match.",
+     "a connection request with the server's identity but another sub-version (random)",
+     "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
+     handshake_wrong_sub, GW_MUST},
+    {"gne/handshake/wrong-build", SERVER, "Another GNE build is refused", HANDSHAKE,
+     "The protocol version number is read as version.sub.build. [...] the first attempt at implementing 1.0.0 will "
+     "be versioned 0.0.1, 0.0.2, ... [...] It must refuse the connection if any of the versions do not match.",
+     "a connection request with the server's identity but another build (random, 1..255)",
+     "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
+     handshake_wrong_build, GW_MUST},
+    {"gne/handshake/game-zero-padded", BOTH, "The game name's unused bytes are 0", "gne.md, The First Packet",
+     "Format: of this string is a NULL-terminated ASCII string of length no greater 31 characters. Any unused space "
+     "in the buffer shall consist of bytes with the value of 0.",
+     "to a server a connection request with another GNE version (random; its refusal carries its game name); from a "
+     "client nothing: its request is read",
+     "the 32-byte game field NUL-terminated and 0 after the name; Fail when a byte after the NUL is not 0; Info when "
+     "the name fills all 32 bytes (no unused space); Skipped when a server accepts (wrong-version judges that)",
+     game_padded, GW_MUST},
     {"gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "WIRE-NOTES 3",
      "Sent when versions, game name or user version differ; then the server closes.",
      "a connection request with another user version",
@@ -677,6 +880,32 @@ static const gw_conform_case cases[] = {
      "(replying is encouraged); Fail for a reply whose T2 and T3 are missing, T2 > T3 or microseconds outside "
      "0-999999 (MUSTs: \"T2 must be <= T3\"; gtime's microseconds \"must be in the range [0, 999,999]\")",
      ping, GW_SHOULD},
+    {"gne/packets/custom-parsed", BOTH, "A CustomPacket is parsed", "gne.md, Packet Listings",
+     "A GNE implementation is required to be able to understand and parse all of these packets so that "
+     "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
+     "ExitPacket provide the base functionality",
+     "a connection, then one message: a CustomPacket whose bytes (01 01 01 and 257 zeros) read to the same end "
+     "under the text's 1-byte length and gnelib's 2-byte one, a ping request (random id) and 255; a ping alone when "
+     "that is not answered",
+     "the ping after the CustomPacket answered; Fail when the connection is closed after it, or when only the ping "
+     "alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is encouraged)",
+     custom_parsed, GW_MUST},
+    {"gne/packets/rate-adjust-parsed", BOTH, "A RateAdjustPacket is parsed", "gne.md, Packet Listings",
+     "A GNE implementation is required to be able to understand and parse all of these packets so that "
+     "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
+     "ExitPacket provide the base functionality",
+     "a connection, then one message: a RateAdjustPacket (a random rate of at least 1 MiB/s), a ping request "
+     "(random id) and 255; a ping alone when that is not answered",
+     "the ping after the RateAdjustPacket answered; Fail when the connection is closed after it, or when only the "
+     "ping alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is "
+     "encouraged)",
+     rate_parsed, GW_MUST},
+    {"gne/ping/request-times-zero", BOTH, "The peer's own ping requests carry T2 = T3 = 0", "gne.md, PingPacket",
+     "In the request packet, T2 and T3 are to have time values of 0s, 0ms.",
+     "a connection, and no ping: the peer's first PingPacket is its own request",
+     "T2 and T3 both 0 s 0 us; Fail otherwise (\"are to have\": an obligation, set apart from the reply's "
+     "\"should\"; a MUST); Skipped when the peer sends no ping request of its own",
+     ping_request_zero, GW_MUST},
     {"gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "gne.md, Packets",
      "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
      "current packet and all other packets left unparsed in this GNE-level packet.",

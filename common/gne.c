@@ -829,7 +829,8 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 
 /* The written forms of what conform sends: the handshake's messages, and a
    message of packets (each its id, a ping's request id and two gtimes, a
-   CustomPacket's u16 length and data; other packets no body), ended by 255
+   CustomPacket's u16 length and data, a RateAdjustPacket's rate; other
+   packets no body), ended by 255
    when a value is given for it. The decoder reads packets procedurally
    (message()); conform decodes what it built back with it. */
 static const gw_lstep request_layout[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
@@ -840,6 +841,7 @@ static const gw_lstep packets_layout[] = {
     GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_PING), NUM(PING_REQ_ID, 4), NUM(TIME_SEC, 4), NUM(TIME_USEC, 4),
     NUM(TIME_SEC, 4), NUM(TIME_USEC, 4), GW_DONE,
     GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_CUSTOM), GW_COUNTED(GNE_F_CUSTOM_DATA, GNE_F_CUSTOM_LENGTH, 2, -1), GW_DONE,
+    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_RATE), NUM(RATE, 4), GW_DONE,
     GW_DONE,
     GW_OPTIONAL, NUM(END, 1), END};
 

@@ -26,6 +26,11 @@ port = int(os.environ.get("CONFORM_PORT", 30000 + os.getpid() % 20000))
 ACK = ["dnp/reliable/acked", "dnp/reliable/each-acked", "dnp/reliable/resent", "dnp/reliable/duplicate-acked",
        "dnp/reliable/outside-window", "dnp/reliable/ahead-acked", "dnp/commands/unknown-ignored",
        "dnp/commands/truncated-ignored", "dnp/link/state-answered", "dnp/link/update-unknown-link"]
+# needs #0 acknowledged on the connection after a rejection (the server only)
+FORGOTTEN = "dnp/connect/rejected-forgotten"
+# the implementation as client: whether it took an unknown result for a
+# rejection shows only when it asks again; dnp_peer does not (info)
+UNKNOWN_RESULT = "dnp/connect/unknown-result-rejected"
 # mode -> the cases it must fail, for the implementation as server and as client
 EXPECTED = {
     "good": set(),
@@ -35,7 +40,7 @@ EXPECTED = {
     # repeat-ignored, whose #0 must be acknowledged before the second request,
     # and accepted, whose connection must then acknowledge #0
     "wrong-ack": set(ACK) | {"dnp/message/unreliable-not-acked"}
-    | ({"dnp/connect/repeat-ignored", "dnp/connect/accepted"} if ROLE == "server" else set()),
+    | ({"dnp/connect/repeat-ignored", "dnp/connect/accepted", FORGOTTEN} if ROLE == "server" else set()),
     "no-link-up": {"dnp/link/state-answered"},
     # it closes the connection after its first ack, as either side may when
     # it likes ("Send by server before disconnecting client"): every case
@@ -48,10 +53,16 @@ EXPECTED = {
 if ROLE == "server":
     EXPECTED["accept-any"] = {"dnp/connect/no-common-protocol"}
     EXPECTED["reack"] = {"dnp/connect/repeat-ignored"}
-N_CASES = 17 if ROLE == "server" else 14
+    # a refused client kept as connected: its request offering DNP1 is then
+    # ignored ("has to forget about the connect request")
+    EXPECTED["remember-rejected"] = {FORGOTTEN}
+else:
+    # an unknown result taken for an acceptance: #0 acknowledged
+    EXPECTED["unknown-accepts"] = {UNKNOWN_RESULT}
+N_CASES = 18 if ROLE == "server" else 15
 # the client runs take a peer process per case: the modes that show what
 # differs for a client (the server-only ones have no client form)
-MODES = list(EXPECTED) if ROLE == "server" else ["good", "close-early", "no-window", "up-first"]
+MODES = list(EXPECTED) if ROLE == "server" else ["good", "close-early", "no-window", "up-first", "unknown-accepts"]
 
 
 def conform(mode, *extra):
@@ -61,6 +72,9 @@ def conform(mode, *extra):
 
 # mode -> the verdicts other than pass and fail
 OTHERS = {"up-first": {"dnp/link/state-answered": "info"},  # the text orders the ack and the answer not
+          # it accepts the request offering only an unknown protocol: no
+          # rejection to forget
+          "accept-any": {FORGOTTEN: "skipped"},
           "close-early": dict.fromkeys(["dnp/reliable/each-acked", "dnp/reliable/duplicate-acked",
                                         "dnp/reliable/ahead-acked"]
                                        + (["dnp/connect/repeat-ignored", "dnp/connect/accepted"]
@@ -72,6 +86,8 @@ for mode in MODES:
     # dnp_peer never sends a reliable command of its own: nothing to resend
     others = dict(OTHERS.get(mode, {}), **({} if "dnp/reliable/resent" in EXPECTED[mode]
                                            else {"dnp/reliable/resent": "skipped"}))
+    if ROLE == "client" and UNKNOWN_RESULT not in EXPECTED[mode]:
+        others[UNKNOWN_RESULT] = "info"
     check_run(PCAPTOOL, "dnp", port, mode, rc, recs, err, files, N_CASES, EXPECTED[mode], others)
 
 # --strict fails Non-strict verdicts only: an Info (what the text leaves

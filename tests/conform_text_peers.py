@@ -109,29 +109,29 @@ ACKED = {D + c for c in ("connect/accepted", "connect/repeat-ignored", "reliable
                          "reliable/resent",
                          "reliable/duplicate-acked", "reliable/outside-window", "reliable/ahead-acked",
                          "commands/unknown-ignored", "commands/truncated-ignored", "message/unreliable-not-acked",
-                         "link/state-answered", "link/update-unknown-link")}
+                         "link/state-answered", "link/update-unknown-link", "connect/rejected-forgotten")}
 ALL_DNP = ACKED | {D + c for c in ("connect/no-common-protocol", "connect/unknown-protocol-ignored",
                                      "connect/connect-first", "connection/close-ends")}
 for mode in ("good", "decline-links", "server-link", "empty-update", "nack-first"):
     # nack-first acks each command with result 1 first: pcaptool resends
-    judge("dnp %s" % mode, "dnp", "server", [mode], 17, set(), {})
+    judge("dnp %s" % mode, "dnp", "server", [mode], 18, set(), {})
 # "Every valid received command has to be acknowledged": every case that
 # needs an ack
-judge("dnp no-ack", "dnp", "server", ["no-ack"], 17, ACKED, {})
+judge("dnp no-ack", "dnp", "server", ["no-ack"], 18, ACKED, {})
 # "the sender has to resend the same command": it sends its own (its
 # application's echo) once
-judge("dnp no-resend", "dnp", "server", ["no-resend"], 17, {D + "reliable/resent"}, {})
+judge("dnp no-resend", "dnp", "server", ["no-resend"], 18, {D + "reliable/resent"}, {})
 # "If the command is not accepted it has to be discarded"
-judge("dnp accept-out-of-window", "dnp", "server", ["accept-out-of-window"], 17, {D + "reliable/outside-window"}, {})
+judge("dnp accept-out-of-window", "dnp", "server", ["accept-out-of-window"], 18, {D + "reliable/outside-window"}, {})
 # "The server has to ignore connect requests for an already connected client"
-judge("dnp reack-connected", "dnp", "server", ["reack-connected"], 17, {D + "connect/repeat-ignored"}, {})
+judge("dnp reack-connected", "dnp", "server", ["reack-connected"], 18, {D + "connect/repeat-ignored"}, {})
 # "This is the only command accepted by the server from an unconnected
 # client": also after a close, when the client is unconnected again
-judge("dnp accept-unconnected", "dnp", "server", ["accept-unconnected"], 17,
+judge("dnp accept-unconnected", "dnp", "server", ["accept-unconnected"], 18,
       {D + "connect/connect-first", D + "connection/close-ends"}, {})
 # result 1, "restrictions imposed on the client": the server's right; only the
 # two cases about requests themselves are judged
-judge("dnp refuse", "dnp", "server", ["refuse"], 17, set(),
+judge("dnp refuse", "dnp", "server", ["refuse"], 18, set(),
       dict({c: "skipped" for c in ALL_DNP - {D + "connect/connect-first"}}, **{D + "connect/no-common-protocol": "info"}))
 # "This value has to be set to 0 upon every accepted connection request": the
 # peer's numbering shows only in the cases where it sends its own reliable
@@ -151,7 +151,9 @@ check("dnp kick: no case fails, a cut one is skipped",
 # it ends its session in band once its own traffic is acknowledged: a case
 # still waiting then is skipped (the client's right), or passes if it was
 # quicker
-judge("dnp client good", "dnp", "client", ["good", "3000"], 14, set(), {},
+# a rejected client (an unknown result code is one: "have to be treated is
+# if ResultCode had been 1") ends its session: a closed port shows nothing
+judge("dnp client good", "dnp", "client", ["good", "3000"], 15, set(), {D + "connect/unknown-result-rejected": "info"},
       loose={D + "reliable/outside-window": {"pass", "skipped"}, D + "reliable/resent": {"pass", "skipped"},
              D + "message/unreliable-not-acked": {"pass", "skipped"},
              D + "connection/close-ends": {"pass", "info"}})
@@ -165,38 +167,53 @@ LEFT_OPEN = {G + "packets/unterminated": "info", G + "packets/reserved-id": "inf
              G + "framing/oversized": "non-strict", G + "handshake/accepted": "info",
              G + "handshake/udp-unasked": "info", G + "handshake/udp-asked": "info"}
 GOOD = LEFT_OPEN
-judge("gne good", "gne", "server", ["good"], 13, set(), GOOD)
-for mode in ("game-not-zero-padded", "ping-request-nonzero", "rate-limit"):
-    # breaks or uses nothing these cases ask about (noted: the refusal's
-    # padding and the server's own ping requests are not judged yet)
-    judge("gne %s" % mode, "gne", "server", [mode], 13, set(), GOOD)
-judge("gne udp", "gne", "server", ["udp"], 13, set(), LEFT_OPEN)
+N_GNE = 19
+judge("gne good", "gne", "server", ["good"], N_GNE, set(), GOOD)
+# "Any unused space in the buffer shall consist of bytes with the value of 0"
+# (its refusal's game field)
+judge("gne game-not-zero-padded", "gne", "server", ["game-not-zero-padded"], N_GNE,
+      {G + "handshake/game-zero-padded"}, GOOD)
+# "In the request packet, T2 and T3 are to have time values of 0s, 0ms"
+judge("gne ping-request-nonzero", "gne", "server", ["ping-request-nonzero"], N_GNE,
+      {G + "ping/request-times-zero"}, GOOD)
+# its own RateAdjustPacket breaks nothing
+judge("gne rate-limit", "gne", "server", ["rate-limit"], N_GNE, set(), GOOD)
+judge("gne udp", "gne", "server", ["udp"], N_GNE, set(), LEFT_OPEN)
 # "exactly 12 when using the TCP/UDP": an 11-byte acceptance
-judge("gne short-handshake", "gne", "server", ["short-handshake"], 13, {G + "handshake/accepted"},
+judge("gne short-handshake", "gne", "server", ["short-handshake"], N_GNE, {G + "handshake/accepted"},
       {c: v for c, v in GOOD.items() if c != G + "handshake/accepted"})
 # "T2 must be <= T3"; gtime microseconds "must be in the range [0, 999,999]"
-judge("gne ping-t2-gt-t3", "gne", "server", ["ping-t2-gt-t3"], 13, {G + "ping/reply"}, GOOD)
-judge("gne ping-bad-usec", "gne", "server", ["ping-bad-usec"], 13, {G + "ping/reply"}, GOOD)
-# "encouraged to reply to the ping"
-judge("gne no-ping-reply", "gne", "server", ["no-ping-reply"], 13, set(), dict(GOOD, **{G + "ping/reply": "non-strict"}))
-# "it can also refuse the connection for any other reason it wishes": the four
+judge("gne ping-t2-gt-t3", "gne", "server", ["ping-t2-gt-t3"], N_GNE, {G + "ping/reply"}, GOOD)
+judge("gne ping-bad-usec", "gne", "server", ["ping-bad-usec"], N_GNE, {G + "ping/reply"}, GOOD)
+# "encouraged to reply to the ping"; answering none, it cannot show whether
+# it parsed a CustomPacket or a RateAdjustPacket before one
+judge("gne no-ping-reply", "gne", "server", ["no-ping-reply"], N_GNE, set(),
+      dict(GOOD, **{G + "ping/reply": "non-strict", G + "packets/custom-parsed": "skipped",
+                    G + "packets/rate-adjust-parsed": "skipped"}))
+# "it can also refuse the connection for any other reason it wishes": the
 # refusal cases are judged, the refusal of its own identity recorded, the rest
 # skipped
 REFUSALS = {G + "handshake/" + c for c in ("wrong-game", "wrong-version", "wrong-user-version",
+                                         "wrong-sub-version", "wrong-build", "game-zero-padded",
                                          "closes-after-refusal")}
 ALL_GNE = REFUSALS | {G + c for c in ("handshake/accepted", "handshake/udp-unasked", "handshake/udp-asked",
-                                      "ping/reply", "packets/reserved-id", "packets/unterminated", "packets/exit",
-                                      "framing/bad-magic", "framing/oversized")}
-judge("gne refuse", "gne", "server", ["refuse"], 13, set(),
+                                      "ping/reply", "ping/request-times-zero", "packets/custom-parsed",
+                                      "packets/rate-adjust-parsed", "packets/reserved-id", "packets/unterminated",
+                                      "packets/exit", "framing/bad-magic", "framing/oversized")}
+judge("gne refuse", "gne", "server", ["refuse"], N_GNE, set(),
       dict({c: "skipped" for c in ALL_GNE - REFUSALS}, **{G + "handshake/accepted": "info"}))
 # "It must refuse the connection if any of the versions do not match": it
 # accepts GNE version 0, so its versions cannot be learnt: that case fails,
-# the others are skipped; told its game name, the run judges them all
-judge("gne accept-mismatch", "gne", "server", ["accept-mismatch"], 13, {G + "handshake/wrong-version"},
+# the others are skipped; told its game name, the run judges them all (its
+# versions 1.0.0, the default: another sub-version or build accepted too; no
+# refusal whose padding could be read)
+judge("gne accept-mismatch", "gne", "server", ["accept-mismatch"], N_GNE, {G + "handshake/wrong-version"},
       {c: "skipped" for c in ALL_GNE - {G + "handshake/wrong-version"}})
-judge("gne accept-mismatch --set game", "gne", "server", ["accept-mismatch"], 13,
-      {G + "handshake/wrong-version", G + "handshake/wrong-user-version"},
-      dict(GOOD, **{G + "handshake/wrong-game": "info", G + "handshake/closes-after-refusal": "skipped"}),
+judge("gne accept-mismatch --set game", "gne", "server", ["accept-mismatch"], N_GNE,
+      {G + "handshake/wrong-version", G + "handshake/wrong-user-version", G + "handshake/wrong-sub-version",
+       G + "handshake/wrong-build"},
+      dict(GOOD, **{G + "handshake/wrong-game": "info", G + "handshake/closes-after-refusal": "skipped",
+                    G + "handshake/game-zero-padded": "skipped"}),
       extra=["--set", "game=textpeer"])
 
 # ---- EOUDP, the implementation as server --------------------------------------------------

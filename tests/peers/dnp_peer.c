@@ -28,6 +28,10 @@
  *         up-first    send link up before the ack of its link state
  *         accept-any  (server) accept a request whatever it offers
  *         reack       (server) answer a connected client's repeated request
+ *         remember-rejected (server) keep a refused client as connected (its
+ *                     next request is then ignored as a connected client's)
+ *         unknown-accepts (client) take a connection ack whose result the
+ *                     text does not define (not 1 or 2) for an acceptance
  *         slow        behave, but take 400 ms over each datagram before
  *                     answering it (a busy or distant peer)
  */
@@ -168,6 +172,8 @@ static bool datagram(conn *c, const struct sockaddr_storage *from, socklen_t fl,
         if (!dnp1 && !is("accept-any")) {
             static const uint8_t refuse[] = {1, 2};
             send_to(&tmp, refuse, sizeof refuse);
+            if (is("remember-rejected") && !c)
+                add(from, fl);
             return true;
         }
         if (!c)
@@ -237,7 +243,7 @@ int main(int argc, char **argv)
             if (poll(&pf, 1, 100) > 0) {
                 ssize_t n = recv(fd, b, sizeof b, 0);
                 if (n >= 2 && b[0] == 1) {
-                    server->used = b[1] == 0;
+                    server->used = b[1] == 0 || (is("unknown-accepts") && b[1] != 1 && b[1] != 2);
                     break;
                 }
                 if (n < 0)

@@ -18,6 +18,8 @@
  *   MODE: good, big     behave (big: big-endian data)
  *         refusal-48    refuse with 48 bytes instead of 44
  *         accept-user   accept a request whose user version differs
+ *         lax-versions  compare only the first part of the GNE version (not
+ *                       its sub-version or build)
  *         keep-open     leave a refused connection open
  *         no-ping       never answer a ping
  *         ping-order    answer pings with T2 after T3
@@ -96,7 +98,8 @@ static void leave(conn *c) /* an ExitPacket, then close */
 
 static void handshake(conn *c, const uint8_t *d, size_t n)
 {
-    bool ok = n == 48 && memcmp(d, "GNE", 3) == 0 && d[3] == 0 && d[4] == 0 && get(d + 5, 2) == 7 &&
+    bool lax = is("lax-versions");
+    bool ok = n == 48 && memcmp(d, "GNE", 3) == 0 && d[3] == 0 && (lax || (d[4] == 0 && get(d + 5, 2) == 7)) &&
               strncmp((const char *)d + 7, GAME, 32) == 0 && (get(d + 39, 4) == USER || is("accept-user"));
     if (!ok) {
         uint8_t r[48] = {'G', 'N', 'E', 0, 0, 0};
