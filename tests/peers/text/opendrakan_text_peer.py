@@ -3,7 +3,8 @@
 alone, for tests only.  TCP carries what the text marks "reliable", UDP on
 the same port number the rest.  Server: --listen HOST PORT MODE; client:
 HOST PORT MODE [SILENCE_MS] (always exits 0).  Optional: --big-endian,
---type-base N (READING 1, 2).  Each mode is accepted in both roles; (server)
+--type-base N (READING 1, 2).  Packet numbers: see WIRE NUMBERS below (the
+text gives none).  Each mode is accepted in both roles; (server)
 or (client) tells which role it changes, the other role behaves as "good".
 Violations seen in what the other side sends go to stderr as "VIOLATION:".
 
@@ -59,14 +60,33 @@ DEBUG = os.environ.get("TEXTPEER_DEBUG") == "1"
 # READING 1: the text never states a byte order.  We use little-endian (the
 # usual order of the x86 engine the text extends); --big-endian switches.
 E = "<"
-TB = 0         # packet type of the first packet in the text; see READING 2
+TB = None      # --type-base N: READING 2 instead of WIRE NUMBERS
 
-# READING 2: the text gives no numeric packet_type values.  We number the
-# packets in the order the text lists them, starting at 0 (--type-base moves
-# the whole range).
+# The packets, in the order the text lists them (internal numbers 0..13).
 (DB_ENTRY, LOAD_LEVEL, CONFIRM, STATE_CHANGED, EXTRA_CHANGED, CREATED,
  LIFECYCLE, ACK, GLOBAL_MSG, OBJECT_MSG, ANIMATION, SOUND, ACTION,
  ANALOG) = range(14)
+# WIRE NUMBERS (default): the text gives no numeric packet_type values.  The
+# numbers of the packets the reference code has are the only facts taken from
+# the project's wire notes (its OpenDrakan section, "Type codes" table): 0
+# database table entry, 1 load level, 2 object state changed, 3 object extra
+# state changed, 4 confirm snapshot, 5 global message, 6 object message, 8
+# acknowledge snapshot, 9 action, 10 analog action.  Nothing else is taken
+# from there: the payloads stay the text's (so messages and actions carry the
+# text's f64 real time), and the text's packets no number is documented for
+# (Object Created, Object lifecycle state changed, Object animation, Sound;
+# the notes' event packet 7 has another layout) are numbered on from 11 in
+# the order the text lists them: 11, 12, 13, 14 (our READING).
+WIRE = [0, 1, 4, 2, 3, 11, 12, 8, 5, 6, 13, 14, 9, 10]
+# READING 2 (--type-base N): we number the packets in the order the text
+# lists them, starting at N.
+def wire_type(t):
+    return WIRE[t] if TB is None else (TB + t) & 0xFF
+
+def our_type(code):
+    if TB is None:
+        return WIRE.index(code) if code in WIRE else 100 + code
+    return (code - TB) & 0xFF
 NAMES = ("DbEntry LoadLevel ConfirmSnapshot ObjectStateChanged "
          "ObjectExtraStateChanged ObjectCreated ObjectLifecycle AckSnapshot "
          "GlobalMessage ObjectMessage ObjectAnimation Sound Action "
@@ -103,7 +123,7 @@ def tname(t):
 
 def pkt(t, payload):
     # "Basic packet structure": u8 packet_type; u16 payload_length; payload
-    return struct.pack(E + "BH", (TB + t) & 0xFF, len(payload)) + payload
+    return struct.pack(E + "BH", wire_type(t), len(payload)) + payload
 
 def split_packets(buf):
     """Split a byte buffer into (type, payload) packets; return rest."""
@@ -112,7 +132,7 @@ def split_packets(buf):
         t, n = struct.unpack_from(E + "BH", buf, i)
         if len(buf) - i - 3 < n:
             break
-        out.append(((t - TB) & 0xFF, bytes(buf[i + 3:i + 3 + n])))
+        out.append((our_type(t), bytes(buf[i + 3:i + 3 + n])))
         i += 3 + n
     return out, buf[i:]
 
@@ -398,6 +418,7 @@ class Server:
                 warn("server", "error handling datagram: %r" % e)
 
     def run(self):
+        warn("server", "server listening on %s:%d mode=%s" % (self.lsock.getsockname() + (self.mode,)))
         while True:
             now = time.monotonic()
             timeout = 1.0
@@ -571,20 +592,33 @@ class Client:
 
     def run(self):
         hard = self.t0 + 25.0
+        # READING 5 (same port as TCP): the UDP socket is bound to the TCP
+        # socket's port before the TCP connection is made, so that a server
+        # sending its first snapshot the moment it accepts finds it bound.
+        self.tcp = self.udp = None
+        for _ in range(20):
+            tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                tcp.bind(("0.0.0.0", 0))
+                udp.bind(("0.0.0.0", tcp.getsockname()[1]))
+            except OSError:
+                tcp.close()
+                udp.close()
+                continue
+            self.tcp, self.udp = tcp, udp
+            break
+        if self.tcp is None:
+            warn("client", "no port free for both TCP and UDP")
+            return 0
         try:
-            self.tcp = socket.create_connection((self.host, self.port), timeout=3.0)
+            self.tcp.settimeout(3.0)
+            self.tcp.connect((self.host, self.port))
         except OSError as e:
             log("client", "connect failed: %s" % e)
+            self.tcp.close()
+            self.udp.close()
             return 0
-        self.tcp.settimeout(3.0)
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        lip, lport = self.tcp.getsockname()[:2]
-        try:
-            self.udp.bind((lip, lport))   # READING 5: same port as TCP
-        except OSError as e:
-            warn("client", "cannot bind UDP to %s:%d (%s); snapshots will not "
-                 "reach us" % (lip, lport, e))
-            self.udp.bind((lip, 0))
         self.udp.connect((self.host, self.port))
         self.udp.setblocking(False)
         buf, last_rx = b"", time.monotonic()

@@ -6,7 +6,7 @@ only. No source code, header (network_data.h, command.h, ...) or capture was
 consulted; every value the text leaves to those headers is our own choice,
 marked "READING" below. Only the TCP game protocol is implemented (no UDP).
 
-  openttd_text_peer.py [--password PW] [--company-password PW] --listen HOST PORT MODE
+  openttd_text_peer.py [--text-order] [--password PW] [--company-password PW] --listen HOST PORT MODE
   openttd_text_peer.py [--password PW] [--company-password PW] HOST PORT MODE [SILENCE_MS]
 Game password default "secret", company password default "". Env
 TEXTPEER_DEBUG=1 logs one line per packet to stderr.
@@ -72,7 +72,7 @@ MODES = ["good", "skip-game-info", "getmap-before-auth", "ack-beyond-max",
          "password", "full", "wait", "frame-freq", "extra-seeds", "newgrf",
          "shutdown", "quit-by-error"]
 
-# READING (packet types): the text only says "for the real ID of a packet, check network_data.h
+# READING (packet types, with --text-order; see WIRE NUMBERS): the text only says "for the real ID of a packet, check network_data.h
 # (enum PacketType)". We number the packets in the order the text lists them, client table first
 # ("Below first the packets the client can send to the server. After that, the packets the server
 # can send to the client."), in one number space starting at 0.
@@ -82,7 +82,29 @@ CLIENT_SET_PASSWORD CLIENT_QUIT SERVER_CLIENT_INFO SERVER_GAME_INFO
 SERVER_ERROR SERVER_NEED_PASSWORD SERVER_WELCOME SERVER_WAIT SERVER_MAP
 SERVER_JOIN SERVER_FRAME SERVER_SYNC SERVER_COMMAND SERVER_CHAT
 SERVER_ERROR_QUIT SERVER_QUIT SERVER_SHUTDOWN SERVER_NEWGAME""".split()
+# WIRE NUMBERS (default; the READING above with --text-order): the packet numbers
+# are the one fact taken from the project's wire notes (OpenTTD section, the
+# "0.5-0.7 era (matches the wiki's packet set)" list). That list has no
+# number for CLIENT_GAME_INFO and SERVER_GAME_INFO (the wiki's TCP server
+# info): READING, they are numbered after the list's last packet (37), client
+# first: 38, 39. Nothing else comes from there.
+WIRE = {"CLIENT_JOIN": 2, "SERVER_ERROR": 3, "SERVER_CLIENT_INFO": 6, "SERVER_NEED_PASSWORD": 7,
+        "CLIENT_PASSWORD": 8, "SERVER_WELCOME": 9, "CLIENT_GETMAP": 10, "SERVER_WAIT": 11,
+        "SERVER_MAP": 12, "CLIENT_MAP_OK": 13, "SERVER_JOIN": 14, "SERVER_FRAME": 15,
+        "SERVER_SYNC": 16, "CLIENT_ACK": 17, "CLIENT_COMMAND": 18, "SERVER_COMMAND": 19,
+        "CLIENT_CHAT": 20, "SERVER_CHAT": 21, "CLIENT_SET_PASSWORD": 22, "CLIENT_QUIT": 24,
+        "CLIENT_ERROR": 25, "SERVER_QUIT": 26, "SERVER_ERROR_QUIT": 27, "SERVER_SHUTDOWN": 28,
+        "SERVER_NEWGAME": 29, "CLIENT_GAME_INFO": 38, "SERVER_GAME_INFO": 39}
 P = {n: i for i, n in enumerate(NAMES)}
+def set_numbers(text_order):
+    """the wire number of each packet: P[name]; NAMES[number] its name"""
+    global NAMES
+    if not text_order:
+        NAMES = [None] * 40
+        for n, i in WIRE.items():
+            NAMES[i] = n
+        P.clear()
+        P.update(WIRE)
 
 # READING: NetworkErrorCode, NetworkAction, DestType, MAX_PLAYERS, MAX_TEXT_MSG_LEN, SEND_MTU and
 # the MAP_PACKET_* values are deferred by the text to headers it does not reproduce; these are our
@@ -160,7 +182,7 @@ def unpack_stream(buf):
         yield pt, body
 
 def pname(pt):
-    return NAMES[pt] if pt < len(NAMES) else "UNKNOWN(%d)" % pt
+    return NAMES[pt] if pt < len(NAMES) and NAMES[pt] else "UNKNOWN(%d)" % pt
 
 def read_command(r):
     # READING: "Uint32: decode_params < 10 times the last one (lengthof(cp->dp)) >" = ten uint32
@@ -646,7 +668,8 @@ def usage():
 
 def main(argv):
     listen, opts, pos = "--listen" in argv, {"--password": "secret", "--company-password": ""}, []
-    it = iter(a for a in argv if a != "--listen")
+    set_numbers("--text-order" in argv)
+    it = iter(a for a in argv if a not in ("--listen", "--text-order"))
     for a in it:
         if a in opts:
             opts[a] = next(it, None)
