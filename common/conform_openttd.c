@@ -748,6 +748,17 @@ static const gw_conform_setting settings[] = {
     {NULL, NULL},
 };
 
+/* the cases build 13.x's packets (the join, the errors of
+   network_server.cpp 13.0); the wiki's 0.5-0.7 numbering has no
+   CLIENT_GAME_INFO of the same shape, nor most of them */
+static const char *ottd_unusable(const int *opts)
+{
+    return opts[OTTD_OPT_VERSION] == OTTD_V_OLD
+               ? "OpenTTD's cases speak 13.x and later (its join, its errors); -o openttd.version=0.7 (the wiki's "
+                 "0.5-0.7 numbering) leaves them nothing to send"
+               : NULL;
+}
+
 const gw_conform gw_openttd_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
                                        .n_cases = sizeof cases / sizeof cases[0], .finish = ottd_finish,
-                                       .settings = settings};
+                                       .settings = settings, .unusable = ottd_unusable};

@@ -138,6 +138,11 @@ typedef struct gw_conform {
        non-strict (NULL: nothing to audit). */
     gw_verdict (*audit)(gw_conform_io *io);
     const gw_conform_setting *settings; /* NULL-named end; NULL: none */
+    /* Why the cases cannot run with the protocol's options `opts` (a
+       numbering they do not speak), said as a usage error before any case:
+       pcaptool's limit is no verdict on the implementation (NULL: they can;
+       the hook NULL: always). */
+    const char *(*unusable)(const int *opts);
 } gw_conform;
 
 /* ---- helpers for cases (gw_conform.c) ------------------------------------ */

@@ -803,6 +803,11 @@ static int run_conform(int argc, char **argv)
                                    a.sets[i]);
         }
     }
+    const char *unusable = p->conform->unusable ? p->conform->unusable(run_opts(&cc.ro, p)) : NULL;
+    if (unusable) {
+        g_ptr_array_free(cases, TRUE);
+        return cli_usage_error("%s", unusable);
+    }
     cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
     conform_run run = {.p = p, .role = role, .target = a.target ? a.target : "nobody", .strict = a.strict,
                        .n = cases->len, .results = g_new0(conform_result, cases->len)};

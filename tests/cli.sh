@@ -76,6 +76,11 @@ check tcp-port 0 "$T" decode --no-heuristics --port openttd=23999 "$C/openttd-ge
 expect tcp-port-2 test "$(wc -l < "$tmp/out")" -eq 2
 check openttd-forced 0 "$T" decode --format json --fail-on never --option openttd.version=14 "$C/openttd-13.0-join.pcap"
 expect openttd-forced-used grep -q '"frame":4,.*"openttd.version":\[14\]' "$tmp/out"
+# conform's OpenTTD cases speak 13.x: the wiki's numbering is refused before
+# any case (pcaptool's limit, not the implementation's failure)
+check conform-openttd-old 2 "$T" conform --proto openttd --target 127.0.0.1:9 --option openttd.version=0.7
+expect conform-openttd-old-says-why grep -q "cases speak 13.x" "$tmp/err"
+expect conform-openttd-old-one-line test "$(wc -l < "$tmp/err")" -eq 1
 
 # GNE has no port: heuristics find it, a port given finds a connection
 # whose handshake was not captured, the UDP link follows the handshake
