@@ -767,10 +767,55 @@ static gw_verdict bad_magic(gw_conform_io *io)
     return dropped_after(io, frame, sizeof frame, "a frame with magic \"XL\"");
 }
 
+/* The header of an NL frame of 20000 bytes (HawkNL's limit: 16384). Where
+   it lands in the peer's reads changes what HawkNL 1.70 does (it skips its
+   check on a header that comes in the read of the frame before), so it is
+   sent both ways on purpose, each its own case: alone, once a ping reply
+   shows the peer has read all before it; in one write with a frame before. */
+static const uint8_t oversized_header[] = {'N', 'L', 0x4e, 0x20, ID_EMPTY};
+
 static gw_verdict oversized(gw_conform_io *io)
 {
-    static const uint8_t frame[] = {'N', 'L', 0x4e, 0x20, ID_EMPTY}; /* 20000 bytes announced */
-    return dropped_after(io, frame, sizeof frame, "an NL frame of 20000 bytes (HawkNL's limit: 16384)");
+    CONNECTED_OR(io, id);
+    uint32_t want = gw_conform_random();
+    gw_replay_pdu a;
+    if (!send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+        return gw_conform_say(io, GW_FAIL, "could not send the ping");
+    bool apart = gw_conform_await(io, io->wait_ms, ping_reply, &want, &a) == GW_GOT;
+    if (!io->send(io, oversized_header, sizeof oversized_header))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    const char *how;
+    if (ends(io, io->wait_ms, &how))
+        return gw_conform_say(io, GW_PASS, "an NL frame of 20000 bytes, in a write of its own: the %s %s", who(io), how);
+    if (!apart) /* it may have come in the read of the ping: the other case */
+        return gw_conform_say(io, GW_INFO, "an NL frame of 20000 bytes: the connection stayed open %.1f s later, but "
+                              "the ping before it got no reply, so nothing shows the header came in a read of its own",
+                              io->wait_ms / 1000.0);
+    return gw_conform_say(io, GW_NON_STRICT, "an NL frame of 20000 bytes, in a read of its own (the ping before it "
+                          "answered): the connection stayed open %.1f s later (HawkNL would end it; gne.md says "
+                          "nothing)", io->wait_ms / 1000.0);
+}
+
+static gw_verdict oversized_coalesced(gw_conform_io *io)
+{
+    CONNECTED_OR(io, id);
+    int opts[GW_MAX_OPTIONS];
+    memcpy(opts, io->opts, sizeof opts);
+    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    uint8_t d[600 + sizeof oversized_header];
+    size_t n = P->build(opts, MSG_PACKETS, GW_WVALS(PING(gw_conform_random()), GW_WU(GNE_F_END, 255)), d, 600);
+    if (!n)
+        return gw_conform_say(io, GW_FAIL, "pcaptool could not build its ping");
+    memcpy(d + n, oversized_header, sizeof oversized_header);
+    if (!io->send(io, d, n + sizeof oversized_header))
+        return gw_conform_say(io, GW_FAIL, "could not send");
+    const char *how;
+    if (ends(io, io->wait_ms, &how))
+        return gw_conform_say(io, GW_PASS, "a ping and an NL frame of 20000 bytes in one write: the %s %s", who(io),
+                              how);
+    return gw_conform_say(io, GW_NON_STRICT, "a ping and an NL frame of 20000 bytes in one write: the connection stayed "
+                          "open %.1f s later (HawkNL 1.70 checks its limit only on a header read on its own)",
+                          io->wait_ms / 1000.0);
 }
 
 /* the case is over: an ExitPacket, GNE's own end of a connection (a
@@ -933,10 +978,19 @@ static const gw_conform_case cases[] = {
      bad_magic, GW_REFERENCE},
     {"gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "WIRE-NOTES 3",
      "HawkNL refuses frames over 16384.",
-     "a connection, then an NL header announcing 20000 bytes, and one byte",
+     "a connection, a ping request, then (once the ping is answered: the peer has read all before) an NL header "
+     "announcing 20000 bytes, and one byte, in a write of their own",
      "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
-     "limit, the reference's; gne.md's lengths are 16-bit)",
+     "limit, the reference's; gne.md's lengths are 16-bit); Info when the ping got no reply (the header may have "
+     "come in the ping's read)",
      oversized, GW_REFERENCE},
+    {"gne/framing/oversized-coalesced", BOTH, "An NL frame over 16384 bytes ends the connection, also when it comes "
+     "right after another", "WIRE-NOTES 3",
+     "HawkNL refuses frames over 16384.",
+     "a connection, then a ping request and an NL header announcing 20000 bytes, and one byte, in one write",
+     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL "
+     "1.70's own check is skipped then)",
+     oversized_coalesced, GW_REFERENCE},
 };
 
 static const gw_conform_setting settings[] = {

@@ -59,8 +59,18 @@ static bool send_change(gw_conform_io *io, int64_t tick, uint32_t object)
                                          GW_WSTEP(position_bundle, sizeof position_bundle)));
 }
 
+/* what one case keeps: the ticks pcaptool confirmed (bit t: tick t, 1..63),
+   and the first acknowledgement of a tick it never confirmed */
+typedef struct {
+    uint64_t confirmed;
+    int64_t bogus_ack; /* 1 + the tick; 0: none */
+} od_case;
+
 static bool send_confirm(gw_conform_io *io, int64_t tick, uint32_t changes)
 {
+    od_case *k = io->case_state;
+    if (tick > 0 && tick < 64)
+        k->confirmed |= 1ull << tick;
     return gw_conform_send_link(io, P, T_CONFIRM,
                                 GW_WVALS(GW_WU(OD_F_TICK, (uint64_t)tick), GW_WU(OD_F_REALTIME, REALTIME_BITS),
                                          GW_WU(OD_F_CHANGE_COUNT, changes), GW_WU(OD_F_REFERENCE_TICK, 0)));
@@ -95,6 +105,33 @@ static gw_wait acked(gw_conform_io *io, int64_t t, int ms, gw_replay_pdu *a)
     return gw_conform_await(io, ms, ack_of, &t, a);
 }
 
+/* what went over UDP was refused (ICMP port unreachable): the client
+   cannot have had it; a silence then shows nothing */
+#define UNLESS_UDP_REFUSED(io) \
+    do { \
+        if ((io)->link_refused(io)) \
+            return gw_conform_say(io, GW_SKIPPED, "the client's UDP port was closed when pcaptool sent its snapshot " \
+                                  "(ICMP port unreachable): it cannot have had it"); \
+    } while (0)
+
+/* A negative check ends on evidence: the complete snapshot of tick 2 after
+   it. Acknowledged: the client took the first and held back on purpose;
+   not: it acknowledges nothing, and its silence before shows nothing. */
+static gw_verdict held_back(gw_conform_io *io, const char *pass)
+{
+    gw_replay_pdu a;
+    if (!complete_snapshot(io, 2))
+        return GW_FAIL;
+    gw_wait w = acked(io, 2, io->wait_ms, &a);
+    if (w == GW_GOT)
+        return gw_conform_say(io, GW_PASS, "%s, while the complete snapshot of tick 2 after it was", pass);
+    UNLESS_UDP_REFUSED(io);
+    return gw_conform_say(io, w == GW_CLOSED ? GW_FAIL : GW_INFO,
+                          w == GW_CLOSED ? "the client closed the connection"
+                                         : "not acknowledged, but neither was the complete snapshot of tick 2 after "
+                                           "it: the client acknowledges none, its silence shows nothing");
+}
+
 static gw_verdict ack_complete(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
@@ -104,6 +141,7 @@ static gw_verdict ack_complete(gw_conform_io *io)
     gw_wait w = acked(io, 1, io->wait_ms, &a);
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "the complete snapshot of tick 1 was acknowledged");
+    UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, w == GW_CLOSED ? GW_FAIL : GW_NON_STRICT,
                           w == GW_CLOSED ? "the client closed the connection"
                                          : "no acknowledgement of the complete snapshot (not strictly necessary, "
@@ -116,8 +154,10 @@ static gw_verdict ack_over_udp(gw_conform_io *io)
     gw_replay_pdu a;
     if (!complete_snapshot(io, 1))
         return GW_FAIL;
-    if (acked(io, 1, io->wait_ms, &a) != GW_GOT)
+    if (acked(io, 1, io->wait_ms, &a) != GW_GOT) {
+        UNLESS_UDP_REFUSED(io);
         return gw_conform_say(io, GW_SKIPPED, "the client acknowledged no snapshot");
+    }
     if (a.transport != GW_TRANSPORT_UDP)
         return gw_conform_say(io, GW_NON_STRICT, "the acknowledgement came over TCP (the reference builds it unreliable)");
     return gw_conform_say(io, GW_PASS, "the acknowledgement came over UDP");
@@ -131,7 +171,7 @@ static gw_verdict no_ack_incomplete(gw_conform_io *io)
         return GW_FAIL;
     if (acked(io, 1, io->quiet_ms, &a) == GW_GOT)
         return gw_conform_say(io, GW_FAIL, "tick 1 was acknowledged with 1 of its 2 changes");
-    return gw_conform_say(io, GW_PASS, "a snapshot missing one of its 2 changes was not acknowledged");
+    return held_back(io, "a snapshot missing one of its 2 changes was not acknowledged");
 }
 
 static gw_verdict unconfirmed(gw_conform_io *io)
@@ -142,7 +182,7 @@ static gw_verdict unconfirmed(gw_conform_io *io)
         return GW_FAIL;
     if (acked(io, 1, io->quiet_ms, &a) == GW_GOT)
         return gw_conform_say(io, GW_FAIL, "tick 1 was acknowledged without its confirmation");
-    return gw_conform_say(io, GW_PASS, "changes without a confirmation were not acknowledged");
+    return held_back(io, "changes without a confirmation were not acknowledged");
 }
 
 static gw_verdict order_independent(gw_conform_io *io)
@@ -165,6 +205,7 @@ static gw_verdict order_independent(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "tick %d (%s) was acknowledged, tick %d (%s) was not", got[1] ? 1 : 2,
                               got[1] ? "confirmed first" : "in order", got[1] ? 2 : 1,
                               got[1] ? "in order" : "confirmed first");
+    UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_NON_STRICT, "no snapshot was acknowledged (not strictly necessary)");
 }
 
@@ -176,6 +217,7 @@ static gw_verdict empty_snapshot(gw_conform_io *io)
         return GW_FAIL;
     if (acked(io, 1, io->wait_ms, &a) == GW_GOT)
         return gw_conform_say(io, GW_PASS, "a snapshot of no changes was acknowledged");
+    UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_NON_STRICT, "a snapshot of no changes (complete on its confirmation) was not acknowledged");
 }
 
@@ -196,6 +238,7 @@ static gw_verdict after_unknown(gw_conform_io *io, bool over_udp)
         /* the framing and its types are the reference's (WIRE-NOTES 5):
            the text names no unknown type */
         return gw_conform_say(io, GW_NON_STRICT, "the client closed the connection after type 77");
+    UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_INFO, "no acknowledgement after type 77 (the client may acknowledge none)");
 }
 
@@ -223,6 +266,7 @@ static gw_verdict truncated_udp(gw_conform_io *io)
     if (w == GW_CLOSED)
         return gw_conform_say(io, GW_NON_STRICT, "the client closed the connection after a truncated datagram (the "
                               "length field is the reference's)");
+    UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_INFO, "no acknowledgement after the truncated datagram (the client may acknowledge none)");
 }
 
@@ -579,5 +623,28 @@ static const gw_conform_case cases[] = {
      truncated_udp, GW_REFERENCE},
 };
 
+/* the client's acknowledgements, noted as they come */
+static void od_duty(gw_conform_io *io, const gw_replay_pdu *p)
+{
+    od_case *k = io->case_state;
+    int64_t tick;
+    if (io->role == GW_ROLE_CLIENT && !p->echo && !k->bogus_ack && holds(p, T_ACK, &tick) &&
+        !(tick > 0 && tick < 64 && (k->confirmed >> tick & 1)))
+        k->bogus_ack = tick + 1;
+}
+
+/* An acknowledgement "tell[s] the server that it has received a snapshot
+   in full": one of a tick pcaptool never confirmed received nothing (a
+   canned or miscounting client) */
+static gw_verdict od_audit(gw_conform_io *io)
+{
+    const od_case *k = io->case_state;
+    if (k->bogus_ack)
+        return gw_conform_say(io, GW_FAIL, "the client acknowledged tick %lld, which pcaptool never confirmed (an "
+                              "acknowledgement says a snapshot was \"received in full\")", (long long)k->bogus_ack - 1);
+    return GW_PASS;
+}
+
 const gw_conform gw_opendrakan_conform = {.transport = GW_TRANSPORT_TCP, .link = GW_TRANSPORT_UDP, .cases = cases,
-                                          .n_cases = sizeof cases / sizeof cases[0]};
+                                          .n_cases = sizeof cases / sizeof cases[0], .duty = od_duty,
+                                          .case_state_size = sizeof(od_case), .audit = od_audit};

@@ -568,27 +568,37 @@ static dnp_link *decode_typed_values(dnp_ctx *x)
     return link;
 }
 
+/* "The sender assigns a LinkId": each side numbers the links it sets up,
+   so links are kept by the direction of their link state and the id */
+#define LINK_KEY(dir, id) GUINT_TO_POINTER((unsigned)(dir) << 16 | (uint16_t)(id))
+
+static dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
+{
+    return g_hash_table_lookup(c->links, LINK_KEY(sender_dir, id));
+}
+
 /* a link state (or the completion of a long one) carried by reliable
    command x->sent; a resend leaves the link as its first transmission made it */
 static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link *link)
 {
     if (!link)
         return;
-    const dnp_link *old = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
-    if (x->resend && old && old->seq == x->sent->seq && old->dir == x->p.pi->dir) {
+    unsigned dir = x->p.pi->dir;
+    const dnp_link *old = link_of(x->conv, dir, link_id);
+    if (x->resend && old && old->seq == x->sent->seq) {
         g_free(link);
         return;
     }
     /* "Once assigned the LinkId can not be reused until it has been taken
        down": free again only after a link down */
-    if (old && old->dir == x->p.pi->dir && old->answer != ANSWER_DOWN && !(x->resend && old->seq == x->sent->seq))
+    if (old && old->answer != ANSWER_DOWN && !(x->resend && old->seq == x->sent->seq))
         gw_emit_finding(&x->p.e, DNP_E_LINK_REUSED, 0, 0,
                         "Link id %u assigned again while its link (frame %u) is %s", link_id, old->frame,
                         old->answer == ANSWER_UP ? "up" : "not taken down");
     size_t size = LINK_COST(link->count);
     if (old) {
         x->conv->links_bytes -= LINK_COST(old->count);
-        g_hash_table_remove(x->conv->links, GUINT_TO_POINTER(link_id));
+        g_hash_table_remove(x->conv->links, LINK_KEY(dir, link_id));
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
         if (!x->conv->links_full_noted)
@@ -608,7 +618,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     link->acked_ns = 0;
     link->answer = ANSWER_NONE;
     x->sent->link_id = link_id;
-    g_hash_table_replace(x->conv->links, GUINT_TO_POINTER(link_id), link);
+    g_hash_table_replace(x->conv->links, LINK_KEY(dir, link_id), link);
 }
 
 /* ---- reliable numbering --------------------------------------------------- */
@@ -1090,8 +1100,8 @@ static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
                         (double)quiet / 1e9);
     if (s->link_id < 0)
         return;
-    dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER((unsigned)s->link_id));
-    if (link && link->seq == s->seq && link->dir != x->p.pi->dir) {
+    dnp_link *link = link_of(x->conv, !x->p.pi->dir, (uint32_t)s->link_id);
+    if (link && link->seq == s->seq) {
         link->acked = true;
         link->acked_ns = x->p.pi->time_ns;
     }
@@ -1132,7 +1142,11 @@ static void cmd_link_up_down(dnp_ctx *x, bool up)
         return;
     uint32_t link_id = (uint32_t)x->val[DNP_F_LINK_ID];
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
-    dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(link_id));
+    /* an answer to the other side's link state; else the sender's own link
+       (taken down by it, or a link up it may not send) */
+    dnp_link *link = link_of(x->conv, !x->p.pi->dir, link_id);
+    if (!link)
+        link = link_of(x->conv, x->p.pi->dir, link_id);
     bool from_sender = link && link->dir == x->p.pi->dir;
     if (!link) {
         if (!x->conv->midway)
@@ -1195,7 +1209,10 @@ static bool decode_update(dnp_ctx *x, int layout)
         if (l < 3)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues,
                         nvalues == 1 ? "" : "s");
-        const dnp_link *link = g_hash_table_lookup(x->conv->links, GUINT_TO_POINTER(id));
+        /* the sender's own link (its owner updating it), else the other side's */
+        const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
+        if (!link)
+            link = link_of(x->conv, !x->p.pi->dir, id);
         if (link) {
             gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
             check_update_allowed(x, link, (uint16_t)id, lstart);
@@ -1488,7 +1505,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
             continue;
         it = (dnp_open_item){l->frame, l->time_ns, l->dir, DNP_E_LINK_UNANSWERED, 3, ""};
         snprintf(it.msg, sizeof it.msg, "Link %u acknowledged but neither link up nor link down followed",
-                 GPOINTER_TO_UINT(key));
+                 GPOINTER_TO_UINT(key) & 0xffff);
         g_array_append_val(open, it);
     }
     g_array_sort(open, open_item_order);

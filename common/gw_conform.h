@@ -78,6 +78,9 @@ typedef struct gw_conform_io {
        one, within the same case (false when it cannot be reached; the
        implementation as client: always false). */
     bool (*reconnect)(struct gw_conform_io *io);
+    /* the link's port answered ICMP port unreachable in this case: what
+       went over it cannot have arrived */
+    bool (*link_refused)(struct gw_conform_io *io);
     /* what the catalogue learns once per run (gw_conform.state_size bytes,
        zeroed before the first case), e.g. the server's identity */
     void *state;

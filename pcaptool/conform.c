@@ -167,6 +167,15 @@ static void end_record(driver *D)
     D->kept_bytes = 0;
 }
 
+static void on_sent_stream_pdu(void *ctx, const uint8_t *d, size_t len, const tcp_stamp *at)
+{
+    (void)at;
+    record(ctx, true, GW_TRANSPORT_TCP, d, len);
+}
+
+/* Send len bytes in one write; what goes is recorded PDU by PDU (on a
+   stream, several PDUs in one write are several PDUs, as Wireshark shows
+   them; bytes that end inside a PDU go as one) */
 static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_t len)
 {
     driver *D = (driver *)io;
@@ -174,7 +183,14 @@ static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_
     int fd = link ? D->link_fd : D->fd;
     if (fd < 0 || (!link && D->closed && D->transport == GW_TRANSPORT_TCP))
         return false;
-    record(D, true, transport, d, len);
+    size_t used = 0;
+    if (transport == GW_TRANSPORT_TCP) {
+        tcp_sink ts = {on_sent_stream_pdu, NULL, D};
+        long pending;
+        used = tcp_cut(D->p, D->opts, d, len, NULL, &ts, &pending);
+    }
+    if (used < len || !len)
+        record(D, true, transport, d + used, len - used);
     return peer_send_all(fd, transport == GW_TRANSPORT_UDP, d, len, D->io.wait_ms);
 }
 
@@ -370,6 +386,11 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
         }
         g_byte_array_remove_range(D->inbuf, 0, (guint)used);
     }
+}
+
+static bool io_link_refused(gw_conform_io *io)
+{
+    return ((driver *)io)->link_closed;
 }
 
 static const char *io_setting(gw_conform_io *io, const char *name)
@@ -827,6 +848,7 @@ static int run_conform(int argc, char **argv)
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
                            .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
                            .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,
+                           .link_refused = io_link_refused,
                            .state = g_malloc0(p->conform->state_size + 1),
                            .case_state = g_malloc0(p->conform->case_state_size + 1)};
     char why[400] = "";

@@ -411,6 +411,25 @@ Test(dnp, a_link_id_is_free_again_after_link_down)
     cr_assert(collect_has_finding(&c, DNP_E_LINK_REUSED));
 }
 
+/* dnp.md, Link State: "The sender assigns a LinkId": both sides may use
+   link 0 for links of their own at once, each answered and updated */
+Test(dnp, each_side_numbers_its_own_links)
+{
+    dec(1, 1, "05 0000 0000 00 0000 0100 01 05");  /* the server's link 0 */
+    dec(2, 0, "06 0000 00");
+    dec(3, 0, "05 0000 0000 00 0000 0100 01 06");  /* the client's link 0 */
+    cr_assert_not(collect_has_finding(&c, DNP_E_LINK_REUSED));
+    dec(4, 1, "06 0000 00");
+    dec(5, 0, "07 0000");                         /* the client takes the server's link */
+    cr_assert_not(collect_has_finding(&c, DNP_E_ANSWER_UNEXPECTED));
+    dec(6, 1, "07 0000");                         /* and the server the client's */
+    cr_assert_not(collect_has_finding(&c, DNP_E_ANSWER_UNEXPECTED));
+    dec(7, 1, "09 01 0000 01 0000 07");           /* the server updates its own link 0 */
+    cr_assert_not(collect_has_finding(&c, DNP_E_UPDATE_NOT_UP));
+    cr_assert_not(collect_has_finding(&c, DNP_E_UPDATE_READ_ONLY));
+    cr_assert_eq(malformed_findings(), 0);
+}
+
 /* "As a rule of thumb on IPv4 a package size of 1200 ... can be expected to
    be transmitted in one package": a note past it */
 Test(dnp, datagrams_over_1200_bytes_are_noted)
