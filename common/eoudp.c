@@ -39,7 +39,8 @@ static const gw_value_name basis_names[] = {
 
 /* payload layouts */
 enum layout { L_NONE, L_INFO, L_ID, L_PLAYER, L_STRING_SYSTEM, L_COMPONENT, L_STRING_EVENTS,
-              L_ENTITY, L_DEL_COMPONENT, L_EVENT_BOOL, L_EVENT, L_CONNECT, L_UNKNOWN };
+              L_ENTITY, L_DEL_COMPONENT, L_EVENT_BOOL, L_EVENT, L_CONNECT, L_DISCONNECT, L_EVENT_OR_END,
+              L_UNKNOWN };
 
 typedef struct {
     uint8_t code;
@@ -60,11 +61,11 @@ static const command commands[] = {
     {0x0f, "Deleted component", L_DEL_COMPONENT, false},
     {0x10, "Important event", L_EVENT_BOOL, false},
     {0x81, "Connect", L_CONNECT, false},
-    {0x82, "Disconnect", L_NONE, false},
+    {0x82, "Disconnect", L_DISCONNECT, false},
     {0x8b, "Events", L_EVENT_BOOL, false},
     /* the text's details and usage sections */
     {0x10, "Deleted component (text)", L_DEL_COMPONENT, true},
-    {0x11, "Events (text)", L_EVENT, true},
+    {0x11, "Events (text)", L_EVENT_OR_END, true},
     {0x8a, "Key events (text)", L_EVENT_BOOL, true},
     {0x8c, "Important events (text)", L_EVENT_BOOL, true},
 };
@@ -397,10 +398,12 @@ static void text_end(gw_pdu *p, int field, size_t off, size_t n, int nul)
                            "%s without a NUL (the text says otherwise)", name);
 }
 
-enum { TEST_CONNECT_PAYLOAD };
+enum { TEST_CONNECT_PAYLOAD, TEST_END_ID, TEST_NOT_END_ID };
 static bool test(gw_pdu *p, int which)
 {
-    (void)which; /* TEST_CONNECT_PAYLOAD: the text's whole connect payload is there */
+    if (which != TEST_CONNECT_PAYLOAD) /* 0x11 with the 8-byte [Id] of the usage's end, not a 4-byte [Event] */
+        return (gw_remaining(&p->c) == 8) == (which == TEST_END_ID);
+    /* TEST_CONNECT_PAYLOAD: the text's whole connect payload is there */
     return gw_remaining(&p->c) >= 12;
 }
 
@@ -608,6 +611,12 @@ static const gw_lstep *const payloads[] = {
     [L_EVENT] = L(NUM(EVENT, 4, GW_SUM(" %llu"))),
     /* the implementation sends nothing; the text: f32 timestamp, u64 id */
     [L_CONNECT] = L(GW_IF_HOOK(TEST_CONNECT_PAYLOAD), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
+    /* the text, two ways: "It's content is empty" (0x82), "[Event]" (0x11);
+       its usage's end: "Client -> [0x82][Timestamp][Id][Id] and Server ->
+       [0x11][Timestamp][Id][Id]" */
+    [L_DISCONNECT] = L(GW_OPTIONAL, NUM(END_ID, 8, GW_SUM(" %llu"))),
+    [L_EVENT_OR_END] = L(GW_IF_HOOK(TEST_NOT_END_ID), NUM(EVENT, 4, GW_SUM(" %llu")), GW_DONE,
+                         GW_IF_HOOK(TEST_END_ID), NUM(END_ID, 8, GW_SUM(" (answering disconnect %llu)")), GW_DONE),
 };
 
 /* Do the payload's bytes decode, exactly, with strings whose length counts

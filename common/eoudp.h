@@ -64,6 +64,7 @@ enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_P
     F(EOUDP_F_PRESSED, "eoudp.pressed", "Pressed", BOOL, NONE, NULL, 0, "Key press (true) or release") \
     F(EOUDP_F_CONNECT_TIMESTAMP, "eoudp.connect.timestamp", "Client timestamp", DOUBLE, EPOCH_MS, NULL, 0, "The text's connect payload: client time (f32)") \
     F(EOUDP_F_CONNECT_ID, "eoudp.connect.server_id", "Server id", U64, HEX, NULL, 0, "The text's connect payload: the server to connect to") \
+    F(EOUDP_F_END_ID, "eoudp.end.id", "Id (usage)", U64, DEC, NULL, 0, "The [Id] the text's usage section gives a disconnect (0x82) and its answer (0x11)") \
     F(EOUDP_F_PAYLOAD, "eoudp.payload", "Payload", BYTES, NONE, NULL, 0, "Payload not decoded field by field") \
     F(EOUDP_F_TRAILING, "eoudp.trailing", "Trailing bytes", BYTES, NONE, NULL, 0, "Bytes after the command's fields")
 enum { EOUDP_FIELDS(GW_INDEX, GW_INDEX) EOUDP_F_COUNT };

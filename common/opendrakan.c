@@ -78,7 +78,7 @@ static const gw_rule rules[] = {
 
 static const gw_choice variant_choices[] = {
     {OD_VARIANT_REFERENCE, "reference", "What Zalasus/opendrakan writes"},
-    {OD_VARIANT_DRAFT, "draft", "The draft: real time in messages and actions, the draft-only packets (11-13)"},
+    {OD_VARIANT_DRAFT, "draft", "The draft: real time in messages and actions, the draft-only packets (11-14)"},
     {0, NULL, NULL}};
 static const gw_choice bools_choices[] = {
     {OD_BOOLS_AUTO, "auto", "From the payload length"},
@@ -172,6 +172,7 @@ typedef struct {
     gw_pdu p;             /* p.c: over the current packet's payload (len = its end);
                              p.failed: decoding of that packet stopped */
     od_conv *conv;
+    unsigned type;        /* the current packet's type */
     size_t tick_at;       /* the current packet's tick (its payload start) */
     bool seen[OD_F_COUNT]; /* what the packet's layout read (gw_record) */
     uint64_t val[OD_F_COUNT];
@@ -508,10 +509,18 @@ static void anim_flags(od_ctx *x, size_t off, uint64_t w)
 enum { TEST_DRAFT, STEP_GREF, STEP_BUNDLE, STEP_SUM_TICK_OBJECT, STEP_SUM_CHANNEL,
        CHECK_TICK = 1, CHECK_REFERENCE_TICK, CHECK_DB_COUNT, CHECK_VARIANT, CHECK_LIFECYCLE, CHECK_ANIM_FLAGS };
 
+/* TEST_DRAFT: the draft's layout. The draft puts a real time (f64) first
+   in an action and an analog action, the reference does not: a payload
+   whose length only the draft's fits is read the draft's way whatever the
+   variant (both readings decode) */
 static bool test(gw_pdu *p, int which)
 {
-    (void)which; /* TEST_DRAFT */
-    return ((od_ctx *)p)->conv->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT;
+    (void)which;
+    od_ctx *x = (od_ctx *)p;
+    if (x->conv->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT)
+        return true;
+    size_t rest = gw_remaining(&x->p.c);
+    return (x->type == T_ACTION && rest == 8 + 4 + 1) || (x->type == T_ANALOG && rest == 8 + 4 + 4 + 4);
 }
 
 static void step(gw_pdu *p, int which)
@@ -625,6 +634,7 @@ static void payload(od_ctx *x, unsigned type)
     const uint64_t *v = x->val;
     const bool *seen = x->seen;
     memset(x->seen, 0, sizeof x->seen);
+    x->type = type;
     gw_layout_run(&x->p, payloads[type]);
     switch (type) {
     case T_DB_ENTRY:

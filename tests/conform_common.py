@@ -117,12 +117,14 @@ ABOUT_THE_ANSWER = {"dnp.ack.missing", "dnp.ack.late", "dnp.link.unanswered", "e
 def stray_findings(cases, decoded):
     """warnings and errors the decoders give, in the --out capture, on what
     pcaptool sent that are neither its case's deliberate fault nor about
-    the implementation's answer: [(case, frame, code, message)]"""
-    by_ends = {(r["local"], r["peer"]): r["case"] for r in cases if r.get("local") and r.get("peer")}
+    the implementation's answer: [(case, frame, code, message)]. The --out
+    capture holds the cases' exchanges in order, so its PDUs are matched to
+    them by position (a client's port may come again in a later case)."""
+    exchange = [(r["case"], e) for r in cases for e in r["exchange"]]
+    pdus = [x for x in decoded if x.get("proto") and not x.get("end_of_conversation")]
     stray = []
-    for x in decoded:
-        case = by_ends.get((x.get("src"), x.get("dst")))
-        for f in x.get("findings", []) if case else ():
+    for (case, e), x in zip(exchange, pdus):
+        for f in x.get("findings", []) if e["from"] == "pcaptool" else ():
             if f["severity"] in ("warning", "error") and f["code"] not in DELIBERATE.get(case, set()) | ABOUT_THE_ANSWER:
                 stray.append((case, x.get("frame"), f["code"], f["message"]))
     return stray

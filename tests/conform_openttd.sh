@@ -7,7 +7,8 @@
 # and the JUnit names the 14 cases; as client all pass but
 # openttd/client/game-password, info (a client without a password waits for
 # its user). Both runs exit 0. Then the server again with 127.0.0.1 banned
-# (every case skipped: a refusal is its right) and with a game password
+# (every case skipped: a refusal is its right), full (the cases that need a
+# join skipped) and with a game password
 # (cases needing a join skipped without --set password=..., all pass with it).
 # The server's port: CONFORM_PORT, else one picked by the process id.
 set -u
@@ -16,7 +17,8 @@ openttd=/usr/games/openttd
 [ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
 work=$(mktemp -d)
 server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+holders=""
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; [ -n "$holders" ] && kill "$holders" 2>/dev/null; rm -rf "$work"' EXIT
 port=${CONFORM_PORT:-$((40000 + $$ % 20000))}
 mkdir -p "$work/home" "$work/config" "$work/data"
 printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = ConformTest\n' \
@@ -76,6 +78,53 @@ if [ "$brc" != 0 ] || [ "$skipped" != 14 ]; then
     cat "$work/banned.jsonl" "$work/banned-err.txt"; fail=1
 else
     echo "ok: banned: all 14 cases skipped, naming SERVER_BANNED"
+fi
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+server=""
+
+# the same server when full (max_clients 2, both places taken by two
+# connections that joined and wait): it answers every join with SERVER_ERROR
+# FULL, its right; the ten cases that need a join are skipped saying so, the
+# four that need none pass (game info, GETMAP unauthorized, the framing)
+fport=$((port + 4))
+sed 's/^server_name = .*/&\nmax_clients = 2\nmax_join_time = 20000/' "$work/server.cfg" > "$work/full.cfg"
+start_server full "$fport"
+python3 - "$fport" > "$work/holders.log" 2>&1 <<'PY' &
+import socket, struct, sys, time
+# CLIENT_JOIN as the 13.0 client sends it (captures/openttd-13.0-join.pcap)
+body = lambda name: b"13.0\0" + struct.pack("<I", 0x1d086d64) + name + b"\0" + bytes([255])
+held = []
+for i in range(2):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+    b = body(b"holder%d" % i)
+    s.sendall(struct.pack("<HB", 3 + len(b), 2) + b)
+    s.recv(3)  # the server's answer: the join is in
+    held.append(s)
+print("held", flush=True)
+time.sleep(300)
+PY
+holders=$!
+i=0 # until both joined (or the holders gave up: bounded)
+while ! grep -q held "$work/holders.log" && kill -0 "$holders" 2>/dev/null && [ $i -lt 600 ]; do
+    i=$((i + 1)); sleep 0.1
+done
+line=$(cat "$work/holders.log")
+"$pcaptool" conform --proto openttd --target "127.0.0.1:$fport" --format json > "$work/full.jsonl" 2> "$work/full-err.txt"
+frc=$?
+kill "$holders" 2>/dev/null
+wait "$holders" 2>/dev/null
+holders=""
+counts=$(python3 -c 'import json, sys
+r = [x for x in map(json.loads, sys.stdin) if "case" in x]
+print(sum(x["verdict"] == "skipped" and "FULL" in x["outcome"] for x in r),
+      sorted(x["case"] for x in r if x["verdict"] == "pass"))' < "$work/full.jsonl")
+want="10 ['openttd/info/without-authorization', 'openttd/join/getmap-unauthorized', 'openttd/packets/oversized', 'openttd/packets/undersized']"
+if [ "$line" != held ] || [ "$frc" != 0 ] || [ "$counts" != "$want" ]; then
+    echo "FAIL: full server (holders: $line): exit $frc, $counts (want $want):"
+    cat "$work/full.jsonl" "$work/full-err.txt"; fail=1
+else
+    echo "ok: full server: the ten cases that need a join skipped naming FULL, the four others pass"
 fi
 kill "$server" 2>/dev/null
 wait "$server" 2>/dev/null

@@ -78,14 +78,7 @@ def peer_findings(pcapng):
     `port`"""
     r = run(["decode", "--format", "json", pcapng])
     recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
-    # Left out: EOUDP's answer to a disconnect, 0x11 [Id] as eoudp.md's Usage
-    # section ("End") shows it. pcaptool reads 0x11 only as the details
-    # section's "Send events" [Event] and warns eoudp.trailing on the Id's
-    # other 4 bytes, on a reading the text allows: a pcaptool bug, reported.
-    # It comes into the replay's --out only when the peer's answer to the
-    # recording's last disconnect arrives before replay ends (under load).
-    ours = [x for x in recs if x.get("src", "").endswith(":%d" % port)
-            and not (x.get("proto") == "eoudp" and x.get("summary", "").startswith("Events (text)"))]
+    ours = [x for x in recs if x.get("src", "").endswith(":%d" % port)]
     bad = [(x.get("frame"), f["code"], f["message"]) for x in ours for f in x.get("findings", [])
            if f["severity"] in ("warning", "error")]
     return ours, bad

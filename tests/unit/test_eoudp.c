@@ -499,3 +499,23 @@ Test(eoudp, replay_adapts_a_21_byte_header)
     cr_assert_eq(r->need(st, p), GW_REPLAY_ANSWER);
     free(st);
 }
+
+/* eoudp.md, Usage, End: "Client -> [0x82][Timestamp][Id][Id] and Server ->
+   [0x11][Timestamp][Id][Id]", where the command table gives 0x82 no content
+   and 0x11 an [Event]: each reading decodes, none has trailing bytes */
+Test(eoudp, the_usage_sections_end)
+{
+    decf(1, 0, 0, "82 0050c347 0300000000000000 0800000000000000 0300000000000000");
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert_eq(U("eoudp.end.id"), 3);
+    decf(2, 1, 0, "11 0050c347 0900000000000000 0800000000000000 0300000000000000");
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert_eq(U("eoudp.end.id"), 3);
+    cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.event")), 0);
+    decf(3, 1, 0, "11 0050c347 0a00000000000000 0400000000000000 05000000");
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert_eq(U("eoudp.event"), 5);
+    decf(4, 0, 0, "82 0050c347 0400000000000000 0000000000000000");
+    cr_assert_not(has("eoudp.trailing"));
+    cr_assert_eq(collect_count(&c, collect_field(P, "eoudp.end.id")), 0);
+}

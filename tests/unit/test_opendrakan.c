@@ -431,3 +431,22 @@ Test(opendrakan, replay_peer_acks_name_our_complete_snapshots)
     cr_assert_str_eq(why, "acknowledges tick 7, which we did not confirm");
     free(st);
 }
+
+/* The draft's ACTION_TRIGGERED and ANALOG_ACTION_TRIGGERED begin with the
+   real time (f64), the reference's do not: under the default variant each
+   layout decodes where the length fits it, neither gives a finding */
+Test(opendrakan, actions_in_either_layout)
+{
+    dec(1, TCP, "09 0500 07000000 01");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.action"), 7);
+    cr_assert_eq(count("opendrakan.realtime"), 0);
+    dec(2, TCP, "09 0d00 000000000000f83f 07000000 01");
+    cr_assert_eq(c.n_findings, 0, "the draft's layout: no trailing bytes");
+    cr_assert_eq(U("opendrakan.action"), 7);
+    cr_assert_float_eq(D("opendrakan.realtime", 0), 1.5, 1e-9);
+    dec(3, TCP, "0a 1400 0000000000000040 02000000 0000803f 000000bf");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_float_eq(D("opendrakan.realtime", 0), 2.0, 1e-9);
+    cr_assert_eq(U("opendrakan.action"), 2);
+}
