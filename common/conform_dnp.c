@@ -665,6 +665,7 @@ static gw_verdict unknown_result(gw_conform_io *io)
     /* it asks again: accepted now, the same #0 must be acknowledged */
     if (!gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))))
         return GW_FAIL;
+    ((dnp_case *)io->case_state)->connected = true;
     gw_verdict v = acked(io, 0, "on the connection accepted after the unknown code");
     if (v == GW_PASS)
         return gw_conform_say(io, GW_PASS, "answered with result %llu, the client left #0 unacknowledged and asked "

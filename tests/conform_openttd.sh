@@ -26,6 +26,13 @@ printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = loc
 . "$(dirname "$0")/openttd_server.sh"
 # start_server NAME PORT: a server with $work/NAME.cfg on PORT (openttd_start)
 start_server() { openttd_start "$work/$1.cfg" "$2" "$work/$1.log"; }
+stop_server() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=""; }
+# judged STATUS FAIL_TEXT OK_TEXT FILE...: a run's result said (its files
+# shown when it failed: STATUS not 0)
+judged() {
+    st=$1 bad=$2 good=$3; shift 3
+    if [ "$st" != 0 ]; then echo "FAIL: $bad"; cat "$@"; fail=1; else echo "ok: $good"; fi
+}
 start_server server "$port"
 
 "$pcaptool" conform --proto openttd --target "127.0.0.1:$port" --format json --junit "$work/junit.xml" \
@@ -56,9 +63,7 @@ fi
 [ "$rc" = 0 ] || { echo "FAIL: exit $rc, expected 0"; cat "$work/err.txt"; fail=1; }
 grep -q 'tests="14" failures="0"' "$work/junit.xml" || { echo "FAIL: JUnit:"; cat "$work/junit.xml"; fail=1; }
 [ $fail = 0 ] && echo "ok: 14 cases as server, the verdicts the README gives"
-kill "$server" 2>/dev/null
-wait "$server" 2>/dev/null
-server=""
+stop_server
 
 # the same server with 127.0.0.1 on its ban list: it answers every
 # connection with SERVER_BANNED, its right; no case can be judged then, so
@@ -73,15 +78,10 @@ brc=$?
 skipped=$(python3 -c 'import json, sys
 print(sum(r.get("verdict") == "skipped" and "SERVER_BANNED" in r["outcome"] for r in map(json.loads, sys.stdin)))' \
     < "$work/banned.jsonl")
-if [ "$brc" != 0 ] || [ "$skipped" != 14 ]; then
-    echo "FAIL: banned: exit $brc (0 wanted), $skipped of 14 cases skipped naming SERVER_BANNED:"
-    cat "$work/banned.jsonl" "$work/banned-err.txt"; fail=1
-else
-    echo "ok: banned: all 14 cases skipped, naming SERVER_BANNED"
-fi
-kill "$server" 2>/dev/null
-wait "$server" 2>/dev/null
-server=""
+[ "$brc" = 0 ] && [ "$skipped" = 14 ]
+judged $? "banned: exit $brc (0 wanted), $skipped of 14 cases skipped naming SERVER_BANNED:" \
+    "banned: all 14 cases skipped, naming SERVER_BANNED" "$work/banned.jsonl" "$work/banned-err.txt"
+stop_server
 
 # the same server when full (max_clients 2, both places taken by two
 # connections that joined and wait): it answers every join with SERVER_ERROR
@@ -120,15 +120,11 @@ r = [x for x in map(json.loads, sys.stdin) if "case" in x]
 print(sum(x["verdict"] == "skipped" and "FULL" in x["outcome"] for x in r),
       sorted(x["case"] for x in r if x["verdict"] == "pass"))' < "$work/full.jsonl")
 want="10 ['openttd/info/without-authorization', 'openttd/join/getmap-unauthorized', 'openttd/packets/oversized', 'openttd/packets/undersized']"
-if [ "$line" != held ] || [ "$frc" != 0 ] || [ "$counts" != "$want" ]; then
-    echo "FAIL: full server (holders: $line): exit $frc, $counts (want $want):"
-    cat "$work/full.jsonl" "$work/full-err.txt"; fail=1
-else
-    echo "ok: full server: the ten cases that need a join skipped naming FULL, the four others pass"
-fi
-kill "$server" 2>/dev/null
-wait "$server" 2>/dev/null
-server=""
+[ "$line" = held ] && [ "$frc" = 0 ] && [ "$counts" = "$want" ]
+judged $? "full server (holders: $line): exit $frc, $counts (want $want):" \
+    "full server: the ten cases that need a join skipped naming FULL, the four others pass" \
+    "$work/full.jsonl" "$work/full-err.txt"
+stop_server
 
 # the same server with a game password: without it, the five cases that
 # need a join are skipped (saying which setting is missing) and the nine
@@ -154,9 +150,7 @@ print(sum(x["verdict"] == "pass" for x in r), sum(x["verdict"] == "skipped" and 
         echo "ok: password server, password given: $given: $counts (pass, skipped for the password, wrong-password passed)"
     fi
 done
-kill "$server" 2>/dev/null
-wait "$server" 2>/dev/null
-server=""
+stop_server
 
 # the implementation as client: Debian's 13.0 client without a display
 # (null drivers; a client name set, or it would ask its user for one),
