@@ -120,7 +120,7 @@ enum { OD_FIELDS(GW_INDEX, GW_INDEX) OD_F_COUNT };
     E(OD_E_TRUNCATED, "opendrakan.truncated", ERROR, MALFORMED, "The packet (or datagram) ends before its header or payload does") \
     E(OD_E_PAYLOAD_SHORT, "opendrakan.payload.short", ERROR, MALFORMED, "The payload ends before a field its type must contain") \
     E(OD_E_TRAILING, "opendrakan.trailing", WARNING, MALFORMED, "Payload bytes after the packet's fields") \
-    E(OD_E_UNKNOWN_TYPE, "opendrakan.type.unknown", ERROR, UNDECODED, "A packet type the variant does not define: the rest is not decoded") \
+    E(OD_E_UNKNOWN_TYPE, "opendrakan.type.unknown", WARNING, UNDECODED, "A packet type the variant does not define: the rest is not decoded (the draft numbers none of its packets)") \
     E(OD_E_UNEXPECTED_LINK, "opendrakan.link.unexpected", NOTE, PROTOCOL, "A packet the reference sends reliably (TCP) seen on UDP, or the reverse") \
     E(OD_E_TICK_ZERO, "opendrakan.tick.zero", WARNING, PROTOCOL, "Tick 0 (invalid) where a tick is required") \
     E(OD_E_TICK_TOP_BIT, "opendrakan.tick.top_bit", WARNING, MALFORMED, "A tick with its top bit set: negative as the code's i64, beyond 2^63 as the draft's u64") \
