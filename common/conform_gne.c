@@ -741,7 +741,11 @@ static gw_verdict client_udp_port(gw_conform_io *io)
     if (gw_conform_await(io, io->wait_ms, is_udp_port, NULL, &a) != GW_GOT)
         return gw_conform_say(io, GW_FAIL, "the accept offered UDP port 60999, but no 4-byte port message came");
     const gw_item *port = gw_replay_item(&a, GNE_F_UDP_PORT, 0);
-    return gw_conform_say(io, GW_PASS, "the client named its UDP port, %lld", port ? (long long)(int32_t)port->v.u : -1LL);
+    long long named = port ? (long long)(int32_t)port->v.u : -1LL;
+    if (named < 0 || named > 65535)
+        return gw_conform_say(io, GW_FAIL, "the client's port message names %lld (\"For UDP and IPX this shall be a "
+                              "gint32 from 0 to 65535, inclusive\")", named);
+    return gw_conform_say(io, GW_PASS, "the client named its UDP port, %lld", named);
 }
 
 /* ---- HawkNL framing ----------------------------------------------------------------- */
@@ -916,9 +920,10 @@ static const gw_conform_case cases[] = {
     {"gne/handshake/udp-port-sent", CLIENT, "A client offered a UDP link names its UDP port", HANDSHAKE,
      "If a unreliable connection was successfully negotiated, then once the client receives the CAP, it will "
      "send a packet over its reliable connection with only the data needed for the server to be able to respond "
-     "to the client",
+     "to the client. [...] For UDP and IPX this shall be a gint32 from 0 to 65535, inclusive.",
      "an accept offering UDP port 60999, when the request asked for the unreliable link",
-     "the 4-byte port message; Fail when none comes; Skipped when the client asks for no UDP link",
+     "the 4-byte port message, a port from 0 to 65535; Fail when none comes or the port is outside that range; "
+     "Skipped when the client asks for no UDP link",
      client_udp_port, GW_MUST},
     {"gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "gne.md, PingPacket",
      "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "

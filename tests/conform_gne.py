@@ -66,6 +66,8 @@ EXPECTED = {
         "big": (set(), INFO_C),
         "no-udp": (set(), dict(INFO_C, **{"gne/handshake/udp-port-sent": "skipped"})),
         "no-port": ({"gne/handshake/udp-port-sent"}, INFO_C),
+        # "For UDP and IPX this shall be a gint32 from 0 to 65535, inclusive"
+        "port-range": ({"gne/handshake/udp-port-sent"}, INFO_C),
         # a refused client that stays: the text leaves it open (recorded)
         "stay-refused": (set(), INFO_C),
         "no-ping": (set(), dict(INFO_C, **{"gne/ping/reply": "non-strict"}, **UNPARSED)),

@@ -27,6 +27,7 @@
  *         no-resync     ignore a bad magic or an oversized frame (skip 4 bytes)
  *   client: no-udp        ask for no UDP link
  *           no-port       ask for a UDP link, and never name its port
+ *           port-range    name its UDP port as -1 (outside 0..65535)
  *           stay-refused  keep the connection when refused
  */
 #include <netdb.h>
@@ -165,7 +166,7 @@ static void answered(conn *c, const uint8_t *d, size_t n)
         if (c->udp >= 0 && bind(c->udp, (struct sockaddr *)&a, al) == 0 &&
             getsockname(c->udp, (struct sockaddr *)&a, &al) == 0) {
             uint8_t m[4];
-            put(m, 4, ntohs(a.sin_port));
+            put(m, 4, is("port-range") ? 0xffffffffu : ntohs(a.sin_port));
             send_frame(c, m, sizeof m);
         }
     }
