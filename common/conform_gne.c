@@ -52,13 +52,21 @@ static bool handshake_answer(const gw_replay_pdu *p, const void *arg)
 
 /* build a message in the byte order of id (little-endian while it is not
    known: learn() sets both) and send it */
-static bool send_in_order(gw_conform_io *io, const gne_identity *id, int64_t type, const gw_wval *vals)
+/* PDU `type` built from vals in the peer's byte order, at d (at most cap
+   bytes): its length, 0 when it cannot be built */
+static size_t build_in_order(const gw_conform_io *io, const gne_identity *id, int64_t type, const gw_wval *vals,
+                             uint8_t *d, size_t cap)
 {
     int opts[GW_MAX_OPTIONS];
     memcpy(opts, io->opts, sizeof opts);
     opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    return P->build(opts, type, vals, d, cap);
+}
+
+static bool send_in_order(gw_conform_io *io, const gne_identity *id, int64_t type, const gw_wval *vals)
+{
     uint8_t d[600]; /* gnelib's messages are at most 512 bytes */
-    size_t n = P->build(opts, type, vals, d, sizeof d);
+    size_t n = build_in_order(io, id, type, vals, d, sizeof d);
     return n && io->send(io, d, n);
 }
 
@@ -806,11 +814,8 @@ static gw_verdict oversized(gw_conform_io *io)
 static gw_verdict oversized_coalesced(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
-    int opts[GW_MAX_OPTIONS];
-    memcpy(opts, io->opts, sizeof opts);
-    opts[GNE_OPT_BYTE_ORDER] = id->big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
     uint8_t d[600 + sizeof oversized_header];
-    size_t n = P->build(opts, MSG_PACKETS, GW_WVALS(PING(gw_conform_random()), GW_WU(GNE_F_END, 255)), d, 600);
+    size_t n = build_in_order(io, id, MSG_PACKETS, GW_WVALS(PING(gw_conform_random()), GW_WU(GNE_F_END, 255)), d, 600);
     if (!n)
         return gw_conform_say(io, GW_FAIL, "pcaptool could not build its ping");
     memcpy(d + n, oversized_header, sizeof oversized_header);
