@@ -22,8 +22,8 @@ static const gw_value_name type_names[] = {
     {T_OBJECT_MESSAGE, "OBJECT_MESSAGE", 0}, {T_EVENT, "EVENT", 0},
     {T_ACK, "ACKNOWLEDGE_SNAPSHOT", 0}, {T_ACTION, "ACTION_TRIGGERED", 0},
     {T_ANALOG, "ANALOG_ACTION_TRIGGERED", 0}, {T_OBJECT_CREATED, "OBJECT_CREATED (draft)", 0},
-    {T_LIFECYCLE, "OBJECT_LIFECYCLE_STATE_CHANGED (draft)", 0}, {T_SOUND, "SOUND (draft)", 0},
-    {T_ANIMATION, "OBJECT_ANIMATION (draft)", 0},
+    {T_LIFECYCLE, "OBJECT_LIFECYCLE_STATE_CHANGED (draft)", 0}, {T_ANIMATION, "OBJECT_ANIMATION (draft)", 0},
+    {T_SOUND, "SOUND (draft)", 0},
     {0, NULL, 0}};
 
 static const gw_value_name variant_names[] = {
@@ -78,7 +78,7 @@ static const gw_rule rules[] = {
 
 static const gw_choice variant_choices[] = {
     {OD_VARIANT_REFERENCE, "reference", "What Zalasus/opendrakan writes"},
-    {OD_VARIANT_DRAFT, "draft", "The draft: real time in messages and actions, the draft-only packets (11-14)"},
+    {OD_VARIANT_DRAFT, "draft", "The draft: real time in messages and actions"},
     {0, NULL, NULL}};
 static const gw_choice bools_choices[] = {
     {OD_BOOLS_AUTO, "auto", "From the payload length"},
@@ -473,21 +473,32 @@ static void acknowledge(od_ctx *x)
 
 static void gref(od_ctx *x)
 {
+    /* The code's gref (EVENT's object animation): u16 asset id, u32
+       global database index. The draft uses "gref" and defines it nowhere;
+       its "Asset references" gives the global database index 16 bits: a
+       draft packet whose length leaves 4 bytes for it is read as u16 asset
+       id, u16 index (the code's order: the draft gives none) */
+    size_t after = x->type == T_ANIMATION ? 8 : 0; /* the draft animation's channel and speed */
+    bool short_ref = (x->type == T_ANIMATION || x->type == T_SOUND) && gw_remaining(&x->p.c) == after + 4;
+    size_t n = short_ref ? 4 : 6;
     uint64_t asset, db;
     size_t off = x->p.c.off;
-    if (!gw_pdu_need(&x->p, 6, "Asset reference"))
+    if (!gw_pdu_need(&x->p, n, "Asset reference"))
         return;
-    gw_emit_label(&x->p.e, OD_F_GREF, off, 6, NULL);
+    gw_emit_label(&x->p.e, OD_F_GREF, off, n, NULL);
     gw_emit_push(&x->p.e);
     gw_take_u(&x->p, OD_F_ASSET, 2, &asset);
-    gw_take_u(&x->p, OD_F_GREF_DB, 4, &db);
+    gw_take_u(&x->p, OD_F_GREF_DB, n - 2, &db);
     const char *path = db_path(x->conv, (uint32_t)db);
     if (path)
-        gw_emit_gen_s(&x->p.e, OD_F_GREF_PATH, off + 2, 4, path, strlen(path));
+        gw_emit_gen_s(&x->p.e, OD_F_GREF_PATH, off + 2, n - 2, path, strlen(path));
     else if (x->conv->n_db)
-        gw_emit_finding(&x->p.e, OD_E_GREF_UNKNOWN, off + 2, 4, "Global database %llu is not in the table",
+        gw_emit_finding(&x->p.e, OD_E_GREF_UNKNOWN, off + 2, n - 2, "Global database %llu is not in the table",
                         (unsigned long long)db);
-    gw_emit_pop(&x->p.e, off + 6);
+    if (short_ref)
+        gw_emit_finding(&x->p.e, OD_E_GREF_SHORT, off, n, "A 4-byte asset reference, read as u16 asset id, u16 "
+                        "database index (the draft defines no gref)");
+    gw_emit_pop(&x->p.e, off + n);
     gw_summary_add(&x->p.sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
 }
 
@@ -693,9 +704,11 @@ static void payload(od_ctx *x, unsigned type)
     }
 }
 
-static bool known_type(const int *opt, unsigned type)
+/* the code's types, and the draft's it does not have (whatever the
+   variant: the code uses none of their numbers) */
+static bool known_type(unsigned type)
 {
-    return type < (opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT ? T_COUNT : T_OBJECT_CREATED);
+    return type < T_COUNT;
 }
 
 static bool reliable(unsigned type)
@@ -743,7 +756,7 @@ static void check_direction(od_ctx *x, unsigned type, size_t off)
 static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
 {
     unsigned type = d[off];
-    bool known = known_type(x->conv->opt, type);
+    bool known = known_type(type);
     size_t have = len - off;
     size_t plen = have >= 3 ? (size_t)gw_get_uint(d + off + 1, 2, false) : 0;
     size_t end = have >= 3 && plen <= have - 3 ? off + 3 + plen : len;
@@ -803,12 +816,12 @@ static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_
     gw_pdu_finish(&x->p);
 }
 
-/* TCP framing: 3-byte header, the payload length; a type the variant does
-   not know cannot start a packet */
+/* TCP framing: 3-byte header, the payload length; an unknown type cannot
+   start a packet */
 static long od_pdu_length(const int *opts, const uint8_t *d, size_t avail)
 {
-    (void)avail;
-    if (!known_type(opts, d[0]))
+    (void)opts, (void)avail;
+    if (!known_type(d[0]))
         return GW_PDU_INVALID;
     return 3 + (long)gw_get_uint(d + 1, 2, false);
 }
@@ -817,12 +830,13 @@ static long od_pdu_length(const int *opts, const uint8_t *d, size_t avail)
    types, each long enough for its fixed fields */
 static bool od_heuristic(const int *opts, int transport, const uint8_t *d, size_t len)
 {
-    (void)transport;
-    static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 14, 26};
+    (void)opts, (void)transport;
+    /* the draft's animation and sound with a 4-byte gref (see gref()) */
+    static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 24, 12};
     size_t off = 0;
     int n = 0;
     while (off < len) {
-        if (len - off < 3 || !known_type(opts, d[off]))
+        if (len - off < 3 || !known_type(d[off]))
             return false;
         size_t plen = (size_t)gw_get_uint(d + off + 1, 2, false);
         if (plen < min_payload[d[off]])

@@ -29,8 +29,9 @@ enum od_bools {
 enum {
     T_DB_ENTRY, T_LOAD_LEVEL, T_STATES, T_EXTRA_STATES, T_CONFIRM, T_GLOBAL_MESSAGE,
     T_OBJECT_MESSAGE, T_EVENT, T_ACK, T_ACTION, T_ANALOG,
-    /* the draft's packets the code does not have: numbered by this project */
-    T_OBJECT_CREATED, T_LIFECYCLE, T_SOUND, T_ANIMATION, T_COUNT
+    /* the draft's packets the code does not have: the draft numbers no
+       packet; these follow the code's in the order the draft lists them */
+    T_OBJECT_CREATED, T_LIFECYCLE, T_ANIMATION, T_SOUND, T_COUNT
 };
 
 /* the options (gw_option): opendrakan.variant, opendrakan.bools,
@@ -97,7 +98,7 @@ enum { OD_OPT_VARIANT, OD_OPT_BOOLS, OD_OPT_DEFAULT_BOOLS, OD_OPT_PROFILE };
     F(OD_F_ANALOG_Y, "opendrakan.analog.y", "Axis y", DOUBLE, NONE, NULL, 0, "f32") \
     F(OD_F_GREF, "opendrakan.gref", "Asset reference", NONE, NONE, NULL, 0, "Global asset reference: asset id and global database index") \
     F(OD_F_ASSET, "opendrakan.gref.asset", "Asset id", U16, DEC, NULL, 0, "Asset id in its database") \
-    F(OD_F_GREF_DB, "opendrakan.gref.db_index", "Referenced database index", U32, DEC, NULL, 0, "Index in the global database table") \
+    F(OD_F_GREF_DB, "opendrakan.gref.db_index", "Referenced database index", U32, DEC, NULL, 0, "Index in the global database table (u32 in the code, u16 in a draft packet's 4-byte reference)") \
     F(OD_F_GREF_PATH, "opendrakan.gref.db_path", "Referenced database path", STRING, NONE, NULL, 0, "The path the global database table gives this index") \
     F(OD_F_ANIM_CHANNEL, "opendrakan.anim.channel", "Animation channel", I32, DEC, NULL, 0, "Skeleton channel (-1: the whole skeleton)") \
     F(OD_F_ANIM_SPEED, "opendrakan.anim.speed", "Speed", DOUBLE, NONE, NULL, 0, "Speed modifier (f32)") \
@@ -131,6 +132,7 @@ enum { OD_FIELDS(GW_INDEX, GW_INDEX) OD_F_COUNT };
     E(OD_E_EVENT_VARIANT, "opendrakan.event.unknown_variant", ERROR, UNDECODED, "An event variant the reference does not have") \
     E(OD_E_ANIM_FLAGS, "opendrakan.anim.bad_flags", WARNING, MALFORMED, "An animation flags byte with a bone mode or playback type of 3 (undefined)") \
     E(OD_E_GREF_UNKNOWN, "opendrakan.gref.unknown_db", NOTE, UNDECODED, "An asset reference to a global database index the captured table does not have") \
+    E(OD_E_GREF_SHORT, "opendrakan.gref.short", NOTE, PROTOCOL, "Draft: a 4-byte asset reference (the draft defines no gref; its database index is 16-bit): read as u16 asset id, u16 database index") \
     E(OD_E_DB_INCOMPLETE, "opendrakan.db_table.incomplete", WARNING, PROTOCOL, "LOAD_LEVEL's database count differs from the table entries seen") \
     E(OD_E_WRONG_DIRECTION, "opendrakan.direction.wrong", WARNING, PROTOCOL, "A downlink packet (database table, level, states, snapshot confirm) from the client, or an uplink one (snapshot acknowledge, actions) from the server") \
     E(OD_E_LIFECYCLE_UNKNOWN, "opendrakan.lifecycle.unknown", WARNING, MALFORMED, "Draft: a lifecycle state above 3 (0 loaded, 1 spawned, 2 running, 3 destroyed)") \

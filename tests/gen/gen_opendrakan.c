@@ -342,15 +342,19 @@ static void snapshots(void)
 }
 
 /* the draft's layouts (decoded with opendrakan.variant=draft): real time in
-   messages and input, the draft-only packets numbered 11-13 by this
-   project, packed booleans, a tick beyond the code's i64 */
+   messages and input, the draft-only packets (numbered 11-14 in the order
+   the draft lists them: created, lifecycle, animation, sound), packed
+   booleans, a tick beyond the code's i64 */
 static void draft(void)
 {
     open_capture("opendrakan-gen-draft.pcap");
     handshake("Dragon/Level2.lvl");
     p_u32(0x10); p_f64(2.5); p_str("draft"); pk(5);
     p_u32(0x20); p_u32(4660); p_u32(7); p_f64(2.75); pk(6);
-    p_f64(3.0); gref(12, 7); pk(13);
+    /* a sound with the code's 6-byte gref; an animation of object 4660
+       with a 4-byte one (asset 12, database 1: u16 each) */
+    p_f64(3.0); gref(12, 7); pk(14);
+    p_f64(3.1); p_u32(4660); p_u16(12); p_u16(1); p_u32(2); p_f32(0.5f); pk(13);
     tcp(DOWN);
     p_f64(3.25); p_u32(5); p_u8(0); pk(9);
     p_f64(3.5); p_u32(6); p_f32(0.25f); p_f32(0.75f); pk(10);

@@ -224,21 +224,48 @@ Test(opendrakan, events_and_the_database_table)
 }
 
 /* the draft's "Object animation (downlink, reliable)": f64 realtime, u32 id,
-   gref anim_ref, i32 channel_index, f32 speed_modifier (this project's code
-   14); its lifecycle states "0 = loaded, 1 = spawned, 2 = running, 3 =
+   gref anim_ref, i32 channel_index, f32 speed_modifier (code 13: the draft
+   numbers no packet; the draft-only ones follow the code's in the draft's
+   order); its lifecycle states "0 = loaded, 1 = spawned, 2 = running, 3 =
    destroyed", a fifth flagged */
 Test(opendrakan, draft_object_animation_and_lifecycle_states)
 {
     opt[OD_OPT_VARIANT] = OD_VARIANT_DRAFT;
-    dec(1, TCP, "0e 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
+    dec(1, TCP, "0d 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
     cr_assert_eq(c.n_findings, 0);
     cr_assert_eq(U("opendrakan.object_id"), 42);
+    cr_assert_eq(U("opendrakan.gref.asset"), 0x102);
+    cr_assert_eq(U("opendrakan.gref.db_index"), 7);
+    cr_assert_eq(U("opendrakan.anim.channel"), 1);
     cr_assert_float_eq(D("opendrakan.realtime", 0), 1.5, 1e-12);
     dec(2, UDP, "0c 0d00 0a00000000000000 07000000 04");
     cr_assert(has("opendrakan.lifecycle.unknown"));
+    /* the code has no packet 13: the draft's decodes under either variant;
+       15 is no packet of either */
     opt[OD_OPT_VARIANT] = OD_VARIANT_REFERENCE;
-    dec(3, TCP, "0e 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
-    cr_assert(has("opendrakan.type.unknown"), "not a packet of the reference");
+    dec(3, TCP, "0d 1a00 000000000000f83f 2a000000 0201 07000000 01000000 0000803f");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.object_id"), 42);
+    dec(4, TCP, "0f 0000");
+    cr_assert(has("opendrakan.type.unknown"));
+}
+
+/* the draft's "Sound (downlink, reliable)": f64 realtime, gref sound_ref
+   (code 14). The draft defines no gref: the code's is u16 asset, u32 index
+   (6 bytes); a 4-byte one (the draft's 16-bit index) reads as u16 asset,
+   u16 index with a note, and is no error */
+Test(opendrakan, draft_sound_both_grefs)
+{
+    dec(1, TCP, "0e 0e00 0000000000000840 0c00 07000000");
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(U("opendrakan.gref.asset"), 12);
+    cr_assert_eq(U("opendrakan.gref.db_index"), 7);
+    dec(2, TCP, "0e 0c00 0000000000000840 0c00 0100");
+    cr_assert_eq(c.n_findings, 1);
+    cr_assert(has("opendrakan.gref.short"));
+    cr_assert_eq(U("opendrakan.gref.asset"), 12);
+    cr_assert_eq(U("opendrakan.gref.db_index"), 1);
+    cr_assert_float_eq(D("opendrakan.realtime", 0), 3.0, 1e-12);
 }
 
 Test(opendrakan, draft_layouts)
@@ -265,10 +292,12 @@ Test(opendrakan, draft_layouts)
     dec(4, UDP, "08 0800 0100000000000080");
     cr_assert(has("opendrakan.tick.top_bit"));
     cr_assert_eq((uint64_t)item("opendrakan.tick", 0)->v.i, 0x8000000000000001ull);
-    /* the reference does not know code 12 */
+    /* the code has no packet 12: the draft's decodes under the reference
+       variant too */
     opt[OD_OPT_VARIANT] = OD_VARIANT_REFERENCE;
     dec(5, UDP, "0c 0d00 0a00000000000000 07000000 03");
-    cr_assert(has("opendrakan.type.unknown"));
+    cr_assert(!has("opendrakan.type.unknown"));
+    cr_assert_eq(U("opendrakan.lifecycle_state"), 3);
 }
 
 Test(opendrakan, framing_and_heuristic)
