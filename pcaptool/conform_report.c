@@ -263,6 +263,40 @@ static bool write_block(FILE *f, uint32_t type, GByteArray *body)
            fwrite(body->data, 1, body->len, f) == body->len && fwrite(&len, 4, 1, f) == 1;
 }
 
+/* an enhanced packet block of frame f[0..n) at wall_ns, with a comment
+   when c is not NULL */
+static bool write_packet(FILE *out, GByteArray *b, int64_t wall_ns, const uint8_t *f, size_t n, const char *c)
+{
+    uint64_t us = (uint64_t)(wall_ns / 1000);
+    g_byte_array_set_size(b, 0);
+    put32(b, 0);
+    put32(b, (uint32_t)(us >> 32));
+    put32(b, (uint32_t)us);
+    put32(b, (uint32_t)n);
+    put32(b, (uint32_t)n);
+    g_byte_array_append(b, f, (guint)n);
+    pad4(b);
+    if (c) {
+        size_t cl = strlen(c);
+        uint16_t code = 1, len16 = (uint16_t)(cl > 65000 ? 65000 : cl);
+        g_byte_array_append(b, (const uint8_t *)&code, 2);
+        g_byte_array_append(b, (const uint8_t *)&len16, 2);
+        g_byte_array_append(b, (const uint8_t *)c, len16);
+        pad4(b);
+        put32(b, 0); /* end of options */
+    }
+    return write_block(out, 6, b);
+}
+
+/* a case's TCP connections in --out, by pcaptool's port: sequence numbers
+   (ours, the implementation's) */
+#define OUT_CONNECTIONS 32
+typedef struct {
+    uint16_t port[OUT_CONNECTIONS];
+    uint32_t seq[OUT_CONNECTIONS][2];
+    unsigned n;
+} out_connections;
+
 bool conform_write_pcapng(const conform_run *r, const char *path)
 {
     FILE *f = cli_open_report(path);
@@ -281,38 +315,45 @@ bool conform_write_pcapng(const conform_run *r, const char *path)
     static uint8_t frame[65535];
     for (unsigned i = 0; i < r->done && ok; i++) {
         const conform_result *x = &r->results[i];
-        uint32_t seq[2] = {1, 1}; /* ours, the implementation's */
+        out_connections conns = {.n = 0};
+        /* the case, on its first frame */
+        char *comment = g_strdup_printf("pcaptool conform %s: %s: %s", x->c->id, gw_verdict_name(x->verdict),
+                                        x->outcome);
+        uint32_t spare[2] = {1, 1}; /* past OUT_CONNECTIONS: one count for the rest */
         for (guint k = 0; k < x->pdus->len && ok; k++) {
             const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
             int way = q->ours ? 0 : 1;
             struct sockaddr_storage local = x->local_addr;
             peer_set_port(&local, q->local_port);
             bool tcp = q->transport == GW_TRANSPORT_TCP;
+            uint32_t *seq = spare, udp_seq[2] = {0, 0};
+            if (!tcp)
+                seq = udp_seq;
+            else {
+                unsigned c = 0;
+                while (c < conns.n && conns.port[c] != q->local_port)
+                    c++;
+                if (c == conns.n && c < OUT_CONNECTIONS) { /* a new connection: its handshake first */
+                    conns.port[c] = q->local_port;
+                    conns.seq[c][0] = conns.seq[c][1] = 1;
+                    conns.n++;
+                    bool we_connect = r->role == GW_ROLE_SERVER;
+                    for (int h = 0; h < 3 && ok; h++) {
+                        size_t n = peer_tcp_open(frame, h, we_connect ? &local : &x->peer_addr,
+                                                 we_connect ? &x->peer_addr : &local);
+                        ok = write_packet(f, b, q->wall_ns, frame, n, comment);
+                        g_clear_pointer(&comment, g_free);
+                    }
+                }
+                if (c < conns.n)
+                    seq = conns.seq[c];
+            }
             size_t n = peer_frame(frame, q->ours ? &local : &x->peer_addr, q->ours ? &x->peer_addr : &local, tcp,
                                   &seq[way], seq[!way], q->data, q->len);
-            uint64_t us = (uint64_t)(q->wall_ns / 1000);
-            g_byte_array_set_size(b, 0);
-            put32(b, 0);
-            put32(b, (uint32_t)(us >> 32));
-            put32(b, (uint32_t)us);
-            put32(b, (uint32_t)n);
-            put32(b, (uint32_t)n);
-            g_byte_array_append(b, frame, (guint)n);
-            pad4(b);
-            if (k == 0) { /* the case, on its first packet */
-                char *c = g_strdup_printf("pcaptool conform %s: %s: %s", x->c->id, gw_verdict_name(x->verdict),
-                                          x->outcome);
-                size_t cl = strlen(c);
-                uint16_t code = 1, len16 = (uint16_t)(cl > 65000 ? 65000 : cl);
-                g_byte_array_append(b, (const uint8_t *)&code, 2);
-                g_byte_array_append(b, (const uint8_t *)&len16, 2);
-                g_byte_array_append(b, (const uint8_t *)c, len16);
-                pad4(b);
-                put32(b, 0); /* end of options */
-                g_free(c);
-            }
-            ok = write_block(f, 6, b);
+            ok = ok && write_packet(f, b, q->wall_ns, frame, n, comment);
+            g_clear_pointer(&comment, g_free);
         }
+        g_free(comment);
     }
     g_byte_array_free(b, TRUE);
     if (!ok)

@@ -88,8 +88,8 @@ bool peer_send_all(int fd, bool udp, const uint8_t *d, size_t len, int timeout_m
     return true;
 }
 
-size_t peer_frame(uint8_t *f, const struct sockaddr_storage *src, const struct sockaddr_storage *dst, bool tcp,
-                  uint32_t *seq, uint32_t ack, const uint8_t *d, size_t len)
+static size_t frame(uint8_t *f, const struct sockaddr_storage *src, const struct sockaddr_storage *dst, bool tcp,
+                    uint8_t flags, uint32_t *seq, uint32_t ack, const uint8_t *d, size_t len)
 {
     bool v6 = src->ss_family == AF_INET6;
     size_t iph = v6 ? 40 : 20, l4h = tcp ? 20 : 8;
@@ -139,7 +139,7 @@ size_t peer_frame(uint8_t *f, const struct sockaddr_storage *src, const struct s
             l4[8 + i] = (uint8_t)(ack >> (24 - 8 * i));
         }
         l4[12] = 5 << 4;
-        l4[13] = 0x18; /* PSH, ACK */
+        l4[13] = flags;
         l4[14] = 0xff;
         l4[15] = 0xff;
         *seq += (uint32_t)len;
@@ -147,6 +147,23 @@ size_t peer_frame(uint8_t *f, const struct sockaddr_storage *src, const struct s
         l4[4] = (uint8_t)((8 + len) >> 8);
         l4[5] = (uint8_t)(8 + len);
     }
-    memcpy(l4 + l4h, d, len);
+    if (len)
+        memcpy(l4 + l4h, d, len);
     return total;
+}
+
+size_t peer_frame(uint8_t *f, const struct sockaddr_storage *src, const struct sockaddr_storage *dst, bool tcp,
+                  uint32_t *seq, uint32_t ack, const uint8_t *d, size_t len)
+{
+    return frame(f, src, dst, tcp, 0x18 /* PSH, ACK */, seq, ack, d, len);
+}
+
+size_t peer_tcp_open(uint8_t *f, int k, const struct sockaddr_storage *connector,
+                     const struct sockaddr_storage *listener)
+{
+    /* SYN (sequence 0), SYN+ACK (0, acknowledging 1), ACK (1, 1): the data
+       then starts at 1 both ways, as peer_frame's callers count */
+    static const uint8_t flags[3] = {0x02, 0x12, 0x10};
+    uint32_t seq = k == 2, ack = k > 0;
+    return frame(f, k == 1 ? listener : connector, k == 1 ? connector : listener, true, flags[k], &seq, ack, NULL, 0);
 }

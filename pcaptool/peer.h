@@ -29,4 +29,12 @@ bool peer_send_all(int fd, bool udp, const uint8_t *d, size_t len, int timeout_m
 size_t peer_frame(uint8_t *f, const struct sockaddr_storage *src, const struct sockaddr_storage *dst, bool tcp,
                   uint32_t *seq, uint32_t ack, const uint8_t *d, size_t len);
 
+/* The k-th (0, 1, 2) frame of the handshake that opens a TCP connection
+   from connector to listener, into f: so that a reader of --out knows which
+   side connected (without it, the first side to send would be taken for
+   the client, and a protocol whose server speaks first reads backwards).
+   Data then starts at sequence number 1 both ways. */
+size_t peer_tcp_open(uint8_t *f, int k, const struct sockaddr_storage *connector,
+                     const struct sockaddr_storage *listener);
+
 #endif

@@ -211,7 +211,7 @@ typedef struct {
     struct sockaddr_storage local, peer;
     char local_name[64], peer_name[64];
     void *conv;            /* decoder state (NULL until first used) */
-    uint32_t tcp_seq[2];   /* ours, the peer's: for --out */
+    uint32_t tcp_seq[2];   /* ours, the peer's: for --out (0: its handshake not written yet) */
 } channel;
 
 typedef struct {
@@ -266,6 +266,30 @@ static int64_t now_ns(clockid_t clk)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static void dump_frame(live *L, const uint8_t *f, size_t n, int64_t wall_ns)
+{
+    struct pcap_pkthdr h = {.caplen = (bpf_u_int32)n, .len = (bpf_u_int32)n};
+    h.ts.tv_sec = (time_t)(wall_ns / 1000000000);
+    h.ts.tv_usec = (suseconds_t)(wall_ns % 1000000000 / 1000);
+    pcap_dump((u_char *)L->dump, &h, f);
+}
+
+/* a TCP channel's first PDU: the frames of its handshake in --out (who
+   connected; counted as live frames, so that a live frame number is the
+   --out frame) */
+static void dump_tcp_open(live *L, channel *c, int64_t wall_ns)
+{
+    static uint8_t f[128];
+    bool we_connect = L->side == 0;
+    for (int k = 0; k < 3; k++) {
+        L->frame++;
+        if (L->dump)
+            dump_frame(L, f, peer_tcp_open(f, k, we_connect ? &c->local : &c->peer, we_connect ? &c->peer : &c->local),
+                       wall_ns);
+    }
+    c->tcp_seq[0] = c->tcp_seq[1] = 1;
+}
+
 /* a frame of --out around a PDU sent or received */
 static void dump_pdu(live *L, channel *c, bool ours, const uint8_t *d, size_t len, int64_t wall_ns)
 {
@@ -273,12 +297,9 @@ static void dump_pdu(live *L, channel *c, bool ours, const uint8_t *d, size_t le
         return;
     static uint8_t f[65535];
     int way = ours ? 0 : 1; /* 0: ours, 1: the peer's */
-    size_t total = peer_frame(f, ours ? &c->local : &c->peer, ours ? &c->peer : &c->local,
-                              c->transport == GW_TRANSPORT_TCP, &c->tcp_seq[way], c->tcp_seq[!way], d, len);
-    struct pcap_pkthdr h = {.caplen = (bpf_u_int32)total, .len = (bpf_u_int32)total};
-    h.ts.tv_sec = (time_t)(wall_ns / 1000000000);
-    h.ts.tv_usec = (suseconds_t)(wall_ns % 1000000000 / 1000);
-    pcap_dump((u_char *)L->dump, &h, f);
+    dump_frame(L, f, peer_frame(f, ours ? &c->local : &c->peer, ours ? &c->peer : &c->local,
+                                c->transport == GW_TRANSPORT_TCP, &c->tcp_seq[way], c->tcp_seq[!way], d, len),
+               wall_ns);
 }
 
 /* decode one live PDU with its conversation's state and print it; returns
@@ -294,6 +315,8 @@ static int64_t live_decode(live *L, int ch, bool ours, const uint8_t *d, size_t 
             L->p->conv_link(c->conv, L->ch[MAIN].conv);
     }
     int64_t wall = L->wall_start_ns + (now_ns(CLOCK_MONOTONIC) - L->start_ns);
+    if (c->transport == GW_TRANSPORT_TCP && !c->tcp_seq[0])
+        dump_tcp_open(L, c, wall);
     L->frame++;
     int dir = ours ? L->side : !L->side;
     gw_pdu_info pi = {.frame = L->frame, .time_ns = wall, .dir = dir, .transport = c->transport};

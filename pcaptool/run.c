@@ -138,7 +138,37 @@ typedef struct {
     reorder *held;         /* records waiting for their turn in frame order */
     bool recording;        /* the current PDU goes to `held` */
     bool ending;           /* the capture ended: every record waits to be sorted */
+    /* the last connections opened by a SYN (or SYN+ACK) no decoder was
+       chosen for yet (no payload to look at, a port no decoder has): their
+       first data still knows which side connected, as Wireshark knows */
+    struct {
+        uint8_t client[16], server[16];
+        uint16_t cport, sport;
+    } opened[64];
+    unsigned n_opened;
 } run_ctx;
+
+/* a connection opening that came before its data */
+static void note_opening(run_ctx *r, const net_packet *pk)
+{
+    bool reply = pk->tcp_flags & TCP_ACK; /* SYN+ACK: its receiver connected */
+    unsigned i = r->n_opened++ % G_N_ELEMENTS(r->opened);
+    memcpy(r->opened[i].client, reply ? pk->dst : pk->src, 16);
+    memcpy(r->opened[i].server, reply ? pk->src : pk->dst, 16);
+    r->opened[i].cport = reply ? pk->dport : pk->sport;
+    r->opened[i].sport = reply ? pk->sport : pk->dport;
+}
+
+/* whether pk goes from the server of a connection note_opening() saw */
+static bool from_server_of_opened(const run_ctx *r, const net_packet *pk)
+{
+    unsigned n = r->n_opened < G_N_ELEMENTS(r->opened) ? r->n_opened : G_N_ELEMENTS(r->opened);
+    for (unsigned i = 0; i < n; i++)
+        if (r->opened[i].sport == pk->sport && r->opened[i].cport == pk->dport &&
+            !memcmp(r->opened[i].server, pk->src, 16) && !memcmp(r->opened[i].client, pk->dst, 16))
+            return true;
+    return false;
+}
 
 /* whether a record of `frame` must wait: records wait already, or a
    conversation holds early bytes of an earlier frame (which it may yet
@@ -335,10 +365,13 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
             const gw_protocol *p = by_port(r->o, pk);
             if (!p && r->o->heuristics && pk->payload_len)
                 p = by_heuristic(r->o, pk);
-            if (!p)
+            if (!p) {
+                if (syn)
+                    note_opening(r, pk);
                 return;
-            f = flows_add(flows, pk, p, run_opts(r->o, p), NULL, r->now, syn && (pk->tcp_flags & TCP_ACK),
-                          &evicted);
+            }
+            bool reply = syn ? (pk->tcp_flags & TCP_ACK) : tcp && from_server_of_opened(r, pk);
+            f = flows_add(flows, pk, p, run_opts(r->o, p), NULL, r->now, reply, &evicted);
         }
     }
     f->last_seen_ns = r->now;

@@ -103,6 +103,9 @@ DELIBERATE = {
     "eoudp/commands/unknown-ignored": {"eoudp.command.unknown"},
     "eoudp/commands/wrong-side-ignored": {"eoudp.command.wrong_side"},
     "opendrakan/packets/unknown-to-server": {"opendrakan.type.unknown"},
+    # a CONFIRM_SNAPSHOT from the client, after the server's first datagram
+    # showed which side sends the downlink
+    "opendrakan/packets/downlink-from-client": {"opendrakan.direction.wrong"},
     "opendrakan/packets/unknown-tcp": {"opendrakan.type.unknown"},
     "opendrakan/packets/unknown-udp": {"opendrakan.type.unknown"},
     "opendrakan/packets/truncated-udp": {"opendrakan.truncated", "opendrakan.payload.short"},
