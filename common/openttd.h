@@ -218,7 +218,7 @@ enum { OTTD_FIELDS(GW_INDEX, GW_INDEX) OTTD_F_COUNT };
     E(OTTD_E_ACK_BEYOND_MAX, "openttd.ack.beyond_frame_max", WARNING, SEQUENCE, "A client acknowledges a frame beyond the server's frame_max") \
     E(OTTD_E_FRAME_BACK, "openttd.frame.backwards", WARNING, SEQUENCE, "A frame counter lower than the previous one in the same direction") \
     E(OTTD_E_MAP_MISMATCH, "openttd.map.size_mismatch", NOTE, PROTOCOL, "The map bytes received differ from SERVER_MAP_SIZE") \
-    E(OTTD_E_NOT_SAVEGAME, "openttd.map.no_savegame_header", WARNING, PROTOCOL, "The first map data does not start with a savegame header") \
+    E(OTTD_E_NOT_SAVEGAME, "openttd.map.no_savegame_header", NOTE, PROTOCOL, "The first map data does not start with a savegame header (what the reference sends; the wiki does not say what the map bytes are)") \
     E(OTTD_E_ENCRYPTED, "openttd.encrypted_packet", NOTE, UNDECODED, "An encrypted packet (after SERVER_ENABLE_ENCRYPTION): not decoded") \
     E(OTTD_E_JOIN_ORDER, "openttd.join.out_of_order", WARNING, PROTOCOL, "A packet of the join sequence (JOIN, passwords, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK) before the step it follows, or after a later one (13.x and newer, once JOIN was seen)") \
     E(OTTD_E_COMMAND_PASSED, "openttd.command.frame_passed", WARNING, SEQUENCE, "A SERVER_COMMAND to be executed in a frame the server has already sent (it must be later than the last SERVER_FRAME)") \

@@ -20,51 +20,27 @@ its docstring says. The OpenTTD text peer is not run here (see the end).
 Ports: picked by the process id (CONFORM_PORT overrides)."""
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
-import threading
-import time
 
-from checks import check, finish
+from checks import await_line, check, finish
 
 PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
 port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 11) % 20000))
 
 
-def wait_for_line(p, text, seconds=10):
-    """wait until the process p writes a line holding `text` on its standard
-    error (then drain the rest in the background): True when it did"""
-    deadline = time.monotonic() + seconds
-    seen = False
-    while not seen and time.monotonic() < deadline:
-        r, _, _ = select.select([p.stderr], [], [], max(0, deadline - time.monotonic()))
-        line = p.stderr.readline() if r else ""
-        if not line and r:
-            break
-        seen = text in line
-    threading.Thread(target=lambda: [None for _ in p.stderr], daemon=True).start()
-    return seen
-
-
-def conform(proto, role, peer_args, extra=(), ready=None):
+def conform(proto, role, peer_args, extra=()):
     """conform against a text peer: (exit code, {case: (verdict, outcome)});
-    ready: the line a server peer writes on its standard error once its
-    socket is bound (waited for instead of a moment's sleep)"""
+    a server peer is waited for until it says on its standard error that
+    its socket is bound (GNE's says so with TEXTPEER_DEBUG)"""
     peer = [sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto)]
     target = ["--target", "127.0.0.1:%d" % port, "--timeout", "0.5", "--format", "json", *extra]
     if role == "server":
-        p = subprocess.Popen(peer + ["--listen", "127.0.0.1", str(port)] + peer_args,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE if ready else subprocess.DEVNULL,
-                             text=True, start_new_session=True)
-        if ready:
-            check("%s %s: the peer says it listens" % (proto, " ".join(peer_args)), wait_for_line(p, ready))
-        else:
-            # the peer listens once its socket answers (UDP: nothing to
-            # probe; a moment is enough for a Python start-up, and a case
-            # that came too early fails visibly rather than passing)
-            time.sleep(0.4)
+        env = dict(os.environ, TEXTPEER_DEBUG="1") if proto == "gne" else None
+        p = subprocess.Popen(peer + ["--listen", "127.0.0.1", str(port)] + peer_args, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
+        check("%s %s: the peer says it listens" % (proto, " ".join(peer_args)), await_line(p, "listening on"))
         r = subprocess.run([PCAPTOOL, "conform", "--proto", proto] + target, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=300)
     else:
@@ -82,11 +58,11 @@ def conform(proto, role, peer_args, extra=(), ready=None):
     return r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
 
 
-def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=None, ready=None):
+def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=None):
     """the run fails exactly `fails`, gives `others` ({case: verdict}) to the
     cases neither failed nor passed; `loose` ({case: {verdicts}}): cases whose
     verdict may be any of a set (a peer's own timing decides)"""
-    rc, got, err = conform(proto, role, peer_args, extra, ready)
+    rc, got, err = conform(proto, role, peer_args, extra)
     loose = loose or {}
     check("%s: all %d cases ran" % (name, n_cases), len(got) == n_cases, (len(got), err))
     strict = {c: v for c, v in got.items() if c not in loose}
@@ -235,11 +211,10 @@ ALL_EOUDP = IGNORED | {E + c for c in ("connect/acknowledged", "connect/answered
 # does not mark "MUST get an acknowledge": only the reference does (non-strict)
 EOUDP_OPEN = {E + "connect/disconnect": "info", E + "header/generations": "info",
               E + "important/acknowledged": "non-strict"}
-LISTENS = "server listening on"
 
 
 def eoudp(mode, fails, others, loose=None):
-    judge("eoudp %s" % mode, "eoudp", "server", [mode], 11, fails, others, loose=loose, ready=LISTENS)
+    judge("eoudp %s" % mode, "eoudp", "server", [mode], 11, fails, others, loose=loose)
 
 
 # does what the text requires
@@ -289,7 +264,7 @@ eoudp("kick", set(), {c: v for c, v in EOUDP_OPEN.items() if c != E + "important
 # peer's own reading: no case counts on them.
 O = "opendrakan/"
 def opendrakan(mode, fails, others):
-    judge("opendrakan %s" % mode, "opendrakan", "server", [mode], 8, fails, others, ready="server listening on")
+    judge("opendrakan %s" % mode, "opendrakan", "server", [mode], 8, fails, others)
 
 
 # does what the text requires
@@ -328,5 +303,6 @@ judge("opendrakan client ack-wrong-tick", "opendrakan", "client", ["ack-wrong-ti
 # Not run: the OpenTTD text peer speaks the wiki's packets (numbers from the
 # wire notes' 0.5-0.7 list); the catalogue builds 13.x packets and refuses
 # -o openttd.version=0.7 (a usage error, tests/cli.sh), so there is no verdict
-# to ask of a wiki server.
+# to ask of a wiki server. Its traffic is validated and replayed in
+# text_peers_openttd.py.
 finish()

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """text_peers_replay.py PCAPTOOL TEXT_PEERS_DIR - validate and replay against
 the implementations written from the protocol texts alone
-(tests/peers/text/*_text_peer.py, server role, good mode) for DNP, GNE and
-EOUDP:
+(tests/peers/text/*_text_peer.py, server role, good mode) for DNP, GNE,
+EOUDP and OpenDrakan (OpenTTD's: text_peers_openttd.py):
 
 1. a conversation recorded with the text peer (the --out pcapng of a
    `pcaptool conform` run over the cases that need no deliberately broken
@@ -24,16 +24,13 @@ bounded by a timeout. Ports: picked by the process id (REPLAY_PORT
 overrides)."""
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
-from checks import check, finish
+from checks import await_line, check, finish
 
 PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
 CAPTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures")
@@ -49,15 +46,7 @@ def start_server(proto, mode="good"):
     p = subprocess.Popen([sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto), "--listen", "127.0.0.1",
                           str(port), mode], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          start_new_session=True, env=env)
-    deadline, seen = time.monotonic() + 10, False
-    while not seen and time.monotonic() < deadline:
-        r, _, _ = select.select([p.stderr], [], [], max(0, deadline - time.monotonic()))
-        line = p.stderr.readline() if r else ""
-        if r and not line:
-            break
-        seen = "server listening on" in line
-    threading.Thread(target=lambda: [None for _ in p.stderr], daemon=True).start()
-    check("%s: the text server says it listens" % proto, seen)
+    check("%s: the text server says it listens" % proto, await_line(p, "server listening on"))
     return p
 
 
@@ -98,6 +87,11 @@ RECORDED = {
     # connect acknowledged and answered, an important event
     "eoudp": (["eoudp/connect/acknowledged", "eoudp/connect/answered", "eoudp/important/acknowledged",
                "eoudp/important/duplicate-acked"], 4),
+    # the handshake, snapshots over UDP (with the draft's created, lifecycle,
+    # animation and sound packets), acknowledged and not
+    "opendrakan": (["opendrakan/handshake/db-table", "opendrakan/transport/reliable-over-tcp",
+                    "opendrakan/snapshot/counts-add-up", "opendrakan/snapshot/ticks-one-based",
+                    "opendrakan/snapshot/no-delta-unacked", "opendrakan/snapshot/delta-on-acked"], 20),
 }
 
 for proto, (cases, least) in RECORDED.items():
@@ -141,6 +135,16 @@ for proto, (cases, least) in RECORDED.items():
     ours, bad = peer_findings(os.path.join(work, "%s-replay.pcap" % proto))
     check("%s: the replay's --out: the text peer answered, no warning or error" % proto, ours and not bad,
           (len(ours), bad[:10]))
+    if proto == "opendrakan":
+        # its server speaks first: the recording's TCP handshake (conform's
+        # --out writes one) tells which side connected, and replay plays
+        # that one, the client
+        r = run(["decode", "--format", "json", os.path.join(work, "%s-replay.pcap" % proto)])
+        recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+        downlink = ("GLOBAL_DB_TABLE_ENTRY", "LOAD_LEVEL", "OBJECT_STATES_CHANGED", "CONFIRM_SNAPSHOT")
+        sent = [x["summary"] for x in recs if "summary" in x and not x.get("src", "").endswith(":%d" % port)]
+        check("opendrakan: replay played the client (sent no server packet)",
+              not [x for x in sent if x.split()[0] in downlink], sent[:5])
 
 # 3. a recording whose server acts on its own application's initiative
 p = start_server("dnp")
