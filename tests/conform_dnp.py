@@ -9,7 +9,8 @@ recommendation not followed is Non-strict, and fails only under --strict.
 The reports agree with each other: JSON Lines, JUnit, the pcapng of the
 traffic (read back through pcaptool decode), the HTML page (well-formed).
 
-Ports: picked by the process id (CONFORM_PORT overrides)."""
+Ports: GW_TEST_PORT and those above it (the block CTest gives
+this test), else picked by the process id."""
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ from conform_common import check_run, report_args, report_files, run_against_pee
 
 PCAPTOOL, PEER, ROLE = sys.argv[1], sys.argv[2], sys.argv[3]
 work = tempfile.mkdtemp(prefix="conform.")
-port = int(os.environ.get("CONFORM_PORT", 30000 + os.getpid() % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + os.getpid() % 20000))
 
 ACK = ["dnp/reliable/acked", "dnp/reliable/each-acked", "dnp/reliable/resent", "dnp/reliable/duplicate-acked",
        "dnp/reliable/outside-window", "dnp/reliable/ahead-acked", "dnp/commands/unknown-ignored",

@@ -8,7 +8,8 @@ leaves open are info. R-Type's own server does not build from Debian's
 packages (../shared/peers/README.md), so this peer is the only implementation
 CI can ask. The reports agree.
 
-Ports: picked by the process id (CONFORM_PORT overrides)."""
+Ports: GW_TEST_PORT and those above it (the block CTest gives
+this test), else picked by the process id."""
 import os
 import sys
 import tempfile
@@ -18,7 +19,7 @@ from conform_common import check_modes
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-eoudp.")
-port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 5) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 5) % 20000))
 
 E = "eoudp/"
 # the cases that end on a packet the text says MUST get an acknowledge (a

@@ -10,7 +10,8 @@ recommendation, and passes the rest. The cases the text leaves open
 (a message without its 255, a reserved id, the server's choice to accept and
 to offer a UDP link, what a refused client does) are info everywhere. The reports agree.
 
-Ports: picked by the process id (CONFORM_PORT overrides)."""
+Ports: GW_TEST_PORT and those above it (the block CTest gives
+this test), else picked by the process id."""
 import os
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from conform_common import check_modes, run_against_peer
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-gne.")
-port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 3) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 3) % 20000))
 # what the text leaves to the implementation: recorded, whatever happens
 INFO = {"gne/packets/unterminated": "info", "gne/packets/reserved-id": "info"}
 # the server's choices the text leaves to it ("it can choose to accept or

@@ -8,7 +8,8 @@ skipped verdict where it only skips a recommendation, and passes the rest. The
 reference (Zalasus/opendrakan) has no network transport at all, so this peer is
 the only implementation there is to ask. The reports agree.
 
-Ports: picked by the process id (CONFORM_PORT overrides)."""
+Ports: GW_TEST_PORT and those above it (the block CTest gives
+this test), else picked by the process id."""
 import os
 import sys
 import tempfile
@@ -18,7 +19,7 @@ from conform_common import check_modes
 
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="conform-od.")
-port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 9) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 9) % 20000))
 S, C = "opendrakan/snapshot/", "opendrakan/packets/"
 # role -> mode -> (the cases it fails, the other verdicts that are not pass)
 EXPECTED = {

@@ -10,7 +10,8 @@
 # (every case skipped: a refusal is its right), full (the cases that need a
 # join skipped) and with a game password
 # (cases needing a join skipped without --set password=..., all pass with it).
-# The server's port: CONFORM_PORT, else one picked by the process id.
+# The server's port: GW_TEST_PORT (the block CTest gives this test), else
+# one picked by the process id.
 set -u
 pcaptool=$1
 openttd=/usr/games/openttd
@@ -19,7 +20,7 @@ work=$(mktemp -d)
 server=""
 holders=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; [ -n "$holders" ] && kill "$holders" 2>/dev/null; rm -rf "$work"' EXIT
-port=${CONFORM_PORT:-$((40000 + $$ % 20000))}
+port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
 mkdir -p "$work/home" "$work/config" "$work/data"
 printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = ConformTest\n' \
     > "$work/server.cfg"

@@ -17,7 +17,9 @@ told. The OpenDrakan text peer runs as server and as client: its text gives
 no packet numbers, so it takes them (and only them) from the wire notes, as
 its docstring says. The OpenTTD text peer is not run here (see the end).
 
-Ports: picked by the process id (CONFORM_PORT overrides)."""
+Ports: GW_TEST_PORT and those above it (the block CTest gives
+this test), else picked by the process id."""
+import concurrent.futures
 import json
 import os
 import signal
@@ -27,20 +29,22 @@ import sys
 from checks import await_line, check, finish
 
 PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
-port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 11) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 11) % 20000))
 
 
-def conform(proto, role, peer_args, extra=()):
-    """conform against a text peer: (exit code, {case: (verdict, outcome)});
-    a server peer is waited for until it says on its standard error that
-    its socket is bound (GNE's says so with TEXTPEER_DEBUG)"""
+def conform(proto, role, peer_args, extra, port):
+    """conform against a text peer on `port`: (whether a server peer said
+    it listens, exit code, {case: (verdict, outcome)}, standard error); a
+    server peer is waited for until it says on its standard error that its
+    socket is bound (GNE's says so with TEXTPEER_DEBUG)"""
     peer = [sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto)]
     target = ["--target", "127.0.0.1:%d" % port, "--timeout", "0.5", "--format", "json", *extra]
+    listens = None
     if role == "server":
         env = dict(os.environ, TEXTPEER_DEBUG="1") if proto == "gne" else None
         p = subprocess.Popen(peer + ["--listen", "127.0.0.1", str(port)] + peer_args, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
-        check("%s %s: the peer says it listens" % (proto, " ".join(peer_args)), await_line(p, "listening on"))
+        listens = await_line(p, "listening on")
         r = subprocess.run([PCAPTOOL, "conform", "--proto", proto] + target, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=300)
     else:
@@ -55,15 +59,31 @@ def conform(proto, role, peer_args, extra=()):
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
-    return r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
+    return listens, r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
+
+
+# The runs go three at a time, each on a port of its own (the test's block);
+# their checks are made in the order they were asked for, at the end.
+pool = concurrent.futures.ThreadPoolExecutor(max_workers=3)
+runs = []
+
+
+def later(proto, role, peer_args, extra, then):
+    """conform against a text peer, its result given to then() at the end"""
+    runs.append((pool.submit(conform, proto, role, peer_args, extra, port + len(runs)), then))
 
 
 def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=None):
     """the run fails exactly `fails`, gives `others` ({case: verdict}) to the
     cases neither failed nor passed; `loose` ({case: {verdicts}}): cases whose
     verdict may be any of a set (a peer's own timing decides)"""
-    rc, got, err = conform(proto, role, peer_args, extra)
-    loose = loose or {}
+    later(proto, role, peer_args, extra, lambda res: check_run(res, name, n_cases, fails, others, loose or {}))
+
+
+def check_run(res, name, n_cases, fails, others, loose):
+    listens, rc, got, err = res
+    if listens is not None:
+        check("%s: the peer says it listens" % name, listens)
     check("%s: all %d cases ran" % (name, n_cases), len(got) == n_cases, (len(got), err))
     strict = {c: v for c, v in got.items() if c not in loose}
     failing = {c for c, (v, _) in strict.items() if v == "fail"}
@@ -77,7 +97,6 @@ def judge(name, proto, role, peer_args, n_cases, fails, others, extra=(), loose=
     check("%s: exit %d" % (name, 1 if fails else 0), rc == (1 if fails else 0), (rc, err))
     check("%s: every verdict but pass says why" % name,
           all(o for v, o in got.values() if v != "pass"), got)
-    return got
 
 
 # ---- DNP, the implementation as server ----------------------------------------------------
@@ -114,15 +133,19 @@ judge("dnp refuse", "dnp", "server", ["refuse"], 18, set(),
 # peer's numbering shows only in the cases where it sends its own reliable
 # commands before the case ends (its application echoes ours), so which cases
 # fail depends on its timing: at least one, each for that reason
-rc, got, err = conform("dnp", "server", ["seq-start-one"])
-numbering = [c for c, (v, o) in got.items() if v == "fail"]
-check("dnp seq-start-one: fails, each for its first number not being 0",
-      rc == 1 and numbering and all("has to be set to 0" in got[c][1] for c in numbering), (rc, got))
+def seq_start_one(res):
+    _, rc, got, err = res
+    numbering = [c for c, (v, o) in got.items() if v == "fail"]
+    check("dnp seq-start-one: fails, each for its first number not being 0",
+          rc == 1 and numbering and all("has to be set to 0" in got[c][1] for c in numbering), (rc, got))
+
+
+later("dnp", "server", ["seq-start-one"], (), seq_start_one)
 # it kicks each client 1 s after accepting it ("Send by server before
 # disconnecting client"): a case it cuts short is skipped, none fails
-rc, got, err = conform("dnp", "server", ["kick"])
-check("dnp kick: no case fails, a cut one is skipped",
-      rc == 0 and all(v in ("pass", "skipped") for v, _ in got.values()), (rc, got))
+later("dnp", "server", ["kick"], (),
+      lambda res: check("dnp kick: no case fails, a cut one is skipped",
+                        res[1] == 0 and all(v in ("pass", "skipped") for v, _ in res[2].values()), res[1:3]))
 
 # ---- DNP, the implementation as client --------------------------------------------------
 # it ends its session in band once its own traffic is acknowledged: a case
@@ -305,4 +328,6 @@ judge("opendrakan client ack-wrong-tick", "opendrakan", "client", ["ack-wrong-ti
 # -o openttd.version=0.7 (a usage error, tests/cli.sh), so there is no verdict
 # to ask of a wiki server. Its traffic is validated and replayed in
 # text_peers_openttd.py.
+for run, then in runs:
+    then(run.result())
 finish()

@@ -22,7 +22,7 @@ from checks import check, finish
 PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
 CHROMIUM = shutil.which("chromium")
 work = tempfile.mkdtemp(prefix="html.")
-port = int(os.environ.get("CONFORM_PORT", 30000 + (os.getpid() + 7) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 7) % 20000))
 
 
 def browse(page, png):

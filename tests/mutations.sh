@@ -47,15 +47,18 @@ for rate in $rates; do
     done
     mergecap -a -F pcapng -w "$tmp/all-$rate.pcapng" "$tmp/$rate"/* || fail "mergecap $rate"
     for prefs in "" "-o dnp.profile:spec -o eoudp.profile:spec -o opendrakan.profile:spec"; do
-        out=$(WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 bash "$here/../scripts/tshark-plugin.sh" "$build" \
-              $prefs -2 -V -r "$tmp/all-$rate.pcapng" -z dnp,tree -z openttd,tree -z gne,tree \
-              -z eoudp,tree -z opendrakan,tree 2>&1)
+        # to a file: grep reads it in a blink, where bash would hold tens of
+        # MB of -V output in a variable and scan it for seconds
+        out=$tmp/tshark.txt
+        WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 bash "$here/../scripts/tshark-plugin.sh" "$build" \
+            $prefs -2 -V -r "$tmp/all-$rate.pcapng" -z dnp,tree -z openttd,tree -z gne,tree \
+            -z eoudp,tree -z opendrakan,tree > "$out" 2>&1
         rc=$?
-        [ $rc -eq 0 ] || fail "tshark exit $rc on rate $rate ($prefs): $(printf '%s\n' "$out" | tail -3)"
-        if grep -i -E -m3 "Dissector bug|DISSECTOR_ASSERT|assertion|Malformed Packet: (dnp|openttd|gne|eoudp|opendrakan)" <<< "$out"; then
+        [ $rc -eq 0 ] || fail "tshark exit $rc on rate $rate ($prefs): $(tail -3 "$out")"
+        if grep -i -E -m3 "Dissector bug|DISSECTOR_ASSERT|assertion|Malformed Packet: (dnp|openttd|gne|eoudp|opendrakan)" "$out"; then
             fail "dissector bug on rate $rate ($prefs)"
         fi
-        lines=$(printf '%s\n' "$out" | grep -c "^Frame ")
+        lines=$(grep -c "^Frame " "$out")
         echo "rate $rate$([ -n "$prefs" ] && echo ' spec'): tshark read $lines frames"
     done
 done

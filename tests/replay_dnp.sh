@@ -9,13 +9,13 @@
 # or link it names). The --out capture of the good run decodes cleanly. A
 # slow peer's answers may take as long as they took in the recording, and
 # --timeout more.
-# Ports: REPLAY_PORT and the seven above it, else eight from a base picked
-# by the process id.
+# Ports: GW_TEST_PORT (the block CTest gives this test) and the seven above
+# it, else eight from a base picked by the process id.
 set -u
 pcaptool=$1 peer=$2 cap=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
+base=${GW_TEST_PORT:-$((20000 + $$ % 20000))}
 fail=0
 
 # run MODE PEER_SILENCE_MS REPLAY_TIMEOUT_S PORT_OFFSET: replay's exit code

@@ -10,7 +10,8 @@
 # - the same replay with --as-recorded (the recorded frame and token) fails:
 #   the server does not take the acks, and the divergence says so;
 # - two replays at once: the first passes while the second joins.
-# The server's port: REPLAY_PORT, else one picked by the process id.
+# The server's port: GW_TEST_PORT (the block CTest gives this test), else
+# one picked by the process id.
 set -u
 pcaptool=$1 cap=$2
 openttd=/usr/games/openttd
@@ -18,7 +19,7 @@ openttd=/usr/games/openttd
 work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-port=${REPLAY_PORT:-$((40000 + $$ % 20000))}
+port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
 fail=0
 
 # a 64x64 map (map_x = 6): generated in seconds; no advertising, no relay

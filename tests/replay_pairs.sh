@@ -25,12 +25,13 @@
 #   a snapshot it did not send whole, in its JUnit XML too.
 # What the pairs assert holds whatever the scheduling: counts, verdicts and
 # sets, not the order in which two sides' packets crossed.
-# Ports: REPLAY_PORT and the eleven above it, else from the process id.
+# Ports: GW_TEST_PORT (the block CTest gives this test) and the eleven above
+# it, else from the process id.
 set -u
 pcaptool=$1 caps=$2 proxy=$3 regroup=$4 schema=${5:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-base=${REPLAY_PORT:-$((20000 + $$ % 20000))}
+base=${GW_TEST_PORT:-$((20000 + $$ % 20000))}
 fail=0
 
 # pair NAME CAPTURE PORT_OFFSET [CLIENT OPTIONS...]: both sides; exit codes

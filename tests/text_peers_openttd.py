@@ -20,8 +20,8 @@ its traffic is judged here the way a user judges a capture:
    error.
 
 Every wait is on an event (a listening line, a process's end, a socket's
-end) with a deadline. Ports: picked by the process id (REPLAY_PORT
-overrides)."""
+end) with a deadline. Ports: GW_TEST_PORT and the one above it (the block
+CTest gives this test), else picked by the process id."""
 import json
 import os
 import select
@@ -38,7 +38,7 @@ from checks import await_line, check, finish
 
 PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
 PEER = os.path.join(TEXT, "openttd_text_peer.py")
-port = int(os.environ.get("REPLAY_PORT", 30000 + (os.getpid() + 17) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 17) % 20000))
 relay_port = port + 1
 # the wiki's numbering (the text client's revision, "norev000", names no
 # release), on the server's port (pcaptool, like Wireshark, finds a

@@ -20,8 +20,8 @@ EOUDP and OpenDrakan (OpenTTD's: text_peers_openttd.py):
    where they part).
 
 Every wait is on an event (a peer's listening line, a process's end) and
-bounded by a timeout. Ports: picked by the process id (REPLAY_PORT
-overrides)."""
+bounded by a timeout. Ports: GW_TEST_PORT (the block CTest gives this test),
+else picked by the process id."""
 import json
 import os
 import shutil
@@ -34,7 +34,7 @@ from checks import await_line, check, finish
 
 PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
 CAPTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures")
-port = int(os.environ.get("REPLAY_PORT", 30000 + (os.getpid() + 13) % 20000))
+port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 13) % 20000))
 work = tempfile.mkdtemp(prefix="text-peers-replay.")
 
 

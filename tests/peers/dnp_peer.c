@@ -235,12 +235,16 @@ int main(int argc, char **argv)
         server = add(&(struct sockaddr_storage){0}, 0);
         server->used = false; /* connected once its ack accepts */
         static const uint8_t request[] = {0x00, 0x01, 0x00, 0x00, 0x00}; /* DNP1 */
-        for (int tries = 0; tries < 100; tries++) {
+        /* every 100 ms while the port is closed (an ICMP "port unreachable":
+           not listening yet; recv fails), for up to 10 s; a server that is
+           there and ignores the request is given up after 1 s of silence */
+        for (int tries = 0, quiet = 0; tries < 100 && quiet < 10; tries++) {
             send(fd, request, sizeof request, 0);
             struct pollfd pf = {fd, POLLIN, 0};
             uint8_t b[4];
-            /* an ICMP "port unreachable" (not listening yet) makes recv fail */
+            quiet++;
             if (poll(&pf, 1, 100) > 0) {
+                quiet = 0;
                 ssize_t n = recv(fd, b, sizeof b, 0);
                 if (n >= 2 && b[0] == 1) {
                     server->used = b[1] == 0 || (is("unknown-accepts") && b[1] != 1 && b[1] != 2);
