@@ -25,7 +25,6 @@
 #include "peer.h"
 #include "tcpstream.h"
 
-#define PEER_WAIT_MS 30000 /* the implementation as client: how long a case waits for it to come */
 #define MAX_PDU (1u << 20)  /* a TCP PDU longer than this is not waited for */
 #define CASE_BOUND 15       /* a case ends after this many --timeout waits, whatever it awaits */
 /* What a case keeps of its exchange for the reports and --out: the first
@@ -86,6 +85,7 @@ typedef struct {
     bool refused;      /* ... by a refusal: nothing listens there */
     bool peer_spoke;   /* in any case of the run */
     unsigned connections; /* the implementation's, in the run (pcaptool as server) */
+    int peer_wait_ms;  /* the implementation as client: how long a case waits for it to come (--peer-wait) */
     GHashTable *sent;  /* GBytes of the PDUs pcaptool sent in this case: an echo is recognised */
     conform_pdu scratch[SCRATCH]; /* PDUs past the case's keep bound */
     unsigned scratch_next;
@@ -519,12 +519,12 @@ static int accept_from(driver *D, char *why, size_t whysz)
             fprintf(stderr, "conform: waiting for the implementation on %s\n", D->target);
         told = true;
     }
-    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)PEER_WAIT_MS * 1000000;
+    int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)D->peer_wait_ms * 1000000;
     for (;;) {
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
         struct pollfd pf = {D->listen_fd, POLLIN, 0};
         if (left <= 0 || poll(&pf, 1, (int)left) <= 0) {
-            snprintf(why, whysz, "no implementation came to %s within %d s", D->target, PEER_WAIT_MS / 1000);
+            snprintf(why, whysz, "no implementation came to %s within %g s", D->target, D->peer_wait_ms / 1000.0);
             return 1;
         }
         if (tcp) {
@@ -582,8 +582,8 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
         return EXIT_USAGE; /* nobody came at all: one line, not a column of fails */
     if (rc == 1) {
         r->verdict = GW_FAIL;
-        snprintf(r->outcome, sizeof r->outcome, "the implementation, which came for earlier cases, did not come for this one within %d s",
-                 PEER_WAIT_MS / 1000);
+        snprintf(r->outcome, sizeof r->outcome, "the implementation, which came for earlier cases, did not come for this one within %g s",
+                 D->peer_wait_ms / 1000.0);
         return 0;
     }
     D->connections++;
@@ -656,7 +656,7 @@ typedef struct {
     const char *proto, *target, *junit, *html, *out_path;
     int side;        /* pcaptool's: 0 client (the implementation serves), 1 server */
     bool strict, dry, quiet, verbose, markdown;
-    double timeout;
+    double timeout, peer_wait;
     out_format fmt;
     char *globs[32];
     unsigned n_globs;
@@ -664,7 +664,7 @@ typedef struct {
     unsigned n_sets;
 } conform_args;
 
-enum { O_STRICT = 256, O_TIMEOUT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO, O_SET };
+enum { O_STRICT = 256, O_TIMEOUT, O_PEER_WAIT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO, O_SET };
 
 static void conform_usage(FILE *f)
 {
@@ -691,6 +691,8 @@ static void conform_usage(FILE *f)
           "      --timeout SECONDS      longest wait for an answer the text requires (default\n"
           "                             2); where an answer must not come, the peer is watched\n"
           "                             for half as long\n"
+          "      --peer-wait SECONDS    --side server: how long each case waits for the\n"
+          "                             implementation to come (default 30)\n"
           "  -T, --format text|json     a line per case, or JSON Lines (a record per case,\n"
           "                             then a summary) (default text); with --dry-run also\n"
           "                             markdown (the README's catalogue tables)\n"
@@ -744,6 +746,13 @@ static int conform_opt(void *ctx, int c, const char *arg)
             return cli_usage_error("--timeout takes seconds above 0, at most 3600, not '%s'", arg);
         return 0;
     }
+    case O_PEER_WAIT: {
+        char *end;
+        a->peer_wait = strtod(arg, &end);
+        if (*end || !(a->peer_wait > 0 && a->peer_wait <= 3600))
+            return cli_usage_error("--peer-wait takes seconds above 0, at most 3600, not '%s'", arg);
+        return 0;
+    }
     case 'T':
         a->markdown = strcmp(arg, "markdown") == 0;
         if (a->markdown || parse_format(arg, &a->fmt))
@@ -774,6 +783,7 @@ static int run_conform(int argc, char **argv)
         {"set", required_argument, NULL, O_SET},
         {"strict", no_argument, NULL, O_STRICT},
         {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"peer-wait", required_argument, NULL, O_PEER_WAIT},
         {"format", required_argument, NULL, 'T'},
         {"verbose", no_argument, NULL, 'V'},
         {"junit", required_argument, NULL, O_JUNIT},
@@ -784,7 +794,7 @@ static int run_conform(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     static const cli_spec spec = {"t:s:T:Vw:q", longopts, CLI_RUN, conform_opt, conform_usage};
-    conform_args a = {.timeout = 2, .fmt = OUT_TEXT};
+    conform_args a = {.timeout = 2, .peer_wait = 30, .fmt = OUT_TEXT};
     cli_common cc;
     int rc = cli_parse(argc, argv, &spec, &a, &cc);
     if (rc != CLI_GO)
@@ -844,7 +854,7 @@ static int run_conform(int argc, char **argv)
                 .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
                 .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu)),
                 .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL),
-                .sets = a.sets, .n_sets = a.n_sets};
+                .sets = a.sets, .n_sets = a.n_sets, .peer_wait_ms = (int)(a.peer_wait * 1000)};
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
                            .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
                            .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,

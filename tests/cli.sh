@@ -81,6 +81,12 @@ expect openttd-forced-used grep -q '"frame":4,.*"openttd.version":\[14\]' "$tmp/
 check conform-openttd-old 2 "$T" conform --proto openttd --target 127.0.0.1:9 --option openttd.version=0.7
 expect conform-openttd-old-says-why grep -q "cases speak 13.x" "$tmp/err"
 expect conform-openttd-old-one-line test "$(wc -l < "$tmp/err")" -eq 1
+# --side server: nobody comes within --peer-wait: exit 2, one line naming it
+check conform-peer-wait-zero 2 "$T" conform --proto dnp --side server --target 127.0.0.1:9 --peer-wait 0
+free=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+check conform-nobody-came 2 "$T" conform --proto dnp --side server --target "127.0.0.1:$free" --peer-wait 0.3 \
+    --case dnp/connect/request-offers-dnp1
+expect conform-nobody-came-within-peer-wait grep -q "within 0.3 s" "$tmp/err"
 
 # GNE has no port: heuristics find it, a port given finds a connection
 # whose handshake was not captured, the UDP link follows the handshake

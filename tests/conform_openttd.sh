@@ -165,7 +165,10 @@ cport=$((port + 1)) # the servers' ports may linger a moment after they exit
         < /dev/null > /dev/null 2>&1
 done) &
 clients=$!
-"$pcaptool" conform --proto openttd --side server --target "127.0.0.1:$cport" --timeout 2 --format json \
+# each case waits up to 180 s for its client (not conform's 30): on a loaded
+# machine a client that stays in its menu for its 12 s and a fresh one's
+# start-up can take longer than that
+"$pcaptool" conform --proto openttd --side server --target "127.0.0.1:$cport" --timeout 2 --peer-wait 180 --format json \
     > "$work/client.jsonl" 2> "$work/client-err.txt"
 crc=$?
 kill "$clients" 2>/dev/null
