@@ -715,6 +715,16 @@ static void conform_usage(FILE *f)
           f);
 }
 
+/* a duration option: seconds above 0, at most an hour */
+static int seconds_arg(const char *name, const char *arg, double *out)
+{
+    char *end;
+    *out = strtod(arg, &end);
+    if (*end || !(*out > 0 && *out <= 3600))
+        return cli_usage_error("%s takes seconds above 0, at most 3600, not '%s'", name, arg);
+    return 0;
+}
+
 static int conform_opt(void *ctx, int c, const char *arg)
 {
     conform_args *a = ctx;
@@ -739,20 +749,8 @@ static int conform_opt(void *ctx, int c, const char *arg)
         a->sets[a->n_sets++] = (char *)arg;
         return 0;
     case O_STRICT: a->strict = true; return 0;
-    case O_TIMEOUT: {
-        char *end;
-        a->timeout = strtod(arg, &end);
-        if (*end || !(a->timeout > 0 && a->timeout <= 3600))
-            return cli_usage_error("--timeout takes seconds above 0, at most 3600, not '%s'", arg);
-        return 0;
-    }
-    case O_PEER_WAIT: {
-        char *end;
-        a->peer_wait = strtod(arg, &end);
-        if (*end || !(a->peer_wait > 0 && a->peer_wait <= 3600))
-            return cli_usage_error("--peer-wait takes seconds above 0, at most 3600, not '%s'", arg);
-        return 0;
-    }
+    case O_TIMEOUT: return seconds_arg("--timeout", arg, &a->timeout);
+    case O_PEER_WAIT: return seconds_arg("--peer-wait", arg, &a->peer_wait);
     case 'T':
         a->markdown = strcmp(arg, "markdown") == 0;
         if (a->markdown || parse_format(arg, &a->fmt))

@@ -295,7 +295,24 @@ typedef struct {
     uint16_t port[OUT_CONNECTIONS];
     uint32_t seq[OUT_CONNECTIONS][2];
     unsigned n;
+    uint32_t spare[2]; /* past OUT_CONNECTIONS: one count for the rest */
 } out_connections;
+
+/* the sequence numbers of the case's connection from pcaptool's `port`;
+   *opened: it is new (its handshake goes first) */
+static uint32_t *connection_seq(out_connections *c, uint16_t port, bool *opened)
+{
+    *opened = false;
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->port[i] == port)
+            return c->seq[i];
+    if (c->n == OUT_CONNECTIONS)
+        return c->spare;
+    *opened = true;
+    c->port[c->n] = port;
+    c->seq[c->n][0] = c->seq[c->n][1] = 1;
+    return c->seq[c->n++];
+}
 
 bool conform_write_pcapng(const conform_run *r, const char *path)
 {
@@ -315,38 +332,23 @@ bool conform_write_pcapng(const conform_run *r, const char *path)
     static uint8_t frame[65535];
     for (unsigned i = 0; i < r->done && ok; i++) {
         const conform_result *x = &r->results[i];
-        out_connections conns = {.n = 0};
+        out_connections conns = {.n = 0, .spare = {1, 1}};
         /* the case, on its first frame */
         char *comment = g_strdup_printf("pcaptool conform %s: %s: %s", x->c->id, gw_verdict_name(x->verdict),
                                         x->outcome);
-        uint32_t spare[2] = {1, 1}; /* past OUT_CONNECTIONS: one count for the rest */
+        bool we_connect = r->role == GW_ROLE_SERVER;
         for (guint k = 0; k < x->pdus->len && ok; k++) {
             const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
             int way = q->ours ? 0 : 1;
             struct sockaddr_storage local = x->local_addr;
             peer_set_port(&local, q->local_port);
-            bool tcp = q->transport == GW_TRANSPORT_TCP;
-            uint32_t *seq = spare, udp_seq[2] = {0, 0};
-            if (!tcp)
-                seq = udp_seq;
-            else {
-                unsigned c = 0;
-                while (c < conns.n && conns.port[c] != q->local_port)
-                    c++;
-                if (c == conns.n && c < OUT_CONNECTIONS) { /* a new connection: its handshake first */
-                    conns.port[c] = q->local_port;
-                    conns.seq[c][0] = conns.seq[c][1] = 1;
-                    conns.n++;
-                    bool we_connect = r->role == GW_ROLE_SERVER;
-                    for (int h = 0; h < 3 && ok; h++) {
-                        size_t n = peer_tcp_open(frame, h, we_connect ? &local : &x->peer_addr,
-                                                 we_connect ? &x->peer_addr : &local);
-                        ok = write_packet(f, b, q->wall_ns, frame, n, comment);
-                        g_clear_pointer(&comment, g_free);
-                    }
-                }
-                if (c < conns.n)
-                    seq = conns.seq[c];
+            bool tcp = q->transport == GW_TRANSPORT_TCP, opened = false;
+            uint32_t udp_seq[2] = {0, 0}, *seq = tcp ? connection_seq(&conns, q->local_port, &opened) : udp_seq;
+            for (int h = 0; opened && h < 3 && ok; h++) { /* a new connection: its handshake first */
+                size_t n = peer_tcp_open(frame, h, we_connect ? &local : &x->peer_addr,
+                                         we_connect ? &x->peer_addr : &local);
+                ok = write_packet(f, b, q->wall_ns, frame, n, comment);
+                g_clear_pointer(&comment, g_free);
             }
             size_t n = peer_frame(frame, q->ours ? &local : &x->peer_addr, q->ours ? &x->peer_addr : &local, tcp,
                                   &seq[way], seq[!way], q->data, q->len);
