@@ -83,14 +83,23 @@ static bool send_request(gw_conform_io *io, unsigned n, const uint16_t *protocol
 /* Reliable #number sent: is it acknowledged (with code 0) within the wait?
    An ack with result 1 asks for a resend ("Used if the receiver would like
    sender to resend the message"): pcaptool resends, up to three times.
-   GW_PASS, or the verdict with the outcome said. */
-static gw_verdict acked(gw_conform_io *io, uint64_t number, const char *what)
+   GW_PASS, or the verdict with the outcome said. With `forbidden` (NULL:
+   none), #number is the probe that ends a negative check
+   (gw_conform_probe): a PDU it accepts, before the ack or just after,
+   sets *bad and *got and returns GW_FAIL, its outcome for the caller to
+   say. */
+static gw_verdict probe_acked(gw_conform_io *io, uint64_t number, const char *what, gw_conform_want forbidden,
+                              const void *forbidden_arg, bool *bad, gw_replay_pdu *got)
 {
+    *bad = false;
     for (unsigned sent = 1;; sent++) {
         if (!send_reliable(io, number))
             return GW_FAIL;
-        gw_replay_pdu a;
-        gw_wait w = gw_conform_await(io, io->wait_ms, ack_of, &number, &a);
+        gw_replay_pdu *a = got;
+        gw_wait w = forbidden && sent == 1 ? gw_conform_probe(io, ack_of, &number, forbidden, forbidden_arg, a, bad)
+                                           : gw_conform_await(io, io->wait_ms, ack_of, &number, a);
+        if (*bad)
+            return GW_FAIL;
         if (w != GW_GOT && ((dnp_case *)io->case_state)->peer_closed)
             /* "Send by the client before closing connection to server. Send
                by server before disconnecting client": either may end it
@@ -105,7 +114,7 @@ static gw_verdict acked(gw_conform_io *io, uint64_t number, const char *what)
             return gw_conform_say(io, GW_FAIL, "%s: reliable message #%llu was not acknowledged within %.1f s", what,
                                   (unsigned long long)number, io->wait_ms / 1000.0);
         uint64_t code = 0;
-        gw_replay_u(&a, DNP_F_ACK_CODE, &code);
+        gw_replay_u(a, DNP_F_ACK_CODE, &code);
         if (code == 0)
             return GW_PASS;
         if (code != 1)
@@ -118,21 +127,40 @@ static gw_verdict acked(gw_conform_io *io, uint64_t number, const char *what)
     }
 }
 
-/* Does the peer stay silent about reliable acks for quiet_ms? GW_PASS, or
-   GW_FAIL (the outcome says which ack came, or that the connection ended:
-   a dead peer acknowledges nothing either). Silence alone proves nothing:
-   the case then asks for an answer the text requires. */
-static gw_verdict no_ack(gw_conform_io *io, const char *what)
+static gw_verdict acked(gw_conform_io *io, uint64_t number, const char *what)
 {
+    bool bad;
     gw_replay_pdu a;
-    gw_wait w = gw_conform_await(io, io->quiet_ms, any_ack, NULL, &a);
-    if (w == GW_SILENT)
-        return GW_PASS;
-    if (w == GW_CLOSED)
-        return gw_conform_say(io, GW_FAIL, "%s, but then the peer's port was closed (nothing shows it ignored it)", what);
+    return probe_acked(io, number, what, NULL, NULL, &bad, &a);
+}
+
+/* forbidden while a probe #n is out: an ack of another number, or a second
+   ack of #n (a peer acknowledging what it should not may give it any
+   number, #n among them) */
+typedef struct {
+    uint64_t number;
+    unsigned acks;
+} probe_number;
+
+static bool other_ack(const gw_replay_pdu *p, const void *arg)
+{
+    probe_number *n = (probe_number *)arg;
+    return p->type == DNP_RELIABLE_ACK && (!ack_of(p, &n->number) || n->acks++ > 0);
+}
+
+/* `unless` was sent, which must go unacknowledged: then reliable #number,
+   acknowledged (acked()) in the same wait, ends the check (the probe) */
+static gw_verdict acked_unless(gw_conform_io *io, uint64_t number, const char *what, const char *unless)
+{
+    bool bad;
+    gw_replay_pdu a;
+    probe_number n = {number, 0};
+    gw_verdict v = probe_acked(io, number, what, other_ack, &n, &bad, &a);
     uint64_t seq = 0;
+    if (!bad)
+        return v;
     gw_replay_u(&a, DNP_F_SEQ, &seq);
-    return gw_conform_say(io, GW_FAIL, "%s, but the peer acknowledged #%llu", what, (unsigned long long)seq);
+    return gw_conform_say(io, GW_FAIL, "%s, but the peer acknowledged #%llu", unless, (unsigned long long)seq);
 }
 
 /* the server's answer to a connection request: GW_PASS with the result, or
@@ -165,6 +193,31 @@ static gw_verdict request_answered(gw_conform_io *io, unsigned n, const uint16_t
 }
 
 static const uint16_t dnp1[] = {0}; /* the only protocol the text defines */
+
+/* `what` was sent, which a server must leave unacknowledged: a connection
+   request, which it must answer, is the probe that ends the check
+   (gw_conform_probe). `silent`: the outcome when the request goes
+   unanswered too; `pass`: when answered (a %llu for its result). */
+static gw_verdict unacked_then_answered(gw_conform_io *io, const char *what, const char *silent, const char *pass)
+{
+    if (!send_request(io, 1, dnp1))
+        return GW_FAIL;
+    int64_t type = DNP_CONNECT_ACK;
+    gw_replay_pdu a;
+    bool acked;
+    gw_wait w = gw_conform_probe(io, gw_conform_of_type, &type, any_ack, NULL, &a, &acked);
+    uint64_t n = 0;
+    if (acked) {
+        gw_replay_u(&a, DNP_F_SEQ, &n);
+        return gw_conform_say(io, GW_FAIL, "%s, but the peer acknowledged #%llu", what, (unsigned long long)n);
+    }
+    if (w == GW_CLOSED)
+        return gw_conform_say(io, GW_FAIL, "%s; then the server's port was closed (nothing shows it ignored it)", what);
+    if (w != GW_GOT)
+        return gw_conform_say(io, GW_FAIL, "%s", silent);
+    gw_replay_u(&a, DNP_F_RESULT, &n);
+    return gw_conform_say(io, GW_PASS, pass, (unsigned long long)n);
+}
 
 /* A fresh connection: as the client, request one offering DNP1 and wait
    for its acceptance; as the server, wait for the client's request and
@@ -261,10 +314,7 @@ static gw_verdict reliable_outside_window(gw_conform_io *io)
     OPEN_OR_FAIL(io);
     if (!send_reliable(io, DNP_WINDOW))
         return GW_FAIL;
-    gw_verdict v = no_ack(io, "#10 is outside the window (the next expected is #0)");
-    if (v != GW_PASS)
-        return v;
-    v = acked(io, 0, "after the discarded #10");
+    gw_verdict v = acked_unless(io, 0, "after the discarded #10", "#10 is outside the window (the next expected is #0)");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "#10 was discarded unacknowledged; #0 was then acknowledged") : v;
 }
 
@@ -301,9 +351,7 @@ static gw_verdict unreliable_not_acked(gw_conform_io *io)
     OPEN_OR_FAIL(io);
     if (!gw_conform_send(io, P, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))))
         return GW_FAIL;
-    gw_verdict v = no_ack(io, "an unreliable message is not acknowledged");
-    if (v == GW_PASS)
-        v = acked(io, 0, "after the unreliable message");
+    gw_verdict v = acked_unless(io, 0, "after the unreliable message", "an unreliable message is not acknowledged");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "no acknowledgement followed the unreliable message; reliable #0 "
                                          "was then acknowledged") : v;
 }
@@ -396,16 +444,12 @@ static gw_verdict close_ends(gw_conform_io *io)
         return gw_conform_say(io, GW_INFO, "#0 went unacknowledged, but the client stayed silent and its port open: "
                               "ignoring cannot be told from not listening");
     }
-    gw_verdict v = no_ack(io, "the connection was closed");
-    if (v != GW_PASS)
-        return v;
     /* the server forgot the connection: a new request is answered */
-    uint64_t result, proto;
-    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
-        return gw_conform_say(io, GW_FAIL, "#0 went unacknowledged after the close, but a new connection request was "
-                              "not answered either: silence shows nothing");
-    return gw_conform_say(io, GW_PASS, "after the close #0 went unacknowledged, and a new connection request was "
-                          "answered (result %llu): the connection was forgotten", (unsigned long long)result);
+    return unacked_then_answered(io, "the connection was closed",
+                                 "#0 went unacknowledged after the close, but a new connection request was not "
+                                 "answered either: silence shows nothing",
+                                 "after the close #0 went unacknowledged, and a new connection request was answered "
+                                 "(result %llu): the connection was forgotten");
 }
 
 /* the peer's own reliable command (an echo of ours counts: an application
@@ -574,15 +618,17 @@ static gw_verdict connect_repeat_ignored(gw_conform_io *io)
         return v;
     if (!send_request(io, 1, dnp1))
         return GW_FAIL;
+    /* the connection and its numbering go on: #1 is the next, and the probe */
     int64_t type = DNP_CONNECT_ACK;
     gw_replay_pdu a;
-    if (gw_conform_await(io, io->quiet_ms, gw_conform_of_type, &type, &a) == GW_GOT)
+    bool answered;
+    v = probe_acked(io, 1, "after the ignored request", gw_conform_of_type, &type, &answered, &a);
+    if (answered)
         /* a close that came before the answer (PDUs are taken in order) */
-        return ((dnp_case *)io->case_state)->peer_closed ? gw_conform_say(io, GW_SKIPPED, "the server closed the connection (its right) before "
-                                              "the second request, which then opened a new one; nothing to judge")
-                             : gw_conform_say(io, GW_FAIL, "a second connection request on a connected client was answered");
-    /* the connection and its numbering go on: #1 is the next */
-    v = acked(io, 1, "after the ignored request");
+        return ((dnp_case *)io->case_state)->peer_closed
+                   ? gw_conform_say(io, GW_SKIPPED, "the server closed the connection (its right) before the second "
+                                    "request, which then opened a new one; nothing to judge")
+                   : gw_conform_say(io, GW_FAIL, "a second connection request on a connected client was answered");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "the second request went unanswered and #1 was then acknowledged") : v;
 }
 
@@ -590,16 +636,12 @@ static gw_verdict connect_first(gw_conform_io *io)
 {
     if (!send_reliable(io, 0))
         return GW_FAIL;
-    gw_verdict v = no_ack(io, "no connection was requested");
-    if (v != GW_PASS)
-        return v;
     /* silence is no evidence: the server must answer a request */
-    uint64_t result, proto;
-    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
-        return gw_conform_say(io, GW_FAIL, "a reliable message from an unconnected client went unanswered, but so did "
-                              "the connection request after it: silence shows nothing");
-    return gw_conform_say(io, GW_PASS, "a reliable message from an unconnected client went unanswered; the request "
-                          "after it was answered (result %llu)", (unsigned long long)result);
+    return unacked_then_answered(io, "no connection was requested",
+                                 "a reliable message from an unconnected client went unanswered, but so did the "
+                                 "connection request after it: silence shows nothing",
+                                 "a reliable message from an unconnected client went unanswered; the request after "
+                                 "it was answered (result %llu)");
 }
 
 /* ---- the implementation as client ------------------------------------------ */
@@ -638,11 +680,21 @@ static gw_verdict unknown_result(gw_conform_io *io)
     if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &type, &a) != GW_GOT)
         return gw_conform_say(io, GW_FAIL, "no connection request within %.1f s", io->wait_ms / 1000.0);
     uint64_t code = 3 + gw_conform_random() % 253;
-    if (!gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, code))) || !send_reliable(io, 0))
+    if (!gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, code))))
         return GW_FAIL;
+    /* #0 sent each ReliableResendInterval (0.5 s), as to a connected
+       client: a client that has gone shows at once (its port closes) */
     int64_t until = gw_conform_clock_ms() + io->wait_ms + 1000; /* and one Connect Resend Interval */
-    for (;;) {
-        gw_wait w = gw_conform_await_until(io, until, NULL, NULL, &a);
+    for (int64_t resend = 0;;) {
+        int64_t now = gw_conform_clock_ms();
+        if (now >= resend && now < until) {
+            if (!send_reliable(io, 0))
+                return GW_FAIL;
+            resend = now + 500;
+        }
+        gw_wait w = gw_conform_await_until(io, resend < until ? resend : until, NULL, NULL, &a);
+        if (w == GW_SILENT && gw_conform_clock_ms() < until)
+            continue;
         if (w == GW_CLOSED)
             return gw_conform_say(io, GW_INFO, "answered with result %llu, the client left #0 unacknowledged and its "
                                   "port then closed: no sign it took the code for an acceptance, but a closed port "
@@ -737,6 +789,12 @@ static void dnp_finish(gw_conform_io *io)
     const dnp_case *k = io->case_state;
     if (k->connected && !k->peer_closed)
         gw_conform_send(io, P, DNP_CLOSE, GW_NO_VALUES);
+    else if (io->role == GW_ROLE_CLIENT && !k->connected)
+        /* a client whose request the case left unanswered (or refused):
+           a refusal ("restrictions imposed on the client") ends its
+           resending at once, where silence would leave it trying until its
+           Connect Timeout */
+        gw_conform_send(io, P, DNP_CONNECT_ACK, GW_WVALS(GW_WU(DNP_F_RESULT, 1)));
 }
 
 /* A peer acknowledges what it received: an ack of a number never sent,
@@ -800,8 +858,9 @@ static const gw_conform_case cases[] = {
     {"dnp/connect/connect-first", GW_ROLE_SERVER, "Nothing but a request is taken from an unconnected client",
      "dnp.md, Connection Request",
      "This is the only command accepted by the server from an unconnected client.",
-     "reliable message #0 without connecting",
-     "no acknowledgement; Fail when one comes",
+     "reliable message #0 without connecting, then a connection request (the probe: it must be answered)",
+     "no acknowledgement before the request's answer; Fail when one comes, or when the request goes unanswered "
+     "too (silence shows nothing)",
      connect_first, GW_MUST},
     {"dnp/connect/request-offers-dnp1", GW_ROLE_CLIENT, "The client's request offers DNP1",
      "dnp.md, Connection Request; WIRE-NOTES 1",
@@ -814,7 +873,7 @@ static const gw_conform_case cases[] = {
      "More result codes can be added in the future. All unknown result codes have to be treated is if ResultCode "
      "had been 1.",
      "a connection ack with a result code the text does not define (random, 3..255, no protocol field), then "
-     "reliable message #0; accepted (result 0) if the client asks again, and #0 again",
+     "reliable message #0 every 0.5 s; accepted (result 0) if the client asks again, and #0 again",
      "no ack of #0 while rejected; Pass when the client asks again and, accepted, acknowledges #0; Fail when it "
      "acknowledges #0 or sends commands of a connection after the unknown code (the MUST: treated as a "
      "rejection); Info when it stays silent or its port closes (a rejected client is as quiet as a dead one), or "
@@ -879,8 +938,8 @@ static const gw_conform_case cases[] = {
     {"dnp/message/unreliable-not-acked", BOTH, "An unreliable message is not acknowledged", "dnp.md, Message",
      "Unreliable messages are used for frequently send messages. They are not acknowledged and thus can be "
      "possibly lost.",
-     "a connection, then an unreliable message",
-     "no reliable ack; Fail when one comes",
+     "a connection, an unreliable message, then reliable message #0 (the probe)",
+     "no reliable ack but #0's; Fail when another comes, or when #0 is not acknowledged",
      unreliable_not_acked, GW_MUST},
     {"dnp/link/state-answered", BOTH, "A link state is acknowledged and answered with link up or down",
      "dnp.md, Network States; WIRE-NOTES 1",
@@ -899,8 +958,9 @@ static const gw_conform_case cases[] = {
      update_unknown_link, GW_MUST},
     {"dnp/connection/close-ends", BOTH, "After a close the connection is gone", "dnp.md, Close Connection",
      "Send by the client before closing connection to server. Send by server before disconnecting client.",
-     "a connection, connection close, then reliable message #0",
-     "no acknowledgement of #0; Fail when one comes",
+     "a connection, connection close, then reliable message #0; to a server then a new connection request (the "
+     "probe), to a client unreliable messages until its port closes or it asks anew",
+     "no acknowledgement of #0; Fail when one comes, or when a server answers the new request neither",
      close_ends, GW_MUST},
 };
 

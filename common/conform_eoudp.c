@@ -155,13 +155,6 @@ static bool connect_answer(const gw_replay_pdu *p, const void *arg)
     return !p->echo && (p->type == 0x02 || p->type == 0x03);
 }
 
-/* an acknowledge of either of the ids ((const uint64_t *)arg)[0..1] */
-static bool ack_of_either(const gw_replay_pdu *p, const void *arg)
-{
-    const uint64_t *ids = arg;
-    return ack_of(p, &ids[0]) || ack_of(p, &ids[1]);
-}
-
 /* an answer to the connect with id *arg: its acknowledge, an accept or a
    reject */
 static bool connect_heard(const gw_replay_pdu *p, const void *arg)
@@ -451,17 +444,14 @@ static gw_verdict unimportant_not_acked(gw_conform_io *io)
     }
     if (!sent)
         return GW_FAIL;
-    gw_replay_pdu a;
-    bool acked = gw_conform_await(io, io->quiet_ms, ack_of, &id, &a) == GW_GOT;
-    /* silence is no evidence: then a packet it must answer */
+    /* silence is no evidence: a packet it must answer is the probe that
+       ends the check (gw_conform_probe) */
     uint64_t probe = take_id(io);
     if (!send_required(io, probe))
         return GW_FAIL;
-    uint64_t both[2] = {id, probe};
-    gw_wait w;
-    int64_t deadline = gw_conform_clock_ms() + io->wait_ms;
-    while ((w = gw_conform_await_until(io, deadline, ack_of_either, both, &a)) == GW_GOT && !ack_of(&a, &probe))
-        acked = true; /* the first, late */
+    gw_replay_pdu a;
+    bool acked;
+    gw_wait w = gw_conform_probe(io, ack_of, &probe, ack_of, &id, &a, &acked);
     if (acked)
         return gw_conform_say(io, GW_INFO, "a packet not marked important (id %llu) was acknowledged too (harmless)",
                               (unsigned long long)id);

@@ -258,6 +258,16 @@ static gw_verdict refused(gw_conform_io *io, int64_t k, const gw_replay_pdu *a, 
 /* Does the server end the connection within ms: close it, or send an
    ExitPacket (GNE's way to end one in band)? A text for the outcome in
    *how. */
+/* a message holding an ExitPacket */
+static bool has_exit(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    for (unsigned k = 0; gw_replay_item(p, GNE_F_PACKET_ID, k); k++)
+        if (gw_replay_item(p, GNE_F_PACKET_ID, k)->v.u == ID_EXIT)
+            return true;
+    return false;
+}
+
 static bool ends(gw_conform_io *io, int ms, const char **how)
 {
     gw_replay_pdu a;
@@ -270,11 +280,10 @@ static bool ends(gw_conform_io *io, int ms, const char **how)
         }
         if (w == GW_SILENT)
             return false;
-        for (unsigned k = 0; gw_replay_item(&a, GNE_F_PACKET_ID, k); k++)
-            if (gw_replay_item(&a, GNE_F_PACKET_ID, k)->v.u == ID_EXIT) {
-                *how = "sent an ExitPacket";
-                return true;
-            }
+        if (has_exit(&a, NULL)) {
+            *how = "sent an ExitPacket";
+            return true;
+        }
     }
 }
 
@@ -639,15 +648,20 @@ static gw_verdict ping_request_zero(gw_conform_io *io)
 static gw_verdict reserved_id(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
-    if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 12), GW_WU(GNE_F_END, 255))))
+    /* "the implementation defines what happens": either way is recorded;
+       a ping after it ends the wait (gw_conform_probe) */
+    uint32_t want = gw_conform_random();
+    if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 12), GW_WU(GNE_F_END, 255))) ||
+        !send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
         return gw_conform_say(io, GW_FAIL, "could not send");
-    /* "the implementation defines what happens": either way is recorded */
-    const char *how;
-    if (ends(io, io->quiet_ms, &how))
-        return gw_conform_say(io, GW_INFO, "after a message with reserved packet id 12 the %s %s", who(io), how);
-    gw_verdict v = ping_answered(io, id, "");
+    gw_replay_pdu a;
+    bool exited;
+    gw_wait w = gw_conform_probe(io, ping_reply, &want, has_exit, NULL, &a, &exited);
+    if (exited || w == GW_CLOSED)
+        return gw_conform_say(io, GW_INFO, "after a message with reserved packet id 12 the %s %s", who(io),
+                              exited ? "sent an ExitPacket" : "closed the connection");
     return gw_conform_say(io, GW_INFO, "a message with reserved packet id 12 left the connection open; a ping after "
-                          "it was %s", v == GW_PASS ? "answered" : "not answered (replying is only encouraged)");
+                          "it was %s", w == GW_GOT ? "answered" : "not answered (replying is only encouraged)");
 }
 
 static gw_verdict unterminated(gw_conform_io *io)
@@ -668,8 +682,7 @@ static gw_verdict unterminated(gw_conform_io *io)
             break;
         }
         answered_ping |= ping_reply(&a, &want);
-        for (unsigned k = 0; gw_replay_item(&a, GNE_F_PACKET_ID, k); k++)
-            ended |= gw_replay_item(&a, GNE_F_PACKET_ID, k)->v.u == ID_EXIT;
+        ended |= has_exit(&a, NULL);
         if (ended)
             break;
     }

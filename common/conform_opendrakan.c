@@ -114,15 +114,21 @@ static gw_wait acked(gw_conform_io *io, int64_t t, int ms, gw_replay_pdu *a)
                                   "(ICMP port unreachable): it cannot have had it"); \
     } while (0)
 
-/* A negative check ends on evidence: the complete snapshot of tick 2 after
-   it. Acknowledged: the client took the first and held back on purpose;
-   not: it acknowledges nothing, and its silence before shows nothing. */
-static gw_verdict held_back(gw_conform_io *io, const char *pass)
+/* A negative check ends on evidence (gw_conform_probe): the complete
+   snapshot of tick 2 after what must not be acknowledged (tick 1). Tick 2
+   acknowledged: the client took the first and held back on purpose; tick
+   1 acknowledged, before or just after: Fail (`acked`); neither: it
+   acknowledges nothing, and its silence shows nothing. */
+static gw_verdict held_back(gw_conform_io *io, const char *acked, const char *pass)
 {
     gw_replay_pdu a;
     if (!complete_snapshot(io, 2))
         return GW_FAIL;
-    gw_wait w = acked(io, 2, io->wait_ms, &a);
+    int64_t one = 1, two = 2;
+    bool bad;
+    gw_wait w = gw_conform_probe(io, ack_of, &two, ack_of, &one, &a, &bad);
+    if (bad)
+        return gw_conform_say(io, GW_FAIL, "%s", acked);
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "%s, while the complete snapshot of tick 2 after it was", pass);
     UNLESS_UDP_REFUSED(io);
@@ -166,23 +172,19 @@ static gw_verdict ack_over_udp(gw_conform_io *io)
 static gw_verdict no_ack_incomplete(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
-    gw_replay_pdu a;
     if (!send_change(io, 1, 1) || !send_confirm(io, 1, 2))
         return GW_FAIL;
-    if (acked(io, 1, io->quiet_ms, &a) == GW_GOT)
-        return gw_conform_say(io, GW_FAIL, "tick 1 was acknowledged with 1 of its 2 changes");
-    return held_back(io, "a snapshot missing one of its 2 changes was not acknowledged");
+    return held_back(io, "tick 1 was acknowledged with 1 of its 2 changes",
+                     "a snapshot missing one of its 2 changes was not acknowledged");
 }
 
 static gw_verdict unconfirmed(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
-    gw_replay_pdu a;
     if (!send_change(io, 1, 1) || !send_change(io, 1, 2))
         return GW_FAIL;
-    if (acked(io, 1, io->quiet_ms, &a) == GW_GOT)
-        return gw_conform_say(io, GW_FAIL, "tick 1 was acknowledged without its confirmation");
-    return held_back(io, "changes without a confirmation were not acknowledged");
+    return held_back(io, "tick 1 was acknowledged without its confirmation",
+                     "changes without a confirmation were not acknowledged");
 }
 
 static gw_verdict order_independent(gw_conform_io *io)
@@ -311,20 +313,28 @@ static unsigned tick_changes_of(const tick_changes *c, int64_t tick)
     return c->slot[i].tick == tick ? c->slot[i].n : 0;
 }
 
-static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, bool ack_first)
+/* Watch the server until it has sent what the case needs (until_level:
+   LOAD_LEVEL; until_confirms: that many confirmations, counted from the
+   acknowledgement with ack_first) or the wait ends: a watch ends on what
+   it waited for, not on a clock. */
+static void watch(gw_conform_io *io, watched *w, int64_t acked_tick, bool ack_first, bool until_level,
+                  unsigned until_confirms)
 {
+    int ms = io->wait_ms;
+    unsigned confirms = 0;
     memset(w, 0, sizeof *w);
     w->first_confirm = -1;
     w->min_tick = INT64_MAX;
     gw_replay_pdu a;
-    gw_wait r;
+    gw_wait r = GW_GOT;
     int64_t acked_now = 0, until = gw_conform_clock_ms() + ms;
     /* ack_first: the first snapshot confirmed is acknowledged once it came
        in full ("received a snapshot in full"): its changes, counted by tick,
        may come before or after its confirmation */
     tick_changes changes = {0};
     int64_t to_ack = 0, to_ack_count = 0;
-    while ((r = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT) {
+    while (!((!until_level || w->levels) && confirms >= until_confirms) &&
+           (r = gw_conform_await_until(io, until, NULL, NULL, &a)) == GW_GOT) {
         if (a.echo) /* a server sends no client packet: ours, sent back, shows nothing */
             continue;
         unsigned ticks = 0, refs = 0, counts = 0;
@@ -355,6 +365,7 @@ static void watch(gw_conform_io *io, int ms, watched *w, int64_t acked_tick, boo
                 const gw_item *c = gw_replay_item(&a, OD_F_CHANGE_COUNT, counts);
                 if (w->first_confirm < 0)
                     w->first_confirm = tv;
+                confirms += !ack_first || acked_now;
                 if (ack_first && !to_ack && tv > 0 && c) { /* tick 0 is "no tick": not acknowledged */
                     to_ack = tv;
                     to_ack_count = (int64_t)c->v.u;
@@ -382,7 +393,7 @@ static unsigned watched_total(const watched *w)
 static gw_verdict level_handshake(gw_conform_io *io)
 {
     watched w;
-    watch(io, io->wait_ms, &w, 0, false);
+    watch(io, &w, 0, false, true, 0);
     if (!w.levels)
         return gw_conform_say(io, GW_FAIL, "no LOAD_LEVEL within %.1f s", io->wait_ms / 1000.0);
     if ((int64_t)w.db_before_level != w.level_db_count)
@@ -395,7 +406,8 @@ static gw_verdict level_handshake(gw_conform_io *io)
 static gw_verdict reliable_over_tcp(gw_conform_io *io)
 {
     watched w;
-    watch(io, io->wait_ms, &w, 0, false);
+    /* the handshake, then two snapshots: the first one's changes all came */
+    watch(io, &w, 0, false, true, 2);
     static const unsigned reliable[] = {T_DB_ENTRY, T_LOAD_LEVEL, T_GLOBAL_MESSAGE, T_OBJECT_MESSAGE, T_EVENT,
                                         T_ACTION, T_ANALOG};
     static const unsigned unreliable[] = {T_STATES, T_EXTRA_STATES, T_CONFIRM, T_ACK};
@@ -453,7 +465,7 @@ static gw_verdict counts_add_up(gw_conform_io *io)
 static gw_verdict ticks_one_based(gw_conform_io *io)
 {
     watched w;
-    watch(io, io->wait_ms, &w, 0, false);
+    watch(io, &w, 0, false, false, 2);
     if (w.min_tick == INT64_MAX)
         return gw_conform_say(io, GW_SKIPPED, "the server sent no ticked packet within %.1f s", io->wait_ms / 1000.0);
     if (w.min_tick < 1)
@@ -465,7 +477,7 @@ static gw_verdict ticks_one_based(gw_conform_io *io)
 static gw_verdict no_delta_unacked(gw_conform_io *io)
 {
     watched w;
-    watch(io, io->wait_ms, &w, 0, false);
+    watch(io, &w, 0, false, false, 3); /* the second and third could be deltas */
     if (w.first_confirm < 0)
         return gw_conform_say(io, GW_SKIPPED, "the server confirmed no snapshot within %.1f s", io->wait_ms / 1000.0);
     if (w.delta_unacked)
@@ -477,7 +489,7 @@ static gw_verdict no_delta_unacked(gw_conform_io *io)
 static gw_verdict delta_on_acked(gw_conform_io *io)
 {
     watched w;
-    watch(io, io->wait_ms, &w, 0, true);
+    watch(io, &w, 0, true, false, 3); /* the three snapshots after the acknowledgement */
     if (w.first_confirm < 0)
         return gw_conform_say(io, GW_SKIPPED, "the server confirmed no snapshot within %.1f s", io->wait_ms / 1000.0);
     if (!w.acked)
@@ -496,7 +508,9 @@ static gw_verdict server_unknown(gw_conform_io *io)
     if (!gw_conform_send(io, P, 77, GW_WVALS(GW_WSTEP(junk, sizeof junk))))
         return GW_FAIL;
     watched w;
-    watch(io, io->wait_ms, &w, 0, false);
+    /* three snapshots: the server has read type 77 before the last (its
+       close, if it closes, comes ahead of it) */
+    watch(io, &w, 0, false, false, 3);
     if (w.closed)
         return gw_conform_say(io, GW_INFO, "the server closed the connection after type 77");
     if (!watched_total(&w)) /* "went on" needs something it sent */
@@ -521,7 +535,9 @@ static gw_verdict downlink_from_client(gw_conform_io *io)
     if (!send_confirm(io, 5, 0))
         return GW_FAIL;
     watched w;
-    watch(io, io->wait_ms, &w, 0, false);
+    /* three snapshots: the server has read the confirmation before the
+       last */
+    watch(io, &w, 0, false, false, 3);
     if (w.closed)
         return gw_conform_say(io, GW_INFO, "the server closed the connection after a client's CONFIRM_SNAPSHOT");
     if (!watched_total(&w)) /* "went on" needs something it sent */
@@ -596,13 +612,17 @@ static const gw_conform_case cases[] = {
     {"opendrakan/snapshot/no-ack-incomplete", CLIENT, "An incomplete snapshot is not acknowledged", SNAP,
      "Packet loss will cause either the confirmation or a number of changes to be missing [...] Thus, an "
      "incomplete snapshot will not be considered by the client.",
-     "the level, then tick 1: one OBJECT_STATES_CHANGED and CONFIRM_SNAPSHOT counting 2",
-     "no acknowledgement of tick 1; Fail when one comes",
+     "the level, then tick 1: one OBJECT_STATES_CHANGED and CONFIRM_SNAPSHOT counting 2; then the complete "
+     "snapshot of tick 2 (the probe)",
+     "no acknowledgement of tick 1, tick 2 acknowledged; Fail when tick 1 is acknowledged; Info when tick 2 is not "
+     "either (silence shows nothing)",
      no_ack_incomplete, GW_MUST},
     {"opendrakan/snapshot/unconfirmed", CLIENT, "A snapshot without its confirmation is not acknowledged", SNAP,
      "Upon reception of a confirmation packet, a client marks it's local version of the snapshots as confirmed",
-     "the level, then two OBJECT_STATES_CHANGED of tick 1 and no confirmation",
-     "no acknowledgement of tick 1; Fail when one comes",
+     "the level, then two OBJECT_STATES_CHANGED of tick 1 and no confirmation; then the complete snapshot of tick "
+     "2 (the probe)",
+     "no acknowledgement of tick 1, tick 2 acknowledged; Fail when tick 1 is acknowledged; Info when tick 2 is not "
+     "either (silence shows nothing)",
      unconfirmed, GW_MUST},
     {"opendrakan/snapshot/order-independent", CLIENT, "A snapshot confirmed before its changes is complete too", SNAP,
      "This scheme is also independent of the packet's order upon arrival.",

@@ -103,3 +103,35 @@ gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline, gw_conform_w
         }
     }
 }
+
+gw_wait gw_conform_probe(gw_conform_io *io, gw_conform_want answer, const void *answer_arg, gw_conform_want forbidden,
+                         const void *forbidden_arg, gw_replay_pdu *got, bool *forbidden_came)
+{
+    int64_t sent = gw_conform_clock_ms(), deadline = sent + io->wait_ms;
+    bool answered = false;
+    gw_replay_pdu a;
+    *forbidden_came = false;
+    for (;;) {
+        int64_t left = deadline - gw_conform_clock_ms();
+        gw_wait w = io->next(io, left > 0 ? (int)left : 0, &a);
+        if (w != GW_GOT)
+            return answered ? GW_GOT : w;
+        if (forbidden(&a, forbidden_arg)) {
+            io->decisive(io);
+            *got = a;
+            *forbidden_came = true;
+            return GW_GOT;
+        }
+        if (!answered && answer(&a, answer_arg)) {
+            io->decisive(io);
+            *got = a;
+            answered = true;
+            int64_t now = gw_conform_clock_ms(), grace = 2 * (now - sent);
+            if (grace < GW_PROBE_GRACE_MS)
+                grace = GW_PROBE_GRACE_MS;
+            if (grace > io->wait_ms / 2)
+                grace = io->wait_ms / 2;
+            deadline = now + grace;
+        }
+    }
+}

@@ -62,7 +62,6 @@ typedef struct gw_conform_io {
        its PDUs are then built and decoded with those */
     const int *opts;
     int wait_ms;     /* how long an answer the text requires may take (--timeout) */
-    int quiet_ms;    /* how long a peer is watched where it must not answer */
     void *driver;
     /* Send len bytes as one PDU (a datagram, or bytes on the stream);
        the driver decodes and records it. False when it could not go. */
@@ -129,7 +128,8 @@ typedef struct gw_conform {
        pass for one that answers them (our ack, sent back, read as its ack). */
     void (*duty)(gw_conform_io *io, const gw_replay_pdu *p);
     /* The case is over: end the connection in band (DNP: a connection
-       close, after which a client quits) (NULL: closing the socket is all). */
+       close, or a refusal of a request the case left unanswered; a client
+       quits on either) (NULL: closing the socket is all). */
     void (*finish)(gw_conform_io *io);
     size_t state_size; /* gw_conform_io.state */
     size_t case_state_size; /* gw_conform_io.case_state */
@@ -169,6 +169,20 @@ gw_wait gw_conform_await(gw_conform_io *io, int ms, gw_conform_want want, const 
    watches a peer that keeps talking */
 gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline_ms, gw_conform_want want, const void *arg,
                                gw_replay_pdu *got);
+/* A negative check that ends on evidence, as h2spec ends one with a PING:
+   what must go unanswered has been sent, then (just before the call) a
+   probe the text requires an answer to. Waits up to wait_ms for the
+   probe's answer (`answer` accepts it) or for what must not come
+   (`forbidden`). A peer takes what it gets in order, so an answer to the
+   first comes before the probe's; one that answers in batches may put it
+   just after, so a grace of twice the probe's round trip (at least
+   GW_PROBE_GRACE_MS, at most half the wait) is watched after the answer.
+   GW_GOT: *forbidden_came says which ended it (*got: that PDU, marked
+   decisive); GW_SILENT or GW_CLOSED: the probe went unanswered, and the
+   silence before it shows nothing. */
+#define GW_PROBE_GRACE_MS 20
+gw_wait gw_conform_probe(gw_conform_io *io, gw_conform_want answer, const void *answer_arg, gw_conform_want forbidden,
+                         const void *forbidden_arg, gw_replay_pdu *got, bool *forbidden_came);
 int64_t gw_conform_clock_ms(void); /* monotonic */
 int64_t gw_conform_wall_ns(void);  /* the wall clock, as gw_replay_pdu.at_ns */
 /* a number nobody can predict from an earlier run (ids, tokens: an answer

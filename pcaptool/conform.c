@@ -689,8 +689,8 @@ static void conform_usage(FILE *f)
           "      --strict               a Non-strict verdict (a recommendation not followed)\n"
           "                             fails too\n"
           "      --timeout SECONDS      longest wait for an answer the text requires (default\n"
-          "                             2); where an answer must not come, the peer is watched\n"
-          "                             for half as long\n"
+          "                             2); where an answer must not come, a probe the text\n"
+          "                             requires an answer to follows, and its answer ends it\n"
           "      --peer-wait SECONDS    --side server: how long each case waits for the\n"
           "                             implementation to come (default 30)\n"
           "  -T, --format text|json     a line per case, or JSON Lines (a record per case,\n"
@@ -854,7 +854,7 @@ static int run_conform(int argc, char **argv)
                 .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL),
                 .sets = a.sets, .n_sets = a.n_sets, .peer_wait_ms = (int)(a.peer_wait * 1000)};
     D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
-                           .quiet_ms = (int)(a.timeout * 500), .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
+                           .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
                            .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,
                            .link_refused = io_link_refused,
                            .state = g_malloc0(p->conform->state_size + 1),

@@ -12,7 +12,7 @@
  * refuses one that does not (result 2), ignores a second request from a
  * connected client and everything but requests from unconnected ones.
  * After SILENCE_MS without a datagram it exits (the client closing its
- * connection first).
+ * connection first); a client that is refused exits at once.
  *
  *   dnp_peer [--listen] HOST PORT MODE SILENCE_MS
  *   MODE: good        behave
@@ -248,6 +248,8 @@ int main(int argc, char **argv)
                 ssize_t n = recv(fd, b, sizeof b, 0);
                 if (n >= 2 && b[0] == 1) {
                     server->used = b[1] == 0 || (is("unknown-accepts") && b[1] != 1 && b[1] != 2);
+                    if (!server->used) /* refused: nothing left to do */
+                        return 1;
                     break;
                 }
                 if (n < 0)
