@@ -8,15 +8,17 @@ import threading
 import time
 
 counts = {"passed": 0, "failed": 0}
+tally = threading.Lock()  # checks may be made from several threads
 
 
 def check(name, ok, detail=""):
-    if ok:
-        counts["passed"] += 1
-        print("ok", name)
-    else:
-        counts["failed"] += 1
-        print("FAIL", name, (detail if isinstance(detail, str) else repr(detail))[:3000])
+    with tally:
+        if ok:
+            counts["passed"] += 1
+            print("ok", name)
+        else:
+            counts["failed"] += 1
+            print("FAIL", name, (detail if isinstance(detail, str) else repr(detail))[:3000])
     return ok
 
 

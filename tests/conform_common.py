@@ -1,13 +1,14 @@
 """conform_common.py - what the conform tests share: run `pcaptool conform` with
 every report, and check that a run gave exactly the verdicts expected and that
 its reports (JSON Lines, JUnit, the --out pcapng read back, the HTML) agree."""
+import concurrent.futures
 import json
 import os
 import subprocess
-import time
+import threading
 import xml.etree.ElementTree as ET
 
-from checks import check
+from checks import await_line, check
 
 
 def run_conform(pcaptool, proto, port, extra=(), timeout=300):
@@ -18,15 +19,26 @@ def run_conform(pcaptool, proto, port, extra=(), timeout=300):
     return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
 
 
-def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_ms=800, listen_flag=True):
+def start_server_peer(peer, port, mode):
+    """tests/peers/<peer> listening on 127.0.0.1:port in `mode`, once it says
+    so (its \"listening\" line: no clock), or None (checked as failed)"""
+    p = subprocess.Popen([peer, "--listen", "127.0.0.1", str(port), mode, "0"], stderr=subprocess.PIPE, text=True)
+    if check("%s listens on %d" % (os.path.basename(peer), port), await_line(p, "listening", 30), mode):
+        return p
+    p.kill()
+    p.wait()
+    return None
+
+
+def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_ms=800):
     """conform against tests/peers/<peer> in `mode`: the implementation as
-    server (the peer listens; listen_flag: it takes --listen) or as client
-    (a fresh peer process connects for each case, and exits silence_ms after
-    the case's last packet or when the case ends the connection in band)"""
+    server (the peer listens) or as client (a fresh peer process connects
+    for each case, and exits silence_ms after the case's last packet or when
+    the case ends the connection in band)"""
     if role == "server":
-        peer_p = subprocess.Popen([peer] + (["--listen"] if listen_flag else []) +
-                                  ["127.0.0.1", str(port), mode] + (["0"] if listen_flag else []))
-        time.sleep(0.2)
+        peer_p = start_server_peer(peer, port, mode)
+        if not peer_p:
+            return 2, [], "the peer did not start"
         result = run_conform(pcaptool, proto, port, extra)
         peer_p.kill()
         peer_p.wait()
@@ -133,16 +145,43 @@ def stray_findings(cases, decoded):
     return stray
 
 
+# Runs against peers go four at a time, each on a port of its own in the
+# test's block (PORT_STRIDE apart); their checks are made in the order the
+# runs were asked for.
+RUNS_AT_ONCE = 4
+PORT_STRIDE = 2
+
+
+def run_all(port, runs):
+    """each of runs, a function of a port, on a port of its own (port,
+    port + PORT_STRIDE, ...: no two runs at once share one), RUNS_AT_ONCE at
+    a time: their results, in order"""
+    slots = [port + PORT_STRIDE * i for i in range(RUNS_AT_ONCE)]
+    lock = threading.Lock()
+
+    def on_a_slot(run):
+        with lock:
+            slot = slots.pop()
+        try:
+            return run(slot), slot
+        finally:
+            with lock:
+                slots.append(slot)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=RUNS_AT_ONCE) as pool:
+        return [f.result() for f in [pool.submit(on_a_slot, r) for r in runs]]
+
+
 def check_modes(pcaptool, proto, peer, port, work, expected, n_cases, silence_ms):
     """every role -> mode -> (the cases it must fail, the other verdicts not
     pass) of `expected` run against the peer and checked (check_run); a
     client lingers silence_ms after its last packet"""
-    for role, modes in expected.items():
-        for mode, (fails, others) in modes.items():
-            files = report_files(work, role + "-" + mode)
-            rc, recs, err = run_against_peer(pcaptool, proto, peer, port, role, mode, report_args(files), silence_ms)
-            check_run(pcaptool, proto, port, "%s %s" % (role, mode), rc, recs, err, files, n_cases[role], fails,
-                      others)
+    asked = [(role, mode, fails, others, report_files(work, role + "-" + mode))
+             for role, modes in expected.items() for mode, (fails, others) in modes.items()]
+    results = run_all(port, [lambda p, a=a: run_against_peer(pcaptool, proto, peer, p, a[0], a[1],
+                                                             report_args(a[4]), silence_ms) for a in asked])
+    for (role, mode, fails, others, files), ((rc, recs, err), p) in zip(asked, results):
+        check_run(pcaptool, proto, p, "%s %s" % (role, mode), rc, recs, err, files, n_cases[role], fails, others)
 
 
 def report_files(work, name):

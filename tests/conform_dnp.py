@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 from checks import check, finish
-from conform_common import check_run, report_args, report_files, run_against_peer
+from conform_common import check_run, report_args, report_files, run_against_peer, run_all
 
 PCAPTOOL, PEER, ROLE = sys.argv[1], sys.argv[2], sys.argv[3]
 work = tempfile.mkdtemp(prefix="conform.")
@@ -66,9 +66,9 @@ N_CASES = 18 if ROLE == "server" else 15
 MODES = list(EXPECTED) if ROLE == "server" else ["good", "close-early", "no-window", "up-first", "unknown-accepts"]
 
 
-def conform(mode, *extra):
+def conform(mode, *extra, at=port):
     """run conform against the peer in `mode`: (exit code, records, stderr)"""
-    return run_against_peer(PCAPTOOL, "dnp", PEER, port, ROLE, mode, extra)
+    return run_against_peer(PCAPTOOL, "dnp", PEER, at, ROLE, mode, extra)
 
 
 # mode -> the verdicts other than pass and fail
@@ -81,15 +81,15 @@ OTHERS = {"up-first": {"dnp/link/state-answered": "info"},  # the text orders th
                                        + (["dnp/connect/repeat-ignored", "dnp/connect/accepted"]
                                           if ROLE == "server" else []), "skipped")}
 
-for mode in MODES:
+results = run_all(port, [lambda p, m=m: conform(m, *report_args(report_files(work, m)), at=p) for m in MODES])
+for mode, ((rc, recs, err), at) in zip(MODES, results):
     files = report_files(work, mode)
-    rc, recs, err = conform(mode, *report_args(files))
     # dnp_peer never sends a reliable command of its own: nothing to resend
     others = dict(OTHERS.get(mode, {}), **({} if "dnp/reliable/resent" in EXPECTED[mode]
                                            else {"dnp/reliable/resent": "skipped"}))
     if ROLE == "client" and UNKNOWN_RESULT not in EXPECTED[mode]:
         others[UNKNOWN_RESULT] = "info"
-    check_run(PCAPTOOL, "dnp", port, mode, rc, recs, err, files, N_CASES, EXPECTED[mode], others)
+    check_run(PCAPTOOL, "dnp", at, mode, rc, recs, err, files, N_CASES, EXPECTED[mode], others)
 
 # --strict fails Non-strict verdicts only: an Info (what the text leaves
 # open) never fails a run (conform_gne checks a Non-strict under --strict)

@@ -11,6 +11,7 @@ A peer that sends nothing at all on any connection makes the run an error
 (exit 2, one line), not a column of verdicts.
 
 Ports: every hostile peer binds port 0 and says which it got."""
+import concurrent.futures
 import json
 import resource
 import subprocess
@@ -48,13 +49,28 @@ def conform(proto, port, deadline=120):
     return p.returncode, [r for r in recs if "case" in r], err.decode(), rss, time.monotonic() - t0
 
 
-def judge(name, proto, kind, mode, *canned, error_expected=False):
+def against(proto, kind, mode, *canned):
+    """conform against a hostile peer of its own (conform's result)"""
     peer, port = start_peer(kind, mode, *canned)
     try:
-        rc, cases, err, rss, secs = conform(proto, port)
+        return conform(proto, port)
     finally:
         peer.kill()
         peer.wait()
+
+
+# the runs go four at a time (each peer has a port of its own: port 0); their
+# checks are made in the order they were asked for, at the end
+pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+runs = []
+
+
+def judge(name, proto, kind, mode, *canned, error_expected=False):
+    runs.append((pool.submit(against, proto, kind, mode, *canned), name, error_expected))
+
+
+def judged(result, name, error_expected):
+    rc, cases, err, rss, secs = result
     passed = [c["case"] for c in cases if c["verdict"] == "pass"]
     check("%s: conform ended (%.1f s)" % (name, secs), rc is not None, err)
     # a run that ends in an error (exit 2) is red as a whole: the passes it
@@ -80,4 +96,6 @@ for proto in ("openttd", "gne", "opendrakan"):
     judge("%s reset" % proto, proto, "tcp", "reset", error_expected=True)
     judge("%s never reads" % proto, proto, "tcp", "never-read", error_expected=True)
 judge("opendrakan without UDP", "opendrakan", "tcp", "udp-closed", error_expected=True)
+for run, name, error_expected in runs:
+    judged(run.result(), name, error_expected)
 finish()

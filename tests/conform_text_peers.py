@@ -62,9 +62,9 @@ def conform(proto, role, peer_args, extra, port):
     return listens, r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
 
 
-# The runs go three at a time, each on a port of its own (the test's block);
+# The runs go four at a time, each on a port of its own (the test's block);
 # their checks are made in the order they were asked for, at the end.
-pool = concurrent.futures.ThreadPoolExecutor(max_workers=3)
+pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
 runs = []
 
 

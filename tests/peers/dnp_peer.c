@@ -230,6 +230,8 @@ int main(int argc, char **argv)
     fd = socket(ai->ai_family, SOCK_DGRAM, 0);
     if (fd < 0 || (listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) : connect(fd, ai->ai_addr, ai->ai_addrlen)) < 0)
         return 2;
+    if (listening) /* a test waits for this line, not for a clock */
+        fprintf(stderr, "dnp_peer: listening on %s:%s\n", argv[a], argv[a + 1]);
     conn *server = NULL;
     if (!listening) { /* until the server listens and answers */
         server = add(&(struct sockaddr_storage){0}, 0);

@@ -162,6 +162,8 @@ int main(int argc, char **argv)
     fd = socket(ai->ai_family, SOCK_DGRAM, 0);
     if (fd < 0 || (listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) : connect(fd, ai->ai_addr, ai->ai_addrlen)) < 0)
         return 2;
+    if (listening) /* a test waits for this line, not for a clock */
+        fprintf(stderr, "eoudp_peer: listening on %s:%s\n", argv[a], argv[a + 1]);
     freeaddrinfo(ai);
     if (!listening) { /* connect (important) until the server answers */
         conns[0].used = true;
