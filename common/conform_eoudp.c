@@ -582,13 +582,22 @@ static gw_verdict connect_answered(gw_conform_io *io)
 static gw_verdict disconnect(gw_conform_io *io)
 {
     UNLESS_PASS(open_connection(io));
-    if (!send_cmd(io, 0x82, false, GW_NO_VALUES))
+    /* then a connect, which MUST get an acknowledge: its answer ends the
+       wait for a 0x11 (gw_conform_probe) */
+    uint64_t probe = take_id(io);
+    if (!send_cmd(io, 0x82, false, GW_NO_VALUES) || !send_required(io, probe))
         return GW_FAIL;
     int64_t reply = 0x11;
     gw_replay_pdu a;
-    if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &reply, &a) == GW_GOT)
+    bool answered;
+    gw_wait w = gw_conform_probe(io, ack_of, &probe, gw_conform_of_type, &reply, &a, &answered);
+    if (answered)
         return gw_conform_say(io, GW_INFO, "answered with 0x11, as the text's usage section shows");
-    return gw_conform_say(io, GW_INFO, "no 0x11 (the implementation sends none; the text's usage shows one)");
+    if (w == GW_GOT)
+        return gw_conform_say(io, GW_INFO, "no 0x11 before the acknowledge of a connect sent after the disconnect (the "
+                              "implementation sends none; the text's usage shows one)");
+    return gw_conform_say(io, GW_INFO, "no 0x11 within %.1f s (the text's usage shows one); the connect sent after "
+                          "the disconnect was not acknowledged either", io->wait_ms / 1000.0);
 }
 
 /* ---- the implementation as client ---------------------------------------------------- */
@@ -692,7 +701,7 @@ static const gw_conform_case cases[] = {
      connect_answered, GW_SHOULD},
     {"eoudp/connect/disconnect", GW_ROLE_SERVER, "What follows a disconnect (recorded)", "eoudp.md, Usage; WIRE-NOTES 4",
      "Client -> [0x82][Timestamp][Id][Id] and Server -> [0x11][Timestamp][Id][Id]",
-     "a connection, then disconnect (0x82)",
+     "a connection, then disconnect (0x82), then a connect (0x81: it MUST get an acknowledge, which ends the wait)",
      "Info: the text's usage shows a 0x11 answer, its details section none, the implementation sends none",
      disconnect, GW_OPEN},
     {"eoudp/connect/first", GW_ROLE_CLIENT, "The client begins with a connect, marked important", TEXT_CMDS,
