@@ -8,15 +8,36 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-/* A growing byte buffer: JSON records are built in one, numbers and text
-   written into it by hand (no format parsing, no GString bookkeeping). */
+/* A byte buffer JSON is built in, numbers and text written into it by
+   hand (no format parsing, no GString bookkeeping): one that grows (a
+   record), or one of a fixed size passed on to a stream or a GString
+   whenever it is full (to_f or to_g set: a text escaped for either). */
 typedef struct {
     char *p;
     size_t len, cap;
+    FILE *to_f;
+    GString *to_g;
 } obuf;
 
+/* what is in b goes on to its stream or string */
+static void ob_drain(obuf *b)
+{
+    if (b->to_f)
+        fwrite(b->p, 1, b->len, b->to_f);
+    else
+        g_string_append_len(b->to_g, b->p, (gssize)b->len);
+    b->len = 0;
+}
+
+/* room for n bytes: a buffer that passes its bytes on is drained (n is at
+   most 512 there: ob_put_more passes longer runs on whole), one that grows
+   grows */
 static __attribute__((noinline)) void ob_grow(obuf *b, size_t n)
 {
+    if (b->to_f || b->to_g) {
+        ob_drain(b);
+        return;
+    }
     size_t cap = b->cap ? b->cap : 4096;
     while (cap - b->len < n)
         cap *= 2;
@@ -32,9 +53,25 @@ static inline char *ob_room(obuf *b, size_t n)
     return b->p + b->len;
 }
 
+static __attribute__((noinline)) void ob_put_more(obuf *b, const void *s, size_t n)
+{
+    if ((b->to_f || b->to_g) && n > b->cap) { /* passed on as it is */
+        ob_drain(b);
+        obuf whole = {(char *)s, n, n, b->to_f, b->to_g};
+        ob_drain(&whole);
+        return;
+    }
+    memcpy(ob_room(b, n), s, n);
+    b->len += n;
+}
+
 static inline void ob_put(obuf *b, const void *s, size_t n)
 {
-    memcpy(ob_room(b, n), s, n);
+    if (b->cap - b->len < n) {
+        ob_put_more(b, s, n);
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
     b->len += n;
 }
 
@@ -294,21 +331,20 @@ static void json_escape(obuf *b, const uint8_t *p, size_t n)
     ob_c(b, '"');
 }
 
-/* the escaped text of out_json_string and out_json_gstring: one buffer a
-   thread, kept (as long as the longest text) */
-static _Thread_local obuf escaped;
-
 void out_json_string(FILE *f, const uint8_t *p, size_t n)
 {
-    json_escape(&escaped, p, n);
-    ob_flush(&escaped, f);
+    char chunk[1024];
+    obuf b = {chunk, 0, sizeof chunk, f, NULL};
+    json_escape(&b, p, n);
+    ob_drain(&b);
 }
 
 void out_json_gstring(GString *g, const uint8_t *p, size_t n)
 {
-    json_escape(&escaped, p, n);
-    g_string_append_len(g, escaped.p, (gssize)escaped.len);
-    escaped.len = 0;
+    char chunk[1024];
+    obuf b = {chunk, 0, sizeof chunk, NULL, g};
+    json_escape(&b, p, n);
+    ob_drain(&b);
 }
 
 /* ---- JSON numbers by hand ---- */
@@ -369,10 +405,15 @@ static const char hex_pairs[] =
 
 static void ob_hex(obuf *b, const uint8_t *p, size_t n)
 {
-    char *q = ob_room(b, 2 * n);
-    for (size_t i = 0; i < n; i++)
-        memcpy(q + 2 * i, hex_pairs + 2 * p[i], 2);
-    b->len += 2 * n;
+    while (n) { /* 256 bytes at most a time: room within any buffer's size */
+        size_t k = n < 256 ? n : 256;
+        char *q = ob_room(b, 2 * k);
+        for (size_t i = 0; i < k; i++)
+            memcpy(q + 2 * i, hex_pairs + 2 * p[i], 2);
+        b->len += 2 * k;
+        p += k;
+        n -= k;
+    }
 }
 
 static void json_double(obuf *b, double d)
@@ -646,12 +687,13 @@ void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_m
 void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_finding *fd)
 {
     if (fmt == OUT_JSON) {
-        static _Thread_local obuf b; /* a finding record is rare: one buffer, kept */
+        char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
+        obuf b = {chunk, 0, sizeof chunk, f, NULL};
         json_head(&b, m, fd->proto, fd->summary);
         ob_str(&b, ",\"fields\":{},\"findings\":[");
         json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");
-        ob_flush(&b, f);
+        ob_drain(&b);
     } else {
         text_head(f, m, fd->short_name, fd->summary);
         fprintf(f, "    %s %s @%zu: %s\n", gw_severity_name(fd->severity), fd->code, fd->off,
