@@ -413,6 +413,8 @@ unsigned flows_account(flow_table *t, flow *f)
     if (!f->p->conv_held)
         return 0;
     size_t held = f->p->conv_held(f->state);
+    if (held == f->held && t->state_bytes <= t->state_limit)
+        return 0; /* nothing changed, nothing to make room for */
     t->state_bytes = t->state_bytes - f->held + held;
     f->held = held;
     return t->state_bytes > t->state_limit ? evict(t, f, 0) : 0;
