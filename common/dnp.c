@@ -222,6 +222,7 @@ typedef struct {
                                 a part record for each part (PART_COST) */
     size_t peak_len[4];      /* the longest each buffer was since it was made
                                 (ARR_*): the arrays never shrink until remade */
+    size_t peak_cost;        /* array_cost() of the four peak_len, summed */
 } dnp_long;
 
 enum { ARR_PARTS, ARR_DATA, ARR_OUT, ARR_VOUT };
@@ -308,13 +309,16 @@ static void long_reset(dnp_long *l)
         l->out = g_byte_array_new();
         l->vout = g_byte_array_new();
         memset(l->peak_len, 0, sizeof l->peak_len);
+        l->peak_cost = 0;
     }
 }
 
 static void long_grew(dnp_long *l, int arr, size_t bytes)
 {
-    if (bytes > l->peak_len[arr])
+    if (bytes > l->peak_len[arr]) {
+        l->peak_cost += array_cost(bytes) - array_cost(l->peak_len[arr]);
         l->peak_len[arr] = bytes;
+    }
 }
 
 static void conv_init(void *p, const int *opt)
@@ -349,11 +353,7 @@ static void conv_free(void *p)
 static size_t conv_held(const void *p)
 {
     const dnp_conv *c = p;
-    size_t n = CONV_FIXED_HEAP + c->links_bytes;
-    for (int d = 0; d < 2; d++)
-        for (int a = 0; a < 4; a++)
-            n += array_cost(c->dir[d].lng.peak_len[a]);
-    return n;
+    return CONV_FIXED_HEAP + c->links_bytes + c->dir[0].lng.peak_cost + c->dir[1].lng.peak_cost;
 }
 
 /* a new connection: numbering restarts at 0 and old links are gone */

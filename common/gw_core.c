@@ -153,16 +153,108 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
     return (v ^ m) - m;
 }
 
+/* Is every conversion of fmt one gw_vformat does by hand: %s, %c, %d, %i,
+   %u, %x (after l, ll or z), %%, without flags, width or precision? */
+static bool plain_format(const char *fmt)
+{
+    for (const char *f = fmt; (f = strchr(f, '%'));) {
+        f++;
+        if (*f == '%') {
+            f++;
+            continue;
+        }
+        if (f[0] == 'l' && f[1] == 'l')
+            f += 2;
+        else if (*f == 'l' || *f == 'z')
+            f++;
+        if (!*f || !strchr("scdiux", *f) || (*f == 's' && f[-1] != '%') || (*f == 'c' && f[-1] != '%'))
+            return false;
+        f++;
+    }
+    return true;
+}
+
+/* len bytes at s, of which what fits before the last byte of out[size] */
+static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len)
+{
+    if (*n + 1 < size) {
+        size_t room = size - 1 - *n;
+        memcpy(out + *n, s, len < room ? len : room);
+    }
+    *n += len;
+}
+
+static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, unsigned base)
+{
+    char t[21];
+    char *q = t + sizeof t;
+    do {
+        *--q = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    if (negative)
+        *--q = '-';
+    put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
+}
+
+/* vsnprintf into out[size] (size >= 1): what it writes and returns, the
+   conversions plain_format() accepts made by hand (a summary's format is
+   parsed for every PDU shown), any other through vsnprintf itself */
+static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
+{
+    if (!plain_format(fmt)) {
+        int k = vsnprintf(out, size, fmt, ap);
+        return k > 0 ? (size_t)k : 0;
+    }
+    size_t n = 0;
+    for (const char *f = fmt; *f;) {
+        const char *pct = strchr(f, '%');
+        if (!pct) {
+            put_fit(out, size, &n, f, strlen(f));
+            break;
+        }
+        put_fit(out, size, &n, f, (size_t)(pct - f));
+        f = pct + 1;
+        int longs = 0;
+        bool z = false;
+        for (; *f == 'l' || *f == 'z'; f++) {
+            longs += *f == 'l';
+            z |= *f == 'z';
+        }
+        char conv = *f++;
+        if (conv == '%') {
+            put_fit(out, size, &n, "%", 1);
+        } else if (conv == 's') {
+            const char *str = va_arg(ap, const char *);
+            if (!str)
+                str = "(null)";
+            put_fit(out, size, &n, str, strlen(str));
+        } else if (conv == 'c') {
+            char c = (char)va_arg(ap, int);
+            put_fit(out, size, &n, &c, 1);
+        } else if (conv == 'd' || conv == 'i') {
+            int64_t v = z ? (int64_t)va_arg(ap, ptrdiff_t) : longs == 2 ? (int64_t)va_arg(ap, long long)
+                      : longs ? (int64_t)va_arg(ap, long) : (int64_t)va_arg(ap, int);
+            put_number(out, size, &n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0, 10);
+        } else {
+            uint64_t v = z ? (uint64_t)va_arg(ap, size_t) : longs == 2 ? (uint64_t)va_arg(ap, unsigned long long)
+                       : longs ? (uint64_t)va_arg(ap, unsigned long) : (uint64_t)va_arg(ap, unsigned);
+            put_number(out, size, &n, v, false, conv == 'x' ? 16 : 10);
+        }
+    }
+    out[n < size ? n : size - 1] = '\0';
+    return n;
+}
+
 void gw_summary_format(gw_summary *s, const char *fmt, ...)
 {
     if (s->off || s->len >= sizeof s->text - 1)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(s->text + s->len, sizeof s->text - s->len, fmt, ap);
+    size_t n = gw_vformat(s->text + s->len, sizeof s->text - s->len, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        s->len += (size_t)n;
+    s->len += n;
     if (s->len > sizeof s->text - 1)
         s->len = sizeof s->text - 1;
 }
@@ -512,7 +604,7 @@ static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char
         return;
     }
     char msg[256];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    gw_vformat(msg, sizeof msg, fmt, ap);
     s->finding(s->ctx, finding, e->src, off, len, msg);
 }
 

@@ -149,6 +149,8 @@ static bool holds(gw_pdu *x, const gw_lstep *s)
 static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
 {
     bool optional = false;
+    /* no items wanted and no summary: numbers need only be read */
+    const bool quiet = !x->e.sink->item && x->sum.off;
     for (; !x->failed; s++) {
         if (optional && gw_remaining(&x->c) == 0)
             return;
@@ -159,6 +161,15 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
         case GW_L_NUM: {
             size_t off = x->c.off;
             uint64_t v;
+            if (quiet && gw_remaining(&x->c) >= s->size) {
+                /* gw_take_num's inline path, no summary to add to */
+                v = gw_get_uint(x->c.data + off, s->size, order_of(x, s));
+                x->c.off += s->size;
+                gw_record_num(x, s->field, v);
+                if (s->arg && x->hooks && x->hooks->check)
+                    x->hooks->check(x, s->arg, off, v);
+                break;
+            }
             if (!gw_take_num(x, s->field, s->size, order_of(x, s), &v))
                 break;
             if (s->arg && x->hooks && x->hooks->check)

@@ -224,9 +224,8 @@ static ssize_t fill(cap_reader *r)
     }
 }
 
-/* make n bytes available from start: 1, 0 (the input ends first), -1
-   error, -2 stopped */
-static int ensure(cap_reader *r, size_t n)
+/* ensure() when the bytes are not there yet */
+static __attribute__((noinline)) int ensure_more(cap_reader *r, size_t n)
 {
     while (r->end - r->start < n) {
         if (r->fd < 0 && !r->gz)
@@ -250,6 +249,15 @@ static int ensure(cap_reader *r, size_t n)
             return (int)k;
     }
     return 1;
+}
+
+/* make n bytes available from start: 1, 0 (the input ends first), -1
+   error, -2 stopped (inline: nearly always they are there already) */
+static inline int ensure(cap_reader *r, size_t n)
+{
+    if (r->end - r->start >= n)
+        return 1;
+    return ensure_more(r, n);
 }
 
 static int64_t ts_to_ns(const iface *i, uint64_t ts)

@@ -53,6 +53,7 @@ static void decode_finding(void *ctx, const gw_protocol *p, int index, const out
     if (!d->quiet) {
         out_meta mm = *m;
         mm.file_json = d->file_json;
+        out_pdu_flush(d->out, stdout); /* the records before it */
         out_finding_write(stdout, d->format, &mm, fd);
         decode_wrote(d);
     }
@@ -140,6 +141,7 @@ static int run_decode(int argc, char **argv)
         setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     cap_install_signals();
     d.out = out_pdu_new();
+    out_pdu_hold(d.out, !d.flush); /* written 64 KiB at a time, unless line by line */
     run_consumer cons = {&d, decode_begin, decode_end, decode_finding, NULL};
     unsigned max_sev = 0;
     int status = EXIT_CLEAN;
@@ -154,6 +156,7 @@ static int run_decode(int argc, char **argv)
             printf("%s==> %s <==\n", i > optind ? "\n" : "", name);
         if (cli_read(&cc.in, &cc.ro, path, &cons, &max_sev, NULL, 0) < 0)
             status = EXIT_USAGE;
+        out_pdu_flush(d.out, stdout);
         g_free(d.file_json);
         d.file_json = NULL;
         if (cap_stop_requested())

@@ -13,13 +13,6 @@
 #define FLOWS_EPOCH 16384
 #define FLOWS_SLOTS_MIN 1024
 
-/* the two addresses (lower first) as four words, then transport, IP version
-   and the ports (the lower address's first) packed in the fifth: built and
-   compared by whole words */
-typedef struct {
-    uint64_t w[5];
-} flow_key;
-
 typedef struct {
     const gw_protocol *p;   /* NULL: a free slot */
     const int *opts;
@@ -30,7 +23,8 @@ typedef struct {
     int owner_side;         /* the side of the owner in the new flow */
 } expectation;
 
-/* a flow and its key in one allocation: a lookup touches one place */
+/* a flow and its key (with its hash) in one allocation: a lookup touches
+   one place */
 typedef struct {
     flow_key k;
     flow f;
@@ -57,23 +51,45 @@ struct flow_table {
     uint64_t seed[2];      /* the hash key: random per table */
 };
 
+/* IPv6: the two addresses (lower first) as four words, then transport, IP
+   version and the ports (the lower address's first) packed in the fifth.
+   IPv4: the two addresses (lower first) in the first word and the fifth
+   word's packing in the second, the rest zero. Built and compared by whole
+   words; hashed over the words used (2 or 5). */
 static void make_key(const net_packet *pk, flow_key *k)
 {
+    uint64_t ports;
+    if (pk->ip_version == 4) {
+        uint32_t s, d;
+        memcpy(&s, pk->src, 4);
+        memcpy(&d, pk->dst, 4);
+        bool swap = s != d ? s > d : pk->sport > pk->dport;
+        uint64_t a = swap ? d : s, b = swap ? s : d;
+        ports = swap ? (uint64_t)pk->dport | (uint64_t)pk->sport << 16
+                     : (uint64_t)pk->sport | (uint64_t)pk->dport << 16;
+        k->w[0] = a | b << 32;
+        k->w[1] = (uint64_t)(uint8_t)pk->l4 | 4u << 8 | ports << 16;
+        k->w[2] = k->w[3] = k->w[4] = 0;
+        k->words = 2;
+        return;
+    }
     uint64_t s[2], d[2];
     memcpy(s, pk->src, 16);
     memcpy(d, pk->dst, 16);
     bool swap = s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : pk->sport > pk->dport;
     const uint64_t *a = swap ? d : s, *b = swap ? s : d;
-    uint64_t port_a = swap ? pk->dport : pk->sport, port_b = swap ? pk->sport : pk->dport;
+    ports = swap ? (uint64_t)pk->dport | (uint64_t)pk->sport << 16
+                 : (uint64_t)pk->sport | (uint64_t)pk->dport << 16;
     k->w[0] = a[0];
     k->w[1] = a[1];
     k->w[2] = b[0];
     k->w[3] = b[1];
-    k->w[4] = (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 |
-              port_a << 16 | port_b << 32;
+    /* never zero (the transport is not): no IPv4 key is the same */
+    k->w[4] = (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 | ports << 16;
+    k->words = 5;
 }
 
-/* SipHash-1-3 of the key's five words under the table's random key: the
+/* SipHash-1-3 of the key's words under the table's random key: the
    addresses and ports are chosen by whoever sent the traffic, and with an
    unkeyed hash they can be chosen to collide (65,536 crafted IPv6
    conversations took 374 s instead of 2 s) */
@@ -86,7 +102,9 @@ static void make_key(const net_packet *pk, flow_key *k)
         v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                                  \
     } while (0)
 
-uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, int c_rounds, int d_rounds)
+/* inline, so that with constant rounds (the table's) the loops unroll */
+static inline __attribute__((always_inline)) uint64_t siphash(const uint64_t seed[2], const uint64_t *m,
+                                                             size_t words, int c_rounds, int d_rounds)
 {
     uint64_t v0 = seed[0] ^ 0x736f6d6570736575u, v1 = seed[1] ^ 0x646f72616e646f6du;
     uint64_t v2 = seed[0] ^ 0x6c7967656e657261u, v3 = seed[1] ^ 0x7465646279746573u;
@@ -107,9 +125,16 @@ uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, 
     return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static uint64_t key_hash(const flow_table *t, const flow_key *k)
+uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, int c_rounds, int d_rounds)
 {
-    return flows_siphash(t->seed, k->w, 5, 1, 3);
+    return siphash(seed, m, words, c_rounds, d_rounds);
+}
+
+/* pk's key and its hash: once a packet */
+void flows_key(const flow_table *t, const net_packet *pk, flow_key *k)
+{
+    make_key(pk, k);
+    k->hash = k->words == 2 ? siphash(t->seed, k->w, 2, 1, 3) : siphash(t->seed, k->w, 5, 1, 3);
 }
 
 /* the table's hash key: from getrandom(), or PCAPTOOL_HASH_SEED (hex, for
@@ -167,8 +192,7 @@ static void insert(flow_table *t, flow_entry *e)
 {
     if ((t->n + 1) * 2 > t->mask + 1)
         resize(t, (t->mask + 1) * 2);
-    uint64_t h = key_hash(t, &e->k);
-    *find_slot(t, &e->k, h) = (slot){h, e};
+    *find_slot(t, &e->k, e->k.hash) = (slot){e->k.hash, e};
     t->n++;
 }
 
@@ -176,7 +200,7 @@ static void insert(flow_table *t, flow_entry *e)
    every run unbroken (no tombstones) */
 static void remove_entry(flow_table *t, const flow_entry *e)
 {
-    size_t i = key_hash(t, &e->k) & t->mask;
+    size_t i = e->k.hash & t->mask;
     while (t->slots[i].e != e)
         i = (i + 1) & t->mask;
     for (size_t j = (i + 1) & t->mask; t->slots[j].e; j = (j + 1) & t->mask) {
@@ -278,8 +302,13 @@ void flows_free(flow_table *t)
 flow *flows_find(flow_table *t, const net_packet *pk)
 {
     flow_key k;
-    make_key(pk, &k);
-    flow_entry *e = find_slot(t, &k, key_hash(t, &k))->e;
+    flows_key(t, pk, &k);
+    return flows_find_key(t, &k);
+}
+
+flow *flows_find_key(flow_table *t, const flow_key *k)
+{
+    flow_entry *e = find_slot(t, k, k->hash)->e;
     flow *f = e ? &e->f : NULL;
     use(t);
     if (f && f->epoch != t->epoch) {
@@ -325,12 +354,19 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, const int *opts,
                 void *state, int64_t now_ns, bool reply, unsigned *evicted)
 {
+    flow_key k;
+    flows_key(t, pk, &k);
+    return flows_add_key(t, &k, pk, p, opts, state, now_ns, reply, evicted);
+}
+
+flow *flows_add_key(flow_table *t, const flow_key *k, const net_packet *pk, const gw_protocol *p,
+                    const int *opts, void *state, int64_t now_ns, bool reply, unsigned *evicted)
+{
     *evicted = 0;
     if (t->n >= FLOWS_MAX || t->state_bytes + flow_cost(p, 0) > t->state_limit)
         *evicted = evict(t, NULL, flow_cost(p, 0));
     flow_entry *fe = g_new0(flow_entry, 1);
-    flow_key *k = &fe->k;
-    make_key(pk, k);
+    fe->k = *k;
     flow *f = &fe->f;
     f->p = p;
     f->opts = opts;
@@ -377,6 +413,8 @@ unsigned flows_account(flow_table *t, flow *f)
     if (!f->p->conv_held)
         return 0;
     size_t held = f->p->conv_held(f->state);
+    if (held == f->held && t->state_bytes <= t->state_limit)
+        return 0; /* nothing changed, nothing to make room for */
     t->state_bytes = t->state_bytes - f->held + held;
     f->held = held;
     return t->state_bytes > t->state_limit ? evict(t, f, 0) : 0;
@@ -409,7 +447,8 @@ void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, co
     memcpy(e->other, port_side ? f->init_addr : f->resp_addr, 16);
 }
 
-flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted)
+flow *flows_add_expected(flow_table *t, const flow_key *k, const net_packet *pk, int64_t now_ns,
+                         unsigned *evicted)
 {
     unsigned n = t->n_expected < FLOWS_EXPECT_MAX ? t->n_expected : FLOWS_EXPECT_MAX;
     for (unsigned i = 0; i < n; i++) {
@@ -423,7 +462,7 @@ flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, un
         if (!from_owner && !to_owner)
             continue;
         int sender_side = from_owner ? e->owner_side : !e->owner_side;
-        flow *f = flows_add(t, pk, e->p, e->opts, e->state, now_ns, sender_side == 1, evicted);
+        flow *f = flows_add_key(t, k, pk, e->p, e->opts, e->state, now_ns, sender_side == 1, evicted);
         e->p = NULL; /* the flow owns the state now */
         return f;
     }

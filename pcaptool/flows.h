@@ -38,6 +38,14 @@ typedef struct {
 
 typedef struct flow_table flow_table;
 
+/* a packet's conversation key and its hash (flows_key): made once a packet,
+   for the lookup and, when it finds nothing, the addition */
+typedef struct {
+    uint64_t w[5];
+    unsigned words; /* hashed: 2 (IPv4) or 5 (IPv6) */
+    uint64_t hash;
+} flow_key;
+
 /* `ended` is called for every flow before its state is given up: evicted,
    restarted, or at flows_free (the end of the capture) */
 typedef void (*flow_end_fn)(flow *f, void *ctx);
@@ -46,14 +54,20 @@ flow_table *flows_new(flow_end_fn ended, void *ctx);
    `seed`; the table uses SipHash-1-3 */
 uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, int c_rounds, int d_rounds);
 void flows_free(flow_table *t);
-/* the flow of pk, now the most recently used, or NULL */
+/* pk's key, hashed under t's key */
+void flows_key(const flow_table *t, const net_packet *pk, flow_key *k);
+/* the flow of pk (of key k, flows_key), now the most recently used, or NULL */
 flow *flows_find(flow_table *t, const net_packet *pk);
+flow *flows_find_key(flow_table *t, const flow_key *k);
 /* claim the conversation of pk for p; the initiator is pk's sender, or its
    receiver when `reply` (a SYN+ACK seen first), its options opts. `state`
    is the decoder state to adopt (NULL: a fresh one). Sets *evicted to the number of least
    recently used flows ended to make room (usually 0). */
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, const int *opts,
                 void *state, int64_t now_ns, bool reply, unsigned *evicted);
+/* the same with pk's key k (flows_key), not hashed again */
+flow *flows_add_key(flow_table *t, const flow_key *k, const net_packet *pk, const gw_protocol *p,
+                    const int *opts, void *state, int64_t now_ns, bool reply, unsigned *evicted);
 /* count again what f's decoder state holds (after a packet was decoded);
    when the table then holds over FLOWS_STATE_MAX, least recently used flows
    other than f end: returns how many (usually 0) */
@@ -74,8 +88,9 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk);
    dropped. */
 #define FLOWS_EXPECT_MAX 256
 void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent);
-/* the expected conversation pk (UDP) belongs to, now claimed, or NULL */
-flow *flows_add_expected(flow_table *t, const net_packet *pk, int64_t now_ns, unsigned *evicted);
+/* the expected conversation pk (UDP, key k) belongs to, now claimed, or NULL */
+flow *flows_add_expected(flow_table *t, const flow_key *k, const net_packet *pk, int64_t now_ns,
+                         unsigned *evicted);
 /* 0 when pk was sent by the initiator */
 int flow_direction(const flow *f, const net_packet *pk);
 

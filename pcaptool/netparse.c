@@ -2,6 +2,7 @@
 #include "netparse.h"
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,8 +150,57 @@ static net_result parse_ip_any(const uint8_t *p, size_t len, net_packet *out)
     return NET_NOT_IP;
 }
 
+/* The usual frame, read at fixed offsets: Ethernet, IPv4 without options
+   and not a fragment, UDP or TCP without options, every header within the
+   captured bytes. Fills out as net_parse would and returns true; false
+   (out untouched) for anything else, which the general path reads. */
+static inline bool parse_plain(const uint8_t *f, size_t len, net_packet *out)
+{
+    if (len < 14 + 20 + 8 || f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45)
+        return false;
+    const uint8_t *ip = f + 14, *l4 = ip + 20;
+    size_t ip_len = len - 14, total = be16(ip + 2);
+    if (total >= 20 && total < ip_len)
+        ip_len = total; /* drop link-layer padding */
+    if (be16(ip + 6) & 0x3fff)
+        return false;
+    size_t l4_len = ip_len - 20; /* ip_len >= 20: total, or len - 14 >= 28 */
+    int proto = ip[9];
+    if (proto == NET_UDP) {
+        if (l4_len < 8)
+            return false;
+        size_t ulen = be16(l4 + 4), plen = l4_len - 8;
+        if (ulen >= 8 && ulen - 8 < plen)
+            plen = ulen - 8;
+        out->payload = l4 + 8;
+        out->payload_len = plen;
+        out->tcp_seq = 0;
+        out->tcp_flags = 0;
+    } else if (proto == NET_TCP) {
+        if (l4_len < 20 || (l4[12] >> 4) != 5)
+            return false;
+        out->payload = l4 + 20;
+        out->payload_len = l4_len - 20;
+        out->tcp_seq = be32(l4 + 4);
+        out->tcp_flags = l4[13];
+    } else {
+        return false;
+    }
+    out->ip_version = 4;
+    memcpy(out->src, ip + 12, 4);
+    memcpy(out->dst, ip + 16, 4);
+    memset(out->src + 4, 0, 12);
+    memset(out->dst + 4, 0, 12);
+    out->l4 = proto;
+    out->sport = be16(l4);
+    out->dport = be16(l4 + 2);
+    return true;
+}
+
 net_result net_parse(int lt, const uint8_t *f, size_t len, net_packet *out)
 {
+    if (lt == LT_ETHERNET && parse_plain(f, len, out))
+        return NET_OK;
     memset(out, 0, sizeof *out);
     switch (lt) {
     case LT_ETHERNET: {

@@ -8,24 +8,94 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-/* Appending to a GString without g_string_append's general path (it
-   handles inserting anywhere: a tenth of decode --format json's time) */
-static inline void gs_put(GString *g, const char *s, size_t n)
+/* A byte buffer JSON is built in, numbers and text written into it by
+   hand (no format parsing, no GString bookkeeping): one that grows (a
+   record), or one of a fixed size passed on to a stream or a GString
+   whenever it is full (to_f or to_g set: a text escaped for either). */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    FILE *to_f;
+    GString *to_g;
+} obuf;
+
+/* what is in b goes on to its stream or string */
+static void ob_drain(obuf *b)
 {
-    if (g->len + n + 1 > g->allocated_len) {
-        size_t at = g->len;
-        g_string_set_size(g, at + n); /* grows the allocation */
-        g->len = at;
-    }
-    memcpy(g->str + g->len, s, n);
-    g->len += n;
-    g->str[g->len] = '\0';
+    if (b->to_f)
+        fwrite(b->p, 1, b->len, b->to_f);
+    else
+        g_string_append_len(b->to_g, b->p, (gssize)b->len);
+    b->len = 0;
 }
 
-static inline void gs_c(GString *g, char c)
+/* room for n bytes: a buffer that passes its bytes on is drained (n is at
+   most 512 there: ob_put_more passes longer runs on whole), one that grows
+   grows */
+static __attribute__((noinline)) void ob_grow(obuf *b, size_t n)
 {
-    gs_put(g, &c, 1);
+    if (b->to_f || b->to_g) {
+        ob_drain(b);
+        return;
+    }
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->len < n)
+        cap *= 2;
+    b->p = g_realloc(b->p, cap);
+    b->cap = cap;
 }
+
+/* room for n more bytes: where they go */
+static inline char *ob_room(obuf *b, size_t n)
+{
+    if (b->cap - b->len < n)
+        ob_grow(b, n);
+    return b->p + b->len;
+}
+
+static __attribute__((noinline)) void ob_put_more(obuf *b, const void *s, size_t n)
+{
+    if ((b->to_f || b->to_g) && n > b->cap) { /* passed on as it is */
+        ob_drain(b);
+        obuf whole = {(char *)s, n, n, b->to_f, b->to_g};
+        ob_drain(&whole);
+        return;
+    }
+    memcpy(ob_room(b, n), s, n);
+    b->len += n;
+}
+
+static inline void ob_put(obuf *b, const void *s, size_t n)
+{
+    if (b->cap - b->len < n) {
+        ob_put_more(b, s, n);
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static inline void ob_c(obuf *b, char c)
+{
+    *ob_room(b, 1) = c;
+    b->len++;
+}
+
+static inline void ob_str(obuf *b, const char *s)
+{
+    ob_put(b, s, strlen(s));
+}
+
+/* what is in b goes to f */
+static void ob_flush(obuf *b, FILE *f)
+{
+    if (b->len)
+        fwrite(b->p, 1, b->len, f);
+    b->len = 0;
+}
+
+/* held JSON records are written out once this much waits */
+#define OUT_FLUSH_AT ((size_t)64 << 10)
 
 typedef struct {
     gw_item it;
@@ -53,13 +123,14 @@ struct out_pdu {
     /* per-field chaining for grouping JSON values: the first and last item
        of each field (-1 between records), the next item of the same field */
     GArray *first_of_field, *last_of_field, *next_of_item;
-    GString *json;     /* the record being written */
+    obuf json;         /* the records written and not yet flushed */
+    bool hold;         /* out_pdu_hold: JSON records wait in json */
 };
 
 static size_t keep_text(out_pdu *o, const char *s)
 {
     size_t at = o->text->len;
-    gs_put(o->text, s, strlen(s) + 1); /* with its NUL */
+    g_string_append_len(o->text, s, (gssize)strlen(s) + 1); /* with its NUL */
     return at;
 }
 
@@ -114,7 +185,6 @@ out_pdu *out_pdu_new(void)
     o->first_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->last_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->next_of_item = g_array_new(FALSE, FALSE, sizeof(int));
-    o->json = g_string_sized_new(4096);
     o->sink = (gw_sink){.ctx = o, .item = on_item, .push = on_push, .pop = on_pop,
                         .finding = on_finding, .summary = on_summary, .source = on_source};
     return o;
@@ -128,7 +198,7 @@ void out_pdu_free(out_pdu *o)
     g_array_free(o->first_of_field, TRUE);
     g_array_free(o->last_of_field, TRUE);
     g_array_free(o->next_of_item, TRUE);
-    g_string_free(o->json, TRUE);
+    g_free(o->json.p);
     g_free(o);
 }
 
@@ -206,105 +276,116 @@ gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n)
 
 /* ---- value formatting ---- */
 
-/* JSON escaping into a growing string or a stream: one walk, two sinks */
-typedef struct {
-    FILE *f;
-    GString *g;
-} text_out;
+static const char hex_digits[] = "0123456789abcdef";
 
-static void put_c(const text_out *o, char c)
-{
-    if (o->f)
-        fputc(c, o->f);
-    else
-        gs_c(o->g, c);
-}
+/* JSON string bytes: 0 goes out as it is (printable ASCII), 1 is escaped
+   (a control character, '"', '\\'), 2 is a NUL or a byte of 0x80 and above,
+   which valid UTF-8 keeps and anything else makes U+FFFD */
+static const uint8_t json_class[256] = {
+    [0] = 2, [1 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 2,
+};
 
-static void put_s(const text_out *o, const char *s, size_t n)
+/* Text as a JSON string: the runs of bytes that need nothing go out at
+   once; valid UTF-8 is kept, each byte of anything else (a NUL too: GLib's
+   validation refuses it) becomes U+FFFD. */
+static void json_escape(obuf *b, const uint8_t *p, size_t n)
 {
-    if (o->f)
-        fwrite(s, 1, n, o->f);
-    else
-        gs_put(o->g, s, n);
-}
-
-static void json_escape(const text_out *o, const uint8_t *p, size_t n)
-{
-    put_c(o, '"');
-    size_t i = 0;
+    ob_c(b, '"');
+    size_t i = 0, plain = 0;
     while (i < n) {
-        const gchar *end;
-        /* the longest valid UTF-8 run from here */
-        g_utf8_validate((const gchar *)p + i, (gssize)(n - i), &end);
-        size_t good = (size_t)((const uint8_t *)end - (p + i));
-        size_t plain = i; /* a run of bytes that need no escape goes out at once */
-        for (size_t k = i; k < i + good; k++) {
-            uint8_t c = p[k];
-            if (c >= 0x20 && c != '"' && c != '\\')
-                continue;
-            put_s(o, (const char *)p + plain, k - plain);
-            plain = k + 1;
-            char esc[8];
-            switch (c) {
-            case '"': put_s(o, "\\\"", 2); break;
-            case '\\': put_s(o, "\\\\", 2); break;
-            case '\n': put_s(o, "\\n", 2); break;
-            case '\r': put_s(o, "\\r", 2); break;
-            case '\t': put_s(o, "\\t", 2); break;
-            default:
-                snprintf(esc, sizeof esc, "\\u%04x", c);
-                put_s(o, esc, 6);
-            }
-        }
-        put_s(o, (const char *)p + plain, i + good - plain);
-        i += good;
-        if (i < n) {
-            put_s(o, "\xef\xbf\xbd", 3); /* U+FFFD for one invalid byte */
+        uint8_t c = p[i];
+        if (!json_class[c]) {
             i++;
+            continue;
         }
+        ob_put(b, p + plain, i - plain);
+        if (json_class[c] == 2) {
+            /* one character: valid when GLib validates it whole */
+            const gchar *end;
+            g_utf8_validate((const gchar *)p + i, (gssize)(n - i < 4 ? n - i : 4), &end);
+            if ((const uint8_t *)end > p + i) {
+                size_t len = (size_t)g_utf8_skip[c];
+                ob_put(b, p + i, len);
+                i += len;
+            } else {
+                ob_put(b, "\xef\xbf\xbd", 3); /* U+FFFD for one invalid byte */
+                i++;
+            }
+            plain = i;
+            continue;
+        }
+        switch (c) {
+        case '"': ob_put(b, "\\\"", 2); break;
+        case '\\': ob_put(b, "\\\\", 2); break;
+        case '\n': ob_put(b, "\\n", 2); break;
+        case '\r': ob_put(b, "\\r", 2); break;
+        case '\t': ob_put(b, "\\t", 2); break;
+        default: {
+            char esc[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
+            ob_put(b, esc, 6);
+        }
+        }
+        plain = ++i;
     }
-    put_c(o, '"');
+    ob_put(b, p + plain, n - plain);
+    ob_c(b, '"');
 }
 
 void out_json_string(FILE *f, const uint8_t *p, size_t n)
 {
-    text_out o = {f, NULL};
-    json_escape(&o, p, n);
+    char chunk[1024];
+    obuf b = {chunk, 0, sizeof chunk, f, NULL};
+    json_escape(&b, p, n);
+    ob_drain(&b);
 }
 
 void out_json_gstring(GString *g, const uint8_t *p, size_t n)
 {
-    text_out o = {NULL, g};
-    json_escape(&o, p, n);
+    char chunk[1024];
+    obuf b = {chunk, 0, sizeof chunk, NULL, g};
+    json_escape(&b, p, n);
+    ob_drain(&b);
 }
 
-/* ---- JSON into a string: numbers by hand, no format parsing ---- */
+/* ---- JSON numbers by hand ---- */
 
-static void gs_u64(GString *g, uint64_t v)
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
+static void ob_u64(obuf *b, uint64_t v)
 {
-    char b[20];
-    int i = (int)sizeof b;
-    do {
-        b[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    gs_put(g, b + i, sizeof b - (size_t)i);
+    char t[20];
+    char *q = t + sizeof t;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, two_digits + 2 * r, 2);
+    }
+    if (v >= 10) {
+        q -= 2;
+        memcpy(q, two_digits + 2 * v, 2);
+    } else {
+        *--q = (char)('0' + v);
+    }
+    ob_put(b, q, (size_t)(t + sizeof t - q));
 }
 
-static void gs_i64(GString *g, int64_t v)
+static void ob_i64(obuf *b, int64_t v)
 {
     if (v < 0) {
-        gs_c(g, '-');
-        gs_u64(g, (uint64_t)0 - (uint64_t)v);
+        ob_c(b, '-');
+        ob_u64(b, (uint64_t)0 - (uint64_t)v);
     } else {
-        gs_u64(g, (uint64_t)v);
+        ob_u64(b, (uint64_t)v);
     }
 }
 
-static void gs_seconds(GString *g, int64_t ns)
+static void ob_seconds(obuf *b, int64_t ns)
 {
-    char b[32];
-    gs_put(g, b, gw_seconds_text(b, ns));
+    char t[32];
+    ob_put(b, t, gw_seconds_text(t, ns));
 }
 
 static void print_seconds(FILE *f, int64_t ns)
@@ -313,32 +394,41 @@ static void print_seconds(FILE *f, int64_t ns)
     fwrite(b, 1, gw_seconds_text(b, ns), f);
 }
 
-static void gs_hex(GString *g, const uint8_t *p, size_t n)
+/* "000102...ff": a byte's two hex digits at once */
+static const char hex_pairs[] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f"
+    "303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
+    "909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+    "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+static void ob_hex(obuf *b, const uint8_t *p, size_t n)
 {
-    static const char digits[] = "0123456789abcdef";
-    size_t at = g->len;
-    g_string_set_size(g, at + 2 * n);
-    for (size_t i = 0; i < n; i++) {
-        g->str[at + 2 * i] = digits[p[i] >> 4];
-        g->str[at + 2 * i + 1] = digits[p[i] & 15];
+    while (n) { /* 256 bytes at most a time: room within any buffer's size */
+        size_t k = n < 256 ? n : 256;
+        char *q = ob_room(b, 2 * k);
+        for (size_t i = 0; i < k; i++)
+            memcpy(q + 2 * i, hex_pairs + 2 * p[i], 2);
+        b->len += 2 * k;
+        p += k;
+        n -= k;
     }
 }
 
-static void gs_str(GString *g, const char *s)
+static void json_double(obuf *b, double d)
 {
-    gs_put(g, s, strlen(s));
-}
-
-static void json_double(GString *g, double d)
-{
-    if (isnan(d))
-        gs_str(g, "\"nan\"");
-    else if (isinf(d))
-        gs_str(g, d > 0 ? "\"inf\"" : "\"-inf\"");
-    else if (fabs(d) < 1e17 && d == (double)(int64_t)d && !(d == 0 && signbit(d)))
-        gs_i64(g, (int64_t)d); /* what %.17g prints for an integer below 10^17 */
-    else
-        g_string_append_printf(g, "%.17g", d);
+    if (isnan(d)) {
+        ob_str(b, "\"nan\"");
+    } else if (isinf(d)) {
+        ob_str(b, d > 0 ? "\"inf\"" : "\"-inf\"");
+    } else if (fabs(d) < 1e17 && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
+        ob_i64(b, (int64_t)d); /* what %.17g prints for an integer below 10^17 */
+    } else {
+        char t[40];
+        int n = snprintf(t, sizeof t, "%.17g", d);
+        ob_put(b, t, (size_t)n);
+    }
 }
 
 /* an address as Wireshark shows it (inet_ntop: RFC 5952 for IPv6) */
@@ -356,40 +446,40 @@ static void print_address(FILE *f, const gw_field *fd, const gw_item *it)
     fputs(address_text(fd, it, text, sizeof text), f);
 }
 
-static void json_value(GString *g, const gw_field *fd, const gw_item *it)
+static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
 {
     char text[INET6_ADDRSTRLEN];
     switch (fd->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64: case GW_FT_FRAMENUM:
-        gs_u64(g, gw_field_masked(fd, it->v.u));
+        ob_u64(b, gw_field_masked(fd, it->v.u));
         break;
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
-        gs_i64(g, it->v.i);
+        ob_i64(b, it->v.i);
         break;
     case GW_FT_BOOL:
-        gs_str(g, gw_field_masked(fd, it->v.u) ? "true" : "false");
+        ob_str(b, gw_field_masked(fd, it->v.u) ? "true" : "false");
         break;
     case GW_FT_DOUBLE:
-        json_double(g, it->v.d);
+        json_double(b, it->v.d);
         break;
     case GW_FT_RELTIME:
-        gs_seconds(g, it->v.i);
+        ob_seconds(b, it->v.i);
         break;
     case GW_FT_STRING:
-        out_json_gstring(g, it->v.b.p, it->v.b.n);
+        json_escape(b, it->v.b.p, it->v.b.n);
         break;
     case GW_FT_IPV4: case GW_FT_IPV6:
-        gs_c(g, '"');
-        gs_str(g, address_text(fd, it, text, sizeof text));
-        gs_c(g, '"');
+        ob_c(b, '"');
+        ob_str(b, address_text(fd, it, text, sizeof text));
+        ob_c(b, '"');
         break;
     case GW_FT_BYTES:
-        gs_c(g, '"');
-        gs_hex(g, it->v.b.p, it->v.b.n);
-        gs_c(g, '"');
+        ob_c(b, '"');
+        ob_hex(b, it->v.b.p, it->v.b.n);
+        ob_c(b, '"');
         break;
     default:
-        gs_str(g, "null");
+        ob_str(b, "null");
     }
 }
 
@@ -427,47 +517,47 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
 }
 
 /* the start of every record: JSON up to the summary, or the text line */
-static void json_head(GString *g, const out_meta *m, const char *proto, const char *summary)
+static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary)
 {
-    gs_c(g, '{');
+    ob_c(b, '{');
     if (m->file_json) {
-        gs_str(g, "\"file\":");
-        gs_str(g, m->file_json);
-        gs_c(g, ',');
+        ob_str(b, "\"file\":");
+        ob_str(b, m->file_json);
+        ob_c(b, ',');
     }
-    gs_str(g, "\"frame\":");
-    gs_u64(g, m->frame);
-    gs_str(g, ",\"time\":");
-    gs_seconds(g, m->time_ns);
-    gs_str(g, ",\"src\":\"");
-    gs_str(g, m->src);
-    gs_str(g, "\",\"dst\":\"");
-    gs_str(g, m->dst);
-    gs_str(g, "\",\"proto\":\"");
-    gs_str(g, proto);
-    gs_str(g, "\",\"summary\":");
-    out_json_gstring(g, (const uint8_t *)summary, strlen(summary));
+    ob_str(b, "\"frame\":");
+    ob_u64(b, m->frame);
+    ob_str(b, ",\"time\":");
+    ob_seconds(b, m->time_ns);
+    ob_str(b, ",\"src\":\"");
+    ob_str(b, m->src);
+    ob_str(b, "\",\"dst\":\"");
+    ob_str(b, m->dst);
+    ob_str(b, "\",\"proto\":\"");
+    ob_str(b, proto);
+    ob_str(b, "\",\"summary\":");
+    json_escape(b, (const uint8_t *)summary, strlen(summary));
 }
 
 /* a finding object, after "findings":[ */
-static void json_finding(GString *g, const char *code, gw_severity sev, size_t off, size_t len,
+static void json_finding(obuf *b, const char *code, gw_severity sev, size_t off, size_t len,
                          int src, const char *msg)
 {
-    gs_str(g, "{\"code\":\"");
-    gs_str(g, code);
-    gs_str(g, "\",\"severity\":\"");
-    gs_str(g, gw_severity_name(sev));
-    gs_str(g, "\",\"offset\":");
-    gs_u64(g, off);
-    gs_str(g, ",\"length\":");
-    gs_u64(g, len);
+    ob_str(b, "{\"code\":\"");
+    ob_str(b, code);
+    ob_str(b, "\",\"severity\":\"");
+    ob_str(b, gw_severity_name(sev));
+    ob_str(b, "\",\"offset\":");
+    ob_u64(b, off);
+    ob_str(b, ",\"length\":");
+    ob_u64(b, len);
     if (src) {
-        gs_str(g, ",\"source\":");
-        gs_i64(g, src);
+        ob_str(b, ",\"source\":");
+        ob_i64(b, src);
     }
-    gs_str(g, ",\"message\":");
-    out_json_gstring(g, (const uint8_t *)msg, strlen(msg));
-    gs_c(g, '}');
+    ob_str(b, ",\"message\":");
+    json_escape(b, (const uint8_t *)msg, strlen(msg));
+    ob_c(b, '}');
 }
 
 static void text_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
@@ -489,14 +579,13 @@ static int *field_slots(GArray *a, guint n)
     return (int *)(void *)a->data;
 }
 
-/* One record, built in o->json and written at once: values grouped by
-   field, fields in order of first appearance. */
-static void write_json(out_pdu *o, FILE *f, const out_meta *m)
+/* One record, built in o->json after the records held before it: values
+   grouped by field, fields in order of first appearance. */
+static void write_json(out_pdu *o, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    GString *g = o->json;
-    g_string_truncate(g, 0);
-    json_head(g, m, p->name, out_pdu_summary(o));
+    obuf *b = &o->json;
+    json_head(b, m, p->name, out_pdu_summary(o));
 
     guint n = o->items->len;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
@@ -513,35 +602,34 @@ static void write_json(out_pdu *o, FILE *f, const out_meta *m)
             next[last[fi]] = (int)i;
         last[fi] = (int)i;
     }
-    gs_str(g, ",\"fields\":{");
+    ob_str(b, ",\"fields\":{");
     bool any = false;
     for (guint i = 0; i < n; i++) {
         const gw_field *fd = &p->fields[items[i].it.field];
         if (first[items[i].it.field] != (int)i || fd->type == GW_FT_NONE)
             continue;
-        gs_str(g, any ? ",\"" : "\"");
-        gs_str(g, fd->abbrev);
-        gs_str(g, "\":[");
+        ob_str(b, any ? ",\"" : "\"");
+        ob_str(b, fd->abbrev);
+        ob_str(b, "\":[");
         any = true;
         for (int k = (int)i; k >= 0; k = next[k]) {
             if (k != (int)i)
-                gs_c(g, ',');
-            json_value(g, fd, &items[k].it);
+                ob_c(b, ',');
+            json_value(b, fd, &items[k].it);
         }
-        gs_c(g, ']');
+        ob_c(b, ']');
     }
     for (guint i = 0; i < n; i++) /* -1 again, for the next record */
         first[items[i].it.field] = last[items[i].it.field] = -1;
-    gs_str(g, "},\"findings\":[");
+    ob_str(b, "},\"findings\":[");
     for (guint i = 0; i < o->findings->len; i++) {
         const ev_finding *e = &g_array_index(o->findings, ev_finding, i);
         const gw_finding_def *d = &p->findings[e->finding];
         if (i)
-            gs_c(g, ',');
-        json_finding(g, d->code, d->severity, e->off, e->len, e->src, o->text->str + e->msg);
+            ob_c(b, ',');
+        json_finding(b, d->code, d->severity, e->off, e->len, e->src, o->text->str + e->msg);
     }
-    gs_str(g, "]}\n");
-    fwrite(g->str, 1, g->len, f);
+    ob_str(b, "]}\n");
 }
 
 static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
@@ -575,26 +663,37 @@ static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
     }
 }
 
+void out_pdu_hold(out_pdu *o, bool hold)
+{
+    o->hold = hold;
+}
+
+void out_pdu_flush(out_pdu *o, FILE *f)
+{
+    ob_flush(&o->json, f);
+}
+
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m)
 {
-    if (fmt == OUT_JSON)
-        write_json(o, f, m);
-    else
+    if (fmt == OUT_JSON) {
+        write_json(o, m);
+        if (!o->hold || o->json.len >= OUT_FLUSH_AT)
+            ob_flush(&o->json, f);
+    } else {
         write_text(o, f, verbose, m);
+    }
 }
 
 void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_finding *fd)
 {
     if (fmt == OUT_JSON) {
-        static _Thread_local GString *g; /* a finding record is rare: one buffer, kept */
-        if (!g)
-            g = g_string_sized_new(512);
-        g_string_truncate(g, 0);
-        json_head(g, m, fd->proto, fd->summary);
-        gs_str(g, ",\"fields\":{},\"findings\":[");
-        json_finding(g, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
-        gs_str(g, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");
-        fwrite(g->str, 1, g->len, f);
+        char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
+        obuf b = {chunk, 0, sizeof chunk, f, NULL};
+        json_head(&b, m, fd->proto, fd->summary);
+        ob_str(&b, ",\"fields\":{},\"findings\":[");
+        json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
+        ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");
+        ob_drain(&b);
     } else {
         text_head(f, m, fd->short_name, fd->summary);
         fprintf(f, "    %s %s @%zu: %s\n", gw_severity_name(fd->severity), fd->code, fd->off,

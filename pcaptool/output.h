@@ -47,6 +47,12 @@ typedef struct {
 } out_meta;
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
+/* hold: JSON records wait in o's buffer and go to f (out_pdu_write's)
+   once 64 KiB wait, or at out_pdu_flush, which the caller calls before
+   anything else is written to f and at the end; not held (the default):
+   each record is written as it is made */
+void out_pdu_hold(out_pdu *o, bool hold);
+void out_pdu_flush(out_pdu *o, FILE *f);
 
 /* the conversation a PDU belongs to, as stats lists and replay numbers
    them: "PROTO A B" into key (at most keysz bytes), A and B its two

@@ -349,7 +349,9 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     /* like Wireshark, no protocol sees an empty datagram */
     if (!tcp && pk->payload_len == 0)
         return;
-    flow *f = flows_find(flows, pk);
+    flow_key key;
+    flows_key(flows, pk, &key);
+    flow *f = flows_find_key(flows, &key);
     unsigned evicted = 0;
     if (f) {
         if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
@@ -358,7 +360,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
                                     retransmission in the same instant) */
     } else {
         if (!tcp) /* a UDP link announced by a decoder comes first */
-            f = flows_add_expected(flows, pk, r->now, &evicted);
+            f = flows_add_expected(flows, &key, pk, r->now, &evicted);
         if (!f) {
             if (tcp && pk->payload_len == 0 && !syn)
                 return;
@@ -371,7 +373,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
                 return;
             }
             bool reply = syn ? (pk->tcp_flags & TCP_ACK) : tcp && from_server_of_opened(r, pk);
-            f = flows_add(flows, pk, p, run_opts(r->o, p), NULL, r->now, reply, &evicted);
+            f = flows_add_key(flows, &key, pk, p, run_opts(r->o, p), NULL, r->now, reply, &evicted);
         }
     }
     f->last_seen_ns = r->now;

@@ -213,8 +213,10 @@ static bool v_wants_message(void *ctx, int finding)
 static const gw_sink *v_begin(void *ctx, const gw_protocol *p)
 {
     validator *v = ctx;
-    v->p = p;
-    v->proto = proto_of(p);
+    if (p != v->p) { /* looked up again only when the protocol changes */
+        v->p = p;
+        v->proto = proto_of(p);
+    }
     v->n_pend = v->n_more = 0;
     return &v->sink;
 }

@@ -204,13 +204,13 @@ Test(flows, end_announced_once_per_conversation)
     cr_assert_eq(ended_ports[2], 9000);
 }
 
-/* a UDP conversation 10.0.0.1:(1024 + i) -> 10.0.0.2:8082, i < 2^16 */
+/* a UDP conversation 10.(i >> 16).0.1:(1024 + i) -> 10.0.0.2:8082 */
 static net_packet conv_packet(unsigned i)
 {
     net_packet p = {.ip_version = 4, .l4 = NET_UDP, .sport = (uint16_t)(1024 + i), .dport = 8082};
     p.src[0] = 10;
+    p.src[1] = (uint8_t)(i >> 16); /* more conversations than ports */
     p.src[3] = 1;
-    p.src[15] = (uint8_t)(i >> 16); /* more conversations than ports */
     p.dst[0] = 10;
     p.dst[3] = 2;
     return p;
