@@ -288,6 +288,24 @@ int cli_read(const cli_input *in, run_options *ro, const char *path, const run_c
 
 /* ---- output --------------------------------------------------------------- */
 
+/* an anonymous temporary file in $TMPDIR (default /tmp); NULL and *err */
+FILE *cli_temp_file(int *err)
+{
+    char *path = g_build_filename(g_get_tmp_dir(), "pcaptool-XXXXXX", NULL);
+    int fd = g_mkstemp(path);
+    FILE *f = NULL;
+    if (fd >= 0) {
+        unlink(path);
+        f = fdopen(fd, "w+");
+        if (!f)
+            close(fd);
+    }
+    if (!f)
+        *err = errno ? errno : EIO;
+    g_free(path);
+    return f;
+}
+
 static int stdout_errno;
 static FILE *devnull;
 

@@ -93,6 +93,10 @@ int cli_check_inputs(const cli_input *in, int n_files);
 int cli_read(const cli_input *in, run_options *ro, const char *path, const run_consumer *c,
              unsigned *max_sev, char *why, size_t whysz);
 
+/* an anonymous (already unlinked) temporary file in $TMPDIR (default
+   /tmp), open for writing and reading; NULL with the reason in *err */
+FILE *cli_temp_file(int *err);
+
 /* The human-readable report's stream: standard output, or standard error
    when a machine format takes standard output, or nothing (-q). */
 extern FILE *cli_report;
@@ -115,6 +119,6 @@ void cli_markdown_cell(const char *s);
 
 /* the subcommands, each in its own file (main.c has the table) */
 extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_conform, cmd_fields,
-    cmd_findings, cmd_options;
+    cmd_findings, cmd_options, cmd_merge;
 
 #endif

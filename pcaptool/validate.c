@@ -102,6 +102,7 @@ typedef struct {
     const char *name;     /* the path, or the interface */
     bool unreadable;
     char *reason;         /* why it is unreadable (or NULL) */
+    char *said;           /* the line for standard error, printed at its turn (or NULL) */
     int tmp_errno;        /* the temporary file for its JSON could not be made */
     bool not_read;        /* a stop came before it was read */
     bool interrupted;     /* a stop came while it was read */
@@ -271,7 +272,22 @@ static void validate_one(const run_options *ro, report *r)
         g_free(v);
         return;
     }
-    if (!r->unreadable && cli_read(input, &o, r->path, &c, &ignored, why, sizeof why) < 0) {
+    if (r->unreadable) {
+        /* not read: found so while listing a folder, or no temporary file */
+    } else if (r->path) {
+        /* as cli_read does, but its line is said in the captures' order
+           (run_validate prints it at the capture's turn), not as a worker
+           thread meets it */
+        o.count = input->count;
+        o.save = NULL;
+        int rc = run_file(&o, r->path, &c, &ignored, why, sizeof why);
+        if (rc)
+            r->said = g_strdup_printf("pcaptool: %s: %s%s\n", r->name, rc > 0 ? "warning: " : "", why);
+        if (rc < 0) {
+            r->unreadable = true;
+            r->reason = g_strdup(why);
+        }
+    } else if (cli_read(input, &o, NULL, &c, &ignored, why, sizeof why) < 0) {
         r->unreadable = true;
         r->reason = g_strdup(why);
     }
@@ -293,24 +309,6 @@ typedef struct {
     GCond changed;
 } run_all;
 
-/* an anonymous temporary file in $TMPDIR (default /tmp); NULL and *err */
-static FILE *temp_file(int *err)
-{
-    char *path = g_build_filename(g_get_tmp_dir(), "pcaptool-XXXXXX", NULL);
-    int fd = g_mkstemp(path);
-    FILE *f = NULL;
-    if (fd >= 0) {
-        unlink(path);
-        f = fdopen(fd, "w+");
-        if (!f)
-            close(fd);
-    }
-    if (!f)
-        *err = errno ? errno : EIO;
-    g_free(path);
-    return f;
-}
-
 static gpointer worker(gpointer user)
 {
     run_all *a = user;
@@ -326,7 +324,7 @@ static gpointer worker(gpointer user)
         g_mutex_unlock(&a->lock);
         if (json_out) {
             /* kept until the capture's turn to be printed, in $TMPDIR */
-            r->json = temp_file(&r->tmp_errno);
+            r->json = cli_temp_file(&r->tmp_errno);
             if (!r->json)
                 r->unreadable = true; /* not read: the run fails (see print_reports) */
         }
@@ -407,6 +405,65 @@ static void add_folder(GArray *list, const char *dir, GHashTable *on_the_way)
         }
     }
     g_ptr_array_free(names, TRUE);
+}
+
+/* an operand or a line of --files-from: a folder is searched, anything
+   else is taken as a capture (one that cannot be read says so when read) */
+static void add_operand(GArray *list, const char *path, GHashTable *on_the_way)
+{
+    struct stat st;
+    if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        guint before = list->len;
+        add_folder(list, path, on_the_way);
+        if (list->len == before)
+            fprintf(stderr, "pcaptool: %s: no capture files in this folder\n", path);
+    } else {
+        add_found(list, path, NULL);
+    }
+}
+
+/* --files-from FILE ('-': standard input): a path a line, empty lines
+   skipped; false with a one-line error when it cannot be read */
+static bool read_list(const char *file, GPtrArray *paths)
+{
+    FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+    if (!f) {
+        fprintf(stderr, "pcaptool: %s: cannot read the list: %s\n", file, g_strerror(errno));
+        return false;
+    }
+    char *line = NULL;
+    size_t size = 0;
+    ssize_t len;
+    while ((len = getline(&line, &size, f)) >= 0) {
+        if (len > 0 && line[len - 1] == '\n')
+            line[--len] = '\0';
+        if (len > 0)
+            g_ptr_array_add(paths, g_strdup(line));
+    }
+    free(line);
+    bool ok = !ferror(f);
+    if (!ok)
+        fprintf(stderr, "pcaptool: %s: cannot read the list: %s\n", file, g_strerror(errno ? errno : EIO));
+    if (f != stdin)
+        fclose(f);
+    return ok;
+}
+
+/* --shard I/N: keep the entries whose place in the whole list (from 0) is
+   I - 1 modulo N */
+static void keep_shard(GArray *list, unsigned shard, unsigned shards)
+{
+    guint kept = 0;
+    for (guint i = 0; i < list->len; i++) {
+        found *f = &g_array_index(list, found, i);
+        if (i % shards == shard - 1) {
+            g_array_index(list, found, kept++) = *f;
+        } else {
+            g_free(f->path);
+            g_free(f->reason);
+        }
+    }
+    g_array_set_size(list, kept);
 }
 
 static bool require_pdus;
@@ -619,6 +676,7 @@ static int list_rules(out_format fmt, bool markdown)
 static void validate_usage(FILE *f)
 {
     fputs("Usage: pcaptool validate [OPTIONS] FILE|FOLDER...\n"
+          "       pcaptool validate [OPTIONS] --files-from LIST [FILE|FOLDER...]\n"
           "       pcaptool validate [OPTIONS] -i INTERFACE [-f FILTER] [-c N] [-a duration:S] [-w FILE]\n"
           "\n"
           "Check captures against the protocols' rules: one verdict per capture.\n"
@@ -633,7 +691,14 @@ static void validate_usage(FILE *f)
           "                               (not with --format json)\n"
           "  -q, --quiet                  no text report (the exit code, JSON or JUnit tell)\n"
           "      --require-pdus           a capture with no PDU of any protocol fails\n"
-          "  -j, --jobs N                 captures read at once (default: the CPUs)\n"
+          "  -j, --jobs N                 captures read at once, each by one thread;\n"
+          "                               the same output in the same order whatever N\n"
+          "                               (default: the CPUs)\n"
+          "      --files-from FILE        also the captures and folders FILE names, a\n"
+          "                               path a line ('-': standard input)\n"
+          "      --shard I/N              only every N-th capture of the whole list,\n"
+          "                               from the I-th (1 <= I <= N); pcaptool merge\n"
+          "                               puts the shards' JSON Lines or JUnit together\n"
           "      --fail-on error|warning|note|never   (default error)\n"
           "      --profile either|reference|spec\n"
           "                               what the text or the reference allows passes\n"
@@ -650,17 +715,20 @@ static void validate_usage(FILE *f)
           "\n"
           "Exit codes: 0 every capture passed; 1 a capture failed (findings at or above\n"
           "--fail-on, or no PDUs with --require-pdus); 2 usage error, a capture or folder\n"
-          "that cannot be read, no capture found, or output that could not be written;\n"
+          "that cannot be read, no capture found (a --shard whose share is empty is\n"
+          "no error), or output that could not be written;\n"
           "130/143 stopped by SIGINT/SIGTERM (the captures read so far are reported).\n",
           f);
 }
 
-enum { O_JUNIT = 1000, O_ENABLE, O_DISABLE, O_RULES, O_NO_PROGRESS, O_REQUIRE_PDUS };
+enum { O_JUNIT = 1000, O_ENABLE, O_DISABLE, O_RULES, O_NO_PROGRESS, O_REQUIRE_PDUS, O_FILES_FROM, O_SHARD };
 
 /* validate's own options */
 typedef struct {
     const char *junit;
     int jobs;
+    const char *files_from;
+    unsigned shard, shards; /* --shard I/N (shards 0: all) */
     bool show_progress, rules, quiet, markdown;
     out_format format;
 } validate_args;
@@ -690,6 +758,17 @@ static int validate_opt(void *ctx, int c, const char *arg)
     case O_RULES: a->rules = true; return 0;
     case O_NO_PROGRESS: a->show_progress = false; return 0;
     case O_REQUIRE_PDUS: require_pdus = true; return 0;
+    case O_FILES_FROM: a->files_from = arg; return 0;
+    case O_SHARD: {
+        unsigned long i = strtoul(arg, &end, 10), n = 0;
+        if (end != arg && *end == '/' && g_ascii_isdigit(end[1]))
+            n = strtoul(end + 1, &end, 10);
+        if (*end || i < 1 || n < 1 || i > n || n > 1000000 || !g_ascii_isdigit(*arg))
+            return cli_usage_error("bad --shard '%s' (I/N: the I-th of N shards, 1 <= I <= N)", arg);
+        a->shard = (unsigned)i;
+        a->shards = (unsigned)n;
+        return 0;
+    }
     default: a->quiet = true; return 0; /* 'q' */
     }
 }
@@ -705,6 +784,8 @@ static int run_validate(int argc, char **argv)
         {"rules", no_argument, NULL, O_RULES},
         {"no-progress", no_argument, NULL, O_NO_PROGRESS},
         {"require-pdus", no_argument, NULL, O_REQUIRE_PDUS},
+        {"files-from", required_argument, NULL, O_FILES_FROM},
+        {"shard", required_argument, NULL, O_SHARD},
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
@@ -725,8 +806,28 @@ static int run_validate(int argc, char **argv)
         return cli_usage_error("--format markdown is for --rules");
     if (args.junit && strcmp(args.junit, "-") == 0 && json_out)
         return cli_usage_error("--format json and --junit - would both take standard output");
-    if ((rc = cli_check_inputs(&cc.in, argc - optind)))
+    if ((rc = cli_check_inputs(&cc.in, argc - optind + (args.files_from != NULL))))
         return rc;
+    if (cc.in.iface && args.shards)
+        return cli_usage_error("--shard is for capture files, not -i INTERFACE");
+    GPtrArray *listed = g_ptr_array_new_with_free_func(g_free);
+    if (args.files_from) {
+        bool from_stdin = strcmp(args.files_from, "-") == 0;
+        for (int i = optind; i < argc && from_stdin; i++)
+            if (strcmp(argv[i], "-") == 0) {
+                g_ptr_array_free(listed, TRUE);
+                return cli_usage_error("'-' and --files-from - would both read standard input");
+            }
+        if (!read_list(args.files_from, listed)) {
+            g_ptr_array_free(listed, TRUE);
+            return cli_finish(EXIT_USAGE);
+        }
+        for (guint i = 0; i < listed->len && from_stdin; i++)
+            if (strcmp(listed->pdata[i], "-") == 0) {
+                g_ptr_array_free(listed, TRUE);
+                return cli_usage_error("the list read from standard input names '-'");
+            }
+    }
     /* standard output carries one format: JSON Lines, JUnit, or the text */
     cli_report_to(args.quiet ? 2 : args.junit && strcmp(args.junit, "-") == 0 ? 1 : 0);
     line_buffered = cc.in.line_buffered || isatty(STDOUT_FILENO);
@@ -738,19 +839,16 @@ static int run_validate(int argc, char **argv)
         add_found(list, cc.in.iface, NULL);
     } else {
         GHashTable *on_the_way = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        for (int i = optind; i < argc; i++) {
-            struct stat st;
-            if (strcmp(argv[i], "-") && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-                guint before = list->len;
-                add_folder(list, argv[i], on_the_way);
-                if (list->len == before)
-                    fprintf(stderr, "pcaptool: %s: no capture files in this folder\n", argv[i]);
-            } else {
-                add_found(list, argv[i], NULL); /* unreadable ones are reported */
-            }
-        }
+        for (int i = optind; i < argc; i++)
+            add_operand(list, argv[i], on_the_way);
+        for (guint i = 0; i < listed->len; i++)
+            add_operand(list, listed->pdata[i], on_the_way);
         g_hash_table_destroy(on_the_way);
     }
+    g_ptr_array_free(listed, TRUE);
+    unsigned n_all = list->len; /* before --shard took its share */
+    if (args.shards)
+        keep_shard(list, args.shard, args.shards);
     unsigned n = list->len;
     report *reports = g_new0(report, n ? n : 1);
     for (unsigned i = 0; i < n; i++) {
@@ -793,6 +891,10 @@ static int run_validate(int argc, char **argv)
             cap_request_stop(-1);
             break;
         }
+        if (bar)
+            fputs("\r\033[K", stderr);
+        if (r->said)
+            fputs(r->said, stderr);
         if (json_out) {
             if (r->json != stdout) {
                 char buf[65536];
@@ -813,8 +915,6 @@ static int run_validate(int argc, char **argv)
             }
             print_json_file(r, cc.fail_on);
         } else {
-            if (bar)
-                fputs("\r\033[K", stderr);
             print_text(cli_report, r, cc.fail_on);
         }
         shown++;
@@ -866,12 +966,13 @@ static int run_validate(int argc, char **argv)
     for (unsigned i = 0; i < n; i++) {
         g_free(g_array_index(list, found, i).path);
         g_free(reports[i].reason);
+        g_free(reports[i].said);
     }
     g_array_free(list, TRUE);
     g_free(reports);
     g_mutex_clear(&a.lock);
     g_cond_clear(&a.changed);
-    if (n == 0) {
+    if (n_all == 0) {
         fprintf(stderr, "pcaptool: no capture files found\n");
         return cli_finish(EXIT_USAGE);
     }
