@@ -205,6 +205,29 @@ expect validate-json-finding grep -q '^{"record":"finding",.*"code":"eoudp.ack.m
 expect validate-json-capture grep -q '^{"record":"capture",.*"verdict":"fail"}$' "$tmp/out"
 check validate-unreadable 2 "$T" validate "$C/no-such.pcap"
 check validate-empty-folder 2 "$T" validate "$tmp/empty-folder-that-does-not-exist/"
+check validate-bad-shard 2 "$T" validate --shard 4/3 "$C/rules"
+expect validate-bad-shard-one-line test "$(wc -l < "$tmp/err")" -eq 1
+check validate-shard-zero 2 "$T" validate --shard 0/3 "$C/rules"
+check validate-shard-not-live 2 "$T" validate --shard 1/2 -i lo
+check validate-no-list 2 "$T" validate --files-from "$tmp/no-such.list"
+expect validate-no-list-says-why grep -q 'no-such.list: cannot read the list: No such file or directory' "$tmp/err"
+check validate-list-and-stdin 2 "$T" validate --files-from - -
+check validate-empty-share 0 "$T" validate --shard 999/999 "$C/rules"
+expect validate-empty-share-count grep -q '^0 captures: 0 passed, 0 failed$' "$tmp/out"
+check merge-help 0 "$T" merge --help
+check merge-nothing 2 "$T" merge
+check merge-missing 2 "$T" merge "$tmp/no-such.jsonl"
+expect merge-missing-one-line test "$(wc -l < "$tmp/err")" -eq 1
+"$T" validate --format json --fail-on never "$C/rules" > "$tmp/rules.jsonl"
+check merge-json 0 "$T" merge "$tmp/rules.jsonl"
+expect merge-json-same cmp -s "$tmp/out" "$tmp/rules.jsonl"
+if [ -w /dev/full ]; then
+    "$T" merge "$tmp/rules.jsonl" > /dev/full 2> "$tmp/err"
+    rc=$?
+    expect merge-full-disk test "$rc" -eq 2
+    expect merge-full-disk-says-why grep -q 'cannot write to standard output: No space left on device' "$tmp/err"
+    expect merge-full-disk-one-line test "$(wc -l < "$tmp/err")" -eq 1
+fi
 
 check findings 0 "$T" findings
 expect findings-listed grep -q '^dnp.truncated	error	' "$tmp/out"
