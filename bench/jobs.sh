@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # jobs.sh [FILES] [PACKETS] [RUNS] - what `validate -j N` gains over -j 1 (issue 36,
 # item 6): FILES captures (default 8) of PACKETS packets each (default
-# 10^6: bench/gen_bench's mixed traffic, as bench/bench.sh writes it; the
+# 10^6: bench/captures.sh's mixed traffic, as bench/bench.sh writes it; the
 # same file linked FILES times, read from the page cache), validated as one
 # folder with -j 1, then -j 2, ... up to the CPUs, text and --format json;
 # best wall time of RUNS each (default 3), CPU time (user + system) of that
@@ -21,12 +21,10 @@ build=$root/build
 [ -x "$build/bench/gen_bench" ] || { echo "jobs: build first (bash scripts/setup.sh)"; exit 2; }
 work=$(mktemp -d /tmp/gw-jobs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-C=$root/captures
+# shellcheck source=bench/captures.sh
+source "$root/bench/captures.sh"
 mkdir "$work/archive"
-"$build/bench/gen_bench" mixed "$work/mixed.pcap" "$packets" 1000 "$C/dnp-denetwork-example.pcap" \
-    "$C/openttd-13.0-join.pcap" "$C/openttd-13.0-password-chat-kick.pcapng" \
-    "$C/gne-exping_ping.pcap" "$C/gne-expong_game.pcap" "$C/gne-exhello_unrel.pcap" \
-    "$C/eoudp-gen3-r-type-head-session.pcap" "$C/opendrakan-reference-master.pcap" 2> /dev/null
+bench_capture mixed "$work/mixed.pcap" "$packets"
 for i in $(seq -w "$files"); do ln "$work/mixed.pcap" "$work/archive/part-$i.pcap"; done
 cat "$work/mixed.pcap" > /dev/null # into the page cache
 cpus=$(nproc)
