@@ -20,5 +20,10 @@ if [ -n "$missing" ]; then
     $SUDO apt-get install -y -qq --no-install-recommends $missing > /dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+# ccache when it is installed (it is not required): a build from scratch then
+# takes what an earlier one compiled from its cache; without it, the
+# launcher is cleared (a build tree configured when it was there)
+launcher=-DCMAKE_C_COMPILER_LAUNCHER=
+command -v ccache > /dev/null && launcher=-DCMAKE_C_COMPILER_LAUNCHER=ccache
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "$launcher" > /dev/null
 cmake --build build -j"$(nproc)"

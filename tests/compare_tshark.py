@@ -44,16 +44,19 @@ class Tshark:
                               capture_output=True, text=True)
 
     def check_loaded(self):
-        r = self.run(["-G", "protocols"])
-        names = {line.split("\t")[2] for line in r.stdout.splitlines() if line.count("\t") >= 2}
+        # one tshark for both: -G fields lists the protocols too ("P", name,
+        # filter name), as -G protocols does (name, short name, filter name)
+        r = self.run(["-G", "fields"])
+        names = {line.split("\t")[2] for line in r.stdout.splitlines()
+                 if line.startswith("P\t") and line.count("\t") >= 2}
         for p in PROTOS:
             if p not in names:
-                fail("the plugin did not load: tshark -G protocols has no '%s'\n%s" % (p, r.stderr))
+                fail("the plugin did not load: tshark -G fields has no protocol '%s'\n%s" % (p, r.stderr))
         noise = [l for l in r.stderr.splitlines() if "plugin" in l.lower() or "warn" in l.lower()]
         if noise:
             fail("loading the plugin printed warnings:\n" + "\n".join(noise))
         self.types = {}
-        for line in self.run(["-G", "fields"]).stdout.splitlines():
+        for line in r.stdout.splitlines():
             cols = line.split("\t")
             if cols[0] == "F" and cols[2].split(".")[0] in PROTOS:
                 self.types[cols[2]] = cols[3]
@@ -210,7 +213,9 @@ def compare(tsh, pcaptool, capture):
 
     # what each PDU's tree item says ("OpenTTD game protocol, SUMMARY"):
     # the summary, with value names that may depend on the conversation
-    r = tsh.run(ws_args + ["-2", "-r", capture, "-T", "pdml"])
+    # (only the frame's tree and ours in the PDML: all that is read of it; a
+    # resegmented capture's whole PDML is 100 MB, slow to parse)
+    r = tsh.run(ws_args + ["-2", "-r", capture, "-T", "pdml", "-J", " ".join(("frame",) + PROTOS)])
     if r.returncode != 0:
         fail("%s: tshark -T pdml failed: %s" % (capture, r.stderr))
     ws_summaries = {}
