@@ -38,7 +38,7 @@ def conform(proto, role, peer_args, extra, port):
     server peer is waited for until it says on its standard error that its
     socket is bound (GNE's says so with TEXTPEER_DEBUG)"""
     peer = [sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto)]
-    target = ["--target", "127.0.0.1:%d" % port, "--timeout", "0.5", "--format", "json", *extra]
+    target = ["--target", "127.0.0.1:%d" % port, "--timeout", "1.5", "--format", "json", *extra]
     listens = None
     if role == "server":
         env = dict(os.environ, TEXTPEER_DEBUG="1") if proto == "gne" else None
@@ -62,9 +62,11 @@ def conform(proto, role, peer_args, extra, port):
     return listens, r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
 
 
-# The runs go four at a time, each on a port of its own (the test's block);
-# their checks are made in the order they were asked for, at the end.
-pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+# The runs go eight at a time (they mostly wait), each on a port of its own
+# (the test's block); their checks are made in the order they were asked
+# for, at the end. The wait is 1.5 s: a Python peer on a loaded machine may
+# take more than 0.5 s to answer, and cases end on answers, not on the wait.
+pool = concurrent.futures.ThreadPoolExecutor(max_workers=8)
 runs = []
 
 
@@ -313,8 +315,11 @@ judge("opendrakan client no-ack", "opendrakan", "client", ["no-ack"], 9, set(),
        O + "snapshot/empty": "non-strict", O + "snapshot/ack-over-udp": "skipped",
        # the negative checks end on a complete snapshot, never acknowledged
        # either: the client's silence shows nothing
-       O + "snapshot/no-ack-incomplete": "info", O + "snapshot/unconfirmed": "info",
-       O + "packets/unknown-tcp": "info", O + "packets/unknown-udp": "info", O + "packets/truncated-udp": "info"})
+       O + "snapshot/no-ack-incomplete": "info", O + "snapshot/unconfirmed": "info"},
+      # it leaves 1 s after its last packet: inside the wait, its close after
+      # type 77 or a truncated datagram is what is judged (non-strict), unless
+      # a loaded machine delays it past the wait (info: no answer)
+      loose={O + "packets/" + c: {"info", "non-strict"} for c in ("unknown-tcp", "unknown-udp", "truncated-udp")})
 # it acknowledges tick + 1 of each complete snapshot: an acknowledgement
 # "tell[s] the server that it has received a snapshot in full", and it names
 # a tick never confirmed: every case in which it acknowledges fails (the one
