@@ -232,6 +232,10 @@ typedef struct {
     bool fresh;              /* no reliable number since the accepted connection */
     bool first_not_zero;     /* dnp.seq.first_not_zero reported: 0 is not also skipped */
     uint16_t next;
+    uint8_t n_used;          /* entries of sent[] in use: the newest n_used slots */
+    uint8_t run;             /* the newest `run` of them hold consecutive numbers
+                                (the newest the highest, in 16 bits): find_sent
+                                looks these up without a walk */
     dnp_sent sent[HISTORY];
     unsigned sent_pos;
     dnp_long lng;
@@ -244,8 +248,12 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 typedef struct {
     GHashTable *links;       /* link id -> dnp_link* */
     size_t links_bytes;      /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
-    bool links_full_noted;
+    /* at most the latest transmission time of every reliable command that
+       check_resends may still report (INT64_MAX: none): it looks only once
+       DNP_RESEND_MISSING_NS have passed since */
+    int64_t resend_due_ns;
     dnp_direction dir[2];
+    bool links_full_noted;
     uint8_t state;           /* enum conn_state */
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
@@ -326,6 +334,7 @@ static void conv_init(void *p, const int *opt)
     dnp_conv *c = p;
     memset(c, 0, sizeof *c);
     c->opt = opt;
+    c->resend_due_ns = INT64_MAX;
     c->links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
@@ -361,12 +370,14 @@ static void conv_restart(dnp_conv *c)
 {
     g_hash_table_remove_all(c->links);
     c->links_bytes = 0;
+    c->resend_due_ns = INT64_MAX;
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
         dd->started = dd->fresh = true;
         dd->first_not_zero = false;
         dd->next = 0;
         memset(dd->sent, 0, sizeof dd->sent);
+        dd->n_used = dd->run = 0;
         long_reset(&dd->lng);
     }
 }
@@ -623,14 +634,36 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
 
 /* ---- reliable numbering --------------------------------------------------- */
 
+/* The history entry of reliable number seq, or NULL. A number is in the
+   history at most once (track_seq adds only numbers it does not find), in
+   the newest n_used slots; the newest `run` of them are consecutive
+   numbers, found by their distance from the newest, and only the older
+   ones are walked. */
 static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
 {
-    for (unsigned i = 0; i < HISTORY; i++) {
-        dnp_sent *s = &d->sent[(d->sent_pos + HISTORY - 1 - i) % HISTORY];
-        if (s->used && s->seq == seq)
+    unsigned newest = (d->sent_pos + HISTORY - 1) % HISTORY;
+    unsigned dist = (uint16_t)(d->sent[newest].seq - seq);
+    if (dist < d->run)
+        return &d->sent[(newest + HISTORY - dist) % HISTORY];
+    for (unsigned i = d->run; i < d->n_used; i++) {
+        dnp_sent *s = &d->sent[(newest + HISTORY - i) % HISTORY];
+        if (s->seq == seq)
             return s;
     }
     return NULL;
+}
+
+/* a new history entry for reliable number seq (not in the history) */
+static dnp_sent *add_sent(dnp_direction *d, uint16_t seq)
+{
+    unsigned newest = (d->sent_pos + HISTORY - 1) % HISTORY;
+    bool follows = d->n_used && seq == (uint16_t)(d->sent[newest].seq + 1);
+    d->run = follows ? (uint8_t)(d->run < HISTORY ? d->run + 1 : HISTORY) : 1;
+    if (d->n_used < HISTORY)
+        d->n_used++;
+    dnp_sent *s = &d->sent[d->sent_pos];
+    d->sent_pos = (d->sent_pos + 1) % HISTORY;
+    return s;
 }
 
 
@@ -699,6 +732,8 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
                             "Reliable number %u resent %.3f s after it was first sent", seq,
                             (double)(x->p.pi->time_ns - prev->first_time_ns) / 1e9);
         prev->last_time_ns = x->p.pi->time_ns;
+        if (prev->last_time_ns < x->conv->resend_due_ns)
+            x->conv->resend_due_ns = prev->last_time_ns;
         prev->resend_asked = false;
         x->resend = true;
         x->sent = prev;
@@ -739,14 +774,15 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         gw_emit_finding(&x->p.e, DNP_E_DIV_WRAP, off, 2,
                         "Reliable numbers wrap from 65534 to 0 (the text wraps at 65536)");
     }
-    dnp_sent *s = &d->sent[d->sent_pos];
-    d->sent_pos = (d->sent_pos + 1) % HISTORY;
+    dnp_sent *s = add_sent(d, seq);
     if (s->used && !s->acked && x->p.pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
         gw_emit_finding(&x->p.e, DNP_E_ACK_MISSING, off, 2,
                         "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
                         s->seq, s->first_frame, HISTORY);
     *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->p.pi->frame,
                     .first_time_ns = x->p.pi->time_ns, .last_time_ns = x->p.pi->time_ns};
+    if (s->last_time_ns < x->conv->resend_due_ns)
+        x->conv->resend_due_ns = s->last_time_ns;
     s->discarded = ahead >= DNP_WINDOW;
     x->sent = s;
     if (seq == 0xffff && ref) {
@@ -1528,17 +1564,28 @@ static void check_resends(dnp_ctx *x)
     if (now - c->resends_checked_ns < 100000000 || c->state == CONN_CLOSED)
         return;
     c->resends_checked_ns = now;
+    /* none can be due yet: each that may still be reported was last sent
+       at resend_due_ns or later */
+    if (now - c->resend_due_ns <= DNP_RESEND_MISSING_NS)
+        return;
+    int64_t due = INT64_MAX;
     for (int d = 0; d < 2; d++)
         for (unsigned i = 0; i < HISTORY; i++) {
             dnp_sent *s = &c->dir[d].sent[i];
-            if (!s->used || s->acked || s->resend_noted || now - s->last_time_ns <= DNP_RESEND_MISSING_NS ||
+            if (!s->used || s->acked || s->resend_noted ||
                 s->last_time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
                 continue;
+            if (now - s->last_time_ns <= DNP_RESEND_MISSING_NS) {
+                if (s->last_time_ns < due)
+                    due = s->last_time_ns;
+                continue;
+            }
             s->resend_noted = true;
             gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, 0, 1,
                             "Reliable number %u (frame %u) has gone %.3f s unacknowledged without a resend", s->seq,
                             s->first_frame, (double)(now - s->last_time_ns) / 1e9);
         }
+    c->resend_due_ns = due;
 }
 
 /* ---- entry points ----------------------------------------------------------- */
