@@ -446,6 +446,9 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
             gw_pdu_truncated(&x->p, "Value bytes");
             return false;
         }
+    } else if (!gw_emit_tree(&x->p.e) && gw_remaining(&c) >= (size_t)t->width * t->ncomp) {
+        /* no item wanted: only its bytes (the label needs no numbers either) */
+        c.off += (size_t)t->width * t->ncomp;
     } else {
         for (int i = 0; i < t->ncomp; i++) {
             uint64_t v = 0;
@@ -468,6 +471,13 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
                 raw[i] = gw_sign_extend(v, t->width);
             }
         }
+    }
+
+    if (!gw_emit_tree(&x->p.e)) { /* no items: a string's encoding is all there is to check */
+        if (t->kind == VK_STRING && x->p.e.sink != &gw_quiet_sink && !gw_utf8_valid(c.data + boff, blen))
+            gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen, "String value is not valid UTF-8");
+        x->p.c.off = c.off;
+        return true;
     }
 
     /* label */
@@ -508,7 +518,7 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
         gw_emit_u(&x->p.e, DNP_F_VALUE_LENGTH, off, 2, blen);
         if (t->kind == VK_STRING) {
             gw_emit_b(&x->p.e, DNP_F_VALUE_STRING, boff, blen, c.data + boff, blen);
-            if (!g_utf8_validate((const char *)c.data + boff, blen, NULL))
+            if (!gw_utf8_valid(c.data + boff, blen))
                 gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen,
                                 "String value is not valid UTF-8");
         } else {
@@ -1232,7 +1242,8 @@ static bool decode_update(dnp_ctx *x, int layout)
     summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
     for (uint32_t l = 0; l < nlinks && !x->p.failed; l++) {
         size_t lstart = x->p.c.off;
-        char label[48] = "";
+        char label[48];
+        label[0] = '\0';
         if (gw_emit_text(&x->p.e)) /* a label nobody shows is not formatted */
             snprintf(label, sizeof label, "Link %u", l);
         gw_emit_label(&x->p.e, DNP_F_LINK, lstart, 0, label[0] ? label : NULL);
@@ -1245,10 +1256,14 @@ static bool decode_update(dnp_ctx *x, int layout)
         if (l < 3)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues,
                         nvalues == 1 ? "" : "s");
-        /* the sender's own link (its owner updating it), else the other side's */
-        const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
-        if (!link)
-            link = link_of(x->conv, !x->p.pi->dir, id);
+        /* the sender's own link (its owner updating it), else the other side's;
+           a quiet run in the text's layout (update_fits) needs none */
+        const dnp_link *link = NULL;
+        if (!spec || x->p.e.sink != &gw_quiet_sink) {
+            link = link_of(x->conv, x->p.pi->dir, id);
+            if (!link)
+                link = link_of(x->conv, !x->p.pi->dir, id);
+        }
         if (link) {
             gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
             check_update_allowed(x, link, (uint16_t)id, lstart);
@@ -1264,7 +1279,8 @@ static bool decode_update(dnp_ctx *x, int layout)
         for (uint32_t v = 0; v < nvalues; v++) {
             size_t voff = x->p.c.off;
             uint8_t type;
-            char prefix[40] = ""; /* only labels use it */
+            char prefix[40]; /* only labels use it */
+            prefix[0] = '\0';
             if (spec) {
                 if (!value_type(x, &type, -1))
                     break;
@@ -1310,7 +1326,9 @@ static bool decode_update(dnp_ctx *x, int layout)
 /* x reads data[at..len) and reports nothing */
 static void begin_quiet(dnp_ctx *x, const dnp_conv *conv, const uint8_t *data, size_t len, size_t at)
 {
-    *x = (dnp_ctx){.conv = (dnp_conv *)conv}; /* only read */
+    /* as dnp_decode readies its context: the gw_pdu by gw_pdu_begin, seen[] cleared */
+    memset((char *)x + sizeof x->p, 0, offsetof(dnp_ctx, val) - sizeof x->p);
+    x->conv = (dnp_conv *)conv; /* only read */
     gw_pdu_begin(&x->p, &gw_dnp_protocol, &gw_quiet_sink, &gw_quiet_pi, data, len);
     x->p.c.off = at;
 }
@@ -1327,8 +1345,9 @@ static void cmd_link_update(dnp_ctx *x)
 {
     int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
     if (layout == DNP_LAYOUT_AUTO) { /* tried only when the option does not force one */
-        bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
+        /* whether the reference's fits matters only when the text's does */
         bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
+        bool ref_fits = spec_fits && update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
         /* the text's layout only where the bytes leave no doubt: it fits
            exactly and the reference's does not; damaged datagrams are read
            as the reference's (the option forces either) */
@@ -1594,7 +1613,9 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
                        const gw_sink *sink)
 {
     dnp_ctx x;
-    memset(&x, 0, offsetof(dnp_ctx, val)); /* val[] and text[] are read only where seen[] is set */
+    /* what follows the gw_pdu (gw_pdu_begin readies it) up to seen[]:
+       val[] and text[] are read only where seen[] is set */
+    memset((char *)&x + sizeof x.p, 0, offsetof(dnp_ctx, val) - sizeof x.p);
     x.conv = conv;
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     x.p.rec = (gw_record){x.seen, x.val, x.text};
@@ -1612,11 +1633,13 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     if (len > DNP_MESSAGE_RULE_OF_THUMB && pi->transport == GW_TRANSPORT_UDP)
         gw_emit_finding(&x.p.e, DNP_E_OVER_1200, 0, len, "A %zu-byte datagram (the text's rule of thumb: 1200)",
                         len);
-    const char *name = gw_value_name_of(command_names, cmd);
-    if (name)
-        summary_add(&x, "%s", name);
-    else
-        summary_add(&x, "Unknown command %u", cmd);
+    if (!x.p.sum.off) {
+        const char *name = gw_value_name_of(command_names, cmd);
+        if (name)
+            summary_add(&x, "%s", name);
+        else
+            summary_add(&x, "Unknown command %u", cmd);
+    }
 
     switch (cmd) {
     case DNP_CONNECT_REQUEST: cmd_connect_request(&x); break;

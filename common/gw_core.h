@@ -437,6 +437,9 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
    as bytes)? At least 4 of them, valid UTF-8 without NUL, and at most one
    control character (other than tab, CR, LF) in eight. */
 bool gw_looks_like_text(const uint8_t *p, size_t n);
+/* Valid UTF-8 without NUL, as g_utf8_validate(p, n, NULL) judges it:
+   ASCII checked eight bytes at a time, anything else by GLib. */
+bool gw_utf8_valid(const uint8_t *p, size_t n);
 /* The value of a BYTES item as pcaptool shows it, and the plugin where
    Wireshark's own display would differ (an empty item, which it calls
    "<MISSING>"; text): "(empty)"; else its first 64 bytes in hex ("... (N
@@ -497,6 +500,13 @@ typedef struct {
    gw_sink.summary is NULL (pcaptool validate and stats): decoders then skip
    formatting labels and pass NULL, which stands for the field's name. */
 static inline bool gw_emit_text(const gw_emit *e) { return e->sink->summary != NULL; }
+/* Does the front end take items or a tree of them? Not pcaptool validate,
+   nor a quiet run: decoders may then read a part's bytes without emitting
+   its items (findings are still reported). */
+static inline bool gw_emit_tree(const gw_emit *e)
+{
+    return e->sink->item || e->sink->push || e->sink->pop;
+}
 
 void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v);
 void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v);
