@@ -632,8 +632,8 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char
     va_end(ap);
 }
 
-void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
-                        size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
+void (gw_emit_divergence)(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
+                          size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
 {
     va_list ap;
     va_start(ap, note_fmt);

@@ -533,9 +533,17 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
    the divergence note note_finding once per conversation (*noted remembers
    it), with note_fmt.
    Both formats take the same arguments (note_fmt may use fewer). */
-void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
-                        size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
+void (gw_emit_divergence)(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
+                          size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
     __attribute__((format(printf, 8, 10)));
+/* called only when it reports (a note already made is nothing more to do):
+   profile and noted are read twice, and nothing else is evaluated when
+   it does not report (the arguments must have no side effects) */
+#define gw_emit_divergence(e, profile, spec_finding, note_finding, noted, ...)                     \
+    do {                                                                                           \
+        if ((profile) == GW_PROFILE_SPEC || !*(noted))                                             \
+            (gw_emit_divergence)(e, profile, spec_finding, note_finding, noted, __VA_ARGS__);      \
+    } while (0)
 
 /* The rest of the PDU, not decoded field by field: its bytes (if any) shown
    as `data_field`, a finding over them when `finding` >= 0 (with the
