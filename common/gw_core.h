@@ -182,7 +182,17 @@ typedef struct {
     void *ctx;
     void (*finding)(void *ctx, uint32_t frame, int64_t time_ns, int dir, int finding,
                     size_t off, size_t len, const char *msg);
+    /* May be NULL (every message wanted). False: the message of this
+       finding about `frame` will not be shown (gw_sink.wants_message), so
+       finding() may get NULL instead of a formatted one; true: the
+       finding() that follows carries it (gw_end_wants_message). */
+    bool (*wants_message)(void *ctx, uint32_t frame, int finding);
 } gw_end_sink;
+
+static inline bool gw_end_wants_message(const gw_end_sink *s, uint32_t frame, int finding)
+{
+    return !s->wants_message || s->wants_message(s->ctx, frame, finding);
+}
 
 /* ---- per-PDU context handed to every decoder --------------------------- */
 
