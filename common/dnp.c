@@ -178,6 +178,7 @@ enum link_answer { ANSWER_NONE, ANSWER_UP, ANSWER_DOWN };
 
 typedef struct {
     uint32_t frame;  /* the link state that gave the types */
+    uint16_t id;     /* its link id (dir: its sender) */
     int64_t time_ns, acked_ns;
     uint16_t seq;    /* its reliable number (the completing part of a long one) */
     uint8_t dir;     /* its sender */
@@ -246,13 +247,16 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 #define OFFERED_MAX 16
 
 typedef struct {
-    GHashTable *links;       /* link id -> dnp_link* */
-    size_t links_bytes;      /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
+    dnp_link **links;        /* by sender and link id: link_of() (NULL: none yet) */
+    uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
+    uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
     /* at most the latest transmission time of every reliable command that
        check_resends may still report (INT64_MAX: none): it looks only once
        DNP_RESEND_MISSING_NS have passed since */
     int64_t resend_due_ns;
     dnp_direction dir[2];
+    uint32_t links_used;     /* links in the table */
+    uint8_t links_bits;      /* it has 1 << links_bits slots */
     bool links_full_noted;
     uint8_t state;           /* enum conn_state */
     bool midway;             /* the capture began inside the conversation */
@@ -274,9 +278,10 @@ static _Thread_local size_t long_held;
 
 /* What the state holds on the heap, as the bounds count it, allocator
    overhead included (16 bytes an allocation with glibc):
-   - a link: its allocation, and its share of the links table (a key, a
-     value and a hash per slot, GLib keeping at least a quarter of the slots
-     used: at most 4 slots a link);
+   - a link: its allocation, and its share of the links table (counted as
+     GLib's table took it, a key, a value and a hash per slot, a quarter of
+     the slots used: 80 bytes; links_grow keeps at least an eighth of its
+     pointers in use, 64 bytes a link at most);
    - a part of a long message: its record in the parts array, besides its
      bytes in the data array;
    - an array: what it allocated for the most it held since it was made
@@ -298,6 +303,30 @@ static size_t array_cost(size_t n)
     return !n ? 0 : p + (p >= (128u << 10) ? 4096 : ALLOC_OVERHEAD);
 }
 
+/* a long message's arrays: made with the conversation, and again by the
+   first part after long_reset gave them back */
+static void long_ready(dnp_long *l)
+{
+    if (l->parts)
+        return;
+    l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
+    l->data = g_byte_array_new();
+    l->out = g_byte_array_new();
+    l->vout = g_byte_array_new();
+}
+
+static void long_free(dnp_long *l)
+{
+    if (!l->parts)
+        return;
+    g_array_free(l->parts, TRUE);
+    g_byte_array_free(l->data, TRUE);
+    g_byte_array_free(l->out, TRUE);
+    g_byte_array_free(l->vout, TRUE);
+    l->parts = NULL;
+    l->data = l->out = l->vout = NULL;
+}
+
 /* forget the message under way; buffers that grew past 64 KiB are given
    back, so that an idle conversation holds little */
 static void long_reset(dnp_long *l)
@@ -305,17 +334,12 @@ static void long_reset(dnp_long *l)
     l->active = l->have_last = false;
     long_held -= l->cost;
     l->cost = 0;
+    if (!l->parts)
+        return;
     g_array_set_size(l->parts, 0);
     g_byte_array_set_size(l->data, 0);
     if (l->peak_len[ARR_PARTS] + l->peak_len[ARR_DATA] > (64u << 10)) {
-        g_array_free(l->parts, TRUE);
-        g_byte_array_free(l->data, TRUE);
-        g_byte_array_free(l->out, TRUE);
-        g_byte_array_free(l->vout, TRUE);
-        l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
-        l->data = g_byte_array_new();
-        l->out = g_byte_array_new();
-        l->vout = g_byte_array_new();
+        long_free(l); /* made again by the next part */
         memset(l->peak_len, 0, sizeof l->peak_len);
         l->peak_cost = 0;
     }
@@ -329,33 +353,120 @@ static void long_grew(dnp_long *l, int arr, size_t bytes)
     }
 }
 
+/* ---- the links table: open addressing, linear probing, at most half full
+   and (past 16 slots) at least an eighth; the slot of a key by a
+   multiplier drawn for each table (links_multiplier), so that ids chosen
+   to collide cannot pile up. Which slot a link has changes nothing that is reported. */
+
+#define LINKS_MIN_BITS 4
+
+/* a table's multiplier: odd, another for each table and each run (a
+   capture made to collide cannot know it): splitmix64 over a counter of
+   the thread's, started from the clock and where the thread's storage
+   is (no allocation, unlike GLib's generator) */
+static uint32_t links_multiplier(void)
+{
+    static _Thread_local uint64_t state;
+    if (!state)
+        state = (uint64_t)g_get_monotonic_time() ^ (uint64_t)(uintptr_t)&state;
+    uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return (uint32_t)(z ^ (z >> 31)) | 1u;
+}
+
+static uint32_t link_slot(const dnp_conv *c, unsigned dir, uint16_t id)
+{
+    uint32_t key = (uint32_t)dir << 16 | id;
+    return (key * c->links_mul) >> (32 - c->links_bits);
+}
+
+/* the slot holding link (dir, id), or of the empty slot where it goes */
+static uint32_t links_find(const dnp_conv *c, unsigned dir, uint16_t id)
+{
+    uint32_t mask = (1u << c->links_bits) - 1, i = link_slot(c, dir, id);
+    for (const dnp_link *l; (l = c->links[i]); i = (i + 1) & mask)
+        if (l->id == id && l->dir == dir)
+            break;
+    return i;
+}
+
+/* the table remade with 1 << bits slots */
+static void links_resize(dnp_conv *c, uint8_t bits)
+{
+    dnp_link **old = c->links;
+    uint32_t n = old ? 1u << c->links_bits : 0;
+    c->links = g_new0(dnp_link *, (size_t)1 << bits);
+    c->links_bits = bits;
+    for (uint32_t i = 0; i < n; i++)
+        if (old[i])
+            c->links[links_find(c, old[i]->dir, old[i]->id)] = old[i];
+    g_free(old);
+}
+
+static void links_clear(dnp_conv *c)
+{
+    if (!c->links)
+        return;
+    for (uint32_t i = 0; i < 1u << c->links_bits; i++)
+        g_free(c->links[i]);
+    g_free(c->links);
+    c->links = NULL;
+    c->links_used = c->links_bits = 0;
+}
+
+static void links_add(dnp_conv *c, dnp_link *link)
+{
+    if (!c->links) {
+        c->links_mul = links_multiplier();
+        links_resize(c, LINKS_MIN_BITS);
+    } else if ((c->links_used + 1) * 2 > 1u << c->links_bits) {
+        links_resize(c, c->links_bits + 1);
+    }
+    c->links[links_find(c, link->dir, link->id)] = link;
+    c->links_used++;
+}
+
+/* remove and free the link in slot i: the links after it in its run move
+   back where their probe would find them */
+static void links_remove(dnp_conv *c, uint32_t i)
+{
+    uint32_t mask = (1u << c->links_bits) - 1;
+    g_free(c->links[i]);
+    c->links[i] = NULL;
+    for (uint32_t j = (i + 1) & mask; c->links[j]; j = (j + 1) & mask) {
+        uint32_t home = link_slot(c, c->links[j]->dir, c->links[j]->id);
+        /* stays unless its home is not cyclically within (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            c->links[i] = c->links[j];
+            c->links[j] = NULL;
+            i = j;
+        }
+    }
+    c->links_used--;
+    if (c->links_bits > LINKS_MIN_BITS && c->links_used * 8 < 1u << c->links_bits)
+        links_resize(c, c->links_bits - 1);
+}
+
 static void conv_init(void *p, const int *opt)
 {
     dnp_conv *c = p;
     memset(c, 0, sizeof *c);
     c->opt = opt;
     c->resend_due_ns = INT64_MAX;
-    c->links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    for (int d = 0; d < 2; d++) {
-        dnp_long *l = &c->dir[d].lng;
-        l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
-        l->data = g_byte_array_new();
-        l->out = g_byte_array_new();
-        l->vout = g_byte_array_new();
-    }
+    for (int d = 0; d < 2; d++) /* made now, not by the first part: dnp's
+                                   held_is_an_upper_bound test measures so */
+        long_ready(&c->dir[d].lng);
 }
 
 static void conv_free(void *p)
 {
     dnp_conv *c = p;
-    g_hash_table_destroy(c->links);
+    links_clear(c);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
         long_held -= l->cost;
-        g_array_free(l->parts, TRUE);
-        g_byte_array_free(l->data, TRUE);
-        g_byte_array_free(l->out, TRUE);
-        g_byte_array_free(l->vout, TRUE);
+        long_free(l);
     }
 }
 
@@ -368,7 +479,7 @@ static size_t conv_held(const void *p)
 /* a new connection: numbering restarts at 0 and old links are gone */
 static void conv_restart(dnp_conv *c)
 {
-    g_hash_table_remove_all(c->links);
+    links_clear(c);
     c->links_bytes = 0;
     c->resend_due_ns = INT64_MAX;
     for (int d = 0; d < 2; d++) {
@@ -591,11 +702,9 @@ static dnp_link *decode_typed_values(dnp_ctx *x)
 
 /* "The sender assigns a LinkId": each side numbers the links it sets up,
    so links are kept by the direction of their link state and the id */
-#define LINK_KEY(dir, id) GUINT_TO_POINTER((unsigned)(dir) << 16 | (uint16_t)(id))
-
 static dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
 {
-    return g_hash_table_lookup(c->links, LINK_KEY(sender_dir, id));
+    return c->links ? c->links[links_find(c, sender_dir, (uint16_t)id)] : NULL;
 }
 
 /* a link state (or the completion of a long one) carried by reliable
@@ -619,7 +728,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     size_t size = LINK_COST(link->count);
     if (old) {
         x->conv->links_bytes -= LINK_COST(old->count);
-        g_hash_table_remove(x->conv->links, LINK_KEY(dir, link_id));
+        links_remove(x->conv, links_find(x->conv, dir, link_id));
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
         if (!x->conv->links_full_noted)
@@ -630,7 +739,8 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         g_free(link);
         return;
     }
-    x->conv->links_bytes += size;
+    x->conv->links_bytes += (uint32_t)size;
+    link->id = link_id;
     link->time_ns = x->p.pi->time_ns;
     link->seq = x->sent->seq;
     link->dir = (uint8_t)x->p.pi->dir;
@@ -639,7 +749,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     link->acked_ns = 0;
     link->answer = ANSWER_NONE;
     x->sent->link_id = link_id;
-    g_hash_table_replace(x->conv->links, LINK_KEY(dir, link_id), link);
+    links_add(x->conv, link);
 }
 
 /* ---- reliable numbering --------------------------------------------------- */
@@ -835,6 +945,7 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
                         "Part %u of a long message whose first part was not seen", seq);
         return false;
     }
+    long_ready(l);
     size_t cost = n + vn + PART_COST;
     if (l->cost + cost > DNP_REASSEMBLY_MAX || l->parts->len >= DNP_SEQ_MODULO) {
         gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
@@ -1551,16 +1662,14 @@ static void conv_end(void *p, const gw_end_sink *sink)
             g_array_append_val(open, it);
         }
     }
-    GHashTableIter hi;
-    gpointer key, val;
-    g_hash_table_iter_init(&hi, c->links);
-    while (g_hash_table_iter_next(&hi, &key, &val)) {
-        const dnp_link *l = val;
-        if (!l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
+    for (uint32_t i = 0; c->links && i < 1u << c->links_bits; i++) {
+        /* in slot order: sorted by frame below, and no two links have one */
+        const dnp_link *l = c->links[i];
+        if (!l || !l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
             continue;
         it = (dnp_open_item){l->frame, l->time_ns, l->dir, DNP_E_LINK_UNANSWERED, 3, ""};
         snprintf(it.msg, sizeof it.msg, "Link %u acknowledged but neither link up nor link down followed",
-                 GPOINTER_TO_UINT(key) & 0xffff);
+                 l->id);
         g_array_append_val(open, it);
     }
     g_array_sort(open, open_item_order);
