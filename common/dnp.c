@@ -178,6 +178,7 @@ enum link_answer { ANSWER_NONE, ANSWER_UP, ANSWER_DOWN };
 
 typedef struct {
     uint32_t frame;  /* the link state that gave the types */
+    uint16_t id;     /* its link id (dir: its sender) */
     int64_t time_ns, acked_ns;
     uint16_t seq;    /* its reliable number (the completing part of a long one) */
     uint8_t dir;     /* its sender */
@@ -232,6 +233,10 @@ typedef struct {
     bool fresh;              /* no reliable number since the accepted connection */
     bool first_not_zero;     /* dnp.seq.first_not_zero reported: 0 is not also skipped */
     uint16_t next;
+    uint8_t n_used;          /* entries of sent[] in use: the newest n_used slots */
+    uint8_t run;             /* the newest `run` of them hold consecutive numbers
+                                (the newest the highest, in 16 bits): find_sent
+                                looks these up without a walk */
     dnp_sent sent[HISTORY];
     unsigned sent_pos;
     dnp_long lng;
@@ -242,10 +247,17 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 #define OFFERED_MAX 16
 
 typedef struct {
-    GHashTable *links;       /* link id -> dnp_link* */
-    size_t links_bytes;      /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
-    bool links_full_noted;
+    dnp_link **links;        /* by sender and link id: link_of() (NULL: none yet) */
+    uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
+    uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
+    /* at most the latest transmission time of every reliable command that
+       check_resends may still report (INT64_MAX: none): it looks only once
+       DNP_RESEND_MISSING_NS have passed since */
+    int64_t resend_due_ns;
     dnp_direction dir[2];
+    uint32_t links_used;     /* links in the table */
+    uint8_t links_bits;      /* it has 1 << links_bits slots */
+    bool links_full_noted;
     uint8_t state;           /* enum conn_state */
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
@@ -266,9 +278,10 @@ static _Thread_local size_t long_held;
 
 /* What the state holds on the heap, as the bounds count it, allocator
    overhead included (16 bytes an allocation with glibc):
-   - a link: its allocation, and its share of the links table (a key, a
-     value and a hash per slot, GLib keeping at least a quarter of the slots
-     used: at most 4 slots a link);
+   - a link: its allocation, and its share of the links table (counted as
+     GLib's table took it, a key, a value and a hash per slot, a quarter of
+     the slots used: 80 bytes; links_grow keeps at least an eighth of its
+     pointers in use, 64 bytes a link at most);
    - a part of a long message: its record in the parts array, besides its
      bytes in the data array;
    - an array: what it allocated for the most it held since it was made
@@ -290,6 +303,30 @@ static size_t array_cost(size_t n)
     return !n ? 0 : p + (p >= (128u << 10) ? 4096 : ALLOC_OVERHEAD);
 }
 
+/* a long message's arrays: made with the conversation, and again by the
+   first part after long_reset gave them back */
+static void long_ready(dnp_long *l)
+{
+    if (l->parts)
+        return;
+    l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
+    l->data = g_byte_array_new();
+    l->out = g_byte_array_new();
+    l->vout = g_byte_array_new();
+}
+
+static void long_free(dnp_long *l)
+{
+    if (!l->parts)
+        return;
+    g_array_free(l->parts, TRUE);
+    g_byte_array_free(l->data, TRUE);
+    g_byte_array_free(l->out, TRUE);
+    g_byte_array_free(l->vout, TRUE);
+    l->parts = NULL;
+    l->data = l->out = l->vout = NULL;
+}
+
 /* forget the message under way; buffers that grew past 64 KiB are given
    back, so that an idle conversation holds little */
 static void long_reset(dnp_long *l)
@@ -297,17 +334,12 @@ static void long_reset(dnp_long *l)
     l->active = l->have_last = false;
     long_held -= l->cost;
     l->cost = 0;
+    if (!l->parts)
+        return;
     g_array_set_size(l->parts, 0);
     g_byte_array_set_size(l->data, 0);
     if (l->peak_len[ARR_PARTS] + l->peak_len[ARR_DATA] > (64u << 10)) {
-        g_array_free(l->parts, TRUE);
-        g_byte_array_free(l->data, TRUE);
-        g_byte_array_free(l->out, TRUE);
-        g_byte_array_free(l->vout, TRUE);
-        l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
-        l->data = g_byte_array_new();
-        l->out = g_byte_array_new();
-        l->vout = g_byte_array_new();
+        long_free(l); /* made again by the next part */
         memset(l->peak_len, 0, sizeof l->peak_len);
         l->peak_cost = 0;
     }
@@ -321,32 +353,120 @@ static void long_grew(dnp_long *l, int arr, size_t bytes)
     }
 }
 
+/* ---- the links table: open addressing, linear probing, at most half full
+   and (past 16 slots) at least an eighth; the slot of a key by a
+   multiplier drawn for each table (links_multiplier), so that ids chosen
+   to collide cannot pile up. Which slot a link has changes nothing that is reported. */
+
+#define LINKS_MIN_BITS 4
+
+/* a table's multiplier: odd, another for each table and each run (a
+   capture made to collide cannot know it): splitmix64 over a counter of
+   the thread's, started from the clock and where the thread's storage
+   is (no allocation, unlike GLib's generator) */
+static uint32_t links_multiplier(void)
+{
+    static _Thread_local uint64_t state;
+    if (!state)
+        state = (uint64_t)g_get_monotonic_time() ^ (uint64_t)(uintptr_t)&state;
+    uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return (uint32_t)(z ^ (z >> 31)) | 1u;
+}
+
+static uint32_t link_slot(const dnp_conv *c, unsigned dir, uint16_t id)
+{
+    uint32_t key = (uint32_t)dir << 16 | id;
+    return (key * c->links_mul) >> (32 - c->links_bits);
+}
+
+/* the slot holding link (dir, id), or of the empty slot where it goes */
+static uint32_t links_find(const dnp_conv *c, unsigned dir, uint16_t id)
+{
+    uint32_t mask = (1u << c->links_bits) - 1, i = link_slot(c, dir, id);
+    for (const dnp_link *l; (l = c->links[i]); i = (i + 1) & mask)
+        if (l->id == id && l->dir == dir)
+            break;
+    return i;
+}
+
+/* the table remade with 1 << bits slots */
+static void links_resize(dnp_conv *c, uint8_t bits)
+{
+    dnp_link **old = c->links;
+    uint32_t n = old ? 1u << c->links_bits : 0;
+    c->links = g_new0(dnp_link *, (size_t)1 << bits);
+    c->links_bits = bits;
+    for (uint32_t i = 0; i < n; i++)
+        if (old[i])
+            c->links[links_find(c, old[i]->dir, old[i]->id)] = old[i];
+    g_free(old);
+}
+
+static void links_clear(dnp_conv *c)
+{
+    if (!c->links)
+        return;
+    for (uint32_t i = 0; i < 1u << c->links_bits; i++)
+        g_free(c->links[i]);
+    g_free(c->links);
+    c->links = NULL;
+    c->links_used = c->links_bits = 0;
+}
+
+static void links_add(dnp_conv *c, dnp_link *link)
+{
+    if (!c->links) {
+        c->links_mul = links_multiplier();
+        links_resize(c, LINKS_MIN_BITS);
+    } else if ((c->links_used + 1) * 2 > 1u << c->links_bits) {
+        links_resize(c, c->links_bits + 1);
+    }
+    c->links[links_find(c, link->dir, link->id)] = link;
+    c->links_used++;
+}
+
+/* remove and free the link in slot i: the links after it in its run move
+   back where their probe would find them */
+static void links_remove(dnp_conv *c, uint32_t i)
+{
+    uint32_t mask = (1u << c->links_bits) - 1;
+    g_free(c->links[i]);
+    c->links[i] = NULL;
+    for (uint32_t j = (i + 1) & mask; c->links[j]; j = (j + 1) & mask) {
+        uint32_t home = link_slot(c, c->links[j]->dir, c->links[j]->id);
+        /* stays unless its home is not cyclically within (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            c->links[i] = c->links[j];
+            c->links[j] = NULL;
+            i = j;
+        }
+    }
+    c->links_used--;
+    if (c->links_bits > LINKS_MIN_BITS && c->links_used * 8 < 1u << c->links_bits)
+        links_resize(c, c->links_bits - 1);
+}
+
 static void conv_init(void *p, const int *opt)
 {
     dnp_conv *c = p;
     memset(c, 0, sizeof *c);
     c->opt = opt;
-    c->links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    for (int d = 0; d < 2; d++) {
-        dnp_long *l = &c->dir[d].lng;
-        l->parts = g_array_new(FALSE, FALSE, sizeof(dnp_part));
-        l->data = g_byte_array_new();
-        l->out = g_byte_array_new();
-        l->vout = g_byte_array_new();
-    }
+    c->resend_due_ns = INT64_MAX;
+    for (int d = 0; d < 2; d++) /* made now, not by the first part: dnp's
+                                   held_is_an_upper_bound test measures so */
+        long_ready(&c->dir[d].lng);
 }
 
 static void conv_free(void *p)
 {
     dnp_conv *c = p;
-    g_hash_table_destroy(c->links);
+    links_clear(c);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
         long_held -= l->cost;
-        g_array_free(l->parts, TRUE);
-        g_byte_array_free(l->data, TRUE);
-        g_byte_array_free(l->out, TRUE);
-        g_byte_array_free(l->vout, TRUE);
+        long_free(l);
     }
 }
 
@@ -359,14 +479,16 @@ static size_t conv_held(const void *p)
 /* a new connection: numbering restarts at 0 and old links are gone */
 static void conv_restart(dnp_conv *c)
 {
-    g_hash_table_remove_all(c->links);
+    links_clear(c);
     c->links_bytes = 0;
+    c->resend_due_ns = INT64_MAX;
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
         dd->started = dd->fresh = true;
         dd->first_not_zero = false;
         dd->next = 0;
         memset(dd->sent, 0, sizeof dd->sent);
+        dd->n_used = dd->run = 0;
         long_reset(&dd->lng);
     }
 }
@@ -435,6 +557,9 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
             gw_pdu_truncated(&x->p, "Value bytes");
             return false;
         }
+    } else if (!gw_emit_tree(&x->p.e) && gw_remaining(&c) >= (size_t)t->width * t->ncomp) {
+        /* no item wanted: only its bytes (the label needs no numbers either) */
+        c.off += (size_t)t->width * t->ncomp;
     } else {
         for (int i = 0; i < t->ncomp; i++) {
             uint64_t v = 0;
@@ -457,6 +582,13 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
                 raw[i] = gw_sign_extend(v, t->width);
             }
         }
+    }
+
+    if (!gw_emit_tree(&x->p.e)) { /* no items: a string's encoding is all there is to check */
+        if (t->kind == VK_STRING && x->p.e.sink != &gw_quiet_sink && !gw_utf8_valid(c.data + boff, blen))
+            gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen, "String value is not valid UTF-8");
+        x->p.c.off = c.off;
+        return true;
     }
 
     /* label */
@@ -497,7 +629,7 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
         gw_emit_u(&x->p.e, DNP_F_VALUE_LENGTH, off, 2, blen);
         if (t->kind == VK_STRING) {
             gw_emit_b(&x->p.e, DNP_F_VALUE_STRING, boff, blen, c.data + boff, blen);
-            if (!g_utf8_validate((const char *)c.data + boff, blen, NULL))
+            if (!gw_utf8_valid(c.data + boff, blen))
                 gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen,
                                 "String value is not valid UTF-8");
         } else {
@@ -570,11 +702,9 @@ static dnp_link *decode_typed_values(dnp_ctx *x)
 
 /* "The sender assigns a LinkId": each side numbers the links it sets up,
    so links are kept by the direction of their link state and the id */
-#define LINK_KEY(dir, id) GUINT_TO_POINTER((unsigned)(dir) << 16 | (uint16_t)(id))
-
 static dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
 {
-    return g_hash_table_lookup(c->links, LINK_KEY(sender_dir, id));
+    return c->links ? c->links[links_find(c, sender_dir, (uint16_t)id)] : NULL;
 }
 
 /* a link state (or the completion of a long one) carried by reliable
@@ -598,7 +728,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     size_t size = LINK_COST(link->count);
     if (old) {
         x->conv->links_bytes -= LINK_COST(old->count);
-        g_hash_table_remove(x->conv->links, LINK_KEY(dir, link_id));
+        links_remove(x->conv, links_find(x->conv, dir, link_id));
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
         if (!x->conv->links_full_noted)
@@ -609,7 +739,8 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         g_free(link);
         return;
     }
-    x->conv->links_bytes += size;
+    x->conv->links_bytes += (uint32_t)size;
+    link->id = link_id;
     link->time_ns = x->p.pi->time_ns;
     link->seq = x->sent->seq;
     link->dir = (uint8_t)x->p.pi->dir;
@@ -618,19 +749,41 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     link->acked_ns = 0;
     link->answer = ANSWER_NONE;
     x->sent->link_id = link_id;
-    g_hash_table_replace(x->conv->links, LINK_KEY(dir, link_id), link);
+    links_add(x->conv, link);
 }
 
 /* ---- reliable numbering --------------------------------------------------- */
 
+/* The history entry of reliable number seq, or NULL. A number is in the
+   history at most once (track_seq adds only numbers it does not find), in
+   the newest n_used slots; the newest `run` of them are consecutive
+   numbers, found by their distance from the newest, and only the older
+   ones are walked. */
 static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
 {
-    for (unsigned i = 0; i < HISTORY; i++) {
-        dnp_sent *s = &d->sent[(d->sent_pos + HISTORY - 1 - i) % HISTORY];
-        if (s->used && s->seq == seq)
+    unsigned newest = (d->sent_pos + HISTORY - 1) % HISTORY;
+    unsigned dist = (uint16_t)(d->sent[newest].seq - seq);
+    if (dist < d->run)
+        return &d->sent[(newest + HISTORY - dist) % HISTORY];
+    for (unsigned i = d->run; i < d->n_used; i++) {
+        dnp_sent *s = &d->sent[(newest + HISTORY - i) % HISTORY];
+        if (s->seq == seq)
             return s;
     }
     return NULL;
+}
+
+/* a new history entry for reliable number seq (not in the history) */
+static dnp_sent *add_sent(dnp_direction *d, uint16_t seq)
+{
+    unsigned newest = (d->sent_pos + HISTORY - 1) % HISTORY;
+    bool follows = d->n_used && seq == (uint16_t)(d->sent[newest].seq + 1);
+    d->run = follows ? (uint8_t)(d->run < HISTORY ? d->run + 1 : HISTORY) : 1;
+    if (d->n_used < HISTORY)
+        d->n_used++;
+    dnp_sent *s = &d->sent[d->sent_pos];
+    d->sent_pos = (d->sent_pos + 1) % HISTORY;
+    return s;
 }
 
 
@@ -699,6 +852,8 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
                             "Reliable number %u resent %.3f s after it was first sent", seq,
                             (double)(x->p.pi->time_ns - prev->first_time_ns) / 1e9);
         prev->last_time_ns = x->p.pi->time_ns;
+        if (prev->last_time_ns < x->conv->resend_due_ns)
+            x->conv->resend_due_ns = prev->last_time_ns;
         prev->resend_asked = false;
         x->resend = true;
         x->sent = prev;
@@ -739,14 +894,15 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         gw_emit_finding(&x->p.e, DNP_E_DIV_WRAP, off, 2,
                         "Reliable numbers wrap from 65534 to 0 (the text wraps at 65536)");
     }
-    dnp_sent *s = &d->sent[d->sent_pos];
-    d->sent_pos = (d->sent_pos + 1) % HISTORY;
+    dnp_sent *s = add_sent(d, seq);
     if (s->used && !s->acked && x->p.pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
         gw_emit_finding(&x->p.e, DNP_E_ACK_MISSING, off, 2,
                         "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
                         s->seq, s->first_frame, HISTORY);
     *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->p.pi->frame,
                     .first_time_ns = x->p.pi->time_ns, .last_time_ns = x->p.pi->time_ns};
+    if (s->last_time_ns < x->conv->resend_due_ns)
+        x->conv->resend_due_ns = s->last_time_ns;
     s->discarded = ahead >= DNP_WINDOW;
     x->sent = s;
     if (seq == 0xffff && ref) {
@@ -789,6 +945,7 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
                         "Part %u of a long message whose first part was not seen", seq);
         return false;
     }
+    long_ready(l);
     size_t cost = n + vn + PART_COST;
     if (l->cost + cost > DNP_REASSEMBLY_MAX || l->parts->len >= DNP_SEQ_MODULO) {
         gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
@@ -1196,7 +1353,8 @@ static bool decode_update(dnp_ctx *x, int layout)
     summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
     for (uint32_t l = 0; l < nlinks && !x->p.failed; l++) {
         size_t lstart = x->p.c.off;
-        char label[48] = "";
+        char label[48];
+        label[0] = '\0';
         if (gw_emit_text(&x->p.e)) /* a label nobody shows is not formatted */
             snprintf(label, sizeof label, "Link %u", l);
         gw_emit_label(&x->p.e, DNP_F_LINK, lstart, 0, label[0] ? label : NULL);
@@ -1209,10 +1367,14 @@ static bool decode_update(dnp_ctx *x, int layout)
         if (l < 3)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues,
                         nvalues == 1 ? "" : "s");
-        /* the sender's own link (its owner updating it), else the other side's */
-        const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
-        if (!link)
-            link = link_of(x->conv, !x->p.pi->dir, id);
+        /* the sender's own link (its owner updating it), else the other side's;
+           a quiet run in the text's layout (update_fits) needs none */
+        const dnp_link *link = NULL;
+        if (!spec || x->p.e.sink != &gw_quiet_sink) {
+            link = link_of(x->conv, x->p.pi->dir, id);
+            if (!link)
+                link = link_of(x->conv, !x->p.pi->dir, id);
+        }
         if (link) {
             gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
             check_update_allowed(x, link, (uint16_t)id, lstart);
@@ -1228,7 +1390,8 @@ static bool decode_update(dnp_ctx *x, int layout)
         for (uint32_t v = 0; v < nvalues; v++) {
             size_t voff = x->p.c.off;
             uint8_t type;
-            char prefix[40] = ""; /* only labels use it */
+            char prefix[40]; /* only labels use it */
+            prefix[0] = '\0';
             if (spec) {
                 if (!value_type(x, &type, -1))
                     break;
@@ -1274,7 +1437,9 @@ static bool decode_update(dnp_ctx *x, int layout)
 /* x reads data[at..len) and reports nothing */
 static void begin_quiet(dnp_ctx *x, const dnp_conv *conv, const uint8_t *data, size_t len, size_t at)
 {
-    *x = (dnp_ctx){.conv = (dnp_conv *)conv}; /* only read */
+    /* as dnp_decode readies its context: the gw_pdu by gw_pdu_begin, seen[] cleared */
+    memset((char *)x + sizeof x->p, 0, offsetof(dnp_ctx, val) - sizeof x->p);
+    x->conv = (dnp_conv *)conv; /* only read */
     gw_pdu_begin(&x->p, &gw_dnp_protocol, &gw_quiet_sink, &gw_quiet_pi, data, len);
     x->p.c.off = at;
 }
@@ -1291,8 +1456,9 @@ static void cmd_link_update(dnp_ctx *x)
 {
     int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
     if (layout == DNP_LAYOUT_AUTO) { /* tried only when the option does not force one */
-        bool ref_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
+        /* whether the reference's fits matters only when the text's does */
         bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
+        bool ref_fits = spec_fits && update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
         /* the text's layout only where the bytes leave no doubt: it fits
            exactly and the reference's does not; damaged datagrams are read
            as the reference's (the option forces either) */
@@ -1496,16 +1662,14 @@ static void conv_end(void *p, const gw_end_sink *sink)
             g_array_append_val(open, it);
         }
     }
-    GHashTableIter hi;
-    gpointer key, val;
-    g_hash_table_iter_init(&hi, c->links);
-    while (g_hash_table_iter_next(&hi, &key, &val)) {
-        const dnp_link *l = val;
-        if (!l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
+    for (uint32_t i = 0; c->links && i < 1u << c->links_bits; i++) {
+        /* in slot order: sorted by frame below, and no two links have one */
+        const dnp_link *l = c->links[i];
+        if (!l || !l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
             continue;
         it = (dnp_open_item){l->frame, l->time_ns, l->dir, DNP_E_LINK_UNANSWERED, 3, ""};
         snprintf(it.msg, sizeof it.msg, "Link %u acknowledged but neither link up nor link down followed",
-                 GPOINTER_TO_UINT(key) & 0xffff);
+                 l->id);
         g_array_append_val(open, it);
     }
     g_array_sort(open, open_item_order);
@@ -1528,17 +1692,28 @@ static void check_resends(dnp_ctx *x)
     if (now - c->resends_checked_ns < 100000000 || c->state == CONN_CLOSED)
         return;
     c->resends_checked_ns = now;
+    /* none can be due yet: each that may still be reported was last sent
+       at resend_due_ns or later */
+    if (now - c->resend_due_ns <= DNP_RESEND_MISSING_NS)
+        return;
+    int64_t due = INT64_MAX;
     for (int d = 0; d < 2; d++)
         for (unsigned i = 0; i < HISTORY; i++) {
             dnp_sent *s = &c->dir[d].sent[i];
-            if (!s->used || s->acked || s->resend_noted || now - s->last_time_ns <= DNP_RESEND_MISSING_NS ||
+            if (!s->used || s->acked || s->resend_noted ||
                 s->last_time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
                 continue;
+            if (now - s->last_time_ns <= DNP_RESEND_MISSING_NS) {
+                if (s->last_time_ns < due)
+                    due = s->last_time_ns;
+                continue;
+            }
             s->resend_noted = true;
             gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, 0, 1,
                             "Reliable number %u (frame %u) has gone %.3f s unacknowledged without a resend", s->seq,
                             s->first_frame, (double)(now - s->last_time_ns) / 1e9);
         }
+    c->resend_due_ns = due;
 }
 
 /* ---- entry points ----------------------------------------------------------- */
@@ -1547,7 +1722,9 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
                        const gw_sink *sink)
 {
     dnp_ctx x;
-    memset(&x, 0, offsetof(dnp_ctx, val)); /* val[] and text[] are read only where seen[] is set */
+    /* what follows the gw_pdu (gw_pdu_begin readies it) up to seen[]:
+       val[] and text[] are read only where seen[] is set */
+    memset((char *)&x + sizeof x.p, 0, offsetof(dnp_ctx, val) - sizeof x.p);
     x.conv = conv;
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     x.p.rec = (gw_record){x.seen, x.val, x.text};
@@ -1565,11 +1742,13 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     if (len > DNP_MESSAGE_RULE_OF_THUMB && pi->transport == GW_TRANSPORT_UDP)
         gw_emit_finding(&x.p.e, DNP_E_OVER_1200, 0, len, "A %zu-byte datagram (the text's rule of thumb: 1200)",
                         len);
-    const char *name = gw_value_name_of(command_names, cmd);
-    if (name)
-        summary_add(&x, "%s", name);
-    else
-        summary_add(&x, "Unknown command %u", cmd);
+    if (!x.p.sum.off) {
+        const char *name = gw_value_name_of(command_names, cmd);
+        if (name)
+            summary_add(&x, "%s", name);
+        else
+            summary_add(&x, "Unknown command %u", cmd);
+    }
 
     switch (cmd) {
     case DNP_CONNECT_REQUEST: cmd_connect_request(&x); break;

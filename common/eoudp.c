@@ -156,7 +156,7 @@ typedef struct {
     uint32_t frame;
     int64_t t;
     uint8_t code, id_off;
-    bool used, acked;
+    bool acked;
 } pending;
 
 /* the counters behind packet info (0x00), as the capture sees them: the
@@ -184,7 +184,9 @@ typedef struct {
     uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
     int64_t disconnect_t;
     int8_t disconnect_dir;
-    pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d */
+    uint16_t imp_used[2];    /* entries of imp[d] in use: the newest, at most EOUDP_ACKS */
+    pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d (not
+                                   cleared: only the imp_used newest are read) */
     unsigned imp_next[2];
     counters count[2];       /* of the sender of direction d */
     const int *opt;          /* the options (EOUDP_OPT_*) */
@@ -192,7 +194,8 @@ typedef struct {
 
 static void conv_init(void *p, const int *opt)
 {
-    memset(p, 0, sizeof(eoudp_conv));
+    memset(p, 0, offsetof(eoudp_conv, imp));
+    memset((char *)p + offsetof(eoudp_conv, imp_next), 0, sizeof(eoudp_conv) - offsetof(eoudp_conv, imp_next));
     ((eoudp_conv *)p)->client_dir = -1;
     ((eoudp_conv *)p)->opt = opt;
 }
@@ -210,9 +213,9 @@ static void conv_end(void *p, const gw_end_sink *sink)
     eoudp_conv *c = p;
     char msg[128];
     for (int d = 0; d < 2; d++)
-        for (unsigned k = 0; k < EOUDP_ACKS; k++) {
+        for (unsigned k = EOUDP_ACKS - c->imp_used[d]; k < EOUDP_ACKS; k++) { /* oldest first */
             const pending *q = &c->imp[d][(c->imp_next[d] + k) % EOUDP_ACKS];
-            if (!q->used || q->acked)
+            if (q->acked)
                 continue;
             missing_message(msg, sizeof msg, q);
             sink->finding(sink->ctx, q->frame, q->t, d, EOUDP_E_ACK_MISSING, q->id_off, 8, msg);
@@ -289,9 +292,8 @@ static size_t field_off(int gen, int field, unsigned *size)
 /* the byte orders (bit EOUDP_BIG, bit EOUDP_LITTLE) in which the header of
    generation gen fits the datagram: its size field says how many bytes
    follow it (and the pad byte, if it has one, is zero) */
-static unsigned fits(int gen, const uint8_t *d, size_t len)
+static unsigned fits(const geometry *g, int gen, const uint8_t *d, size_t len)
 {
-    const geometry *g = geometry_of(gen);
     if (len < g->len || (gen == EOUDP_GEN_PAD && d[g->off[EOUDP_F_PAD]]))
         return 0;
     const uint8_t *size = d + g->off[EOUDP_F_SIZE];
@@ -314,8 +316,9 @@ static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GE
 static unsigned fitting(const uint8_t *d, size_t len, unsigned orders[N_GENS])
 {
     unsigned n = 0;
+    geometry_of(EOUDP_GEN_RFC); /* geo[] ready */
     for (size_t g = 0; g < N_GENS; g++) {
-        orders[g] = fits(gens[g], d, len);
+        orders[g] = fits(&geo[gens[g]], gens[g], d, len);
         n += orders[g] != 0;
     }
     return n;
@@ -493,12 +496,9 @@ static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n, bool resen
 /* the important packet with this id that direction d sent, or NULL */
 static pending *find_pending(eoudp_conv *c, int d, uint64_t id)
 {
-    /* newest first; the ring fills in order, so the first unused slot
-       means no older ones */
-    for (unsigned k = 1; k <= EOUDP_ACKS; k++) {
+    /* newest first */
+    for (unsigned k = 1; k <= c->imp_used[d]; k++) {
         pending *q = &c->imp[d][(c->imp_next[d] - k) % EOUDP_ACKS];
-        if (!q->used)
-            break;
         if (q->id == id)
             return q;
     }
@@ -537,13 +537,16 @@ static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
     eoudp_conv *c = x->conv;
     int d = x->p.pi->dir ? 1 : 0;
     pending *slot = &c->imp[d][c->imp_next[d]++ % EOUDP_ACKS];
-    if (slot->used && !slot->acked) {
+    bool full = c->imp_used[d] == EOUDP_ACKS; /* the slot holds the oldest */
+    if (!full)
+        c->imp_used[d]++;
+    if (full && !slot->acked) {
         char msg[128];
         missing_message(msg, sizeof msg, slot);
         gw_emit_finding(&x->p.e, EOUDP_E_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
                         msg, slot->frame, EOUDP_ACKS);
     }
-    *slot = (pending){id, x->p.pi->frame, x->p.pi->time_ns, code, (uint8_t)id_off, true, false};
+    *slot = (pending){id, x->p.pi->frame, x->p.pi->time_ns, code, (uint8_t)id_off, false};
 }
 
 /* packet info counters: every datagram counts for its sender and receiver,

@@ -309,9 +309,25 @@ const char *gw_value_name_or(const gw_value_name *names, uint32_t v, const char 
     return s ? s : fallback;
 }
 
+bool gw_utf8_valid(const uint8_t *p, size_t n)
+{
+    const uint64_t high = UINT64_C(0x8080808080808080), ones = UINT64_C(0x0101010101010101);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if ((w & high) || ((w - ones) & ~w & high)) /* a byte of 0x80 or more, or a NUL */
+            return g_utf8_validate((const char *)p, (gssize)n, NULL);
+    }
+    for (; i < n; i++)
+        if (p[i] == 0 || p[i] >= 0x80)
+            return g_utf8_validate((const char *)p, (gssize)n, NULL);
+    return true;
+}
+
 bool gw_looks_like_text(const uint8_t *p, size_t n)
 {
-    if (n < 4 || !g_utf8_validate((const char *)p, (gssize)n, NULL))
+    if (n < 4 || !gw_utf8_valid(p, n))
         return false;
     size_t controls = 0;
     for (size_t i = 0; i < n; i++) {
@@ -616,8 +632,8 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len, const char
     va_end(ap);
 }
 
-void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
-                        size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
+void (gw_emit_divergence)(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
+                          size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
 {
     va_list ap;
     va_start(ap, note_fmt);

@@ -182,7 +182,17 @@ typedef struct {
     void *ctx;
     void (*finding)(void *ctx, uint32_t frame, int64_t time_ns, int dir, int finding,
                     size_t off, size_t len, const char *msg);
+    /* May be NULL (every message wanted). False: the message of this
+       finding about `frame` will not be shown (gw_sink.wants_message), so
+       finding() may get NULL instead of a formatted one; true: the
+       finding() that follows carries it (gw_end_wants_message). */
+    bool (*wants_message)(void *ctx, uint32_t frame, int finding);
 } gw_end_sink;
+
+static inline bool gw_end_wants_message(const gw_end_sink *s, uint32_t frame, int finding)
+{
+    return !s->wants_message || s->wants_message(s->ctx, frame, finding);
+}
 
 /* ---- per-PDU context handed to every decoder --------------------------- */
 
@@ -437,6 +447,9 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
    as bytes)? At least 4 of them, valid UTF-8 without NUL, and at most one
    control character (other than tab, CR, LF) in eight. */
 bool gw_looks_like_text(const uint8_t *p, size_t n);
+/* Valid UTF-8 without NUL, as g_utf8_validate(p, n, NULL) judges it:
+   ASCII checked eight bytes at a time, anything else by GLib. */
+bool gw_utf8_valid(const uint8_t *p, size_t n);
 /* The value of a BYTES item as pcaptool shows it, and the plugin where
    Wireshark's own display would differ (an empty item, which it calls
    "<MISSING>"; text): "(empty)"; else its first 64 bytes in hex ("... (N
@@ -497,6 +510,13 @@ typedef struct {
    gw_sink.summary is NULL (pcaptool validate and stats): decoders then skip
    formatting labels and pass NULL, which stands for the field's name. */
 static inline bool gw_emit_text(const gw_emit *e) { return e->sink->summary != NULL; }
+/* Does the front end take items or a tree of them? Not pcaptool validate,
+   nor a quiet run: decoders may then read a part's bytes without emitting
+   its items (findings are still reported). */
+static inline bool gw_emit_tree(const gw_emit *e)
+{
+    return e->sink->item || e->sink->push || e->sink->pop;
+}
 
 void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v);
 void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v);
@@ -523,9 +543,17 @@ void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
    the divergence note note_finding once per conversation (*noted remembers
    it), with note_fmt.
    Both formats take the same arguments (note_fmt may use fewer). */
-void gw_emit_divergence(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
-                        size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
+void (gw_emit_divergence)(gw_emit *e, int profile, int spec_finding, int note_finding, bool *noted,
+                          size_t off, size_t len, const char *spec_fmt, const char *note_fmt, ...)
     __attribute__((format(printf, 8, 10)));
+/* called only when it reports (a note already made is nothing more to do):
+   profile and noted are read twice, and nothing else is evaluated when
+   it does not report (the arguments must have no side effects) */
+#define gw_emit_divergence(e, profile, spec_finding, note_finding, noted, ...)                     \
+    do {                                                                                           \
+        if ((profile) == GW_PROFILE_SPEC || !*(noted))                                             \
+            (gw_emit_divergence)(e, profile, spec_finding, note_finding, noted, __VA_ARGS__);      \
+    } while (0)
 
 /* The rest of the PDU, not decoded field by field: its bytes (if any) shown
    as `data_field`, a finding over them when `finding` >= 0 (with the

@@ -147,15 +147,19 @@ static void report_open(const snapshot *s, const gw_end_sink *sink)
     if (!s->used)
         return;
     if (s->confirmed && s->changes < s->count) {
-        snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)s->tick,
-                 s->changes, s->count);
+        bool want = gw_end_wants_message(sink, s->confirm_frame, OD_E_SNAP_INCOMPLETE);
+        if (want)
+            snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)s->tick,
+                     s->changes, s->count);
         sink->finding(sink->ctx, s->confirm_frame, s->confirm_t, s->confirm_dir,
-                      OD_E_SNAP_INCOMPLETE, s->confirm_off, 8, msg);
+                      OD_E_SNAP_INCOMPLETE, s->confirm_off, 8, want ? msg : NULL);
     } else if (!s->confirmed && s->changes) {
-        snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)s->tick,
-                 s->changes, s->changes == 1 ? "" : "s");
+        bool want = gw_end_wants_message(sink, s->first_change_frame, OD_E_SNAP_UNCONFIRMED);
+        if (want)
+            snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)s->tick,
+                     s->changes, s->changes == 1 ? "" : "s");
         sink->finding(sink->ctx, s->first_change_frame, s->first_change_t, s->first_change_dir,
-                      OD_E_SNAP_UNCONFIRMED, s->first_change_off, 8, msg);
+                      OD_E_SNAP_UNCONFIRMED, s->first_change_off, 8, want ? msg : NULL);
     }
 }
 

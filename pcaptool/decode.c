@@ -142,7 +142,7 @@ static int run_decode(int argc, char **argv)
     cap_install_signals();
     d.out = out_pdu_new();
     out_pdu_hold(d.out, !d.flush); /* written 64 KiB at a time, unless line by line */
-    run_consumer cons = {&d, decode_begin, decode_end, decode_finding, NULL};
+    run_consumer cons = {&d, decode_begin, decode_end, decode_finding, NULL, NULL};
     unsigned max_sev = 0;
     int status = EXIT_CLEAN;
     int n_files = argc - optind;

@@ -29,7 +29,8 @@ struct reorder {
     GPtrArray *heap;     /* held *, a binary heap by (frame, order) */
     size_t bytes;        /* what the held records take */
     uint64_t order;
-    GByteArray *tape;    /* the record being written */
+    uint8_t *tape;       /* the record being written: tape_len bytes of tape_cap */
+    size_t tape_len, tape_cap;
     const gw_protocol *p; /* the PDU being recorded: its protocol, frame and data sources */
     uint32_t frame;
     gw_sink sink;
@@ -39,9 +40,21 @@ struct reorder {
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static void put(reorder *q, const void *v, size_t n)
+static __attribute__((noinline)) void grow(reorder *q, size_t n)
 {
-    g_byte_array_append(q->tape, v, (guint)n);
+    size_t cap = q->tape_cap ? q->tape_cap : 256;
+    while (cap - q->tape_len < n)
+        cap *= 2;
+    q->tape = g_realloc(q->tape, cap);
+    q->tape_cap = cap;
+}
+
+static inline void put(reorder *q, const void *v, size_t n)
+{
+    if (q->tape_cap - q->tape_len < n)
+        grow(q, n);
+    memcpy(q->tape + q->tape_len, v, n);
+    q->tape_len += n;
 }
 
 static void put_tag(reorder *q, uint8_t tag)
@@ -52,7 +65,8 @@ static void put_tag(reorder *q, uint8_t tag)
 static void put_bytes(reorder *q, const void *p, size_t n)
 {
     put(q, &n, sizeof n);
-    put(q, p, n);
+    if (n) /* p may be NULL then */
+        put(q, p, n);
 }
 
 /* a text, or NULL */
@@ -150,7 +164,7 @@ static void put_meta(reorder *q, const out_meta *m)
 static void start(reorder *q, const gw_protocol *p, int index)
 {
     held h = {.p = p, .index = index};
-    g_byte_array_set_size(q->tape, 0);
+    q->tape_len = 0;
     put(q, &h, sizeof h);
 }
 
@@ -355,8 +369,8 @@ static void release_one(reorder *q)
    go at once */
 static void hold(reorder *q, uint32_t frame)
 {
-    size_t n = q->tape->len;
-    held *h = g_memdup2(q->tape->data, n);
+    size_t n = q->tape_len;
+    held *h = g_memdup2(q->tape, n);
     h->frame = frame;
     h->order = q->order++;
     h->size = n + ALLOC_OVERHEAD;
@@ -364,8 +378,11 @@ static void hold(reorder *q, uint32_t frame)
     heap_push(q, h);
     while (q->bytes > REORDER_MAX && q->heap->len)
         release_one(q);
-    if (q->tape->len > (1u << 20))
-        g_byte_array_set_size(q->tape, 0); /* a large PDU's tape is not kept */
+    if (q->tape_cap > (1u << 20)) { /* a large PDU's tape is not kept */
+        g_free(q->tape);
+        q->tape = NULL;
+        q->tape_len = q->tape_cap = 0;
+    }
 }
 
 /* ---- the interface ------------------------------------------------------------- */
@@ -376,7 +393,6 @@ reorder *reorder_new(const run_consumer *c, unsigned *max_sev)
     q->c = c;
     q->max_sev = max_sev;
     q->heap = g_ptr_array_new();
-    q->tape = g_byte_array_new();
     return q;
 }
 
@@ -385,7 +401,7 @@ void reorder_free(reorder *q)
     for (guint i = 0; i < q->heap->len; i++)
         g_free(q->heap->pdata[i]);
     g_ptr_array_free(q->heap, TRUE);
-    g_byte_array_free(q->tape, TRUE);
+    g_free(q->tape);
     g_free(q);
 }
 

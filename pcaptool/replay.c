@@ -1075,7 +1075,7 @@ static void end_conversations(live *L)
     for (int i = 0; i < N_CHANNELS; i++)
         if (L->ch[i].conv) {
             ending_channel = i;
-            gw_end_sink es = {L, on_end_finding};
+            gw_end_sink es = {L, on_end_finding, NULL};
             L->p->conv_end(L->ch[i].conv, &es);
         }
     cli_stdout_failed();
@@ -1266,7 +1266,7 @@ static int run_replay(int argc, char **argv)
 
     recording r = {.want = a.conversation, .ro = &cc.ro, .out = out_pdu_new(), .pdus = g_array_new(FALSE, TRUE, sizeof(rec_pdu)),
                    .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
-    run_consumer cons = {&r, load_begin, load_end, load_finding, load_expected};
+    run_consumer cons = {&r, load_begin, load_end, load_finding, load_expected, NULL};
     unsigned ignored = 0;
     char err[320];
     int read_rc = run_file(&cc.ro, argv[optind], &cons, &ignored, err, sizeof err);

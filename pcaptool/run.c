@@ -305,6 +305,12 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
     report_finding(r, r->f->p, finding, &m, &fd);
 }
 
+static bool on_end_wants_message(void *ctx, uint32_t frame, int finding)
+{
+    run_ctx *r = ctx;
+    return !r->c->wants_message || r->c->wants_message(r->c->ctx, r->f->p, frame, finding);
+}
+
 /* a conversation ends (end of file, evicted or restarted): the TCP bytes
    still waiting, then what the decoder left open */
 static void on_flow_end(flow *f, void *ctx)
@@ -326,7 +332,7 @@ static void on_flow_end(flow *f, void *ctx)
         }
     }
     if (f->p->conv_end) {
-        gw_end_sink es = {r, on_end_finding};
+        gw_end_sink es = {r, on_end_finding, on_end_wants_message};
         f->p->conv_end(f->state, &es);
     }
 }

@@ -82,6 +82,10 @@ typedef struct {
     /* the PDU being decoded announced a linked conversation (gw_sink.expect),
        which the run now recognises; may be NULL */
     void (*expected)(void *ctx, int transport, int port_side, uint16_t port);
+    /* will the message of p's finding about `frame` be shown, which a
+       conversation's end is about to report (gw_end_sink.wants_message)?
+       May be NULL: every message is */
+    bool (*wants_message)(void *ctx, const gw_protocol *p, uint32_t frame, int finding);
 } run_consumer;
 
 /* Read one capture file ("-": standard input), raising *max_sev to the

@@ -377,7 +377,7 @@ static int run_stats(int argc, char **argv)
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
         x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = NULL, .pop = NULL,
                            .finding = on_finding, .summary = NULL, .source = run_ignore_source};
-        run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding, NULL};
+        run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding, NULL, NULL};
         unsigned max_sev = 0;
         if (cli_read(&cc.in, &cc.ro, path, &consumer, &max_sev, NULL, 0) != 0)
             status = EXIT_USAGE;

@@ -113,6 +113,9 @@ typedef struct {
     GArray *tallies;      /* tally, in order of first occurrence */
     /* per protocol and finding: 1 + the index of its tally in tallies, or 0 */
     unsigned *tally_of[GW_MAX_PROTOCOLS + 1];
+    /* per protocol and finding: 1 + the earliest frame of a finding a
+       conversation's end reported with its message, or 0 */
+    uint32_t *end_message_of[GW_MAX_PROTOCOLS + 1];
     FILE *json;           /* finding records (stdout, or a temporary file) */
     bool done;
 } report;
@@ -203,12 +206,41 @@ static void v_finding(void *ctx, int finding, int src, size_t off, size_t len, c
     }
 }
 /* the text report shows a finding's first message only */
+static bool message_shown(const validator *v, int proto, int finding)
+{
+    return json_out || (!is_disabled(proto, finding) &&
+                        !(v->r->tally_of[proto] && v->r->tally_of[proto][finding]));
+}
+
 static bool v_wants_message(void *ctx, int finding)
 {
     validator *v = ctx;
-    int proto = v->proto;
-    return json_out || (!is_disabled(proto, finding) &&
-                        !(v->r->tally_of[proto] && v->r->tally_of[proto][finding]));
+    return message_shown(v, v->proto, finding);
+}
+
+/* the same for a finding a conversation's end reports about `frame`: once
+   its rule has a tally its message is not shown, however late the finding
+   is counted; nor when an end finding of the rule about the same frame or
+   an earlier one carries its message (records are counted in frame order,
+   a frame's in the order they came: that one is counted first, all are) */
+static bool v_end_wants_message(void *ctx, const gw_protocol *p, uint32_t frame, int finding)
+{
+    validator *v = ctx;
+    int proto = proto_of(p);
+    if (!message_shown(v, proto, finding))
+        return false;
+    if (json_out)
+        return true;
+    if (!v->r->end_message_of[proto]) {
+        int n;
+        defs_of(proto, &n);
+        v->r->end_message_of[proto] = g_new0(uint32_t, n);
+    }
+    uint32_t *first = &v->r->end_message_of[proto][finding];
+    if (*first && *first - 1 <= frame)
+        return false;
+    *first = frame + 1;
+    return true;
 }
 
 static const gw_sink *v_begin(void *ctx, const gw_protocol *p)
@@ -264,7 +296,7 @@ static void validate_one(const run_options *ro, report *r)
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
                         .finding = v_finding, .wants_message = v_wants_message,
                         .summary = NULL, .source = run_ignore_source};
-    run_consumer c = {v, v_begin, v_end, v_other, NULL};
+    run_consumer c = {v, v_begin, v_end, v_other, NULL, v_end_wants_message};
     unsigned ignored = 0;
     char why[320];
     if (cap_stop_requested()) {
@@ -960,8 +992,10 @@ static int run_validate(int argc, char **argv)
         status = EXIT_USAGE;
     for (unsigned i = 0; i < n; i++) {
         g_array_free(reports[i].tallies, TRUE);
-        for (int k = 0; k <= GW_MAX_PROTOCOLS; k++)
+        for (int k = 0; k <= GW_MAX_PROTOCOLS; k++) {
             g_free(reports[i].tally_of[k]);
+            g_free(reports[i].end_message_of[k]);
+        }
     }
     for (unsigned i = 0; i < n; i++) {
         g_free(g_array_index(list, found, i).path);

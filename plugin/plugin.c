@@ -188,7 +188,7 @@ static void end_conv(gpointer key, gpointer value _U_, gpointer user)
     if (c->ended || !wp->p->conv_end)
         return;
     c->ended = TRUE;
-    gw_end_sink es = {wp, end_finding};
+    gw_end_sink es = {wp, end_finding, NULL};
     wp->p->conv_end(c->state, &es);
 }
 

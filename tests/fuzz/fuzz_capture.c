@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_set_options(gw_protocols[i], data[size - 1]);
         memcpy(o.opts[i], fuzz_opts(gw_protocols[i]), sizeof o.opts[i]);
     }
-    run_consumer c = {&s, begin, end, finding, NULL};
+    run_consumer c = {&s, begin, end, finding, NULL, NULL};
     unsigned max_sev = 0;
     (void)run_capture(&o, cr, &c, &max_sev, err, sizeof err);
     cap_close(cr);

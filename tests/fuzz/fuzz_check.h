@@ -150,7 +150,7 @@ FUZZ_FN void fuzz_conv_end(const gw_protocol *p, void *state)
 {
     fuzz_end_p = p;
     if (p->conv_end) {
-        gw_end_sink es = {NULL, fuzz_on_end_finding};
+        gw_end_sink es = {NULL, fuzz_on_end_finding, NULL};
         p->conv_end(state, &es);
     }
     p->conv_free(state);

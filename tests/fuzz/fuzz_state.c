@@ -223,7 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.state_limit = STATE_LIMIT;
     o.tcp_limit = TCP_LIMIT;
     o.bounds = &b;
-    run_consumer c = {NULL, begin, end, finding, NULL};
+    run_consumer c = {NULL, begin, end, finding, NULL, NULL};
     unsigned max_sev = 0;
     if (run_capture(&o, cr, &c, &max_sev, err, sizeof err) < 0)
         fuzz_fail("run_capture failed on a well-formed capture");

@@ -375,7 +375,7 @@ Test(dnp, a_missing_resend_is_seen_as_time_passes)
     collect_decode(&c, P, conv, 4, 1800000000, 0, "03 cc");
     cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_MISSING), "reported once");
     n_end_findings = 0;
-    gw_end_sink es = {NULL, on_end};
+    gw_end_sink es = {NULL, on_end, NULL};
     P->conv_end(conv, &es);
     for (int i = 0; i < n_end_findings; i++)
         cr_assert_neq(end_findings[i], DNP_E_RESEND_MISSING, "not again at the end");
@@ -388,7 +388,7 @@ Test(dnp, a_missing_resend_is_reported_when_the_conversation_ends)
     collect_decode(&c, P, conv, 3, 1020000000, 0, "03 bb");      /* 1.02 s: overdue, but looked at 70 ms ago */
     cr_assert_not(collect_has_finding(&c, DNP_E_RESEND_MISSING));
     n_end_findings = 0;
-    gw_end_sink es = {NULL, on_end};
+    gw_end_sink es = {NULL, on_end, NULL};
     P->conv_end(conv, &es);
     cr_assert_eq(n_end_findings, 1);
     cr_assert_eq(end_findings[0], DNP_E_RESEND_MISSING);

@@ -206,7 +206,7 @@ Test(eoudp, unacknowledged_reported_at_the_end)
     decf(5, 1, 0, "0e 427a1fccd5671000 0000000000000003 01 0000000000000008 0600000000000000");
     decf(6, 0, 7000, "01 427a1fccd5671000 0000000000000000 00 0000000000000008 0200000000000000");
     cr_assert_eq(U("eoudp.ack.request_frame"), 4);
-    gw_end_sink es = {NULL, on_end};
+    gw_end_sink es = {NULL, on_end, NULL};
     P->conv_end(conv, &es);
     cr_assert_eq(ended.n, 1);
     cr_assert_eq(ended.frame[0], 5);
@@ -309,7 +309,7 @@ Test(eoudp, unanswered_connect_and_disconnect_and_the_texts_acknowledges)
     decf(1, 0, 0, "81 427a1fccd5671000 0000000000000000 01 0000000000000000");
     decf(2, 1, 0, "0e 427a1fccd5671000 0000000000000001 00 0000000000000008 0500000000000000");
     decf(3, 0, 0, "82 427a1fccd5671000 0000000000000001 00 0000000000000000");
-    gw_end_sink es = {NULL, on_end};
+    gw_end_sink es = {NULL, on_end, NULL};
     P->conv_end(conv, &es);
     opt[EOUDP_OPT_PROFILE] = GW_PROFILE_REFERENCE;
     int seen = 0;
@@ -343,7 +343,7 @@ Test(eoudp, retried_connect_answered_before_it)
     decf(4, 0, 0, "81 427a1fccd5288000 0000000000000001 01 0000000000000000");
     decf(5, 1, 0, "01 427a1fccd5289000 0000000000000001 00 0000000000000008 0100000000000000");
     decf(6, 0, 0, "01 427a1fccd5289000 0000000000000002 00 0000000000000008 0000000000000000");
-    gw_end_sink es = {NULL, on_end};
+    gw_end_sink es = {NULL, on_end, NULL};
     P->conv_end(conv, &es);
     for (int i = 0; i < ended.n; i++)
         cr_assert_neq(ended.finding[i], collect_finding(P, "eoudp.connect.unanswered"), "frame %u",

@@ -184,7 +184,7 @@ Test(opendrakan, snapshot_complete_in_any_order)
     cr_assert(has("opendrakan.ack.unconfirmed"));
     /* at the end: tick 6 (1 change expected, none) and 7 incomplete */
     n_end = 0;
-    gw_end_sink es = {NULL, on_end};
+    gw_end_sink es = {NULL, on_end, NULL};
     P->conv_end(conv, &es);
     cr_assert_eq(n_end, 2);
     int incomplete = collect_finding(P, "opendrakan.snapshot.incomplete");

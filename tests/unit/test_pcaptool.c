@@ -693,7 +693,7 @@ static char *write_pdus(bool recorded, out_format fmt, int verbose, const uint32
     char *text = NULL;
     size_t size = 0;
     writer w = {out_pdu_new(), open_memstream(&text, &size), fmt, verbose};
-    run_consumer c = {&w, w_begin, w_end, w_finding, NULL};
+    run_consumer c = {&w, w_begin, w_end, w_finding, NULL, NULL};
     reorder *q = reorder_new(&c, max_sev);
     const gw_protocol *p = &gw_openttd_protocol;
     void *conv = g_malloc(p->conv_size);
