@@ -1,6 +1,6 @@
 /* dnp.h - Drag[en]gine Network Protocol (DNP): fields, findings, state.
  *
- * Wire facts: ../shared/specs/WIRE-NOTES.md section 1 (the reference
+ * Wire facts: docs/wire-facts.md section 1 (the reference
  * implementation LordOfDragons/denetwork) and dnp.md (the published text).
  */
 #ifndef GW_DNP_H

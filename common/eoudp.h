@@ -1,6 +1,6 @@
 /* eoudp.h - EOUDP, Exodia On UDP (UDP port 8082 server, 8083 client).
  *
- * Wire facts: ../shared/specs/WIRE-NOTES.md section 4 (maelbecel/R-Type)
+ * Wire facts: docs/wire-facts.md section 4 (maelbecel/R-Type)
  * and eoudp.md (the RFC text of 27 December 2023).
  */
 #ifndef GW_EOUDP_H

@@ -1,7 +1,7 @@
 /* gne.h - GNE, Gillius's Game Networking Engine, over HawkNL (no default
  * port): NL-framed TCP with a connection handshake, and a negotiated UDP link.
  *
- * Wire facts: ../shared/specs/WIRE-NOTES.md section 3 (gillius/gnelib) and
+ * Wire facts: docs/wire-facts.md section 3 (gillius/gnelib) and
  * gne.md (the protocol text, whose packet tables were lost).
  */
 #ifndef GW_GNE_H

@@ -1,6 +1,6 @@
 /* opendrakan.h - the OpenDrakan network protocol (TCP and UDP port 27046).
  *
- * Wire facts: ../shared/specs/WIRE-NOTES.md section 5 (Zalasus/opendrakan,
+ * Wire facts: docs/wire-facts.md section 5 (Zalasus/opendrakan,
  * which has packets but no transport: this project puts reliable packets on
  * TCP and unreliable ones on UDP, one port) and opendrakan.md (the draft).
  */

@@ -1,6 +1,6 @@
 /* openttd.h - the OpenTTD game protocol (TCP and UDP port 3979).
  *
- * Wire facts: ../shared/specs/WIRE-NOTES.md section 2 (OpenTTD/OpenTTD
+ * Wire facts: docs/wire-facts.md section 2 (OpenTTD/OpenTTD
  * src/network) and openttd-wiki.md (the 0.4/0.5-era text).
  */
 #ifndef GW_OPENTTD_H

@@ -5,7 +5,7 @@ decoder) as server and as client (a fresh client per case), well-behaved and
 in broken modes: each fails exactly the cases it breaks (the sets below are
 reasoned from what each mode does) and passes the rest; the cases the text
 leaves open are info. R-Type's own server does not build from Debian's
-packages (../shared/peers/README.md), so this peer is the only implementation
+packages (it needs vcpkg-only libraries and an ImGui branch from the network), so this peer is the only implementation
 CI can ask. The reports agree.
 
 Ports: GW_TEST_PORT and those above it (the block CTest gives

@@ -104,9 +104,10 @@ for rule in rules:
 # the real captures are quiet under the reference profile: no warning, no
 # error where a correct implementation behaved correctly. Not the
 # OpenDrakan one: the reference has no transport, and its packet builders
-# were driven to emit one packet of each kind (shared/captures/README.md),
-# not a session, so its snapshots are rightly incomplete and unconfirmed;
-# it has no error.
+# (PacketBuilder, the state bundle and event serializers) were driven to
+# emit one packet of each kind, put on TCP and UDP 27046 by hand, not a
+# session, so its snapshots are rightly incomplete and unconfirmed; it has
+# no error.
 DRIVEN = "opendrakan-reference-master.pcap"
 real = [os.path.join(captures, c) for c in REAL if c != DRIVEN]
 r = validate(["-j", "2", "--fail-on", "warning"] + real)

@@ -1,7 +1,7 @@
 /* gen_dnp.c - writes the generated DNP test captures into a folder.
  *
  * Every datagram is built here by hand from the layouts in
- * ../shared/specs/WIRE-NOTES.md section 1 (reference) and dnp.md (the text's
+ * docs/wire-facts.md section 1 (reference) and dnp.md (the text's
  * link-update layout). The output is deterministic: tests regenerate the
  * captures and compare them byte for byte with captures/.
  *

@@ -1,6 +1,6 @@
 /* gen_gne.c - writes the generated GNE test captures into a folder.
  *
- * Messages are built by hand from the layouts in ../shared/specs/WIRE-NOTES.md
+ * Messages are built by hand from the layouts in docs/wire-facts.md
  * section 3 (gnelib's handshake, packet ids 0-8, wrapped packets, gtime) and
  * carried the way gnelib sends them: each NL header in a segment of its own,
  * then the content; the UDP link on the ports the handshake gives.

@@ -1,6 +1,6 @@
 /* gen_opendrakan.c - writes the generated OpenDrakan test captures into a folder.
  *
- * Packets are built by hand from ../shared/specs/WIRE-NOTES.md section 5
+ * Packets are built by hand from docs/wire-facts.md section 5
  * (what Zalasus/opendrakan's PacketBuilder writes) and opendrakan.md (the
  * draft): type u8, payload length u16 LE, payload; numbers little-endian,
  * ticks 8 bytes. The project's transport: reliable packets on TCP,
