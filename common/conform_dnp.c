@@ -95,9 +95,8 @@ static gw_verdict probe_acked(gw_conform_io *io, uint64_t number, const char *wh
     for (unsigned sent = 1;; sent++) {
         if (!send_reliable(io, number))
             return GW_FAIL;
-        gw_replay_pdu *a = got;
-        gw_wait w = forbidden && sent == 1 ? gw_conform_probe(io, ack_of, &number, forbidden, forbidden_arg, a, bad)
-                                           : gw_conform_await(io, io->wait_ms, ack_of, &number, a);
+        gw_wait w = forbidden && sent == 1 ? gw_conform_probe(io, ack_of, &number, forbidden, forbidden_arg, got, bad)
+                                           : gw_conform_await(io, io->wait_ms, ack_of, &number, got);
         if (*bad)
             return GW_FAIL;
         if (w != GW_GOT && ((dnp_case *)io->case_state)->peer_closed)
@@ -114,7 +113,7 @@ static gw_verdict probe_acked(gw_conform_io *io, uint64_t number, const char *wh
             return gw_conform_say(io, GW_FAIL, "%s: reliable message #%llu was not acknowledged within %.1f s", what,
                                   (unsigned long long)number, io->wait_ms / 1000.0);
         uint64_t code = 0;
-        gw_replay_u(a, DNP_F_ACK_CODE, &code);
+        gw_replay_u(got, DNP_F_ACK_CODE, &code);
         if (code == 0)
             return GW_PASS;
         if (code != 1)
@@ -156,9 +155,9 @@ static gw_verdict acked_unless(gw_conform_io *io, uint64_t number, const char *w
     gw_replay_pdu a;
     probe_number n = {number, 0};
     gw_verdict v = probe_acked(io, number, what, other_ack, &n, &bad, &a);
-    uint64_t seq = 0;
     if (!bad)
         return v;
+    uint64_t seq = 0;
     gw_replay_u(&a, DNP_F_SEQ, &seq);
     return gw_conform_say(io, GW_FAIL, "%s, but the peer acknowledged #%llu", unless, (unsigned long long)seq);
 }

@@ -100,9 +100,9 @@ static bool complete_snapshot(gw_conform_io *io, int64_t t)
 }
 
 /* is tick t acknowledged within the wait? */
-static gw_wait acked(gw_conform_io *io, int64_t t, int ms, gw_replay_pdu *a)
+static gw_wait acked(gw_conform_io *io, int64_t t, gw_replay_pdu *a)
 {
-    return gw_conform_await(io, ms, ack_of, &t, a);
+    return gw_conform_await(io, io->wait_ms, ack_of, &t, a);
 }
 
 /* what went over UDP was refused (ICMP port unreachable): the client
@@ -147,7 +147,7 @@ static gw_verdict ack_complete(gw_conform_io *io)
     gw_replay_pdu a;
     if (!complete_snapshot(io, 1))
         return GW_FAIL;
-    gw_wait w = acked(io, 1, io->wait_ms, &a);
+    gw_wait w = acked(io, 1, &a);
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "the complete snapshot of tick 1 was acknowledged");
     UNLESS_UDP_REFUSED(io);
@@ -162,7 +162,7 @@ static gw_verdict ack_over_udp(gw_conform_io *io)
     gw_replay_pdu a;
     if (!complete_snapshot(io, 1))
         return GW_FAIL;
-    if (acked(io, 1, io->wait_ms, &a) != GW_GOT) {
+    if (acked(io, 1, &a) != GW_GOT) {
         UNLESS_UDP_REFUSED(io);
         return gw_conform_say(io, GW_SKIPPED, "the client acknowledged no snapshot");
     }
@@ -219,7 +219,7 @@ static gw_verdict empty_snapshot(gw_conform_io *io)
     gw_replay_pdu a;
     if (!send_confirm(io, 1, 0))
         return GW_FAIL;
-    if (acked(io, 1, io->wait_ms, &a) == GW_GOT)
+    if (acked(io, 1, &a) == GW_GOT)
         return gw_conform_say(io, GW_PASS, "a snapshot of no changes was acknowledged");
     UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_NON_STRICT, "a snapshot of no changes (complete on its confirmation) was not acknowledged");
@@ -235,7 +235,7 @@ static gw_verdict after_unknown(gw_conform_io *io, bool over_udp)
     gw_replay_pdu a;
     if (!sent || !complete_snapshot(io, 1))
         return GW_FAIL;
-    gw_wait w = acked(io, 1, io->wait_ms, &a);
+    gw_wait w = acked(io, 1, &a);
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "type 77 was ignored; the next complete snapshot was acknowledged");
     if (w == GW_CLOSED)
@@ -264,7 +264,7 @@ static gw_verdict truncated_udp(gw_conform_io *io)
     gw_replay_pdu a;
     if (!io->send_link(io, cut, sizeof cut) || !complete_snapshot(io, 2))
         return GW_FAIL;
-    gw_wait w = acked(io, 2, io->wait_ms, &a);
+    gw_wait w = acked(io, 2, &a);
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "the truncated packet was ignored; the next snapshot was acknowledged");
     if (w == GW_CLOSED)
@@ -276,7 +276,7 @@ static gw_verdict truncated_udp(gw_conform_io *io)
 
 /* ---- the implementation as server: pcaptool is the client ---------------------------- */
 
-/* watch the server for ms: the packets of each type by transport, the
+/* what a watch of the server saw: the packets of each type by transport, the
    database entries before LOAD_LEVEL, LOAD_LEVEL's count, snapshots */
 typedef struct {
     unsigned db_before_level, levels;
@@ -319,17 +319,15 @@ static unsigned tick_changes_of(const tick_changes *c, int64_t tick)
    LOAD_LEVEL; until_confirms: that many confirmations, counted from the
    acknowledgement with ack_first) or the wait ends: a watch ends on what
    it waited for, not on a clock. */
-static void watch(gw_conform_io *io, watched *w, int64_t acked_tick, bool ack_first, bool until_level,
-                  unsigned until_confirms)
+static void watch(gw_conform_io *io, watched *w, bool ack_first, bool until_level, unsigned until_confirms)
 {
-    int ms = io->wait_ms;
     unsigned confirms = 0;
     memset(w, 0, sizeof *w);
     w->first_confirm = -1;
     w->min_tick = INT64_MAX;
     gw_replay_pdu a;
     gw_wait r = GW_GOT;
-    int64_t acked_now = 0, until = gw_conform_clock_ms() + ms;
+    int64_t acked_now = 0, until = gw_conform_clock_ms() + io->wait_ms;
     /* ack_first: the first snapshot confirmed is acknowledged once it came
        in full ("received a snapshot in full"): its changes, counted by tick,
        may come before or after its confirmation */
@@ -360,7 +358,7 @@ static void watch(gw_conform_io *io, watched *w, int64_t acked_tick, bool ack_fi
             if (t == T_CONFIRM) {
                 const gw_item *ref = gw_replay_item(&a, OD_F_REFERENCE_TICK, refs++);
                 int64_t rv = ref ? (int64_t)ref->v.u : 0;
-                if (rv != 0 && rv != acked_tick && rv != acked_now && !w->delta_unacked) {
+                if (rv != 0 && rv != acked_now && !w->delta_unacked) {
                     w->delta_unacked = true;
                     w->delta_ref = rv;
                 }
@@ -395,7 +393,7 @@ static unsigned watched_total(const watched *w)
 static gw_verdict level_handshake(gw_conform_io *io)
 {
     watched w;
-    watch(io, &w, 0, false, true, 0);
+    watch(io, &w, false, true, 0);
     if (!w.levels)
         return gw_conform_say(io, GW_FAIL, "no LOAD_LEVEL within %.1f s", io->wait_ms / 1000.0);
     if ((int64_t)w.db_before_level != w.level_db_count)
@@ -409,7 +407,7 @@ static gw_verdict reliable_over_tcp(gw_conform_io *io)
 {
     watched w;
     /* the handshake, then two snapshots: the first one's changes all came */
-    watch(io, &w, 0, false, true, 2);
+    watch(io, &w, false, true, 2);
     static const unsigned reliable[] = {T_DB_ENTRY, T_LOAD_LEVEL, T_GLOBAL_MESSAGE, T_OBJECT_MESSAGE, T_EVENT,
                                         T_ACTION, T_ANALOG};
     static const unsigned unreliable[] = {T_STATES, T_EXTRA_STATES, T_CONFIRM, T_ACK};
@@ -467,7 +465,7 @@ static gw_verdict counts_add_up(gw_conform_io *io)
 static gw_verdict ticks_one_based(gw_conform_io *io)
 {
     watched w;
-    watch(io, &w, 0, false, false, 2);
+    watch(io, &w, false, false, 2);
     if (w.min_tick == INT64_MAX)
         return gw_conform_say(io, GW_SKIPPED, "the server sent no ticked packet within %.1f s", io->wait_ms / 1000.0);
     if (w.min_tick < 1)
@@ -479,7 +477,7 @@ static gw_verdict ticks_one_based(gw_conform_io *io)
 static gw_verdict no_delta_unacked(gw_conform_io *io)
 {
     watched w;
-    watch(io, &w, 0, false, false, 3); /* the second and third could be deltas */
+    watch(io, &w, false, false, 3); /* the second and third could be deltas */
     if (w.first_confirm < 0)
         return gw_conform_say(io, GW_SKIPPED, "the server confirmed no snapshot within %.1f s", io->wait_ms / 1000.0);
     if (w.delta_unacked)
@@ -491,7 +489,7 @@ static gw_verdict no_delta_unacked(gw_conform_io *io)
 static gw_verdict delta_on_acked(gw_conform_io *io)
 {
     watched w;
-    watch(io, &w, 0, true, false, 3); /* the three snapshots after the acknowledgement */
+    watch(io, &w, true, false, 3); /* the three snapshots after the acknowledgement */
     if (w.first_confirm < 0)
         return gw_conform_say(io, GW_SKIPPED, "the server confirmed no snapshot within %.1f s", io->wait_ms / 1000.0);
     if (!w.acked)
@@ -512,7 +510,7 @@ static gw_verdict server_unknown(gw_conform_io *io)
     watched w;
     /* three snapshots: the server has read type 77 before the last (its
        close, if it closes, comes ahead of it) */
-    watch(io, &w, 0, false, false, 3);
+    watch(io, &w, false, false, 3);
     if (w.closed)
         return gw_conform_say(io, GW_INFO, "the server closed the connection after type 77");
     if (!watched_total(&w)) /* "went on" needs something it sent */
@@ -539,7 +537,7 @@ static gw_verdict downlink_from_client(gw_conform_io *io)
     watched w;
     /* three snapshots: the server has read the confirmation before the
        last */
-    watch(io, &w, 0, false, false, 3);
+    watch(io, &w, false, false, 3);
     if (w.closed)
         return gw_conform_say(io, GW_INFO, "the server closed the connection after a client's CONFIRM_SNAPSHOT");
     if (!watched_total(&w)) /* "went on" needs something it sent */
