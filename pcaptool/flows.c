@@ -56,19 +56,26 @@ struct flow_table {
    IPv4: the two addresses (lower first) in the first word and the fifth
    word's packing in the second, the rest zero. Built and compared by whole
    words; hashed over the words used (2 or 5). */
+/* transport, IP version and the ports (the lower address's first, `swap`:
+   the destination's address is the lower) in one word: never zero (the
+   transport is not) */
+static inline uint64_t kind_and_ports(const net_packet *pk, bool swap)
+{
+    uint64_t ports = swap ? (uint64_t)pk->dport | (uint64_t)pk->sport << 16
+                          : (uint64_t)pk->sport | (uint64_t)pk->dport << 16;
+    return (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 | ports << 16;
+}
+
 static void make_key(const net_packet *pk, flow_key *k)
 {
-    uint64_t ports;
     if (pk->ip_version == 4) {
         uint32_t s, d;
         memcpy(&s, pk->src, 4);
         memcpy(&d, pk->dst, 4);
         bool swap = s != d ? s > d : pk->sport > pk->dport;
         uint64_t a = swap ? d : s, b = swap ? s : d;
-        ports = swap ? (uint64_t)pk->dport | (uint64_t)pk->sport << 16
-                     : (uint64_t)pk->sport | (uint64_t)pk->dport << 16;
         k->w[0] = a | b << 32;
-        k->w[1] = (uint64_t)(uint8_t)pk->l4 | 4u << 8 | ports << 16;
+        k->w[1] = kind_and_ports(pk, swap);
         k->w[2] = k->w[3] = k->w[4] = 0;
         k->words = 2;
         return;
@@ -78,14 +85,11 @@ static void make_key(const net_packet *pk, flow_key *k)
     memcpy(d, pk->dst, 16);
     bool swap = s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : pk->sport > pk->dport;
     const uint64_t *a = swap ? d : s, *b = swap ? s : d;
-    ports = swap ? (uint64_t)pk->dport | (uint64_t)pk->sport << 16
-                 : (uint64_t)pk->sport | (uint64_t)pk->dport << 16;
     k->w[0] = a[0];
     k->w[1] = a[1];
     k->w[2] = b[0];
     k->w[3] = b[1];
-    /* never zero (the transport is not): no IPv4 key is the same */
-    k->w[4] = (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 | ports << 16;
+    k->w[4] = kind_and_ports(pk, swap); /* never zero: no IPv4 key is the same */
     k->words = 5;
 }
 
