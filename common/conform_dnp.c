@@ -27,6 +27,7 @@ typedef struct {
     unsigned requests;  /* connection requests sent */
     unsigned answers;   /* connection acks received */
     int64_t bogus_ack;  /* 1 + the number of an ack of nothing sent; 0: none */
+    uint64_t peer_acked; /* bit n: the peer acknowledged #n (its own ack, not ours sent back) */
     bool peer_closed;   /* the peer sent a connection close */
     int64_t peer_first; /* 1 + the number of the peer's first reliable command; 0: none yet */
     bool hold_acks;     /* the duty leaves the peer's reliable commands unacknowledged */
@@ -757,6 +758,8 @@ static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
     if (p->type == DNP_RELIABLE_ACK && gw_replay_u(p, DNP_F_SEQ, &seq) && !k->bogus_ack &&
         (!(seq < 64 && (k->numbers >> seq & 1)) || (p->at_ns && p->at_ns < k->sent_ns[seq])))
         k->bogus_ack = (int64_t)seq + 1;
+    if (p->type == DNP_RELIABLE_ACK && !p->echo && gw_replay_u(p, DNP_F_SEQ, &seq) && seq < 64)
+        k->peer_acked |= UINT64_C(1) << seq;
     uint64_t result;
     if (p->type == DNP_CONNECT_ACK) {
         k->answers++;
@@ -767,7 +770,13 @@ static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
         k->peer_closed = true;
     if (reliable_command(p) && !k->peer_first && gw_replay_u(p, DNP_F_SEQ, &seq))
         k->peer_first = (int64_t)seq + 1;
-    if (!reliable_command(p) || !gw_replay_u(p, DNP_F_SEQ, &seq) || k->hold_acks || p->echo)
+    /* Our reliable command sent back is acknowledged too (an application
+       may echo what it got, and would otherwise drop us after its
+       ReliableTimeout), but only once the peer has acknowledged that number
+       itself: a peer that reflects datagrams would send our ack back, and
+       that would read as its ack of a command it never acknowledged. */
+    if (!reliable_command(p) || !gw_replay_u(p, DNP_F_SEQ, &seq) || k->hold_acks ||
+        (p->echo && !(seq < 64 && (k->peer_acked >> seq & 1))))
         return;
     gw_conform_send(io, P, DNP_RELIABLE_ACK, GW_WVALS(GW_WU(DNP_F_SEQ, seq), GW_WU(DNP_F_ACK_CODE, 0)));
     bool last = true;

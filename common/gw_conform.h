@@ -124,8 +124,9 @@ typedef struct gw_conform {
        (DNP: acknowledge its reliable commands, answer its link states),
        done for each PDU it sends before the case sees it (NULL: nothing).
        A PDU with p->echo set has the bytes of one pcaptool sent in the
-       case: answering it would let a peer that sends our own datagrams back
-       pass for one that answers them (our ack, sent back, read as its ack). */
+       case: answering it before the peer has answered the original would
+       let a peer that sends our own datagrams back pass for one that
+       answers them (our ack, sent back, read as its ack). */
     void (*duty)(gw_conform_io *io, const gw_replay_pdu *p);
     /* The case is over: end the connection in band (DNP: a connection
        close, or a refusal of a request the case left unanswered; a client
