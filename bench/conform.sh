@@ -2,7 +2,7 @@
 # conform.sh [TIMEOUT] - how long pcaptool conform takes over each protocol's
 # whole catalogue, per role, against this project's well-behaved test peers
 # (tests/peers: DNP, GNE, EOUDP, OpenDrakan; OpenTTD's is the real game, in
-# tests/conform_openttd.sh), with --timeout TIMEOUT (default 2, conform's
+# tests/openttd/conform_openttd.sh), with --timeout TIMEOUT (default 2, conform's
 # own). Target (issue 36): at most 3 s per role. A case ends on the
 # implementation's answer, or on the answer to a probe after what must go
 # unanswered; what is left is the cases that wait for something a peer may
@@ -36,7 +36,7 @@ for r in cases:
 EOF
 }
 
-# run PROTO PEER ROLE: the catalogue against tests/peers/PEER in mode good
+# run PROTO PEER ROLE: the catalogue against the test peer PEER (tests/PROTO/) in mode good
 run() {
     local proto=$1 peer=$build/tests/$2 role=$3 side=() t0 t1
     port=$((port + 2))

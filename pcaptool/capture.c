@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 
 #define CAP_BUF_INITIAL (256u << 10)
 #define CAP_MAX_RECORD (16u << 20) /* larger is damage, not a packet */

@@ -1,5 +1,5 @@
 /* conform.c - pcaptool conform: a protocol's conformance cases
- * (common/conform_<proto>.c, gw_conform.h) asked of a live implementation,
+ * (common/<proto>/<proto>_conform.c, active/gw_conform.h) asked of a live implementation,
  * one fresh connection per case, each judged by what the peer sends back
  * or stops sending; a verdict per case, reported as text, JSON Lines,
  * JUnit and a self-contained HTML page, the traffic saved as one pcapng.
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gw_conform.h"
+#include "active/gw_conform.h"
 #include "conform.h"
 #include "output.h"
 #include "pcaptool.h"
@@ -71,6 +71,7 @@ void conform_result_clear(conform_result *r)
 typedef struct {
     gw_conform_io io; /* first: the cases see this */
     const gw_protocol *p;
+    const gw_conform *cf; /* p's catalogue */
     const int *opts;
     const char *target;
     bool implementation_is_server;
@@ -202,7 +203,7 @@ static bool io_send(gw_conform_io *io, const uint8_t *d, size_t len)
 static bool io_send_link(gw_conform_io *io, const uint8_t *d, size_t len)
 {
     driver *D = (driver *)io;
-    return D->p->conform->link && io_send_on(io, D->p->conform->link, d, len);
+    return D->cf->link && io_send_on(io, D->cf->link, d, len);
 }
 
 static void io_decisive(gw_conform_io *io)
@@ -234,7 +235,7 @@ static void fresh_conv(driver *D)
     free_convs(D);
     D->conv = g_malloc(D->p->conv_size);
     D->p->conv_init(D->conv, D->io.opts);
-    if (D->p->conform->link) { /* the link begins as the decoder's linked conversation */
+    if (D->cf->link) { /* the link begins as the decoder's linked conversation */
         D->link_conv = g_malloc(D->p->conv_size);
         D->p->conv_init(D->link_conv, D->io.opts);
         if (D->p->conv_link)
@@ -322,8 +323,8 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
                                  .live = true, .echo = x->echo, .at_ns = r.at_ns, .items = x->items,
                                  .n_items = x->n_items};
             D->peer_spoke = true;
-            if (D->p->conform->duty)
-                D->p->conform->duty(io, p);
+            if (D->cf->duty)
+                D->cf->duty(io, p);
             return GW_GOT;
         }
         if (D->closed || D->fd < 0)
@@ -344,7 +345,7 @@ static gw_wait io_next(gw_conform_io *io, int ms, gw_replay_pdu *p)
             int64_t at;
             ssize_t n = recv_stamped(D->link_fd, buf, sizeof buf, &at);
             if (n >= 0)
-                queue_pdu(D, D->p->conform->link, buf, (size_t)n, at);
+                queue_pdu(D, D->cf->link, buf, (size_t)n, at);
             else if (errno != EAGAIN && errno != EINTR)
                 D->link_closed = true;
         }
@@ -457,7 +458,7 @@ static int connect_to(driver *D, char *why, size_t whysz)
     D->fd = socket(ai->ai_family, ai->ai_socktype, 0);
     if (D->fd >= 0)
         stamp_arrivals(D->fd);
-    if (D->fd >= 0 && D->p->conform->link) {
+    if (D->fd >= 0 && D->cf->link) {
         /* the link's UDP socket first, then TCP on its port: the server may
            send datagrams as soon as it has accepted (a port whose TCP side
            is taken is tried again with another) */
@@ -532,7 +533,7 @@ static int accept_from(driver *D, char *why, size_t whysz)
             if (D->fd < 0)
                 continue;
             name_ends(D);
-            if (D->p->conform->link) { /* UDP on the same ports, to the same peer */
+            if (D->cf->link) { /* UDP on the same ports, to the same peer */
                 int one = 1;
                 D->link_fd = socket(D->local.ss_family, SOCK_DGRAM, 0);
                 if (D->link_fd >= 0)
@@ -593,7 +594,7 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
     r->peer_addr = D->peer;
     fresh_conv(D);
     D->io.outcome[0] = 0;
-    memset(D->io.case_state, 0, D->p->conform->case_state_size);
+    memset(D->io.case_state, 0, D->cf->case_state_size);
     D->case_start_ns = now_ns(CLOCK_MONOTONIC);
     D->case_deadline_ns = D->case_start_ns + (int64_t)CASE_BOUND * D->io.wait_ms * 1000000;
     r->verdict = c->run(&D->io);
@@ -603,7 +604,7 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
         snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within its bound of %.1f s",
                  CASE_BOUND * D->io.wait_ms / 1000.0);
     }
-    if (D->p->conform->audit && r->verdict != GW_FAIL && r->verdict != GW_SKIPPED) {
+    if (D->cf->audit && r->verdict != GW_FAIL && r->verdict != GW_SKIPPED) {
         /* what has come already, and what comes in the next AUDIT_MS, is
            audited too: a stream of canned answers shows itself by going on */
         gw_replay_pdu x;
@@ -613,14 +614,14 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
             if (io_next(&D->io, left > 0 ? (int)left : 0, &x) != GW_GOT)
                 break;
         }
-        gw_verdict v = D->p->conform->audit(&D->io);
+        gw_verdict v = D->cf->audit(&D->io);
         if (v != GW_PASS) {
             r->verdict = v;
             g_strlcpy(r->outcome, D->io.outcome, sizeof r->outcome);
         }
     }
-    if (D->p->conform->finish && !D->closed)
-        D->p->conform->finish(&D->io);
+    if (D->cf->finish && !D->closed)
+        D->cf->finish(&D->io);
     end_record(D);
     r->seconds = (double)(now_ns(CLOCK_MONOTONIC) - D->case_start_ns) / 1e9;
     free_convs(D);
@@ -634,13 +635,13 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
     return 0;
 }
 
-/* the cases of protocol p for the implementation's role that --case
+/* the cases of catalogue cf for the implementation's role that --case
    selects, in catalogue order */
-static GPtrArray *select_cases(const gw_protocol *p, unsigned role, char **globs, unsigned n_globs)
+static GPtrArray *select_cases(const gw_conform *cf, unsigned role, char **globs, unsigned n_globs)
 {
     GPtrArray *a = g_ptr_array_new();
-    for (unsigned i = 0; i < p->conform->n_cases; i++) {
-        const gw_conform_case *c = &p->conform->cases[i];
+    for (unsigned i = 0; i < cf->n_cases; i++) {
+        const gw_conform_case *c = &cf->cases[i];
         bool want = n_globs == 0;
         for (unsigned g = 0; g < n_globs && !want; g++)
             want = g_pattern_match_simple(globs[g], c->id);
@@ -804,7 +805,8 @@ static int run_conform(int argc, char **argv)
     const gw_protocol *p = gw_protocol_by_name(a.proto);
     if (!p)
         return cli_usage_error("no protocol '%s' (pcaptool fields lists them)", a.proto);
-    if (!p->conform)
+    const gw_conform *cf = gw_conform_of(p);
+    if (!cf)
         return cli_usage_error("%s has no conformance cases yet", p->short_name);
     if (!a.target && !a.dry)
         return cli_usage_error("needs --target HOST:PORT (or --dry-run)");
@@ -815,14 +817,14 @@ static int run_conform(int argc, char **argv)
     if (a.junit && strcmp(a.junit, "-") == 0 && a.fmt == OUT_JSON)
         return cli_usage_error("--format json and --junit - would both take standard output");
     unsigned role = a.side ? GW_ROLE_CLIENT : GW_ROLE_SERVER; /* the implementation's */
-    GPtrArray *cases = select_cases(p, role, a.globs, a.n_globs);
+    GPtrArray *cases = select_cases(cf, role, a.globs, a.n_globs);
     if (!cases->len) {
         g_ptr_array_free(cases, TRUE);
         return cli_usage_error("no %s case for the implementation as %s%s", p->short_name, role_name(role),
                                a.n_globs ? " matches --case" : "");
     }
     for (unsigned i = 0; i < a.n_sets; i++) {
-        const gw_conform_setting *st = p->conform->settings;
+        const gw_conform_setting *st = cf->settings;
         size_t n = strcspn(a.sets[i], "=");
         while (st && st->name && !(strlen(st->name) == n && strncmp(st->name, a.sets[i], n) == 0))
             st++;
@@ -832,7 +834,7 @@ static int run_conform(int argc, char **argv)
                                    a.sets[i]);
         }
     }
-    const char *unusable = p->conform->unusable ? p->conform->unusable(run_opts(&cc.ro, p)) : NULL;
+    const char *unusable = cf->unusable ? cf->unusable(run_opts(&cc.ro, p)) : NULL;
     if (unusable) {
         g_ptr_array_free(cases, TRUE);
         return cli_usage_error("%s", unusable);
@@ -848,8 +850,8 @@ static int run_conform(int argc, char **argv)
         g_ptr_array_free(cases, TRUE);
         return cli_finish(EXIT_CLEAN);
     }
-    driver D = {.p = p, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
-                .transport = p->conform->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
+    driver D = {.p = p, .cf = cf, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
+                .transport = cf->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
                 .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu)),
                 .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL),
                 .sets = a.sets, .n_sets = a.n_sets, .peer_wait_ms = (int)(a.peer_wait * 1000)};
@@ -857,8 +859,8 @@ static int run_conform(int argc, char **argv)
                            .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
                            .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,
                            .link_refused = io_link_refused,
-                           .state = g_malloc0(p->conform->state_size + 1),
-                           .case_state = g_malloc0(p->conform->case_state_size + 1)};
+                           .state = g_malloc0(cf->state_size + 1),
+                           .case_state = g_malloc0(cf->case_state_size + 1)};
     char why[400] = "";
     int status = EXIT_CLEAN;
     for (guint i = 0; i < cases->len && status == EXIT_CLEAN; i++) {

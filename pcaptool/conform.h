@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <sys/socket.h>
 
-#include "gw_conform.h"
+#include "active/gw_conform.h"
 #include "output.h"
 
 typedef struct {

@@ -72,7 +72,7 @@ void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown
                     c->title, c->source, c->text, gw_strength_name(c->strength), c->sends, c->expects);
         }
     }
-    const gw_conform_setting *st = r->p->conform->settings;
+    const gw_conform_setting *st = gw_conform_of(r->p)->settings;
     if (st && st->name && !markdown && fmt == OUT_TEXT) {
         fputs("settings (--set NAME=VALUE):\n", stdout);
         for (; st->name; st++)
@@ -89,7 +89,7 @@ void conform_write_catalogue(const conform_run *r, out_format fmt, bool markdown
 /* "UDP " before a PDU's summary when the catalogue runs over two transports */
 static const char *transport_tag(const conform_run *r, const conform_pdu *q)
 {
-    if (!r->p->conform->link)
+    if (!gw_conform_of(r->p)->link)
         return "";
     return q->transport == GW_TRANSPORT_TCP ? "TCP " : "UDP ";
 }

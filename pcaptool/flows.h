@@ -6,7 +6,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 #include "netparse.h"
 #include "tcpstream.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 #include "pcaptool.h"
 #include "run.h"
 

@@ -1,6 +1,6 @@
 /* output.c - JSON Lines and text output of decoded PDUs. */
 #include "output.h"
-#include "gw_replay.h"
+#include "active/gw_replay.h"
 
 #include <glib.h>
 #include <inttypes.h>

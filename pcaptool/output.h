@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <stdio.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 
 typedef enum { OUT_TEXT, OUT_JSON } out_format;
 

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gw_replay.h"
+#include "active/gw_replay.h"
 #include "output.h"
 #include "peer.h"
 #include "pcaptool.h"
@@ -79,6 +79,7 @@ typedef struct {
     bool announcing;
     int announced_side;
     uint16_t announced_port;
+    const gw_replay *rp; /* p's replay hooks (NULL: none), once p is known */
 } recording;
 
 static void load_expected(void *ctx, int transport, int port_side, uint16_t port)
@@ -390,9 +391,9 @@ static void divergence(live *L, const rec_pdu *r, const char *what, const char *
     }
 }
 
-static gw_replay_need need_of(const gw_protocol *p, void *hooks, const gw_replay_pdu *x)
+static gw_replay_need need_of(const gw_replay *rp, void *hooks, const gw_replay_pdu *x)
 {
-    return p->replay ? p->replay->need(hooks, x) : GW_REPLAY_ANSWER;
+    return rp ? rp->need(hooks, x) : GW_REPLAY_ANSWER;
 }
 
 static void free_live_pdu(live_pdu *x)
@@ -407,9 +408,9 @@ static void free_live_pdu(live_pdu *x)
 #define MAX_PARTS 64 /* parts of one PDU judged one by one; more are judged as one */
 
 /* the parts of p (gw_replay.parts) into parts[], their count (p itself: 1) */
-static unsigned parts_of(const gw_protocol *proto, const gw_replay_pdu *p, gw_replay_pdu parts[MAX_PARTS])
+static unsigned parts_of(const gw_replay *rp, const gw_replay_pdu *p, gw_replay_pdu parts[MAX_PARTS])
 {
-    unsigned n = proto->replay && proto->replay->parts ? proto->replay->parts(p, parts, MAX_PARTS) : 0;
+    unsigned n = rp && rp->parts ? rp->parts(p, parts, MAX_PARTS) : 0;
     if (n == 0 || n > MAX_PARTS) {
         parts[0] = *p;
         n = 1;
@@ -432,13 +433,13 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
     unsigned n_items;
     gw_item *items = out_pdu_items(L->out, d, &n_items);
     gw_replay_pdu view = hook_view(d, len, type, L->ch[ch].transport, items, n_items);
-    const gw_replay *rp = L->p->replay;
+    const gw_replay *rp = L->rec->rp;
     if (rp && rp->observe) {
         rp->observe(L->adapt_state, &view, false);
         connect_link(L);
     }
     gw_replay_pdu parts[MAX_PARTS];
-    unsigned n = rp && rp->repeats && rp->repeats(L->adapt_state, &view) ? 0 : parts_of(L->p, &view, parts);
+    unsigned n = rp && rp->repeats && rp->repeats(L->adapt_state, &view) ? 0 : parts_of(L->rec->rp, &view, parts);
     for (unsigned k = 0; k < n; k++) {
         gw_replay_pdu *part = &parts[k];
         bool closes = rp && rp->closes && rp->closes(L->adapt_state, part);
@@ -447,7 +448,7 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
             L->close_type = part->type;
             L->close_summary = part_summary(out_pdu_summary(L->out), k, n);
         }
-        gw_replay_need need = need_of(L->p, L->adapt_state, part);
+        gw_replay_need need = need_of(L->rec->rp, L->adapt_state, part);
         if (need == GW_REPLAY_OPTIONAL)
             continue;
         live_pdu x = {.channel = ch, .data = g_memdup2(d, len), .len = len, .type = part->type,
@@ -462,13 +463,13 @@ static void on_received(live *L, int ch, const uint8_t *d, size_t len)
 /* the peer's recorded PDUs, each as its parts (ours go whole) */
 static void split_parts(recording *r, int side)
 {
-    if (!r->p->replay || !r->p->replay->parts)
+    if (!r->rp || !r->rp->parts)
         return;
     GArray *all = g_array_new(FALSE, TRUE, sizeof(rec_pdu));
     for (guint i = 0; i < r->pdus->len; i++) {
         rec_pdu *x = &g_array_index(r->pdus, rec_pdu, i);
         gw_replay_pdu parts[MAX_PARTS], v = rec_view(x);
-        unsigned n = x->dir == side ? 0 : parts_of(r->p, &v, parts);
+        unsigned n = x->dir == side ? 0 : parts_of(r->rp, &v, parts);
         if (n == 0) {
             g_array_append_val(all, *x);
             continue;
@@ -602,7 +603,7 @@ static bool same_kind(const live *L, const rec_pdu *r, const live_pdu *x)
 
 static void match_waiting(live *L, rec_pdu *pdus, size_t a, size_t b)
 {
-    const gw_replay *rp = L->p->replay;
+    const gw_replay *rp = L->rec->rp;
     for (guint w = 0; w < L->waiting->len && !L->diverged;) {
         live_pdu *x = &g_array_index(L->waiting, live_pdu, w);
         rec_pdu *r = NULL;
@@ -675,7 +676,7 @@ static bool lost_in_band(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *ne
             continue;
         gw_replay_pdu rv = rec_view(&pdus[i]);
         if (pdus[i].channel == L->close_channel && pdus[i].type == L->close_type &&
-            L->p->replay->closes(L->adapt_state, &rv)) {
+            L->rec->rp->closes(L->adapt_state, &rv)) {
             g_free(L->close_summary);
             L->close_summary = NULL;
             return false;
@@ -769,9 +770,9 @@ static void play(live *L, rec_pdu *pdus, size_t n)
             break;
         }
         uint8_t *d = g_memdup2(pdus[i].data, pdus[i].len);
-        if (L->p->replay && !L->as_recorded) {
+        if (L->rec->rp && !L->as_recorded) {
             gw_replay_pdu rv = rec_view(&pdus[i]);
-            L->p->replay->adapt(L->adapt_state, &rv, d);
+            L->rec->rp->adapt(L->adapt_state, &rv, d);
         }
         if (!peer_send_all(c->fd, c->transport == GW_TRANSPORT_UDP, d, pdus[i].len, L->timeout_ms)) {
             char detail[200];
@@ -784,11 +785,11 @@ static void play(live *L, rec_pdu *pdus, size_t n)
         L->sent_ns = now_ns(CLOCK_MONOTONIC);
         L->rec_sent_ns = pdus[i].time_ns;
         int64_t type = live_decode(L, pdus[i].channel, true, d, pdus[i].len);
-        if (L->p->replay && L->p->replay->observe) {
+        if (L->rec->rp && L->rec->rp->observe) {
             unsigned n_items;
             gw_item *items = out_pdu_items(L->out, d, &n_items);
             gw_replay_pdu view = hook_view(d, pdus[i].len, type, c->transport, items, n_items);
-            L->p->replay->observe(L->adapt_state, &view, true);
+            L->rec->rp->observe(L->adapt_state, &view, true);
             g_free(items);
         }
         g_free(d);
@@ -810,7 +811,7 @@ static void play(live *L, rec_pdu *pdus, size_t n)
 #define UNASKED_CLOSE_NS 1000000000ll
 static void mark_unasked_close(recording *r, rec_pdu *pdus, int side)
 {
-    if (!r->p->replay || !r->p->replay->closes)
+    if (!r->rp || !r->rp->closes)
         return;
     int64_t last_ours = -1;
     for (guint i = 0; i < r->pdus->len; i++)
@@ -819,7 +820,7 @@ static void mark_unasked_close(recording *r, rec_pdu *pdus, int side)
     for (guint i = 0; i < r->pdus->len; i++) {
         gw_replay_pdu rv = rec_view(&pdus[i]);
         if (pdus[i].dir != side && last_ours >= 0 && pdus[i].time_ns - last_ours > UNASKED_CLOSE_NS &&
-            r->p->replay->closes(r->hooks, &rv))
+            r->rp->closes(r->hooks, &rv))
             pdus[i].unasked = true;
     }
 }
@@ -1286,24 +1287,25 @@ static int run_replay(int argc, char **argv)
     }
     /* the hooks see the whole recording, the peer's PDUs in parts, then
        say what the peer must send */
+    r.rp = gw_replay_of(r.p);
     guint n_recorded = r.pdus->len;
     split_parts(&r, a.side);
     rec_pdu *pdus = (rec_pdu *)(void *)r.pdus->data;
-    r.hooks = r.p->replay ? g_malloc0(r.p->replay->state_size) : NULL;
-    for (guint i = 0; r.p->replay && r.p->replay->recorded && i < r.pdus->len; i++) {
+    r.hooks = r.rp ? g_malloc0(r.rp->state_size) : NULL;
+    for (guint i = 0; r.rp && r.rp->recorded && i < r.pdus->len; i++) {
         gw_replay_pdu rv = rec_view(&pdus[i]);
-        r.p->replay->recorded(r.hooks, &rv, pdus[i].dir == a.side);
+        r.rp->recorded(r.hooks, &rv, pdus[i].dir == a.side);
     }
     for (guint i = 0; i < r.pdus->len; i++) {
         gw_replay_pdu rv = rec_view(&pdus[i]);
-        pdus[i].need = need_of(r.p, r.hooks, &rv);
+        pdus[i].need = need_of(r.rp, r.hooks, &rv);
     }
     mark_unasked_close(&r, pdus, a.side);
     if (a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: %s conversation %u of %s (%s <-> %s, %u PDUs), playing the %s%s%s\n",
                r.p->short_name, a.conversation, argv[optind], r.endpoint[0], r.endpoint[1],
                n_recorded, a.side ? "server" : "client", a.target ? ", target " : "", a.target ? a.target : "");
-    if (!r.p->replay && a.fmt == OUT_TEXT)
+    if (!r.rp && a.fmt == OUT_TEXT)
         fprintf(cli_report, "replay: no adaptation for %s: PDUs go as recorded, every answer is awaited\n",
                 r.p->short_name);
     else if (a.as_recorded && a.fmt == OUT_TEXT)
@@ -1344,8 +1346,8 @@ static int run_replay(int argc, char **argv)
     set_peer(m, &m->peer);
     L.adapt_state = r.hooks;
     if (has_link) {
-        if (r.p->replay && r.p->replay->link)
-            L.link = r.p->replay->link(L.adapt_state);
+        if (r.rp && r.rp->link)
+            L.link = r.rp->link(L.adapt_state);
         open_link(&L, r.link_same_ports);
     }
     pcap_t *dead = NULL;

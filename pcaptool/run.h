@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "capture.h"
-#include "gw_core.h"
+#include "core/gw_core.h"
 #include "output.h"
 #include "tcpstream.h"
 

@@ -50,7 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 
 #define TCP_OOO_MAX (256u * 1024) /* how far past the first missing byte early bytes are kept */
 

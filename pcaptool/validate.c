@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 #include "output.h"
 #include "pcaptool.h"
 #include "run.h"

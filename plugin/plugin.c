@@ -18,7 +18,7 @@
 #include <epan/dissectors/packet-tcp.h>
 #include <wsutil/wmem/wmem.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 
 WS_DLL_PUBLIC_DEF const gchar plugin_version[] = GW_VERSION;
 WS_DLL_PUBLIC_DEF const int plugin_want_major = GW_WS_MAJOR;

@@ -20,7 +20,7 @@ def run_conform(pcaptool, proto, port, extra=(), timeout=300):
 
 
 def start_server_peer(peer, port, mode):
-    """tests/peers/<peer> listening on 127.0.0.1:port in `mode`, once it says
+    """the test peer <peer> (tests/<proto>/) listening on 127.0.0.1:port in `mode`, once it says
     so (its \"listening\" line: no clock), or None (checked as failed)"""
     p = subprocess.Popen([peer, "--listen", "127.0.0.1", str(port), mode, "0"], stderr=subprocess.PIPE, text=True)
     if check("%s listens on %d" % (os.path.basename(peer), port), await_line(p, "listening", 30), mode):
@@ -31,7 +31,7 @@ def start_server_peer(peer, port, mode):
 
 
 def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_ms=800):
-    """conform against tests/peers/<peer> in `mode`: the implementation as
+    """conform against the test peer <peer> (tests/<proto>/) in `mode`: the implementation as
     server (the peer listens) or as client (a fresh peer process connects
     for each case, and exits silence_ms after the case's last packet or when
     the case ends the connection in band)"""

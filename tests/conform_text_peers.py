@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""conform_text_peers.py PCAPTOOL TEXT_PEERS_DIR - pcaptool conform against
+"""conform_text_peers.py PCAPTOOL TESTS_DIR - pcaptool conform against
 implementations written from the protocol texts alone, in another language
-(tests/peers/text/*_text_peer.py: Python, written by people who read none of
+(tests/<proto>/<proto>_text_peer.py: Python, written by people who read none of
 our code), in their good mode, their deliberately broken modes and the
 configurations the texts allow (a refusing server, a server that acks with
 "resend" first, one that kicks, one that accepts any version). A good mode
@@ -28,7 +28,7 @@ import sys
 
 from checks import await_line, check, finish
 
-PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
+PCAPTOOL, TESTS = sys.argv[1], sys.argv[2]
 port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 11) % 20000))
 
 
@@ -37,7 +37,7 @@ def conform(proto, role, peer_args, extra, port):
     it listens, exit code, {case: (verdict, outcome)}, standard error); a
     server peer is waited for until it says on its standard error that its
     socket is bound (GNE's says so with TEXTPEER_DEBUG)"""
-    peer = [sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto)]
+    peer = [sys.executable, os.path.join(TESTS, proto, "%s_text_peer.py" % proto)]
     target = ["--target", "127.0.0.1:%d" % port, "--timeout", "2.5", "--format", "json", *extra]
     listens = None
     if role == "server":

@@ -6,7 +6,7 @@ network) with no console message at all, and its screenshot is not blank.
 The checks are checked first: a page whose script throws must show console
 messages, and an empty page must be judged blank, or the test fails - a check
 that cannot fail proves nothing. The report comes from a run against
-tests/peers/dnp_peer in its up-first mode, so it has a non-strict verdict and
+tests/dnp/dnp_peer in its up-first mode, so it has a non-strict verdict and
 findings to draw beside the passes."""
 import os
 import shutil

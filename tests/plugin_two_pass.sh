@@ -7,7 +7,7 @@
 # 06 0300 00).
 # GNE: in gne-exping_ping.pcap the ping request 0 of frame 14 (04 00000000
 # then 16 zero bytes) is answered in frame 18 (04 00000000 9538016b ...).
-# EOUDP: in eoudp-gen-lost-acks.pcap (tests/gen/gen_eoudp.c) the component
+# EOUDP: in eoudp-gen-lost-acks.pcap (tests/eoudp/gen_eoudp.c) the component
 # of frame 4 (id 2) is acknowledged in frame 7; id 3 (frame 5, resent in
 # frame 8) in frame 9; id 4 (frame 6) never: an expert info on frame 6 that
 # Wireshark can only add once it has seen the whole file.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # replay_wireshark.sh BUILD_DIR PCAPTOOL DNP_PEER DNP_CAPTURE OPENTTD_CAPTURE -
-# the --out captures of the good replays of tests/replay_dnp.sh (26 DNP PDUs)
-# and tests/replay_openttd.sh (a join to a real OpenTTD server) read by
+# the --out captures of the good replays of tests/dnp/replay_dnp.sh (26 DNP PDUs)
+# and tests/openttd/replay_openttd.sh (a join to a real OpenTTD server) read by
 # tshark with the plugin: the same packet types as pcaptool decodes, PDU by
 # PDU, and no expert info above note.
 set -u
@@ -38,12 +38,12 @@ check() {
     echo "ok $1: $n $2 PDUs in tshark as in pcaptool, no expert info above note"
 }
 
-if REPLAY_OUT="$work/dnp.pcap" sh "$here/replay_dnp.sh" "$pcaptool" "$3" "$4" > "$work/dnp.txt"; then
+if REPLAY_OUT="$work/dnp.pcap" sh "$here/dnp/replay_dnp.sh" "$pcaptool" "$3" "$4" > "$work/dnp.txt"; then
     check dnp dnp udp dnp.command 26
 else
     cat "$work/dnp.txt"; fail=1
 fi
-if REPLAY_OUT="$work/openttd.pcap" sh "$here/replay_openttd.sh" "$pcaptool" "$5" > "$work/openttd.txt"; then
+if REPLAY_OUT="$work/openttd.pcap" sh "$here/openttd/replay_openttd.sh" "$pcaptool" "$5" > "$work/openttd.txt"; then
     # 12 sent, and the server's answers and frames
     check openttd openttd tcp openttd.packet 100
 else

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rules_check.py PCAPTOOL CAPTURES RULES_DIR SCHEMA
+"""rules_check.py PCAPTOOL CAPTURES TESTS_DIR SCHEMA
 
 pcaptool validate against its rules:
 - every rule `pcaptool validate --rules` lists has captures/rules/<rule>.pcap,
@@ -21,7 +21,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-pcaptool, captures, rules_dir, schema = sys.argv[1:5]
+pcaptool, captures, tests_dir, schema = sys.argv[1:5]
 REAL = ["dnp-denetwork-example.pcap", "openttd-13.0-join.pcap",
         "openttd-13.0-password-chat-kick.pcapng", "gne-exhello_unrel.pcap",
         "gne-exping_ping.pcap", "gne-expong_game.pcap", "gne-refused_wronggame.pcap",
@@ -43,7 +43,7 @@ def schema_ok(path, what):
 
 
 def args_of(rule):
-    path = os.path.join(rules_dir, rule + ".args")
+    path = os.path.join(tests_dir, rule.split(".")[0], "rules", rule + ".args")
     return open(path).read().split() if os.path.exists(path) else []
 
 

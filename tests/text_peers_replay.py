@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""text_peers_replay.py PCAPTOOL TEXT_PEERS_DIR - validate and replay against
+"""text_peers_replay.py PCAPTOOL TESTS_DIR - validate and replay against
 the implementations written from the protocol texts alone
-(tests/peers/text/*_text_peer.py, server role, good mode) for DNP, GNE,
+(tests/<proto>/<proto>_text_peer.py, server role, good mode) for DNP, GNE,
 EOUDP and OpenDrakan (OpenTTD's: text_peers_openttd.py):
 
 1. a conversation recorded with the text peer (the --out pcapng of a
@@ -32,7 +32,7 @@ import tempfile
 
 from checks import await_line, check, finish
 
-PCAPTOOL, TEXT = sys.argv[1], sys.argv[2]
+PCAPTOOL, TESTS = sys.argv[1], sys.argv[2]
 CAPTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures")
 port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 13) % 20000))
 work = tempfile.mkdtemp(prefix="text-peers-replay.")
@@ -43,7 +43,7 @@ def start_server(proto, mode="good"):
     (each writes "server listening on" on its standard error; GNE's only
     with TEXTPEER_DEBUG, its other lines drained below)"""
     env = dict(os.environ, TEXTPEER_DEBUG="1") if proto == "gne" else None
-    p = subprocess.Popen([sys.executable, os.path.join(TEXT, "%s_text_peer.py" % proto), "--listen", "127.0.0.1",
+    p = subprocess.Popen([sys.executable, os.path.join(TESTS, proto, "%s_text_peer.py" % proto), "--listen", "127.0.0.1",
                           str(port), mode], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          start_new_session=True, env=env)
     check("%s: the text server says it listens" % proto, await_line(p, "server listening on"))

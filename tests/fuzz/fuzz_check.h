@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gw_core.h"
+#include "core/gw_core.h"
 
 #define FUZZ_MAX_SOURCES 16
 #define FUZZ_FN static __attribute__((unused))

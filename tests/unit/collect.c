@@ -1,5 +1,5 @@
 #include "collect.h"
-#include "gw_replay.h"
+#include "active/gw_replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +155,7 @@ size_t dnp_test_link_state(uint8_t *out, unsigned seq, unsigned count)
 void *replay_state_new(const gw_protocol *p, const int *opts)
 {
     (void)opts;
-    return calloc(1, p->replay->state_size);
+    return calloc(1, gw_replay_of(p)->state_size);
 }
 
 void *test_conv_new(const gw_protocol *p, int *opts)

@@ -3,8 +3,8 @@
 #ifndef GW_TEST_COLLECT_H
 #define GW_TEST_COLLECT_H
 
-#include "gw_core.h"
-#include "gw_replay.h"
+#include "core/gw_core.h"
+#include "active/gw_replay.h"
 
 #define COLLECT_MAX 512
 

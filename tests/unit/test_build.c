@@ -5,12 +5,12 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "dnp.h"
-#include "eoudp.h"
-#include "gne.h"
-#include "gw_layout.h"
-#include "opendrakan.h"
-#include "openttd.h"
+#include "dnp/dnp.h"
+#include "eoudp/eoudp.h"
+#include "gne/gne.h"
+#include "core/gw_layout.h"
+#include "opendrakan/opendrakan.h"
+#include "openttd/openttd.h"
 
 static size_t build(const gw_protocol *p, const int *opts, int64_t type, const gw_wval *vals, uint8_t *out)
 {

@@ -1,10 +1,10 @@
-/* Unit tests of gw_conform_probe (common/gw_conform.c), the way a negative
+/* Unit tests of gw_conform_probe (common/active/gw_conform.c), the way a negative
  * conform check ends: on the answer to a probe, not on a clock. The io is a
  * script of what the peer "sends"; it ignores the time it is given, so
  * nothing here depends on scheduling. */
 #include <criterion/criterion.h>
 
-#include "gw_conform.h"
+#include "active/gw_conform.h"
 
 enum { ANSWER = 1, FORBIDDEN = 2, OTHER = 3 };
 

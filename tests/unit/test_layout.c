@@ -1,11 +1,11 @@
-/* Unit tests of the layout interpreter (common/gw_layout.c) on a protocol
+/* Unit tests of the layout interpreter (common/core/gw_layout.c) on a protocol
  * of its own: byte vectors written by hand, the values each step must read
  * from them worked out by hand. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "collect.h"
-#include "gw_layout.h"
+#include "core/gw_layout.h"
 
 enum { F_A, F_B, F_SIGNED, F_NAME, F_LEN, F_DATA, F_REST, F_COUNT };
 enum { E_TRUNCATED, E_UNTERMINATED, E_PADDING, E_PAST_END, E_COUNT };

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "collect.h"
-#include "dnp.h"
-#include "eoudp.h"
-#include "openttd.h"
+#include "dnp/dnp.h"
+#include "eoudp/eoudp.h"
+#include "openttd/openttd.h"
 #include "flows.h"
 #include "netparse.h"
 #include "output.h"

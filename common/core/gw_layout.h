@@ -1,0 +1,145 @@
+/* gw_layout.h - a PDU's fixed layout written as data and read by one
+ * interpreter, so that a layout is described once.
+ *
+ * A layout is an array of steps ended by GW_L_END (GW_LAYOUT() adds it).
+ * Each step reads one field through the gw_take_* readers (so running out
+ * of bytes is handled as everywhere else: gw_pdu_truncated), records it
+ * (gw_record, when the decoder keeps one) and may add to the summary.
+ * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*) end with GW_L_DONE. What is
+ * truly procedural stays in the decoder, as a GW_L_STEP hook or around
+ * the layout, reading what the layout recorded. Without hooks (x->hooks
+ * NULL: a quiet run asking whether bytes fit) steps and checks are left
+ * out and GW_L_IF_HOOK does not hold.
+ */
+#ifndef GW_LAYOUT_H
+#define GW_LAYOUT_H
+
+#include "core/gw_core.h"
+
+enum gw_lop {
+    GW_L_END,
+    GW_L_NUM,      /* a number of `size` bytes, emitted by the field's type; then,
+                      when `arg` is not 0, hooks->check(x, arg, off, value) */
+    GW_L_BYTES,    /* `size` bytes */
+    GW_L_REST,     /* the bytes left, as one item (also when there are none) */
+    GW_L_CSTR,     /* NUL-terminated text; `arg`: the finding when no NUL ends it */
+    GW_L_PADDED,   /* text NUL-padded to `size` bytes, the item covering the text;
+                      finding `arg` when no NUL ends it, `arg2` when a padding
+                      byte is not zero */
+    GW_L_COUNTED,  /* a length of `size` bytes (field `arg`), then that many bytes
+                      as `field`; a length past the end is finding `arg2` (its
+                      message "<Field> of N bytes, M left"), or with arg2 < 0
+                      the PDU is truncated there */
+    GW_L_OPTIONAL, /* the PDU may end before any later step of this block */
+    GW_L_REPEAT,   /* the block, as many times as field `arg`'s value */
+    GW_L_MORE,     /* the block once, then again while at least `size` bytes are
+                      left (with GW_LF_FITS: and the length prefix the block
+                      starts with fits them) */
+    GW_L_IF,       /* the block when field `arg` was read and its value compares
+                      to `value` as `cmp` says */
+    GW_L_IF_HOOK,  /* the block when hooks->test(x, arg) */
+    GW_L_DONE,     /* ends a block */
+    GW_L_STEP,     /* hooks->step(x, arg): a part the protocol reads itself */
+    GW_L_SUB,      /* the layout `sub` */
+};
+
+enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
+
+/* step flags */
+#define GW_LF_BE 0x01u   /* big-endian whatever the PDU's order */
+#define GW_LF_LE 0x02u   /* little-endian whatever the PDU's order */
+#define GW_LF_NAME 0x04u /* the summary gets the value's name (%s), not the number */
+#define GW_LF_FIRST 0x08u /* the summary only for the first item of a repeated block */
+#define GW_LF_NUL 0x10u  /* GW_L_COUNTED text: a trailing NUL is left out of the
+                            item, and one right after it taken too where
+                            gw_pdu.nul_after; hooks->text is told either way */
+#define GW_LF_FITS 0x20u /* GW_L_MORE: see there */
+
+typedef struct gw_lstep {
+    uint8_t op;      /* enum gw_lop */
+    uint8_t size;
+    uint8_t flags;
+    uint8_t cmp;     /* enum gw_lcmp */
+    int16_t field;
+    int16_t arg;
+    int16_t arg2;
+    uint8_t chars;   /* the most characters of text the summary shows (0: 32) */
+    int64_t value;
+    /* added to the summary after the step read its field: a printf format
+       of one argument, by the field's type: unsigned long long (%llu) for
+       unsigned numbers, long long (%lld) for signed ones, double for
+       DOUBLE, and a string (%s) for text (cleaned, at most `chars`
+       characters in 1.5 bytes each) or under GW_LF_NAME (a value without a name is "Unknown") */
+    const char *sum;
+    const struct gw_lstep *sub;
+} gw_lstep;
+
+/* Read the steps of `l` from the cursor. False when decoding failed (now
+   or before). */
+bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
+
+/* The geometry of a layout's fixed part, its GW_L_NUM and GW_L_BYTES steps
+   up to the first step of another kind: its bytes; and where `field` is in
+   it (its size in *size), or -1 when it is not there. For a protocol that
+   must look at a header before decoding it (which of several fits). */
+size_t gw_layout_fixed_size(const gw_lstep *l);
+long gw_layout_offset(const gw_lstep *l, int field, unsigned *size);
+
+/* ---- building a PDU from its layout (pcaptool conform) ------------------- */
+
+/* A value to write: the k-th one given for a field goes to the field's
+   k-th step. */
+typedef struct gw_wval {
+    int field;     /* GW_W_END ends the list; GW_W_STEP: the bytes a GW_L_STEP writes */
+    uint64_t u;    /* a number */
+    const void *p; /* text or bytes, n of them */
+    size_t n;
+} gw_wval;
+#define GW_W_END (-1)
+#define GW_W_STEP (-2)
+#define GW_WU(f, v) {.field = (f), .u = (v)}
+#define GW_WB(f, b, len) {.field = (f), .p = (b), .n = (len)}
+#define GW_WSTEP(b, len) {.field = GW_W_STEP, .p = (b), .n = (len)}
+#define GW_WVALS(...) ((const gw_wval[]){__VA_ARGS__, {.field = GW_W_END}})
+#define GW_NO_VALUES ((const gw_wval[]){{.field = GW_W_END}})
+
+/* Write what layout l reads, from vals, at out (at most cap bytes): a
+   number without a value is 0; fixed bytes without a value are zeros, text
+   and other bytes without one empty; a counted length is its bytes' count
+   unless its field has a value of its own (a length that lies); a repeated
+   block runs as many times as its count field's value, a GW_L_MORE block
+   while its first field has values left; a GW_L_OPTIONAL part is written
+   only when a value is given for it; a GW_L_STEP writes the next
+   GW_W_STEP bytes (nothing when there are none); GW_L_IF_HOOK's block is
+   written when a value is given for it. The bytes written in *len; false when they do not fit in cap
+   or more than 64 values are given. */
+bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, uint8_t *out, size_t cap,
+                     size_t *len);
+
+/* ---- writing layouts ----------------------------------------------------- */
+
+#define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})
+#define GW_EMPTY ((const gw_lstep[]){{.op = GW_L_END}}) /* a PDU with no fields */
+#define GW_NUM(f, n, ...) {.op = GW_L_NUM, .size = (n), .field = (f), __VA_ARGS__}
+#define GW_BYTES(f, n, ...) {.op = GW_L_BYTES, .size = (n), .field = (f), __VA_ARGS__}
+#define GW_REST(f) {.op = GW_L_REST, .field = (f)}
+#define GW_PADDED(f, n, unterminated, padding, ...) \
+    {.op = GW_L_PADDED, .size = (n), .field = (f), .arg = (unterminated), .arg2 = (padding), __VA_ARGS__}
+#define GW_CSTR(f, unterminated, ...) {.op = GW_L_CSTR, .field = (f), .arg = (unterminated), __VA_ARGS__}
+#define GW_COUNTED(f, len_field, n, past_end, ...) \
+    {.op = GW_L_COUNTED, .size = (n), .field = (f), .arg = (len_field), .arg2 = (past_end), __VA_ARGS__}
+#define GW_OPTIONAL {.op = GW_L_OPTIONAL}
+#define GW_REPEAT(count_field) {.op = GW_L_REPEAT, .arg = (count_field)}
+#define GW_MORE(min, ...) {.op = GW_L_MORE, .size = (min), __VA_ARGS__}
+#define GW_IF(f, c, v) {.op = GW_L_IF, .arg = (f), .cmp = (c), .value = (v)}
+#define GW_IF_HOOK(which) {.op = GW_L_IF_HOOK, .arg = (which)}
+#define GW_DONE {.op = GW_L_DONE}
+#define GW_STEP(which) {.op = GW_L_STEP, .arg = (which)}
+#define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
+/* optional step members, for the "..." of the macros above */
+#define GW_SUM(fmt) .sum = (fmt)
+#define GW_FLAGS(fl) .flags = (fl)
+#define GW_CHARS(n) .chars = (n)
+#define GW_CHECK(which) .arg = (which) /* of a GW_NUM */
+
+#endif

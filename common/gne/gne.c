@@ -1,0 +1,929 @@
+/* gne.c - the GNE decoder.
+ *
+ * TCP carries HawkNL frames: 'N' 'L', length u16 big-endian, content. The
+ * first frames of a connection are the handshake (connection request,
+ * refusal or accept, the client's UDP port); every later frame, and every
+ * datagram of the negotiated UDP link, is a message: packets [id][body]
+ * ending with 255. Numbers inside are in the connection's data byte order,
+ * told by the handshake's build field.
+ */
+#include "gne/gne.h"
+#include "core/gw_layout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- tables ------------------------------------------------------------ */
+
+static const gw_value_name message_names[] = {
+    {MSG_REQUEST, "Connection request", 0}, {MSG_REFUSAL, "Refusal", 0},
+    {MSG_ACCEPT, "Connection accepted", 0}, {MSG_UDP_PORT, "Client UDP port", 0},
+    {MSG_PACKETS, "Packets", 0}, {MSG_OUT_OF_SYNC, "Out of sync", 0}, {0, NULL, 0}};
+
+static const gw_value_name order_names[] = {
+    {GNE_ORDER_LITTLE, "Little-endian", 0}, {GNE_ORDER_BIG, "Big-endian", 0}, {0, NULL, 0}};
+
+static const gw_value_name response_names[] = {
+    {0, "Refused", 0}, {1, "Accepted", 0}, {0, NULL, 0}};
+
+static const gw_value_name rate_names[] = {{0, "unlimited", 0}, {0, NULL, 0}};
+
+static const gw_value_name port_names[] = {{0xffffffffu, "none", 0}, {0, NULL, 0}}; /* -1 */
+
+static const gw_value_name packet_names[] = {
+    {ID_EMPTY, "EmptyPacket", 0}, {ID_CUSTOM, "CustomPacket", 0}, {ID_EXIT, "ExitPacket", 0},
+    {ID_RATE, "RateAdjustPacket", 0}, {ID_PING, "PingPacket", 0},
+    {ID_CHANNEL, "ChannelPacket", 0}, {ID_OBJ_CREATE, "ObjectCreationPacket", 0},
+    {ID_OBJ_UPDATE, "ObjectUpdatePacket", 0}, {ID_OBJ_DEATH, "ObjectDeathPacket", 0},
+    {9, "Reserved", 15}, {16, "User packet", 254}, {ID_END, "End of message", 0},
+    {0, NULL, 0}};
+
+static const gw_field fields[GNE_F_COUNT] = {GNE_FIELDS(GW_FIELD, GW_LINK)};
+
+static const gw_finding_def findings[GNE_E_COUNT] = {GNE_FINDINGS(GW_FINDING)};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {GNE_E_PING_ID_REUSED, "gne.md, PingPacket: \"The ID in the packet is used to match a request to its reply and "
+                        "should be unique for a given connection\""},
+    {GNE_E_RELIABLE_ONLY, "gne.md, Ending a Connection: an ExitPacket \"over the reliable connection\"; Bandwidth: "
+                       "\"sending a RateAdjustPacket over the reliable connection\""},
+    {GNE_E_NAME_PADDING, "gne.md, Connecting: \"Any unused space in the buffer shall consist of bytes with the value "
+                      "of 0\""},
+    {GNE_E_CUSTOM_U16, "gne.md, CustomPacket: \"guint8 length\"; WIRE-NOTES 3: \"u16 length + bytes (the protocol text "
+                    "implies u8; the code uses u16)\" (profile spec)"},
+    {GNE_E_DATA_BIG, "gne.md, Variable Types: \"All of the data types will be in little-endian format\"; WIRE-NOTES 3: "
+                  "\"releases up to 0.70 actually sent big-endian data over IP\" (profile spec)"},
+    {GNE_E_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
+                        "u16)\" (reported once under profiles either and reference; the text's 1-byte length too under either)"},
+    {GNE_E_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
+                      "under profiles either and reference)"},
+    {GNE_E_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
+                    "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
+    {GNE_E_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
+                  "connection\"; the client considers the connection complete \"as soon as it receives the CAP\""},
+    {GNE_E_VERSIONS_MATCH, "gne.md, Connecting: \"It must refuse the connection if any of the versions do not match. If can "
+                        "also refuse the connection for any other reason\" (a note: the reason is not on the wire)"},
+    {GNE_E_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
+                        "refused it, then the client considers the connection complete as soon as it receives the CAP\""},
+    {GNE_E_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
+    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message (gnelib's alone; gne.md sets no "
+                    "limit on a message: a note)"},
+    {GNE_E_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
+                       "the reliable connection as its last data\""},
+    {GNE_E_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
+    {GNE_E_RATE_EXCEEDED, "gne.md, Bandwidth control: \"the server in any particular second should not send out more than "
+                       "approximately 3200 bytes to that client\" (for a requested 3200)"},
+};
+
+static const gw_choice order_choices[] = {
+    {GNE_ORDER_AUTO, "auto", "From the handshake's build field (little-endian when not seen)"},
+    {GNE_ORDER_LITTLE, "little", "Little-endian (gnelib after 2012)"},
+    {GNE_ORDER_BIG, "big", "Big-endian (gnelib up to 0.70)"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    [GNE_OPT_BYTE_ORDER] = {"byte_order", "Data byte order",
+     "Byte order of the numbers inside GNE messages: told per connection by the handshake's "
+     "build field, or forced", order_choices, GNE_ORDER_AUTO},
+    [GNE_OPT_PROFILE] = {"profile", "Judge by",
+     "What the traffic is checked against: what gnelib (the reference) or the text allows (default: "
+     "either, noting once per conversation which reading it follows); or strictly gnelib, or the text "
+     "literally, where the other's departures are warnings", gw_profile_choices, GW_PROFILE_EITHER},
+};
+
+/* ---- conversation state ------------------------------------------------ */
+
+enum stage { HS_START, HS_WAIT_REPLY, HS_WAIT_PORT, HS_DONE, HS_REFUSED };
+
+#define RATE_WINDOW_NS 1000000000ll /* rates are bytes per second */
+
+typedef struct {
+    uint32_t id;
+    uint32_t frame;
+    int64_t t1;
+    bool used, answered;
+} ping_request;
+
+typedef struct {
+    uint8_t stage;
+    uint8_t client_dir;  /* the direction the connection request came from */
+    uint8_t order;       /* learnt from the handshake, 0 = not known */
+    bool order_noted;    /* the assumption was reported */
+    bool unreliable;     /* the client asked for a UDP link */
+    bool have_request;
+    uint8_t req_version, req_sub, req_order;
+    uint16_t req_build;
+    uint32_t req_user;
+    uint8_t req_name[32];
+    uint32_t rate[2];    /* max incoming rate announced by the client (0) and server (1) */
+    bool rate_known[2];
+    uint32_t link_frame; /* UDP link: the accept that opened it */
+    ping_request pings[2][GNE_PINGS]; /* by requesting direction */
+    unsigned ping_next[2];
+    bool order_flagged;  /* handshake.out_of_order reported */
+    bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
+    bool exited[2];      /* ExitPacket sent, by role */
+    bool exit_flagged[2];
+    bool noted_custom, noted_custom_u8, noted_big; /* divergences reported */
+    int64_t rate_window[2]; /* by role: start of the current one-second window */
+    uint32_t rate_bytes[2]; /* sent in it */
+    bool rate_flagged[2];
+    const int *opt;      /* the options (GNE_OPT_*) */
+} gne_conv;
+
+static void conv_init(void *p, const int *opt)
+{
+    memset(p, 0, sizeof(gne_conv));
+    ((gne_conv *)p)->opt = opt;
+}
+static void conv_free(void *p) { (void)p; }
+
+static void conv_link(void *p, const void *parent)
+{
+    gne_conv *c = p;
+    const gne_conv *t = parent;
+    c->stage = HS_DONE;
+    c->order = t->order;
+    c->order_noted = true; /* reported on the TCP connection if at all */
+    c->client_dir = 0;     /* a linked conversation starts at the client */
+    memcpy(c->rate, t->rate, sizeof c->rate);
+    memcpy(c->rate_known, t->rate_known, sizeof c->rate_known);
+    c->link_frame = t->link_frame;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+typedef struct {
+    gw_pdu p;          /* p.big_endian: the data byte order of this message */
+    gne_conv *conv;
+    bool seen[GNE_F_COUNT]; /* what the handshake's layouts read (gw_record) */
+    uint64_t val[GNE_F_COUNT];
+    gw_span text[GNE_F_COUNT];
+} gne_ctx;
+
+/* the handshake messages' layouts (GNE's connection.cpp and
+   ConnectionParams: "GNE", then the versions; the data byte order) */
+#define NUM(f, n) GW_NUM(GNE_F_##f, n)
+#define END {.op = GW_L_END}
+static const gw_lstep magic[] = {GW_BYTES(GNE_F_MAGIC, 3), END};
+static const gw_lstep reply[] = {GW_SUB(magic), NUM(RESPONSE, 1), END};
+static const gw_lstep versions[] = {NUM(VERSION, 1), NUM(SUB_VERSION, 1), NUM(BUILD, 2), END};
+/* the 32-byte NUL-padded game name (the item covers the text), the user's version */
+static const gw_lstep game[] = {
+    GW_PADDED(GNE_F_GAME_NAME, 32, GNE_E_GAME_NAME, GNE_E_NAME_PADDING, GW_SUM(", game \"%s\"")),
+    NUM(USER_VERSION, 4), END};
+
+/* the connection request after its first 7 bytes (read once the build
+   field told the byte order) */
+static const gw_lstep request_tail[] = {GW_SUB(game), NUM(RATE, 4), NUM(UNRELIABLE, 1), END};
+
+static int role(const gne_ctx *x) /* 0 = client, 1 = server */
+{
+    return x->p.pi->dir == x->conv->client_dir ? 0 : 1;
+}
+
+static bool is_big(const gne_conv *c)
+{
+    if (c->opt[GNE_OPT_BYTE_ORDER] != GNE_ORDER_AUTO)
+        return c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG;
+    return c->order == GNE_ORDER_BIG;
+}
+
+static void emit_order(gne_ctx *x, size_t off)
+{
+    if (off > x->p.c.len) /* a message too short to hold the build it would sit on */
+        off = x->p.c.len;
+    gw_emit_gen_u(&x->p.e, GNE_F_BYTE_ORDER, off, x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE);
+}
+
+/* "WHAT 12800 bytes/s", or "WHAT unlimited" for a rate of 0 (rate_names) */
+static void summary_rate(gne_ctx *x, const char *what, uint64_t rate)
+{
+    const char *name = gw_value_name_of(rate_names, (uint32_t)rate);
+    if (name)
+        gw_summary_add(&x->p.sum, "%s %s", what, name);
+    else
+        gw_summary_add(&x->p.sum, "%s %llu bytes/s", what, (unsigned long long)rate);
+}
+
+static void emit_rates(gne_ctx *x, size_t off)
+{
+    gne_conv *c = x->conv;
+    if (c->rate_known[1])
+        gw_emit_gen_u(&x->p.e, GNE_F_RATE_C2S, off, c->rate[1]);
+    if (c->rate_known[0])
+        gw_emit_gen_u(&x->p.e, GNE_F_RATE_S2C, off, c->rate[0]);
+}
+
+/* the build field's two bytes tell the byte order: gnelib keeps builds
+   below 256 so that one of them is zero */
+static uint8_t order_of_build(const uint8_t *b)
+{
+    if (b[0] && !b[1])
+        return GNE_ORDER_LITTLE;
+    if (!b[0] && b[1])
+        return GNE_ORDER_BIG;
+    return 0;
+}
+
+static void note_assumed_order(gne_ctx *x, size_t off, const char *why)
+{
+    if (x->conv->order_noted || x->conv->opt[GNE_OPT_BYTE_ORDER] != GNE_ORDER_AUTO)
+        return;
+    x->conv->order_noted = true;
+    gw_emit_finding(&x->p.e, GNE_E_ORDER_ASSUMED, off, 0, "%s: data taken as %s", why,
+                    x->p.big_endian ? "big-endian" : "little-endian");
+}
+
+static void connection_request(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    const uint8_t *p = x->p.c.data + x->p.c.off;
+    size_t start = x->p.c.off;
+    uint8_t order = len >= 7 ? order_of_build(p + 5) : 0;
+    if (order)
+        c->order = order;
+    x->p.big_endian = is_big(c);
+    c->client_dir = (uint8_t)x->p.pi->dir;
+    if (order == GNE_ORDER_BIG)
+        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+                           "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
+                           "little-endian)", "00 07");
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REQUEST);
+    emit_order(x, start + 5);
+    gw_summary_add(&x->p.sum, "Connection request:");
+    if (len != 48)
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
+    if (!order)
+        note_assumed_order(x, start + 5, "Build field with no zero byte");
+    c->stage = HS_WAIT_REPLY;
+    const uint64_t *v = x->val;
+    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(magic), GW_SUB(versions))))
+        return;
+    gw_summary_add(&x->p.sum, " GNE %u.%u.%u", (unsigned)v[GNE_F_VERSION], (unsigned)v[GNE_F_SUB_VERSION],
+                   (unsigned)v[GNE_F_BUILD]);
+    bool whole = gw_layout_run(&x->p, request_tail);
+    if (x->seen[GNE_F_GAME_NAME])
+        memcpy(c->req_name, x->text[GNE_F_GAME_NAME].p, 32);
+    if (!whole)
+        return;
+    c->have_request = true;
+    c->req_version = (uint8_t)v[GNE_F_VERSION];
+    c->req_sub = (uint8_t)v[GNE_F_SUB_VERSION];
+    c->req_build = (uint16_t)v[GNE_F_BUILD];
+    c->req_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+    c->req_user = (uint32_t)v[GNE_F_USER_VERSION];
+    c->rate[0] = (uint32_t)v[GNE_F_RATE];
+    c->rate_known[0] = true;
+    c->unreliable = v[GNE_F_UNRELIABLE] != 0;
+    gw_summary_add(&x->p.sum, ", user %u", (unsigned)v[GNE_F_USER_VERSION]);
+    if (c->unreliable)
+        gw_summary_add(&x->p.sum, ", UDP requested");
+}
+
+static void refusal(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    size_t start = x->p.c.off;
+    /* the refusal's build is in the server's order, which may differ */
+    uint8_t order = len >= 8 ? order_of_build(x->p.c.data + start + 6) : 0;
+    bool big = x->p.big_endian;
+    if (order && c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_AUTO)
+        x->p.big_endian = order == GNE_ORDER_BIG;
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REFUSAL);
+    emit_order(x, start + 6);
+    gw_summary_add(&x->p.sum, "Refused:");
+    c->stage = HS_REFUSED;
+    if (len != 44)
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
+    const uint64_t *v = x->val;
+    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), GW_SUB(versions))))
+        goto out;
+    gw_summary_add(&x->p.sum, " server GNE %u.%u.%u", (unsigned)v[GNE_F_VERSION],
+                   (unsigned)v[GNE_F_SUB_VERSION], (unsigned)v[GNE_F_BUILD]);
+    if (!gw_layout_run(&x->p, game))
+        goto out;
+    gw_summary_add(&x->p.sum, ", user %u", (unsigned)v[GNE_F_USER_VERSION]);
+    if (c->have_request && v[GNE_F_VERSION] == c->req_version && v[GNE_F_SUB_VERSION] == c->req_sub &&
+        v[GNE_F_BUILD] == c->req_build && v[GNE_F_USER_VERSION] == c->req_user &&
+        memcmp(x->text[GNE_F_GAME_NAME].p, c->req_name, 32) == 0) {
+        uint8_t server_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
+        if (server_order != c->req_order)
+            gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + 6, 2,
+                            "Versions match but the client sends %s and the server %s data",
+                            c->req_order == GNE_ORDER_BIG ? "big-endian" : "little-endian",
+                            server_order == GNE_ORDER_BIG ? "big-endian" : "little-endian");
+        else
+            gw_emit_finding(&x->p.e, GNE_E_VERSIONS_MATCH, start, len,
+                            "Refused, yet every version field matches the request");
+    }
+out:
+    x->p.big_endian = big;
+}
+
+static void check_port(gne_ctx *x, size_t off, int64_t port, bool allow_none)
+{
+    if (port > 65535 || port < (allow_none ? -1 : 0))
+        gw_emit_finding(&x->p.e, GNE_E_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
+}
+
+static void accept_msg(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    size_t start = x->p.c.off;
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
+    emit_order(x, start);
+    gw_summary_add(&x->p.sum, "Accepted");
+    c->stage = HS_DONE;
+    if (len != 12)
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
+    uint64_t port;
+    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), NUM(RATE, 4))))
+        return;
+    uint32_t rate = (uint32_t)x->val[GNE_F_RATE];
+    c->rate[1] = rate;
+    c->rate_known[1] = true;
+    summary_rate(x, ", rate", rate);
+    if (len < 12 && gw_remaining(&x->p.c) == 0) {
+        emit_rates(x, start);
+        return;   /* no port: not an IP link */
+    }
+    size_t poff = x->p.c.off;
+    if (!gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port))
+        return;
+    int64_t sport = (int64_t)gw_sign_extend(port, 4);
+    check_port(x, poff, sport, true);
+    emit_rates(x, start);
+    c->port_msg_possible = !(c->unreliable && sport > 0);
+    if (sport > 0 && !c->unreliable)
+        gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, poff, 4,
+                        "The accept offers UDP port %lld, but the client asked for no UDP link", (long long)sport);
+    if (sport > 0) {
+        /* the client answers any positive port with its own */
+        gw_summary_add(&x->p.sum, ", UDP port %lld", (long long)sport);
+        if (c->unreliable)
+            c->stage = HS_WAIT_PORT;
+        if (c->unreliable && sport <= 65535) {
+            c->link_frame = x->p.pi->frame;
+            if (x->p.e.sink->expect)
+                x->p.e.sink->expect(x->p.e.sink->expect_ctx, GW_TRANSPORT_UDP, !c->client_dir,
+                                    (uint16_t)sport, c);
+        }
+    } else {
+        gw_summary_add(&x->p.sum, ", no UDP");
+    }
+}
+
+static void udp_port_msg(gne_ctx *x)
+{
+    size_t start = x->p.c.off;
+    uint64_t port;
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_UDP_PORT);
+    emit_order(x, start);
+    x->conv->stage = HS_DONE;
+    if (gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port)) {
+        int64_t sport = (int64_t)gw_sign_extend(port, 4);
+        check_port(x, start, sport, false);
+        gw_summary_add(&x->p.sum, "Client UDP port %lld", (long long)sport);
+    }
+}
+
+/* ---- packets ---- */
+
+/* a gtime as a UTC date; 0.0, which a ping request carries, as "not set" */
+static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
+{
+    if (sec == 0 && usec == 0)
+        snprintf(buf, n, "not set (0.000000)");
+    else
+        gw_format_date(buf, n, (int64_t)sec * 1000000000 + (int64_t)usec * 1000, 6);
+}
+
+/* a gtime under a label; returns it in nanoseconds */
+static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
+{
+    if (!gw_pdu_need(&x->p, 8, what))
+        return false;
+    size_t off = x->p.c.off;
+    int32_t sec = (int32_t)gw_get_uint(x->p.c.data + off, 4, x->p.big_endian);
+    int32_t usec = (int32_t)gw_get_uint(x->p.c.data + off + 4, 4, x->p.big_endian);
+    char label[96], t[40];
+    if (gw_emit_text(&x->p.e)) {
+        print_gtime(t, sizeof t, sec, usec);
+        snprintf(label, sizeof label, "%s: %s", what, t);
+    }
+    gw_emit_label(&x->p.e, GNE_F_TIME, off, 8, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_push(&x->p.e);
+    gw_take_u(&x->p, GNE_F_TIME_SEC, 4, NULL);
+    gw_take_u(&x->p, GNE_F_TIME_USEC, 4, NULL);
+    if (usec < 0 || usec > 999999)
+        gw_emit_finding(&x->p.e, GNE_E_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
+    gw_emit_pop(&x->p.e, off + 8);
+    *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
+    *zero = sec == 0 && usec == 0;
+    return true;
+}
+
+static void ping(gne_ctx *x, size_t start)
+{
+    gne_conv *c = x->conv;
+    uint64_t id;
+    int64_t t2, t3;
+    bool z2, z3;
+    if (!gw_take_u(&x->p, GNE_F_PING_REQ_ID, 4, &id))
+        return;
+    size_t tpos = x->p.sum.len;
+    gw_summary_add(&x->p.sum, "Ping %u", (unsigned)id);
+    if (!gtime(x, "T2 (remote receive time)", &t2, &z2) || !gtime(x, "T3 (remote send time)", &t3, &z3))
+        return;
+    bool reply = !(z2 && z3);
+    int dir = x->p.pi->dir ? 1 : 0;
+    gw_emit_gen_u(&x->p.e, GNE_F_PING_REPLY, start, reply);
+    x->p.sum.len = tpos; /* now known: request or reply */
+    x->p.sum.text[tpos] = '\0';
+    if (!reply) {
+        for (unsigned k = 0; k < GNE_PINGS; k++) {
+            const ping_request *o = &c->pings[dir][k];
+            if (o->used && !o->answered && o->id == (uint32_t)id) {
+                gw_emit_finding(&x->p.e, GNE_E_PING_ID_REUSED, start + 1, 4,
+                                "Ping request %u while request %u of frame %u is unanswered", (unsigned)id,
+                                (unsigned)id, o->frame);
+                break;
+            }
+        }
+        ping_request *r = &c->pings[dir][c->ping_next[dir]++ % GNE_PINGS];
+        *r = (ping_request){(uint32_t)id, x->p.pi->frame, x->p.pi->time_ns, true, false};
+        gw_summary_add(&x->p.sum, "Ping request %u", (unsigned)id);
+        return;
+    }
+    gw_summary_add(&x->p.sum, "Ping reply %u", (unsigned)id);
+    if (t2 > t3)
+        gw_emit_finding(&x->p.e, GNE_E_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
+                        (long long)((t2 - t3) / 1000));
+    /* the request came the other way; newest first */
+    ping_request *req = NULL;
+    for (unsigned k = 1; k <= GNE_PINGS && !req; k++) {
+        ping_request *r = &c->pings[!dir][(c->ping_next[!dir] - k) % GNE_PINGS];
+        if (r->used && r->id == id)
+            req = r;
+    }
+    if (!req || req->answered) {
+        gw_emit_finding(&x->p.e, GNE_E_PING_UNMATCHED, start, 1, "No unanswered request %u was seen",
+                        (unsigned)id);
+        return;
+    }
+    req->answered = true;
+    int64_t t1 = req->t1, t4 = x->p.pi->time_ns;
+    int64_t rtt = (t4 - t1) - (t3 - t2);
+    int64_t offset = ((t2 - t1) + (t3 - t4)) / 2;
+    gw_emit_gen_u(&x->p.e, GNE_F_PING_REQUEST_FRAME, start, req->frame);
+    gw_emit_gen_i(&x->p.e, GNE_F_PING_RTT, start, rtt);
+    gw_emit_gen_i(&x->p.e, GNE_F_PING_OFFSET, start, offset);
+    gw_emit_gen_i(&x->p.e, GNE_F_PING_OFFSET_ERROR, start, rtt / 2);
+    gw_summary_add(&x->p.sum, " (RTT %.3f ms)", (double)rtt / 1e6);
+}
+
+static bool packet(gne_ctx *x, int depth, size_t tail);
+
+/* the packet inside a ChannelPacket or an object packet, or a lone 255 */
+static bool wrapped(gne_ctx *x, int depth, size_t tail)
+{
+    if (x->p.failed || !gw_remaining(&x->p.c)) {
+        gw_pdu_truncated(&x->p, "Wrapped packet");
+        return false;
+    }
+    if (x->p.c.data[x->p.c.off] == ID_END) {
+        gw_take_u(&x->p, GNE_F_END, 1, NULL);
+        gw_summary_add(&x->p.sum, "no packet");
+        return true;
+    }
+    if (depth + 1 >= GNE_WRAP_DEPTH) {
+        x->p.failed = true;
+        size_t n = gw_remaining(&x->p.c);
+        gw_emit_finding(&x->p.e, GNE_E_TOO_DEEP, x->p.c.off, n, "Wrapped packets nested more than %d deep",
+                        GNE_WRAP_DEPTH);
+        gw_take_rest(&x->p, GNE_F_DATA);
+        gw_summary_add(&x->p.sum, "...");
+        return false;
+    }
+    return packet(x, depth + 1, tail);
+}
+
+/* where an application-defined body ends: everything up to the fields of
+   the packets wrapping it (tail bytes) and the message's final 255 */
+static size_t user_end(const gne_ctx *x, size_t tail)
+{
+    size_t end = x->p.c.len;
+    if (end > x->p.c.off && x->p.c.data[end - 1] == ID_END)
+        end--;
+    return end >= x->p.c.off + tail ? end - tail : x->p.c.off;
+}
+
+/* The width of a CustomPacket's length: the text's guint8 or gnelib's
+   2 bytes (WIRE-NOTES 3). Under profile reference always gnelib's; else
+   the reading whose data ends where the message's packets do (before the
+   wrapping packets' fields and the final 255), else the one whose data
+   fits, gnelib's first. */
+static unsigned custom_width(const gne_ctx *x, size_t start, size_t tail)
+{
+    int profile = x->conv->opt[GNE_OPT_PROFILE];
+    if (profile == GW_PROFILE_REFERENCE)
+        return 2;
+    const uint8_t *d = x->p.c.data;
+    size_t end = user_end(x, tail), n = x->p.c.len;
+    bool fits[3] = {false}, exact[3] = {false};
+    if (start + 2 <= n) {
+        size_t e8 = start + 2 + d[start + 1];
+        fits[1] = e8 <= end;
+        exact[1] = e8 == end;
+    }
+    if (start + 3 <= n) {
+        unsigned v16 = x->p.big_endian ? (unsigned)(d[start + 1] << 8 | d[start + 2])
+                                       : (unsigned)(d[start + 2] << 8 | d[start + 1]);
+        size_t e16 = start + 3 + v16;
+        fits[2] = e16 <= end;
+        exact[2] = e16 == end;
+    }
+    if (exact[2] || (fits[2] && !exact[1]))
+        return 2;
+    if (fits[1])
+        return 1;
+    return 2; /* neither: read as gnelib's, truncated */
+}
+
+static bool packet(gne_ctx *x, int depth, size_t tail)
+{
+    size_t start = x->p.c.off;
+    uint8_t id = x->p.c.data[start];
+    const char *name = gw_value_name_of(packet_names, id);
+    char label[64];
+    if (gw_emit_text(&x->p.e))
+        snprintf(label, sizeof label, "%s (%u)", name, id);
+    gw_emit_label(&x->p.e, GNE_F_PACKET, start, 1, gw_emit_text(&x->p.e) ? label : NULL);
+    gw_emit_push(&x->p.e);
+    gw_take_u(&x->p, GNE_F_PACKET_ID, 1, NULL);
+    uint64_t v;
+    bool ok = true;
+    switch (id) {
+    case ID_EMPTY:
+        gw_summary_add(&x->p.sum, "Empty");
+        break;
+    case ID_EXIT:
+        gw_summary_add(&x->p.sum, "Exit");
+        if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
+            gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
+        if (x->p.pi->transport == GW_TRANSPORT_TCP)
+            x->conv->exited[role(x)] = true;
+        break;
+    case ID_CUSTOM: {
+        int profile = x->conv->opt[GNE_OPT_PROFILE];
+        unsigned width = custom_width(x, start, tail);
+        if ((ok = gw_take_u(&x->p, GNE_F_CUSTOM_LENGTH, width, &v))) {
+            if (width == 2)
+                gw_emit_divergence(&x->p.e, profile, GNE_E_CUSTOM_U16, GNE_E_DIV_CUSTOM_U16, &x->conv->noted_custom,
+                                   start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
+                                   "text gives a guint8)");
+            else if (profile == GW_PROFILE_EITHER && !x->conv->noted_custom_u8) {
+                x->conv->noted_custom_u8 = true;
+                gw_emit_finding(&x->p.e, GNE_E_DIV_CUSTOM_U16, start + 1, 1,
+                                "A 1-byte CustomPacket length, the text's guint8 (gnelib writes 2 bytes)");
+            }
+            gw_summary_add(&x->p.sum, "Custom (%u bytes)", (unsigned)v);
+            if (v)
+                gw_take_bytes(&x->p, GNE_F_CUSTOM_DATA, (size_t)v);
+            ok = !x->p.failed;
+        }
+        break;
+    }
+    case ID_RATE:
+        if ((ok = gw_take_u(&x->p, GNE_F_RATE, 4, &v))) {
+            if (depth == 0) { /* wrapped, it is application data */
+                gne_conv *c = x->conv;
+                c->rate[role(x)] = (uint32_t)v;
+                c->rate_known[role(x)] = true;
+                /* the peer honours it "within a second" */
+                c->rate_window[!role(x)] = x->p.pi->time_ns + RATE_WINDOW_NS;
+                c->rate_bytes[!role(x)] = 0;
+                emit_rates(x, start);
+            }
+            summary_rate(x, "Rate adjust", v);
+            if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
+                gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
+        }
+        break;
+    case ID_PING:
+        ping(x, start);
+        ok = !x->p.failed;
+        break;
+    case ID_CHANNEL:
+        gw_summary_add(&x->p.sum, "Channel [");
+        if ((ok = wrapped(x, depth, tail + 2))) {
+            uint64_t ch, from;
+            ok = gw_take_u(&x->p, GNE_F_CHANNEL, 1, &ch) && gw_take_u(&x->p, GNE_F_CHANNEL_FROM, 1, &from);
+            if (ok)
+                gw_summary_add(&x->p.sum, "] channel %u from %u", (unsigned)ch, (unsigned)from);
+        }
+        break;
+    case ID_OBJ_CREATE: case ID_OBJ_UPDATE: case ID_OBJ_DEATH:
+        gw_summary_add(&x->p.sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
+                                        : id == ID_OBJ_UPDATE ? "Object update" : "Object death");
+        if ((ok = wrapped(x, depth, tail + 2)) && (ok = gw_take_u(&x->p, GNE_F_OBJECT_ID, 2, &v)))
+            gw_summary_add(&x->p.sum, "] object %u", (unsigned)v);
+        break;
+    default: {
+        /* reserved and application-defined: the length is not known */
+        size_t end = user_end(x, tail);
+        if (id < 16) {
+            gw_emit_finding(&x->p.e, GNE_E_RESERVED, start, 1, "Reserved packet id %u", id);
+            if (end > x->p.c.off)
+                gw_take_bytes(&x->p, GNE_F_DATA, end - x->p.c.off);
+            gw_summary_add(&x->p.sum, "Reserved %u", id);
+        } else {
+            gw_emit_gen_u(&x->p.e, GNE_F_USER_LENGTH_UNKNOWN, start, 1);
+            if (end > x->p.c.off)
+                gw_take_bytes(&x->p, GNE_F_USER_DATA, end - x->p.c.off);
+            gw_summary_add(&x->p.sum, "User packet %u", id);
+        }
+        break;
+    }
+    }
+    gw_emit_pop(&x->p.e, x->p.c.off);
+    return ok && !x->p.failed;
+}
+
+static void packets(gne_ctx *x)
+{
+    size_t start = x->p.c.off, len = gw_remaining(&x->p.c);
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_PACKETS);
+    emit_order(x, start);
+    if (x->conv->link_frame && x->p.pi->transport == GW_TRANSPORT_UDP)
+        gw_emit_gen_u(&x->p.e, GNE_F_LINK_FRAME, start, x->conv->link_frame);
+    if (len > GNE_MESSAGE_MAX)
+        gw_emit_finding(&x->p.e, GNE_E_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
+                        GNE_MESSAGE_MAX);
+    int n = 0;
+    while (!x->p.failed) {
+        if (!gw_remaining(&x->p.c)) {
+            gw_emit_finding(&x->p.e, GNE_E_UNTERMINATED, x->p.c.off, 0,
+                            "The message ends after %d packet%s without 255", n, n == 1 ? "" : "s");
+            break;
+        }
+        if (x->p.c.data[x->p.c.off] == ID_END) {
+            gw_take_u(&x->p, GNE_F_END, 1, NULL);
+            size_t rest = gw_remaining(&x->p.c);
+            if (rest) {
+                gw_emit_finding(&x->p.e, GNE_E_TRAILING, x->p.c.off, rest, "%zu byte%s after the 255", rest,
+                                rest == 1 ? "" : "s");
+                gw_take_rest(&x->p, GNE_F_TRAILING);
+            }
+            break;
+        }
+        if (n++)
+            gw_summary_add(&x->p.sum, ", ");
+        packet(x, 0, 0);
+    }
+    if (n == 0)
+        gw_summary_add(&x->p.sum, "Empty message");
+}
+
+static void message(gne_ctx *x)
+{
+    gne_conv *c = x->conv;
+    size_t len = gw_remaining(&x->p.c);
+    const uint8_t *p = x->p.c.data + x->p.c.off;
+    bool gne = len >= 3 && p[0] == 'G' && p[1] == 'N' && p[2] == 'E';
+    x->p.big_endian = is_big(c);
+    bool tcp = x->p.pi->transport == GW_TRANSPORT_TCP;
+
+    if (tcp && c->stage == HS_START) {
+        c->stage = HS_DONE;
+        if (gne && len == 48)
+            { connection_request(x, len); return; }
+        /* a server reply seen first: the other side is the client */
+        if (gne && len >= 4 && (p[3] == 0 || p[3] == 1) && (len == 44 || len == 12)) {
+            c->client_dir = (uint8_t)!x->p.pi->dir;
+            c->stage = HS_WAIT_REPLY;
+        } else if (gne && len >= 7) {
+            { connection_request(x, len); return; }
+        }
+    }
+    if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 1) {
+        if (gne && len >= 4 && p[3] == 0)
+            { refusal(x, len); return; }
+        if (gne && len >= 4 && p[3] == 1)
+            { accept_msg(x, len); return; }
+        c->stage = HS_DONE;
+        gw_emit_finding(&x->p.e, GNE_E_BAD_MAGIC, x->p.c.off, len < 4 ? len : 4,
+                        "Expected a refusal or an accept");
+    }
+    if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 0 && !c->order_flagged) {
+        c->order_flagged = true;
+        gw_emit_finding(&x->p.e, GNE_E_HS_ORDER, x->p.c.off, len, "A message from the client before the server's reply");
+    }
+    if (tcp && c->stage == HS_REFUSED && !c->order_flagged) {
+        c->order_flagged = true;
+        gw_emit_finding(&x->p.e, GNE_E_HS_ORDER, x->p.c.off, len, "A message from the %s after the refusal",
+                        role(x) ? "server" : "client");
+    }
+    if (tcp && c->stage == HS_DONE && role(x) == 0 && c->port_msg_possible) {
+        c->port_msg_possible = false;
+        if (len == 4 && p[3] != ID_END) {
+            gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, x->p.c.off, len,
+                            "A 4-byte UDP port message, but the accept opened no UDP link");
+            udp_port_msg(x);
+            return;
+        }
+    }
+    if (tcp && c->stage == HS_WAIT_PORT && role(x) == 0) {
+        if (len == 4)
+            { udp_port_msg(x); return; }
+        c->stage = HS_DONE;
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, x->p.c.off, len,
+                        "Expected the client's 4-byte UDP port, got %zu bytes", len);
+    }
+    if (c->stage == HS_START) /* UDP on a port given by the user */
+        c->stage = HS_DONE;
+    if (!c->order)
+        note_assumed_order(x, x->p.c.off, tcp ? "No connection request seen" : "No TCP connection linked");
+    int r = role(x);
+    if (tcp && c->exited[r] && !c->exit_flagged[r]) {
+        c->exit_flagged[r] = true;
+        gw_emit_finding(&x->p.e, GNE_E_EXIT_NOT_LAST, x->p.c.off, len, "The %s sends on after its ExitPacket",
+                        r ? "server" : "client");
+    }
+    packets(x);
+}
+
+/* bytes sent by this PDU's side against the other side's announced maximum
+   incoming rate, in one-second windows (a new window starts with the first
+   PDU after the last one ended: no deficit builds up). A linked UDP
+   conversation keeps its own count. */
+static void check_rate(gne_ctx *x, size_t bytes)
+{
+    gne_conv *c = x->conv;
+    int r = role(x);
+    int64_t t = x->p.pi->time_ns;
+    if (t < c->rate_window[r])
+        return; /* within a second of a rate change */
+    if (t - c->rate_window[r] >= RATE_WINDOW_NS) {
+        c->rate_window[r] = t;
+        c->rate_bytes[r] = 0;
+    }
+    c->rate_bytes[r] += (uint32_t)bytes;
+    uint32_t limit = c->rate[!r];
+    if (!c->rate_known[!r] || limit == 0 || c->rate_flagged[r])
+        return;
+    if ((uint64_t)c->rate_bytes[r] > (uint64_t)limit + limit / 4 + GNE_MESSAGE_MAX) {
+        c->rate_flagged[r] = true;
+        gw_emit_finding(&x->p.e, GNE_E_RATE_EXCEEDED, 0, bytes,
+                        "The %s sent %u bytes within %.3f s; the %s accepts %u bytes per second",
+                        r ? "server" : "client", c->rate_bytes[r], (double)(t - c->rate_window[r]) / 1e9,
+                        r ? "client" : "server", limit);
+    }
+}
+
+static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
+                       const gw_sink *sink)
+{
+    gne_ctx xs, *x = &xs;
+    gw_pdu_begin(&x->p, &gw_gne_protocol, sink, pi, data, len);
+    x->conv = conv;
+    memset(x->seen, 0, sizeof x->seen);
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
+
+    if (pi->transport == GW_TRANSPORT_TCP) {
+        if (len < 4 || data[0] != 'N' || data[1] != 'L') {
+            gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->p.e, GNE_E_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
+            gw_take_rest(&x->p, GNE_F_DATA);
+            gw_summary_add(&x->p.sum, "Out of sync (%zu bytes skipped)", len);
+            gw_pdu_finish(&x->p);
+            return;
+        }
+        uint64_t n;
+        gw_take_bytes(&x->p, GNE_F_NL_MAGIC, 2);
+        x->p.big_endian = true; /* the NL length is always big-endian */
+        gw_take_u(&x->p, GNE_F_NL_LENGTH, 2, &n);
+        if (n > GNE_NL_MAX) {
+            gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
+            gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
+                            (unsigned)n, GNE_NL_MAX);
+            gw_take_rest(&x->p, GNE_F_DATA);
+            gw_summary_add(&x->p.sum, "Out of sync (NL length %u)", (unsigned)n);
+            gw_pdu_finish(&x->p);
+            return;
+        }
+        if (4 + n < len)
+            x->p.c.len = 4 + (size_t)n;
+        if (4 + n > len)
+            gw_emit_finding(&x->p.e, GNE_E_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
+                            (unsigned)n, len - 4);
+    }
+    message(x);
+    check_rate(x, len);
+    gw_pdu_finish(&x->p);
+}
+
+/* ---- pcaptool conform's messages ---------------------------------------------- */
+
+/* The written forms of what conform sends: the handshake's messages, and a
+   message of packets (each its id, a ping's request id and two gtimes, a
+   CustomPacket's u16 length and data, a RateAdjustPacket's rate; other
+   packets no body), ended by 255
+   when a value is given for it. The decoder reads packets procedurally
+   (message()); conform decodes what it built back with it. */
+static const gw_lstep request_layout[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
+static const gw_lstep refusal_layout[] = {GW_SUB(reply), GW_SUB(versions), GW_SUB(game), END};
+static const gw_lstep accept_layout[] = {GW_SUB(reply), NUM(RATE, 4), NUM(UDP_PORT, 4), END};
+static const gw_lstep packets_layout[] = {
+    GW_MORE(1), NUM(PACKET_ID, 1),
+    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_PING), NUM(PING_REQ_ID, 4), NUM(TIME_SEC, 4), NUM(TIME_USEC, 4),
+    NUM(TIME_SEC, 4), NUM(TIME_USEC, 4), GW_DONE,
+    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_CUSTOM), GW_COUNTED(GNE_F_CUSTOM_DATA, GNE_F_CUSTOM_LENGTH, 2, -1), GW_DONE,
+    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_RATE), NUM(RATE, 4), GW_DONE,
+    GW_DONE,
+    GW_OPTIONAL, NUM(END, 1), END};
+
+/* type: MSG_REQUEST, MSG_REFUSAL, MSG_ACCEPT or MSG_PACKETS, in an NL
+   frame (TCP), the data in the byte order the byte_order option forces
+   (little-endian when auto) */
+static size_t gne_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    const gw_lstep *l = type == MSG_REQUEST ? request_layout : type == MSG_REFUSAL ? refusal_layout
+                      : type == MSG_ACCEPT ? accept_layout : type == MSG_PACKETS ? packets_layout : NULL;
+    size_t n;
+    if (!l || cap < 4 || !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + 4, cap - 4, &n) ||
+        n > GNE_NL_MAX)
+        return 0;
+    out[0] = 'N';
+    out[1] = 'L';
+    gw_put_uint(out + 2, 2, n, true);
+    return n + 4;
+}
+
+/* NL framing; on a bad header, the bytes up to the next "NL" form one
+   (reported) PDU, so decoding resynchronises there */
+static long gne_pdu_length(const int *opts, const uint8_t *data, size_t avail)
+{
+    (void)opts;
+    size_t from = 1;
+    if (avail < 4)
+        return 0;
+    if (data[0] == 'N' && data[1] == 'L') {
+        unsigned n = (unsigned)(data[2] << 8 | data[3]);
+        if (n <= GNE_NL_MAX)
+            return 4 + (long)n;
+        from = 2;
+    }
+    for (size_t i = from; i + 1 < avail; i++)
+        if (data[i] == 'N' && data[i + 1] == 'L')
+            return (long)i;
+    return GW_PDU_INVALID;
+}
+
+/* the first data of a GNE connection: the connection request's NL header
+   (gnelib sends it in a segment of its own), or a frame starting "GNE" */
+static bool gne_heuristic(const int *opts, int transport, const uint8_t *d, size_t len)
+{
+    (void)opts;
+    if (transport != GW_TRANSPORT_TCP || len < 4 || d[0] != 'N' || d[1] != 'L' || d[2] != 0)
+        return false;
+    if (len == 4)
+        return d[3] == 48;
+    return len >= 7 && d[3] >= 3 && d[4] == 'G' && d[5] == 'N' && d[6] == 'E';
+}
+
+/* pcaptool stats and the statistics tree: ping round trips */
+static const int measures[] = {GNE_F_PING_RTT};
+
+const gw_protocol gw_gne_protocol = {
+    .name = "gne",
+    .short_name = "GNE",
+    .long_name = "Gillius's Game Networking Engine",
+    .transports = GW_TRANSPORT_TCP | GW_TRANSPORT_UDP,
+    .default_port = 0,
+    .fields = fields,
+    .n_fields = GNE_F_COUNT,
+    .findings = findings,
+    .n_findings = GNE_E_COUNT,
+    .truncated_finding = GNE_E_TRUNCATED,
+    .rest_field = GNE_F_DATA,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = GNE_F_MESSAGE,
+    .part_type_field = GNE_F_PACKET_ID,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(gne_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .conv_link = conv_link,
+    .decode = gne_decode,
+    .pdu_length = gne_pdu_length,
+    .pdu_header = 4,
+    .heuristic = gne_heuristic,
+    .build = gne_build,
+};

@@ -1,0 +1,887 @@
+/* opendrakan.c - the OpenDrakan decoder.
+ *
+ * A packet is type u8, payload length u16 little-endian, payload; several
+ * may share a UDP datagram (TCP: the framing gives one at a time). Numbers
+ * are little-endian, ticks i64 (0 = none). Object state bundles are chains
+ * of value/jump mask pairs, 7 states a group. Snapshot completeness is
+ * tracked per conversation: change packets per tick against the confirm
+ * packet's count, in any order.
+ */
+#include "opendrakan/opendrakan.h"
+#include "core/gw_layout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- tables ------------------------------------------------------------ */
+
+static const gw_value_name type_names[] = {
+    {T_DB_ENTRY, "GLOBAL_DB_TABLE_ENTRY", 0}, {T_LOAD_LEVEL, "LOAD_LEVEL", 0},
+    {T_STATES, "OBJECT_STATES_CHANGED", 0}, {T_EXTRA_STATES, "OBJECT_EXTRA_STATES_CHANGED", 0},
+    {T_CONFIRM, "CONFIRM_SNAPSHOT", 0}, {T_GLOBAL_MESSAGE, "GLOBAL_MESSAGE", 0},
+    {T_OBJECT_MESSAGE, "OBJECT_MESSAGE", 0}, {T_EVENT, "EVENT", 0},
+    {T_ACK, "ACKNOWLEDGE_SNAPSHOT", 0}, {T_ACTION, "ACTION_TRIGGERED", 0},
+    {T_ANALOG, "ANALOG_ACTION_TRIGGERED", 0}, {T_OBJECT_CREATED, "OBJECT_CREATED (draft)", 0},
+    {T_LIFECYCLE, "OBJECT_LIFECYCLE_STATE_CHANGED (draft)", 0}, {T_ANIMATION, "OBJECT_ANIMATION (draft)", 0},
+    {T_SOUND, "SOUND (draft)", 0},
+    {0, NULL, 0}};
+
+static const gw_value_name variant_names[] = {
+    {0, "Action", 0}, {1, "Object animation", 0}, {2, "Object message", 0}, {0, NULL, 0}};
+static const gw_value_name bone_mode_names[] = {
+    {0, "Normal", 0}, {1, "Accumulate", 0}, {2, "Ignore", 0}, {0, NULL, 0}};
+static const gw_value_name playback_names[] = {
+    {0, "Normal", 0}, {1, "Looping", 0}, {2, "Ping-pong", 0}, {0, NULL, 0}};
+static const gw_value_name action_state_names[] = {
+    {0, "Begin", 0}, {1, "End", 0}, {2, "Repeat", 0}, {0, NULL, 0}};
+static const gw_value_name lifecycle_names[] = {
+    {0, "Loaded", 0}, {1, "Spawned", 0}, {2, "Running", 0}, {3, "Destroyed", 0}, {0, NULL, 0}};
+static const gw_value_name bools_names[] = {
+    {OD_BOOLS_BYTES, "One byte each (reference master)", 0},
+    {OD_BOOLS_PACKED, "Packed LSB-first (draft, net-dev)", 0}, {0, NULL, 0}};
+
+static const gw_field fields[OD_F_COUNT] = {OD_FIELDS(GW_FIELD, GW_LINK)};
+
+static const gw_finding_def findings[OD_E_COUNT] = {OD_FINDINGS(GW_FINDING)};
+
+/* the behaviour rules among the findings (pcaptool validate --rules) */
+static const gw_rule rules[] = {
+    {OD_E_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
+                         "send state updates to the server\"; Acknowledge snapshot (uplink), Action (uplink), Analog "
+                         "Action (uplink); Global database table entry and Load level (downlink)"},
+    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+                         "confirmation or a number of changes to be missing, so the expected change count will "
+                         "never match the one recorded. Thus, an incomplete snapshot will not be considered by "
+                         "the client\" (expected, so a note)"},
+    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+                          "confirmation or a number of changes to be missing\" (expected, so a note)"},
+    {OD_E_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
+                     "changes the snapshot with the given tick should contain\""},
+    {OD_E_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
+                     "delta encoding\""},
+    {OD_E_ACK_UNCONFIRMED, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+                         "it has received a snapshot in full\""},
+    {OD_E_ACK_INCOMPLETE, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+                        "it has received a snapshot in full\""},
+    {OD_E_TICK_ZERO, "opendrakan.md, Tick number: \"Tick numbers should be one-based, since some protocol "
+                   "features need to be able to pass an invalid tick\""},
+    {OD_E_DB_INCOMPLETE, "opendrakan.md, Load level: \"The total number of databases that are loaded is "
+                       "included in this packet so the client can verify that it received a complete "
+                       "database table\""},
+    {OD_E_UNEXPECTED_LINK, "WIRE-NOTES 5: \"The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), "
+                         "all others as reliable (TCP)\""},
+    {OD_E_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
+                        "after each other, they are combined into a single byte\" (profile spec)"},
+    {OD_E_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
+                          "opendrakan.md's packed booleans (profiles either and reference, once per conversation)"},
+};
+
+static const gw_choice variant_choices[] = {
+    {OD_VARIANT_REFERENCE, "reference", "What Zalasus/opendrakan writes"},
+    {OD_VARIANT_DRAFT, "draft", "The draft: real time in messages and actions"},
+    {0, NULL, NULL}};
+static const gw_choice bools_choices[] = {
+    {OD_BOOLS_AUTO, "auto", "From the payload length"},
+    {OD_BOOLS_BYTES, "bytes", "One byte each (reference master)"},
+    {OD_BOOLS_PACKED, "packed", "Packed LSB-first (draft, net-dev)"},
+    {0, NULL, NULL}};
+static const gw_choice bools_default_choices[] = {
+    {OD_BOOLS_BYTES, "bytes", "One byte each (reference master)"},
+    {OD_BOOLS_PACKED, "packed", "Packed LSB-first (draft, net-dev)"},
+    {0, NULL, NULL}};
+
+static const gw_option options[] = {
+    [OD_OPT_VARIANT] = {"variant", "Layouts", "The reference code's packet layouts or the draft's",
+     variant_choices, OD_VARIANT_REFERENCE},
+    [OD_OPT_BOOLS] = {"bools", "Boolean states", "How a state bundle's booleans are read", bools_choices,
+     OD_BOOLS_AUTO},
+    [OD_OPT_DEFAULT_BOOLS] = {"default_bools", "Boolean states when the length does not tell",
+     "Used when neither encoding fits the payload length", bools_default_choices, OD_BOOLS_BYTES},
+    [OD_OPT_PROFILE] = {"profile", "Conformance profile",
+     "Judge by what the reference code (master) or the draft text allows (default: either, noting "
+     "which), or strictly by one of them", gw_profile_choices,
+     GW_PROFILE_EITHER},
+};
+
+/* ---- conversation ------------------------------------------------------ */
+
+typedef struct {
+    int64_t tick;
+    uint32_t changes, count;
+    uint32_t first_change_frame, confirm_frame;
+    int64_t first_change_t, confirm_t;
+    int first_change_dir, confirm_dir;
+    uint32_t first_change_off, confirm_off; /* of the tick in its frame */
+    bool used, confirmed;
+} snapshot;
+
+typedef struct {
+    uint32_t index;
+    char path[OD_DB_PATH];
+} db_entry;
+
+typedef struct {
+    unsigned n_db;
+    snapshot snap[OD_SNAPSHOTS];
+    unsigned snap_next;
+    int64_t acked[OD_ACKS];
+    unsigned n_acked;
+    bool bools_divergence_noted;
+    int8_t server_dir;          /* learnt from the first one-way packet; -1 not yet */
+    const int *opt;             /* the options (OD_OPT_*) */
+    db_entry db[OD_DB_ENTRIES]; /* the first n_db set; the rest (6 KiB) never read */
+} od_conv;
+
+static void conv_init(void *p, const int *opt)
+{
+    memset(p, 0, offsetof(od_conv, db));
+    ((od_conv *)p)->server_dir = -1;
+    ((od_conv *)p)->opt = opt;
+}
+
+static void conv_free(void *p) { (void)p; }
+
+static void report_open(const snapshot *s, const gw_end_sink *sink)
+{
+    char msg[160];
+    if (!s->used)
+        return;
+    if (s->confirmed && s->changes < s->count) {
+        bool want = gw_end_wants_message(sink, s->confirm_frame, OD_E_SNAP_INCOMPLETE);
+        if (want)
+            snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)s->tick,
+                     s->changes, s->count);
+        sink->finding(sink->ctx, s->confirm_frame, s->confirm_t, s->confirm_dir,
+                      OD_E_SNAP_INCOMPLETE, s->confirm_off, 8, want ? msg : NULL);
+    } else if (!s->confirmed && s->changes) {
+        bool want = gw_end_wants_message(sink, s->first_change_frame, OD_E_SNAP_UNCONFIRMED);
+        if (want)
+            snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)s->tick,
+                     s->changes, s->changes == 1 ? "" : "s");
+        sink->finding(sink->ctx, s->first_change_frame, s->first_change_t, s->first_change_dir,
+                      OD_E_SNAP_UNCONFIRMED, s->first_change_off, 8, want ? msg : NULL);
+    }
+}
+
+static void conv_end(void *p, const gw_end_sink *sink)
+{
+    od_conv *c = p;
+    for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
+        report_open(&c->snap[(c->snap_next + k) % OD_SNAPSHOTS], sink);
+}
+
+/* ---- decoding helpers -------------------------------------------------- */
+
+typedef struct {
+    gw_pdu p;             /* p.c: over the current packet's payload (len = its end);
+                             p.failed: decoding of that packet stopped */
+    od_conv *conv;
+    unsigned type;        /* the current packet's type */
+    size_t tick_at;       /* the current packet's tick (its payload start) */
+    bool seen[OD_F_COUNT]; /* what the packet's layout read (gw_record) */
+    uint64_t val[OD_F_COUNT];
+    gw_span text[OD_F_COUNT];
+} od_ctx;
+
+static const char *db_path(const od_conv *c, uint32_t index)
+{
+    for (unsigned i = 0; i < c->n_db && i < OD_DB_ENTRIES; i++)
+        if (c->db[i].index == index)
+            return c->db[i].path;
+    return NULL;
+}
+
+/* ---- state bundles ----------------------------------------------------- */
+
+enum kind { K_VEC3, K_QUAT, K_BOOL };
+static const struct {
+    const char *name;
+    enum kind kind;
+    int field; /* the first of its fields */
+} object_states[] = {
+    {"Position", K_VEC3, OD_F_POS_X}, {"Rotation", K_QUAT, OD_F_ROT_X}, {"Scale", K_VEC3, OD_F_SCALE_X},
+    {"Visibility", K_BOOL, OD_F_VISIBLE}, {"Running", K_BOOL, OD_F_RUNNING},
+};
+#define N_OBJECT_STATES 5
+
+/* Walk a bundle at d[0..len) with an encoding of the booleans. With x,
+   emit it; without, only measure. Returns the bytes used, or -1 when it
+   does not fit (runs past the end, or names a state objects lack). */
+static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, int bools)
+{
+    size_t off = 0;
+    int packed_bits = -1; /* packed: bits of the current boolean byte left to read */
+    size_t packed_at = 0;
+    for (int group = 0;; group++) {
+        if (len - off < 2) {
+            if (x)
+                gw_emit_finding(&x->p.e, OD_E_BUNDLE_PAST_END, base + off, len - off,
+                                "The mask pair of state group %d is missing", group);
+            return -1;
+        }
+        uint8_t vm = d[off], jm = d[off + 1];
+        size_t masks = off;
+        if (x) {
+            /* the bits of group 0 are the objects' states (a later group's
+               bits name states objects lack: a finding below) */
+            gw_emit_u(&x->p.e, OD_F_VALUE_MASK, base + off, 1, vm);
+            if (group == 0) {
+                gw_emit_push(&x->p.e);
+                for (int f = OD_F_VM_POSITION; f <= OD_F_VM_MORE; f++)
+                    gw_emit_u(&x->p.e, f, base + off, 1, vm);
+                gw_emit_pop(&x->p.e, base + off + 1);
+            }
+            gw_emit_u(&x->p.e, OD_F_JUMP_MASK, base + off + 1, 1, jm);
+            if (group == 0) {
+                gw_emit_push(&x->p.e);
+                for (int f = OD_F_JM_POSITION; f <= OD_F_JM_UNUSED; f++)
+                    gw_emit_u(&x->p.e, f, base + off + 1, 1, jm);
+                gw_emit_pop(&x->p.e, base + off + 2);
+            }
+            if (jm & 0x80) /* "The highest bit of the jump mask is currently unused" */
+                gw_emit_finding(&x->p.e, OD_E_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
+        }
+        off += 2;
+        packed_bits = -1;
+        for (int i = 0; i < 7; i++) {
+            int s = group * 7 + i;
+            if (!(vm & (1u << i))) {
+                if ((jm & (1u << i)) && x)
+                    gw_emit_finding(&x->p.e, OD_E_BUNDLE_JUMP_ONLY, base + masks + 1, 1,
+                                    "Jump bit %d set, value bit clear", i);
+                continue;
+            }
+            if (s >= N_OBJECT_STATES) {
+                if (x)
+                    gw_emit_finding(&x->p.e, OD_E_BUNDLE_NO_STATE, base + masks, 1,
+                                    "State %d (group %d bit %d): objects have %d states", s, group,
+                                    i, N_OBJECT_STATES);
+                return -1;
+            }
+            bool jump = (jm >> i) & 1;
+            size_t n = object_states[s].kind == K_VEC3 ? 12 : object_states[s].kind == K_QUAT ? 16 : 1;
+            bool is_bool = object_states[s].kind == K_BOOL;
+            if (is_bool && bools == OD_BOOLS_PACKED) {
+                if (packed_bits <= 0) { /* a new boolean byte */
+                    packed_at = off;
+                    packed_bits = 8;
+                    n = 1;
+                } else {
+                    n = 0;
+                }
+            } else {
+                packed_bits = -1;
+            }
+            if (len - off < n) {
+                if (x)
+                    gw_emit_finding(&x->p.e, OD_E_BUNDLE_PAST_END, base + off, len - off,
+                                    "%s: %zu bytes needed, %zu left", object_states[s].name, n,
+                                    len - off);
+                return -1;
+            }
+            if (x) {
+                /* the state's values (a boolean, or the 3 or 4 floats of a
+                   vector or quaternion), shown in its label too:
+                   "Position (jump): (100, 0, -0.125)" */
+                size_t at = is_bool && bools == OD_BOOLS_PACKED ? packed_at : off;
+                unsigned on = 0;
+                double comp[4];
+                if (is_bool)
+                    on = bools == OD_BOOLS_PACKED ? (d[packed_at] >> (8 - packed_bits)) & 1 : d[off] != 0;
+                for (size_t k = 0; k < n / 4; k++)
+                    comp[k] = gw_float_bits(gw_get_uint(d + off + 4 * k, 4, false), 4);
+                char label[160] = "";
+                if (gw_emit_text(&x->p.e)) {
+                    int w = snprintf(label, sizeof label, "%s%s: ", object_states[s].name, jump ? " (jump)" : "");
+                    if (is_bool) {
+                        snprintf(label + w, sizeof label - (size_t)w, "%s", on ? "True" : "False");
+                    } else {
+                        for (size_t k = 0; k < n / 4 && w > 0 && (size_t)w < sizeof label; k++)
+                            w += snprintf(label + w, sizeof label - (size_t)w, "%s%.15g", k ? ", " : "(", comp[k]);
+                        if (w > 0 && (size_t)w < sizeof label)
+                            snprintf(label + w, sizeof label - (size_t)w, ")");
+                    }
+                }
+                gw_emit_label(&x->p.e, OD_F_STATE, base + at, is_bool ? 1 : n, *label ? label : NULL);
+                gw_emit_push(&x->p.e);
+                gw_emit_u(&x->p.e, OD_F_JUMP, base + masks + 1, 1, jump);
+                if (is_bool)
+                    gw_emit_u(&x->p.e, object_states[s].field, base + at, 1, on);
+                for (size_t k = 0; k < n / 4; k++)
+                    gw_emit_d(&x->p.e, object_states[s].field + (int)k, base + off + 4 * k, 4, comp[k]);
+                gw_emit_pop(&x->p.e, base + at + (is_bool ? 1 : n));
+                gw_summary_add(&x->p.sum, "%s%s%s", x->p.sum.len && x->p.sum.text[x->p.sum.len - 1] == '[' ? "" : " ",
+                               object_states[s].name, jump ? "*" : "");
+            }
+            if (is_bool && bools == OD_BOOLS_PACKED)
+                packed_bits--;
+            off += n;
+        }
+        if (!(vm & 0x80))
+            return (long)off;
+    }
+}
+
+static int count_bools(const uint8_t *d, size_t len)
+{
+    /* booleans present in group 0 (objects have no more states) */
+    return len >= 2 ? ((d[0] >> 3) & 1) + ((d[0] >> 4) & 1) : 0;
+}
+
+static void bundle(od_ctx *x)
+{
+    const uint8_t *d = x->p.c.data + x->p.c.off;
+    size_t len = gw_remaining(&x->p.c), base = x->p.c.off;
+    const int *opt = x->conv->opt;
+    int enc = opt[OD_OPT_BOOLS], n_bools = count_bools(d, len);
+    bool assumed = false;
+    if (enc == OD_BOOLS_AUTO) {
+        long bytes = walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
+        long packed = walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
+        bool fb = bytes == (long)len, fp = packed == (long)len;
+        enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : opt[OD_OPT_DEFAULT_BOOLS];
+        assumed = !fb && !fp && n_bools >= 2;
+    }
+    gw_emit_label(&x->p.e, OD_F_BUNDLE, base, len, NULL);
+    gw_emit_push(&x->p.e);
+    if (n_bools >= 2)
+        gw_emit_gen_u(&x->p.e, OD_F_BOOLS, base, (uint64_t)enc);
+    if (assumed)
+        gw_emit_finding(&x->p.e, OD_E_BUNDLE_BOOLS, base, len,
+                        "Neither encoding fits %zu bytes: %s used", len,
+                        gw_value_name_of(bools_names, (uint32_t)enc));
+    if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed)
+        gw_emit_divergence(&x->p.e, opt[OD_OPT_PROFILE], OD_E_BOOLS_UNPACKED, OD_E_DIVERGENCE_BOOLS,
+                           &x->conv->bools_divergence_noted, base, len, "%d booleans, one byte each",
+                           "Booleans one byte each (reference master); the draft packs them", n_bools);
+    gw_summary_add(&x->p.sum, " [");
+    long used = walk_bundle(x, d, len, base, enc);
+    gw_summary_add(&x->p.sum, "]");
+    if (used < 0) {
+        x->p.failed = true;
+        gw_summary_add(&x->p.sum, " (malformed)");
+        x->p.c.off = x->p.c.len;
+    } else {
+        x->p.c.off += (size_t)used;
+    }
+    gw_emit_pop(&x->p.e, x->p.c.off);
+}
+
+/* ---- snapshots --------------------------------------------------------- */
+
+static snapshot *find_snapshot(od_conv *c, int64_t t)
+{
+    for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
+        if (c->snap[k].used && c->snap[k].tick == t)
+            return &c->snap[k];
+    return NULL;
+}
+
+static snapshot *add_snapshot(od_ctx *x, int64_t t)
+{
+    od_conv *c = x->conv;
+    snapshot *s = &c->snap[c->snap_next++ % OD_SNAPSHOTS];
+    if (s->used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
+        gw_emit_finding(&x->p.e, OD_E_SNAP_FORGOTTEN, x->tick_at, 8,
+                        "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
+                        s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
+    *s = (snapshot){.tick = t, .used = true};
+    return s;
+}
+
+static void snapshot_change(od_ctx *x, int64_t t)
+{
+    snapshot *s = find_snapshot(x->conv, t);
+    if (!s) {
+        s = add_snapshot(x, t);
+        s->first_change_frame = x->p.pi->frame;
+        s->first_change_t = x->p.pi->time_ns;
+        s->first_change_dir = x->p.pi->dir;
+        s->first_change_off = (uint32_t)x->tick_at;
+    }
+    s->changes++;
+    if (!s->confirmed)
+        return;
+    gw_emit_gen_u(&x->p.e, OD_F_CONFIRM_FRAME, x->tick_at, s->confirm_frame);
+    gw_emit_gen_u(&x->p.e, OD_F_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->p.e, OD_F_COMPLETE, x->tick_at, s->changes == s->count);
+    if (s->changes > s->count)
+        gw_emit_finding(&x->p.e, OD_E_SNAP_EXCESS, x->tick_at, 8, "Change %u of a snapshot of %u", s->changes,
+                        s->count);
+}
+
+static bool was_acked(const od_conv *c, int64_t t)
+{
+    unsigned n = c->n_acked < OD_ACKS ? c->n_acked : OD_ACKS;
+    for (unsigned k = 0; k < n; k++)
+        if (c->acked[k] == t)
+            return true;
+    return false;
+}
+
+static void confirm(od_ctx *x)
+{
+    if (!x->seen[OD_F_REFERENCE_TICK])
+        return;
+    int64_t t = (int64_t)x->val[OD_F_TICK], ref = (int64_t)x->val[OD_F_REFERENCE_TICK];
+    uint64_t count = x->val[OD_F_CHANGE_COUNT];
+    size_t ref_off = x->p.c.off - 8;
+    gw_summary_add(&x->p.sum, " tick %lld, %llu change%s, %s", (long long)t, (unsigned long long)count,
+                   count == 1 ? "" : "s", ref ? "delta" : "full");
+    if (ref && !was_acked(x->conv, ref))
+        gw_emit_finding(&x->p.e, OD_E_REF_UNACKED, ref_off, 8,
+                        "Delta against tick %lld, which the client has not acknowledged",
+                        (long long)ref);
+    snapshot *s = find_snapshot(x->conv, t);
+    if (!s)
+        s = add_snapshot(x, t);
+    if (s->confirmed)
+        gw_emit_finding(&x->p.e, OD_E_SNAP_RECONFIRMED, x->tick_at, 8, "Tick %lld confirmed before in frame %u",
+                        (long long)t, s->confirm_frame);
+    s->confirmed = true;
+    s->count = (uint32_t)count;
+    s->confirm_frame = x->p.pi->frame;
+    s->confirm_t = x->p.pi->time_ns;
+    s->confirm_dir = x->p.pi->dir;
+    s->confirm_off = (uint32_t)x->tick_at;
+    gw_emit_gen_u(&x->p.e, OD_F_CHANGES_SEEN, x->tick_at, s->changes);
+    gw_emit_gen_u(&x->p.e, OD_F_COMPLETE, x->tick_at, s->changes == s->count);
+    if (s->changes > s->count)
+        gw_emit_finding(&x->p.e, OD_E_SNAP_EXCESS, x->tick_at, 8, "%u changes seen for a snapshot of %u",
+                        s->changes, s->count);
+    gw_summary_add(&x->p.sum, s->changes == s->count ? " (complete)"
+                            : s->changes > s->count ? " (%u seen: too many)" : " (%u seen)", s->changes);
+}
+
+static void acknowledge(od_ctx *x)
+{
+    if (!x->seen[OD_F_TICK])
+        return;
+    int64_t t = (int64_t)x->val[OD_F_TICK];
+    size_t off = x->tick_at;
+    gw_summary_add(&x->p.sum, " tick %lld", (long long)t);
+    od_conv *c = x->conv;
+    c->acked[c->n_acked++ % OD_ACKS] = t;
+    snapshot *s = find_snapshot(c, t);
+    if (!s || !s->confirmed) {
+        gw_emit_finding(&x->p.e, OD_E_ACK_UNCONFIRMED, off, 8, "Tick %lld was not confirmed", (long long)t);
+        return;
+    }
+    gw_emit_gen_u(&x->p.e, OD_F_CONFIRM_FRAME, off, s->confirm_frame);
+    if (s->changes < s->count)
+        gw_emit_finding(&x->p.e, OD_E_ACK_INCOMPLETE, off, 8, "Tick %lld: %u of %u changes seen",
+                        (long long)t, s->changes, s->count);
+}
+
+/* ---- packets ----------------------------------------------------------- */
+
+static void gref(od_ctx *x)
+{
+    /* The code's gref (EVENT's object animation): u16 asset id, u32
+       global database index. The draft uses "gref" and defines it nowhere;
+       its "Asset references" gives the global database index 16 bits: a
+       draft packet whose length leaves 4 bytes for it is read as u16 asset
+       id, u16 index (the code's order: the draft gives none) */
+    size_t after = x->type == T_ANIMATION ? 8 : 0; /* the draft animation's channel and speed */
+    bool short_ref = (x->type == T_ANIMATION || x->type == T_SOUND) && gw_remaining(&x->p.c) == after + 4;
+    size_t n = short_ref ? 4 : 6;
+    uint64_t asset, db;
+    size_t off = x->p.c.off;
+    if (!gw_pdu_need(&x->p, n, "Asset reference"))
+        return;
+    gw_emit_label(&x->p.e, OD_F_GREF, off, n, NULL);
+    gw_emit_push(&x->p.e);
+    gw_take_u(&x->p, OD_F_ASSET, 2, &asset);
+    gw_take_u(&x->p, OD_F_GREF_DB, n - 2, &db);
+    const char *path = db_path(x->conv, (uint32_t)db);
+    if (path)
+        gw_emit_gen_s(&x->p.e, OD_F_GREF_PATH, off + 2, n - 2, path, strlen(path));
+    else if (x->conv->n_db)
+        gw_emit_finding(&x->p.e, OD_E_GREF_UNKNOWN, off + 2, n - 2, "Global database %llu is not in the table",
+                        (unsigned long long)db);
+    if (short_ref)
+        gw_emit_finding(&x->p.e, OD_E_GREF_SHORT, off, n, "A 4-byte asset reference, read as u16 asset id, u16 "
+                        "database index (the draft defines no gref)");
+    gw_emit_pop(&x->p.e, off + n);
+    gw_summary_add(&x->p.sum, " asset %llu/%s", (unsigned long long)asset, path ? path : "?");
+}
+
+/* the animation flags: four two-bit modes */
+static void anim_flags(od_ctx *x, size_t off, uint64_t w)
+{
+    gw_emit_push(&x->p.e);
+    gw_emit_u(&x->p.e, OD_F_BONE_X, off, 1, w);
+    gw_emit_u(&x->p.e, OD_F_BONE_Y, off, 1, w);
+    gw_emit_u(&x->p.e, OD_F_BONE_Z, off, 1, w);
+    gw_emit_u(&x->p.e, OD_F_PLAYBACK, off, 1, w);
+    gw_emit_pop(&x->p.e, off + 1);
+    if ((w & 0x03) == 0x03 || (w & 0x0c) == 0x0c || (w & 0x30) == 0x30 || (w & 0xc0) == 0xc0)
+        gw_emit_finding(&x->p.e, OD_E_ANIM_FLAGS, off, 1, "Flags 0x%02llx: a mode of 3", (unsigned long long)w);
+    gw_summary_add(&x->p.sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
+}
+
+/* what the layouts ask of the decoder (gw_pdu_hooks) */
+enum { TEST_DRAFT, STEP_GREF, STEP_BUNDLE, STEP_SUM_TICK_OBJECT, STEP_SUM_CHANNEL,
+       CHECK_TICK = 1, CHECK_REFERENCE_TICK, CHECK_DB_COUNT, CHECK_VARIANT, CHECK_LIFECYCLE, CHECK_ANIM_FLAGS };
+
+/* TEST_DRAFT: the draft's layout. The draft puts a real time (f64) first
+   in an action and an analog action, the reference does not: a payload
+   whose length only the draft's fits is read the draft's way whatever the
+   variant (both readings decode) */
+static bool test(gw_pdu *p, int which)
+{
+    (void)which;
+    od_ctx *x = (od_ctx *)p;
+    if (x->conv->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT)
+        return true;
+    size_t rest = gw_remaining(&x->p.c);
+    return (x->type == T_ACTION && rest == 8 + 4 + 1) || (x->type == T_ANALOG && rest == 8 + 4 + 4 + 4);
+}
+
+static void step(gw_pdu *p, int which)
+{
+    od_ctx *x = (od_ctx *)p;
+    switch (which) {
+    case STEP_GREF: gref(x); break;
+    case STEP_BUNDLE: bundle(x); break;
+    case STEP_SUM_TICK_OBJECT:
+        gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)x->val[OD_F_TICK],
+                       (unsigned long long)x->val[OD_F_OBJECT_ID]);
+        break;
+    default: /* STEP_SUM_CHANNEL */
+        gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)x->val[OD_F_CHANNEL]);
+        break;
+    }
+}
+
+static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+{
+    od_ctx *x = (od_ctx *)p;
+    switch (which) {
+    case CHECK_TICK:
+    case CHECK_REFERENCE_TICK:
+        if (v == 0 && which == CHECK_TICK)
+            gw_emit_finding(&x->p.e, OD_E_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+        if (v >> 63)
+            gw_emit_finding(&x->p.e, OD_E_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
+                            (long long)v, (unsigned long long)v);
+        break;
+    case CHECK_DB_COUNT:
+        if (v != x->conv->n_db)
+            gw_emit_finding(&x->p.e, OD_E_DB_INCOMPLETE, off, 4, "%llu databases loaded, %u table entries seen",
+                            (unsigned long long)v, x->conv->n_db);
+        break;
+    case CHECK_VARIANT:
+        gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)v, "Unknown"));
+        if (v > 2)
+            gw_emit_finding(&x->p.e, OD_E_EVENT_VARIANT, off, 1, "Event variant %llu", (unsigned long long)v);
+        break;
+    case CHECK_LIFECYCLE:
+        if (v > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
+            gw_emit_finding(&x->p.e, OD_E_LIFECYCLE_UNKNOWN, off, 1, "Lifecycle state %llu", (unsigned long long)v);
+        break;
+    default: /* CHECK_ANIM_FLAGS */
+        anim_flags(x, off, v);
+        break;
+    }
+}
+
+static const gw_pdu_hooks hooks = {.test = test, .step = step, .check = check};
+
+/* payload layouts (little-endian) */
+#define L GW_LAYOUT
+#define NUM(f, n, ...) GW_NUM(OD_F_##f, n, __VA_ARGS__)
+#define TICK NUM(TICK, 8, GW_CHECK(CHECK_TICK))
+#define REALTIME NUM(REALTIME, 8)
+#define DRAFT_REALTIME GW_IF_HOOK(TEST_DRAFT), REALTIME, GW_DONE
+/* the rest of the payload, a text also in the summary */
+#define REST_TEXT(f) {.op = GW_L_REST, .field = OD_F_##f, GW_SUM(" %s"), GW_CHARS(48)}
+#define BODY GW_OPTIONAL, GW_REST(OD_F_BODY)
+#define ANIM NUM(ANIM_CHANNEL, 4), NUM(ANIM_SPEED, 4)
+static const gw_lstep *const payloads[T_COUNT] = {
+    [T_DB_ENTRY] = L(NUM(DB_INDEX, 4, GW_SUM(" %llu")), REST_TEXT(DB_PATH)),
+    [T_LOAD_LEVEL] = L(NUM(DB_COUNT, 4, GW_CHECK(CHECK_DB_COUNT)), REST_TEXT(LEVEL_PATH)),
+    [T_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(STEP_SUM_TICK_OBJECT), GW_STEP(STEP_BUNDLE)),
+    [T_EXTRA_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(STEP_SUM_TICK_OBJECT), GW_REST(OD_F_EXTRA_STATES)),
+    [T_CONFIRM] = L(TICK, REALTIME, NUM(CHANGE_COUNT, 4), NUM(REFERENCE_TICK, 8, GW_CHECK(CHECK_REFERENCE_TICK))),
+    [T_GLOBAL_MESSAGE] = L(NUM(CHANNEL, 4), DRAFT_REALTIME, GW_STEP(STEP_SUM_CHANNEL), BODY),
+    /* the draft's layout (the reference never builds it) */
+    [T_OBJECT_MESSAGE] = L(NUM(CHANNEL, 4), NUM(SENDER, 4), NUM(RECEIVER, 4), REALTIME, GW_STEP(STEP_SUM_CHANNEL), BODY),
+    [T_EVENT] = L(REALTIME, NUM(VARIANT, 1, GW_CHECK(CHECK_VARIANT)),
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 0), NUM(ACTION, 4), NUM(KEY_DOWN, 1), GW_DONE,
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 1), NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF),
+                      ANIM, NUM(ANIM_START, 4), NUM(ANIM_TRANSITION, 4), NUM(ANIM_FLAGS, 1, GW_CHECK(CHECK_ANIM_FLAGS)),
+                  GW_DONE,
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 2), NUM(SENDER, 4), NUM(RECEIVER, 4), NUM(MESSAGE, 4), GW_DONE,
+                  GW_IF(OD_F_VARIANT, GW_CMP_GE, 3), GW_REST(OD_F_DATA), GW_DONE),
+    [T_ACK] = L(TICK),
+    [T_ACTION] = L(DRAFT_REALTIME, NUM(ACTION, 4), NUM(ACTION_STATE, 1)),
+    [T_ANALOG] = L(DRAFT_REALTIME, NUM(ACTION, 4), NUM(ANALOG_X, 4), NUM(ANALOG_Y, 4)),
+    /* the draft's other snapshot changes */
+    [T_OBJECT_CREATED] = L(TICK, NUM(NEW_OBJECT, 4), NUM(PROTOTYPE, 4)),
+    [T_LIFECYCLE] = L(TICK, NUM(OBJECT_ID, 4), NUM(LIFECYCLE, 1, GW_CHECK(CHECK_LIFECYCLE))),
+    [T_SOUND] = L(REALTIME, GW_STEP(STEP_GREF)),
+    /* the draft's "Object animation (downlink, reliable)" */
+    [T_ANIMATION] = L(REALTIME, NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF), ANIM),
+};
+
+/* pcaptool conform's packets: type, the payload's length (u16), the
+   payload of the type's layout, little-endian (an unknown type: the
+   GW_W_STEP bytes given; a state bundle too, the decoder reads it
+   procedurally) */
+static size_t od_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
+{
+    (void)opts;
+    static const gw_lstep raw[] = {GW_STEP(0), {.op = GW_L_END}};
+    size_t n;
+    if (type < 0 || type > 255 || cap < 3 ||
+        !gw_layout_write(type < T_COUNT ? payloads[type] : raw, false, vals, out + 3, cap - 3, &n) || n > 0xffff)
+        return 0;
+    out[0] = (uint8_t)type;
+    gw_put_uint(out + 1, 2, n, false);
+    return n + 3;
+}
+
+/* what a packet means, from what its layout read */
+static void payload(od_ctx *x, unsigned type)
+{
+    od_conv *c = x->conv;
+    const uint64_t *v = x->val;
+    const bool *seen = x->seen;
+    memset(x->seen, 0, sizeof x->seen);
+    x->type = type;
+    gw_layout_run(&x->p, payloads[type]);
+    switch (type) {
+    case T_DB_ENTRY:
+        if (seen[OD_F_DB_PATH] && c->n_db < OD_DB_ENTRIES && !db_path(c, (uint32_t)v[OD_F_DB_INDEX])) {
+            db_entry *e = &c->db[c->n_db++];
+            e->index = (uint32_t)v[OD_F_DB_INDEX];
+            size_t k = x->text[OD_F_DB_PATH].n < OD_DB_PATH - 1 ? x->text[OD_F_DB_PATH].n : OD_DB_PATH - 1;
+            memcpy(e->path, x->text[OD_F_DB_PATH].p, k);
+            e->path[k] = 0;
+        }
+        break;
+    case T_STATES:
+    case T_EXTRA_STATES:
+        if (seen[OD_F_OBJECT_ID])
+            snapshot_change(x, (int64_t)v[OD_F_TICK]);
+        break;
+    case T_CONFIRM:
+        confirm(x);
+        break;
+    case T_EVENT:
+        if (seen[OD_F_KEY_DOWN])
+            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v[OD_F_ACTION], v[OD_F_KEY_DOWN] ? "down" : "up");
+        else if (seen[OD_F_MESSAGE])
+            gw_summary_add(&x->p.sum, " %llu -> %llu", (unsigned long long)v[OD_F_SENDER],
+                           (unsigned long long)v[OD_F_RECEIVER]);
+        break;
+    case T_ACK:
+        acknowledge(x);
+        break;
+    case T_ACTION:
+        if (seen[OD_F_ACTION_STATE])
+            gw_summary_add(&x->p.sum, " %d %s", (int32_t)v[OD_F_ACTION],
+                           gw_value_name_or(action_state_names, (uint32_t)v[OD_F_ACTION_STATE], "Unknown"));
+        break;
+    case T_ANALOG:
+        if (seen[OD_F_ANALOG_Y])
+            gw_summary_add(&x->p.sum, " %d", (int32_t)v[OD_F_ACTION]);
+        break;
+    case T_OBJECT_CREATED:
+        if (seen[OD_F_PROTOTYPE]) {
+            gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)v[OD_F_TICK],
+                           (unsigned long long)v[OD_F_NEW_OBJECT]);
+            snapshot_change(x, (int64_t)v[OD_F_TICK]);
+        }
+        break;
+    case T_LIFECYCLE:
+        if (seen[OD_F_LIFECYCLE]) {
+            gw_summary_add(&x->p.sum, " tick %lld object %llu %s", (long long)v[OD_F_TICK],
+                           (unsigned long long)v[OD_F_OBJECT_ID],
+                           gw_value_name_or(lifecycle_names, (uint32_t)v[OD_F_LIFECYCLE], "Unknown"));
+            snapshot_change(x, (int64_t)v[OD_F_TICK]);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* the code's types, and the draft's it does not have (whatever the
+   variant: the code uses none of their numbers) */
+static bool known_type(unsigned type)
+{
+    return type < T_COUNT;
+}
+
+static bool reliable(unsigned type)
+{
+    return !(type == T_STATES || type == T_EXTRA_STATES || type == T_CONFIRM || type == T_ACK ||
+             type == T_OBJECT_CREATED || type == T_LIFECYCLE);
+}
+
+/* which way a packet type goes by the draft: +1 downlink (server to
+   client), -1 uplink, 0 either (messages and events: not stated for the
+   reference's EVENT) */
+static int one_way(unsigned type)
+{
+    switch (type) {
+    case T_DB_ENTRY: case T_LOAD_LEVEL: case T_STATES: case T_EXTRA_STATES: case T_CONFIRM:
+    case T_OBJECT_CREATED: case T_LIFECYCLE: case T_SOUND: case T_ANIMATION: /* the draft's */
+        return 1;
+    case T_ACK: case T_ACTION: case T_ANALOG:
+        return -1;
+    default:
+        return 0;
+    }
+}
+
+/* the server is the side the first one-way packet says; later packets
+   the other way round are reported */
+static void check_direction(od_ctx *x, unsigned type, size_t off)
+{
+    od_conv *c = x->conv;
+    int way = one_way(type);
+    if (!way)
+        return;
+    int from_server_dir = way > 0 ? x->p.pi->dir : !x->p.pi->dir;
+    if (c->server_dir < 0) {
+        c->server_dir = (int8_t)from_server_dir;
+        return;
+    }
+    if (from_server_dir != c->server_dir)
+        gw_emit_finding(&x->p.e, OD_E_WRONG_DIRECTION, off, 1, "%s from the %s (%s only)",
+                        gw_value_name_of(type_names, type), way > 0 ? "client" : "server",
+                        way > 0 ? "downlink" : "uplink");
+}
+
+/* one packet at d[off..len); returns where the next starts (len: stop) */
+static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
+{
+    unsigned type = d[off];
+    bool known = known_type(type);
+    size_t have = len - off;
+    size_t plen = have >= 3 ? (size_t)gw_get_uint(d + off + 1, 2, false) : 0;
+    size_t end = have >= 3 && plen <= have - 3 ? off + 3 + plen : len;
+    if (x->p.sum.len)
+        gw_summary_add(&x->p.sum, " | ");
+    gw_summary_add(&x->p.sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
+    gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off, gw_value_name_of(type_names, type));
+    gw_emit_push(&x->p.e);
+    gw_emit_u(&x->p.e, OD_F_TYPE, off, 1, type);
+    if (have < 3) {
+        gw_emit_b(&x->p.e, OD_F_DATA, off, have, d + off, have);
+        gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
+                        have, have == 1 ? "" : "s");
+        gw_summary_add(&x->p.sum, " (truncated)");
+        gw_emit_pop(&x->p.e, len);
+        return len;
+    }
+    gw_emit_u(&x->p.e, OD_F_LENGTH, off + 1, 2, plen);
+    if (plen > have - 3) {
+        gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
+                        have - 3);
+        x->p.mark = true; /* after what the payload shows */
+    }
+    if (!known) {
+        gw_emit_finding(&x->p.e, OD_E_UNKNOWN_TYPE, off, 1, "Type %u", type);
+        if (end > off + 3)
+            gw_emit_b(&x->p.e, OD_F_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
+        gw_emit_pop(&x->p.e, end);
+        return len; /* where the next one starts is not known */
+    }
+    if (reliable(type) != (x->p.pi->transport == GW_TRANSPORT_TCP))
+        gw_emit_finding(&x->p.e, OD_E_UNEXPECTED_LINK, off, 1, "%s over %s",
+                        gw_value_name_of(type_names, type),
+                        x->p.pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
+    check_direction(x, type, off);
+    x->p.c = (gw_cursor){d, end, off + 3};
+    x->tick_at = off + 3;
+    x->p.failed = false;
+    payload(x, type);
+    gw_pdu_trailing(&x->p, OD_F_TRAILING, OD_E_TRAILING, "%zu byte%s after the fields");
+    gw_pdu_mark(&x->p); /* this packet's summary is complete */
+    gw_emit_pop(&x->p.e, end);
+    return end;
+}
+
+static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_t len,
+                      const gw_sink *sink)
+{
+    od_ctx xs, *x = &xs;
+    gw_pdu_begin(&x->p, &gw_opendrakan_protocol, sink, pi, d, len);
+    x->conv = conv;
+    x->tick_at = 0;
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
+    x->p.hooks = &hooks;
+    for (size_t off = 0; off < len;)
+        off = packet(x, d, len, off);
+    gw_pdu_finish(&x->p);
+}
+
+/* TCP framing: 3-byte header, the payload length; an unknown type cannot
+   start a packet */
+static long od_pdu_length(const int *opts, const uint8_t *d, size_t avail)
+{
+    (void)opts, (void)avail;
+    if (!known_type(d[0]))
+        return GW_PDU_INVALID;
+    return 3 + (long)gw_get_uint(d + 1, 2, false);
+}
+
+/* the datagram or first segment is a chain of whole packets of known
+   types, each long enough for its fixed fields */
+static bool od_heuristic(const int *opts, int transport, const uint8_t *d, size_t len)
+{
+    (void)opts, (void)transport;
+    /* the draft's animation and sound with a 4-byte gref (see gref()) */
+    static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 24, 12};
+    size_t off = 0;
+    int n = 0;
+    while (off < len) {
+        if (len - off < 3 || !known_type(d[off]))
+            return false;
+        size_t plen = (size_t)gw_get_uint(d + off + 1, 2, false);
+        if (plen < min_payload[d[off]])
+            return false;
+        if (plen > len - off - 3)
+            return false;
+        off += 3 + plen;
+        n++;
+    }
+    return n > 0;
+}
+
+/* pcaptool stats and the statistics tree: snapshot completeness */
+static const int measures[] = {OD_F_COMPLETE};
+
+const gw_protocol gw_opendrakan_protocol = {
+    .name = "opendrakan",
+    .short_name = "OpenDrakan",
+    .long_name = "OpenDrakan game engine network protocol",
+    .transports = GW_TRANSPORT_UDP | GW_TRANSPORT_TCP,
+    .default_port = OD_PORT,
+    .fields = fields,
+    .n_fields = OD_F_COUNT,
+    .findings = findings,
+    .n_findings = OD_E_COUNT,
+    .truncated_finding = OD_E_PAYLOAD_SHORT,
+    .rest_field = OD_F_DATA,
+    .rules = rules,
+    .n_rules = (int)(sizeof rules / sizeof rules[0]),
+    .type_field = OD_F_TYPE,
+    .measures = measures,
+    .n_measures = (int)(sizeof measures / sizeof measures[0]),
+    .options = options,
+    .n_options = (int)(sizeof options / sizeof options[0]),
+    .conv_size = sizeof(od_conv),
+    .conv_init = conv_init,
+    .conv_free = conv_free,
+    .conv_end = conv_end,
+    .decode = od_decode,
+    .pdu_length = od_pdu_length,
+    .pdu_header = 3,
+    .heuristic = od_heuristic,
+    .build = od_build,
+};
