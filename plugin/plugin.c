@@ -17,6 +17,9 @@
 #include <epan/tap.h>
 #include <epan/dissectors/packet-tcp.h>
 #include <wsutil/wmem/wmem.h>
+#if GW_WS_MAJOR > 4 || (GW_WS_MAJOR == 4 && GW_WS_MINOR >= 2)
+#include <wsutil/plugins.h> /* WS_PLUGIN_DESC_DISSECTOR (not installed by 4.0's headers) */
+#endif
 
 #include "core/gw_core.h"
 
@@ -24,6 +27,21 @@ WS_DLL_PUBLIC_DEF const gchar plugin_version[] = GW_VERSION;
 WS_DLL_PUBLIC_DEF const int plugin_want_major = GW_WS_MAJOR;
 WS_DLL_PUBLIC_DEF const int plugin_want_minor = GW_WS_MINOR;
 WS_DLL_PUBLIC void plugin_register(void);
+#ifdef WS_PLUGIN_DESC_DISSECTOR /* 4.2 on: what kind of plugin this is */
+WS_DLL_PUBLIC uint32_t plugin_describe(void);
+uint32_t plugin_describe(void)
+{
+    return WS_PLUGIN_DESC_DISSECTOR;
+}
+#endif
+
+/* what epan's callbacks (heuristic dissectors, wmem callbacks) return:
+   gboolean up to 4.0, C's bool from 4.2 on */
+#if GW_WS_MAJOR > 4 || (GW_WS_MAJOR == 4 && GW_WS_MINOR >= 2)
+typedef bool epan_bool;
+#else
+typedef gboolean epan_bool;
+#endif
 
 #define MAX_PROTOS GW_MAX_PROTOCOLS
 #define MAX_SOURCES 4
@@ -148,7 +166,7 @@ typedef struct {
     gboolean ended;         /* conv_end() called */
 } ws_conv;
 
-static gboolean free_conv_state(wmem_allocator_t *allocator _U_, wmem_cb_event_t event _U_, void *data)
+static epan_bool free_conv_state(wmem_allocator_t *allocator _U_, wmem_cb_event_t event _U_, void *data)
 {
     ws_conv *c = data;
     c->p->conv_free(c->state);
@@ -547,7 +565,7 @@ static int dissect_tcp_cb(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, v
     return (int)tvb_captured_length(tvb);
 }
 
-static gboolean heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pinfo,
+static epan_bool heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pinfo,
                             proto_tree *tree)
 {
     ws_proto *wp = &protos[i];
@@ -566,9 +584,9 @@ static gboolean heur_common(int i, int transport, tvbuff_t *tvb, packet_info *pi
 }
 
 #define HEUR(i) \
-    static gboolean heur_udp_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
+    static epan_bool heur_udp_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
     { return heur_common(i, GW_TRANSPORT_UDP, tvb, pinfo, tree); } \
-    static gboolean heur_tcp_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
+    static epan_bool heur_tcp_##i(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *d _U_) \
     { return heur_common(i, GW_TRANSPORT_TCP, tvb, pinfo, tree); }
 HEUR(0) HEUR(1) HEUR(2) HEUR(3) HEUR(4) HEUR(5) HEUR(6) HEUR(7)
 static heur_dissector_t heur_udp[MAX_PROTOS] = {heur_udp_0, heur_udp_1, heur_udp_2, heur_udp_3,

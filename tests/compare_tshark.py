@@ -364,9 +364,12 @@ def same_label(ws, ours):
         return True
     wn, _, wv = ws.partition(": ")
     on, _, ov = ours.partition(": ")
-    cut = wn.endswith(" [truncated]")  # Wireshark cuts a label at 240 bytes
+    # Wireshark cuts a label at 240 bytes and marks the name: " [truncated]"
+    # up to 4.2, " […]" from 4.4 on
+    mark = next((m for m in (" [truncated]", " […]") if wn.endswith(m)), None)
+    cut = mark is not None
     if cut:
-        wn = wn[:-len(" [truncated]")]
+        wn = wn[:-len(mark)]
     if wn != on:
         return False
     if ov.startswith('"') and ov.endswith('"'):  # a string: pcaptool's JSON text of it
@@ -375,13 +378,11 @@ def same_label(ws, ours):
         except ValueError:
             return False
         return text == wv or (cut and text.startswith(wv)) or not text.isprintable()
-    if cut:
-        return ov.startswith(wv)
     m = re.match(r"^([0-9a-f]+)(…|\.\.\. \(\d+ bytes\))?$", ov)
     w = re.match(r"^([0-9a-f]+)(…)?$", wv)
-    if m and w:  # hex: the shorter a prefix of the longer
+    if m and w:  # hex (cut or not): the shorter a prefix of the longer
         return m.group(1).startswith(w.group(1)) or w.group(1).startswith(m.group(1))
-    return False
+    return cut and ov.startswith(wv)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# other-wiresharks.sh [RELEASE...] - build the plugin against the Wireshark
+# of other Debian releases and run the plugin's tests with that release's own
+# tshark: trixie (Wireshark 4.4) and sid (4.6) by default; bookworm's (4.0)
+# is the host's, tested by the main suite. Each release gets a root made by
+# mmdebstrap from Debian's archive (nothing from anywhere else), kept in
+# $GW_ROOTS (default /var/cache/gamewire/roots) and reused while its package
+# list is the same; the source is mounted into it read-only, the build stays
+# in the root (/gamewire-build), so a second run only rebuilds what changed.
+# Needs root (chroot, mounts) and mmdebstrap (installed when missing).
+# Writes the .deb of each release into build-<release>/ when GW_PACKAGE=1.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+roots=${GW_ROOTS:-/var/cache/gamewire/roots}
+releases=("$@")
+[ ${#releases[@]} -gt 0 ] || releases=(trixie sid)
+# what a root holds: the build tools, the Wireshark headers and tshark, the
+# libraries pcaptool links and what the plugin tests run
+packages=build-essential,cmake,pkg-config,libwireshark-dev,libwiretap-dev,tshark,libglib2.0-dev,libpcap-dev
+packages=$packages,zlib1g-dev,libcriterion-dev,python3,libxml2-utils,util-linux
+[ "$(id -u)" -eq 0 ] || { echo "other-wiresharks: needs root (chroot)" >&2; exit 2; }
+if ! command -v mmdebstrap > /dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap > /dev/null
+fi
+
+make_root() { # RELEASE: its root, made or reused
+    local rel=$1 dir=$roots/$1 opts=()
+    if [ -f "$dir/.gamewire-packages" ] && [ "$(cat "$dir/.gamewire-packages")" = "$packages" ]; then
+        return
+    fi
+    # sid's Release file may have passed its Valid-Until on a machine whose
+    # archive copy is old
+    [ "$rel" = sid ] && opts=(--aptopt='Acquire::Check-Valid-Until "false"')
+    rm -rf "$dir.new"
+    mkdir -p "$roots"
+    echo "other-wiresharks: making the $rel root (mmdebstrap, once)"
+    mmdebstrap --quiet --variant=apt "${opts[@]}" --include="$packages" "$rel" "$dir.new" \
+        http://deb.debian.org/debian
+    echo "$packages" > "$dir.new/.gamewire-packages"
+    rm -rf "$dir"
+    mv "$dir.new" "$dir"
+}
+
+# in_root RELEASE COMMAND: COMMAND run by sh in the release's root, the
+# source at /src, in a mount namespace of its own (nothing stays mounted)
+in_root() {
+    local dir=$roots/$1
+    mkdir -p "$dir/src"
+    unshare --mount --fork sh -c '
+        mount --bind "$1" "$2/src" && mount -o remount,bind,ro "$2/src" &&
+        mount -t proc proc "$2/proc" && exec chroot "$2" sh -c "$3"' sh "$src" "$dir" "$2"
+}
+
+status=0
+for rel in "${releases[@]}"; do
+    make_root "$rel"
+    version=$(chroot "$roots/$rel" dpkg-query -W -f='${Version}' tshark)
+    echo "other-wiresharks: $rel, tshark $version"
+    # the plugin tests: every capture's fields, values and findings (expert
+    # infos) against pcaptool's, the second pass, the statistics trees, no
+    # active code in the plugin
+    if ! in_root "$rel" '
+        set -e
+        cmake -S /src -B /gamewire-build -DCMAKE_BUILD_TYPE=RelWithDebInfo > /gamewire-build.log 2>&1 ||
+            { cat /gamewire-build.log; exit 1; }
+        cmake --build /gamewire-build -j"$(nproc)" --target gamewire pcaptool >> /gamewire-build.log 2>&1 ||
+            { tail -40 /gamewire-build.log; exit 1; }
+        cd /gamewire-build && ctest -j"$(( $(nproc) * 2 ))" -R "^plugin_" --output-on-failure'; then
+        echo "other-wiresharks: $rel (tshark $version): FAILED"
+        status=1
+    fi
+done
+exit $status
