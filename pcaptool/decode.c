@@ -137,10 +137,13 @@ static int run_decode(int argc, char **argv)
 
     static char outbuf[1 << 20];
     d.flush = cc.in.line_buffered || isatty(STDOUT_FILENO);
-    if (!d.flush)
+    if (!d.flush && d.format == OUT_JSON) /* records wait in d.out's buffer and go 64 KiB at a */
+        setvbuf(stdout, NULL, _IONBF, 0);  /* time: stdio's buffer would only copy them again */
+    else if (!d.flush)
         setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     cap_install_signals();
     d.out = out_pdu_new();
+    out_pdu_labels(d.out, d.verbose);
     out_pdu_hold(d.out, !d.flush); /* written 64 KiB at a time, unless line by line */
     run_consumer cons = {&d, decode_begin, decode_end, decode_finding, NULL, NULL};
     unsigned max_sev = 0;

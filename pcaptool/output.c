@@ -65,13 +65,44 @@ static __attribute__((noinline)) void ob_put_more(obuf *b, const void *s, size_t
     b->len += n;
 }
 
+/* memcpy, for the short copies most of a record is made of (keys,
+   numbers, names) inline rather than a call: two overlapping loads */
+static inline void copy_short(char *q, const char *s, size_t n)
+{
+    if (n > 32) {
+        memcpy(q, s, n);
+    } else if (n >= 16) {
+        char a[16], z[16];
+        memcpy(a, s, 16);
+        memcpy(z, s + n - 16, 16);
+        memcpy(q, a, 16);
+        memcpy(q + n - 16, z, 16);
+    } else if (n >= 8) {
+        uint64_t a, z;
+        memcpy(&a, s, 8);
+        memcpy(&z, s + n - 8, 8);
+        memcpy(q, &a, 8);
+        memcpy(q + n - 8, &z, 8);
+    } else if (n >= 4) {
+        uint32_t a, z;
+        memcpy(&a, s, 4);
+        memcpy(&z, s + n - 4, 4);
+        memcpy(q, &a, 4);
+        memcpy(q + n - 4, &z, 4);
+    } else if (n) {
+        q[0] = s[0];
+        q[n / 2] = s[n / 2];
+        q[n - 1] = s[n - 1];
+    }
+}
+
 static inline void ob_put(obuf *b, const void *s, size_t n)
 {
     if (b->cap - b->len < n) {
         ob_put_more(b, s, n);
         return;
     }
-    memcpy(b->p + b->len, s, n);
+    copy_short(b->p + b->len, s, n);
     b->len += n;
 }
 
@@ -111,10 +142,29 @@ typedef struct {
     int depth;
 } ev_finding;
 
+/* The digits of a capture time's whole seconds, kept from one record to
+   the next: they change once a second of capture time, the nine after the
+   point with every packet. */
+typedef struct {
+    int64_t sec; /* -1: none yet */
+    char text[32];
+    size_t len;
+} seconds_seen;
+
+/* a protocol's JSON keys, made once: `,"dnp.command":[` for each field,
+   at key[f] in one text, key_len[f] bytes long (the first key of a record
+   is written from its quote, without the comma) */
+typedef struct {
+    const gw_protocol *p;
+    char *text;
+    size_t *key, *key_len;
+} json_keys;
+
 struct out_pdu {
     const gw_protocol *p;
     gw_sink sink;
-    GArray *items;     /* ev_item */
+    ev_item *items;    /* this PDU's items, n_items of them */
+    size_t n_items, items_cap;
     GArray *findings;  /* ev_finding */
     GString *text;     /* labels, messages, summary */
     size_t summary;    /* offset in text, or SIZE_MAX */
@@ -123,6 +173,8 @@ struct out_pdu {
     /* per-field chaining for grouping JSON values: the first and last item
        of each field (-1 between records), the next item of the same field */
     GArray *first_of_field, *last_of_field, *next_of_item;
+    json_keys keys[GW_MAX_PROTOCOLS]; /* of each protocol seen, in the order seen */
+    seconds_seen seconds; /* of the last record's time */
     obuf json;         /* the records written and not yet flushed */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
 };
@@ -134,12 +186,22 @@ static size_t keep_text(out_pdu *o, const char *s)
     return at;
 }
 
+static __attribute__((noinline)) void more_items(out_pdu *o)
+{
+    o->items_cap = o->items_cap ? 2 * o->items_cap : 64;
+    o->items = g_renew(ev_item, o->items, o->items_cap);
+}
+
 static void on_item(void *ctx, const gw_item *it)
 {
     out_pdu *o = ctx;
-    ev_item e = {*it, o->depth, it->label ? keep_text(o, it->label) : SIZE_MAX};
-    e.it.label = NULL;
-    g_array_append_val(o->items, e);
+    if (o->n_items == o->items_cap)
+        more_items(o);
+    ev_item *e = &o->items[o->n_items++];
+    e->it = *it;
+    e->it.label = NULL;
+    e->depth = o->depth;
+    e->label = it->label && !o->sink.no_labels ? keep_text(o, it->label) : SIZE_MAX;
 }
 
 static void on_push(void *ctx)
@@ -179,12 +241,12 @@ static void on_source(void *ctx, int src, const char *name, const uint8_t *data,
 out_pdu *out_pdu_new(void)
 {
     out_pdu *o = g_new0(out_pdu, 1);
-    o->items = g_array_sized_new(FALSE, FALSE, sizeof(ev_item), 64);
     o->findings = g_array_sized_new(FALSE, FALSE, sizeof(ev_finding), 8);
     o->text = g_string_sized_new(1024);
     o->first_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->last_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->next_of_item = g_array_new(FALSE, FALSE, sizeof(int));
+    o->seconds.sec = -1;
     o->sink = (gw_sink){.ctx = o, .item = on_item, .push = on_push, .pop = on_pop,
                         .finding = on_finding, .summary = on_summary, .source = on_source};
     return o;
@@ -192,7 +254,12 @@ out_pdu *out_pdu_new(void)
 
 void out_pdu_free(out_pdu *o)
 {
-    g_array_free(o->items, TRUE);
+    g_free(o->items);
+    for (int k = 0; k < GW_MAX_PROTOCOLS; k++) {
+        g_free(o->keys[k].text);
+        g_free(o->keys[k].key);
+        g_free(o->keys[k].key_len);
+    }
     g_array_free(o->findings, TRUE);
     g_string_free(o->text, TRUE);
     g_array_free(o->first_of_field, TRUE);
@@ -205,13 +272,18 @@ void out_pdu_free(out_pdu *o)
 const gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 {
     o->p = p;
-    g_array_set_size(o->items, 0);
+    o->n_items = 0;
     g_array_set_size(o->findings, 0);
     g_string_truncate(o->text, 0);
     o->summary = SIZE_MAX;
     o->depth = 0;
     o->max_sev = 0;
     return &o->sink;
+}
+
+void out_pdu_labels(out_pdu *o, bool kept)
+{
+    o->sink.no_labels = !kept;
 }
 
 unsigned out_pdu_max_severity(const out_pdu *o)
@@ -250,8 +322,8 @@ const char *out_pdu_summary(const out_pdu *o)
 
 bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
 {
-    for (guint i = 0; i < o->items->len; i++) {
-        const ev_item *e = &g_array_index(o->items, ev_item, i);
+    for (size_t i = 0; i < o->n_items; i++) {
+        const ev_item *e = &o->items[i];
         if (e->it.field == field && e->it.src == 0) {
             *v = e->it.v.u;
             return true;
@@ -262,10 +334,10 @@ bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
 
 gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n)
 {
-    gw_item *v = g_new(gw_item, o->items->len + 1);
+    gw_item *v = g_new(gw_item, o->n_items + 1);
     unsigned k = 0;
-    for (guint i = 0; i < o->items->len; i++) {
-        const gw_item *it = &g_array_index(o->items, ev_item, i).it;
+    for (size_t i = 0; i < o->n_items; i++) {
+        const gw_item *it = &o->items[i].it;
         if (!it->src)
             v[k++] = *it;
     }
@@ -285,6 +357,21 @@ static const uint8_t json_class[256] = {
     [0] = 2, [1 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 2,
 };
 
+/* Does any of the 8 bytes at p need escaping or checking (json_class not
+   0: below 0x20, '"', '\\', 0x80 and above)? Each test leaves a byte's
+   top bit set only where the byte is such a one, and where a lower byte
+   of the word was (a borrow): never when none is. */
+static inline bool any_special8(const uint8_t *p)
+{
+    const uint64_t ones = 0x0101010101010101u;
+    uint64_t x, quote, backslash;
+    memcpy(&x, p, 8);
+    quote = x ^ (ones * '"');
+    backslash = x ^ (ones * '\\');
+    return (x | (x - ones * 0x20) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash)) &
+           (ones * 0x80);
+}
+
 /* Text as a JSON string: the runs of bytes that need nothing go out at
    once; valid UTF-8 is kept, each byte of anything else (a NUL too: GLib's
    validation refuses it) becomes U+FFFD. */
@@ -293,6 +380,10 @@ static void json_escape(obuf *b, const uint8_t *p, size_t n)
     ob_c(b, '"');
     size_t i = 0, plain = 0;
     while (i < n) {
+        while (n - i >= 8 && !any_special8(p + i)) /* the plain runs, 8 bytes at a time */
+            i += 8;
+        if (i == n)
+            break;
         uint8_t c = p[i];
         if (!json_class[c]) {
             i++;
@@ -349,27 +440,42 @@ void out_json_gstring(GString *g, const uint8_t *p, size_t n)
 
 /* ---- JSON numbers by hand ---- */
 
-static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                 "8081828384858687888990919293949596979899";
+/* 10^0 .. 10^19 */
+static const uint64_t powers_of_10[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u};
+
+/* v's decimal digits, `width` of them (leading zeros where v has fewer),
+   written from the last one back, two at a time, at q */
+static void put_digits(char *q, uint64_t v, unsigned width)
+{
+    char *d = q + width;
+    for (; v > UINT32_MAX && d - q >= 2; v /= 100) {
+        d -= 2;
+        memcpy(d, gw_two_digits + 2 * (v % 100), 2);
+    }
+    uint32_t w = (uint32_t)v; /* (32-bit arithmetic: fewer instructions) */
+    for (; d - q >= 2; w /= 100) {
+        d -= 2;
+        memcpy(d, gw_two_digits + 2 * (w % 100), 2);
+    }
+    if (d > q)
+        *q = (char)('0' + w % 10);
+}
 
 static void ob_u64(obuf *b, uint64_t v)
 {
-    char t[20];
-    char *q = t + sizeof t;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        q -= 2;
-        memcpy(q, two_digits + 2 * r, 2);
+    if (v < 10) { /* most values: a flag, a type, a count */
+        ob_c(b, (char)('0' + v));
+        return;
     }
-    if (v >= 10) {
-        q -= 2;
-        memcpy(q, two_digits + 2 * v, 2);
-    } else {
-        *--q = (char)('0' + v);
-    }
-    ob_put(b, q, (size_t)(t + sizeof t - q));
+    unsigned width = 2;
+    while (width < 20 && v >= powers_of_10[width])
+        width++;
+    put_digits(ob_room(b, 20), v, width);
+    b->len += width;
 }
 
 static void ob_i64(obuf *b, int64_t v)
@@ -384,8 +490,7 @@ static void ob_i64(obuf *b, int64_t v)
 
 static void ob_seconds(obuf *b, int64_t ns)
 {
-    char t[32];
-    ob_put(b, t, gw_seconds_text(t, ns));
+    b->len += gw_seconds_text(ob_room(b, 32), ns);
 }
 
 static void print_seconds(FILE *f, int64_t ns)
@@ -403,17 +508,85 @@ static const char hex_pairs[] =
     "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
     "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+/* 16 bytes at p as 32 hex digits at q, all at once: each half-byte plus
+   '0', plus 39 more ('a' - '0' - 10) where it is above 9, the digits of
+   the high and low halves then interleaved */
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+static inline void hex16(char *q, const uint8_t *p)
+{
+    u8x16 x, hi, lo;
+    memcpy(&x, p, 16);
+    hi = x >> 4;
+    lo = x & 15;
+    hi += '0' + ((u8x16)(hi > 9) & 39);
+    lo += '0' + ((u8x16)(lo > 9) & 39);
+    u8x16 a = __builtin_shufflevector(hi, lo, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    u8x16 z = __builtin_shufflevector(hi, lo, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    memcpy(q, &a, 16);
+    memcpy(q + 16, &z, 16);
+}
+#define HEX16 1
+#endif
+
 static void ob_hex(obuf *b, const uint8_t *p, size_t n)
 {
     while (n) { /* 256 bytes at most a time: room within any buffer's size */
-        size_t k = n < 256 ? n : 256;
+        size_t k = n < 256 ? n : 256, i = 0;
         char *q = ob_room(b, 2 * k);
-        for (size_t i = 0; i < k; i++)
+#ifdef HEX16
+        for (; k - i >= 16; i += 16)
+            hex16(q + 2 * i, p + i);
+#endif
+        for (; i < k; i++)
             memcpy(q + 2 * i, hex_pairs + 2 * p[i], 2);
         b->len += 2 * k;
         p += k;
         n -= k;
     }
+}
+
+/* What %.17g prints for a number of few binary digits after the point
+   (1.5, -0.015625: a game's coordinates and times), made by hand: such a
+   number I + M / 2^k is I + M * 5^k / 10^k exactly, k decimal digits after
+   the point of which the last is a 5 (M odd), none to trim. Only where
+   %.17g prints them all in fixed notation: at most 17 significant digits,
+   10^-4 or more. False, nothing written, for any other number. */
+static bool json_short_fraction(obuf *b, double d)
+{
+    double a = fabs(d);
+    if (!(a >= 1e-4 && a < 1e15))
+        return false;
+    double whole = floor(a), frac = a - whole; /* both exact */
+    uint64_t m = 0;
+    unsigned k = 0;
+    for (; frac != 0; k++) { /* the binary digits after the point, into m */
+        if (k == 19)
+            return false; /* m * 5^k would not fit */
+        frac *= 2;
+        m = 2 * m + (frac >= 1);
+        if (frac >= 1)
+            frac -= 1;
+    }
+    uint64_t fraction = m, i = (uint64_t)whole;
+    for (unsigned j = 0; j < k; j++)
+        fraction *= 5; /* < 10^k */
+    unsigned int_digits = 0, frac_digits = 0; /* significant ones */
+    while (int_digits < 20 && i >= powers_of_10[int_digits])
+        int_digits++;
+    while (frac_digits < 20 && fraction >= powers_of_10[frac_digits])
+        frac_digits++;
+    if ((i ? int_digits + k : frac_digits) > 17)
+        return false;
+    char *q = ob_room(b, 48), *start = q;
+    if (d < 0)
+        *q++ = '-';
+    put_digits(q, i, int_digits ? int_digits : 1);
+    q += int_digits ? int_digits : 1;
+    *q++ = '.';
+    put_digits(q, fraction, k);
+    b->len += (size_t)(q + k - start);
+    return true;
 }
 
 static void json_double(obuf *b, double d)
@@ -424,7 +597,7 @@ static void json_double(obuf *b, double d)
         ob_str(b, d > 0 ? "\"inf\"" : "\"-inf\"");
     } else if (fabs(d) < 1e17 && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
         ob_i64(b, (int64_t)d); /* what %.17g prints for an integer below 10^17 */
-    } else {
+    } else if (!json_short_fraction(b, d)) {
         char t[40];
         int n = snprintf(t, sizeof t, "%.17g", d);
         ob_put(b, t, (size_t)n);
@@ -451,13 +624,16 @@ static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
     char text[INET6_ADDRSTRLEN];
     switch (fd->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64: case GW_FT_FRAMENUM:
-        ob_u64(b, gw_field_masked(fd, it->v.u));
+        ob_u64(b, fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u);
         break;
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         ob_i64(b, it->v.i);
         break;
     case GW_FT_BOOL:
-        ob_str(b, gw_field_masked(fd, it->v.u) ? "true" : "false");
+        if (fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u)
+            ob_put(b, "true", 4);
+        else
+            ob_put(b, "false", 5);
         break;
     case GW_FT_DOUBLE:
         json_double(b, it->v.d);
@@ -516,8 +692,29 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     }
 }
 
+/* the capture time ns (>= 0 from the readers, gw_time_ns) as
+   gw_seconds_text writes it, the whole seconds from *seen where they are
+   the same (seen may be NULL) */
+static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
+{
+    if (!seen || ns < 0) {
+        ob_seconds(b, ns);
+        return;
+    }
+    int64_t sec = ns / 1000000000;
+    if (sec != seen->sec) {
+        seen->sec = sec;
+        seen->len = gw_seconds_text(seen->text, sec * 1000000000) - 10; /* without ".000000000" */
+    }
+    char *q = ob_room(b, 32);
+    memcpy(q, seen->text, 20); /* the digits and what follows: a copy of one size */
+    q[seen->len] = '.';
+    put_digits(q + seen->len + 1, (uint64_t)(ns % 1000000000), 9);
+    b->len += seen->len + 10;
+}
+
 /* the start of every record: JSON up to the summary, or the text line */
-static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary)
+static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, seconds_seen *seen)
 {
     ob_c(b, '{');
     if (m->file_json) {
@@ -528,7 +725,7 @@ static void json_head(obuf *b, const out_meta *m, const char *proto, const char 
     ob_str(b, "\"frame\":");
     ob_u64(b, m->frame);
     ob_str(b, ",\"time\":");
-    ob_seconds(b, m->time_ns);
+    ob_time(b, m->time_ns, seen);
     ob_str(b, ",\"src\":\"");
     ob_str(b, m->src);
     ob_str(b, "\",\"dst\":\"");
@@ -579,20 +776,48 @@ static int *field_slots(GArray *a, guint n)
     return (int *)(void *)a->data;
 }
 
+/* p's JSON keys, made the first time a record of p is written */
+static const json_keys *keys_of(out_pdu *o, const gw_protocol *p)
+{
+    json_keys *k = o->keys;
+    while (k->p && k->p != p && k < o->keys + GW_MAX_PROTOCOLS - 1)
+        k++;
+    if (k->p == p)
+        return k;
+    g_free(k->text); /* (the last slot is remade if ever more protocols come) */
+    g_free(k->key);
+    g_free(k->key_len);
+    size_t nf = (size_t)p->n_fields, size = 0;
+    k->p = p;
+    k->key = g_new(size_t, nf);
+    k->key_len = g_new(size_t, nf);
+    for (size_t f = 0; f < nf; f++)
+        size += strlen(p->fields[f].abbrev) + 5;
+    k->text = g_malloc(size + 1);
+    char *t = k->text;
+    for (size_t f = 0; f < nf; f++) {
+        k->key[f] = (size_t)(t - k->text);
+        t += sprintf(t, ",\"%s\":[", p->fields[f].abbrev);
+        k->key_len[f] = (size_t)(t - k->text) - k->key[f];
+    }
+    return k;
+}
+
 /* One record, built in o->json after the records held before it: values
    grouped by field, fields in order of first appearance. */
 static void write_json(out_pdu *o, const out_meta *m)
 {
     const gw_protocol *p = o->p;
+    const json_keys *keys = keys_of(o, p);
     obuf *b = &o->json;
-    json_head(b, m, p->name, out_pdu_summary(o));
+    json_head(b, m, p->name, out_pdu_summary(o), &o->seconds);
 
-    guint n = o->items->len;
+    guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
     int *last = field_slots(o->last_of_field, (guint)p->n_fields);
     g_array_set_size(o->next_of_item, n);
     int *next = (int *)(void *)o->next_of_item->data;
-    const ev_item *items = (const ev_item *)(void *)o->items->data;
+    const ev_item *items = o->items;
     for (guint i = 0; i < n; i++) {
         int fi = items[i].it.field;
         next[i] = -1;
@@ -605,12 +830,11 @@ static void write_json(out_pdu *o, const out_meta *m)
     ob_str(b, ",\"fields\":{");
     bool any = false;
     for (guint i = 0; i < n; i++) {
-        const gw_field *fd = &p->fields[items[i].it.field];
-        if (first[items[i].it.field] != (int)i || fd->type == GW_FT_NONE)
+        int fi = items[i].it.field;
+        const gw_field *fd = &p->fields[fi];
+        if (first[fi] != (int)i || fd->type == GW_FT_NONE)
             continue;
-        ob_str(b, any ? ",\"" : "\"");
-        ob_str(b, fd->abbrev);
-        ob_str(b, "\":[");
+        ob_put(b, keys->text + keys->key[fi] + !any, keys->key_len[fi] - !any);
         any = true;
         for (int k = (int)i; k >= 0; k = next[k]) {
             if (k != (int)i)
@@ -637,8 +861,8 @@ static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
     const gw_protocol *p = o->p;
     text_head(f, m, p->short_name, out_pdu_summary(o));
     if (verbose) {
-        for (guint i = 0; i < o->items->len; i++) {
-            const ev_item *e = &g_array_index(o->items, ev_item, i);
+        for (size_t i = 0; i < o->n_items; i++) {
+            const ev_item *e = &o->items[i];
             const gw_field *fd = &p->fields[e->it.field];
             if (e->it.flags & GW_ITEM_HIDDEN)
                 continue;
@@ -689,7 +913,7 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
     if (fmt == OUT_JSON) {
         char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
         obuf b = {chunk, 0, sizeof chunk, f, NULL};
-        json_head(&b, m, fd->proto, fd->summary);
+        json_head(&b, m, fd->proto, fd->summary, NULL);
         ob_str(&b, ",\"fields\":{},\"findings\":[");
         json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");

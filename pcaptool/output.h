@@ -17,6 +17,9 @@ out_pdu *out_pdu_new(void);
 void out_pdu_free(out_pdu *o);
 /* start collecting the events of one PDU of protocol p; returns the sink */
 const gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p);
+/* Are item labels kept (the default)? Only text with -V shows them: when
+   not, decoders are told (gw_sink.no_labels) and need not format them. */
+void out_pdu_labels(out_pdu *o, bool kept);
 /* highest finding severity of the PDU, plus one (0: no finding) */
 unsigned out_pdu_max_severity(const out_pdu *o);
 /* the PDU's findings: how many, and the k-th one's index in the protocol's

@@ -420,11 +420,12 @@ const gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink
     q->src_data[0] = m->data;
     q->src_len[0] = m->len;
     /* the same callbacks as the consumer's: a decoder may do less for a
-       sink without items or summary; every message is kept (which the
+       sink without items, summary or labels; every message is kept (which the
        consumer will want is known only when it gets the record) */
     q->sink = (gw_sink){.ctx = q, .item = like->item ? r_item : NULL, .push = like->push ? r_push : NULL,
                         .pop = like->pop ? r_pop : NULL, .finding = r_finding, .wants_message = NULL,
-                        .summary = like->summary ? r_summary : NULL, .source = r_source};
+                        .summary = like->summary ? r_summary : NULL, .no_labels = like->no_labels,
+                        .source = r_source};
     return &q->sink;
 }
 

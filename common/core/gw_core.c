@@ -153,27 +153,6 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
     return (v ^ m) - m;
 }
 
-/* Is every conversion of fmt one gw_vformat does by hand: %s, %c, %d, %i,
-   %u, %x (after l, ll or z), %%, without flags, width or precision? */
-static bool plain_format(const char *fmt)
-{
-    for (const char *f = fmt; (f = strchr(f, '%'));) {
-        f++;
-        if (*f == '%') {
-            f++;
-            continue;
-        }
-        if (f[0] == 'l' && f[1] == 'l')
-            f += 2;
-        else if (*f == 'l' || *f == 'z')
-            f++;
-        if (!*f || !strchr("scdiux", *f) || (*f == 's' && f[-1] != '%') || (*f == 'c' && f[-1] != '%'))
-            return false;
-        f++;
-    }
-    return true;
-}
-
 /* len bytes at s, of which what fits before the last byte of out[size] */
 static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len)
 {
@@ -184,64 +163,82 @@ static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len
     *n += len;
 }
 
-static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, unsigned base)
+static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, bool hex)
 {
     char t[21];
     char *q = t + sizeof t;
-    do {
-        *--q = "0123456789abcdef"[v % base];
-        v /= base;
-    } while (v);
+    if (hex) {
+        do {
+            *--q = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v);
+    } else {
+        do {
+            *--q = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+    }
     if (negative)
         *--q = '-';
     put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
 }
 
-/* vsnprintf into out[size] (size >= 1): what it writes and returns, the
-   conversions plain_format() accepts made by hand (a summary's format is
-   parsed for every PDU shown), any other through vsnprintf itself */
+/* vsnprintf into out[size] (size >= 1): what it writes and returns. A
+   summary's format is read for every PDU shown, so the plain conversions
+   are made by hand in one pass: %s, %c, %d, %i, %u, %x (the numbers after
+   l, ll or z), %%, without flags, width or precision; at the first other
+   one the whole format goes to vsnprintf itself. */
 static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
 {
-    if (!plain_format(fmt)) {
-        int k = vsnprintf(out, size, fmt, ap);
-        return k > 0 ? (size_t)k : 0;
-    }
+    va_list again;
+    va_copy(again, ap);
     size_t n = 0;
-    for (const char *f = fmt; *f;) {
-        const char *pct = strchr(f, '%');
-        if (!pct) {
-            put_fit(out, size, &n, f, strlen(f));
+    for (const char *f = fmt;;) {
+        for (; *f && *f != '%'; f++, n++) /* the format's own text: a few bytes between conversions */
+            if (n + 1 < size)
+                out[n] = *f;
+        if (!*f)
             break;
+        f++;
+        if (*f == '%') {
+            put_fit(out, size, &n, "%", 1);
+            f++;
+            continue;
         }
-        put_fit(out, size, &n, f, (size_t)(pct - f));
-        f = pct + 1;
         int longs = 0;
         bool z = false;
-        for (; *f == 'l' || *f == 'z'; f++) {
-            longs += *f == 'l';
-            z |= *f == 'z';
-        }
+        if (f[0] == 'l' && f[1] == 'l')
+            longs = 2;
+        else if (*f == 'l')
+            longs = 1;
+        else if (*f == 'z')
+            z = true;
+        f += longs + z;
         char conv = *f++;
-        if (conv == '%') {
-            put_fit(out, size, &n, "%", 1);
-        } else if (conv == 's') {
+        bool modified = longs || z;
+        if (conv == 's' && !modified) {
             const char *str = va_arg(ap, const char *);
             if (!str)
                 str = "(null)";
             put_fit(out, size, &n, str, strlen(str));
-        } else if (conv == 'c') {
+        } else if (conv == 'c' && !modified) {
             char c = (char)va_arg(ap, int);
             put_fit(out, size, &n, &c, 1);
         } else if (conv == 'd' || conv == 'i') {
             int64_t v = z ? (int64_t)va_arg(ap, ptrdiff_t) : longs == 2 ? (int64_t)va_arg(ap, long long)
                       : longs ? (int64_t)va_arg(ap, long) : (int64_t)va_arg(ap, int);
-            put_number(out, size, &n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0, 10);
-        } else {
+            put_number(out, size, &n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0, false);
+        } else if (conv == 'u' || conv == 'x') {
             uint64_t v = z ? (uint64_t)va_arg(ap, size_t) : longs == 2 ? (uint64_t)va_arg(ap, unsigned long long)
                        : longs ? (uint64_t)va_arg(ap, unsigned long) : (uint64_t)va_arg(ap, unsigned);
-            put_number(out, size, &n, v, false, conv == 'x' ? 16 : 10);
+            put_number(out, size, &n, v, false, conv == 'x');
+        } else { /* not plain: all of it again by vsnprintf */
+            int k = vsnprintf(out, size, fmt, again);
+            va_end(again);
+            return k > 0 ? (size_t)k : 0;
         }
     }
+    va_end(again);
     out[n < size ? n : size - 1] = '\0';
     return n;
 }
@@ -265,16 +262,21 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
     if (!outsz)
         return;
     while (i < n && chars < max_chars) {
-        gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
         size_t len;
         char buf[6];
-        if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
-            buf[0] = '?';
+        if (p[i] >= 0x20 && p[i] < 0x7f) { /* printable ASCII (most text): as it is */
+            buf[0] = (char)p[i++];
             len = 1;
-            i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
         } else {
-            len = (size_t)g_unichar_to_utf8(c, buf);
-            i += len;
+            gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
+            if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
+                buf[0] = '?';
+                len = 1;
+                i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
+            } else {
+                len = (size_t)g_unichar_to_utf8(c, buf);
+                i += len;
+            }
         }
         if (o + len + 4 >= outsz)
             break;
@@ -418,18 +420,27 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+const char gw_two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+
 size_t gw_seconds_text(char out[32], int64_t ns)
 {
     uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    uint64_t sec = u / 1000000000;
+    unsigned frac = (unsigned)(u % 1000000000);
     char b[32];
     int i = (int)sizeof b;
-    for (int k = 0; k < 9; k++, u /= 10)
-        b[--i] = (char)('0' + u % 10);
+    for (int k = 0; k < 4; k++, frac /= 100) /* two digits at a time */
+        memcpy(b + (i -= 2), gw_two_digits + 2 * (frac % 100), 2);
+    b[--i] = (char)('0' + frac);
     b[--i] = '.';
-    do {
-        b[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    for (; sec >= 100; sec /= 100)
+        memcpy(b + (i -= 2), gw_two_digits + 2 * (sec % 100), 2);
+    if (sec >= 10)
+        memcpy(b + (i -= 2), gw_two_digits + 2 * sec, 2);
+    else
+        b[--i] = (char)('0' + sec);
     if (ns < 0)
         b[--i] = '-';
     size_t n = sizeof b - (size_t)i;

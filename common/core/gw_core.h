@@ -158,6 +158,10 @@ typedef struct gw_sink {
     /* NULL when the front end shows no summary (pcaptool validate): the
        decoder then need not build it (gw_sink_summary) */
     void (*summary)(void *ctx, const char *text);
+    /* true when the front end shows no item labels (pcaptool decode
+       without -V: JSON and one line a PDU): decoders need not format them
+       (gw_emit_text) */
+    bool no_labels;
     /* a new data source (reassembled bytes), numbered from 1 in a PDU */
     void (*source)(void *ctx, int src, const char *name, const uint8_t *data,
                    size_t len);
@@ -491,6 +495,8 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
    capture time, or a relative time that may be negative, as both front
    ends show it), into out, not NUL-terminated; returns the length */
 size_t gw_seconds_text(char out[32], int64_t ns);
+/* "00" "01" ... "99": a number's decimal digits two at a time */
+extern const char gw_two_digits[201];
 /* nanoseconds since the Unix epoch as Wireshark shows a UTC time,
    "Nov 23, 2026 10:00:00.123456789 UTC", with `digits` (0..9) digits of
    the fraction; "(not a date)" before 1970 */
@@ -503,10 +509,11 @@ typedef struct {
     const gw_finding_def *defs;
 } gw_emit;
 
-/* Does the front end show text, the summary and item labels? Not when
-   gw_sink.summary is NULL (pcaptool validate and stats): decoders then skip
+/* Does the front end show item labels? Not when gw_sink.summary is NULL
+   (pcaptool validate and stats: no text at all) nor when no_labels is set
+   (pcaptool decode's JSON and one-line text): decoders then skip
    formatting labels and pass NULL, which stands for the field's name. */
-static inline bool gw_emit_text(const gw_emit *e) { return e->sink->summary != NULL; }
+static inline bool gw_emit_text(const gw_emit *e) { return e->sink->summary != NULL && !e->sink->no_labels; }
 /* Does the front end take items or a tree of them? Not pcaptool validate,
    nor a quiet run: decoders may then read a part's bytes without emitting
    its items (findings are still reported). */
