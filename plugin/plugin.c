@@ -219,10 +219,32 @@ static void end_all_conversations(void)
         wmem_map_foreach(protos[i].convs, end_conv, &protos[i]);
 }
 
+/* the conversation a decoder announced (rec_expect: a port on one address,
+   any port on the other) that this UDP datagram belongs to, or NULL. From
+   4.6 on, UDP's own conversation for the datagram's ports is found before
+   the announced one, which holds the state and the dissector. */
+static ws_conv *announced_conv(ws_proto *wp, packet_info *pinfo)
+{
+    for (int side = 0; side < 2; side++) {
+        const address *a = side ? &pinfo->dst : &pinfo->src, *b = side ? &pinfo->src : &pinfo->dst;
+        guint32 pa = side ? pinfo->destport : pinfo->srcport, pb = side ? pinfo->srcport : pinfo->destport;
+        conversation_t *w = find_conversation(pinfo->num, a, b, CONVERSATION_UDP, pa, pb, NO_PORT_B);
+        ws_conv *c = w ? conversation_get_proto_data(w, wp->proto) : NULL;
+        if (c && c->by_port_owner)
+            return c;
+    }
+    return NULL;
+}
+
 static ws_conv *get_conv(ws_proto *wp, packet_info *pinfo)
 {
     conversation_t *conv = find_or_create_conversation(pinfo);
     ws_conv *c = conversation_get_proto_data(conv, wp->proto);
+    if (!c && pinfo->ptype == PT_UDP && (c = announced_conv(wp, pinfo)) != NULL) {
+        /* UDP's conversation now leads to ours, in both directions */
+        conversation_add_proto_data(conv, wp->proto, c);
+        conversation_set_dissector(conv, wp->udp_handle);
+    }
     if (!c) {
         c = new_conv(wp, conv);
         /* the side that opened the conversation (TCP: the SYN's sender),
@@ -442,7 +464,7 @@ static gboolean is_rule(const gw_protocol *p, int finding)
 
 /* one PDU: its type (the protocol's type field) and its findings, as
    pcaptool stats counts them */
-static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
+static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo, epan_dissect_t *edt _U_,
                                      const void *data, tap_flags_t flags _U_)
 {
     const tap_pdu *t = data;
@@ -466,7 +488,7 @@ static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epa
             const gw_finding_def *d = &p->findings[ev->index];
             const char *sev = gw_severity_name(d->severity);
             /* "code: what it means", as Expert Information shows it */
-            char *label = wmem_strdup_printf(wmem_packet_scope(), "%s: %s", d->code, d->summary);
+            char *label = wmem_strdup_printf(pinfo->pool, "%s: %s", d->code, d->summary);
             tick_stat_node(st, TREE_FINDINGS, 0, TRUE);
             int sev_node = tick_stat_node(st, sev, stats_tree_parent_id_by_name(st, TREE_FINDINGS), TRUE);
             tick_stat_node(st, label, sev_node, FALSE);

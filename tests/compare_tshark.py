@@ -206,7 +206,10 @@ def compare(tsh, pcaptool, capture):
         # (group Malformed) sit inside our tree and are compared below
         walk(layers.get("_ws.malformed", {}), {}, findings_extra := [], state)
         foreign = [f for f in findings + findings_extra if f.split(".")[0] not in PROTOS]
-        if "_ws.malformed" in layers or foreign:
+        # (a frame none of ours is in is another dissector's business: 4.6's
+        # RTCP heuristic throws on random datagrams of the heuristic capture)
+        ours = any(p in layers for p in PROTOS)
+        if ours and ("_ws.malformed" in layers or foreign):
             fail("%s: frame %d is Malformed in Wireshark: %s" % (capture, num, foreign))
         if pdus:
             ws[num] = pdus
@@ -356,6 +359,9 @@ def text_labels(text):
     return out
 
 
+FLOAT = re.compile(r"^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$|^-?(inf|nan)$")
+
+
 def same_label(ws, ours):
     """One label in Wireshark's words and in pcaptool's: the same but for
     quoting of text (pcaptool quotes and escapes strings) and the length of
@@ -380,8 +386,10 @@ def same_label(ws, ours):
         return text == wv or (cut and text.startswith(wv)) or not text.isprintable()
     m = re.match(r"^([0-9a-f]+)(…|\.\.\. \(\d+ bytes\))?$", ov)
     w = re.match(r"^([0-9a-f]+)(…)?$", wv)
-    if m and w:  # hex (cut or not): the shorter a prefix of the longer
-        return m.group(1).startswith(w.group(1)) or w.group(1).startswith(m.group(1))
+    if m and w and (m.group(1).startswith(w.group(1)) or w.group(1).startswith(m.group(1))):
+        return True  # hex (cut or not): the shorter a prefix of the longer
+    if FLOAT.match(wv) and FLOAT.match(ov):  # 4.6 writes 1e+10 where we write 10000000000
+        return same(float(wv), float(ov))
     return cut and ov.startswith(wv)
 
 
