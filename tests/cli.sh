@@ -186,7 +186,7 @@ check opendrakan-bad-option 2 "$T" decode --option opendrakan.variant=nope "$C/o
 check validate-help 0 "$T" validate --help
 expect validate-help-usage grep -q '^Usage: pcaptool validate' "$tmp/out"
 check validate-rules 0 "$T" validate --rules
-expect validate-rules-cited grep -q '^opendrakan.snapshot.incomplete	note	.*	opendrakan.md, Snapshot transmission' "$tmp/out"
+expect validate-rules-cited grep -q '^opendrakan.snapshot.incomplete	note	.*	OpenDrakan draft, Snapshot transmission' "$tmp/out"
 check validate-pass 0 "$T" validate "$C/opendrakan-gen-packets.pcap"
 expect validate-pass-line grep -q '^PASS .*opendrakan-gen-packets.pcap (50 PDUs; 0 errors, 0 warnings, 1 note)$' "$tmp/out"
 check validate-fail 1 "$T" validate "$C/opendrakan-gen-malformed.pcap"

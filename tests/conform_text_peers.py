@@ -248,7 +248,7 @@ def eoudp(mode, fails, others, loose=None):
 
 # does what the text requires
 eoudp("good", set(), EOUDP_OPEN)
-# it sends strings without their NUL: the reference does too (WIRE-NOTES 4),
+# it sends strings without their NUL: the reference does too (wire-facts 4.6),
 # so that is never a fail, and no case reads a server's strings; it packs
 # several items in one command, as the usage section shows; its accept has no
 # content, as the usage section shows (the command table gives it [Id]: either

@@ -128,8 +128,8 @@ else:
 CLASSES = {
     "opendrakan.snapshot.incomplete": "note",   # "Packet loss will cause ... never match"
     "opendrakan.snapshot.unconfirmed": "note",  # the same sentence: loss is expected
-    "dnp.link.answer_before_ack": "note",       # the reference's order only; dnp.md orders neither
-    "gne.message.too_long": "note",             # gnelib's 512-byte buffer; gne.md sets no limit
+    "dnp.link.answer_before_ack": "note",       # the reference's order only; the DNP text orders neither
+    "gne.message.too_long": "note",             # gnelib's 512-byte buffer; the GNE text sets no limit
     "openttd.map.size_mismatch": "note",        # the reference's SERVER_MAP_SIZE; not in the wiki
     "openttd.size.too_large": "note",           # the reference's limits; the wiki states none
     "dnp.link_update.spec_layout": "warning",   # under profile reference only (see EITHER)

@@ -29,7 +29,7 @@ const char *gw_verdict_name(gw_verdict v); /* "pass", "non-strict", ... */
    SHOULD ("should", "recommended", "encouraged") not followed is at most
    non-strict; where the text leaves it open (or is silent) the case
    records what the peer did (info); what only the reference
-   implementation does (WIRE-NOTES, its source: not the protocol text) is
+   implementation does (docs/wire-facts.md, its source: not the protocol text) is
    at most non-strict. 0: not stated yet (a catalogue that has not said). */
 typedef enum {
     GW_STRENGTH_UNSTATED,
@@ -98,7 +98,7 @@ typedef struct gw_conform_case {
     const char *id;      /* stable, by the text's sections: "dnp/reliable/duplicate-acked" */
     unsigned roles;      /* GW_ROLE_* it applies to */
     const char *title;
-    const char *source;  /* where the requirement is: "dnp.md, Reliable Communication" */
+    const char *source;  /* where the requirement is: "DNP text, Reliable Communication" */
     const char *text;    /* the sentence it enforces, quoted */
     const char *sends;   /* what pcaptool sends */
     const char *expects; /* what a conforming peer does, and what each verdict means */

@@ -1,6 +1,6 @@
 /* dnp.c - the DNP decoder: one datagram is one command.
  *
- * Layouts follow the reference implementation (WIRE-NOTES.md section 1); the
+ * Layouts follow the reference implementation (wire-facts 1); the
  * published text's link-update layout is decoded too and reported as a
  * difference. Conversation state carries what later commands need: value
  * types per link id (link updates carry none), long-message parts, and the
@@ -98,61 +98,61 @@ static const gw_finding_def findings[DNP_E_COUNT] = {DNP_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {DNP_E_NOT_ACCEPTED, "dnp.md, Connection Request: \"This is the only command accepted by the server from an "
+    {DNP_E_NOT_ACCEPTED, "DNP text, Connection Request: \"This is the only command accepted by the server from an "
                          "unconnected client\""},
-    {DNP_E_LINK_REUSED, "dnp.md, Link State: \"Once assigned the LinkId can not be reused until it has been taken "
+    {DNP_E_LINK_REUSED, "DNP text, Link State: \"Once assigned the LinkId can not be reused until it has been taken "
                         "down\""},
-    {DNP_E_CONNECT_RESEND_EARLY, "dnp.md, Connection Request: \"If the client does not receive a Connect Acknowledge "
+    {DNP_E_CONNECT_RESEND_EARLY, "DNP text, Connection Request: \"If the client does not receive a Connect Acknowledge "
                                  "command until Connect Resend Interval (recommended 1s) after sending the last "
                                  "request the command has to be resend\""},
-    {DNP_E_CONNECT_RESEND_LATE, "dnp.md, Connection Request: \"If Connect Timeout (recommended 5s) elapsed since the "
+    {DNP_E_CONNECT_RESEND_LATE, "DNP text, Connection Request: \"If Connect Timeout (recommended 5s) elapsed since the "
                                 "first request send the client has to stop resending the connect request\""},
-    {DNP_E_RESEND_AFTER_ACK, "dnp.md, Reliable Communication: the sender resends \"until the command is "
+    {DNP_E_RESEND_AFTER_ACK, "DNP text, Reliable Communication: the sender resends \"until the command is "
                              "acknowledged or ReliableTimeout is reached\""},
-    {DNP_E_ACCEPTED_AGAIN, "dnp.md, Connection Request: \"The server has to ignore connect requests for an already "
+    {DNP_E_ACCEPTED_AGAIN, "DNP text, Connection Request: \"The server has to ignore connect requests for an already "
                            "connected client\""},
-    {DNP_E_NOT_OFFERED, "dnp.md, Connection Ack: \"The server checks if the client supports at least one protocol "
+    {DNP_E_NOT_OFFERED, "DNP text, Connection Ack: \"The server checks if the client supports at least one protocol "
                         "the server supports too\" (Protocol: \"Protocol selected by the server\")"},
-    {DNP_E_PROTOCOL_IN_REJECTION, "dnp.md, Connection Ack: Protocol \"is only present if Result Code has the value 0\""},
-    {DNP_E_SEQ_FIRST, "dnp.md, Reliable Communication: NextSendCommand \"has to be set to 0 upon every accepted "
+    {DNP_E_PROTOCOL_IN_REJECTION, "DNP text, Connection Ack: Protocol \"is only present if Result Code has the value 0\""},
+    {DNP_E_SEQ_FIRST, "DNP text, Reliable Communication: NextSendCommand \"has to be set to 0 upon every accepted "
                       "connection request\""},
-    {DNP_E_SEQ_SKIPPED, "dnp.md, Reliable Communication: \"The sender assigns the next NextSendCommand ... It then "
+    {DNP_E_SEQ_SKIPPED, "DNP text, Reliable Communication: \"The sender assigns the next NextSendCommand ... It then "
                         "increments NextSendCommand by one\""},
-    {DNP_E_SEQ_OUTSIDE_WINDOW, "dnp.md, Reliable Communication: \"ReliableWindowSize is 10 ... If the command is not "
+    {DNP_E_SEQ_OUTSIDE_WINDOW, "DNP text, Reliable Communication: \"ReliableWindowSize is 10 ... If the command is not "
                                "accepted it has to be discarded\""},
-    {DNP_E_SEQ_65535, "WIRE-NOTES 1: \"The reference wraps modulo 65535 (0xFFFF is never used)\" (profile reference)"},
-    {DNP_E_ACK_LATE, "dnp.md, Reliable Communication: \"reliable commands can be delayed for up to ReliableTimeout "
+    {DNP_E_SEQ_65535, "wire-facts 1.5: \"The reference wraps modulo 65535 (0xFFFF is never used)\" (profile reference)"},
+    {DNP_E_ACK_LATE, "DNP text, Reliable Communication: \"reliable commands can be delayed for up to ReliableTimeout "
                      "(recommended 3s)\""},
-    {DNP_E_ACK_MISSING, "dnp.md, Reliable Communication: \"Every valid received command has to be acknowledged\""},
-    {DNP_E_RESEND_EARLY, "dnp.md, Reliable Communication: \"If a reliable command is not acknowledged before "
+    {DNP_E_ACK_MISSING, "DNP text, Reliable Communication: \"Every valid received command has to be acknowledged\""},
+    {DNP_E_RESEND_EARLY, "DNP text, Reliable Communication: \"If a reliable command is not acknowledged before "
                          "ReliableResendInterval (recommended 0.5s) the sender has to resend the same command\""},
-    {DNP_E_RESEND_MISSING, "dnp.md, Reliable Communication: \"This is repeated every ReliableResendInterval until the "
+    {DNP_E_RESEND_MISSING, "DNP text, Reliable Communication: \"This is repeated every ReliableResendInterval until the "
                            "command is acknowledged or ReliableTimeout is reached\""},
-    {DNP_E_ANSWER_BEFORE_ACK, "WIRE-NOTES 1: \"A link state answered: the receiver sends the reliable ack (6), then "
-                              "link up (7), or link down (8) to refuse\"; dnp.md orders neither (the reference's habit: a note)"},
-    {DNP_E_ANSWER_UNEXPECTED, "dnp.md, Link up: \"Used to accept a Link State command\"; Network States: \"The receiver "
+    {DNP_E_ANSWER_BEFORE_ACK, "wire-facts 1.9: \"A link state answered: the receiver sends the reliable ack (6), then "
+                              "link up (7), or link down (8) to refuse\"; the DNP text orders neither (the reference's habit: a note)"},
+    {DNP_E_ANSWER_UNEXPECTED, "DNP text, Link up: \"Used to accept a Link State command\"; Network States: \"The receiver "
                               "has to send back a Link Up command if the link is accepted\""},
-    {DNP_E_LINK_UNANSWERED, "dnp.md, Network States: \"The receiver has to send back a Link Up command if the link is "
+    {DNP_E_LINK_UNANSWERED, "DNP text, Network States: \"The receiver has to send back a Link Up command if the link is "
                             "accepted or a Link Down command to reject it\""},
-    {DNP_E_UPDATE_NOT_UP, "dnp.md, Link up: \"Only after receiving a Link Up command the client is allowed to send "
+    {DNP_E_UPDATE_NOT_UP, "DNP text, Link up: \"Only after receiving a Link Up command the client is allowed to send "
                           "state updates\""},
-    {DNP_E_UPDATE_READ_ONLY, "dnp.md, Link update: \"Client or server is only allowed to send a state update if it has "
+    {DNP_E_UPDATE_READ_ONLY, "DNP text, Link update: \"Client or server is only allowed to send a state update if it has "
                              "a read-write state\""},
-    {DNP_E_TYPE_MISMATCH, "dnp.md, Network States: \"the same count of values with the same data types\""},
-    {DNP_E_INDEX_RANGE, "dnp.md, Network States: \"the same count of values with the same data types\" (the "
+    {DNP_E_TYPE_MISMATCH, "DNP text, Network States: \"the same count of values with the same data types\""},
+    {DNP_E_INDEX_RANGE, "DNP text, Network States: \"the same count of values with the same data types\" (the "
                         "reference's value index)"},
-    {DNP_E_AFTER_CLOSE, "dnp.md, Close Connection: \"Send by the client before closing connection to server. Send by "
+    {DNP_E_AFTER_CLOSE, "DNP text, Close Connection: \"Send by the client before closing connection to server. Send by "
                         "server before disconnecting client\""},
-    {DNP_E_SPEC_LAYOUT, "WIRE-NOTES 1: link update, reference: \"link_count:u8 ... no type byte\" (profile reference)"},
-    {DNP_E_REFERENCE_LAYOUT, "dnp.md, Link update: \"UInt16 LinkCount\", \"UInt16 ValueCount\", ValueData with its "
+    {DNP_E_SPEC_LAYOUT, "wire-facts 1.10: link update, reference: \"link_count:u8 ... no type byte\" (profile reference)"},
+    {DNP_E_REFERENCE_LAYOUT, "DNP text, Link update: \"UInt16 LinkCount\", \"UInt16 ValueCount\", ValueData with its "
                              "type (profile spec)"},
-    {DNP_E_NOT_IN_TEXT, "dnp.md, Commands: codes 0 to 9 only; WIRE-NOTES 1: 10 and 11 \"Not in the spec text\" "
+    {DNP_E_NOT_IN_TEXT, "DNP text, Commands: codes 0 to 9 only; wire-facts 1.2: 10 and 11 \"Not in the spec text\" "
                         "(profile spec)"},
-    {DNP_E_DIV_LAYOUT, "WIRE-NOTES 1: link update \"reference: ... spec text: LinkCount:u16 ...\" (reported once "
+    {DNP_E_DIV_LAYOUT, "wire-facts 1.10: link update \"reference: ... spec text: LinkCount:u16 ...\" (reported once "
                        "under profiles either and reference; the text's layout too under either)"},
-    {DNP_E_DIV_LONG, "WIRE-NOTES 1: commands 10 and 11 \"Not in the spec text\" (reported once under profiles "
+    {DNP_E_DIV_LONG, "wire-facts 1.2: commands 10 and 11 \"Not in the spec text\" (reported once under profiles "
                      "either and reference)"},
-    {DNP_E_DIV_WRAP, "WIRE-NOTES 1: \"The reference wraps modulo 65535 ...; the spec text says 65536\" (reported once "
+    {DNP_E_DIV_WRAP, "wire-facts 1.5: \"The reference wraps modulo 65535 ...; the spec text says 65536\" (reported once "
                      "under profiles either and reference; 65535 too under either)"},
 };
 
@@ -1068,7 +1068,7 @@ static void step(gw_pdu *p, int which)
 
 static const gw_pdu_hooks hooks = {.check = check, .step = step};
 
-/* the commands' layouts (dnp.md, WIRE-NOTES 1; little-endian) */
+/* the commands' layouts (DNP text, wire-facts 1; little-endian) */
 #define L GW_LAYOUT
 #define NUM(f, n, ...) GW_NUM(DNP_F_##f, n, __VA_ARGS__)
 /* a reliable command's number, tracked */

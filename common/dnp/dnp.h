@@ -1,7 +1,7 @@
 /* dnp.h - Drag[en]gine Network Protocol (DNP): fields, findings, state.
  *
  * Wire facts: docs/wire-facts.md section 1 (the reference
- * implementation LordOfDragons/denetwork) and dnp.md (the published text).
+ * implementation LordOfDragons/denetwork) and the DNP text (the published text: docs/protocol-texts.md).
  */
 #ifndef GW_DNP_H
 #define GW_DNP_H
@@ -141,12 +141,12 @@ enum { DNP_OPT_UPDATE_LAYOUT, DNP_OPT_PROFILE };
 #define DNP_PORT 3413
 #define DNP_WINDOW 10
 #define DNP_SEQ_MODULO 65535u    /* the reference wraps here; the text (profile spec) says 65536 */
-/* timing of reliable commands (dnp.md, Reliable Communication; WIRE-NOTES 1) */
+/* timing of reliable commands (DNP text, Reliable Communication; wire-facts 1.6) */
 #define DNP_RELIABLE_TIMEOUT_NS 3000000000ll /* acknowledged within 3 s */
 #define DNP_RESEND_EARLY_NS 400000000ll      /* resend every 0.5 s: sooner than 0.4 s is early */
 #define DNP_RESEND_MISSING_NS 1000000000ll   /* unacknowledged 1 s (two intervals) without a resend */
 #define DNP_CLOSE_CROSSING_NS 500000000ll    /* the peer's commands this soon after a close crossed it */
-/* connection requests (dnp.md, Connection Request): resent every 1 s
+/* connection requests (DNP text, Connection Request): resent every 1 s
    without an ack (sooner than 0.8 s is early), not after 5 s since the
    first; a timer's lateness allowed beyond a limit */
 #define DNP_CONNECT_RESEND_EARLY_NS 800000000ll

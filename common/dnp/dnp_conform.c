@@ -1,7 +1,7 @@
 /* dnp_conform.c - pcaptool conform's cases for DNP (gw_conform.h): what
- * dnp.md requires of a server and a client, and where the text is silent
+ * the DNP text requires of a server and a client, and where the text is silent
  * what the reference implementation (LordOfDragons/denetwork,
- * WIRE-NOTES.md section 1) does. Every command sent is built from the
+ * wire-facts 1) does. Every command sent is built from the
  * decoder's layouts (dnp.c, dnp_build); every answer is read through the
  * decoder's fields. */
 #include <stdio.h>
@@ -411,7 +411,7 @@ static gw_verdict update_unknown_link(gw_conform_io *io)
     /* reference layout: link_count u8, link_id u16, value_count u8, then
        value_index u16 and the value (types from a link state never sent;
        the decoder reads link updates procedurally, so written here by
-       hand from WIRE-NOTES 1) */
+       hand from wire-facts 1.10) */
     static const uint8_t update[] = {DNP_LINK_UPDATE, 0x01, 0x4d, 0x00, 0x01, 0x00, 0x00, 0x63, 0x00, 0x00, 0x00};
     if (!io->send(io, update, sizeof update))
         return gw_conform_say(io, GW_FAIL, "could not send the link update");
@@ -827,10 +827,10 @@ static gw_verdict dnp_audit(gw_conform_io *io)
 
 /* ---- the catalogue ---------------------------------------------------------- */
 
-#define RELIABLE "dnp.md, Reliable Communication"
+#define RELIABLE "DNP text, Reliable Communication"
 static const gw_conform_case cases[] = {
     {"dnp/connect/accepted", GW_ROLE_SERVER, "A request offering DNP1 is accepted with DNP1",
-     "dnp.md, Connection Ack",
+     "DNP text, Connection Ack",
      "The server checks if the client supports at least one protocol the server supports too.",
      "a connection request offering protocol 0 (DNP1), then reliable messages #0 and #1, each once the one "
      "before is acknowledged",
@@ -838,13 +838,13 @@ static const gw_conform_case cases[] = {
      "request: the connection must work); Skipped when refused with result 1 (the server's right); Fail otherwise",
      connect_accepted, GW_MUST},
     {"dnp/connect/no-common-protocol", GW_ROLE_SERVER, "No common protocol is refused with result 2",
-     "dnp.md, Connection Ack",
+     "DNP text, Connection Ack",
      "2: Connection rejected because the client and server have no common protocol to speak.",
      "a connection request offering only protocol 7",
      "a connection ack with result 2; Info for result 1 or a code the text does not know (a refusal for "
      "restrictions may come first); Fail when accepted or unanswered",
      connect_no_common, GW_MUST},
-    {"dnp/connect/rejected-forgotten", GW_ROLE_SERVER, "A rejected client is forgotten", "dnp.md, Connection Ack",
+    {"dnp/connect/rejected-forgotten", GW_ROLE_SERVER, "A rejected client is forgotten", "DNP text, Connection Ack",
      "If the server rejects the client it has to forget about the connect request after sending the answer.",
      "a connection request offering only an unknown protocol (random, 1..65535), then, from the same address and "
      "port, one offering DNP1, and reliable message #0 once accepted",
@@ -854,30 +854,30 @@ static const gw_conform_case cases[] = {
      "server's right)",
      connect_rejected_forgotten, GW_MUST},
     {"dnp/connect/unknown-protocol-ignored", GW_ROLE_SERVER, "Unknown protocols in a request are passed over",
-     "dnp.md, Connection Request", "Servers have to ignore unknown protocol values.",
+     "DNP text, Connection Request", "Servers have to ignore unknown protocol values.",
      "a connection request offering protocols 9 and 0",
      "accepted with protocol 0; Fail otherwise",
      connect_unknown_ignored, GW_MUST},
     {"dnp/connect/repeat-ignored", GW_ROLE_SERVER, "A connected client's second request is ignored",
-     "dnp.md, Connection Request", "The server has to ignore connect requests for an already connected client.",
+     "DNP text, Connection Request", "The server has to ignore connect requests for an already connected client.",
      "a connection, reliable message #0, a second connection request, reliable message #1",
      "no answer to the second request, and #1 acknowledged (the numbering goes on); Fail otherwise",
      connect_repeat_ignored, GW_MUST},
     {"dnp/connect/connect-first", GW_ROLE_SERVER, "Nothing but a request is taken from an unconnected client",
-     "dnp.md, Connection Request",
+     "DNP text, Connection Request",
      "This is the only command accepted by the server from an unconnected client.",
      "reliable message #0 without connecting, then a connection request (the probe: it must be answered)",
      "no acknowledgement before the request's answer; Fail when one comes, or when the request goes unanswered "
      "too (silence shows nothing)",
      connect_first, GW_MUST},
     {"dnp/connect/request-offers-dnp1", GW_ROLE_CLIENT, "The client's request offers DNP1",
-     "dnp.md, Connection Request; WIRE-NOTES 1",
+     "DNP text, Connection Request; wire-facts 1.3",
      "Each list entry has to be one of these values: 0: Drag[en]gine Network Protocol Version 1 (DNP1)",
      "nothing: the client's first command is read",
      "a connection request listing protocol 0; Fail otherwise",
      request_offers_dnp1, GW_MUST},
     {"dnp/connect/unknown-result-rejected", GW_ROLE_CLIENT, "An unknown connection ack result is a rejection",
-     "dnp.md, Connection Ack",
+     "DNP text, Connection Ack",
      "More result codes can be added in the future. All unknown result codes have to be treated is if ResultCode "
      "had been 1.",
      "a connection ack with a result code the text does not define (random, 3..255, no protocol field), then "
@@ -888,7 +888,7 @@ static const gw_conform_case cases[] = {
      "does not answer once accepted either",
      unknown_result, GW_MUST},
     {"dnp/connect/request-resent", GW_ROLE_CLIENT, "An unanswered request is sent again",
-     "dnp.md, Connection Request",
+     "DNP text, Connection Request",
      "If the client does not receive a Connect Acknowledge command until Connect Resend Interval "
      "(recommended 1s) after sending the last request the command has to be resend.",
      "no answer to the client's connection request",
@@ -933,24 +933,24 @@ static const gw_conform_case cases[] = {
      "a connection, reliable message #1, then #0",
      "both acknowledged; Fail otherwise (the order given to the application cannot be seen on the wire)",
      reliable_ahead, GW_MUST},
-    {"dnp/commands/unknown-ignored", BOTH, "An unknown command code is ignored", "dnp.md, Commands",
+    {"dnp/commands/unknown-ignored", BOTH, "An unknown command code is ignored", "DNP text, Commands",
      "Network clients are required to ignore all commands with unknown CommandCode.",
      "a connection, command code 99 with three bytes, then reliable message #0",
      "#0 acknowledged: the connection is still usable; Fail otherwise",
      unknown_command, GW_MUST},
     {"dnp/commands/truncated-ignored", BOTH, "A truncated command does not break the connection",
-     "dnp.md, Reliable message", "If a message is not fully received it has to be considered lost.",
+     "DNP text, Reliable message", "If a message is not fully received it has to be considered lost.",
      "a connection, a reliable message cut after one byte of its number, then reliable message #0",
      "#0 acknowledged: the connection is still usable; Fail otherwise",
      truncated_command, GW_MUST},
-    {"dnp/message/unreliable-not-acked", BOTH, "An unreliable message is not acknowledged", "dnp.md, Message",
+    {"dnp/message/unreliable-not-acked", BOTH, "An unreliable message is not acknowledged", "DNP text, Message",
      "Unreliable messages are used for frequently send messages. They are not acknowledged and thus can be "
      "possibly lost.",
      "a connection, an unreliable message, then reliable message #0 (the probe)",
      "no reliable ack but #0's; Fail when another comes, or when #0 is not acknowledged",
      unreliable_not_acked, GW_MUST},
     {"dnp/link/state-answered", BOTH, "A link state is acknowledged and answered with link up or down",
-     "dnp.md, Network States; WIRE-NOTES 1",
+     "DNP text, Network States; wire-facts 1.9",
      "The receiver has to send back a Link Up command if the link is accepted or a Link Down command to "
      "reject it.",
      "a connection, then link state #0 for link 1000 (read-only, one UInt32 value 99)",
@@ -959,12 +959,12 @@ static const gw_conform_case cases[] = {
      "when either is missing",
      link_state_answered, GW_MUST},
     {"dnp/link/update-unknown-link", BOTH, "A link update for a link never set up is ignored",
-     "dnp.md, Link update",
+     "DNP text, Link update",
      "Client or server is only allowed to send a state update if it has a read-write state.",
      "a connection, a link update for link 77 (never linked), then reliable message #0",
      "#0 acknowledged: the update was dropped and the connection is still usable; Fail otherwise",
      update_unknown_link, GW_MUST},
-    {"dnp/connection/close-ends", BOTH, "After a close the connection is gone", "dnp.md, Close Connection",
+    {"dnp/connection/close-ends", BOTH, "After a close the connection is gone", "DNP text, Close Connection",
      "Send by the client before closing connection to server. Send by server before disconnecting client.",
      "a connection, connection close, then reliable message #0; to a server then a new connection request (the "
      "probe), to a client unreliable messages until its port closes or it asks anew",

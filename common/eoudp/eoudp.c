@@ -84,32 +84,32 @@ static const gw_finding_def findings[EOUDP_E_COUNT] = {EOUDP_FINDINGS(GW_FINDING
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {EOUDP_E_CONNECT_NOT_FIRST, "eoudp.md, 0x81: \"This command is used to connect to the server\", answered by "
+    {EOUDP_E_CONNECT_NOT_FIRST, "EOUDP text, 0x81: \"This command is used to connect to the server\", answered by "
                            "0x02 accept or 0x03 reject: a session begins with it"},
-    {EOUDP_E_ACK_MISSING, "eoudp.md, Commands: \"0x0c - Send entities with their components MUST get an "
-                     "acknowledge\" (likewise 0x0b, 0x0d-0x10, 0x81); WIRE-NOTES 4: \"When important is "
+    {EOUDP_E_ACK_MISSING, "EOUDP text, Commands: \"0x0c - Send entities with their components MUST get an "
+                     "acknowledge\" (likewise 0x0b, 0x0d-0x10, 0x81); wire-facts 4.5: \"When important is "
                      "set the receiver answers with 0x01 carrying that id\""},
-    {EOUDP_E_ID_GAP, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
-    {EOUDP_E_ID_OLDER, "WIRE-NOTES 4: \"The id is a per-connection counter incremented on every packet sent\""},
-    {EOUDP_E_WRONG_SIDE, "eoudp.md, Commands: \"command inferior to 0x80 are server commands and superior to "
+    {EOUDP_E_ID_GAP, "wire-facts 4.5: \"The id is a per-connection counter incremented on every packet sent\""},
+    {EOUDP_E_ID_OLDER, "wire-facts 4.5: \"The id is a per-connection counter incremented on every packet sent\""},
+    {EOUDP_E_WRONG_SIDE, "EOUDP text, Commands: \"command inferior to 0x80 are server commands and superior to "
                     "0x80 are client commands\""},
-    {EOUDP_E_SIZE_MISMATCH, "eoudp.md, Representation: \"Size - ... representing the size of the content of "
+    {EOUDP_E_SIZE_MISMATCH, "EOUDP text, Representation: \"Size - ... representing the size of the content of "
                        "the packet\""},
-    {EOUDP_E_HEADER_NOT_TEXT, "eoudp.md, Representation: command, timestamp, id and size (21 bytes) (profile spec)"},
-    {EOUDP_E_STRING_NOT_NUL, "eoudp.md: \"null terminated string prefixed with a 32-bit length\" (profile spec)"},
-    {EOUDP_E_TIME_MS, "eoudp.md, Representation: the timestamp in seconds; WIRE-NOTES 4: \"really milliseconds since the "
+    {EOUDP_E_HEADER_NOT_TEXT, "EOUDP text, Representation: command, timestamp, id and size (21 bytes) (profile spec)"},
+    {EOUDP_E_STRING_NOT_NUL, "EOUDP text: \"null terminated string prefixed with a 32-bit length\" (profile spec)"},
+    {EOUDP_E_TIME_MS, "EOUDP text, Representation: the timestamp in seconds; wire-facts 4.4: \"really milliseconds since the "
                  "Unix epoch (the text says seconds)\" (profile spec)"},
-    {EOUDP_E_DIV_HEADER, "WIRE-NOTES 4: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
+    {EOUDP_E_DIV_HEADER, "wire-facts 4.3: header generations 22 and 26 bytes against the RFC text's 21 (reported once under "
                     "profiles either and reference)"},
-    {EOUDP_E_DIV_STRINGS, "WIRE-NOTES 4: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
+    {EOUDP_E_DIV_STRINGS, "wire-facts 4.6: \"strings are u32 length + bytes in the implementation (no NUL ...)\" (reported "
                      "once under profiles either and reference)"},
-    {EOUDP_E_DIV_TIME, "WIRE-NOTES 4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
+    {EOUDP_E_DIV_TIME, "wire-facts 4.4: \"The timestamp is really milliseconds since the Unix epoch (the text says "
                   "seconds)\" (reported once under profiles either and reference)"},
-    {EOUDP_E_CONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
+    {EOUDP_E_CONNECT_UNANSWERED, "EOUDP text, Usage: \"Client -> [0x81][Timestamp][Id] Server -> [0x02][Timestamp][Id]\"; "
                             "End: \"Server -> [0x03][Timestamp][Id]\""},
-    {EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.md, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
+    {EOUDP_E_DISCONNECT_UNANSWERED, "EOUDP text, Usage: \"Client -> [0x82][Timestamp][Id][Id] and Server -> "
                                "[0x11][Timestamp][Id][Id]\" (profile spec: the implementation sends no 0x11)"},
-    {EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.md, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
+    {EOUDP_E_DIV_CLIENT_ENTITIES, "EOUDP text, Commands: \"command inferior to 0x80 are server commands\"; the R-Type "
                              "client at HEAD sends 0x0c, 0x0e and 0x0f (eoudp-gen3-r-type-head-session.pcap) "
                              "(reported once under profiles either and reference)"},
 };
@@ -230,7 +230,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
 
 /* ---- header ------------------------------------------------------------ */
 
-/* The four headers (rfc/eoudp.md, WIRE-NOTES 4), in the byte order the
+/* The four headers (the EOUDP text, wire-facts 4.3), in the byte order the
    datagram's choice says. The timestamp's check reports the header's and
    the time's divergences from the text; in the headers without the
    important byte, the id's check shows what the command implies. */

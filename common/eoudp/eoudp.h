@@ -1,7 +1,8 @@
 /* eoudp.h - EOUDP, Exodia On UDP (UDP port 8082 server, 8083 client).
  *
  * Wire facts: docs/wire-facts.md section 4 (maelbecel/R-Type)
- * and eoudp.md (the RFC text of 27 December 2023).
+ * and the EOUDP text (the RFC text of 27 December 2023:
+ * docs/protocol-texts.md).
  */
 #ifndef GW_EOUDP_H
 #define GW_EOUDP_H

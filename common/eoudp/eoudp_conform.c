@@ -1,6 +1,6 @@
 /* eoudp_conform.c - pcaptool conform's cases for EOUDP (gw_conform.h),
- * both roles: eoudp.md's acknowledgements and connection, and what the
- * implementation (maelbecel/R-Type, WIRE-NOTES 4) does where the text is
+ * both roles: the EOUDP text's acknowledgements and connection, and what the
+ * implementation (maelbecel/R-Type, wire-facts 4) does where the text is
  * silent or contradicts itself. Datagrams are built from the decoder's
  * header and payload layouts (eoudp.c, eoudp_build); answers are read
  * through the decoder's fields.
@@ -17,7 +17,7 @@
  * Verdicts follow the sentence they rest on: the text's "MUST get an
  * acknowledge" (0x81 Connect from a client; 0x0b-0x10 from a server) is a
  * Fail when broken; the acknowledgement of a client's important event is
- * the reference's habit (WIRE-NOTES 4), Non-strict at most. A case that
+ * the reference's habit (wire-facts 4.5), Non-strict at most. A case that
  * checks that the implementation ignored something ends with a packet the
  * text requires an answer to (a connect to a server, an entity's component
  * to a client). */
@@ -226,11 +226,11 @@ static gw_verdict eoudp_audit(gw_conform_io *io)
     const eoudp_case *k = io->case_state;
     if (k->bogus_ack)
         return gw_conform_say(io, GW_FAIL, "the implementation acknowledged id %llu, which pcaptool had not sent "
-                              "(eoudp.md, 0x01: \"It's content is [Id] the id of the command to acknowledge.\")",
+                              "(EOUDP text, 0x01: \"It's content is [Id] the id of the command to acknowledge.\")",
                               (unsigned long long)k->bogus_ack - 1);
     if (k->bad_size)
         return gw_conform_say(io, GW_FAIL, "the implementation's datagram %u (%llu bytes) has a size field of %llu, "
-                              "which fits no header (eoudp.md: \"Size - 64 bit (8 bytes) unsigned integer representing "
+                              "which fits no header (EOUDP text: \"Size - 64 bit (8 bytes) unsigned integer representing "
                               "the size of the content of the packet.\")",
                               k->bad_size, (unsigned long long)k->bad_size_len, (unsigned long long)k->bad_size_value);
     return GW_PASS;
@@ -616,7 +616,7 @@ static gw_verdict connect_first(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "the client's first command is a connect");
 }
 
-/* eoudp.md, ServerCommand: each command "MUST get an acknowledge", in each
+/* EOUDP text, ServerCommand: each command "MUST get an acknowledge", in each
    reading where the text contradicts itself (0x0f's content with or
    without [Content_of_a_component]; 0x10 important events [Event][Bool]
    in the command table, deleted components in the details section) */
@@ -684,7 +684,7 @@ static void eoudp_finish(gw_conform_io *io)
 
 /* ---- the catalogue ------------------------------------------------------------------ */
 
-#define TEXT_CMDS "eoudp.md, Commands"
+#define TEXT_CMDS "EOUDP text, Commands"
 static const gw_conform_case cases[] = {
     {"eoudp/connect/acknowledged", GW_ROLE_SERVER, "A connect is acknowledged with its id", TEXT_CMDS,
      "0x81 - Connect MUST get an acknowledge",
@@ -693,13 +693,13 @@ static const gw_conform_case cases[] = {
      "an acknowledge (0x01) carrying the connect's id; Fail otherwise; Skipped when the server answers a connect in "
      "neither header",
      connect_acked, GW_MUST},
-    {"eoudp/connect/answered", GW_ROLE_SERVER, "A connect is accepted or rejected", "eoudp.md, Usage",
+    {"eoudp/connect/answered", GW_ROLE_SERVER, "A connect is accepted or rejected", "EOUDP text, Usage",
      "Client -> [0x81][Timestamp][Id] / Server -> [0x02][Timestamp][Id] [...] Server -> [0x03][Timestamp][Id]",
      "a connect (0x81)",
      "accept (0x02), with a player id or with no content (the command table and the Usage section differ), or "
      "reject (0x03); Non-strict when neither comes (an example, no MUST)",
      connect_answered, GW_SHOULD},
-    {"eoudp/connect/disconnect", GW_ROLE_SERVER, "What follows a disconnect (recorded)", "eoudp.md, Usage; WIRE-NOTES 4",
+    {"eoudp/connect/disconnect", GW_ROLE_SERVER, "What follows a disconnect (recorded)", "EOUDP text, Usage; wire-facts 4.8",
      "Client -> [0x82][Timestamp][Id][Id] and Server -> [0x11][Timestamp][Id][Id]",
      "a connection, then disconnect (0x82), then a connect (0x81: it MUST get an acknowledge, which ends the wait)",
      "Info: the text's usage shows a 0x11 answer, its details section none, the implementation sends none",
@@ -709,7 +709,7 @@ static const gw_conform_case cases[] = {
      "nothing: the client's first datagram is read", "a connect (0x81), important where the header says; Fail otherwise",
      connect_first, GW_MUST},
     {"eoudp/important/acknowledged", BOTH, "An important packet is acknowledged with its id",
-     TEXT_CMDS "; WIRE-NOTES 4",
+     TEXT_CMDS "; wire-facts 4.5",
      "0x0c - Send entities with their components MUST get an acknowledge / When important is set the receiver "
      "answers with 0x01 carrying that id.",
      "a connection, then an entity's component (0x0c) to a client; to a server an important event (0x8b marked "
@@ -718,7 +718,7 @@ static const gw_conform_case cases[] = {
      "when a server leaves the event unacknowledged (only the reference acknowledges it)",
      important_acked, GW_MUST},
     {"eoudp/important/duplicate-acked", BOTH, "A duplicated packet that must be acknowledged is acknowledged again",
-     "eoudp.md, Abstract; " TEXT_CMDS,
+     "EOUDP text, Abstract; " TEXT_CMDS,
      "It take in account the unreliability of UDP and the fact that UDP packet can be lost, duplicated or arrive out "
      "of order. / 0x81 - Connect MUST get an acknowledge",
      "to a server a connect (0x81), to a client after a connection an entity's component (0x0c), then the same "
@@ -726,7 +726,7 @@ static const gw_conform_case cases[] = {
      "both acknowledged (an acknowledge may be lost, and the sender resends); Fail otherwise",
      duplicate_acked, GW_MUST},
     {"eoudp/important/unimportant-not-acked", BOTH, "A packet not marked important needs no acknowledge",
-     "WIRE-NOTES 4", "When important is set the receiver answers with 0x01 carrying that id.",
+     "wire-facts 4.5", "When important is set the receiver answers with 0x01 carrying that id.",
      "a connection, then an event (0x8b) to a server, an entity's component (0x0c) to a client, with important = 0 "
      "(the text's header has no such byte: packet info 0x00 to a client), then a packet that must be acknowledged "
      "(a connect, an entity's component)",
@@ -734,7 +734,7 @@ static const gw_conform_case cases[] = {
      "when the second is not (silence proves nothing)",
      unimportant_not_acked, GW_REFERENCE},
     {"eoudp/important/server-commands-acked", GW_ROLE_CLIENT, "Each server command the text marks is acknowledged",
-     "eoudp.md, ServerCommand",
+     "EOUDP text, ServerCommand",
      "0x0b - Send system to load MUST get an acknowledge [...] 0x10 - Send important events [...] MUST get an "
      "acknowledge",
      "a connection, then 0x0b, 0x0c, 0x0d, 0x0e, 0x0f and 0x10, each marked important, one at a time (0x0f with and "
@@ -748,13 +748,13 @@ static const gw_conform_case cases[] = {
      "that packet acknowledged; Fail otherwise",
      unknown_command, GW_MUST},
     {"eoudp/commands/size-mismatch-ignored", BOTH, "A datagram whose size field lies does not break the connection",
-     "eoudp.md, Header", "Size - 64 bits (8 bytes) unsigned integer representing the size of the content of the packet.",
+     "EOUDP text, Header", "Size - 64 bits (8 bytes) unsigned integer representing the size of the content of the packet.",
      "a connection, an event (to a server) or an entity deletion (to a client) whose size field says 100 bytes, then "
      "a packet that must be acknowledged",
      "that packet acknowledged; Fail otherwise",
      size_mismatch, GW_MUST},
     {"eoudp/commands/truncated-ignored", BOTH, "A datagram cut inside its header does not break the connection",
-     "eoudp.md, Header", "Content: [Command][Timestamp][Id][Size]",
+     "EOUDP text, Header", "Content: [Command][Timestamp][Id][Size]",
      "a connection, the first 10 bytes of a header, then a packet that must be acknowledged",
      "that packet acknowledged; Fail otherwise",
      truncated, GW_MUST},
@@ -764,7 +764,7 @@ static const gw_conform_case cases[] = {
      "acknowledged",
      "that packet acknowledged; Fail otherwise",
      wrong_side, GW_MUST},
-    {"eoudp/header/generations", BOTH, "Which header generations are understood (recorded)", "WIRE-NOTES 4",
+    {"eoudp/header/generations", BOTH, "Which header generations are understood (recorded)", "wire-facts 4.3",
      "Header generations (recognisable because size must equal the datagram length minus the header)",
      "a connection, then an important packet in each of the four header generations",
      "Info: the generations whose packet was acknowledged",

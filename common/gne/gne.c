@@ -44,35 +44,35 @@ static const gw_finding_def findings[GNE_E_COUNT] = {GNE_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {GNE_E_PING_ID_REUSED, "gne.md, PingPacket: \"The ID in the packet is used to match a request to its reply and "
+    {GNE_E_PING_ID_REUSED, "GNE text, PingPacket: \"The ID in the packet is used to match a request to its reply and "
                         "should be unique for a given connection\""},
-    {GNE_E_RELIABLE_ONLY, "gne.md, Ending a Connection: an ExitPacket \"over the reliable connection\"; Bandwidth: "
+    {GNE_E_RELIABLE_ONLY, "GNE text, Ending a Connection: an ExitPacket \"over the reliable connection\"; Bandwidth: "
                        "\"sending a RateAdjustPacket over the reliable connection\""},
-    {GNE_E_NAME_PADDING, "gne.md, Connecting: \"Any unused space in the buffer shall consist of bytes with the value "
+    {GNE_E_NAME_PADDING, "GNE text, Starting a New Connection: \"Any unused space in the buffer shall consist of bytes with the value "
                       "of 0\""},
-    {GNE_E_CUSTOM_U16, "gne.md, CustomPacket: \"guint8 length\"; WIRE-NOTES 3: \"u16 length + bytes (the protocol text "
+    {GNE_E_CUSTOM_U16, "GNE text, CustomPacket: \"guint8 length\"; wire-facts 3.10: \"u16 length + bytes (the protocol text "
                     "implies u8; the code uses u16)\" (profile spec)"},
-    {GNE_E_DATA_BIG, "gne.md, Variable Types: \"All of the data types will be in little-endian format\"; WIRE-NOTES 3: "
+    {GNE_E_DATA_BIG, "GNE text, Data Formats: \"All of the data types will be in little-endian format\"; wire-facts 3.4: "
                   "\"releases up to 0.70 actually sent big-endian data over IP\" (profile spec)"},
-    {GNE_E_DIV_CUSTOM_U16, "WIRE-NOTES 3: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
+    {GNE_E_DIV_CUSTOM_U16, "wire-facts 3.10: CustomPacket \"u16 length + bytes (the protocol text implies u8; the code uses "
                         "u16)\" (reported once under profiles either and reference; the text's 1-byte length too under either)"},
-    {GNE_E_DIV_DATA_BIG, "WIRE-NOTES 3: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
+    {GNE_E_DIV_DATA_BIG, "wire-facts 3.4: \"releases up to 0.70 actually sent big-endian data over IP\" (reported once "
                       "under profiles either and reference)"},
-    {GNE_E_BAD_LENGTH, "gne.md, Connecting: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
-                    "bytes\"; WIRE-NOTES 3: accept 12, UDP port 4"},
-    {GNE_E_HS_ORDER, "gne.md, Connecting: \"Once the server receives the CRP, it can choose to accept or refuse the "
+    {GNE_E_BAD_LENGTH, "GNE text, Starting a New Connection: the request is \"exactly 48 bytes\", the refusal \"a size of exactly 44 "
+                    "bytes\"; wire-facts 3.7: accept 12, UDP port 4"},
+    {GNE_E_HS_ORDER, "GNE text, Starting a New Connection: \"Once the server receives the CRP, it can choose to accept or refuse the "
                   "connection\"; the client considers the connection complete \"as soon as it receives the CAP\""},
-    {GNE_E_VERSIONS_MATCH, "gne.md, Connecting: \"It must refuse the connection if any of the versions do not match. If can "
+    {GNE_E_VERSIONS_MATCH, "GNE text, Starting a New Connection: \"It must refuse the connection if any of the versions do not match. If can "
                         "also refuse the connection for any other reason\" (a note: the reason is not on the wire)"},
-    {GNE_E_UDP_UNEXPECTED, "gne.md, Connecting: \"If the client did not request an unreliable connection, or the server "
+    {GNE_E_UDP_UNEXPECTED, "GNE text, Starting a New Connection: \"If the client did not request an unreliable connection, or the server "
                         "refused it, then the client considers the connection complete as soon as it receives the CAP\""},
-    {GNE_E_UNTERMINATED, "gne.md, Packets: \"The id 255 represents the end of the GNE-level packet\""},
-    {GNE_E_TOO_LONG, "WIRE-NOTES 3: gnelib's RAW_PACKET_LEN of 512 bytes per message (gnelib's alone; gne.md sets no "
+    {GNE_E_UNTERMINATED, "GNE text, Packets: \"The id 255 represents the end of the GNE-level packet\""},
+    {GNE_E_TOO_LONG, "wire-facts 3.3: gnelib's RAW_PACKET_LEN of 512 bytes per message (gnelib's alone; the GNE text sets no "
                     "limit on a message: a note)"},
-    {GNE_E_EXIT_NOT_LAST, "gne.md, Disconnecting: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
+    {GNE_E_EXIT_NOT_LAST, "GNE text, Ending a Connection: \"it should send a valid GNE-level packet consisting of a ExitPacket over "
                        "the reliable connection as its last data\""},
-    {GNE_E_PING_ORDER, "gne.md, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
-    {GNE_E_RATE_EXCEEDED, "gne.md, Bandwidth control: \"the server in any particular second should not send out more than "
+    {GNE_E_PING_ORDER, "GNE text, PingPacket: the reply's T2 is when the request was received, T3 when the reply was sent"},
+    {GNE_E_RATE_EXCEEDED, "GNE text, Bandwidth control: \"the server in any particular second should not send out more than "
                        "approximately 3200 bytes to that client\" (for a requested 3200)"},
 };
 
@@ -521,7 +521,7 @@ static size_t user_end(const gne_ctx *x, size_t tail)
 }
 
 /* The width of a CustomPacket's length: the text's guint8 or gnelib's
-   2 bytes (WIRE-NOTES 3). Under profile reference always gnelib's; else
+   2 bytes (wire-facts 3.10). Under profile reference always gnelib's; else
    the reading whose data ends where the message's packets do (before the
    wrapping packets' fields and the final 255), else the one whose data
    fits, gnelib's first. */

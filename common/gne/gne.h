@@ -2,7 +2,8 @@
  * port): NL-framed TCP with a connection handshake, and a negotiated UDP link.
  *
  * Wire facts: docs/wire-facts.md section 3 (gillius/gnelib) and
- * gne.md (the protocol text, whose packet tables were lost).
+ * the GNE text (the protocol text, whose packet tables were lost:
+ * docs/protocol-texts.md).
  */
 #ifndef GW_GNE_H
 #define GW_GNE_H

@@ -1,11 +1,11 @@
 /* gne_conform.c - pcaptool conform's cases for GNE (gw_conform.h), both
- * roles: gne.md's handshake, packets and ping, and
- * HawkNL's framing (WIRE-NOTES 3; gnelib's Connection.cpp, PacketParser).
+ * roles: the GNE text's handshake, packets and ping, and
+ * HawkNL's framing (wire-facts 3.1; gnelib's Connection.cpp, PacketParser).
  * As client, pcaptool accepts whatever the implementation claims. A
  * server is only welcoming to the game name and versions it was built
  * with: given with --set, or learnt once per run from its refusal of a
  * request with GNE version 0, which the text says it must refuse and
- * whose refusal carries its version information (gne.md: "The information
+ * whose refusal carries its version information (GNE text: "The information
  * in the refusal packet gives some more information to the client to know
  * what the version mismatch was"), with its data byte order, on a
  * connection of its own. When they cannot be learnt, the cases that need
@@ -590,7 +590,7 @@ static gw_verdict parsed_before_ping(gw_conform_io *io, const gw_wval *before, u
 }
 
 /* The text gives a CustomPacket's length a guint8, gnelib writes a u16
-   (WIRE-NOTES 3) in the data's byte order: bytes that every one of these
+   (wire-facts 3.4) in the data's byte order: bytes that every one of these
    readings parses to the same end. 01 (the id), 01 01, then 257 zero
    bytes: a u16 length of 257 (0x0101 in either order) and 257 bytes of
    data; or a guint8 length of 1, one byte of data (01), and 257 base
@@ -772,7 +772,7 @@ static gw_verdict client_udp_port(gw_conform_io *io)
 /* ---- HawkNL framing ----------------------------------------------------------------- */
 
 /* a connection, then raw bytes: does the implementation drop it? The
-   framing's limits are HawkNL's (the reference's library), not gne.md's:
+   framing's limits are HawkNL's (the reference's library), not the GNE text's:
    staying open is at most Non-strict */
 static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, const char *what)
 {
@@ -783,7 +783,7 @@ static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, c
     if (ends(io, io->wait_ms, &how))
         return gw_conform_say(io, GW_PASS, "%s: the %s %s", what, who(io), how);
     return gw_conform_say(io, GW_NON_STRICT, "%s: the connection stayed open %.1f s later (HawkNL would end it; "
-                          "gne.md says nothing)", what, io->wait_ms / 1000.0);
+                          "the GNE text says nothing)", what, io->wait_ms / 1000.0);
 }
 
 static gw_verdict bad_magic(gw_conform_io *io)
@@ -820,7 +820,7 @@ static gw_verdict oversized(gw_conform_io *io)
                               "the ping before it got no reply, so nothing shows the header came in a read of its own",
                               io->wait_ms / 1000.0);
     return gw_conform_say(io, GW_NON_STRICT, "an NL frame of 20000 bytes, in a read of its own (the ping before it "
-                          "answered): the connection stayed open %.1f s later (HawkNL would end it; gne.md says "
+                          "answered): the connection stayed open %.1f s later (HawkNL would end it; the GNE text says "
                           "nothing)", io->wait_ms / 1000.0);
 }
 
@@ -858,7 +858,7 @@ static void gne_finish(gw_conform_io *io)
 #define SERVER GW_ROLE_SERVER
 #define CLIENT GW_ROLE_CLIENT
 #define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
-#define HANDSHAKE "gne.md, Connecting"
+#define HANDSHAKE "GNE text, Starting a New Connection"
 static const gw_conform_case cases[] = {
     {"gne/handshake/wrong-game", SERVER, "Another game's name is refused with the 44-byte refusal", HANDSHAKE,
      "It must refuse the connection if any of the versions do not match. [...] it sends a refusal packet with "
@@ -897,7 +897,7 @@ static const gw_conform_case cases[] = {
      "a connection request with the server's identity but another build (random, 1..255)",
      "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
      handshake_wrong_build, GW_MUST},
-    {"gne/handshake/game-zero-padded", BOTH, "The game name's unused bytes are 0", "gne.md, The First Packet",
+    {"gne/handshake/game-zero-padded", BOTH, "The game name's unused bytes are 0", "GNE text, The First Packet",
      "Format: of this string is a NULL-terminated ASCII string of length no greater 31 characters. Any unused space "
      "in the buffer shall consist of bytes with the value of 0.",
      "to a server a connection request with another GNE version (random; its refusal carries its game name); from a "
@@ -905,7 +905,7 @@ static const gw_conform_case cases[] = {
      "the 32-byte game field NUL-terminated and 0 after the name; Fail when a byte after the NUL is not 0; Info when "
      "the name fills all 32 bytes (no unused space); Skipped when a server accepts (wrong-version judges that)",
      game_padded, GW_MUST},
-    {"gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "WIRE-NOTES 3",
+    {"gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "wire-facts 3.6",
      "Sent when versions, game name or user version differ; then the server closes.",
      "a connection request with another user version",
      "the refusal, then the connection closed or an ExitPacket; Non-strict when it stays open",
@@ -943,7 +943,7 @@ static const gw_conform_case cases[] = {
      "the 4-byte port message, a port from 0 to 65535; Fail when none comes or the port is outside that range; "
      "Skipped when the client asks for no UDP link",
      client_udp_port, GW_MUST},
-    {"gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "gne.md, PingPacket",
+    {"gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "GNE text, PingPacket",
      "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "
      "set to the time the remote end received and sent the packet. T2 must be <= T3.",
      "a connection, then a message with a PingPacket request of an id random per run (T2 = T3 = 0)",
@@ -951,7 +951,7 @@ static const gw_conform_case cases[] = {
      "(replying is encouraged); Fail for a reply whose T2 and T3 are missing, T2 > T3 or microseconds outside "
      "0-999999 (MUSTs: \"T2 must be <= T3\"; gtime's microseconds \"must be in the range [0, 999,999]\")",
      ping, GW_SHOULD},
-    {"gne/packets/custom-parsed", BOTH, "A CustomPacket is parsed", "gne.md, Packet Listings",
+    {"gne/packets/custom-parsed", BOTH, "A CustomPacket is parsed", "GNE text, Packet Listings",
      "A GNE implementation is required to be able to understand and parse all of these packets so that "
      "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
      "ExitPacket provide the base functionality",
@@ -961,7 +961,7 @@ static const gw_conform_case cases[] = {
      "the ping after the CustomPacket answered; Fail when the connection is closed after it, or when only the ping "
      "alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is encouraged)",
      custom_parsed, GW_MUST},
-    {"gne/packets/rate-adjust-parsed", BOTH, "A RateAdjustPacket is parsed", "gne.md, Packet Listings",
+    {"gne/packets/rate-adjust-parsed", BOTH, "A RateAdjustPacket is parsed", "GNE text, Packet Listings",
      "A GNE implementation is required to be able to understand and parse all of these packets so that "
      "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
      "ExitPacket provide the base functionality",
@@ -971,47 +971,47 @@ static const gw_conform_case cases[] = {
      "ping alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is "
      "encouraged)",
      rate_parsed, GW_MUST},
-    {"gne/ping/request-times-zero", BOTH, "The peer's own ping requests carry T2 = T3 = 0", "gne.md, PingPacket",
+    {"gne/ping/request-times-zero", BOTH, "The peer's own ping requests carry T2 = T3 = 0", "GNE text, PingPacket",
      "In the request packet, T2 and T3 are to have time values of 0s, 0ms.",
      "a connection, and no ping: the peer's first PingPacket is its own request",
      "T2 and T3 both 0 s 0 us; Fail otherwise (\"are to have\": an obligation, set apart from the reply's "
      "\"should\"; a MUST); Skipped when the peer sends no ping request of its own",
      ping_request_zero, GW_MUST},
-    {"gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "gne.md, Packets",
+    {"gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "GNE text, Packets",
      "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
      "current packet and all other packets left unparsed in this GNE-level packet.",
      "a connection, then a message of packet id 12 (reserved) and 255, then a ping",
      "Info: what the implementation did (ended the connection, or kept it and answered the ping or not); the "
      "text leaves errors to the implementation",
      reserved_id, GW_OPEN},
-    {"gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "gne.md, Packets",
+    {"gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "GNE text, Packets",
      "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
      "a connection, then a message of a ping request and no 255",
      "Info: what the implementation did (answered, dropped the connection, or neither); the text leaves errors to the "
      "implementation",
      unterminated, GW_OPEN},
-    {"gne/packets/exit", BOTH, "An ExitPacket ends the connection", "gne.md, ExitPacket",
+    {"gne/packets/exit", BOTH, "An ExitPacket ends the connection", "GNE text, ExitPacket",
      "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
      "reliable connection as its last data if possible then close its sockets.",
      "a connection, then the message 02 FF (an ExitPacket alone)",
      "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open",
      exit_closes, GW_SHOULD},
-    {"gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "WIRE-NOTES 3",
+    {"gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "wire-facts 3.2",
      "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
      "a connection, then a frame whose magic is \"XL\"",
      "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
-     "behaviour, the reference's; gne.md is silent)",
+     "behaviour, the reference's; the GNE text is silent)",
      bad_magic, GW_REFERENCE},
-    {"gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "WIRE-NOTES 3",
+    {"gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "wire-facts 3.2",
      "HawkNL refuses frames over 16384.",
      "a connection, a ping request, then (once the ping is answered: the peer has read all before) an NL header "
      "announcing 20000 bytes, and one byte, in a write of their own",
      "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
-     "limit, the reference's; gne.md's lengths are 16-bit); Info when the ping got no reply (the header may have "
+     "limit, the reference's; the GNE text's lengths are 16-bit); Info when the ping got no reply (the header may have "
      "come in the ping's read) or the implementation ended the connection before the header went",
      oversized, GW_REFERENCE},
     {"gne/framing/oversized-coalesced", BOTH, "An NL frame over 16384 bytes ends the connection, also when it comes "
-     "right after another", "WIRE-NOTES 3",
+     "right after another", "wire-facts 3.2",
      "HawkNL refuses frames over 16384.",
      "a connection, then a ping request and an NL header announcing 20000 bytes, and one byte, in one write",
      "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL "

@@ -46,34 +46,34 @@ static const gw_finding_def findings[OD_E_COUNT] = {OD_FINDINGS(GW_FINDING)};
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {OD_E_WRONG_DIRECTION, "opendrakan.md, Snapshot packets: \"they are only valid in the downlink. A client does not "
+    {OD_E_WRONG_DIRECTION, "OpenDrakan draft, Snapshot packets: \"they are only valid in the downlink. A client does not "
                          "send state updates to the server\"; Acknowledge snapshot (uplink), Action (uplink), Analog "
                          "Action (uplink); Global database table entry and Load level (downlink)"},
-    {OD_E_SNAP_INCOMPLETE, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+    {OD_E_SNAP_INCOMPLETE, "OpenDrakan draft, Snapshot transmission: \"Packet loss will cause either the "
                          "confirmation or a number of changes to be missing, so the expected change count will "
                          "never match the one recorded. Thus, an incomplete snapshot will not be considered by "
                          "the client\" (expected, so a note)"},
-    {OD_E_SNAP_UNCONFIRMED, "opendrakan.md, Snapshot transmission: \"Packet loss will cause either the "
+    {OD_E_SNAP_UNCONFIRMED, "OpenDrakan draft, Snapshot transmission: \"Packet loss will cause either the "
                           "confirmation or a number of changes to be missing\" (expected, so a note)"},
-    {OD_E_SNAP_EXCESS, "opendrakan.md, Snapshot transmission: the confirmation \"states how many discrete "
+    {OD_E_SNAP_EXCESS, "OpenDrakan draft, Snapshot transmission: the confirmation \"states how many discrete "
                      "changes the snapshot with the given tick should contain\""},
-    {OD_E_REF_UNACKED, "opendrakan.md, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
+    {OD_E_REF_UNACKED, "OpenDrakan draft, Acknowledge snapshot: \"the server can only use ACK'd snapshots in "
                      "delta encoding\""},
-    {OD_E_ACK_UNCONFIRMED, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+    {OD_E_ACK_UNCONFIRMED, "OpenDrakan draft, Acknowledge snapshot: \"Used by the client to tell the server that "
                          "it has received a snapshot in full\""},
-    {OD_E_ACK_INCOMPLETE, "opendrakan.md, Acknowledge snapshot: \"Used by the client to tell the server that "
+    {OD_E_ACK_INCOMPLETE, "OpenDrakan draft, Acknowledge snapshot: \"Used by the client to tell the server that "
                         "it has received a snapshot in full\""},
-    {OD_E_TICK_ZERO, "opendrakan.md, Tick number: \"Tick numbers should be one-based, since some protocol "
+    {OD_E_TICK_ZERO, "OpenDrakan draft, Tick number: \"Tick numbers should be one-based, since some protocol "
                    "features need to be able to pass an invalid tick\""},
-    {OD_E_DB_INCOMPLETE, "opendrakan.md, Load level: \"The total number of databases that are loaded is "
+    {OD_E_DB_INCOMPLETE, "OpenDrakan draft, Load level: \"The total number of databases that are loaded is "
                        "included in this packet so the client can verify that it received a complete "
                        "database table\""},
-    {OD_E_UNEXPECTED_LINK, "WIRE-NOTES 5: \"The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), "
+    {OD_E_UNEXPECTED_LINK, "wire-facts 5.5: \"The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), "
                          "all others as reliable (TCP)\""},
-    {OD_E_BOOLS_UNPACKED, "opendrakan.md, State serialization: \"If 8 or less boolean states are serialized "
+    {OD_E_BOOLS_UNPACKED, "OpenDrakan draft, State serialization: \"If 8 or less boolean states are serialized "
                         "after each other, they are combined into a single byte\" (profile spec)"},
-    {OD_E_DIVERGENCE_BOOLS, "WIRE-NOTES 5: \"the master branch writes one byte per boolean\", against "
-                          "opendrakan.md's packed booleans (profiles either and reference, once per conversation)"},
+    {OD_E_DIVERGENCE_BOOLS, "wire-facts 5.7: \"the master branch writes one byte per boolean\", against "
+                          "the OpenDrakan draft's packed booleans (profiles either and reference, once per conversation)"},
 };
 
 static const gw_choice variant_choices[] = {

@@ -2,7 +2,7 @@
  *
  * Wire facts: docs/wire-facts.md section 5 (Zalasus/opendrakan,
  * which has packets but no transport: this project puts reliable packets on
- * TCP and unreliable ones on UDP, one port) and opendrakan.md (the draft).
+ * TCP and unreliable ones on UDP, one port) and the OpenDrakan draft (docs/protocol-texts.md).
  */
 #ifndef GW_OPENDRAKAN_H
 #define GW_OPENDRAKAN_H

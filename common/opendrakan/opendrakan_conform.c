@@ -2,10 +2,10 @@
  * (gw_conform.h), both roles: the draft's snapshot scheme (changes, a
  * confirmation with their count, the client's acknowledgement of complete
  * snapshots only, deltas against acknowledged snapshots), the handshake's
- * database table, and this project's transport mapping (WIRE-NOTES 5: the
+ * database table, and this project's transport mapping (wire-facts 5.1: the
  * reference has no transport; reliable packets on TCP, the rest on UDP, the
  * same ports). Packets are built from the decoder's layouts (opendrakan.c,
- * od_build); the state bundle of a change is written from WIRE-NOTES 5. */
+ * od_build); the state bundle of a change is written from wire-facts 5.6. */
 #include <stdio.h>
 #include <string.h>
 
@@ -239,7 +239,7 @@ static gw_verdict after_unknown(gw_conform_io *io, bool over_udp)
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "type 77 was ignored; the next complete snapshot was acknowledged");
     if (w == GW_CLOSED)
-        /* the framing and its types are the reference's (WIRE-NOTES 5):
+        /* the framing and its types are the reference's (wire-facts 5.2):
            the text names no unknown type */
         return gw_conform_say(io, GW_NON_STRICT, "the client closed the connection after type 77");
     UNLESS_UDP_REFUSED(io);
@@ -548,17 +548,17 @@ static gw_verdict downlink_from_client(gw_conform_io *io)
 
 /* ---- the catalogue --------------------------------------------------------------------- */
 
-#define SNAP "opendrakan.md, Snapshot transmission"
+#define SNAP "OpenDrakan draft, Snapshot transmission"
 #define CLIENT GW_ROLE_CLIENT
 #define SERVER GW_ROLE_SERVER
 static const gw_conform_case cases[] = {
     {"opendrakan/handshake/db-table", SERVER, "The database table comes before the level, and adds up",
-     "opendrakan.md, Load level",
+     "OpenDrakan draft, Load level",
      "The total number of databases that are loaded is included in this packet so the client can verify that it "
      "received a complete database table.",
      "nothing: a connection, watched", "GLOBAL_DB_TABLE_ENTRY packets, then LOAD_LEVEL counting as many; Fail otherwise",
      level_handshake, GW_MUST},
-    {"opendrakan/transport/reliable-over-tcp", SERVER, "Reliable packets over TCP, the rest over UDP", "WIRE-NOTES 5",
+    {"opendrakan/transport/reliable-over-tcp", SERVER, "Reliable packets over TCP, the rest over UDP", "wire-facts 5.5",
      "The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), all others as reliable (TCP).",
      "nothing: a connection, watched",
      "no reliable type over UDP; Fail when one comes (a MUST: the text marks those packets \"reliable\", and reliable "
@@ -571,29 +571,29 @@ static const gw_conform_case cases[] = {
      "nothing: a connection, watched",
      "as many change packets of the first confirmed tick as its confirmation counts; Fail otherwise",
      counts_add_up, GW_MUST},
-    {"opendrakan/snapshot/ticks-one-based", SERVER, "Ticks start at 1", "opendrakan.md, Tick number",
+    {"opendrakan/snapshot/ticks-one-based", SERVER, "Ticks start at 1", "OpenDrakan draft, Tick number",
      "Tick numbers should be one-based, since some protocol features need to be able to pass an invalid tick.",
      "nothing: a connection, watched", "every tick at least 1; Non-strict for a tick 0",
      ticks_one_based, GW_SHOULD},
     {"opendrakan/snapshot/no-delta-unacked", SERVER, "No delta against a snapshot never acknowledged",
-     "opendrakan.md, Acknowledge snapshot",
+     "OpenDrakan draft, Acknowledge snapshot",
      "the server can only use ACK'd snapshots in delta encoding.",
      "nothing: a connection, no acknowledgement",
      "every confirmation's reference tick 0 (full snapshots); Fail for a delta",
      no_delta_unacked, GW_MUST},
     {"opendrakan/snapshot/delta-on-acked", SERVER, "Deltas only against the acknowledged snapshot",
-     "opendrakan.md, Acknowledge snapshot",
+     "OpenDrakan draft, Acknowledge snapshot",
      "the server can only use ACK'd snapshots in delta encoding.",
      "a connection; ACKNOWLEDGE_SNAPSHOT of the first confirmed tick",
      "every later reference tick 0 or that tick; Fail otherwise",
      delta_on_acked, GW_MUST},
-    {"opendrakan/packets/unknown-to-server", SERVER, "An unknown packet type from a client (recorded)", "WIRE-NOTES 5",
+    {"opendrakan/packets/unknown-to-server", SERVER, "An unknown packet type from a client (recorded)", "wire-facts 5.2",
      "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
      "a connection, then a packet of type 77 over TCP",
      "the server goes on; Info when it closes the connection (the text says nothing)",
      server_unknown, GW_REFERENCE},
     {"opendrakan/packets/downlink-from-client", SERVER, "A downlink packet from a client is ignored",
-     "opendrakan.md, Snapshot packets",
+     "OpenDrakan draft, Snapshot packets",
      "These are used to send snapshots from the server to a client. Thus, they are only valid in the downlink.",
      "a connection, the server's first datagram, then a CONFIRM_SNAPSHOT from pcaptool",
      "the server goes on; Info when it closes the connection",
@@ -605,7 +605,7 @@ static const gw_conform_case cases[] = {
      "ACKNOWLEDGE_SNAPSHOT of tick 1; Non-strict when none comes, the connection closed or not (\"not strictly "
      "necessary\")",
      ack_complete, GW_SHOULD},
-    {"opendrakan/snapshot/ack-over-udp", CLIENT, "The acknowledgement goes over UDP", "WIRE-NOTES 5",
+    {"opendrakan/snapshot/ack-over-udp", CLIENT, "The acknowledgement goes over UDP", "wire-facts 5.5",
      "The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), all others as reliable (TCP).",
      "the level, then a complete snapshot",
      "its acknowledgement over UDP; Non-strict over TCP; Skipped when none comes",
@@ -637,18 +637,18 @@ static const gw_conform_case cases[] = {
      "ACKNOWLEDGE_SNAPSHOT of tick 1; Non-strict when none comes",
      empty_snapshot, GW_MUST},
     {"opendrakan/packets/unknown-tcp", CLIENT, "An unknown packet type over TCP does not break the client",
-     "WIRE-NOTES 5", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
+     "wire-facts 5.2", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
      "the level, a packet of type 77 over TCP, then a complete snapshot",
      "the snapshot acknowledged; Non-strict when the client closes (the reference's framing: the text names no "
      "unknown type); Info when no acknowledgement comes",
      unknown_tcp, GW_REFERENCE},
     {"opendrakan/packets/unknown-udp", CLIENT, "An unknown packet type over UDP does not break the client",
-     "WIRE-NOTES 5", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
+     "wire-facts 5.2", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
      "the level, a datagram of type 77, then a complete snapshot",
      "the snapshot acknowledged; Non-strict when the client closes (the reference's framing: the text names no "
      "unknown type); Info when no acknowledgement comes",
      unknown_udp, GW_REFERENCE},
-    {"opendrakan/packets/truncated-udp", CLIENT, "A truncated datagram does not break the client", "WIRE-NOTES 5",
+    {"opendrakan/packets/truncated-udp", CLIENT, "A truncated datagram does not break the client", "wire-facts 5.2",
      "payload_length:u16 LE (payload only, not the 3 header bytes)",
      "the level, a CONFIRM_SNAPSHOT whose length says 28 with 5 bytes, then a complete snapshot of tick 2",
      "tick 2 acknowledged; Non-strict when the client closes (the length field is the reference's); Info when no "

@@ -154,19 +154,19 @@ static const gw_finding_def findings[OTTD_E_COUNT] = {OTTD_FINDINGS(GW_FINDING)}
 
 /* the behaviour rules among the findings (pcaptool validate --rules) */
 static const gw_rule rules[] = {
-    {OTTD_E_JOIN_ORDER, "openttd-wiki.md, Joining: \"it first fetches some data ... Then it verifies itself, gives his name "
-                    "and, if needed, passwords. Then it asks for a copy of the current map\"; WIRE-NOTES 2: the 13.x "
+    {OTTD_E_JOIN_ORDER, "OpenTTD wiki text, Joining: \"it first fetches some data ... Then it verifies itself, gives his name "
+                    "and, if needed, passwords. Then it asks for a copy of the current map\"; wire-facts 2.9: the 13.x "
                     "packets JOIN, WELCOME, GETMAP, WAIT, MAP_BEGIN, MAP_SIZE, MAP_DATA, MAP_DONE, MAP_OK"},
-    {OTTD_E_MAP_MISMATCH, "WIRE-NOTES 2: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries (the "
+    {OTTD_E_MAP_MISMATCH, "wire-facts 2.8: \"SERVER_MAP_SIZE: u32 bytes\" of the savegame SERVER_MAP_DATA carries (the "
                           "reference's packet; the wiki has none: a note)"},
-    {OTTD_E_FRAME_BACK, "openttd-wiki.md: \"the server sends out a FRAME-packet every frame\"; CLIENT_ACK \"Tell the server we "
+    {OTTD_E_FRAME_BACK, "OpenTTD wiki text: \"the server sends out a FRAME-packet every frame\"; CLIENT_ACK \"Tell the server we "
                     "are done with this frame\": frame counters only advance"},
-    {OTTD_E_ACK_BEYOND_MAX, "openttd-wiki.md: \"Because a client can never be beyond the max-frame\""},
-    {OTTD_E_COMMAND_PASSED, "openttd-wiki.md: \"Just before that, the server has sent all DoCommands for the max-frame in the "
+    {OTTD_E_ACK_BEYOND_MAX, "OpenTTD wiki text: \"Because a client can never be beyond the max-frame\""},
+    {OTTD_E_COMMAND_PASSED, "OpenTTD wiki text: \"Just before that, the server has sent all DoCommands for the max-frame in the "
                         "FRAME-packet ... all DoCommands are executed on the same frame\""},
-    {OTTD_E_WRONG_DIRECTION, "openttd-wiki.md: packets named PACKET_CLIENT_* are sent by the client, PACKET_SERVER_* by the "
+    {OTTD_E_WRONG_DIRECTION, "OpenTTD wiki text: packets named PACKET_CLIENT_* are sent by the client, PACKET_SERVER_* by the "
                          "server"},
-    {OTTD_E_TOO_LARGE, "WIRE-NOTES 2: \"Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some "
+    {OTTD_E_TOO_LARGE, "wire-facts 2.2: \"Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some "
                    "others\" (the reference's limits; the wiki states none: a note)"},
 };
 
@@ -223,7 +223,7 @@ enum { STEP_CMD32, TEST_TILE };
     U32(DECODE_PARAM)
 #define NONE GW_EMPTY
 
-/* 13.x payloads (WIRE-NOTES section 2); 14.x and 15.x differ only where noted */
+/* 13.x payloads (wire-facts 2.8); 14.x and 15.x differ only where noted */
 static const gw_lstep *const layouts_13[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
     [PK_SERVER_ERROR] = L(U8(ERROR_CODE), OPT, STR(REASON)),

@@ -1,7 +1,8 @@
 /* openttd.h - the OpenTTD game protocol (TCP and UDP port 3979).
  *
  * Wire facts: docs/wire-facts.md section 2 (OpenTTD/OpenTTD
- * src/network) and openttd-wiki.md (the 0.4/0.5-era text).
+ * src/network) and the OpenTTD wiki text (the 0.4/0.5-era text:
+ * docs/protocol-texts.md).
  */
 #ifndef GW_OPENTTD_H
 #define GW_OPENTTD_H

@@ -1,5 +1,5 @@
 /* openttd_conform.c - pcaptool conform's cases for the OpenTTD game
- * protocol (gw_conform.h), both roles: what a 13.x server does with a join (openttd-wiki.md's "Joining", WIRE-NOTES 2,
+ * protocol (gw_conform.h), both roles: what a 13.x server does with a join (the OpenTTD wiki text's "Joining", wire-facts 2.9,
  * OpenTTD's src/network/network_server.cpp as 13.0 has it) and with
  * packets that break the framing. Packets are built from the decoder's
  * 13.x layouts (openttd.c, ottd_build; --option openttd.version picks
@@ -344,7 +344,7 @@ static gw_verdict map_sizes(gw_conform_io *io)
     gw_verdict v;
     if (!map_transfer(io, &id, &size, &data, &v))
         return v;
-    /* the packets and their sizes are the reference's (WIRE-NOTES 2) */
+    /* the packets and their sizes are the reference's (wire-facts 2.8) */
     if (size == UINT64_MAX)
         return gw_conform_say(io, GW_NON_STRICT, "no SERVER_MAP_SIZE before SERVER_MAP_DONE");
     if (size != data)
@@ -585,7 +585,7 @@ static void ottd_finish(gw_conform_io *io)
 #define CSRC "network_client.cpp (13.0)"
 static const gw_conform_case cases[] = {
     {"openttd/join/welcome", SERVER, "A join as the 13.0 client sends it is welcomed",
-     "openttd-wiki.md, Joining; WIRE-NOTES 2",
+     "OpenTTD wiki text, Joining; wire-facts 2.9",
      "Then it verifies itself, gives his name and, if needed, passwords.",
      "CLIENT_GAME_INFO (the wiki's first packet), then CLIENT_JOIN: revision \"13.0\", NewGRF version "
      "0x1d086d64, name \"conform\", spectator",
@@ -614,7 +614,7 @@ static const gw_conform_case cases[] = {
      "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error, a bare close, silence or a join that goes on "
      "(the reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
      join_empty_name, GW_REFERENCE},
-    {"openttd/join/wrong-password", SERVER, "A wrong game password is refused", "openttd-wiki.md, Joining; " SRC,
+    {"openttd/join/wrong-password", SERVER, "A wrong game password is refused", "OpenTTD wiki text, Joining; " SRC,
      "Receive_CLIENT_GAME_PASSWORD: if (_settings_client.network.server_password.compare(password) != 0) return "
      "this->SendError(NETWORK_ERROR_WRONG_PASSWORD);",
      "a join, then a wrong CLIENT_GAME_PASSWORD when SERVER_NEED_GAME_PASSWORD asks for one",
@@ -622,7 +622,7 @@ static const gw_conform_case cases[] = {
      "reference's); Fail when the join goes on (a MUST: the wiki's join \"gives his name and, if needed, passwords\", "
      "and \"before it gets the map, it needs authorization\"); Skipped when the server asks for no password",
      password_wrong, GW_REFERENCE},
-    {"openttd/info/without-authorization", SERVER, "The server info is given before any join", "openttd-wiki.md, The protocol",
+    {"openttd/info/without-authorization", SERVER, "The server info is given before any join", "OpenTTD wiki text, The protocol",
      "The client can get the server info without authorization.",
      "CLIENT_GAME_INFO on a fresh connection",
      "SERVER_GAME_INFO; Skipped when the server refuses every client (full, banned); Fail on an error, a close or "
@@ -644,7 +644,7 @@ static const gw_conform_case cases[] = {
      "reference's refusal: the wiki is silent); Skipped when the server refuses every client; Fail when the join "
      "itself fails (openttd/join/welcome's MUST)",
      command_before_map, GW_REFERENCE},
-    {"openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "WIRE-NOTES 2",
+    {"openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "wire-facts 2.8",
      "SERVER_MAP_SIZE: u32 bytes of the savegame SERVER_MAP_DATA carries",
      "a join to WELCOME, then CLIENT_GETMAP",
      "SERVER_MAP_SIZE, then SERVER_MAP_DATA packets whose bytes sum to it, then SERVER_MAP_DONE; Non-strict when "
@@ -652,7 +652,7 @@ static const gw_conform_case cases[] = {
      "not come to its end (a MUST: the wiki's join, where the client \"asks for a copy of the current map\")",
      map_sizes, GW_REFERENCE},
     {"openttd/join/announced", SERVER, "After the map, the join is announced with the welcomed id",
-     "openttd-wiki.md, Joining; " SRC,
+     "OpenTTD wiki text, Joining; " SRC,
      "Receive_CLIENT_MAP_OK: ... NetworkAdminClientInfo / SendJoin(this->client_id) to every client",
      "a join through the map, then CLIENT_MAP_OK",
      "SERVER_JOIN naming the client id SERVER_WELCOME gave; Fail otherwise (a MUST: the wiki's \"After it received "
@@ -668,7 +668,7 @@ static const gw_conform_case cases[] = {
      "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
      unknown_type, GW_REFERENCE},
     {"openttd/packets/oversized", SERVER, "A packet over the size limit ends the connection",
-     "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
+     "wire-facts 2.2; OpenTTD 13.0 src/network/core/packet.cpp",
      "Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some others; the high "
      "bit of the size is reserved.",
      "the header of a packet whose size says 65535 bytes, and 100 bytes of it",
@@ -676,21 +676,21 @@ static const gw_conform_case cases[] = {
      "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
      oversized, GW_REFERENCE},
     {"openttd/packets/undersized", SERVER, "A size below the header's ends the connection",
-     "WIRE-NOTES 2",
+     "wire-facts 2.1",
      "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
      "a packet whose size field says 2",
      "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
      "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
      undersized, GW_REFERENCE},
     {"openttd/packets/truncated", SERVER, "A packet that ends inside a field ends the connection",
-     "WIRE-NOTES 2; network/core/packet.cpp (13.0)",
+     "wire-facts 2.3; OpenTTD 13.0 src/network/core/packet.cpp",
      "strings are UTF-8 terminated by \\0 with no length",
      "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
      "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
      "(full, banned); Fail when it answers as to a good packet (a MUST: the wiki's string, \"You must read it till "
      "you reach a zero\")",
      truncated_join, GW_REFERENCE},
-    {"openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "openttd-wiki.md, Joining; WIRE-NOTES 2",
+    {"openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "OpenTTD wiki text, Joining; wire-facts 2.9",
      "it first fetches some data ... Then it verifies itself, gives his name and, if needed, passwords.",
      "nothing: the client's first packet is read",
      "CLIENT_JOIN with a revision and a name; Fail otherwise",
@@ -718,7 +718,7 @@ static const gw_conform_case cases[] = {
      "SERVER_CHECK_NEWGRFS listing no NewGRF",
      "CLIENT_NEWGRFS_CHECKED; Non-strict otherwise (the reference's step: the wiki has no NewGRF check)",
      client_newgrfs, GW_REFERENCE},
-    {"openttd/client/welcome-getmap", CLIENT, "A welcomed client asks for the map", "openttd-wiki.md, Joining",
+    {"openttd/client/welcome-getmap", CLIENT, "A welcomed client asks for the map", "OpenTTD wiki text, Joining",
      "Then it asks for a copy of the current map",
      "SERVER_WELCOME (client id 5)",
      "CLIENT_GETMAP; Fail otherwise",
@@ -735,7 +735,7 @@ static const gw_conform_case cases[] = {
      "a 3-byte packet of type 250 after the join",
      "the client closes the connection; Info when it keeps it",
      client_unknown, GW_REFERENCE},
-    {"openttd/client/undersized", CLIENT, "A size below the header's ends the connection (recorded)", "WIRE-NOTES 2",
+    {"openttd/client/undersized", CLIENT, "A size below the header's ends the connection (recorded)", "wire-facts 2.1",
      "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
      "a packet whose size field says 2, after the join",
      "the client closes the connection; Info when it keeps it",

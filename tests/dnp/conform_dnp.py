@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """conform_dnp.py PCAPTOOL DNP_PEER ROLE - pcaptool conform --proto dnp against
-tests/dnp/dnp_peer (written from dnp.md and denetwork's behaviour, not from
+tests/dnp/dnp_peer (written from the DNP text and denetwork's behaviour, not from
 our decoder), the implementation as ROLE (server: pcaptool connects; client:
 the peer connects once per case). A well-behaved peer passes every case; each
 deliberately broken variant fails exactly the cases it breaks (the sets below

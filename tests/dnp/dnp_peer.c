@@ -1,6 +1,6 @@
 /* dnp_peer.c - a small DNP peer for pcaptool replay's and conform's tests
- * (test tooling, not a product), written from dnp.md and what the
- * reference (denetwork) does (WIRE-NOTES.md section 1).
+ * (test tooling, not a product), written from the DNP text and what the
+ * reference (denetwork) does (wire-facts 1).
  *
  * As a client it connects to HOST PORT; as a server (--listen) it answers
  * every client that comes to HOST PORT. Either way it acknowledges each

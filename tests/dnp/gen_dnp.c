@@ -1,7 +1,7 @@
 /* gen_dnp.c - writes the generated DNP test captures into a folder.
  *
  * Every datagram is built here by hand from the layouts in
- * docs/wire-facts.md section 1 (reference) and dnp.md (the text's
+ * docs/wire-facts.md section 1 (reference) and the DNP text (the text's
  * link-update layout). The output is deterministic: tests regenerate the
  * captures and compare them byte for byte with captures/.
  *
@@ -332,7 +332,7 @@ static void small_session(pcapw *w)
     MSG(b_hex(&b, "05 0000 0000 01 0100 01 0200 08 00c1 05 63000000")); s2c(w, C, CP);
     MSG(ack(0, 0)); c2s(w, C, CP);
     MSG(b_hex(&b, "07 0000")); c2s(w, C, CP);
-    /* WIRE-NOTES' captured link update: Float16 -2.5, UInt32 99 */
+    /* wire-facts 1.14's captured link update: Float16 -2.5, UInt32 99 */
     MSG(b_hex(&b, "09 01 0000 02 0000 00c1 0100 63000000")); s2c(w, C, CP);
     MSG(b_hex(&b, "02")); c2s(w, C, CP);
 }

@@ -1,5 +1,5 @@
 /* Unit tests of the DNP decoder on byte vectors checked by hand against
- * dnp.md and WIRE-NOTES.md section 1. */
+ * the DNP text and wire-facts 1. */
 #include <criterion/criterion.h>
 #include <malloc.h>
 #include <math.h>
@@ -59,7 +59,7 @@ static void assert_bytes(int field, int k, const char *expect, size_t n)
 
 Test(dnp, float16_is_ieee_binary16)
 {
-    /* WIRE-NOTES: 1.0 = 00 3c, -2.5 = 00 c1, 65504 = ff 7b (little-endian) */
+    /* wire-facts 1.13: 1.0 = 00 3c, -2.5 = 00 c1, 65504 = ff 7b (little-endian) */
     cr_assert_eq(gw_half_to_double(0x3c00), 1.0);
     cr_assert_eq(gw_half_to_double(0xc100), -2.5);
     cr_assert_eq(gw_half_to_double(0x7bff), 65504.0);
@@ -95,7 +95,7 @@ Test(dnp, connection_ack_protocol_only_when_accepted)
     cr_assert(collect_has_finding(&c, DNP_E_PROTOCOL_IN_REJECTION));
 }
 
-/* the link state captured from denetwork (WIRE-NOTES section 1) */
+/* the link state captured from denetwork (wire-facts 1.14) */
 #define CAPTURED_LINK_STATE \
     "05 0000 0000 01 0100 01 0200 0b 1800 536174204e6f762032312030363a31343a34342032303236 02 1e00"
 
@@ -120,7 +120,7 @@ Test(dnp, captured_link_state)
 
 Test(dnp, captured_link_update_takes_types_from_link_state)
 {
-    /* link 0 = [Float16, UInt32], then WIRE-NOTES' captured update
+    /* link 0 = [Float16, UInt32], then wire-facts 1.14's captured update
        09 01 0000 02 0000 00c1 0100 63000000 (float16 -2.5, uint32 99) */
     dec(5, 1, "05 0000 0000 00 0000 0200 08 0000 05 00000000");
     cr_assert_eq(malformed_findings(), 0);
@@ -140,7 +140,7 @@ Test(dnp, captured_link_update_takes_types_from_link_state)
     cr_assert_eq(malformed_findings(), 0);
 }
 
-/* dnp.md, Link update: "UInt16 LinkCount", "UInt16 ValueCount", each value
+/* DNP text, Link update: "UInt16 LinkCount", "UInt16 ValueCount", each value
    with its type: the text's own layout, which the reference does not send.
    Under the default profile (either) a note saying so, once; a warning only
    under the strict reference profile. */
@@ -276,7 +276,7 @@ Test(dnp, ack_links_to_the_command_and_times_it)
     cr_assert(collect_has_finding(&c, DNP_E_ACK_UNMATCHED));
 }
 
-/* dnp.md, Connection Request: "The server has to ignore connect requests
+/* DNP text, Connection Request: "The server has to ignore connect requests
    for an already connected client". A request again on a connected
    conversation (a client's resend crossing the ack) keeps the state: the
    server's next reliable number goes on from 1, not a false
@@ -316,7 +316,7 @@ Test(dnp, a_resent_request_before_the_ack_and_a_new_one_after_a_close)
     cr_assert_eq(c.n_findings, 0);
 }
 
-/* dnp.md, Reliable Communication: resent every 0.5 s "until the command is
+/* DNP text, Reliable Communication: resent every 0.5 s "until the command is
    acknowledged or ReliableTimeout is reached" (3 s). A resend that crossed
    the ack (sent within 0.5 s of it) is fine; one a second after is not. */
 Test(dnp, resends_after_the_ack_or_the_timeout)
@@ -334,7 +334,7 @@ Test(dnp, resends_after_the_ack_or_the_timeout)
     cr_assert(collect_has_finding(&c, DNP_E_RESEND_AFTER_TIMEOUT));
 }
 
-/* dnp.md, Reliable Communication: the sender resends "every
+/* DNP text, Reliable Communication: the sender resends "every
    ReliableResendInterval until the command is acknowledged or
    ReliableTimeout is reached". A command neither acknowledged nor resent is
    seen as time passes, on whatever PDU of the conversation shows it (no ack
@@ -352,7 +352,7 @@ static void on_end(void *ctx, uint32_t frame, int64_t t, int dir, int finding, s
     }
 }
 
-/* dnp.md, Reliable ack: result 1 "Used if the receiver would like sender to
+/* DNP text, Reliable ack: result 1 "Used if the receiver would like sender to
    resend the message": a resend right after it is asked for, not early */
 Test(dnp, a_resend_asked_for_by_result_1_is_not_early)
 {
@@ -395,7 +395,7 @@ Test(dnp, a_missing_resend_is_reported_when_the_conversation_ends)
     cr_assert_eq(end_frames[0], 1, "on the command's frame");
 }
 
-/* dnp.md, Link State: "Once assigned the LinkId can not be reused until it
+/* DNP text, Link State: "Once assigned the LinkId can not be reused until it
    has been taken down"; Link Down: "Once torn down the sender can reuse the
    LinkId for another link" */
 Test(dnp, a_link_id_is_free_again_after_link_down)
@@ -411,7 +411,7 @@ Test(dnp, a_link_id_is_free_again_after_link_down)
     cr_assert(collect_has_finding(&c, DNP_E_LINK_REUSED));
 }
 
-/* dnp.md, Link State: "The sender assigns a LinkId": both sides may use
+/* DNP text, Link State: "The sender assigns a LinkId": both sides may use
    link 0 for links of their own at once, each answered and updated */
 Test(dnp, each_side_numbers_its_own_links)
 {
@@ -444,7 +444,7 @@ Test(dnp, datagrams_over_1200_bytes_are_noted)
     cr_assert(collect_has_finding(&c, DNP_E_OVER_1200));
 }
 
-/* WIRE-NOTES 1: "The reference wraps modulo 65535 (0xFFFF is never used); the
+/* wire-facts 1.5: "The reference wraps modulo 65535 (0xFFFF is never used); the
    spec text says 65536": under the default profile (either) both wraps pass,
    65535 noted once as the text's; a warning only under the reference profile */
 Test(dnp, numbers_wrap_at_65535_like_the_reference)
@@ -489,7 +489,7 @@ Test(dnp, profile_either_notes_the_texts_65535)
 
 Test(dnp, profile_spec_wraps_at_65536_like_the_text)
 {
-    /* dnp.md: "If NextSendCommand reaches 65'536 the value has to wrapped around to 0" */
+    /* DNP text: "If NextSendCommand reaches 65'536 the value has to wrapped around to 0" */
     opt[DNP_OPT_PROFILE] = GW_PROFILE_SPEC;
     dec(1, 1, "04 feff");   /* 65534 */
     dec(2, 1, "04 ffff");   /* 65535: a number like any other */
@@ -522,7 +522,7 @@ Test(dnp, window_resend_and_early_numbers)
     cr_assert_eq(collect_has_finding(&c, DNP_E_SEQ_OUTSIDE_WINDOW), 0);
 }
 
-/* dnp.md, Reliable Communication: NextSendCommand "has to be set to 0 upon
+/* DNP text, Reliable Communication: NextSendCommand "has to be set to 0 upon
    every accepted connection request"; a number outside the window "has to be
    discarded": the receiver's window stays at [0, 10) whatever number comes
    first, so #10 first is outside it and the #0 after it is not */

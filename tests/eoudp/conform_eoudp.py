@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """conform_eoudp.py PCAPTOOL EOUDP_PEER - pcaptool conform --proto eoudp against
-tests/eoudp/eoudp_peer (written from eoudp.md and WIRE-NOTES 4, not from our
+tests/eoudp/eoudp_peer (written from the EOUDP text and wire-facts 4, not from our
 decoder) as server and as client (a fresh client per case), well-behaved and
 in broken modes: each fails exactly the cases it breaks (the sets below are
 reasoned from what each mode does) and passes the rest; the cases the text

@@ -1,5 +1,5 @@
 /* eoudp_peer.c - a small EOUDP peer for pcaptool conform's tests (test
- * tooling, not a product), written from eoudp.md and WIRE-NOTES 4 (the
+ * tooling, not a product), written from the EOUDP text and wire-facts 4 (the
  * R-Type implementation's four header generations, told apart by the size
  * field; the header big-endian, the payload little-endian).
  *

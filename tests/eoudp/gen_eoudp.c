@@ -1,7 +1,7 @@
 /* gen_eoudp.c - writes the generated EOUDP test captures into a folder.
  *
  * Datagrams are built by hand from docs/wire-facts.md section 4
- * and eoudp.md: the four header generations (21 bytes; 22 with a pad byte;
+ * and EOUDP text: the four header generations (21 bytes; 22 with a pad byte;
  * 22 with `important` before `size`; 26 with an f64 timestamp), header
  * fields big-endian as the implementation writes them (or little-endian,
  * a reading the text allows), payloads little-endian.

@@ -1,7 +1,7 @@
 /* Unit tests of the EOUDP decoder: real datagrams from
  * eoudp-gen3-r-type-head-session.pcap (R-Type at HEAD, 26-byte header) and
- * hand-written ones for the older header generations (WIRE-NOTES.md
- * section 4); expected values worked out by hand. */
+ * hand-written ones for the older header generations (wire-facts
+ * 4.3); expected values worked out by hand. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -215,7 +215,7 @@ Test(eoudp, unacknowledged_reported_at_the_end)
     cr_assert_eq(ended.finding[0], collect_finding(P, "eoudp.ack.missing"));
 }
 
-/* eoudp.md, Usage: "Server -> [0x0e][Timestamp][Id][Id][Entity]..." and
+/* EOUDP text, Usage: "Server -> [0x0e][Timestamp][Id][Id][Entity]..." and
    "[0x0b][Timestamp][Id][System][System]...": every item of a datagram is
    decoded (fewer bytes than an item are trailing, not a truncated item) */
 Test(eoudp, repeated_items_are_all_decoded)
@@ -234,7 +234,7 @@ Test(eoudp, repeated_items_are_all_decoded)
     cr_assert_not(has("eoudp.truncated"));
 }
 
-/* eoudp.md: Component, System, GameEvents: "Null terminated string prefixed
+/* EOUDP text: Component, System, GameEvents: "Null terminated string prefixed
    with a 32 bit (4 bytes) unsigned integer representing the length of the
    string". The length may count the NUL or not: under the default profile
    (either) and spec both readings decode without an error, the NUL noted;
@@ -328,7 +328,7 @@ Test(eoudp, unanswered_connect_and_disconnect_and_the_texts_acknowledges)
     cr_assert_eq(seen, 7, "found %d of connect, disconnect, ack", seen);
 }
 
-/* WIRE-NOTES 4 (the R-Type client, captured): "a retried connect gets a new
+/* wire-facts 4.9 (the R-Type client, captured): "a retried connect gets a new
    id but keeps its first timestamp". A retry sent before the accept reached
    the client is answered by that accept: not unanswered. A connect with a
    timestamp of its own after the accept is a new attempt, and unanswered. */
@@ -500,7 +500,7 @@ Test(eoudp, replay_adapts_a_21_byte_header)
     free(st);
 }
 
-/* eoudp.md, Usage, End: "Client -> [0x82][Timestamp][Id][Id] and Server ->
+/* EOUDP text, Usage, End: "Client -> [0x82][Timestamp][Id][Id] and Server ->
    [0x11][Timestamp][Id][Id]", where the command table gives 0x82 no content
    and 0x11 an [Event]: each reading decodes, none has trailing bytes */
 Test(eoudp, the_usage_sections_end)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """conform_gne.py PCAPTOOL GNE_PEER - pcaptool conform --proto gne against
-tests/gne/gne_peer (written from gne.md and WIRE-NOTES 3, not from our
+tests/gne/gne_peer (written from the GNE text and wire-facts 3, not from our
 decoder) as server and as client (a fresh client per case), little-endian and
 big-endian, and its deliberately broken
 variants (big-endian: the run must learn the server's byte order from its

@@ -1,5 +1,5 @@
 /* gne_peer.c - a small GNE server for pcaptool conform's tests (test
- * tooling, not a product), written from gne.md and WIRE-NOTES 3 (HawkNL
+ * tooling, not a product), written from the GNE text and wire-facts 3 (HawkNL
  * framing, the 48-byte request, the 44-byte refusal, the 12-byte accept,
  * packets ended by 255): game "conform-test", GNE 0.0.7, user version 3,
  * little-endian data (big-endian with mode big). It refuses a request whose

@@ -1,6 +1,5 @@
 /* Unit tests of the GNE decoder on byte vectors from the real gnelib
- * captures (gne-exhello_unrel.pcap) and written by hand from WIRE-NOTES.md
- * section 3; expected values worked out by hand. */
+ * captures (gne-exhello_unrel.pcap) and written by hand from wire-facts 3; expected values worked out by hand. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,7 +180,7 @@ Test(gne, ping_round_trip_and_offset)
     cr_assert(has("gne.ping.t2_after_t3"));
 }
 
-/* gne.md, PingPacket: the id "should be unique for a given connection":
+/* GNE text, PingPacket: the id "should be unique for a given connection":
    reused while unanswered is a warning, once answered it is not */
 Test(gne, ping_ids_reused)
 {
@@ -197,8 +196,8 @@ Test(gne, ping_ids_reused)
     cr_assert_not(has("gne.ping.id_reused"), "8 was answered");
 }
 
-/* gne.md, CustomPacket: "guint8 | length | The length of the encapsulated
-   raw packet"; gnelib writes 2 bytes (WIRE-NOTES 3). Where the two differ
+/* GNE text, CustomPacket: "guint8 | length | The length of the encapsulated
+   raw packet"; gnelib writes 2 bytes (wire-facts 3.10). Where the two differ
    both readings are tried and the one whose bytes fit is taken: the text's
    one-byte length is no truncation under the default profile (a note,
    once), nor under spec (nothing); under the strict reference profile the
@@ -393,7 +392,7 @@ Test(gne, every_prefix)
     }
 }
 
-/* gne.md, Connecting: without a requested UDP link the connection is
+/* GNE text, Starting a New Connection: without a requested UDP link the connection is
    complete with the accept, so the client sends no port message */
 Test(gne, port_message_without_a_link_is_flagged)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """conform_opendrakan.py PCAPTOOL OD_PEER - pcaptool conform --proto opendrakan
-against tests/opendrakan/od_peer (written from opendrakan.md and WIRE-NOTES 5, not
+against tests/opendrakan/od_peer (written from the OpenDrakan draft and wire-facts 5, not
 from our decoder) as server and as client (a fresh client per case), well
 behaved and in broken modes: each fails exactly the cases it breaks (the sets
 below are reasoned from what each mode does), gives its non-strict, info or
@@ -38,7 +38,7 @@ EXPECTED = {
         "ack-changes": ({S + "no-ack-incomplete", S + "unconfirmed"}, {}),
         "changes-first": ({S + "order-independent"}, {}),
         "ack-tcp": (set(), {S + "ack-over-udp": "non-strict"}),
-        # the framing and its types are the reference's (WIRE-NOTES 5), not
+        # the framing and its types are the reference's (wire-facts 5.2), not
         # the text's: a client that dies on an unknown type is non-strict
         "die-on-unknown": (set(), {C + "unknown-tcp": "non-strict", C + "unknown-udp": "non-strict"}),
     },

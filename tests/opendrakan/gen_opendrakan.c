@@ -1,7 +1,7 @@
 /* gen_opendrakan.c - writes the generated OpenDrakan test captures into a folder.
  *
  * Packets are built by hand from docs/wire-facts.md section 5
- * (what Zalasus/opendrakan's PacketBuilder writes) and opendrakan.md (the
+ * (what Zalasus/opendrakan's PacketBuilder writes) and the OpenDrakan draft (the
  * draft): type u8, payload length u16 LE, payload; numbers little-endian,
  * ticks 8 bytes. The project's transport: reliable packets on TCP,
  * unreliable ones (2, 3, 4, 8) on UDP, port 27046 for both.

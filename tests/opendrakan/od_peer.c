@@ -1,5 +1,5 @@
 /* od_peer.c - a small OpenDrakan peer for pcaptool conform's tests (test
- * tooling, not a product), written from opendrakan.md and WIRE-NOTES 5:
+ * tooling, not a product), written from the OpenDrakan draft and wire-facts 5:
  * packets `type:u8, length:u16 LE, payload`; reliable ones on TCP, the
  * snapshot packets (2, 3, 4, 8) on UDP, the same ports.
  *

@@ -1,8 +1,8 @@
 /* Unit tests of the OpenDrakan decoder: packets from
  * opendrakan-reference-master.pcap (bytes of the reference's own
  * PacketBuilder) and hand-written ones for the draft's layouts, packed
- * booleans, malformed chains and snapshot bookkeeping (WIRE-NOTES.md
- * section 5); expected values worked out by hand. */
+ * booleans, malformed chains and snapshot bookkeeping (wire-facts
+ * 5); expected values worked out by hand. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +133,7 @@ Test(opendrakan, malformed_chains)
     cr_assert(has("opendrakan.type.unknown"));
 }
 
-/* opendrakan.md: snapshot packets "are only valid in the downlink. A client
+/* OpenDrakan draft: snapshot packets "are only valid in the downlink. A client
    does not send state updates to the server"; the acknowledge is uplink.
    The server is the side the first one-way packet says. */
 Test(opendrakan, packets_in_the_wrong_direction)
@@ -314,7 +314,7 @@ Test(opendrakan, framing_and_heuristic)
 
 /* Every bundle of ObjectStates: each of the 5 states absent, present, or
    present and jumping (3^5 = 243), in both boolean encodings, written here
-   from WIRE-NOTES section 5 (one mask pair; states in order; booleans one
+   from wire-facts 5.6 (one mask pair; states in order; booleans one
    byte each, or the present ones packed LSB-first into one byte) and read
    back with the encoding told by the length. */
 static void hex_f32(char **h, float f)

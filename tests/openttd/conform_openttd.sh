@@ -1,7 +1,7 @@
 #!/bin/sh
 # conform_openttd.sh PCAPTOOL - pcaptool conform --proto openttd against a real
 # OpenTTD 13.0 (the Debian package) on loopback: a dedicated server, then its
-# client without a display. Every case's verdict is the one the README's
+# client without a display. Every case's verdict is the one docs/conform.md's
 # verdict table gives and justifies: as server all pass but
 # openttd/join/wrong-password, skipped (this server asks for no password),
 # and the JUnit names the 14 cases; as client all pass but
@@ -59,11 +59,11 @@ openttd/packets/undersized pass
 openttd/packets/unknown-type pass
 EOF
 if ! diff "$work/want.txt" "$work/got.txt"; then
-    echo "FAIL: verdicts differ from the README's (< wanted, > got):"; cat "$work/out.jsonl" "$work/err.txt"; fail=1
+    echo "FAIL: verdicts differ from docs/conform.md's (< wanted, > got):"; cat "$work/out.jsonl" "$work/err.txt"; fail=1
 fi
 [ "$rc" = 0 ] || { echo "FAIL: exit $rc, expected 0"; cat "$work/err.txt"; fail=1; }
 grep -q 'tests="14" failures="0"' "$work/junit.xml" || { echo "FAIL: JUnit:"; cat "$work/junit.xml"; fail=1; }
-[ $fail = 0 ] && echo "ok: 14 cases as server, the verdicts the README gives"
+[ $fail = 0 ] && echo "ok: 14 cases as server, the verdicts docs/conform.md gives"
 stop_server
 
 # the same server with 127.0.0.1 on its ban list: it answers every
@@ -199,9 +199,9 @@ openttd/client/unknown-type pass
 openttd/client/welcome-getmap pass
 EOF
 if ! diff "$work/want-client.txt" "$work/got-client.txt"; then
-    echo "FAIL: client verdicts differ from the README's (< wanted, > got):"; cat "$work/client.jsonl" "$work/client-err.txt"
+    echo "FAIL: client verdicts differ from docs/conform.md's (< wanted, > got):"; cat "$work/client.jsonl" "$work/client-err.txt"
     fail=1
 fi
 [ "$crc" = 0 ] || { echo "FAIL: client run exit $crc, expected 0"; cat "$work/client-err.txt"; fail=1; }
-[ $fail = 0 ] && echo "ok: 9 cases as client, the verdicts the README gives"
+[ $fail = 0 ] && echo "ok: 9 cases as client, the verdicts docs/conform.md gives"
 exit $fail

@@ -1,7 +1,7 @@
 /* gen_openttd.c - writes the generated OpenTTD test captures into a folder.
  *
  * Packets are built by hand from the layouts in docs/wire-facts.md
- * section 2 (13.x payloads, 14.x and 15.x numbering), openttd-wiki.md
+ * section 2 (13.x payloads, 14.x and 15.x numbering), the OpenTTD wiki text
  * (the 0.5-era packet set) and the 0.5 - 0.7 sources (network_client,
  * network_server, network_udp: the layouts of those releases), carried
  * over TCP connections with a full

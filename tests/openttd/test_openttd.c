@@ -1,5 +1,5 @@
 /* Unit tests of the OpenTTD decoder on byte vectors written by hand from
- * WIRE-NOTES.md section 2 (13.x payloads, 14.x/15.x numbering) and the
+ * wire-facts 2 (13.x payloads, 14.x/15.x numbering) and the
  * wiki (0.5 era). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -93,7 +93,7 @@ Test(openttd, framing_sizes)
 
 Test(openttd, captured_client_join)
 {
-    /* WIRE-NOTES: "13.0\0" 646d081d "CapClient\0" fe 00 */
+    /* wire-facts 2.8: "13.0\0" 646d081d "CapClient\0" fe 00 */
     dec("1800 02 31332e3000 646d081d 436170436c69656e7400 fe 00");
     clean();
     cr_assert_eq(U("openttd.size", 0), 24);

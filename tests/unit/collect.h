@@ -77,7 +77,7 @@ const gw_replay_pdu *replay_pdu_live(replay_pdu *r);
 
 /* DNP link state (command 5) number `seq` for link `seq`, flags 0, of
    `count` values of type 0 (SInt8) each 1, into out (10 + 2 * count
-   bytes, dnp.md "Link State"); returns its length */
+   bytes, DNP text "Link State"); returns its length */
 size_t dnp_test_link_state(uint8_t *out, unsigned seq, unsigned count);
 
 #endif

@@ -1,7 +1,7 @@
 /* Unit tests of the PDU builders pcaptool conform sends with
  * (gw_layout_write through each protocol's gw_protocol.build): the bytes
  * each must write, worked out by hand from the protocol texts and
- * WIRE-NOTES, not from our decoders. */
+ * docs/wire-facts.md, not from our decoders. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -29,7 +29,7 @@ static size_t build(const gw_protocol *p, const int *opts, int64_t type, const g
         cr_assert_arr_eq(got, want_, sizeof want_); \
     } while (0)
 
-/* WIRE-NOTES 1: "clients send 00 01 00 00 00" (one protocol, DNP1) */
+/* wire-facts 1.3: "clients send 00 01 00 00 00" (one protocol, DNP1) */
 Test(build, dnp_connect_request)
 {
     uint8_t d[256];
@@ -38,7 +38,7 @@ Test(build, dnp_connect_request)
     EXPECT_BYTES(d, n, 0x00, 0x01, 0x00, 0x00, 0x00);
 }
 
-/* dnp.md: Reliable message = code 4, UInt16 number (little-endian), data */
+/* DNP text: Reliable message = code 4, UInt16 number (little-endian), data */
 Test(build, dnp_reliable_message)
 {
     uint8_t d[256];
@@ -47,7 +47,7 @@ Test(build, dnp_reliable_message)
     EXPECT_BYTES(d, n, 0x04, 0x02, 0x01, 'h', 'i');
 }
 
-/* dnp.md, Connection Ack: the protocol "is only present if Result Code has
+/* DNP text, Connection Ack: the protocol "is only present if Result Code has
    the value 0" */
 Test(build, dnp_connect_ack_protocol_only_when_accepted)
 {
@@ -58,7 +58,7 @@ Test(build, dnp_connect_ack_protocol_only_when_accepted)
     EXPECT_BYTES(d, n, 0x01, 0x02);
 }
 
-/* WIRE-NOTES 2: size u16 LE counting the whole packet, type, payload;
+/* wire-facts 2.1: size u16 LE counting the whole packet, type, payload;
    13.x CLIENT_ACK is type 25: u32 frame, u8 token */
 Test(build, openttd_client_ack)
 {
@@ -68,7 +68,7 @@ Test(build, openttd_client_ack)
     EXPECT_BYTES(d, n, 0x08, 0x00, 25, 0x04, 0x03, 0x02, 0x01, 0x07);
 }
 
-/* WIRE-NOTES 3: NL frame ('N' 'L', length u16 big-endian), then an
+/* wire-facts 3.1: NL frame ('N' 'L', length u16 big-endian), then an
    ExitPacket alone: 02 FF */
 Test(build, gne_exit_message)
 {
@@ -77,7 +77,7 @@ Test(build, gne_exit_message)
     EXPECT_BYTES(d, n, 'N', 'L', 0x00, 0x02, 0x02, 0xff);
 }
 
-/* WIRE-NOTES 3: the CRP is exactly 48 bytes; build 7 little-endian is 07 00 */
+/* wire-facts 3.5: the CRP is exactly 48 bytes; build 7 little-endian is 07 00 */
 Test(build, gne_request_is_48_bytes)
 {
     uint8_t d[256];
@@ -96,7 +96,7 @@ Test(build, gne_request_is_48_bytes)
     cr_assert_eq(d[4 + 47], 1);
 }
 
-/* WIRE-NOTES 5: type u8, payload length u16 LE, payload; ACKNOWLEDGE_SNAPSHOT
+/* wire-facts 5.2: type u8, payload length u16 LE, payload; ACKNOWLEDGE_SNAPSHOT
    (8) is an i64 tick */
 Test(build, opendrakan_ack)
 {
@@ -105,7 +105,7 @@ Test(build, opendrakan_ack)
     EXPECT_BYTES(d, n, 0x08, 0x08, 0x00, 0x05, 0, 0, 0, 0, 0, 0, 0);
 }
 
-/* WIRE-NOTES 4: the 26-byte header (cmd, f64 timestamp, id, important,
+/* wire-facts 4.3: the 26-byte header (cmd, f64 timestamp, id, important,
    size) big-endian, the payload little-endian: an acknowledge of id 9 */
 Test(build, eoudp_acknowledge_f64_header)
 {
@@ -119,7 +119,7 @@ Test(build, eoudp_acknowledge_f64_header)
                  9, 0, 0, 0, 0, 0, 0, 0);           /* acked id, little-endian */
 }
 
-/* eoudp.md: the header [Command][Timestamp][Id][Size], 21 bytes, the
+/* EOUDP text: the header [Command][Timestamp][Id][Size], 21 bytes, the
    timestamp "32 bit (4 bytes) float representing the time in seconds"; the
    text gives no byte order, so the header may be asked for little-endian
    (eoudp.default_order): a disconnect (empty) with id 1000000 */
