@@ -11,12 +11,31 @@ import xml.etree.ElementTree as ET
 from checks import await_line, check
 
 
+ledger_lock = threading.Lock()
+ledger_mode = ["w"]  # the first run of the test's process starts the file afresh
+
+
+def ledger(records):
+    """note the cases a run ran (its JSON Lines records) in the conform
+    ledger, the file GW_CONFORM_LEDGER names (tests/table_check.py reads it:
+    every case of the catalogue ran in some test)"""
+    path = os.environ.get("GW_CONFORM_LEDGER")
+    if path:
+        with ledger_lock, open(path, ledger_mode[0]) as f:
+            ledger_mode[0] = "a"
+            for r in records:
+                if "case" in r:
+                    f.write(json.dumps({k: r[k] for k in ("protocol", "role", "case")}) + "\n")
+
+
 def run_conform(pcaptool, proto, port, extra=(), timeout=300):
     """pcaptool conform against 127.0.0.1:port: (exit code, records, stderr)"""
     args = [pcaptool, "conform", "--proto", proto, "--target", "127.0.0.1:%d" % port, "--timeout", "1",
             "--format", "json", *extra]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
-    return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
+    records = [json.loads(line) for line in p.stdout.splitlines()]
+    ledger(records)
+    return p.returncode, records, p.stderr
 
 
 def start_server_peer(peer, port, mode):

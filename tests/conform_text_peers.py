@@ -27,6 +27,7 @@ import subprocess
 import sys
 
 from checks import await_line, check, finish
+from conform_common import ledger
 
 PCAPTOOL, TESTS = sys.argv[1], sys.argv[2]
 port = int(os.environ.get("GW_TEST_PORT", 30000 + (os.getpid() + 11) % 20000))
@@ -59,6 +60,7 @@ def conform(proto, role, peer_args, extra, port):
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    ledger(recs)
     return listens, r.returncode, {x["case"]: (x["verdict"], x["outcome"]) for x in recs if "case" in x}, r.stderr
 
 

@@ -266,6 +266,11 @@ static void gen_malformed(void)
     MSG(b_hex(&b, "0a 0c00 01 bb")); s2c(&w, C, CP);
     MSG(b_hex(&b, "0a 0d00 01 cc")); s2c(&w, C, CP);
     MSG(b_hex(&b, "0a 0e00 02 dd")); s2c(&w, C, CP);
+
+    /* conversation 3: a connection request offering no protocol: ProtocolCount
+       0 and no list (dnp.md, Connection Request: the protocols the client
+       supports, one of which the server must support too) */
+    MSG(b_hex(&b, "00 0000")); c2s(&w, 10, 40010);
     pw_close(&w);
 }
 

@@ -631,6 +631,8 @@ Test(dnp, long_message_over_the_limit_is_dropped_with_an_error)
         collect_init(&c);
         P->decode(conv, &pi, part, sizeof part, &c.sink);
         too_long |= collect_has_finding(&c, DNP_E_LONG_TOO_LONG);
+        if (i == 17) /* 17 x 60000 = 1020000 bytes fit in 1 MiB, 18 x 60000 do not */
+            cr_assert(collect_has_finding(&c, DNP_E_LONG_TOO_LONG), "part 18");
         cr_assert_eq(collect_count(&c, DNP_F_MESSAGE), 0, "part %u", i);
     }
     cr_assert(too_long);
@@ -649,6 +651,8 @@ Test(dnp, link_states_over_the_limit_are_not_kept)
         collect_init(&c);
         P->decode(conv, &pi, ls, sizeof ls, &c.sink);
         cr_assert_eq(malformed_findings() - collect_has_finding(&c, DNP_E_LINKS_NOT_KEPT), 0, "frame %u", i + 1);
+        if (i + 1 == 18)
+            cr_assert(collect_has_finding(&c, DNP_E_LINKS_NOT_KEPT));
         if (collect_has_finding(&c, DNP_E_LINKS_NOT_KEPT)) {
             notes++;
             if (!noted_at)

@@ -105,6 +105,23 @@ Test(gne, real_request_and_accept)
     cr_assert_str_eq(c.summary, "Client UDP port 45501");
 }
 
+/* exhello's request with its game name filling all 32 bytes ("a" x 32, no
+   NUL): gne.md, The First Packet, "a NULL-terminated ASCII string of length
+   no greater 31 characters". Shown whole, warned about at its offset (4 NL
+   header, 3 magic, 2 versions, 2 build = 11), the rest of the request read */
+Test(gne, game_name_without_nul)
+{
+    tcp(0, 0, "4e4c0030 474e45 00 00 0700 "
+              "6161616161616161616161616161616161616161616161616161616161616161 "
+              "01000000 00000000 01");
+    cr_assert(has("gne.game_name.unterminated"));
+    cr_assert_eq(c.n_findings, 1);
+    cr_assert_eq(c.finding_off[0], 11);
+    S("gne.game_name", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    cr_assert_eq(U("gne.user_version", 0), 1);
+    cr_assert_eq(U("gne.unreliable", 0), 1);
+}
+
 Test(gne, big_endian_connection_and_its_udp_link)
 {
     /* build 00 07: big-endian data; user 1, rate 6400 = 0x1900 */

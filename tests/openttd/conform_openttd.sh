@@ -40,6 +40,8 @@ start_server server "$port"
     > "$work/out.jsonl" 2> "$work/err.txt"
 rc=$?
 fail=0
+# the cases run, for tests/table_check.py (tests/conform_common.py's ledger)
+[ -n "${GW_CONFORM_LEDGER:-}" ] && grep '"case"' "$work/out.jsonl" > "$GW_CONFORM_LEDGER"
 # case -> verdict, one per line, sorted
 sed -n 's/.*"case":"\([^"]*\)".*"verdict":"\([^"]*\)".*/\1 \2/p' "$work/out.jsonl" | sort > "$work/got.txt"
 sort > "$work/want.txt" <<EOF
@@ -183,6 +185,7 @@ clients=$!
 "$pcaptool" conform --proto openttd --side server --target "127.0.0.1:$cport" --timeout 2 --peer-wait 180 --format json \
     > "$work/client.jsonl" 2> "$work/client-err.txt"
 crc=$?
+[ -n "${GW_CONFORM_LEDGER:-}" ] && grep '"case"' "$work/client.jsonl" >> "$GW_CONFORM_LEDGER"
 kill "$clients" 2>/dev/null
 wait "$clients" 2>/dev/null
 pkill -f "$work/client.cfg" 2>/dev/null
