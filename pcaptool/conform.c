@@ -696,7 +696,7 @@ static void conform_usage(FILE *f)
           "                             implementation to come (default 30)\n"
           "  -T, --format text|json     a line per case, or JSON Lines (a record per case,\n"
           "                             then a summary) (default text); with --dry-run also\n"
-          "                             markdown (the README's catalogue tables)\n"
+          "                             markdown (the tables of docs/conform.md)\n"
           "  -V, --verbose              text: each case's exchange under its line\n"
           "      --junit FILE           also write JUnit XML ('-': standard output, the text\n"
           "                             then on standard error)\n"

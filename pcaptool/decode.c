@@ -82,7 +82,7 @@ static void decode_usage(FILE *f)
           "  -p, --port PROTO=PORT        decode PROTO on PORT instead of its default port\n"
           "                               (repeat to give several ports)\n"
           "  -n, --no-heuristics          decode only on the configured ports\n"
-          "  -o, --option PROTO.NAME=VAL  set a decoder option (see README), e.g.\n"
+          "  -o, --option PROTO.NAME=VAL  set a decoder option (pcaptool options), e.g.\n"
           "                               dnp.update_layout=spec\n"
           "      --profile either|reference|spec\n"
           "                               what the text or the reference allows passes\n"

@@ -1,5 +1,5 @@
 /* list.c - pcaptool fields and findings: the tables of the decoder library
- * (and pcaptool's own findings), as lines or as the README's markdown. */
+ * (and pcaptool's own findings), as lines or as the markdown tables of docs/protocols. */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,7 @@ static void fields_usage(FILE *f)
           "\"wireshark-two-pass\" for what only Wireshark's second pass shows.\n"
           "\n"
           "  -T, --format text|markdown   tab-separated lines (default), or the table\n"
-          "                               the README shows (field, name, meaning)\n"
+          "                               of the docs (field, name, meaning)\n"
           "  -h, --help                   this help\n"
           "\n"
           "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
@@ -35,7 +35,7 @@ static void findings_usage(FILE *f)
           "undecoded, comment).\n"
           "\n"
           "  -T, --format text|markdown   tab-separated lines (default), or the table\n"
-          "                               the README shows (code, severity, meaning)\n"
+          "                               of the docs (code, severity, meaning)\n"
           "  -h, --help                   this help\n"
           "\n"
           "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",

@@ -58,7 +58,9 @@ static void usage(FILE *f)
           "\n"
           "Exit codes: 0 clean, 1 findings at or above --fail-on (or a divergence),\n"
           "2 usage error, unreadable input or output that could not be written,\n"
-          "130/143 stopped by SIGINT/SIGTERM (what was read is reported).\n",
+          "130/143 stopped by SIGINT/SIGTERM (what was read is reported).\n"
+          "\n"
+          "The manual: man pcaptool.\n",
           f);
 }
 

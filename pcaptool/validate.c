@@ -739,7 +739,7 @@ static void validate_usage(FILE *f)
           "      --enable RULE, --disable RULE\n"
           "                               a finding code or a glob (\"dnp.seq.*\")\n"
           "      --rules                  list every rule and what it enforces (text;\n"
-          "                               JSON Lines with --format json; the README's\n"
+          "                               JSON Lines with --format json; a markdown\n"
           "                               table with --format markdown)\n"
           "      --no-progress            no progress bar on a terminal\n"
           "  -l, -c, -i, -f, -a, -w       as for decode (live capture: one verdict)\n"
