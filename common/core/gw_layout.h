@@ -116,6 +116,41 @@ typedef struct gw_wval {
 bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, uint8_t *out, size_t cap,
                      size_t *len);
 
+/* ---- a framing header ---------------------------------------------------- */
+
+/* The header that frames a PDU on a stream, described once for the
+   decoder, the protocol's pdu_length, its builder and its heuristic: its
+   fixed steps (GW_NUM, GW_BYTES: the geometry gw_layout_offset reads), the
+   number that tells the PDU's length and what it counts, and the fixed
+   bytes a GW_BYTES step must hold (a magic), if any. */
+typedef struct gw_frame {
+    const gw_lstep *header;
+    int16_t length_field;
+    bool counts_header;     /* the length counts the header's bytes too */
+    bool big_endian;        /* the header's numbers' order where a step says none */
+    int16_t magic_field;    /* with magic: its GW_BYTES step */
+    const uint8_t *magic;   /* NULL: none */
+} gw_frame;
+
+/* the header's bytes */
+static inline size_t gw_frame_size(const gw_frame *f) { return gw_layout_fixed_size(f->header); }
+/* the number `field` of the header at data[0..avail): false when avail
+   does not hold it */
+bool gw_frame_num(const gw_frame *f, int field, const uint8_t *data, size_t avail, uint64_t *v);
+/* do data[0..avail) begin with the magic (true without one; false when
+   avail does not hold it)? */
+bool gw_frame_magic(const gw_frame *f, const uint8_t *data, size_t avail);
+/* the bytes of the PDU the header at data[0..avail) frames, header and
+   body, in *n; false when avail does not hold the length yet */
+bool gw_frame_length(const gw_frame *f, const uint8_t *data, size_t avail, uint64_t *n);
+/* take the header's number `field` at the cursor (gw_take_num, its width
+   and order as the header gives them) */
+bool gw_frame_take(gw_pdu *x, const gw_frame *f, int field, uint64_t *v);
+/* write the header at out (cap bytes) for a body of `body` bytes: the
+   magic, the length, the other fields from vals (as gw_layout_write); false
+   when it does not fit or the length does not fit its field */
+bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t *out, size_t cap);
+
 /* ---- writing layouts ----------------------------------------------------- */
 
 #define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})
