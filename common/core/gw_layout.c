@@ -470,70 +470,17 @@ bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, ui
 
 /* ---- framing headers ------------------------------------------------------ */
 
-/* the step of `field` in the header's fixed part, its offset in *off */
-static const gw_lstep *frame_step(const gw_frame *f, int field, size_t *off)
-{
-    size_t at = 0;
-    for (const gw_lstep *s = f->header; s->op == GW_L_NUM || s->op == GW_L_BYTES; s++) {
-        if (s->field == field) {
-            *off = at;
-            return s;
-        }
-        at += s->size;
-    }
-    return NULL;
-}
-
-static bool frame_order(const gw_frame *f, const gw_lstep *s)
-{
-    return s->flags & GW_LF_BE ? true : s->flags & GW_LF_LE ? false : s->size > 1 && f->big_endian;
-}
-
-bool gw_frame_num(const gw_frame *f, int field, const uint8_t *data, size_t avail, uint64_t *v)
-{
-    size_t off;
-    const gw_lstep *s = frame_step(f, field, &off);
-    if (!s || avail < off + s->size)
-        return false;
-    *v = gw_get_uint(data + off, s->size, frame_order(f, s));
-    return true;
-}
-
-bool gw_frame_magic(const gw_frame *f, const uint8_t *data, size_t avail)
-{
-    size_t off;
-    const gw_lstep *s = f->magic ? frame_step(f, f->magic_field, &off) : NULL;
-    if (!s)
-        return true;
-    return avail >= off + s->size && memcmp(data + off, f->magic, s->size) == 0;
-}
-
-bool gw_frame_take(gw_pdu *x, const gw_frame *f, int field, uint64_t *v)
-{
-    size_t off;
-    const gw_lstep *s = frame_step(f, field, &off);
-    return s && gw_take_num(x, field, s->size, frame_order(f, s), v);
-}
-
-bool gw_frame_length(const gw_frame *f, const uint8_t *data, size_t avail, uint64_t *n)
-{
-    if (!gw_frame_num(f, f->length_field, data, avail, n))
-        return false;
-    *n += f->counts_header ? 0 : gw_frame_size(f);
-    return true;
-}
-
 bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t *out, size_t cap)
 {
     size_t size = gw_frame_size(f), off, n = 0;
-    const gw_lstep *ls = frame_step(f, f->length_field, &off);
+    const gw_lstep *ls = gw_frame_step_(f, f->length_field, &off);
     uint64_t length = body + (f->counts_header ? size : 0);
     if (!ls || (ls->size < 8 && length >> (8 * ls->size)))
         return false;
     gw_wval all[W_MAX_VALS + 1];
     all[n++] = (gw_wval)GW_WU(f->length_field, length);
     if (f->magic)
-        all[n++] = (gw_wval)GW_WB(f->magic_field, f->magic, frame_step(f, f->magic_field, &off)->size);
+        all[n++] = (gw_wval)GW_WB(f->magic_field, f->magic, gw_frame_step_(f, f->magic_field, &off)->size);
     for (; vals[0].field != GW_W_END && n < W_MAX_VALS; vals++)
         all[n++] = vals[0];
     all[n].field = GW_W_END;

@@ -808,8 +808,9 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
             gw_pdu_finish(&x->p);
             return;
         }
-        gw_layout_run(&x->p, nl_header);
-        uint64_t n = x->val[GNE_F_NL_LENGTH];
+        uint64_t n = 0;
+        gw_frame_take(&x->p, &nl_frame, GNE_F_NL_MAGIC, NULL);
+        gw_frame_take(&x->p, &nl_frame, GNE_F_NL_LENGTH, &n);
         if (n > GNE_NL_MAX) {
             gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
             gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
