@@ -467,3 +467,23 @@ bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, ui
     *len = w.off;
     return w.ok;
 }
+
+/* ---- framing headers ------------------------------------------------------ */
+
+bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t *out, size_t cap)
+{
+    size_t size = gw_frame_size(f), off, n = 0;
+    const gw_lstep *ls = gw_frame_step_(f, f->length_field, &off);
+    uint64_t length = body + (f->counts_header ? size : 0);
+    if (!ls || (ls->size < 8 && length >> (8 * ls->size)))
+        return false;
+    gw_wval all[W_MAX_VALS + 1];
+    all[n++] = (gw_wval)GW_WU(f->length_field, length);
+    if (f->magic)
+        all[n++] = (gw_wval)GW_WB(f->magic_field, f->magic, gw_frame_step_(f, f->magic_field, &off)->size);
+    for (; vals[0].field != GW_W_END && n < W_MAX_VALS; vals++)
+        all[n++] = vals[0];
+    all[n].field = GW_W_END;
+    size_t len;
+    return gw_layout_write(f->header, f->big_endian, all, out, cap, &len) && len == size;
+}

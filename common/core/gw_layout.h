@@ -116,6 +116,104 @@ typedef struct gw_wval {
 bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, uint8_t *out, size_t cap,
                      size_t *len);
 
+/* ---- a framing header ---------------------------------------------------- */
+
+/* The header that frames a PDU on a stream, described once for the
+   decoder, the protocol's pdu_length, its builder and its heuristic: its
+   fixed steps (GW_NUM, GW_BYTES: the geometry gw_layout_offset reads), the
+   number that tells the PDU's length and what it counts, and the fixed
+   bytes a GW_BYTES step must hold (a magic), if any. At most
+   GW_FRAME_STEPS steps. */
+typedef struct gw_frame {
+    const gw_lstep *header;
+    int16_t length_field;
+    bool counts_header;     /* the length counts the header's bytes too */
+    bool big_endian;        /* the header's numbers' order where a step says none */
+    int16_t magic_field;    /* with magic: its GW_BYTES step */
+    const uint8_t *magic;   /* NULL: none */
+} gw_frame;
+
+/* inline, so that a decoder's, pdu_length's and heuristic's look at a
+   header of constant steps costs what reading its bytes by hand does */
+#define GW_FRAME_STEPS 8 /* a header's steps at most (a bound the compiler unrolls) */
+static inline const gw_lstep *gw_frame_step_(const gw_frame *f, int field, size_t *off)
+{
+    size_t at = 0;
+    for (unsigned i = 0; i < GW_FRAME_STEPS; i++) {
+        const gw_lstep *s = &f->header[i];
+        if (s->op != GW_L_NUM && s->op != GW_L_BYTES)
+            break;
+        if (s->field == field) {
+            *off = at;
+            return s;
+        }
+        at += s->size;
+    }
+    return NULL;
+}
+static inline bool gw_frame_order_(const gw_frame *f, const gw_lstep *s)
+{
+    return s->flags & GW_LF_BE ? true : s->flags & GW_LF_LE ? false : s->size > 1 && f->big_endian;
+}
+/* the header's bytes */
+static inline size_t gw_frame_size(const gw_frame *f)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < GW_FRAME_STEPS; i++) {
+        if (f->header[i].op != GW_L_NUM && f->header[i].op != GW_L_BYTES)
+            break;
+        n += f->header[i].size;
+    }
+    return n;
+}
+/* the number `field` of the header at data[0..avail): false when avail
+   does not hold it */
+static inline bool gw_frame_num(const gw_frame *f, int field, const uint8_t *data, size_t avail, uint64_t *v)
+{
+    size_t off = 0;
+    const gw_lstep *s = gw_frame_step_(f, field, &off);
+    if (!s || avail < off + s->size)
+        return false;
+    *v = gw_get_uint(data + off, s->size, gw_frame_order_(f, s));
+    return true;
+}
+/* do data[0..avail) begin with the magic (true without one; false when
+   avail does not hold it)? */
+static inline bool gw_frame_magic(const gw_frame *f, const uint8_t *data, size_t avail)
+{
+    size_t off = 0;
+    const gw_lstep *s = f->magic ? gw_frame_step_(f, f->magic_field, &off) : NULL;
+    if (!s)
+        return true;
+    return avail >= off + s->size && memcmp(data + off, f->magic, s->size) == 0;
+}
+/* the bytes of the PDU the header at data[0..avail) frames, header and
+   body, in *n; false when avail does not hold the length yet */
+static inline bool gw_frame_length(const gw_frame *f, const uint8_t *data, size_t avail, uint64_t *n)
+{
+    if (!gw_frame_num(f, f->length_field, data, avail, n))
+        return false;
+    *n += f->counts_header ? 0 : gw_frame_size(f);
+    return true;
+}
+/* take the header's field `field` at the cursor, as its step says: a
+   number (gw_take_num, *v its value if v is not NULL) or bytes
+   (gw_take_bytes) */
+static inline bool gw_frame_take(gw_pdu *x, const gw_frame *f, int field, uint64_t *v)
+{
+    size_t off = 0;
+    const gw_lstep *s = gw_frame_step_(f, field, &off);
+    if (!s)
+        return false;
+    if (s->op == GW_L_BYTES)
+        return gw_take_bytes(x, field, s->size);
+    return gw_take_num(x, field, s->size, gw_frame_order_(f, s), v);
+}
+/* write the header at out (cap bytes) for a body of `body` bytes: the
+   magic, the length, the other fields from vals (as gw_layout_write); false
+   when it does not fit or the length does not fit its field */
+bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t *out, size_t cap);
+
 /* ---- writing layouts ----------------------------------------------------- */
 
 #define GW_LAYOUT(...) ((const gw_lstep[]){__VA_ARGS__, {.op = GW_L_END}})

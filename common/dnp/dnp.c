@@ -503,6 +503,7 @@ typedef struct {
     unsigned n_protocols; /* protocols a connection request offered so far */
     bool connected;  /* a connection request on a connected conversation */
     bool implausible; /* the heuristic's checks failed */
+    bool answers;    /* a connection ack answering this conversation's request */
     dnp_link *link;  /* the values a link state described (STEP_VALUES) */
     bool seen[DNP_F_COUNT]; /* what the command's layout read (gw_record) */
     uint64_t val[DNP_F_COUNT];
@@ -1025,7 +1026,10 @@ static void offer(dnp_ctx *x, uint32_t proto);
 
 /* what the commands' layouts ask of the decoder (gw_pdu_hooks) */
 enum { CHECK_SEQ = 1, CHECK_PROTOCOL_COUNT, CHECK_OFFER, CHECK_LINK_FLAGS, CHECK_PART_FLAGS,
-       CHECK_LONG_LINK_FLAGS, STEP_VALUES };
+       CHECK_LONG_LINK_FLAGS, CHECK_RESULT, CHECK_SELECTED, STEP_VALUES };
+
+static void ack_result(dnp_ctx *x, uint64_t result, size_t off);
+static void ack_selected(dnp_ctx *x, uint64_t proto, size_t off);
 
 static void check(gw_pdu *p, int which, size_t off, uint64_t v)
 {
@@ -1037,6 +1041,8 @@ static void check(gw_pdu *p, int which, size_t off, uint64_t v)
             gw_emit_finding(&x->p.e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
         break;
     case CHECK_OFFER: offer(x, (uint32_t)v); break;
+    case CHECK_RESULT: ack_result(x, v, off); break;
+    case CHECK_SELECTED: ack_selected(x, v, off); break;
     case CHECK_LINK_FLAGS:
         flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY}, 1);
         summary_flags(x, (uint32_t)v);
@@ -1090,10 +1096,12 @@ static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(C
 static const gw_lstep *const link_state_long = L(SEQ, NUM(LINK_ID, 2), NUM(FLAGS, 1, GW_CHECK(CHECK_LONG_LINK_FLAGS)),
                                                  GW_COUNTED(DNP_F_CHUNK, DNP_F_MESSAGE_LENGTH, 2, -1),
                                                  GW_REST(DNP_F_VALUES_PART));
-/* the connection ack as pcaptool conform writes it (the decoder reads it
-   in cmd_connect_ack, with its checks between the fields) */
-static const gw_lstep *const connect_ack = L(NUM(RESULT, 1), GW_IF(DNP_F_RESULT, GW_CMP_EQ, 0),
-                                             NUM(PROTOCOL, 2), GW_DONE);
+/* the connection ack: the result; the protocol selected, "only present if
+   Result Code has the value 0" (a rejection that carries one anyway is
+   read by CHECK_RESULT and reported) */
+static const gw_lstep *const connect_ack = L(NUM(RESULT, 1, GW_CHECK(CHECK_RESULT)),
+                                             GW_IF(DNP_F_RESULT, GW_CMP_EQ, 0), NUM(PROTOCOL, 2, GW_CHECK(CHECK_SELECTED)),
+                                             GW_DONE);
 static const gw_lstep *const close_cmd = GW_EMPTY;
 static const gw_lstep *const unknown_cmd = L(GW_STEP(0)); /* conform: bytes of its own */
 
@@ -1186,38 +1194,44 @@ static void offer(dnp_ctx *x, uint32_t proto)
         summary_add(x, "unknown(%u)", proto);
 }
 
-static void cmd_connect_ack(dnp_ctx *x)
+/* the connection ack's result (CHECK_RESULT) */
+static void ack_result(dnp_ctx *x, uint64_t v, size_t off)
 {
-    uint32_t result, proto;
-    if (!gw_take_u32(&x->p, DNP_F_RESULT, 1, &result))
-        return;
+    uint32_t result = (uint32_t)v;
     const char *rn = gw_value_name_of(result_names, result);
     summary_add(x, ": %s", rn ? rn : "unknown result");
     if (!rn)
-        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_RESULT, 1, 1, "Unknown result code %u", result);
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_RESULT, off, 1, "Unknown result code %u", result);
     dnp_conv *c = x->conv;
-    bool answers = c->state == CONN_REQUESTED && x->p.pi->dir != c->client_dir;
-    if (answers)
+    x->answers = c->state == CONN_REQUESTED && x->p.pi->dir != c->client_dir;
+    if (x->answers)
         c->state = result == 0 ? CONN_OPEN : CONN_REFUSED;
     else if (result == 0 && c->state == CONN_OPEN && !c->midway && x->p.pi->dir != c->client_dir)
         gw_emit_finding(&x->p.e, DNP_E_ACCEPTED_AGAIN, 0, 2,
                         "The server accepts a connection request on a connection it accepted before");
-    if (result == 0) {
-        size_t poff = x->p.c.off;
-        if (!gw_take_u32(&x->p, DNP_F_PROTOCOL, 2, &proto))
-            return;
-        summary_add(x, ", %s", gw_value_name_or(protocol_names, proto, "unknown protocol"));
-        bool offered = !answers || c->n_offered > OFFERED_MAX;
-        for (unsigned k = 0; k < c->n_offered && !offered; k++)
-            offered = c->offered[k] == proto;
-        if (!offered)
-            gw_emit_finding(&x->p.e, DNP_E_NOT_OFFERED, poff, 2,
-                            "Protocol %u selected, but the client did not offer it", proto);
-    } else if (gw_remaining(&x->p.c) == 2) {
-        gw_emit_finding(&x->p.e, DNP_E_PROTOCOL_IN_REJECTION, x->p.c.off, 2,
-                        "Rejection carries a protocol");
+    if (result != 0 && gw_remaining(&x->p.c) == 2) {
+        gw_emit_finding(&x->p.e, DNP_E_PROTOCOL_IN_REJECTION, x->p.c.off, 2, "Rejection carries a protocol");
         gw_take_u32(&x->p, DNP_F_PROTOCOL, 2, NULL);
     }
+}
+
+/* the protocol an accepting connection ack selected (CHECK_SELECTED) */
+static void ack_selected(dnp_ctx *x, uint64_t v, size_t off)
+{
+    uint32_t proto = (uint32_t)v;
+    dnp_conv *c = x->conv;
+    summary_add(x, ", %s", gw_value_name_or(protocol_names, proto, "unknown protocol"));
+    bool offered = !x->answers || c->n_offered > OFFERED_MAX;
+    for (unsigned k = 0; k < c->n_offered && !offered; k++)
+        offered = c->offered[k] == proto;
+    if (!offered)
+        gw_emit_finding(&x->p.e, DNP_E_NOT_OFFERED, off, 2, "Protocol %u selected, but the client did not offer it",
+                        proto);
+}
+
+static void cmd_connect_ack(dnp_ctx *x)
+{
+    gw_layout_run(&x->p, connect_ack);
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
@@ -1729,14 +1743,13 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     x.p.rec = (gw_record){x.seen, x.val, x.text};
     x.p.hooks = &hooks;
-    uint8_t cmd;
     x.conv->last_ns = pi->time_ns;
-    if (!gw_read_u8(&x.p.c, &cmd)) {
-        gw_pdu_truncated(&x.p, "Command code");
+    uint32_t cmd = 0;
+    if (!gw_pdu_need(&x.p, 1, "Command code")) {
         gw_sink_summary(sink, "Empty datagram");
         return;
     }
-    gw_emit_u(&x.p.e, DNP_F_COMMAND, 0, 1, cmd);
+    gw_take_u32(&x.p, DNP_F_COMMAND, 1, &cmd);
     check_connection(&x, cmd);
     check_resends(&x);
     if (len > DNP_MESSAGE_RULE_OF_THUMB && pi->transport == GW_TRANSPORT_UDP)
@@ -1780,14 +1793,15 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 }
 
 /* the heuristic's checks on the layouts' values: at most 16 protocols,
-   each a number below 256; link flags other than read-only unknown; the
+   each a number below 256; a known result, a selected protocol below 256;
+   link flags other than read-only unknown; the
    link state's values as the decoder reads them */
 static void plausible(gw_pdu *p, int which, size_t off, uint64_t v)
 {
     (void)off;
     dnp_ctx *x = (dnp_ctx *)p;
     if ((which == CHECK_PROTOCOL_COUNT && (v == 0 || v > 16)) || (which == CHECK_OFFER && v > 255) ||
-        (which == CHECK_LINK_FLAGS && v > 1))
+        (which == CHECK_LINK_FLAGS && v > 1) || (which == CHECK_RESULT && v > 2) || (which == CHECK_SELECTED && v > 255))
         x->implausible = true;
 }
 static const gw_pdu_hooks heuristic_hooks = {.check = plausible, .step = step};
@@ -1801,9 +1815,8 @@ static bool dnp_heuristic(const int *opts, int transport, const uint8_t *data, s
     (void)opts; /* the layouts it accepts do not depend on them */
     if (len < 2 || transport != GW_TRANSPORT_UDP)
         return false;
-    if (data[0] == DNP_CONNECT_ACK)
-        return (len == 4 && data[1] == 0 && data[3] == 0) || (len == 2 && (data[1] == 1 || data[1] == 2));
     const gw_lstep *l = data[0] == DNP_CONNECT_REQUEST ? connect_request
+                      : data[0] == DNP_CONNECT_ACK    ? connect_ack
                       : data[0] == DNP_LINK_STATE     ? link_state
                                                       : NULL;
     if (!l)

@@ -167,6 +167,12 @@ typedef struct {
 #define NUM(f, n) GW_NUM(GNE_F_##f, n)
 #define END {.op = GW_L_END}
 static const gw_lstep magic[] = {GW_BYTES(GNE_F_MAGIC, 3), END};
+/* HawkNL's frame on TCP: "NL", the length of what follows (u16, always
+   big-endian); described once for the decoder, gne_pdu_length, the builder
+   and the heuristic */
+static const gw_lstep nl_header[] = {GW_BYTES(GNE_F_NL_MAGIC, 2), GW_NUM(GNE_F_NL_LENGTH, 2, GW_FLAGS(GW_LF_BE)), END};
+static const gw_frame nl_frame = {.header = nl_header, .length_field = GNE_F_NL_LENGTH,
+                                  .magic_field = GNE_F_NL_MAGIC, .magic = (const uint8_t *)"NL"};
 static const gw_lstep reply[] = {GW_SUB(magic), NUM(RESPONSE, 1), END};
 static const gw_lstep versions[] = {NUM(VERSION, 1), NUM(SUB_VERSION, 1), NUM(BUILD, 2), END};
 /* the 32-byte NUL-padded game name (the item covers the text), the user's version */
@@ -793,7 +799,8 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     x->p.rec = (gw_record){x->seen, x->val, x->text};
 
     if (pi->transport == GW_TRANSPORT_TCP) {
-        if (len < 4 || data[0] != 'N' || data[1] != 'L') {
+        size_t head = gw_frame_size(&nl_frame);
+        if (len < head || !gw_frame_magic(&nl_frame, data, len)) {
             gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
             gw_emit_finding(&x->p.e, GNE_E_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
             gw_take_rest(&x->p, GNE_F_DATA);
@@ -801,10 +808,9 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
             gw_pdu_finish(&x->p);
             return;
         }
-        uint64_t n;
-        gw_take_bytes(&x->p, GNE_F_NL_MAGIC, 2);
-        x->p.big_endian = true; /* the NL length is always big-endian */
-        gw_take_u(&x->p, GNE_F_NL_LENGTH, 2, &n);
+        uint64_t n = 0;
+        gw_frame_take(&x->p, &nl_frame, GNE_F_NL_MAGIC, NULL);
+        gw_frame_take(&x->p, &nl_frame, GNE_F_NL_LENGTH, &n);
         if (n > GNE_NL_MAX) {
             gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
             gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
@@ -814,11 +820,11 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
             gw_pdu_finish(&x->p);
             return;
         }
-        if (4 + n < len)
-            x->p.c.len = 4 + (size_t)n;
-        if (4 + n > len)
+        if (head + n < len)
+            x->p.c.len = head + (size_t)n;
+        if (head + n > len)
             gw_emit_finding(&x->p.e, GNE_E_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
-                            (unsigned)n, len - 4);
+                            (unsigned)n, len - head);
     }
     message(x);
     check_rate(x, len);
@@ -852,14 +858,12 @@ static size_t gne_build(const int *opts, int64_t type, const gw_wval *vals, uint
 {
     const gw_lstep *l = type == MSG_REQUEST ? request_layout : type == MSG_REFUSAL ? refusal_layout
                       : type == MSG_ACCEPT ? accept_layout : type == MSG_PACKETS ? packets_layout : NULL;
-    size_t n;
-    if (!l || cap < 4 || !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + 4, cap - 4, &n) ||
-        n > GNE_NL_MAX)
+    size_t n, head = gw_frame_size(&nl_frame);
+    if (!l || cap < head ||
+        !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + head, cap - head, &n) ||
+        n > GNE_NL_MAX || !gw_frame_write(&nl_frame, GW_NO_VALUES, n, out, cap))
         return 0;
-    out[0] = 'N';
-    out[1] = 'L';
-    gw_put_uint(out + 2, 2, n, true);
-    return n + 4;
+    return n + head;
 }
 
 /* NL framing; on a bad header, the bytes up to the next "NL" form one
@@ -868,16 +872,16 @@ static long gne_pdu_length(const int *opts, const uint8_t *data, size_t avail)
 {
     (void)opts;
     size_t from = 1;
-    if (avail < 4)
+    uint64_t n;
+    if (!gw_frame_length(&nl_frame, data, avail, &n))
         return 0;
-    if (data[0] == 'N' && data[1] == 'L') {
-        unsigned n = (unsigned)(data[2] << 8 | data[3]);
-        if (n <= GNE_NL_MAX)
-            return 4 + (long)n;
+    if (gw_frame_magic(&nl_frame, data, avail)) {
+        if (n <= GNE_NL_MAX + gw_frame_size(&nl_frame))
+            return (long)n;
         from = 2;
     }
-    for (size_t i = from; i + 1 < avail; i++)
-        if (data[i] == 'N' && data[i + 1] == 'L')
+    for (size_t i = from; i < avail; i++)
+        if (gw_frame_magic(&nl_frame, data + i, avail - i))
             return (long)i;
     return GW_PDU_INVALID;
 }
@@ -887,11 +891,14 @@ static long gne_pdu_length(const int *opts, const uint8_t *data, size_t avail)
 static bool gne_heuristic(const int *opts, int transport, const uint8_t *d, size_t len)
 {
     (void)opts;
-    if (transport != GW_TRANSPORT_TCP || len < 4 || d[0] != 'N' || d[1] != 'L' || d[2] != 0)
+    uint64_t n;
+    if (transport != GW_TRANSPORT_TCP || !gw_frame_num(&nl_frame, GNE_F_NL_LENGTH, d, len, &n) ||
+        !gw_frame_magic(&nl_frame, d, len) || n > 255)
         return false;
-    if (len == 4)
-        return d[3] == 48;
-    return len >= 7 && d[3] >= 3 && d[4] == 'G' && d[5] == 'N' && d[6] == 'E';
+    size_t head = gw_frame_size(&nl_frame);
+    if (len == head)
+        return n == 48;
+    return len >= head + 3 && n >= 3 && d[head] == 'G' && d[head + 1] == 'N' && d[head + 2] == 'E';
 }
 
 /* pcaptool stats and the statistics tree: ping round trips */

@@ -588,6 +588,12 @@ static void check(gw_pdu *p, int which, size_t off, uint64_t v)
 
 static const gw_pdu_hooks hooks = {.test = test, .step = step, .check = check};
 
+/* every packet's header, in a TCP stream and in a datagram's chain: its
+   type, its payload's length (u16, the header not counted); described once
+   for the decoder, od_pdu_length, the builder and the heuristic */
+static const gw_lstep packet_header[] = {GW_NUM(OD_F_TYPE, 1), GW_NUM(OD_F_LENGTH, 2), {.op = GW_L_END}};
+static const gw_frame framing = {.header = packet_header, .length_field = OD_F_LENGTH};
+
 /* payload layouts (little-endian) */
 #define L GW_LAYOUT
 #define NUM(f, n, ...) GW_NUM(OD_F_##f, n, __VA_ARGS__)
@@ -633,13 +639,12 @@ static size_t od_build(const int *opts, int64_t type, const gw_wval *vals, uint8
 {
     (void)opts;
     static const gw_lstep raw[] = {GW_STEP(0), {.op = GW_L_END}};
-    size_t n;
-    if (type < 0 || type > 255 || cap < 3 ||
-        !gw_layout_write(type < T_COUNT ? payloads[type] : raw, false, vals, out + 3, cap - 3, &n) || n > 0xffff)
+    size_t n, head = gw_frame_size(&framing);
+    if (type < 0 || type > 255 || cap < head ||
+        !gw_layout_write(type < T_COUNT ? payloads[type] : raw, false, vals, out + head, cap - head, &n) ||
+        !gw_frame_write(&framing, GW_WVALS(GW_WU(OD_F_TYPE, (uint64_t)type)), n, out, cap))
         return 0;
-    out[0] = (uint8_t)type;
-    gw_put_uint(out + 1, 2, n, false);
-    return n + 3;
+    return n + head;
 }
 
 /* what a packet means, from what its layout read */
@@ -759,18 +764,24 @@ static void check_direction(od_ctx *x, unsigned type, size_t off)
 /* one packet at d[off..len); returns where the next starts (len: stop) */
 static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
 {
-    unsigned type = d[off];
+    uint64_t type64 = 0, plen64 = 0;
+    size_t have = len - off, head = gw_frame_size(&framing);
+    gw_frame_num(&framing, OD_F_TYPE, d + off, have, &type64);
+    bool whole = gw_frame_num(&framing, OD_F_LENGTH, d + off, have, &plen64);
+    unsigned type = (unsigned)type64;
     bool known = known_type(type);
-    size_t have = len - off;
-    size_t plen = have >= 3 ? (size_t)gw_get_uint(d + off + 1, 2, false) : 0;
-    size_t end = have >= 3 && plen <= have - 3 ? off + 3 + plen : len;
+    size_t plen = (size_t)plen64;
+    size_t end = whole && plen <= have - head ? off + head + plen : len;
     if (x->p.sum.len)
         gw_summary_add(&x->p.sum, " | ");
     gw_summary_add(&x->p.sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
     gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off, gw_value_name_of(type_names, type));
     gw_emit_push(&x->p.e);
-    gw_emit_u(&x->p.e, OD_F_TYPE, off, 1, type);
-    if (have < 3) {
+    /* the header through its layout (each packet is read afresh) */
+    x->p.c = (gw_cursor){d, len, off};
+    x->p.failed = false;
+    gw_frame_take(&x->p, &framing, OD_F_TYPE, NULL);
+    if (!whole) {
         gw_emit_b(&x->p.e, OD_F_DATA, off, have, d + off, have);
         gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
                         have, have == 1 ? "" : "s");
@@ -778,16 +789,16 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
         gw_emit_pop(&x->p.e, len);
         return len;
     }
-    gw_emit_u(&x->p.e, OD_F_LENGTH, off + 1, 2, plen);
-    if (plen > have - 3) {
+    gw_frame_take(&x->p, &framing, OD_F_LENGTH, NULL);
+    if (plen > have - head) {
         gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
-                        have - 3);
+                        have - head);
         x->p.mark = true; /* after what the payload shows */
     }
     if (!known) {
         gw_emit_finding(&x->p.e, OD_E_UNKNOWN_TYPE, off, 1, "Type %u", type);
-        if (end > off + 3)
-            gw_emit_b(&x->p.e, OD_F_DATA, off + 3, end - off - 3, d + off + 3, end - off - 3);
+        if (end > off + head)
+            gw_emit_b(&x->p.e, OD_F_DATA, off + head, end - off - head, d + off + head, end - off - head);
         gw_emit_pop(&x->p.e, end);
         return len; /* where the next one starts is not known */
     }
@@ -796,8 +807,8 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
                         gw_value_name_of(type_names, type),
                         x->p.pi->transport == GW_TRANSPORT_TCP ? "TCP" : "UDP");
     check_direction(x, type, off);
-    x->p.c = (gw_cursor){d, end, off + 3};
-    x->tick_at = off + 3;
+    x->p.c = (gw_cursor){d, end, off + head};
+    x->tick_at = off + head;
     x->p.failed = false;
     payload(x, type);
     gw_pdu_trailing(&x->p, OD_F_TRAILING, OD_E_TRAILING, "%zu byte%s after the fields");
@@ -824,10 +835,11 @@ static void od_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_
    start a packet */
 static long od_pdu_length(const int *opts, const uint8_t *d, size_t avail)
 {
-    (void)opts, (void)avail;
-    if (!known_type(d[0]))
+    (void)opts;
+    uint64_t type, n;
+    if (!gw_frame_num(&framing, OD_F_TYPE, d, avail, &type) || !known_type((unsigned)type))
         return GW_PDU_INVALID;
-    return 3 + (long)gw_get_uint(d + 1, 2, false);
+    return gw_frame_length(&framing, d, avail, &n) ? (long)n : 0;
 }
 
 /* the datagram or first segment is a chain of whole packets of known
@@ -839,15 +851,17 @@ static bool od_heuristic(const int *opts, int transport, const uint8_t *d, size_
     static const uint8_t min_payload[] = {4, 4, 14, 12, 28, 4, 20, 9, 8, 5, 12, 16, 13, 24, 12};
     size_t off = 0;
     int n = 0;
+    size_t head = gw_frame_size(&framing);
     while (off < len) {
-        if (len - off < 3 || !known_type(d[off]))
+        uint64_t type, plen;
+        if (!gw_frame_num(&framing, OD_F_LENGTH, d + off, len - off, &plen) ||
+            !gw_frame_num(&framing, OD_F_TYPE, d + off, len - off, &type) || !known_type((unsigned)type))
             return false;
-        size_t plen = (size_t)gw_get_uint(d + off + 1, 2, false);
-        if (plen < min_payload[d[off]])
+        if (plen < min_payload[type])
             return false;
-        if (plen > len - off - 3)
+        if (plen > len - off - head)
             return false;
-        off += 3 + plen;
+        off += head + plen;
         n++;
     }
     return n > 0;

@@ -223,6 +223,12 @@ enum { STEP_CMD32, TEST_TILE };
     U32(DECODE_PARAM)
 #define NONE GW_EMPTY
 
+/* every packet's header, TCP and UDP: its size (u16, the whole packet's
+   bytes), its type; described once for the decoder, ottd_pdu_length, the
+   builder and the heuristic */
+static const gw_lstep frame_header[] = {U16(SIZE), U8(TYPE), {.op = GW_L_END}};
+static const gw_frame framing = {.header = frame_header, .length_field = OTTD_F_SIZE, .counts_header = true};
+
 /* 13.x payloads (wire-facts 2.8); 14.x and 15.x differ only where noted */
 static const gw_lstep *const layouts_13[PK_COUNT] = {
     [PK_CLIENT_JOIN] = L(STR(REVISION), U32(NEWGRF_VERSION), STR(NAME), U8(COMPANY), U8(LANGUAGE)),
@@ -1067,13 +1073,12 @@ static size_t ottd_build(const int *opts, int64_t type, const gw_wval *vals, uin
     for (unsigned t = 0; t < 256 && wire < 0; t++)
         if (type > PK_UNKNOWN && type < PK_COUNT && packet_of(version, false, t) == type)
             wire = (int)t;
-    size_t n;
-    if (wire < 0 || cap < 3 || !gw_layout_write(layout_of(version, false, 0, (int)type), false, vals, out + 3, cap - 3, &n) ||
-        n + 3 > 0xffff)
+    size_t n, head = gw_frame_size(&framing);
+    if (wire < 0 || cap < head ||
+        !gw_layout_write(layout_of(version, false, 0, (int)type), false, vals, out + head, cap - head, &n) ||
+        !gw_frame_write(&framing, GW_WVALS(GW_WU(OTTD_F_TYPE, (uint64_t)wire)), n, out, cap))
         return 0;
-    gw_put_uint(out, 2, n + 3, false);
-    out[2] = (uint8_t)wire;
-    return n + 3;
+    return n + head;
 }
 
 static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, size_t len,
@@ -1088,14 +1093,16 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
     bool udp = pi->transport == GW_TRANSPORT_UDP;
     x->conv = cv;
 
-    if (!gw_take_u(&x->p, OTTD_F_SIZE, 2, NULL)) {
+    uint64_t size64;
+    if (!gw_frame_take(&x->p, &framing, OTTD_F_SIZE, &size64)) {
         gw_sink_summary(sink, "Truncated packet");
         return;
     }
-    unsigned size = (unsigned)x->val[OTTD_F_SIZE];
-    if (size < 3 || (size & 0x8000)) {
+    unsigned size = (unsigned)size64;
+    size_t head = gw_frame_size(&framing);
+    if (size < head || (size & 0x8000)) {
         gw_emit_finding(&x->p.e, OTTD_E_BAD_SIZE, 0, 2, "Size %u: %s", size,
-                        size < 3 ? "below the 3-byte header" : "the reserved high bit is set");
+                        size < head ? "below the 3-byte header" : "the reserved high bit is set");
         gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         summary_add(x, "Invalid size %u (%zu bytes skipped)", size, len);
         gw_pdu_finish(&x->p);
@@ -1118,16 +1125,18 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             gw_sink_summary(sink, "Truncated packet");
             return;
         }
-        unsigned type = data[type_off];
+        uint64_t type64 = 0;
+        gw_frame_num(&framing, OTTD_F_TYPE, data, end, &type64);
+        unsigned type = (unsigned)type64;
         x->p.c.off++;
         gw_record_num(&x->p, OTTD_F_TYPE, type);
         int forced = cv->opt[OTTD_OPT_VERSION];
         if (!udp && forced == OTTD_V_AUTO && type == 2 && !cv->version) {
             /* CLIENT_JOIN is 2 in every numbering: its revision tells the rest */
-            const uint8_t *rev = data + 3;
-            const uint8_t *nul = memchr(rev, 0, end - 3);
+            const uint8_t *rev = data + head;
+            const uint8_t *nul = memchr(rev, 0, end - head);
             if (nul)
-                learn_version(x, rev, (size_t)(nul - rev), 3);
+                learn_version(x, rev, (size_t)(nul - rev), head);
         }
         int version = forced != OTTD_V_AUTO ? forced
                     : cv->version ? cv->version : cv->opt[OTTD_OPT_DEFAULT_VERSION];
@@ -1191,10 +1200,10 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
 static long ottd_pdu_length(const int *opts, const uint8_t *data, size_t avail)
 {
     (void)opts;
-    if (avail < 2)
+    uint64_t size;
+    if (!gw_frame_length(&framing, data, avail, &size))
         return 0;
-    unsigned size = (unsigned)(data[0] | data[1] << 8);
-    if (size < 3 || (size & 0x8000))
+    if (size < gw_frame_size(&framing) || (size & 0x8000))
         return GW_PDU_INVALID;
     return (long)size;
 }
@@ -1207,16 +1216,17 @@ static long ottd_pdu_length(const int *opts, const uint8_t *data, size_t avail)
 static bool ottd_heuristic(const int *opts, int transport, const uint8_t *data, size_t len)
 {
     (void)opts;
-    if (len < 3)
+    size_t head = gw_frame_size(&framing);
+    uint64_t size, type;
+    if (!gw_frame_num(&framing, OTTD_F_SIZE, data, len, &size) || !gw_frame_num(&framing, OTTD_F_TYPE, data, len, &type))
         return false;
-    unsigned size = (unsigned)(data[0] | data[1] << 8);
     if (transport == GW_TRANSPORT_UDP)
-        return size == 3 && len == 3 && data[2] == 0;
-    if (size < 3 || size > len || size > OPENTTD_MTU)
+        return size == head && len == head && type == 0;
+    if (size < head || size > len || size > OPENTTD_MTU)
         return false;
-    if (data[2] != 2 || size < 8)
+    if (type != 2 || size < 8)
         return false;
-    size_t i = 3;
+    size_t i = head;
     while (i < size && data[i] >= 0x20 && data[i] < 0x7f)
         i++;
     return i > 3 && i < size && data[i] == 0;

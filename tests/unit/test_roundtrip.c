@@ -1,0 +1,276 @@
+/* Round trips through each protocol's one description of its bytes: every
+ * PDU type its builder (gw_protocol.build, what pcaptool conform sends)
+ * can write is built with values, decoded in a conversation that expects
+ * it, and must show the same values (the item of the k-th value given for
+ * a field covers the bytes it was written to, and holds it) and no finding
+ * (but a divergence note: the reference's form, which the text does not
+ * have, is noted once a conversation).
+ * On TCP the protocol's framing (pdu_length) must cut exactly the PDU that
+ * was built. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collect.h"
+#include "core/gw_layout.h"
+#include "dnp/dnp.h"
+#include "eoudp/eoudp.h"
+#include "gne/gne.h"
+#include "opendrakan/opendrakan.h"
+#include "openttd/openttd.h"
+
+/* one PDU of a conversation: its type, the side that sends it (0: the
+   client), its transport and the values it is built from */
+typedef struct {
+    int64_t type;
+    int dir;
+    int transport;
+    const gw_wval *vals;
+} rt_pdu;
+
+#define TCP GW_TRANSPORT_TCP
+#define UDP GW_TRANSPORT_UDP
+
+static uint8_t built[64][2048];
+
+/* the k-th item (not a derived one) of a field */
+static const gw_item *wire_item(const collect *c, int field, int k)
+{
+    for (int i = 0; i < c->n_items; i++)
+        if (c->items[i].field == field && !(c->items[i].flags & GW_ITEM_GENERATED) && k-- == 0)
+            return &c->items[i];
+    return NULL;
+}
+
+/* build each PDU of seq, decode it in one conversation of p (opts: the
+   options, NULL: the defaults), check its values and that nothing is
+   reported; returns the PDUs checked */
+static unsigned round_trip(const gw_protocol *p, const int *opts_in, const rt_pdu *seq, size_t n)
+{
+    int opts[GW_MAX_OPTIONS];
+    gw_options_init(p, opts);
+    if (opts_in)
+        memcpy(opts, opts_in, sizeof opts);
+    void *conv = test_conv_new(p, opts);
+    if (opts_in)
+        memcpy(opts, opts_in, sizeof opts); /* test_conv_new reset them */
+    cr_assert_leq(n, 64);
+    for (size_t i = 0; i < n; i++) {
+        const rt_pdu *q = &seq[i];
+        uint8_t *d = built[i];
+        size_t len = p->build(opts, q->type, q->vals, d, sizeof built[i]);
+        cr_assert_gt(len, 0, "%s: PDU %zu (type %lld) could not be built", p->name, i, (long long)q->type);
+        if (q->transport == TCP && p->pdu_length) {
+            cr_assert_geq(len, p->pdu_header);
+            cr_assert_eq(p->pdu_length(opts, d, len), (long)len, "%s: PDU %zu: the framing cuts %ld of %zu bytes",
+                         p->name, i, p->pdu_length(opts, d, len), len);
+        }
+        collect c;
+        collect_init(&c);
+        gw_pdu_info pi = {(uint32_t)i + 1, 1000000000ll + (int64_t)i * 10000000ll, q->dir, q->transport};
+        p->decode(conv, &pi, d, len, &c.sink);
+        int bad = 0;
+        for (int f = 0; f < c.n_findings; f++) {
+            const char *code = p->findings[c.findings[f]].code;
+            if (strstr(code, ".divergence."))
+                continue; /* the note that the reference's form is not the text's (once a conversation) */
+            cr_log_error("%s: PDU %zu (type %lld, \"%s\"): finding %s", p->name, i, (long long)q->type, c.summary,
+                         code);
+            bad++;
+        }
+        cr_assert_eq(bad, 0, "%s: PDU %zu (type %lld, \"%s\") has findings", p->name, i, (long long)q->type,
+                     c.summary);
+        for (const gw_wval *v = q->vals; v->field != GW_W_END; v++) {
+            if (v->field == GW_W_STEP)
+                continue; /* bytes a protocol's own step writes: shown by the fields it reads */
+            int k = 0;
+            for (const gw_wval *w = q->vals; w != v; w++)
+                k += w->field == v->field;
+            const gw_field *f = &p->fields[v->field];
+            const gw_item *it = wire_item(&c, v->field, k);
+            cr_assert_not_null(it, "%s: PDU %zu: no item %d of %s", p->name, i, k, f->abbrev);
+            cr_assert_eq(it->src, 0);
+            cr_assert_leq(it->off + it->len, len, "%s: PDU %zu: %s past the end", p->name, i, f->abbrev);
+            if (v->p || f->type == GW_FT_STRING || f->type == GW_FT_BYTES) {
+                cr_assert_eq(it->len, v->n, "%s: PDU %zu: %s of %zu bytes, %zu written", p->name, i, f->abbrev,
+                             it->len, v->n);
+                cr_assert(v->n == 0 || memcmp(d + it->off, v->p, v->n) == 0, "%s: PDU %zu: %s differs", p->name, i,
+                          f->abbrev);
+            } else {
+                cr_assert(it->len >= 1 && it->len <= 8, "%s: PDU %zu: %s covers %zu bytes", p->name, i, f->abbrev,
+                          it->len);
+                uint64_t raw = gw_get_uint(d + it->off, (unsigned)it->len, it->flags & GW_ITEM_BIG_ENDIAN);
+                uint64_t want = it->len == 8 ? v->u : v->u & ((1ull << (8 * it->len)) - 1);
+                cr_assert_eq(raw, want, "%s: PDU %zu: %s read 0x%llx, written 0x%llx", p->name, i, f->abbrev,
+                             (unsigned long long)raw, (unsigned long long)want);
+                if (f->type >= GW_FT_U8 && f->type <= GW_FT_U64)
+                    cr_assert_eq(it->v.u, want, "%s: PDU %zu: %s shown as %llu, written %llu", p->name, i,
+                                 f->abbrev, (unsigned long long)it->v.u, (unsigned long long)want);
+            }
+        }
+    }
+    test_conv_free(p, conv);
+    return (unsigned)n;
+}
+
+/* ---- DNP: a connection, reliable commands, a link's life, long commands ---- */
+
+/* typed values (dnp.md, Link State): count u16, then type u8 and value:
+   UInt32 99, String "ab" (length u16) */
+static const uint8_t dnp_values[] = {0x02, 0x00, 0x05, 0x63, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 'a', 'b'};
+/* the reference's link update: link count u8, link id u16, value count u8,
+   value index u16 and the value (its type from the link state) */
+static const uint8_t dnp_update[] = {0x01, 0x05, 0x00, 0x01, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00};
+
+Test(roundtrip, dnp)
+{
+    const rt_pdu seq[] = {
+        {DNP_CONNECT_REQUEST, 0, UDP, GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0))},
+        {DNP_CONNECT_ACK, 1, UDP, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))},
+        {DNP_RELIABLE_MESSAGE, 0, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, "hello", 5))},
+        {DNP_RELIABLE_ACK, 1, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_ACK_CODE, 0))},
+        {DNP_MESSAGE, 0, UDP, GW_WVALS(GW_WB(DNP_F_MESSAGE, "ping", 4))},
+        {DNP_LINK_STATE, 1, UDP,
+         GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 5), GW_WU(DNP_F_FLAGS, 0), GW_WB(DNP_F_MESSAGE, "state", 5),
+                  GW_WSTEP(dnp_values, sizeof dnp_values))},
+        {DNP_RELIABLE_ACK, 0, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_ACK_CODE, 0))},
+        {DNP_LINK_UP, 0, UDP, GW_WVALS(GW_WU(DNP_F_LINK_ID, 5))},
+        {DNP_LINK_UPDATE, 1, UDP, GW_WVALS(GW_WSTEP(dnp_update, sizeof dnp_update))},
+        {DNP_RELIABLE_MESSAGE_LONG, 0, UDP,
+         GW_WVALS(GW_WU(DNP_F_SEQ, 1), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, "long", 4))},
+        {DNP_RELIABLE_ACK, 1, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 1), GW_WU(DNP_F_ACK_CODE, 0))},
+        {DNP_LINK_STATE_LONG, 1, UDP,
+         GW_WVALS(GW_WU(DNP_F_SEQ, 1), GW_WU(DNP_F_LINK_ID, 6), GW_WU(DNP_F_FLAGS, 7), GW_WB(DNP_F_CHUNK, "s", 1),
+                  GW_WB(DNP_F_VALUES_PART, dnp_values, sizeof dnp_values))},
+        {DNP_RELIABLE_ACK, 0, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 1), GW_WU(DNP_F_ACK_CODE, 0))},
+        {DNP_LINK_DOWN, 1, UDP, GW_WVALS(GW_WU(DNP_F_LINK_ID, 5))},
+        {DNP_CLOSE, 0, UDP, GW_NO_VALUES},
+    };
+    int opts[GW_MAX_OPTIONS];
+    gw_options_init(&gw_dnp_protocol, opts);
+    opts[DNP_OPT_PROFILE] = GW_PROFILE_REFERENCE; /* the long commands are the reference's */
+    round_trip(&gw_dnp_protocol, opts, seq, sizeof seq / sizeof seq[0]);
+}
+
+Test(roundtrip, dnp_rejected)
+{
+    const rt_pdu seq[] = {
+        {DNP_CONNECT_REQUEST, 0, UDP, GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 2), GW_WU(DNP_F_PROTOCOL, 7), GW_WU(DNP_F_PROTOCOL, 9))},
+        {DNP_CONNECT_ACK, 1, UDP, GW_WVALS(GW_WU(DNP_F_RESULT, 2))},
+    };
+    round_trip(&gw_dnp_protocol, NULL, seq, 2);
+}
+
+/* ---- OpenTTD: every packet of the game protocol, from its sender ---------- */
+
+Test(roundtrip, openttd_every_packet)
+{
+    const gw_value_name *names = gw_openttd_protocol.fields[OTTD_F_PACKET].names;
+    unsigned n = 0;
+    for (const gw_value_name *nm = names; nm->name; nm++) {
+        int dir = strncmp(nm->name, "CLIENT_", 7) == 0 ? 0 : strncmp(nm->name, "SERVER_", 7) == 0 ? 1 : -1;
+        if (dir < 0)
+            continue; /* UDP packets: not built */
+        uint8_t d[2048];
+        int opts[GW_MAX_OPTIONS];
+        gw_options_init(&gw_openttd_protocol, opts);
+        if (!gw_openttd_protocol.build(opts, nm->value, GW_NO_VALUES, d, sizeof d))
+            continue; /* not a packet of the version built */
+        /* read procedurally by the decoder, and without a layout to build
+           them from: the builder writes their type alone */
+        if (nm->value == PK_SERVER_GAME_INFO || nm->value == PK_SERVER_MAP_DATA)
+            continue;
+        /* a command's tile is written when given (before 14.x) */
+        const gw_wval *command = GW_WVALS(GW_WU(OTTD_F_COMPANY, 1), GW_WU(OTTD_F_CMD, 2), GW_WU(OTTD_F_TILE, 0x1234),
+                                          GW_WB(OTTD_F_CMD_DATA, "xy", 2), GW_WU(OTTD_F_CALLBACK, 3));
+        bool cmd = nm->value == PK_CLIENT_COMMAND || nm->value == PK_SERVER_COMMAND;
+        rt_pdu one = {nm->value, dir, TCP, cmd ? command : GW_NO_VALUES};
+        n += round_trip(&gw_openttd_protocol, NULL, &one, 1);
+    }
+    cr_assert_gt(n, 40, "%u packets", n);
+}
+
+/* ---- GNE: the handshake, then messages of packets ------------------------- */
+
+Test(roundtrip, gne)
+{
+    static const char game[] = "roundtrip";
+    const rt_pdu seq[] = {
+        {MSG_REQUEST, 0, TCP,
+         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, 0), GW_WU(GNE_F_SUB_VERSION, 9),
+                  GW_WU(GNE_F_BUILD, 7), GW_WB(GNE_F_GAME_NAME, game, sizeof game - 1), GW_WU(GNE_F_USER_VERSION, 3),
+                  GW_WU(GNE_F_RATE, 5000), GW_WU(GNE_F_UNRELIABLE, 0))},
+        {MSG_ACCEPT, 1, TCP,
+         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 6000),
+                  GW_WU(GNE_F_UDP_PORT, 0))},
+        /* a ping request (id, two gtimes), a custom packet, a rate adjust, an exit: the whole chain */
+        {MSG_PACKETS, 0, TCP,
+         GW_WVALS(GW_WU(GNE_F_PACKET_ID, 4), GW_WU(GNE_F_PING_REQ_ID, 11), GW_WU(GNE_F_TIME_SEC, 0),
+                  GW_WU(GNE_F_TIME_USEC, 0), GW_WU(GNE_F_TIME_SEC, 0), GW_WU(GNE_F_TIME_USEC, 0),
+                  GW_WU(GNE_F_PACKET_ID, 1), GW_WB(GNE_F_CUSTOM_DATA, "abc", 3), GW_WU(GNE_F_PACKET_ID, 3),
+                  GW_WU(GNE_F_RATE, 7000), GW_WU(GNE_F_END, 255))},
+        {MSG_PACKETS, 1, TCP, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 0), GW_WU(GNE_F_PACKET_ID, 2), GW_WU(GNE_F_END, 255))},
+    };
+    round_trip(&gw_gne_protocol, NULL, seq, sizeof seq / sizeof seq[0]);
+    const rt_pdu refused[] = {
+        seq[0],
+        {MSG_REFUSAL, 1, TCP,
+         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 0), GW_WU(GNE_F_VERSION, 0),
+                  GW_WU(GNE_F_SUB_VERSION, 9), GW_WU(GNE_F_BUILD, 8), GW_WB(GNE_F_GAME_NAME, game, sizeof game - 1),
+                  GW_WU(GNE_F_USER_VERSION, 3))},
+    };
+    round_trip(&gw_gne_protocol, NULL, refused, 2);
+}
+
+/* ---- OpenDrakan: every packet type, on the link it belongs to ------------- */
+
+/* a state bundle: position (group 0, value mask bit 0, no jump), three f32 */
+static const uint8_t od_bundle[] = {0x01, 0x00, 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x40};
+
+Test(roundtrip, opendrakan)
+{
+    const rt_pdu seq[] = {
+        {T_DB_ENTRY, 1, TCP, GW_WVALS(GW_WU(OD_F_DB_INDEX, 0), GW_WB(OD_F_DB_PATH, "Common/Common.db", 16))},
+        {T_LOAD_LEVEL, 1, TCP, GW_WVALS(GW_WU(OD_F_DB_COUNT, 1), GW_WB(OD_F_LEVEL_PATH, "Levels/rt.lvl", 13))},
+        {T_STATES, 1, UDP, GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 4), GW_WSTEP(od_bundle, sizeof od_bundle))},
+        {T_EXTRA_STATES, 1, UDP,
+         GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 4), GW_WB(OD_F_EXTRA_STATES, "\x01\x02", 2))},
+        {T_CONFIRM, 1, UDP,
+         GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_REALTIME, 0x3ff8000000000000ull), GW_WU(OD_F_CHANGE_COUNT, 2),
+                  GW_WU(OD_F_REFERENCE_TICK, 0))},
+        {T_ACK, 0, UDP, GW_WVALS(GW_WU(OD_F_TICK, 1))},
+        {T_EVENT, 0, TCP,
+         GW_WVALS(GW_WU(OD_F_REALTIME, 0x3ff8000000000000ull), GW_WU(OD_F_VARIANT, 2), GW_WU(OD_F_SENDER, 1),
+                  GW_WU(OD_F_RECEIVER, 2), GW_WU(OD_F_MESSAGE, 3))},
+    };
+    round_trip(&gw_opendrakan_protocol, NULL, seq, sizeof seq / sizeof seq[0]);
+}
+
+/* ---- EOUDP: every command of the numbering built ---------------------------- */
+
+Test(roundtrip, eoudp_every_command)
+{
+    unsigned n = 0;
+    for (int64_t code = 0; code < 256; code++) {
+        uint8_t d[2048];
+        int opts[GW_MAX_OPTIONS];
+        gw_options_init(&gw_eoudp_protocol, opts);
+        const char *name = gw_value_name_of(gw_eoudp_protocol.fields[EOUDP_F_COMMAND].names, (uint32_t)code);
+        if (!name || !gw_eoudp_protocol.build(opts, code, GW_NO_VALUES, d, sizeof d))
+            continue;
+        /* after the client's connect, which every conversation begins with */
+        const rt_pdu two[] = {{0x81, 0, UDP, code == 1 ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WU(EOUDP_F_IMPORTANT, 1))
+                                                      : GW_WVALS(GW_WU(EOUDP_F_ID, 1))},
+                              {code, code & 0x80 ? 0 : 1, UDP,
+                               code == 1    ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WU(EOUDP_F_ACK_ID, 1)) /* the connect's */
+                               : code == 0x0b ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WB(EOUDP_F_SYSTEM, "sys", 3))
+                               : code == 0x0d ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WB(EOUDP_F_GAME_EVENTS, "ev", 2))
+                               : code == 0x0c ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WU(EOUDP_F_ENTITY, 5),
+                                                         GW_WB(EOUDP_F_COMPONENT, "pos", 3))
+                               : code == 0x11 ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WU(EOUDP_F_EVENT, 4))
+                               : code == 0x0e ? GW_WVALS(GW_WU(EOUDP_F_ID, 1), GW_WU(EOUDP_F_ENTITY, 5))
+                                              : GW_WVALS(GW_WU(EOUDP_F_ID, code & 0x80 ? 2 : 1))}};
+        n += round_trip(&gw_eoudp_protocol, NULL, code == 0x81 ? two + 1 : two, code == 0x81 ? 1 : 2);
+    }
+    cr_assert_gt(n, 10, "%u commands", n);
+}
