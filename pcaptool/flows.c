@@ -526,10 +526,9 @@ tcp_budget *flows_tcp_budget(flow_table *t)
     return &t->tcp;
 }
 
-unsigned flows_account(flow_table *t, flow *f)
+/* flows_account, for a decoder that says what it holds */
+unsigned flows_account_held(flow_table *t, flow *f)
 {
-    if (!f->p->conv_held)
-        return 0;
     size_t held = f->p->conv_held(f->state);
     if (held == f->held && t->state_bytes <= t->state_limit)
         return 0; /* nothing changed, nothing to make room for */

@@ -77,7 +77,13 @@ flow *flows_add_key(flow_table *t, const flow_key *k, const net_packet *pk, cons
 /* count again what f's decoder state holds (after a packet was decoded);
    when the table then holds over FLOWS_STATE_MAX, least recently used flows
    other than f end: returns how many (usually 0) */
-unsigned flows_account(flow_table *t, flow *f);
+unsigned flows_account_held(flow_table *t, flow *f);
+static inline unsigned flows_account(flow_table *t, flow *f)
+{
+    /* a decoder that holds nothing besides its state is never counted again
+       (inline: most packets of such protocols cost a test, not a call) */
+    return f->p->conv_held ? flows_account_held(t, f) : 0;
+}
 /* a lower bound than FLOWS_STATE_MAX (tests) */
 void flows_set_state_limit(flow_table *t, size_t bytes);
 /* what the table's flows hold, as the bound counts it; how many flows;

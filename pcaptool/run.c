@@ -468,11 +468,14 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     int rc;
     unsigned skipped = 0, decodable = 0;
     int skipped_lt = -1;
+    int known_lt = -1; /* the last link type found supported: asked again only when it changes */
     while ((rc = cap_next(cr, &rec)) == 1) {
         r.frame++;
         if (o->save)
             cap_writer_put(o->save, &rec); /* a failure is sticky: cap_writer_close tells */
-        if (!net_linktype_supported(rec.linktype)) {
+        if (rec.linktype == known_lt || net_linktype_supported(rec.linktype))
+            known_lt = rec.linktype;
+        if (rec.linktype != known_lt) {
             skipped++;
             skipped_lt = rec.linktype;
         } else {
