@@ -613,25 +613,6 @@ static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t of
 
 /* ---- one PDU being decoded ---- */
 
-void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
-                  const uint8_t *data, size_t len)
-{
-    x->e = (gw_emit){.sink = sink, .src = 0, .defs = p->findings};
-    x->c = (gw_cursor){data, len, 0};
-    x->sum.len = 0;
-    x->sum.text[0] = '\0';
-    x->sum.off = !sink->summary;
-    x->pi = pi;
-    x->proto = p;
-    x->failed = false;
-    x->big_endian = false;
-    x->mark = false;
-    x->rec = (gw_record){0};
-    x->hooks = NULL;
-    x->repeats = 0;
-    x->nul_after = false;
-}
-
 static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
 {
     (void)ctx; (void)finding; (void)src; (void)off; (void)len; (void)msg;

@@ -685,9 +685,25 @@ extern const gw_sink gw_quiet_sink;
 extern const gw_pdu_info gw_quiet_pi;
 
 /* ready x to decode data[0..len) of protocol p for sink (the summary is off
-   when the sink shows none) */
-void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
-                  const uint8_t *data, size_t len);
+   when the sink shows none); inline: once or twice a PDU (quiet runs) */
+static inline void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
+                                const uint8_t *data, size_t len)
+{
+    x->e = (gw_emit){.sink = sink, .src = 0, .defs = p->findings};
+    x->c = (gw_cursor){data, len, 0};
+    x->sum.len = 0;
+    x->sum.text[0] = '\0';
+    x->sum.off = !sink->summary;
+    x->pi = pi;
+    x->proto = p;
+    x->failed = false;
+    x->big_endian = false;
+    x->mark = false;
+    x->rec = (gw_record){0};
+    x->hooks = NULL;
+    x->repeats = 0;
+    x->nul_after = false;
+}
 /* The bytes ran out where `what` was due: once per PDU, the protocol's
    truncation finding ("Truncated: WHAT missing at offset N") over the bytes
    left, which are shown as its rest field, and decoding marked failed;

@@ -59,10 +59,9 @@ static void account(tcp_half *h)
     }
 }
 
-bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame)
+/* tcp_budget_earliest, when some half holds early bytes */
+bool tcp_budget_earliest_held(const tcp_budget *b, uint32_t *frame)
 {
-    if (!b->holding)
-        return false;
     uint32_t first = UINT32_MAX;
     for (const tcp_half *h = b->holding; h; h = h->hold_next)
         if (h->early_frame < first)
