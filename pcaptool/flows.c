@@ -12,6 +12,14 @@
 
 #define FLOWS_EPOCH 16384
 #define FLOWS_SLOTS_MIN 1024
+/* the fast hash's probe bounds (see flows_key): one lookup's probe run
+   longer than FLOWS_RUN_MAX slots (flows.h), or an epoch's lookups and
+   additions probing more than FLOWS_EPOCH_EXTRA slots past their first,
+   switch the table to SipHash. A table at most half full under a hash
+   that behaves as a random one probes about 0.5 (found) to 1.5 (absent)
+   slots past the first on average (Knuth's linear probing), far from
+   both bounds. */
+#define FLOWS_EPOCH_EXTRA (4 * FLOWS_EPOCH)
 
 typedef struct {
     const gw_protocol *p;   /* NULL: a free slot */
@@ -48,7 +56,11 @@ struct flow_table {
     void *ended_ctx;
     expectation expected[FLOWS_EXPECT_MAX];
     unsigned n_expected;   /* slots used so far (then a ring) */
-    uint64_t seed[2];      /* the hash key: random per table */
+    uint64_t seed[2];      /* SipHash's key: random per table */
+    uint64_t fast_key[4];  /* the fast hash's key: random per table */
+    bool strong;           /* keys hashed by SipHash (after a flood), not the fast hash */
+    bool go_strong;        /* a probe run too long: switch before the next key */
+    size_t extra_probes;   /* slots probed past the first in this epoch */
 };
 
 /* IPv6: the two addresses (lower first) as four words, then transport, IP
@@ -93,10 +105,24 @@ static void make_key(const net_packet *pk, flow_key *k)
     k->words = 5;
 }
 
-/* SipHash-1-3 of the key's words under the table's random key: the
-   addresses and ports are chosen by whoever sent the traffic, and with an
-   unkeyed hash they can be chosen to collide (65,536 crafted IPv6
-   conversations took 374 s instead of 2 s) */
+/* The keys' hash. The addresses and ports are chosen by whoever sent the
+   traffic: with an unkeyed hash they can be chosen to collide (65,536
+   crafted IPv6 conversations took 374 s instead of 2 s). Two keyed hashes,
+   each under its own random key drawn per table (per capture read):
+   - the fast one, a multiply-and-fold of the key's words xored with its
+     key (a 128-bit product's halves xored, as wyhash's mum), about 10
+     instructions for an IPv4 key where SipHash takes about 100. Without
+     its key an attacker cannot aim keys at one slot, but it is no
+     pseudo-random function: so it is only trusted while the table shows
+     it works, probe runs short (find_slot counts them);
+   - SipHash-1-3, a keyed pseudo-random function: once one probe run is
+     longer than FLOWS_RUN_MAX or an epoch's runs are long on average
+     (FLOWS_EPOCH_EXTRA), every key is hashed again by it, once, and the
+     table stays with it. What a hostile capture can cost is then at most
+     FLOWS_RUN_MAX probes a lookup (or 4 on average over an epoch) before
+     the switch, one rehash of the table, and after it what SipHash's
+     keyed table always cost. Which hash is in use changes no output:
+     nothing is read in the table's order. */
 #define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 #define SIPROUND                                                                                   \
     do {                                                                                           \
@@ -134,11 +160,46 @@ uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, 
     return siphash(seed, m, words, c_rounds, d_rounds);
 }
 
-/* pk's key and its hash: once a packet */
-void flows_key(const flow_table *t, const net_packet *pk, flow_key *k)
+/* the 128-bit product of a and b, its halves xored: every bit of the
+   result depends on every bit of both */
+static inline uint64_t fold_mul(uint64_t a, uint64_t b)
 {
+    unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* the fast hash: the words in pairs, each xored with its part of the key,
+   multiplied; the pairs' products (and an IPv6 key's fifth word) mixed
+   once more with the key */
+static inline uint64_t fast_hash(const uint64_t key[4], const flow_key *k)
+{
+    uint64_t h = fold_mul(k->w[0] ^ key[0], k->w[1] ^ key[1]);
+    if (k->words == 5)
+        h ^= fold_mul(k->w[2] ^ key[2], k->w[3] ^ key[3]) + k->w[4];
+    return fold_mul(h ^ key[2], key[3] | 1);
+}
+
+/* out of line: the fast path keeps its few registers */
+static __attribute__((noinline)) uint64_t strong_hash(const flow_table *t, const flow_key *k)
+{
+    return k->words == 2 ? siphash(t->seed, k->w, 2, 1, 3) : siphash(t->seed, k->w, 5, 1, 3);
+}
+
+static inline uint64_t key_hash(const flow_table *t, const flow_key *k)
+{
+    return t->strong ? strong_hash(t, k) : fast_hash(t->fast_key, k);
+}
+
+static __attribute__((noinline, cold)) void go_strong(flow_table *t);
+
+/* pk's key and its hash: once a packet (the table switches hashes only
+   here, before a key is made: no key hashed the old way is still held) */
+void flows_key(flow_table *t, const net_packet *pk, flow_key *k)
+{
+    if (G_UNLIKELY(t->go_strong))
+        go_strong(t);
     make_key(pk, k);
-    k->hash = k->words == 2 ? siphash(t->seed, k->w, 2, 1, 3) : siphash(t->seed, k->w, 5, 1, 3);
+    k->hash = key_hash(t, k);
 }
 
 /* the table's hash key: from getrandom(), or PCAPTOOL_HASH_SEED (hex, for
@@ -149,6 +210,8 @@ static void seed_table(flow_table *t)
     if (fixed && *fixed) {
         t->seed[0] = g_ascii_strtoull(fixed, NULL, 16);
         t->seed[1] = t->seed[0] ^ 0x9e3779b97f4a7c15u;
+        for (int i = 0; i < 4; i++)
+            t->fast_key[i] = t->seed[i & 1] * 0xbf58476d1ce4e5b9u + (uint64_t)i;
         return;
     }
     if (getrandom(t->seed, sizeof t->seed, 0) != (ssize_t)sizeof t->seed) {
@@ -157,6 +220,9 @@ static void seed_table(flow_table *t)
         t->seed[0] = (uint64_t)g_get_real_time() ^ (uint64_t)(uintptr_t)t;
         t->seed[1] = (uint64_t)g_get_monotonic_time() * 0x9e3779b97f4a7c15u;
     }
+    if (getrandom(t->fast_key, sizeof t->fast_key, 0) != (ssize_t)sizeof t->fast_key)
+        for (int i = 0; i < 4; i++)
+            t->fast_key[i] = (t->seed[i & 1] ^ (uint64_t)g_get_monotonic_time()) * 0xbf58476d1ce4e5b9u + (uint64_t)i;
 }
 
 static bool key_equal(const flow_key *a, const flow_key *b)
@@ -170,14 +236,30 @@ static flow_entry *entry_of(flow *f)
     return (flow_entry *)((char *)f - offsetof(flow_entry, f));
 }
 
-/* the slot holding key k (hash h), or the free slot where it would go */
-static slot *find_slot(const flow_table *t, const flow_key *k, uint64_t h)
+/* the slot holding key k (hash h), or the free slot where it would go;
+   *run: how many slots it probed past the first */
+static slot *probe(const flow_table *t, const flow_key *k, uint64_t h, size_t *run)
 {
-    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    size_t i = h & t->mask, n = 0;
+    for (;; i = (i + 1) & t->mask, n++) {
         slot *s = &t->slots[i];
-        if (!s->e || (s->hash == h && key_equal(&s->e->k, k)))
+        if (!s->e || (s->hash == h && key_equal(&s->e->k, k))) {
+            *run = n;
             return s;
+        }
     }
+}
+
+/* the same for a lookup or an addition: its probe run counted against
+   the fast hash's bounds */
+static slot *find_slot(flow_table *t, const flow_key *k, uint64_t h)
+{
+    size_t run;
+    slot *s = probe(t, k, h, &run);
+    t->extra_probes += run;
+    if (G_UNLIKELY(run > FLOWS_RUN_MAX) && !t->strong)
+        t->go_strong = true;
+    return s;
 }
 
 static void resize(flow_table *t, size_t n_slots)
@@ -186,10 +268,38 @@ static void resize(flow_table *t, size_t n_slots)
     size_t old_n = old ? t->mask + 1 : 0;
     t->slots = g_new0(slot, n_slots);
     t->mask = n_slots - 1;
+    size_t run;
     for (size_t i = 0; i < old_n; i++)
         if (old[i].e)
-            *find_slot(t, &old[i].e->k, old[i].hash) = old[i];
+            *probe(t, &old[i].e->k, old[i].hash, &run) = old[i];
     g_free(old);
+}
+
+/* from the fast hash to SipHash, for good: every key hashed again, the
+   slots made again (see flows_key) */
+static void go_strong(flow_table *t)
+{
+    t->strong = true;
+    t->go_strong = false;
+    size_t n = t->mask + 1, run;
+    slot *old = t->slots;
+    t->slots = g_new0(slot, n);
+    for (size_t i = 0; i < n; i++)
+        if (old[i].e) {
+            old[i].e->k.hash = key_hash(t, &old[i].e->k);
+            *probe(t, &old[i].e->k, old[i].e->k.hash, &run) = (slot){old[i].e->k.hash, old[i].e};
+        }
+    g_free(old);
+}
+
+bool flows_hash_is_strong(const flow_table *t)
+{
+    return t->strong;
+}
+
+void flows_set_fast_key(flow_table *t, const uint64_t key[4])
+{
+    memcpy(t->fast_key, key, sizeof t->fast_key);
 }
 
 static void insert(flow_table *t, flow_entry *e)
@@ -287,8 +397,12 @@ static void forget(flow_table *t, flow *f)
    moves. */
 static void use(flow_table *t)
 {
-    if (++t->uses % FLOWS_EPOCH == 0)
+    if (++t->uses % FLOWS_EPOCH == 0) {
         t->epoch++;
+        if (t->extra_probes > FLOWS_EPOCH_EXTRA && !t->strong)
+            t->go_strong = true;
+        t->extra_probes = 0;
+    }
 }
 
 void flows_free(flow_table *t)
@@ -412,10 +526,9 @@ tcp_budget *flows_tcp_budget(flow_table *t)
     return &t->tcp;
 }
 
-unsigned flows_account(flow_table *t, flow *f)
+/* flows_account, for a decoder that says what it holds */
+unsigned flows_account_held(flow_table *t, flow *f)
 {
-    if (!f->p->conv_held)
-        return 0;
     size_t held = f->p->conv_held(f->state);
     if (held == f->held && t->state_bytes <= t->state_limit)
         return 0; /* nothing changed, nothing to make room for */

@@ -54,8 +54,14 @@ flow_table *flows_new(flow_end_fn ended, void *ctx);
    `seed`; the table uses SipHash-1-3 */
 uint64_t flows_siphash(const uint64_t seed[2], const uint64_t *m, size_t words, int c_rounds, int d_rounds);
 void flows_free(flow_table *t);
-/* pk's key, hashed under t's key */
-void flows_key(const flow_table *t, const net_packet *pk, flow_key *k);
+/* pk's key, hashed under t's key (a fast keyed hash, or SipHash-1-3 once
+   probe runs grew long: flows.c says why) */
+void flows_key(flow_table *t, const net_packet *pk, flow_key *k);
+/* whether t hashes by SipHash now (tests) */
+bool flows_hash_is_strong(const flow_table *t);
+/* the fast hash's key, in place of the random one (tests: a key chosen to
+   make keys collide) */
+void flows_set_fast_key(flow_table *t, const uint64_t key[4]);
 /* the flow of pk (of key k, flows_key), now the most recently used, or NULL */
 flow *flows_find(flow_table *t, const net_packet *pk);
 flow *flows_find_key(flow_table *t, const flow_key *k);
@@ -71,7 +77,13 @@ flow *flows_add_key(flow_table *t, const flow_key *k, const net_packet *pk, cons
 /* count again what f's decoder state holds (after a packet was decoded);
    when the table then holds over FLOWS_STATE_MAX, least recently used flows
    other than f end: returns how many (usually 0) */
-unsigned flows_account(flow_table *t, flow *f);
+unsigned flows_account_held(flow_table *t, flow *f);
+static inline unsigned flows_account(flow_table *t, flow *f)
+{
+    /* a decoder that holds nothing besides its state is never counted again
+       (inline: most packets of such protocols cost a test, not a call) */
+    return f->p->conv_held ? flows_account_held(t, f) : 0;
+}
 /* a lower bound than FLOWS_STATE_MAX (tests) */
 void flows_set_state_limit(flow_table *t, size_t bytes);
 /* what the table's flows hold, as the bound counts it; how many flows;
@@ -87,6 +99,9 @@ void flow_restart(flow_table *t, flow *f, const net_packet *pk);
    gw_protocol.conv_link); at most FLOWS_EXPECT_MAX wait, the oldest is
    dropped. */
 #define FLOWS_EXPECT_MAX 256
+/* a probe run longer than this switches the table from its fast hash to
+   SipHash (flows.c) */
+#define FLOWS_RUN_MAX 64
 void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent);
 /* the expected conversation pk (UDP, key k) belongs to, now claimed, or NULL */
 flow *flows_add_expected(flow_table *t, const flow_key *k, const net_packet *pk, int64_t now_ns,

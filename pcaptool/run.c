@@ -128,6 +128,7 @@ typedef struct {
     const run_options *o;
     const run_consumer *c;
     flow_table *flows;
+    const tcp_budget *tcp; /* the flows' TCP budget (flows_tcp_budget), asked once a PDU */
     unsigned frame;
     int64_t now;
     flow *f;
@@ -136,6 +137,7 @@ typedef struct {
     unsigned max_sev;
     gw_sink sink;          /* the consumer's for the current PDU, expect() the run's */
     reorder *held;         /* records waiting for their turn in frame order */
+    bool holding;          /* !reorder_empty(held), kept where held changes (asked once a PDU) */
     bool recording;        /* the current PDU goes to `held` */
     bool ending;           /* the capture ended: every record waits to be sorted */
     /* the last connections opened by a SYN (or SYN+ACK) no decoder was
@@ -176,19 +178,20 @@ static bool from_server_of_opened(const run_ctx *r, const net_packet *pk)
 static bool must_wait(run_ctx *r, uint32_t frame)
 {
     uint32_t first;
-    return r->ending || !reorder_empty(r->held) ||
-           (tcp_budget_earliest(flows_tcp_budget(r->flows), &first) && first < frame);
+    return r->ending || r->holding ||
+           (tcp_budget_earliest(r->tcp, &first) && first < frame);
 }
 
 /* hand on the records no conversation can deliver an earlier frame than */
 static void release_held(run_ctx *r)
 {
-    if (reorder_empty(r->held))
+    if (!r->holding)
         return;
     uint32_t upto = r->frame, first;
-    if (tcp_budget_earliest(flows_tcp_budget(r->flows), &first) && first < upto)
+    if (tcp_budget_earliest(r->tcp, &first) && first < upto)
         upto = first;
     reorder_release(r->held, upto);
+    r->holding = !reorder_empty(r->held);
 }
 
 static void raise_sev(run_ctx *r, unsigned sev)
@@ -229,10 +232,12 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     r->sink.expect = on_expect;
     r->sink.expect_ctx = r;
     r->f->p->decode(r->f->state, &pi, data, len, &r->sink);
-    if (r->recording)
+    if (r->recording) {
         reorder_pdu_end(r->held);
-    else
+        r->holding = !reorder_empty(r->held); /* over its bound, it may have let all go */
+    } else {
         raise_sev(r, r->c->pdu_end(r->c->ctx, r->f->p, &m));
+    }
     r->recording = false;
 }
 
@@ -242,6 +247,7 @@ static void report_finding(run_ctx *r, const gw_protocol *p, int index, const ou
 {
     if (must_wait(r, m->frame)) {
         reorder_finding(r->held, p, index, m, fd);
+        r->holding = !reorder_empty(r->held);
         return;
     }
     r->c->finding(r->c->ctx, p, index, m, fd);
@@ -460,6 +466,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
     r.held = reorder_new(c, &r.max_sev);
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
+    r.tcp = flows_tcp_budget(flows);
     if (o->state_limit)
         flows_set_state_limit(flows, o->state_limit);
     if (o->tcp_limit)
@@ -468,11 +475,14 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     int rc;
     unsigned skipped = 0, decodable = 0;
     int skipped_lt = -1;
+    int known_lt = -1; /* the last link type found supported: asked again only when it changes */
     while ((rc = cap_next(cr, &rec)) == 1) {
         r.frame++;
         if (o->save)
             cap_writer_put(o->save, &rec); /* a failure is sticky: cap_writer_close tells */
-        if (!net_linktype_supported(rec.linktype)) {
+        if (rec.linktype == known_lt || net_linktype_supported(rec.linktype))
+            known_lt = rec.linktype;
+        if (rec.linktype != known_lt) {
             skipped++;
             skipped_lt = rec.linktype;
         } else {

@@ -24,6 +24,10 @@ static size_t half_cost(const tcp_half *h)
    halves holding early bytes with whether this one does */
 static void account(tcp_half *h)
 {
+    /* nothing allocated, counted or early (a stream whose PDUs end where
+       its segments do): nothing to bring up to date */
+    if (!(h->buf_cap | h->early_cap | h->marks_cap | h->held | h->early_present | h->holding))
+        return;
     size_t now = half_cost(h);
     h->budget->used = h->budget->used - h->held + now;
     h->held = now;
@@ -55,10 +59,9 @@ static void account(tcp_half *h)
     }
 }
 
-bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame)
+/* tcp_budget_earliest, when some half holds early bytes */
+bool tcp_budget_earliest_held(const tcp_budget *b, uint32_t *frame)
 {
-    if (!b->holding)
-        return false;
     uint32_t first = UINT32_MAX;
     for (const tcp_half *h = b->holding; h; h = h->hold_next)
         if (h->early_frame < first)

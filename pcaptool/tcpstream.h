@@ -137,8 +137,13 @@ void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32
 void tcp_half_finish(tcp_half *h, const gw_protocol *p, const int *opts, const tcp_stamp *end,
                      const tcp_sink *out);
 /* the earliest frame of the early bytes any half of the budget holds:
-   false when none holds any */
-bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame);
+   false when none holds any (inline: asked once a PDU, and usually none
+   holds any) */
+bool tcp_budget_earliest_held(const tcp_budget *b, uint32_t *frame);
+static inline bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame)
+{
+    return b->holding && tcp_budget_earliest_held(b, frame);
+}
 /* The framing alone: hand on the complete PDUs at the start of d[0..len)
    (bytes that cannot start a PDU go as one, to be reported); returns the
    bytes used, and sets *pending_len to the length of the PDU the rest

@@ -545,82 +545,14 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
 
 /* ---- emitters ---- */
 
-static void emit(gw_emit *e, int field, size_t off, size_t len, gw_value v,
-                 unsigned flags, const char *label)
+void gw_emit_item(gw_emit *e, int field, size_t off, size_t len, gw_value v, unsigned flags,
+                  const char *label)
 {
     if (!e->sink->item)
         return;
     gw_item it = {.field = field, .src = e->src, .off = off, .len = len,
                   .v = v, .flags = flags, .label = label};
     e->sink->item(e->sink->ctx, &it);
-}
-
-void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v)
-{
-    emit(e, field, off, len, (gw_value){.u = v}, 0, NULL);
-}
-
-void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v)
-{
-    emit(e, field, off, len, (gw_value){.i = v}, 0, NULL);
-}
-
-void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v)
-{
-    emit(e, field, off, len, (gw_value){.d = v}, 0, NULL);
-}
-
-void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n)
-{
-    gw_value v;
-    v.b.p = p;
-    v.b.n = n;
-    emit(e, field, off, len, v, 0, NULL);
-}
-
-void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v)
-{
-    emit(e, field, off, 0, (gw_value){.u = v}, GW_ITEM_GENERATED, NULL);
-}
-
-void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v)
-{
-    emit(e, field, off, 0, (gw_value){.i = v}, GW_ITEM_GENERATED, NULL);
-}
-
-void gw_emit_hidden_u(gw_emit *e, int field, size_t off, uint64_t v)
-{
-    emit(e, field, off, 0, (gw_value){.u = v}, GW_ITEM_GENERATED | GW_ITEM_HIDDEN, NULL);
-}
-
-void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n)
-{
-    gw_value v;
-    v.b.p = (const uint8_t *)p;
-    v.b.n = n;
-    emit(e, field, off, len, v, GW_ITEM_GENERATED, NULL);
-}
-
-void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label)
-{
-    emit(e, field, off, len, (gw_value){.u = 0}, 0, label);
-}
-
-void gw_emit_named_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v, const char *name)
-{
-    emit(e, field, off, len, (gw_value){.u = v}, 0, name);
-}
-
-void gw_emit_push(gw_emit *e)
-{
-    if (e->sink->push)
-        e->sink->push(e->sink->ctx);
-}
-
-void gw_emit_pop(gw_emit *e, size_t end)
-{
-    if (e->sink->pop)
-        e->sink->pop(e->sink->ctx, end);
 }
 
 static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, va_list ap)
@@ -687,29 +619,10 @@ static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t of
         x.u = v;
         break;
     }
-    emit(e, field, off, size, x, flags, name);
+    gw_emit_item(e, field, off, size, x, flags, name);
 }
 
 /* ---- one PDU being decoded ---- */
-
-void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
-                  const uint8_t *data, size_t len)
-{
-    x->e = (gw_emit){.sink = sink, .src = 0, .defs = p->findings};
-    x->c = (gw_cursor){data, len, 0};
-    x->sum.len = 0;
-    x->sum.text[0] = '\0';
-    x->sum.off = !sink->summary;
-    x->pi = pi;
-    x->proto = p;
-    x->failed = false;
-    x->big_endian = false;
-    x->mark = false;
-    x->rec = (gw_record){0};
-    x->hooks = NULL;
-    x->repeats = 0;
-    x->nul_after = false;
-}
 
 static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
 {

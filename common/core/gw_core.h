@@ -522,23 +522,77 @@ static inline bool gw_emit_tree(const gw_emit *e)
     return e->sink->item || e->sink->push || e->sink->pop;
 }
 
-void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v);
-void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v);
-void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v);
-void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n);
-void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v);
-void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v);
+/* An item to the sink, for a front end that takes items (gw_sink.item):
+   the emitters below test that inline, so that where nobody takes items
+   (pcaptool validate and stats, quiet runs) an item costs a test, not a
+   call. */
+void gw_emit_item(gw_emit *e, int field, size_t off, size_t len, gw_value v, unsigned flags,
+                  const char *label);
+static inline void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.u = v}, 0, NULL);
+}
+static inline void gw_emit_i(gw_emit *e, int field, size_t off, size_t len, int64_t v)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.i = v}, 0, NULL);
+}
+static inline void gw_emit_d(gw_emit *e, int field, size_t off, size_t len, double v)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.d = v}, 0, NULL);
+}
+static inline void gw_emit_b(gw_emit *e, int field, size_t off, size_t len, const uint8_t *p, size_t n)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.b = {p, n}}, 0, NULL);
+}
+static inline void gw_emit_gen_u(gw_emit *e, int field, size_t off, uint64_t v)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, 0, (gw_value){.u = v}, GW_ITEM_GENERATED, NULL);
+}
+static inline void gw_emit_gen_i(gw_emit *e, int field, size_t off, int64_t v)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, 0, (gw_value){.i = v}, GW_ITEM_GENERATED, NULL);
+}
 /* a derived number for filters and statistics only (GW_ITEM_HIDDEN) */
-void gw_emit_hidden_u(gw_emit *e, int field, size_t off, uint64_t v);
+static inline void gw_emit_hidden_u(gw_emit *e, int field, size_t off, uint64_t v)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, 0, (gw_value){.u = v}, GW_ITEM_GENERATED | GW_ITEM_HIDDEN, NULL);
+}
 /* a derived text shown at d[off..off+len): n bytes at p (UTF-8 expected) */
-void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n);
-void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label);
+static inline void gw_emit_gen_s(gw_emit *e, int field, size_t off, size_t len, const char *p, size_t n)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.b = {(const uint8_t *)p, n}}, GW_ITEM_GENERATED, NULL);
+}
+static inline void gw_emit_label(gw_emit *e, int field, size_t off, size_t len, const char *label)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.u = 0}, 0, label);
+}
 /* a number with the name of its value (a static string), for a value whose
    name depends on the conversation (e.g. the release's numbering); shown as
    "name (v)", as a field's own value names are */
-void gw_emit_named_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v, const char *name);
-void gw_emit_push(gw_emit *e);
-void gw_emit_pop(gw_emit *e, size_t end);
+static inline void gw_emit_named_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v, const char *name)
+{
+    if (e->sink->item)
+        gw_emit_item(e, field, off, len, (gw_value){.u = v}, 0, name);
+}
+static inline void gw_emit_push(gw_emit *e)
+{
+    if (e->sink->push)
+        e->sink->push(e->sink->ctx);
+}
+static inline void gw_emit_pop(gw_emit *e, size_t end)
+{
+    if (e->sink->pop)
+        e->sink->pop(e->sink->ctx, end);
+}
 void gw_emit_finding(gw_emit *e, int finding, size_t off, size_t len,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Where the traffic does what the reference implementation does and the
@@ -635,9 +689,25 @@ extern const gw_sink gw_quiet_sink;
 extern const gw_pdu_info gw_quiet_pi;
 
 /* ready x to decode data[0..len) of protocol p for sink (the summary is off
-   when the sink shows none) */
-void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
-                  const uint8_t *data, size_t len);
+   when the sink shows none); inline: once or twice a PDU (quiet runs) */
+static inline void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *sink, const gw_pdu_info *pi,
+                                const uint8_t *data, size_t len)
+{
+    x->e = (gw_emit){.sink = sink, .src = 0, .defs = p->findings};
+    x->c = (gw_cursor){data, len, 0};
+    x->sum.len = 0;
+    x->sum.text[0] = '\0';
+    x->sum.off = !sink->summary;
+    x->pi = pi;
+    x->proto = p;
+    x->failed = false;
+    x->big_endian = false;
+    x->mark = false;
+    x->rec = (gw_record){0};
+    x->hooks = NULL;
+    x->repeats = 0;
+    x->nul_after = false;
+}
 /* The bytes ran out where `what` was due: once per PDU, the protocol's
    truncation finding ("Truncated: WHAT missing at offset N") over the bytes
    left, which are shown as its rest field, and decoding marked failed;

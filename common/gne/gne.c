@@ -562,10 +562,9 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
 {
     size_t start = x->p.c.off;
     uint8_t id = x->p.c.data[start];
-    const char *name = gw_value_name_of(packet_names, id);
     char label[64];
-    if (gw_emit_text(&x->p.e))
-        snprintf(label, sizeof label, "%s (%u)", name, id);
+    if (gw_emit_text(&x->p.e)) /* the name looked up only for a label shown */
+        snprintf(label, sizeof label, "%s (%u)", gw_value_name_of(packet_names, id), id);
     gw_emit_label(&x->p.e, GNE_F_PACKET, start, 1, gw_emit_text(&x->p.e) ? label : NULL);
     gw_emit_push(&x->p.e);
     gw_take_u(&x->p, GNE_F_PACKET_ID, 1, NULL);

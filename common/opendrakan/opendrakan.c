@@ -775,7 +775,9 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     if (x->p.sum.len)
         gw_summary_add(&x->p.sum, " | ");
     gw_summary_add(&x->p.sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
-    gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off, gw_value_name_of(type_names, type));
+    /* the name looked up only for a front end that takes items */
+    gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off,
+                  gw_emit_tree(&x->p.e) ? gw_value_name_of(type_names, type) : NULL);
     gw_emit_push(&x->p.e);
     /* the header through its layout (each packet is read afresh) */
     x->p.c = (gw_cursor){d, len, off};

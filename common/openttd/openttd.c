@@ -20,6 +20,14 @@
 #define AS_NAME(id, name) {PK_##id, name, 0},
 static const gw_value_name packet_names[] = {OTTD_PACKETS(AS_NAME){0, NULL, 0}};
 
+/* which side sends a TCP game packet, by its name: 0 the client, 1 the
+   server, -1 either; worked out from the names by the compiler (the
+   builtin folds on literals), not for each PDU */
+#define SENDER_OF(name) \
+    (!__builtin_strncmp(name, "CLIENT_", 7) ? 0 : !__builtin_strncmp(name, "SERVER_", 7) ? 1 : -1)
+#define AS_SENDER(id, name) [PK_##id] = SENDER_OF(name),
+static const int8_t packet_senders[] = {OTTD_PACKETS(AS_SENDER)};
+
 /* wire code -> packet, per numbering */
 static const uint8_t numbering_13[] = {
     PK_SERVER_FULL, PK_SERVER_BANNED, PK_CLIENT_JOIN, PK_SERVER_ERROR, PK_CLIENT_UNUSED,
@@ -551,15 +559,6 @@ static const char *const join_step_names[] = {
     "nothing", "CLIENT_JOIN", "the password/identification exchange", "SERVER_WELCOME", "CLIENT_GETMAP",
     "SERVER_WAIT", "SERVER_MAP_BEGIN", "SERVER_MAP_SIZE", "SERVER_MAP_DATA", "SERVER_MAP_DONE", "CLIENT_MAP_OK"};
 
-/* which side sends a TCP game packet, by its name: 0 the client, 1 the
-   server, -1 either */
-static int sender_of(const char *name)
-{
-    if (!strncmp(name, "CLIENT_", 7))
-        return 0;
-    return strncmp(name, "SERVER_", 7) ? -1 : 1;
-}
-
 static void conv_init(void *p, const int *opt)
 {
     memset(p, 0, sizeof(ottd_conv));
@@ -1085,7 +1084,9 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                         const gw_sink *sink)
 {
     ottd_ctx xs, *x = &xs;
-    memset(x, 0, offsetof(ottd_ctx, val));
+    /* past its gw_pdu (gw_pdu_begin readies that, and its summary's 256
+       bytes need no clearing) up to the values seen[] guards */
+    memset((char *)x + sizeof x->p, 0, offsetof(ottd_ctx, val) - sizeof x->p);
     gw_pdu_begin(&x->p, &gw_openttd_protocol, sink, pi, data, len);
     x->p.rec = (gw_record){x->seen, x->val, x->text};
     x->p.hooks = &hooks;
@@ -1160,7 +1161,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
         } else {
             summary_add(x, "%s", pn);
-            int sender = udp ? -1 : sender_of(pn);
+            int sender = udp ? -1 : packet_senders[pk];
             if (sender >= 0 && sender != pi->dir)
                 gw_emit_finding(&x->p.e, OTTD_E_WRONG_DIRECTION, type_off, 1, "%s sent by the %s", pn,
                                 pi->dir ? "server" : "client");

@@ -182,6 +182,30 @@ Test(flows, siphash_reference_vectors_and_key)
     cr_assert_neq(flows_siphash(key, m, 5, 1, 3), flows_siphash(key, m, 5, 2, 4));
 }
 
+/* the fast hash under a key that makes every IPv4 key of zero addresses
+   collide (a key no run draws, standing for an attacker who found one):
+   the addition whose probe run passes FLOWS_RUN_MAX switches the table to
+   SipHash at the next key, and every conversation is still found */
+Test(flows, collisions_switch_to_siphash)
+{
+    flow_table *t = flows_new(count_end, NULL);
+    const uint64_t zero[4] = {0};
+    flows_set_fast_key(t, zero);
+    unsigned evicted;
+    flow *f[200];
+    for (unsigned i = 0; i < 200; i++) {
+        net_packet p = {.ip_version = 4, .l4 = NET_UDP, .sport = (uint16_t)(1024 + i), .dport = 8082};
+        f[i] = flows_add(t, &p, &gw_eoudp_protocol, opts_of(&gw_eoudp_protocol), NULL, i, false, &evicted);
+        cr_assert_eq(flows_hash_is_strong(t), i > FLOWS_RUN_MAX + 1, "conversation %u", i);
+    }
+    for (unsigned i = 0; i < 200; i++) {
+        net_packet p = {.ip_version = 4, .l4 = NET_UDP, .sport = (uint16_t)(1024 + i), .dport = 8082};
+        cr_assert_eq(flows_find(t, &p), f[i], "conversation %u", i);
+    }
+    cr_assert_eq(flows_count(t), 200);
+    flows_free(t);
+}
+
 Test(flows, end_announced_once_per_conversation)
 {
     ended_count = 0;
