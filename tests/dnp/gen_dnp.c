@@ -653,15 +653,7 @@ static void rule_captures(void)
 
 int main(int argc, char **argv)
 {
-    if (!pw_outdir(argc, argv, outdir, sizeof outdir))
-        return 2;
-    gen_commands();
-    gen_sequence();
-    gen_malformed();
-    gen_heuristic();
-    gen_links();
-    gen_no_dnp();
-    rule_captures();
-    free(b.p);
-    return 0;
+    static void (*const sections[])(void) = {
+        gen_commands, gen_sequence, gen_malformed, gen_heuristic, gen_links, gen_no_dnp, rule_captures, NULL};
+    return pw_run(argc, argv, outdir, sizeof outdir, sections);
 }

@@ -513,12 +513,6 @@ static void rule_captures(void)
 
 int main(int argc, char **argv)
 {
-    if (!pw_outdir(argc, argv, outdir, sizeof outdir))
-        return 2;
-    generations();
-    text_numbering();
-    lost_acks();
-    malformed();
-    rule_captures();
-    return 0;
+    static void (*const sections[])(void) = {generations, text_numbering, lost_acks, malformed, rule_captures, NULL};
+    return pw_run(argc, argv, outdir, sizeof outdir, sections);
 }

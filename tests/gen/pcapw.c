@@ -197,12 +197,14 @@ void b_hex(bytes *b, const char *hex)
     }
 }
 
-bool pw_outdir(int argc, char **argv, char *outdir, size_t n)
+int pw_run(int argc, char **argv, char *outdir, size_t n, void (*const *sections)(void))
 {
     if (argc != 2) {
         fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
-        return false;
+        return 2;
     }
     snprintf(outdir, n, "%s", argv[1]);
-    return true;
+    while (*sections)
+        (*sections++)();
+    return 0;
 }

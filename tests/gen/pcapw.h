@@ -25,9 +25,10 @@ typedef struct {
     size_t n, cap;
 } bytes;
 
-/* a generator's one argument, the folder it writes to, into outdir (n
-   bytes); false after a usage line on stderr */
-bool pw_outdir(int argc, char **argv, char *outdir, size_t n);
+/* a generator's main: its one argument, the folder it writes to, into
+   outdir (n bytes), then each of its sections (NULL-terminated) in turn;
+   the exit code (2 after a usage line on stderr) */
+int pw_run(int argc, char **argv, char *outdir, size_t n, void (*const *sections)(void));
 void pw_open(pcapw *w, const char *path, int linktype, int pcapng);
 /* OUTDIR/rules/RULE.pcap (Ethernet, pcap): a behaviour rule's capture; the
    folder is made if needed */

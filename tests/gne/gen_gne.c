@@ -514,14 +514,7 @@ static void rule_captures(void)
 
 int main(int argc, char **argv)
 {
-    if (!pw_outdir(argc, argv, outdir, sizeof outdir))
-        return 2;
-    gen_little();
-    gen_big();
-    gen_refusals();
-    gen_malformed();
-    gen_midstream();
-    rule_captures();
-    free(m.p);
-    return 0;
+    static void (*const sections[])(void) = {
+        gen_little, gen_big, gen_refusals, gen_malformed, gen_midstream, rule_captures, NULL};
+    return pw_run(argc, argv, outdir, sizeof outdir, sections);
 }

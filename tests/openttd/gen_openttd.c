@@ -597,17 +597,8 @@ static void gen_old_06_and_udp(void)
 
 int main(int argc, char **argv)
 {
-    if (!pw_outdir(argc, argv, outdir, sizeof outdir))
-        return 2;
-    gen_13();
-    gen_14();
-    gen_15();
-    gen_old();
-    gen_udp();
-    gen_hostile();
-    rule_captures();
-    gen_old_companies();
-    gen_old_06_and_udp();
-    free(b.p);
-    return 0;
+    static void (*const sections[])(void) = {
+        gen_13, gen_14, gen_15, gen_old, gen_udp, gen_hostile, rule_captures, gen_old_companies,
+        gen_old_06_and_udp, NULL};
+    return pw_run(argc, argv, outdir, sizeof outdir, sections);
 }
