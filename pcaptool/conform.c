@@ -842,12 +842,24 @@ static int run_conform(int argc, char **argv)
     cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
     conform_run run = {.p = p, .role = role, .target = a.target ? a.target : "nobody", .strict = a.strict,
                        .n = cases->len, .results = g_new0(conform_result, cases->len)};
+    GString *command = g_string_new("pcaptool");
+    for (int i = 0; i < argc; i++) { /* argv[0] is "conform" */
+        bool plain = argv[i][0] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                   "0123456789_./:=,+@%-") == strlen(argv[i]);
+        char *q = plain ? g_strdup(argv[i]) : g_shell_quote(argv[i]);
+        g_string_append_printf(command, " %s", q);
+        g_free(q);
+    }
+    run.command = command->str;
+    time_t now = time(NULL);
+    strftime(run.started, sizeof run.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (a.dry) {
         for (guint i = 0; i < cases->len; i++)
             run.results[i] = (conform_result){.c = g_ptr_array_index(cases, i), .verdict = GW_SKIPPED};
         conform_write_catalogue(&run, a.fmt, a.markdown);
         g_free(run.results);
         g_ptr_array_free(cases, TRUE);
+        g_string_free(command, TRUE);
         return cli_finish(EXIT_CLEAN);
     }
     driver D = {.p = p, .cf = cf, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
@@ -903,6 +915,7 @@ static int run_conform(int argc, char **argv)
         conform_result_clear(&run.results[i]);
     g_free(run.results);
     g_ptr_array_free(cases, TRUE);
+    g_string_free(command, TRUE);
     out_pdu_free(D.out);
     g_free(D.io.state);
     g_free(D.io.case_state);

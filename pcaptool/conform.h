@@ -59,6 +59,9 @@ typedef struct {
     unsigned count[GW_N_VERDICTS];
     unsigned failed; /* Fail, and Non-strict under --strict */
     const char *error; /* the run stopped: why (NULL: it did not) */
+    /* what the reports say of the run itself (as Autobahn's do) */
+    char started[24];     /* UTC, ISO 8601: 2026-11-26T06:40:01Z */
+    const char *command;  /* the command line, quoted for a shell */
 } conform_run;
 
 /* Does the verdict fail the run? */

@@ -182,6 +182,8 @@ void conform_write_summary(const conform_run *r, out_format fmt)
             json_str(stdout, r->error);
         else
             fputs("null", stdout);
+        fprintf(stdout, ",\"started\":\"%s\",\"pcaptool\":\"%s\",\"command\":", r->started, PCAPTOOL_VERSION);
+        json_str(stdout, r->command);
         fputs("}}\n", stdout);
     } else if (cli_report) {
         fprintf(cli_report, "%s %s at %s: %u of %u case%s run: %u pass, %u non-strict, %u fail, %u info, %u skipped%s\n",
@@ -209,8 +211,13 @@ bool conform_write_junit(const conform_run *r, const char *path)
     char *suite = g_strdup_printf("%s %s at %s", r->p->short_name, role_name(r->role), r->target);
     out_xml_text(f, suite);
     g_free(suite);
-    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\">\n", r->done + (r->error != NULL),
-            failures, r->error != NULL, skipped);
+    /* timestamp: JUnit's, local-less ISO 8601 (the run's start, UTC) */
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" timestamp=\"%.19s\">\n",
+            r->done + (r->error != NULL), failures, r->error != NULL, skipped, r->started);
+    fprintf(f, "    <properties>\n      <property name=\"pcaptool.version\" value=\"%s\"/>\n"
+               "      <property name=\"command\" value=\"", PCAPTOOL_VERSION);
+    out_xml_text(f, r->command);
+    fputs("\"/>\n    </properties>\n", f);
     for (unsigned i = 0; i < r->done; i++) {
         const conform_result *x = &r->results[i];
         fprintf(f, "    <testcase classname=\"conform.%s.%s\" name=\"", r->p->name, role_name(r->role));
@@ -475,8 +482,10 @@ bool conform_write_html(const conform_run *r, const char *path)
           "</style></head><body>\n<h1>", f);
     out_xml_text(f, title);
     fputs("</h1>\n<p>", f);
-    fprintf(f, "%u of %u case%s run by pcaptool conform%s. ", r->done, r->n, r->n == 1 ? "" : "s",
-            r->strict ? " --strict" : "");
+    fprintf(f, "%u of %u case%s run by pcaptool %s%s, started %s: <code>", r->done, r->n, r->n == 1 ? "" : "s",
+            PCAPTOOL_VERSION, r->strict ? " (strict)" : "", r->started);
+    out_xml_text(f, r->command);
+    fputs("</code>. ", f);
     if (r->error) {
         fputs("<strong>The run stopped: ", f);
         out_xml_text(f, r->error);

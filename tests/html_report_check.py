@@ -9,6 +9,8 @@ that cannot fail proves nothing. The report comes from a run against
 tests/dnp/dnp_peer in its up-first mode, so it has a non-strict verdict and
 findings to draw beside the passes."""
 import os
+import time
+import re
 import shutil
 import struct
 import subprocess
@@ -88,12 +90,28 @@ check("an empty page is judged blank", colours(os.path.join(work, "empty.png")) 
 # the report
 peer = start_server_peer(PEER, port, "up-first")
 page = os.path.join(work, "report.html")
+junit = os.path.join(work, "report.xml")
+before = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
 r = subprocess.run([PCAPTOOL, "conform", "--proto", "dnp", "--target", "127.0.0.1:%d" % port, "--timeout", "1",
-                    "-q", "--html", page], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+                    "-q", "--html", page, "--junit", junit], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                   text=True, timeout=120)
 if peer:
     peer.kill()
     peer.wait()
 check("conform wrote the page (exit 0: non-strict only)", r.returncode == 0 and os.path.exists(page), r.stderr)
+# the run itself, as Autobahn's reports say it: when, which pcaptool, what command
+version = subprocess.run([PCAPTOOL, "--version"], stdout=subprocess.PIPE, text=True).stdout.split()[1]
+html = open(page).read() if os.path.exists(page) else ""
+stamp = re.search(r"started (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)", html)
+check("the page says which pcaptool (%s), when (not before the run began) and the command" % version,
+      "pcaptool %s" % version in html and stamp and stamp.group(1)[:19] >= before
+      and "pcaptool conform --proto dnp --target 127.0.0.1:%d --timeout 1 -q --html " % port in html,
+      (stamp and stamp.group(1), before, html[:600]))
+xml = open(junit).read() if os.path.exists(junit) else ""
+check("the JUnit report has the start as its timestamp and the version and command as properties",
+      stamp and 'timestamp="%s"' % stamp.group(1)[:19] in xml
+      and '<property name="pcaptool.version" value="%s"/>' % version in xml
+      and '<property name="command" value="pcaptool conform --proto dnp' in xml, xml[:500])
 console = browse(page, os.path.join(work, "report.png"))
 check("the report loads with no console message", console == [], console)
 n = colours(os.path.join(work, "report.png"))
