@@ -657,6 +657,7 @@ typedef struct {
     const char *proto, *target, *junit, *html, *out_path;
     int side;        /* pcaptool's: 0 client (the implementation serves), 1 server */
     bool strict, dry, quiet, verbose, markdown;
+    const char *color; /* --color: auto (default), always, never */
     double timeout, peer_wait;
     out_format fmt;
     char *globs[32];
@@ -665,7 +666,7 @@ typedef struct {
     unsigned n_sets;
 } conform_args;
 
-enum { O_STRICT = 256, O_TIMEOUT, O_PEER_WAIT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO, O_SET };
+enum { O_STRICT = 256, O_TIMEOUT, O_PEER_WAIT, O_JUNIT, O_HTML, O_DRY, O_CASE, O_PROTO, O_SET, O_COLOR };
 
 static void conform_usage(FILE *f)
 {
@@ -698,6 +699,8 @@ static void conform_usage(FILE *f)
           "                             then a summary) (default text); with --dry-run also\n"
           "                             markdown (the tables of docs/conform.md)\n"
           "  -V, --verbose              text: each case's exchange under its line\n"
+          "      --color auto|always|never  text: verdicts in colour (auto: on a terminal,\n"
+          "                             unless NO_COLOR is set)\n"
           "      --junit FILE           also write JUnit XML ('-': standard output, the text\n"
           "                             then on standard error)\n"
           "      --html FILE            also write one self-contained HTML page\n"
@@ -760,6 +763,11 @@ static int conform_opt(void *ctx, int c, const char *arg)
     case 'V': a->verbose = true; return 0;
     case O_JUNIT: a->junit = arg; return 0;
     case O_HTML: a->html = arg; return 0;
+    case O_COLOR:
+        if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never"))
+            return cli_usage_error("--color takes auto, always or never, not '%s'", arg);
+        a->color = arg;
+        return 0;
     case 'w': a->out_path = arg; return 0;
     case O_DRY: a->dry = true; return 0;
     case 'q': a->quiet = true; return 0;
@@ -787,6 +795,7 @@ static int run_conform(int argc, char **argv)
         {"verbose", no_argument, NULL, 'V'},
         {"junit", required_argument, NULL, O_JUNIT},
         {"html", required_argument, NULL, O_HTML},
+        {"color", required_argument, NULL, O_COLOR},
         {"out", required_argument, NULL, 'w'},
         {"dry-run", no_argument, NULL, O_DRY},
         {"quiet", no_argument, NULL, 'q'},
@@ -840,8 +849,13 @@ static int run_conform(int argc, char **argv)
         return cli_usage_error("%s", unusable);
     }
     cli_report_to(a.quiet ? 2 : a.junit && strcmp(a.junit, "-") == 0 ? 1 : 0);
+    const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM"); /* no-color.org */
+    bool color = a.color && strcmp(a.color, "always") == 0;
+    if (!a.color || strcmp(a.color, "auto") == 0)
+        color = cli_report && isatty(fileno(cli_report)) && !(no_color && *no_color) &&
+                !(term && strcmp(term, "dumb") == 0);
     conform_run run = {.p = p, .role = role, .target = a.target ? a.target : "nobody", .strict = a.strict,
-                       .n = cases->len, .results = g_new0(conform_result, cases->len)};
+                       .n = cases->len, .results = g_new0(conform_result, cases->len), .color = color};
     GString *command = g_string_new("pcaptool");
     for (int i = 0; i < argc; i++) { /* argv[0] is "conform" */
         bool plain = argv[i][0] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -62,6 +62,7 @@ typedef struct {
     /* what the reports say of the run itself (as Autobahn's do) */
     char started[24];     /* UTC, ISO 8601: 2026-11-26T06:40:01Z */
     const char *command;  /* the command line, quoted for a shell */
+    bool color;           /* the text report's verdicts in colour (a terminal, --color) */
 } conform_run;
 
 /* Does the verdict fail the run? */

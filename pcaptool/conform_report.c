@@ -25,6 +25,12 @@ static const char *verdict_upper(gw_verdict v)
     return v < GW_N_VERDICTS ? names[v] : "?";
 }
 
+static const char *verdict_sgr(gw_verdict v)
+{
+    static const char *const sgr[GW_N_VERDICTS] = {"32", "33", "1;31", "34", "90"};
+    return v < GW_N_VERDICTS ? sgr[v] : "0";
+}
+
 /* ---- --dry-run ------------------------------------------------------------------ */
 
 static void json_case_text(FILE *f, const gw_conform_case *c)
@@ -156,7 +162,11 @@ void conform_write_case(conform_run *r, unsigned i, out_format fmt, bool verbose
         fputs("}\n", stdout);
         fflush(stdout);
     } else if (cli_report) {
-        fprintf(cli_report, "%-10s  %-42s  %s\n", verdict_upper(x->verdict), x->c->id, x->outcome);
+        if (r->color) /* ANSI SGR: green, yellow, bold red, blue, grey */
+            fprintf(cli_report, "\033[%sm%-10s\033[0m  %-42s  %s\n", verdict_sgr(x->verdict),
+                    verdict_upper(x->verdict), x->c->id, x->outcome);
+        else
+            fprintf(cli_report, "%-10s  %-42s  %s\n", verdict_upper(x->verdict), x->c->id, x->outcome);
         if (verbose)
             text_exchange(cli_report, r, x);
         fflush(cli_report);

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 from checks import check, finish
-from conform_common import check_run, report_args, report_files, run_against_peer, run_all
+from conform_common import check_run, report_args, report_files, run_against_peer, run_all, start_server_peer
 
 PCAPTOOL, PEER, ROLE = sys.argv[1], sys.argv[2], sys.argv[3]
 work = tempfile.mkdtemp(prefix="conform.")
@@ -98,6 +98,21 @@ summary = [r["summary"] for r in recs if "summary" in r]
 check("up-first --strict: exit 0, none failed", rc == 0 and summary and summary[0]["failed"] == 0, (rc, summary))
 
 if ROLE == "server":
+    # the text report's verdicts in colour: with --color always, and not
+    # through a pipe (auto), as h2spec's
+    peer_p = start_server_peer(PEER, port, "no-window")
+    colour = {}
+    for when in ("always", "auto"):
+        colour[when] = subprocess.run([PCAPTOOL, "conform", "--proto", "dnp", "--target", "127.0.0.1:%d" % port,
+                                       "--case", "dnp/reliable/acked", "--case", "dnp/reliable/outside-window",
+                                       "--color", when], stdout=subprocess.PIPE, text=True, timeout=60).stdout
+    peer_p.kill()
+    peer_p.wait()
+    check("--color always: pass in green, fail in bold red",
+          "\x1b[32mPASS" in colour["always"] and "\x1b[1;31mFAIL" in colour["always"], colour["always"])
+    check("--color auto through a pipe: no escape", "PASS" in colour["auto"] and "\x1b" not in colour["auto"],
+          colour["auto"])
+
     # --case picks cases by glob
     rc, recs, err = conform("good", "--case", "dnp/reliable/*")
     ids = [r["case"] for r in recs if "case" in r]
