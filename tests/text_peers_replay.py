@@ -122,7 +122,10 @@ for proto, (cases, least) in RECORDED.items():
     # fresh text server
     st = run(["stats", out]).stdout.splitlines()
     convs = [int(x.split(": ")[1].split()[0]) for x in st if " <-> " in x and " PDU" in x]
-    n = next((i + 1 for i, k in enumerate(convs) if k >= 3), 0)
+    # (one replay can play: OpenDrakan's begin over TCP, but on a loaded
+    # machine a case's late datagram may open a conversation of its own)
+    n = next((i + 1 for i, k in enumerate(convs) if k >= 3 and "begins over UDP" not in
+              run(["replay", "--dry-run", "-c", str(i + 1), out]).stderr), 0)
     check("%s: the recording has a conversation with answers" % proto, n > 0, st[:10])
     p = start_server(proto)
     rp = run(["replay", "-c", str(n), "--target", "127.0.0.1:%d" % port, "--no-wait", "--timeout", "2",
