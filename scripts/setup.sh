@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="build-essential cmake pkg-config libglib2.0-dev libpcap-dev libcriterion-dev zlib1g-dev
           wireshark-dev libwireshark-dev tshark wireshark-common libxml2-utils gzip python3 util-linux
-          clang libclang-rt-14-dev valgrind openttd openttd-opengfx groff-base bash-completion chromium"
+          clang libclang-rt-14-dev valgrind openttd openttd-opengfx groff-base bash-completion chromium
+          lintian"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,8 +2,10 @@
 # install.sh BUILD_DIR - what `cmake --install` writes, the way a user
 # installs:
 # - with --prefix P: exactly bin/pcaptool, the plugin in
-#   lib/<multiarch>/wireshark/plugins/<ver>/epan/, the man page and the bash
-#   completion, all under P (install_manifest.txt names nothing elsewhere);
+#   lib/<multiarch>/wireshark/plugins/<ver>/epan/, the man page (gzip -9n),
+#   the bash completion, share/doc/gamewire/ (copyright, changelog.gz) and
+#   the example captures in share/gamewire/examples/, all under P
+#   (install_manifest.txt names nothing elsewhere);
 # - with DESTDIR=D: the same under D and the default prefix;
 # - the installed pcaptool runs;
 # - pcaptool(1) renders without a warning and names every subcommand and
@@ -21,7 +23,14 @@ bad() { echo "FAIL $*"; fail=1; }
 cmake --install "$build" --prefix "$work/p" > "$work/install.log" 2>&1 || { cat "$work/install.log"; bad "install --prefix"; }
 got=$(cd "$work/p" && find . -type f | sort | tr '\n' ' ')
 ma=$(cd "$work/p" && ls -d lib/*/wireshark 2>/dev/null | cut -d/ -f2)
-want="./bin/pcaptool ./lib/$ma/wireshark/plugins/4.0/epan/gamewire.so ./share/bash-completion/completions/pcaptool ./share/man/man1/pcaptool.1 "
+ws=$(ls "$build/plugins") # the Wireshark release of the plugin (build/plugins/<release>/epan/)
+examples=""
+for c in dnp-denetwork-example.pcap eoudp-gen-generations.pcap gne-exping_ping.pcap opendrakan-reference-master.pcap \
+         openttd-13.0-join.pcap; do
+    examples="$examples./share/gamewire/examples/$c "
+done
+want="./bin/pcaptool ./lib/$ma/wireshark/plugins/$ws/epan/gamewire.so ./share/bash-completion/completions/pcaptool \
+./share/doc/gamewire/changelog.gz ./share/doc/gamewire/copyright ${examples}./share/man/man1/pcaptool.1.gz "
 [ -n "$ma" ] && [ "$got" = "$want" ] && ok "--prefix: $got" || bad "--prefix: '$got', expected '$want'"
 outside=$(grep -v "^$work/p/" "$build/install_manifest.txt")
 [ -z "$outside" ] && ok "--prefix: nothing installed outside it" || bad "--prefix: installed outside it: $outside"
@@ -32,13 +41,17 @@ outside=""
 for f in $(cat "$build/install_manifest.txt"); do # each under D, none at its real path
     [ -f "$work/d$f" ] && [ ! -e "$f" ] || outside="$outside $f"
 done
-[ "$n" -eq 4 ] && [ -z "$outside" ] && ok "DESTDIR: 4 files, all under it" || bad "DESTDIR: $n files, not only under it:$outside"
+[ "$n" -eq 11 ] && [ -z "$outside" ] && ok "DESTDIR: 11 files, all under it" || bad "DESTDIR: $n files, not only under it:$outside"
 
 p=$work/p/bin/pcaptool
 "$p" --version > /dev/null && ok "installed pcaptool runs: $("$p" --version)" || bad "installed pcaptool does not run"
 
 # the man page
-man=$work/p/share/man/man1/pcaptool.1
+gz=$work/p/share/man/man1/pcaptool.1.gz
+gzip -t "$gz" && [ "$(od -An -tu1 -j8 -N1 "$gz" | tr -d ' ')" = 2 ] && [ "$(od -An -tu4 -j4 -N4 "$gz" | tr -d ' ')" = 0 ] &&
+    ok "pcaptool(1) is gzip -9n (best compression, no timestamp)" || bad "pcaptool.1.gz is not gzip -9n"
+man=$work/pcaptool.1
+zcat "$gz" > "$man"
 warn=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$man" 2>&1)
 [ -z "$warn" ] && ok "pcaptool(1) renders without warnings" || bad "pcaptool(1): $warn"
 text=$(sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man")
