@@ -641,7 +641,7 @@ static GPtrArray *select_cases(const gw_conform *cf, unsigned role, char **globs
 {
     GPtrArray *a = g_ptr_array_new();
     for (unsigned i = 0; i < cf->n_cases; i++) {
-        const gw_conform_case *c = &cf->cases[i];
+        const gw_conform_case *c = cf->cases[i];
         bool want = n_globs == 0;
         for (unsigned g = 0; g < n_globs && !want; g++)
             want = g_pattern_match_simple(globs[g], c->id);

@@ -119,7 +119,7 @@ typedef struct gw_conform {
     /* a second channel on the same ports beside it (OpenDrakan: UDP beside
        TCP), 0: none; each PDU the cases get carries its transport */
     int link;
-    const gw_conform_case *cases;
+    const gw_conform_case *const *cases; /* the catalogue, in order (each case beside its run) */
     unsigned n_cases;
     /* What any conforming peer owes the implementation whatever the case
        (DNP: acknowledge its reliable commands, answer its link states),

@@ -639,17 +639,14 @@ typedef struct {
 } gw_record;
 
 struct gw_pdu;
-/* What a protocol adds to the core readers (any may be NULL). */
+/* What a protocol adds to the core readers (any may be NULL). Setting
+   them, even all NULL, also runs the functions a layout's steps name
+   (gw_layout.h: GW_CHECK, GW_STEP, GW_IF_HOOK); without them a run is
+   quiet. */
 typedef struct gw_pdu_hooks {
     /* the name of a number's value where it depends on the conversation
        (shown as gw_emit_named_u shows it), or NULL: the field's own names */
     const char *(*value_name)(struct gw_pdu *x, int field, uint64_t v);
-    /* a layout's GW_L_IF_HOOK condition `which` */
-    bool (*test)(struct gw_pdu *x, int which);
-    /* a layout's GW_L_STEP `which`: a part the protocol reads itself */
-    void (*step)(struct gw_pdu *x, int which);
-    /* a layout's GW_CHECK `which` of a number just read at off */
-    void (*check)(struct gw_pdu *x, int which, size_t off, uint64_t v);
     /* a GW_L_COUNTED text under GW_LF_NUL, before its item: at off, n bytes
        of text, `nul` how a NUL ended it (left out of the item): GW_NUL_* */
     void (*text)(struct gw_pdu *x, int field, size_t off, size_t n, int nul);
@@ -677,7 +674,8 @@ typedef struct gw_pdu {
     bool big_endian; /* byte order of gw_take_u */
     bool mark;       /* " (truncated)" is still to be added to the summary */
     gw_record rec;   /* none unless the decoder sets it after gw_pdu_begin */
-    const gw_pdu_hooks *hooks; /* NULL unless the decoder sets them */
+    const gw_pdu_hooks *hooks; /* NULL unless the decoder sets them (then a
+                                  layout's checks, steps and tests run too) */
     unsigned repeats; /* items the last GW_L_REPEAT/GW_L_MORE read (gw_layout.h) */
     bool nul_after;  /* GW_LF_NUL texts whose length leaves their NUL out: a NUL
                         right after the counted bytes is the text's (GW_NUL_AFTER) */

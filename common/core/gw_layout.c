@@ -134,7 +134,7 @@ static bool another(const gw_pdu *x, const gw_lstep *s)
 static bool holds(gw_pdu *x, const gw_lstep *s)
 {
     if (s->op == GW_L_IF_HOOK)
-        return x->hooks && x->hooks->test && x->hooks->test(x, s->arg);
+        return x->hooks && s->test && s->test(x);
     if (!x->rec.seen || !x->rec.seen[s->arg])
         return false;
     int64_t v = (int64_t)x->rec.val[s->arg];
@@ -166,14 +166,14 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
                 v = gw_get_uint(x->c.data + off, s->size, order_of(x, s));
                 x->c.off += s->size;
                 gw_record_num(x, s->field, v);
-                if (s->arg && x->hooks && x->hooks->check)
-                    x->hooks->check(x, s->arg, off, v);
+                if (s->check && x->hooks)
+                    s->check(x, off, v);
                 break;
             }
             if (!gw_take_num(x, s->field, s->size, order_of(x, s), &v))
                 break;
-            if (s->arg && x->hooks && x->hooks->check)
-                x->hooks->check(x, s->arg, off, v);
+            if (s->check && x->hooks)
+                s->check(x, off, v);
             summary(x, s, first, v, NULL, 0);
             break;
         }
@@ -236,8 +236,8 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
             break;
         }
         case GW_L_STEP:
-            if (x->hooks && x->hooks->step)
-                x->hooks->step(x, s->arg);
+            if (s->step && x->hooks)
+                s->step(x);
             break;
         case GW_L_SUB:
             run_block(x, s->sub, first);

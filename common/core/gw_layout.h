@@ -19,7 +19,7 @@
 enum gw_lop {
     GW_L_END,
     GW_L_NUM,      /* a number of `size` bytes, emitted by the field's type; then,
-                      when `arg` is not 0, hooks->check(x, arg, off, value) */
+                      when it names one, its check: check(x, off, value) */
     GW_L_BYTES,    /* `size` bytes */
     GW_L_REST,     /* the bytes left, as one item (also when there are none) */
     GW_L_CSTR,     /* NUL-terminated text; `arg`: the finding when no NUL ends it */
@@ -37,9 +37,10 @@ enum gw_lop {
                       starts with fits them) */
     GW_L_IF,       /* the block when field `arg` was read and its value compares
                       to `value` as `cmp` says */
-    GW_L_IF_HOOK,  /* the block when hooks->test(x, arg) */
+    GW_L_IF_HOOK,  /* the block when the step's test(x) holds */
     GW_L_DONE,     /* ends a block */
-    GW_L_STEP,     /* hooks->step(x, arg): a part the protocol reads itself */
+    GW_L_STEP,     /* the step's step(x): a part the protocol reads itself (none:
+                      only bytes gw_layout_write is given, GW_W_STEP) */
     GW_L_SUB,      /* the layout `sub` */
 };
 
@@ -54,6 +55,15 @@ enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
                             item, and one right after it taken too where
                             gw_pdu.nul_after; hooks->text is told either way */
 #define GW_LF_FITS 0x20u /* GW_L_MORE: see there */
+
+/* The protocol's functions a step names (GW_CHECK, GW_STEP, GW_IF_HOOK).
+   Each gets the gw_pdu its decoder's own context embeds first (as `p`)
+   and casts it back. They run only where the decoder set x->hooks: a
+   quiet run (hooks NULL) leaves steps and checks out and no test holds. */
+struct gw_pdu;
+typedef void (*gw_check_fn)(struct gw_pdu *x, size_t off, uint64_t v); /* a number just read at off */
+typedef void (*gw_step_fn)(struct gw_pdu *x);
+typedef bool (*gw_test_fn)(struct gw_pdu *x);
 
 typedef struct gw_lstep {
     uint8_t op;      /* enum gw_lop */
@@ -71,7 +81,12 @@ typedef struct gw_lstep {
        DOUBLE, and a string (%s) for text (cleaned, at most `chars`
        characters in 1.5 bytes each) or under GW_LF_NAME (a value without a name is "Unknown") */
     const char *sum;
-    const struct gw_lstep *sub;
+    union { /* by op (one pointer: a step stays as small as it was) */
+        const struct gw_lstep *sub; /* GW_L_SUB */
+        gw_check_fn check;          /* GW_L_NUM: NULL, or what checks the value */
+        gw_step_fn step;            /* GW_L_STEP */
+        gw_test_fn test;            /* GW_L_IF_HOOK */
+    };
 } gw_lstep;
 
 /* Read the steps of `l` from the cursor. False when decoding failed (now
@@ -230,14 +245,14 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_REPEAT(count_field) {.op = GW_L_REPEAT, .arg = (count_field)}
 #define GW_MORE(min, ...) {.op = GW_L_MORE, .size = (min), __VA_ARGS__}
 #define GW_IF(f, c, v) {.op = GW_L_IF, .arg = (f), .cmp = (c), .value = (v)}
-#define GW_IF_HOOK(which) {.op = GW_L_IF_HOOK, .arg = (which)}
+#define GW_IF_HOOK(fn) {.op = GW_L_IF_HOOK, .test = (fn)}
 #define GW_DONE {.op = GW_L_DONE}
-#define GW_STEP(which) {.op = GW_L_STEP, .arg = (which)}
+#define GW_STEP(fn) {.op = GW_L_STEP, .step = (fn)} /* NULL: bytes only gw_layout_write is given */
 #define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
 /* optional step members, for the "..." of the macros above */
 #define GW_SUM(fmt) .sum = (fmt)
 #define GW_FLAGS(fl) .flags = (fl)
 #define GW_CHARS(n) .chars = (n)
-#define GW_CHECK(which) .arg = (which) /* of a GW_NUM */
+#define GW_CHECK(fn) .check = (fn) /* of a GW_NUM: the function that checks its value */
 
 #endif

@@ -504,7 +504,7 @@ typedef struct {
     bool connected;  /* a connection request on a connected conversation */
     bool implausible; /* the heuristic's checks failed */
     bool answers;    /* a connection ack answering this conversation's request */
-    dnp_link *link;  /* the values a link state described (STEP_VALUES) */
+    dnp_link *link;  /* the values a link state described (step_values) */
     bool seen[DNP_F_COUNT]; /* what the command's layout read (gw_record) */
     uint64_t val[DNP_F_COUNT];
     gw_span text[DNP_F_COUNT];
@@ -1024,86 +1024,127 @@ static void flag_bits(dnp_ctx *x, size_t off, uint64_t v, const int *f, unsigned
 
 static void offer(dnp_ctx *x, uint32_t proto);
 
-/* what the commands' layouts ask of the decoder (gw_pdu_hooks) */
-enum { CHECK_SEQ = 1, CHECK_PROTOCOL_COUNT, CHECK_OFFER, CHECK_LINK_FLAGS, CHECK_PART_FLAGS,
-       CHECK_LONG_LINK_FLAGS, CHECK_RESULT, CHECK_SELECTED, STEP_VALUES };
+/* what the commands' layouts ask of the decoder: the functions their
+   steps name. The heuristic runs the same layouts with heuristic_hooks:
+   there a check only judges whether its value is plausible (at most 16
+   protocols, each a number below 256; a known result, a selected protocol
+   below 256; link flags other than read-only unknown) and reports
+   nothing; the link state's values are read as the decoder reads them. */
+static const gw_pdu_hooks hooks = {0}, heuristic_hooks = {0};
+/* true in the heuristic's run, where `implausible` is all a check adds */
+static bool judged(dnp_ctx *x, bool implausible)
+{
+    if (x->p.hooks != &heuristic_hooks)
+        return false;
+    x->implausible |= implausible;
+    return true;
+}
 
 static void ack_result(dnp_ctx *x, uint64_t result, size_t off);
 static void ack_selected(dnp_ctx *x, uint64_t proto, size_t off);
 
-static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+/* a reliable command's number, tracked */
+static void check_seq(gw_pdu *p, size_t off, uint64_t v)
 {
     dnp_ctx *x = (dnp_ctx *)p;
-    switch (which) {
-    case CHECK_SEQ: track_seq(x, (uint16_t)v, off); break;
-    case CHECK_PROTOCOL_COUNT:
-        if (v == 0)
-            gw_emit_finding(&x->p.e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
-        break;
-    case CHECK_OFFER: offer(x, (uint32_t)v); break;
-    case CHECK_RESULT: ack_result(x, v, off); break;
-    case CHECK_SELECTED: ack_selected(x, v, off); break;
-    case CHECK_LINK_FLAGS:
-        flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY}, 1);
-        summary_flags(x, (uint32_t)v);
-        if (v & ~1u)
-            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown link flags 0x%02x", (unsigned)v);
-        break;
-    case CHECK_PART_FLAGS:
-        flag_bits(x, off, v, (const int[]){DNP_F_LONG_FIRST, DNP_F_LONG_LAST}, 2);
-        if (v & ~3u)
-            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown part flags 0x%02x", (unsigned)v);
-        break;
-    default: /* CHECK_LONG_LINK_FLAGS */
-        flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY, DNP_F_FLAG_FIRST, DNP_F_FLAG_LAST}, 3);
-        if (v & ~7u)
-            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown link flags 0x%02x", (unsigned)v);
-        summary_add(x, " link %u part%s%s", (unsigned)x->val[DNP_F_LINK_ID], v & 2 ? " first" : "",
-                    v & 4 ? " last" : "");
-        summary_flags(x, (uint32_t)v);
-        break;
-    }
+    if (!judged(x, false))
+        track_seq(x, (uint16_t)v, off);
+}
+static void check_protocol_count(gw_pdu *p, size_t off, uint64_t v)
+{
+    (void)off;
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (!judged(x, v == 0 || v > 16) && v == 0)
+        gw_emit_finding(&x->p.e, DNP_E_NO_PROTOCOLS, 1, 2, "No protocol offered");
+}
+static void check_offer(gw_pdu *p, size_t off, uint64_t v)
+{
+    (void)off;
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (!judged(x, v > 255))
+        offer(x, (uint32_t)v);
+}
+static void check_result(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (!judged(x, v > 2))
+        ack_result(x, v, off);
+}
+static void check_selected(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (!judged(x, v > 255))
+        ack_selected(x, v, off);
+}
+static void check_link_flags(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (judged(x, v > 1))
+        return;
+    flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY}, 1);
+    summary_flags(x, (uint32_t)v);
+    if (v & ~1u)
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown link flags 0x%02x", (unsigned)v);
+}
+static void check_part_flags(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (judged(x, false))
+        return;
+    flag_bits(x, off, v, (const int[]){DNP_F_LONG_FIRST, DNP_F_LONG_LAST}, 2);
+    if (v & ~3u)
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown part flags 0x%02x", (unsigned)v);
+}
+static void check_long_link_flags(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (judged(x, false))
+        return;
+    flag_bits(x, off, v, (const int[]){DNP_F_FLAG_READ_ONLY, DNP_F_FLAG_FIRST, DNP_F_FLAG_LAST}, 3);
+    if (v & ~7u)
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_FLAGS, off, 1, "Unknown link flags 0x%02x", (unsigned)v);
+    summary_add(x, " link %u part%s%s", (unsigned)x->val[DNP_F_LINK_ID], v & 2 ? " first" : "",
+                v & 4 ? " last" : "");
+    summary_flags(x, (uint32_t)v);
 }
 
-static void step(gw_pdu *p, int which)
+/* a link state's values, after its message */
+static void step_values(gw_pdu *p)
 {
-    (void)which; /* STEP_VALUES */
     dnp_ctx *x = (dnp_ctx *)p;
     x->link = decode_typed_values(x);
 }
-
-static const gw_pdu_hooks hooks = {.check = check, .step = step};
 
 /* the commands' layouts (DNP text, wire-facts 1; little-endian) */
 #define L GW_LAYOUT
 #define NUM(f, n, ...) GW_NUM(DNP_F_##f, n, __VA_ARGS__)
 /* a reliable command's number, tracked */
-#define SEQ NUM(SEQ, 2, GW_SUM(" #%llu"), GW_CHECK(CHECK_SEQ))
-static const gw_lstep *const connect_request = L(NUM(PROTOCOL_COUNT, 2, GW_CHECK(CHECK_PROTOCOL_COUNT)),
+#define SEQ NUM(SEQ, 2, GW_SUM(" #%llu"), GW_CHECK(check_seq))
+static const gw_lstep *const connect_request = L(NUM(PROTOCOL_COUNT, 2, GW_CHECK(check_protocol_count)),
                                                  GW_REPEAT(DNP_F_PROTOCOL_COUNT),
-                                                 NUM(PROTOCOL, 2, GW_CHECK(CHECK_OFFER)), GW_DONE);
+                                                 NUM(PROTOCOL, 2, GW_CHECK(check_offer)), GW_DONE);
 static const gw_lstep *const message = L(GW_REST(DNP_F_MESSAGE));
 static const gw_lstep *const reliable_message = L(SEQ, GW_REST(DNP_F_MESSAGE));
 /* the values follow the message: a u16 count, each value's type and value */
 static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %llu")),
-                                            NUM(FLAGS, 1, GW_CHECK(CHECK_LINK_FLAGS)),
+                                            NUM(FLAGS, 1, GW_CHECK(check_link_flags)),
                                             GW_COUNTED(DNP_F_MESSAGE, DNP_F_MESSAGE_LENGTH, 2, -1),
-                                            GW_STEP(STEP_VALUES));
+                                            GW_STEP(step_values));
 static const gw_lstep *const reliable_ack = L(NUM(SEQ, 2, GW_SUM(" #%llu")), NUM(ACK_CODE, 1));
 static const gw_lstep *const link_up_down = L(NUM(LINK_ID, 2, GW_SUM(" %llu")));
-static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(CHECK_PART_FLAGS)),
+static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(check_part_flags)),
                                               GW_REST(DNP_F_CHUNK));
-static const gw_lstep *const link_state_long = L(SEQ, NUM(LINK_ID, 2), NUM(FLAGS, 1, GW_CHECK(CHECK_LONG_LINK_FLAGS)),
+static const gw_lstep *const link_state_long = L(SEQ, NUM(LINK_ID, 2), NUM(FLAGS, 1, GW_CHECK(check_long_link_flags)),
                                                  GW_COUNTED(DNP_F_CHUNK, DNP_F_MESSAGE_LENGTH, 2, -1),
                                                  GW_REST(DNP_F_VALUES_PART));
 /* the connection ack: the result; the protocol selected, "only present if
    Result Code has the value 0" (a rejection that carries one anyway is
-   read by CHECK_RESULT and reported) */
-static const gw_lstep *const connect_ack = L(NUM(RESULT, 1, GW_CHECK(CHECK_RESULT)),
-                                             GW_IF(DNP_F_RESULT, GW_CMP_EQ, 0), NUM(PROTOCOL, 2, GW_CHECK(CHECK_SELECTED)),
+   read by check_result and reported) */
+static const gw_lstep *const connect_ack = L(NUM(RESULT, 1, GW_CHECK(check_result)),
+                                             GW_IF(DNP_F_RESULT, GW_CMP_EQ, 0), NUM(PROTOCOL, 2, GW_CHECK(check_selected)),
                                              GW_DONE);
 static const gw_lstep *const close_cmd = GW_EMPTY;
-static const gw_lstep *const unknown_cmd = L(GW_STEP(0)); /* conform: bytes of its own */
+static const gw_lstep *const unknown_cmd = L(GW_STEP(NULL)); /* conform: bytes of its own */
 
 /* a command's layout by its code (NULL: none; close has no fields) */
 static const gw_lstep *layout_of(int64_t cmd)
@@ -1194,7 +1235,7 @@ static void offer(dnp_ctx *x, uint32_t proto)
         summary_add(x, "unknown(%u)", proto);
 }
 
-/* the connection ack's result (CHECK_RESULT) */
+/* the connection ack's result (check_result) */
 static void ack_result(dnp_ctx *x, uint64_t v, size_t off)
 {
     uint32_t result = (uint32_t)v;
@@ -1215,7 +1256,7 @@ static void ack_result(dnp_ctx *x, uint64_t v, size_t off)
     }
 }
 
-/* the protocol an accepting connection ack selected (CHECK_SELECTED) */
+/* the protocol an accepting connection ack selected (check_selected) */
 static void ack_selected(dnp_ctx *x, uint64_t v, size_t off)
 {
     uint32_t proto = (uint32_t)v;
@@ -1792,19 +1833,6 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     gw_pdu_finish(&x.p);
 }
 
-/* the heuristic's checks on the layouts' values: at most 16 protocols,
-   each a number below 256; a known result, a selected protocol below 256;
-   link flags other than read-only unknown; the
-   link state's values as the decoder reads them */
-static void plausible(gw_pdu *p, int which, size_t off, uint64_t v)
-{
-    (void)off;
-    dnp_ctx *x = (dnp_ctx *)p;
-    if ((which == CHECK_PROTOCOL_COUNT && (v == 0 || v > 16)) || (which == CHECK_OFFER && v > 255) ||
-        (which == CHECK_LINK_FLAGS && v > 1) || (which == CHECK_RESULT && v > 2) || (which == CHECK_SELECTED && v > 255))
-        x->implausible = true;
-}
-static const gw_pdu_hooks heuristic_hooks = {.check = plausible, .step = step};
 
 /* Strong enough to claim a conversation on an unknown port: only commands
  * whose whole datagram is determined by the layout and that parse exactly:

@@ -10,6 +10,7 @@
 #include "dnp/dnp.h"
 
 #define P (&gw_dnp_protocol)
+#define RELIABLE "DNP text, Reliable Communication"
 #define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
 
 static const uint8_t payload[] = "conform";
@@ -265,6 +266,14 @@ static gw_verdict reliable_acked(gw_conform_io *io)
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "reliable message #0 was acknowledged with result 0") : v;
 }
 
+static const gw_conform_case case_reliable_acked = {
+    "dnp/reliable/acked", BOTH, "A reliable message is acknowledged", RELIABLE,
+    "Every valid received command has to be acknowledged.",
+    "a connection, then reliable message #0",
+    "a reliable ack of #0 with result 0 (pcaptool resends, up to three times, while the ack says 1: a resend "
+    "asked for; Info when it always does); Fail when none comes or the result is neither 0 nor 1",
+    reliable_acked, GW_MUST};
+
 static gw_verdict reliable_each_acked(gw_conform_io *io)
 {
     OPEN_OR_FAIL(io);
@@ -293,6 +302,13 @@ static gw_verdict reliable_each_acked(gw_conform_io *io)
     return gw_conform_say(io, GW_FAIL, "%u of five reliable messages were acknowledged; #%u was not", got, first);
 }
 
+static const gw_conform_case case_reliable_each_acked = {
+    "dnp/reliable/each-acked", BOTH, "Each of several reliable messages is acknowledged", RELIABLE,
+    "Every valid received command has to be acknowledged.",
+    "a connection, then reliable messages #0 to #4 back to back",
+    "an ack for each of #0 to #4, in any order; Fail when one is missing",
+    reliable_each_acked, GW_MUST};
+
 /* reliable #a, then #b once #a is acknowledged: both acknowledged */
 static gw_verdict acked_in_turn(gw_conform_io *io, uint64_t a, const char *what_a, uint64_t b, const char *what_b,
                                 const char *pass)
@@ -309,6 +325,15 @@ static gw_verdict reliable_duplicate(gw_conform_io *io)
     return acked_in_turn(io, 0, "the first transmission", 0, "the duplicate", "both transmissions of #0 were acknowledged");
 }
 
+static const gw_conform_case case_reliable_duplicate_acked = {
+    "dnp/reliable/duplicate-acked", BOTH, "A duplicate reliable message is acknowledged again", RELIABLE,
+    "The receiving side has to ignore duplicate or not expected commands. [...] Every valid received "
+    "command has to be acknowledged.",
+    "a connection, reliable message #0, and #0 again once acknowledged",
+    "both acknowledged (a duplicate inside the window is valid; its ack stops the resends). Whether the "
+    "application got it twice cannot be seen on the wire",
+    reliable_duplicate, GW_MUST};
+
 static gw_verdict reliable_outside_window(gw_conform_io *io)
 {
     OPEN_OR_FAIL(io);
@@ -318,11 +343,27 @@ static gw_verdict reliable_outside_window(gw_conform_io *io)
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "#10 was discarded unacknowledged; #0 was then acknowledged") : v;
 }
 
+static const gw_conform_case case_reliable_outside_window = {
+    "dnp/reliable/outside-window", BOTH, "A number outside the window of 10 is discarded", RELIABLE,
+    "ReliableWindowSize is 10 [...]. If the command is not accepted it has to be discarded and processing "
+    "this command stops.",
+    "a connection, reliable message #10 (the next expected is #0), then #0",
+    "no ack of #10, then an ack of #0; Fail when #10 is acknowledged or #0 is not",
+    reliable_outside_window, GW_MUST};
+
 static gw_verdict reliable_ahead(gw_conform_io *io)
 {
     return acked_in_turn(io, 1, "#1 sent before #0 (inside the window)", 0, "#0 after #1",
                          "#1, ahead of #0, was acknowledged, and then #0");
 }
+
+static const gw_conform_case case_reliable_ahead_acked = {
+    "dnp/reliable/ahead-acked", BOTH, "A number ahead of the next expected is acknowledged and held", RELIABLE,
+    "If CommandNumber does not equal NextReceiveCommand the command has over-taken the next expected "
+    "command and has to be held back [...]. Every valid received command has to be acknowledged.",
+    "a connection, reliable message #1, then #0",
+    "both acknowledged; Fail otherwise (the order given to the application cannot be seen on the wire)",
+    reliable_ahead, GW_MUST};
 
 static gw_verdict unknown_command(gw_conform_io *io)
 {
@@ -333,6 +374,13 @@ static gw_verdict unknown_command(gw_conform_io *io)
     gw_verdict v = acked(io, 0, "after command code 99");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "command 99 was ignored and #0 then acknowledged") : v;
 }
+
+static const gw_conform_case case_commands_unknown_ignored = {
+    "dnp/commands/unknown-ignored", BOTH, "An unknown command code is ignored", "DNP text, Commands",
+    "Network clients are required to ignore all commands with unknown CommandCode.",
+    "a connection, command code 99 with three bytes, then reliable message #0",
+    "#0 acknowledged: the connection is still usable; Fail otherwise",
+    unknown_command, GW_MUST};
 
 static gw_verdict truncated_command(gw_conform_io *io)
 {
@@ -346,6 +394,13 @@ static gw_verdict truncated_command(gw_conform_io *io)
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "the 2-byte command was ignored and #0 then acknowledged") : v;
 }
 
+static const gw_conform_case case_commands_truncated_ignored = {
+    "dnp/commands/truncated-ignored", BOTH, "A truncated command does not break the connection",
+    "DNP text, Reliable message", "If a message is not fully received it has to be considered lost.",
+    "a connection, a reliable message cut after one byte of its number, then reliable message #0",
+    "#0 acknowledged: the connection is still usable; Fail otherwise",
+    truncated_command, GW_MUST};
+
 static gw_verdict unreliable_not_acked(gw_conform_io *io)
 {
     OPEN_OR_FAIL(io);
@@ -355,6 +410,14 @@ static gw_verdict unreliable_not_acked(gw_conform_io *io)
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "no acknowledgement followed the unreliable message; reliable #0 "
                                          "was then acknowledged") : v;
 }
+
+static const gw_conform_case case_message_unreliable_not_acked = {
+    "dnp/message/unreliable-not-acked", BOTH, "An unreliable message is not acknowledged", "DNP text, Message",
+    "Unreliable messages are used for frequently send messages. They are not acknowledged and thus can be "
+    "possibly lost.",
+    "a connection, an unreliable message, then reliable message #0 (the probe)",
+    "no reliable ack but #0's; Fail when another comes, or when #0 is not acknowledged",
+    unreliable_not_acked, GW_MUST};
 
 /* one uint32 value, 99: value_count u16, type u8 (5 = UInt32), value */
 static const uint8_t one_value[] = {0x01, 0x00, 0x05, 0x63, 0x00, 0x00, 0x00};
@@ -405,6 +468,17 @@ static gw_verdict link_state_answered(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "acknowledged, then answered with %s", name);
 }
 
+static const gw_conform_case case_link_state_answered = {
+    "dnp/link/state-answered", BOTH, "A link state is acknowledged and answered with link up or down",
+    "DNP text, Network States; wire-facts 1.9",
+    "The receiver has to send back a Link Up command if the link is accepted or a Link Down command to "
+    "reject it.",
+    "a connection, then link state #0 for link 1000 (read-only, one UInt32 value 99)",
+    "the ack of #0 (resent while acknowledged with result 1), then link up or link down for link 1000; Info "
+    "when the answer comes before the ack (the text orders nothing; the reference acknowledges first); Fail "
+    "when either is missing",
+    link_state_answered, GW_MUST};
+
 static gw_verdict update_unknown_link(gw_conform_io *io)
 {
     OPEN_OR_FAIL(io);
@@ -418,6 +492,14 @@ static gw_verdict update_unknown_link(gw_conform_io *io)
     gw_verdict v = acked(io, 0, "after a link update for link 77, never linked");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "the update for an unknown link was ignored and #0 then acknowledged") : v;
 }
+
+static const gw_conform_case case_link_update_unknown_link = {
+    "dnp/link/update-unknown-link", BOTH, "A link update for a link never set up is ignored",
+    "DNP text, Link update",
+    "Client or server is only allowed to send a state update if it has a read-write state.",
+    "a connection, a link update for link 77 (never linked), then reliable message #0",
+    "#0 acknowledged: the update was dropped and the connection is still usable; Fail otherwise",
+    update_unknown_link, GW_MUST};
 
 static gw_verdict close_ends(gw_conform_io *io)
 {
@@ -451,6 +533,14 @@ static gw_verdict close_ends(gw_conform_io *io)
                                  "after the close #0 went unacknowledged, and a new connection request was answered "
                                  "(result %llu): the connection was forgotten");
 }
+
+static const gw_conform_case case_connection_close_ends = {
+    "dnp/connection/close-ends", BOTH, "After a close the connection is gone", "DNP text, Close Connection",
+    "Send by the client before closing connection to server. Send by server before disconnecting client.",
+    "a connection, connection close, then reliable message #0; to a server then a new connection request (the "
+    "probe), to a client unreliable messages until its port closes or it asks anew",
+    "no acknowledgement of #0; Fail when one comes, or when a server answers the new request neither",
+    close_ends, GW_MUST};
 
 /* the peer's own reliable command (an echo of ours counts: an application
    may send back what it got) */
@@ -510,6 +600,17 @@ static gw_verdict reliable_resent(gw_conform_io *io)
                           "after an ack with result 1", (unsigned long long)seq, (long long)took);
 }
 
+static const gw_conform_case case_reliable_resent = {
+    "dnp/reliable/resent", BOTH, "An unacknowledged reliable command is resent", RELIABLE,
+    "If a reliable command is not acknowledged before ReliableResendInterval (recommended 0.5s) the sender has "
+    "to resend the same command. [...] 1: Receiving command failed. Used if the receiver would like sender to "
+    "resend the message.",
+    "a connection and reliable message #0 (a prompt); the peer's own first reliable command is then left "
+    "unacknowledged, and once resent acknowledged with result 1",
+    "the same number again within 3 s (the recommended ReliableTimeout), and again after the ack with result 1; "
+    "Skipped when the peer sends no reliable command of its own; Fail otherwise",
+    reliable_resent, GW_MUST};
+
 /* ---- the implementation as server ------------------------------------------ */
 
 static gw_verdict connect_accepted(gw_conform_io *io)
@@ -534,6 +635,16 @@ static gw_verdict connect_accepted(gw_conform_io *io)
                                          "acknowledged") : v;
 }
 
+static const gw_conform_case case_connect_accepted = {
+    "dnp/connect/accepted", GW_ROLE_SERVER, "A request offering DNP1 is accepted with DNP1",
+    "DNP text, Connection Ack",
+    "The server checks if the client supports at least one protocol the server supports too.",
+    "a connection request offering protocol 0 (DNP1), then reliable messages #0 and #1, each once the one "
+    "before is acknowledged",
+    "a connection ack with result 0 and protocol 0, then the acks of #0 and #1 (a connection ack refers to no "
+    "request: the connection must work); Skipped when refused with result 1 (the server's right); Fail otherwise",
+    connect_accepted, GW_MUST};
+
 static gw_verdict connect_no_common(gw_conform_io *io)
 {
     static const uint16_t other[] = {7};
@@ -550,6 +661,15 @@ static gw_verdict connect_no_common(gw_conform_io *io)
     return gw_conform_say(io, GW_INFO, "refused with result %llu rather than 2 (no common protocol): a refusal for "
                           "restrictions is the server's right too", (unsigned long long)result);
 }
+
+static const gw_conform_case case_connect_no_common_protocol = {
+    "dnp/connect/no-common-protocol", GW_ROLE_SERVER, "No common protocol is refused with result 2",
+    "DNP text, Connection Ack",
+    "2: Connection rejected because the client and server have no common protocol to speak.",
+    "a connection request offering only protocol 7",
+    "a connection ack with result 2; Info for result 1 or a code the text does not know (a refusal for "
+    "restrictions may come first); Fail when accepted or unanswered",
+    connect_no_common, GW_MUST};
 
 /* "If the server rejects the client it has to forget about the connect
    request after sending the answer": a request it must refuse (one unknown
@@ -593,6 +713,17 @@ static gw_verdict connect_rejected_forgotten(gw_conform_io *io)
                         : v;
 }
 
+static const gw_conform_case case_connect_rejected_forgotten = {
+    "dnp/connect/rejected-forgotten", GW_ROLE_SERVER, "A rejected client is forgotten", "DNP text, Connection Ack",
+    "If the server rejects the client it has to forget about the connect request after sending the answer.",
+    "a connection request offering only an unknown protocol (random, 1..65535), then, from the same address and "
+    "port, one offering DNP1, and reliable message #0 once accepted",
+    "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered or "
+    "is refused for no common protocol (the rejection was remembered), or #0 is not acknowledged; Skipped when the "
+    "first is accepted or unanswered (no-common-protocol judges that) or the second is refused with result 1 (the "
+    "server's right)",
+    connect_rejected_forgotten, GW_MUST};
+
 static gw_verdict connect_unknown_ignored(gw_conform_io *io)
 {
     static const uint16_t offer[] = {9, 0};
@@ -609,6 +740,13 @@ static gw_verdict connect_unknown_ignored(gw_conform_io *io)
     return gw_conform_say(io, GW_SKIPPED, "refused (result %llu: technical reasons or restrictions, the server's "
                           "right); cannot be judged", (unsigned long long)result);
 }
+
+static const gw_conform_case case_connect_unknown_protocol_ignored = {
+    "dnp/connect/unknown-protocol-ignored", GW_ROLE_SERVER, "Unknown protocols in a request are passed over",
+    "DNP text, Connection Request", "Servers have to ignore unknown protocol values.",
+    "a connection request offering protocols 9 and 0",
+    "accepted with protocol 0; Fail otherwise",
+    connect_unknown_ignored, GW_MUST};
 
 static gw_verdict connect_repeat_ignored(gw_conform_io *io)
 {
@@ -632,6 +770,13 @@ static gw_verdict connect_repeat_ignored(gw_conform_io *io)
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "the second request went unanswered and #1 was then acknowledged") : v;
 }
 
+static const gw_conform_case case_connect_repeat_ignored = {
+    "dnp/connect/repeat-ignored", GW_ROLE_SERVER, "A connected client's second request is ignored",
+    "DNP text, Connection Request", "The server has to ignore connect requests for an already connected client.",
+    "a connection, reliable message #0, a second connection request, reliable message #1",
+    "no answer to the second request, and #1 acknowledged (the numbering goes on); Fail otherwise",
+    connect_repeat_ignored, GW_MUST};
+
 static gw_verdict connect_first(gw_conform_io *io)
 {
     if (!send_reliable(io, 0))
@@ -643,6 +788,15 @@ static gw_verdict connect_first(gw_conform_io *io)
                                  "a reliable message from an unconnected client went unanswered; the request after "
                                  "it was answered (result %llu)");
 }
+
+static const gw_conform_case case_connect_connect_first = {
+    "dnp/connect/connect-first", GW_ROLE_SERVER, "Nothing but a request is taken from an unconnected client",
+    "DNP text, Connection Request",
+    "This is the only command accepted by the server from an unconnected client.",
+    "reliable message #0 without connecting, then a connection request (the probe: it must be answered)",
+    "no acknowledgement before the request's answer; Fail when one comes, or when the request goes unanswered "
+    "too (silence shows nothing)",
+    connect_first, GW_MUST};
 
 /* ---- the implementation as client ------------------------------------------ */
 
@@ -662,6 +816,14 @@ static gw_verdict request_offers_dnp1(gw_conform_io *io)
     }
     return gw_conform_say(io, GW_FAIL, "the request offers %llu protocols, none of them DNP1 (0)", (unsigned long long)count);
 }
+
+static const gw_conform_case case_connect_request_offers_dnp1 = {
+    "dnp/connect/request-offers-dnp1", GW_ROLE_CLIENT, "The client's request offers DNP1",
+    "DNP text, Connection Request; wire-facts 1.3",
+    "Each list entry has to be one of these values: 0: Drag[en]gine Network Protocol Version 1 (DNP1)",
+    "nothing: the client's first command is read",
+    "a connection request listing protocol 0; Fail otherwise",
+    request_offers_dnp1, GW_MUST};
 
 /* "All unknown result codes have to be treated is if ResultCode had been
    1": a rejection. The client's request answered with a code the text does
@@ -731,6 +893,19 @@ static gw_verdict unknown_result(gw_conform_io *io)
                           (unsigned long long)code, was);
 }
 
+static const gw_conform_case case_connect_unknown_result_rejected = {
+    "dnp/connect/unknown-result-rejected", GW_ROLE_CLIENT, "An unknown connection ack result is a rejection",
+    "DNP text, Connection Ack",
+    "More result codes can be added in the future. All unknown result codes have to be treated is if ResultCode "
+    "had been 1.",
+    "a connection ack with a result code the text does not define (random, 3..255, no protocol field), then "
+    "reliable message #0 every 0.5 s; accepted (result 0) if the client asks again, and #0 again",
+    "no ack of #0 while rejected; Pass when the client asks again and, accepted, acknowledges #0; Fail when it "
+    "acknowledges #0 or sends commands of a connection after the unknown code (the MUST: treated as a "
+    "rejection); Info when it stays silent or its port closes (a rejected client is as quiet as a dead one), or "
+    "does not answer once accepted either",
+    unknown_result, GW_MUST};
+
 static gw_verdict request_resent(gw_conform_io *io)
 {
     int64_t type = DNP_CONNECT_REQUEST;
@@ -742,6 +917,15 @@ static gw_verdict request_resent(gw_conform_io *io)
         return gw_conform_say(io, GW_PASS, "the unanswered request was sent again");
     return gw_conform_say(io, GW_NON_STRICT, "the unanswered request was not sent again within 2 s (recommended: every 1 s)");
 }
+
+static const gw_conform_case case_connect_request_resent = {
+    "dnp/connect/request-resent", GW_ROLE_CLIENT, "An unanswered request is sent again",
+    "DNP text, Connection Request",
+    "If the client does not receive a Connect Acknowledge command until Connect Resend Interval "
+    "(recommended 1s) after sending the last request the command has to be resend.",
+    "no answer to the client's connection request",
+    "another request within 2 s; Non-strict when none comes (the interval is a recommendation)",
+    request_resent, GW_SHOULD};
 
 /* ---- what pcaptool owes the implementation in every case ----------------------- */
 
@@ -827,149 +1011,18 @@ static gw_verdict dnp_audit(gw_conform_io *io)
 
 /* ---- the catalogue ---------------------------------------------------------- */
 
-#define RELIABLE "DNP text, Reliable Communication"
-static const gw_conform_case cases[] = {
-    {"dnp/connect/accepted", GW_ROLE_SERVER, "A request offering DNP1 is accepted with DNP1",
-     "DNP text, Connection Ack",
-     "The server checks if the client supports at least one protocol the server supports too.",
-     "a connection request offering protocol 0 (DNP1), then reliable messages #0 and #1, each once the one "
-     "before is acknowledged",
-     "a connection ack with result 0 and protocol 0, then the acks of #0 and #1 (a connection ack refers to no "
-     "request: the connection must work); Skipped when refused with result 1 (the server's right); Fail otherwise",
-     connect_accepted, GW_MUST},
-    {"dnp/connect/no-common-protocol", GW_ROLE_SERVER, "No common protocol is refused with result 2",
-     "DNP text, Connection Ack",
-     "2: Connection rejected because the client and server have no common protocol to speak.",
-     "a connection request offering only protocol 7",
-     "a connection ack with result 2; Info for result 1 or a code the text does not know (a refusal for "
-     "restrictions may come first); Fail when accepted or unanswered",
-     connect_no_common, GW_MUST},
-    {"dnp/connect/rejected-forgotten", GW_ROLE_SERVER, "A rejected client is forgotten", "DNP text, Connection Ack",
-     "If the server rejects the client it has to forget about the connect request after sending the answer.",
-     "a connection request offering only an unknown protocol (random, 1..65535), then, from the same address and "
-     "port, one offering DNP1, and reliable message #0 once accepted",
-     "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered or "
-     "is refused for no common protocol (the rejection was remembered), or #0 is not acknowledged; Skipped when the "
-     "first is accepted or unanswered (no-common-protocol judges that) or the second is refused with result 1 (the "
-     "server's right)",
-     connect_rejected_forgotten, GW_MUST},
-    {"dnp/connect/unknown-protocol-ignored", GW_ROLE_SERVER, "Unknown protocols in a request are passed over",
-     "DNP text, Connection Request", "Servers have to ignore unknown protocol values.",
-     "a connection request offering protocols 9 and 0",
-     "accepted with protocol 0; Fail otherwise",
-     connect_unknown_ignored, GW_MUST},
-    {"dnp/connect/repeat-ignored", GW_ROLE_SERVER, "A connected client's second request is ignored",
-     "DNP text, Connection Request", "The server has to ignore connect requests for an already connected client.",
-     "a connection, reliable message #0, a second connection request, reliable message #1",
-     "no answer to the second request, and #1 acknowledged (the numbering goes on); Fail otherwise",
-     connect_repeat_ignored, GW_MUST},
-    {"dnp/connect/connect-first", GW_ROLE_SERVER, "Nothing but a request is taken from an unconnected client",
-     "DNP text, Connection Request",
-     "This is the only command accepted by the server from an unconnected client.",
-     "reliable message #0 without connecting, then a connection request (the probe: it must be answered)",
-     "no acknowledgement before the request's answer; Fail when one comes, or when the request goes unanswered "
-     "too (silence shows nothing)",
-     connect_first, GW_MUST},
-    {"dnp/connect/request-offers-dnp1", GW_ROLE_CLIENT, "The client's request offers DNP1",
-     "DNP text, Connection Request; wire-facts 1.3",
-     "Each list entry has to be one of these values: 0: Drag[en]gine Network Protocol Version 1 (DNP1)",
-     "nothing: the client's first command is read",
-     "a connection request listing protocol 0; Fail otherwise",
-     request_offers_dnp1, GW_MUST},
-    {"dnp/connect/unknown-result-rejected", GW_ROLE_CLIENT, "An unknown connection ack result is a rejection",
-     "DNP text, Connection Ack",
-     "More result codes can be added in the future. All unknown result codes have to be treated is if ResultCode "
-     "had been 1.",
-     "a connection ack with a result code the text does not define (random, 3..255, no protocol field), then "
-     "reliable message #0 every 0.5 s; accepted (result 0) if the client asks again, and #0 again",
-     "no ack of #0 while rejected; Pass when the client asks again and, accepted, acknowledges #0; Fail when it "
-     "acknowledges #0 or sends commands of a connection after the unknown code (the MUST: treated as a "
-     "rejection); Info when it stays silent or its port closes (a rejected client is as quiet as a dead one), or "
-     "does not answer once accepted either",
-     unknown_result, GW_MUST},
-    {"dnp/connect/request-resent", GW_ROLE_CLIENT, "An unanswered request is sent again",
-     "DNP text, Connection Request",
-     "If the client does not receive a Connect Acknowledge command until Connect Resend Interval "
-     "(recommended 1s) after sending the last request the command has to be resend.",
-     "no answer to the client's connection request",
-     "another request within 2 s; Non-strict when none comes (the interval is a recommendation)",
-     request_resent, GW_SHOULD},
-    {"dnp/reliable/acked", BOTH, "A reliable message is acknowledged", RELIABLE,
-     "Every valid received command has to be acknowledged.",
-     "a connection, then reliable message #0",
-     "a reliable ack of #0 with result 0 (pcaptool resends, up to three times, while the ack says 1: a resend "
-     "asked for; Info when it always does); Fail when none comes or the result is neither 0 nor 1",
-     reliable_acked, GW_MUST},
-    {"dnp/reliable/each-acked", BOTH, "Each of several reliable messages is acknowledged", RELIABLE,
-     "Every valid received command has to be acknowledged.",
-     "a connection, then reliable messages #0 to #4 back to back",
-     "an ack for each of #0 to #4, in any order; Fail when one is missing",
-     reliable_each_acked, GW_MUST},
-    {"dnp/reliable/duplicate-acked", BOTH, "A duplicate reliable message is acknowledged again", RELIABLE,
-     "The receiving side has to ignore duplicate or not expected commands. [...] Every valid received "
-     "command has to be acknowledged.",
-     "a connection, reliable message #0, and #0 again once acknowledged",
-     "both acknowledged (a duplicate inside the window is valid; its ack stops the resends). Whether the "
-     "application got it twice cannot be seen on the wire",
-     reliable_duplicate, GW_MUST},
-    {"dnp/reliable/outside-window", BOTH, "A number outside the window of 10 is discarded", RELIABLE,
-     "ReliableWindowSize is 10 [...]. If the command is not accepted it has to be discarded and processing "
-     "this command stops.",
-     "a connection, reliable message #10 (the next expected is #0), then #0",
-     "no ack of #10, then an ack of #0; Fail when #10 is acknowledged or #0 is not",
-     reliable_outside_window, GW_MUST},
-    {"dnp/reliable/resent", BOTH, "An unacknowledged reliable command is resent", RELIABLE,
-     "If a reliable command is not acknowledged before ReliableResendInterval (recommended 0.5s) the sender has "
-     "to resend the same command. [...] 1: Receiving command failed. Used if the receiver would like sender to "
-     "resend the message.",
-     "a connection and reliable message #0 (a prompt); the peer's own first reliable command is then left "
-     "unacknowledged, and once resent acknowledged with result 1",
-     "the same number again within 3 s (the recommended ReliableTimeout), and again after the ack with result 1; "
-     "Skipped when the peer sends no reliable command of its own; Fail otherwise",
-     reliable_resent, GW_MUST},
-    {"dnp/reliable/ahead-acked", BOTH, "A number ahead of the next expected is acknowledged and held", RELIABLE,
-     "If CommandNumber does not equal NextReceiveCommand the command has over-taken the next expected "
-     "command and has to be held back [...]. Every valid received command has to be acknowledged.",
-     "a connection, reliable message #1, then #0",
-     "both acknowledged; Fail otherwise (the order given to the application cannot be seen on the wire)",
-     reliable_ahead, GW_MUST},
-    {"dnp/commands/unknown-ignored", BOTH, "An unknown command code is ignored", "DNP text, Commands",
-     "Network clients are required to ignore all commands with unknown CommandCode.",
-     "a connection, command code 99 with three bytes, then reliable message #0",
-     "#0 acknowledged: the connection is still usable; Fail otherwise",
-     unknown_command, GW_MUST},
-    {"dnp/commands/truncated-ignored", BOTH, "A truncated command does not break the connection",
-     "DNP text, Reliable message", "If a message is not fully received it has to be considered lost.",
-     "a connection, a reliable message cut after one byte of its number, then reliable message #0",
-     "#0 acknowledged: the connection is still usable; Fail otherwise",
-     truncated_command, GW_MUST},
-    {"dnp/message/unreliable-not-acked", BOTH, "An unreliable message is not acknowledged", "DNP text, Message",
-     "Unreliable messages are used for frequently send messages. They are not acknowledged and thus can be "
-     "possibly lost.",
-     "a connection, an unreliable message, then reliable message #0 (the probe)",
-     "no reliable ack but #0's; Fail when another comes, or when #0 is not acknowledged",
-     unreliable_not_acked, GW_MUST},
-    {"dnp/link/state-answered", BOTH, "A link state is acknowledged and answered with link up or down",
-     "DNP text, Network States; wire-facts 1.9",
-     "The receiver has to send back a Link Up command if the link is accepted or a Link Down command to "
-     "reject it.",
-     "a connection, then link state #0 for link 1000 (read-only, one UInt32 value 99)",
-     "the ack of #0 (resent while acknowledged with result 1), then link up or link down for link 1000; Info "
-     "when the answer comes before the ack (the text orders nothing; the reference acknowledges first); Fail "
-     "when either is missing",
-     link_state_answered, GW_MUST},
-    {"dnp/link/update-unknown-link", BOTH, "A link update for a link never set up is ignored",
-     "DNP text, Link update",
-     "Client or server is only allowed to send a state update if it has a read-write state.",
-     "a connection, a link update for link 77 (never linked), then reliable message #0",
-     "#0 acknowledged: the update was dropped and the connection is still usable; Fail otherwise",
-     update_unknown_link, GW_MUST},
-    {"dnp/connection/close-ends", BOTH, "After a close the connection is gone", "DNP text, Close Connection",
-     "Send by the client before closing connection to server. Send by server before disconnecting client.",
-     "a connection, connection close, then reliable message #0; to a server then a new connection request (the "
-     "probe), to a client unreliable messages until its port closes or it asks anew",
-     "no acknowledgement of #0; Fail when one comes, or when a server answers the new request neither",
-     close_ends, GW_MUST},
+
+
+
+/* the catalogue, in its order: each case is defined below its run function */
+static const gw_conform_case *const cases[] = {
+    &case_connect_accepted, &case_connect_no_common_protocol, &case_connect_rejected_forgotten,
+    &case_connect_unknown_protocol_ignored, &case_connect_repeat_ignored, &case_connect_connect_first,
+    &case_connect_request_offers_dnp1, &case_connect_unknown_result_rejected, &case_connect_request_resent,
+    &case_reliable_acked, &case_reliable_each_acked, &case_reliable_duplicate_acked, &case_reliable_outside_window,
+    &case_reliable_resent, &case_reliable_ahead_acked, &case_commands_unknown_ignored,
+    &case_commands_truncated_ignored, &case_message_unreliable_not_acked, &case_link_state_answered,
+    &case_link_update_unknown_link, &case_connection_close_ends,
 };
 
 const gw_conform gw_dnp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases, .n_cases = sizeof cases / sizeof cases[0],

@@ -234,13 +234,14 @@ static void conv_end(void *p, const gw_end_sink *sink)
    datagram's choice says. The timestamp's check reports the header's and
    the time's divergences from the text; in the headers without the
    important byte, the id's check shows what the command implies. */
-enum { CHECK_STAMP = 1, CHECK_ID_IMPLIED };
-#define STAMP(n) GW_NUM(EOUDP_F_TIMESTAMP, n, GW_CHECK(CHECK_STAMP))
+static void check_stamp(gw_pdu *p, size_t off, uint64_t v);
+static void check_id_implied(gw_pdu *p, size_t off, uint64_t v);
+#define STAMP(n) GW_NUM(EOUDP_F_TIMESTAMP, n, GW_CHECK(check_stamp))
 #define COMMAND GW_NUM(EOUDP_F_COMMAND, 1)
 static const gw_lstep *const headers[] = {
-    [EOUDP_GEN_RFC] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(CHECK_ID_IMPLIED)),
+    [EOUDP_GEN_RFC] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(check_id_implied)),
                                 GW_NUM(EOUDP_F_SIZE, 8)),
-    [EOUDP_GEN_PAD] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(CHECK_ID_IMPLIED)),
+    [EOUDP_GEN_PAD] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(check_id_implied)),
                                 GW_NUM(EOUDP_F_SIZE, 8), GW_NUM(EOUDP_F_PAD, 1)),
     [EOUDP_GEN_IMP] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8), GW_NUM(EOUDP_F_IMPORTANT, 1),
                                 GW_NUM(EOUDP_F_SIZE, 8)),
@@ -401,27 +402,39 @@ static void text_end(gw_pdu *p, int field, size_t off, size_t n, int nul)
                            "%s without a NUL (the text says otherwise)", name);
 }
 
-enum { TEST_CONNECT_PAYLOAD, TEST_END_ID, TEST_NOT_END_ID };
-static bool test(gw_pdu *p, int which)
+/* the layouts' tests (GW_IF_HOOK): the text's whole connect payload is
+   there; 0x11 with the 8-byte [Id] of the usage's end, or not (a 4-byte
+   [Event]) */
+static bool connect_payload(gw_pdu *p)
 {
-    if (which != TEST_CONNECT_PAYLOAD) /* 0x11 with the 8-byte [Id] of the usage's end, not a 4-byte [Event] */
-        return (gw_remaining(&p->c) == 8) == (which == TEST_END_ID);
-    /* TEST_CONNECT_PAYLOAD: the text's whole connect payload is there */
     return gw_remaining(&p->c) >= 12;
+}
+static bool end_id(gw_pdu *p)
+{
+    return gw_remaining(&p->c) == 8;
+}
+static bool not_end_id(gw_pdu *p)
+{
+    return gw_remaining(&p->c) != 8;
 }
 
 static bool implied_important(int gen, uint8_t code);
 
-static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+/* the id of a header without the important byte: what the command implies */
+static void check_id_implied(gw_pdu *p, size_t off, uint64_t v)
+{
+    (void)off, (void)v;
+    eoudp_ctx *x = (eoudp_ctx *)p;
+    gw_emit_gen_u(&x->p.e, EOUDP_F_IMPORTANT, 0, implied_important(x->gen, x->p.c.data[0]));
+}
+
+/* the timestamp: the header's and the time's divergences from the text */
+static void check_stamp(gw_pdu *p, size_t off, uint64_t v)
 {
     eoudp_ctx *x = (eoudp_ctx *)p;
     eoudp_conv *c = x->conv;
     int profile = c->opt[EOUDP_OPT_PROFILE];
-    if (which == CHECK_ID_IMPLIED) { /* no header byte: what the command implies */
-        gw_emit_gen_u(&x->p.e, EOUDP_F_IMPORTANT, 0, implied_important(x->gen, x->p.c.data[0]));
-        return;
-    }
-    size_t hl = x->geo->len; /* CHECK_STAMP */
+    size_t hl = x->geo->len;
     if (x->gen != EOUDP_GEN_RFC)
         gw_emit_divergence(&x->p.e, profile, EOUDP_E_HEADER_NOT_TEXT, EOUDP_E_DIV_HEADER, &c->noted_header, 0, hl,
                            "A %zu-byte header", "A %zu-byte header (the text says otherwise)", hl);
@@ -432,7 +445,7 @@ static void check(gw_pdu *p, int which, size_t off, uint64_t v)
                            "A timestamp in milliseconds (the text says otherwise)");
 }
 
-static const gw_pdu_hooks hooks = {.text = text_end, .test = test, .check = check};
+static const gw_pdu_hooks hooks = {.text = text_end};
 
 static const command *command_of(const int *opt, uint8_t code)
 {
@@ -613,13 +626,13 @@ static const gw_lstep *const payloads[] = {
     [L_EVENT_BOOL] = L(NUM(EVENT, 4), NUM(PRESSED, 1)),
     [L_EVENT] = L(NUM(EVENT, 4, GW_SUM(" %llu"))),
     /* the implementation sends nothing; the text: f32 timestamp, u64 id */
-    [L_CONNECT] = L(GW_IF_HOOK(TEST_CONNECT_PAYLOAD), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
+    [L_CONNECT] = L(GW_IF_HOOK(connect_payload), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
     /* the text, two ways: "It's content is empty" (0x82), "[Event]" (0x11);
        its usage's end: "Client -> [0x82][Timestamp][Id][Id] and Server ->
        [0x11][Timestamp][Id][Id]" */
     [L_DISCONNECT] = L(GW_OPTIONAL, NUM(END_ID, 8, GW_SUM(" %llu"))),
-    [L_EVENT_OR_END] = L(GW_IF_HOOK(TEST_NOT_END_ID), NUM(EVENT, 4, GW_SUM(" %llu")), GW_DONE,
-                         GW_IF_HOOK(TEST_END_ID), NUM(END_ID, 8, GW_SUM(" (answering disconnect %llu)")), GW_DONE),
+    [L_EVENT_OR_END] = L(GW_IF_HOOK(not_end_id), NUM(EVENT, 4, GW_SUM(" %llu")), GW_DONE,
+                         GW_IF_HOOK(end_id), NUM(END_ID, 8, GW_SUM(" (answering disconnect %llu)")), GW_DONE),
 };
 
 /* Do the payload's bytes decode, exactly, with strings whose length counts
@@ -719,7 +732,7 @@ static size_t eoudp_build(const int *opts, int64_t type, const gw_wval *vals, ui
     const command *cmd = type >= 0 && type < 256 ? command_of(opts, (uint8_t)type) : NULL;
     int gen = opts[EOUDP_OPT_GENERATION] != EOUDP_GEN_AUTO ? opts[EOUDP_OPT_GENERATION] : opts[EOUDP_OPT_DEFAULT];
     size_t hl = gw_layout_fixed_size(headers[gen]), n;
-    static const gw_lstep raw[] = {GW_STEP(0), {.op = GW_L_END}}; /* an unknown command: given bytes */
+    static const gw_lstep raw[] = {GW_STEP(NULL), {.op = GW_L_END}}; /* an unknown command: given bytes */
     if (cap < hl || !gw_layout_write(cmd ? payloads[cmd->layout] : raw, false, vals, out + hl, cap - hl, &n))
         return 0;
     /* the header's values: the command, the size, and what vals give */

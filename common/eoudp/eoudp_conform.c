@@ -28,6 +28,7 @@
 #include "eoudp/eoudp.h"
 
 #define P (&gw_eoudp_protocol)
+#define TEXT_CMDS "EOUDP text, Commands"
 #define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
 
 /* what the run learns once */
@@ -402,6 +403,17 @@ static gw_verdict important_acked(gw_conform_io *io)
                                            w == GW_CLOSED ? " (the port is closed)" : ""));
 }
 
+static const gw_conform_case case_important_acknowledged = {
+    "eoudp/important/acknowledged", BOTH, "An important packet is acknowledged with its id",
+    TEXT_CMDS "; wire-facts 4.5",
+    "0x0c - Send entities with their components MUST get an acknowledge / When important is set the receiver "
+    "answers with 0x01 carrying that id.",
+    "a connection, then an entity's component (0x0c) to a client; to a server an important event (0x8b marked "
+    "important; the text's 0x8c in its own header)",
+    "an acknowledge (0x01) carrying its id; Fail when a client leaves the 0x0c unacknowledged (MUST); Non-strict "
+    "when a server leaves the event unacknowledged (only the reference acknowledges it)",
+    important_acked, GW_MUST};
+
 /* the same packet twice with the same id: a connect to a server (no
    connection first: a connect is the packet), an entity's component to a
    client */
@@ -418,6 +430,16 @@ static gw_verdict duplicate_acked(gw_conform_io *io)
     v = required_acked(io, "the same id sent again", id); /* the same packet, the same id: a resend */
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "both sends (id %llu) were acknowledged", (unsigned long long)id) : v;
 }
+
+static const gw_conform_case case_important_duplicate_acked = {
+    "eoudp/important/duplicate-acked", BOTH, "A duplicated packet that must be acknowledged is acknowledged again",
+    "EOUDP text, Abstract; " TEXT_CMDS,
+    "It take in account the unreliability of UDP and the fact that UDP packet can be lost, duplicated or arrive out "
+    "of order. / 0x81 - Connect MUST get an acknowledge",
+    "to a server a connect (0x81), to a client after a connection an entity's component (0x0c), then the same "
+    "packet with the same id",
+    "both acknowledged (an acknowledge may be lost, and the sender resends); Fail otherwise",
+    duplicate_acked, GW_MUST};
 
 /* something odd, then the packet the text requires an answer to: answered? */
 static gw_verdict still_acked(gw_conform_io *io, const char *what, const char *pass)
@@ -462,6 +484,16 @@ static gw_verdict unimportant_not_acked(gw_conform_io *io)
                           io->role == GW_ROLE_SERVER ? "connect" : "entity's component");
 }
 
+static const gw_conform_case case_important_unimportant_not_acked = {
+    "eoudp/important/unimportant-not-acked", BOTH, "A packet not marked important needs no acknowledge",
+    "wire-facts 4.5", "When important is set the receiver answers with 0x01 carrying that id.",
+    "a connection, then an event (0x8b) to a server, an entity's component (0x0c) to a client, with important = 0 "
+    "(the text's header has no such byte: packet info 0x00 to a client), then a packet that must be acknowledged "
+    "(a connect, an entity's component)",
+    "no acknowledge of the first, the second acknowledged; Info when the first is acknowledged (harmless); Skipped "
+    "when the second is not (silence proves nothing)",
+    unimportant_not_acked, GW_REFERENCE};
+
 /* Each probe breaks one thing: an unknown command or a lying size is sent
    with a command number of the sender's side ("command inferior to 0x80 are
    server commands and superior to 0x80 are client commands"), so that it is
@@ -479,6 +511,14 @@ static gw_verdict unknown_command(gw_conform_io *io)
     return still_acked(io, what, pass);
 }
 
+static const gw_conform_case case_commands_unknown_ignored = {
+    "eoudp/commands/unknown-ignored", BOTH, "An unknown command does not break the connection", TEXT_CMDS,
+    "Each command is prefixed with a header define below representing the command.",
+    "a connection, command 0x99 (to a server) or 0x79 (to a client) with four bytes, then a packet that must be "
+    "acknowledged (a connect to a server, an entity's component to a client)",
+    "that packet acknowledged; Fail otherwise",
+    unknown_command, GW_MUST};
+
 static gw_verdict size_mismatch(gw_conform_io *io)
 {
     UNLESS_PASS(open_connection(io));
@@ -490,6 +530,14 @@ static gw_verdict size_mismatch(gw_conform_io *io)
     return still_acked(io, "after a datagram whose size field says 100",
                        "the datagram with a lying size was ignored; the next packet that must be acknowledged was");
 }
+
+static const gw_conform_case case_commands_size_mismatch_ignored = {
+    "eoudp/commands/size-mismatch-ignored", BOTH, "A datagram whose size field lies does not break the connection",
+    "EOUDP text, Header", "Size - 64 bits (8 bytes) unsigned integer representing the size of the content of the packet.",
+    "a connection, an event (to a server) or an entity deletion (to a client) whose size field says 100 bytes, then "
+    "a packet that must be acknowledged",
+    "that packet acknowledged; Fail otherwise",
+    size_mismatch, GW_MUST};
 
 static gw_verdict truncated(gw_conform_io *io)
 {
@@ -503,6 +551,13 @@ static gw_verdict truncated(gw_conform_io *io)
                        "the 10-byte datagram was ignored; the next packet that must be acknowledged was");
 }
 
+static const gw_conform_case case_commands_truncated_ignored = {
+    "eoudp/commands/truncated-ignored", BOTH, "A datagram cut inside its header does not break the connection",
+    "EOUDP text, Header", "Content: [Command][Timestamp][Id][Size]",
+    "a connection, the first 10 bytes of a header, then a packet that must be acknowledged",
+    "that packet acknowledged; Fail otherwise",
+    truncated, GW_MUST};
+
 static gw_verdict wrong_side(gw_conform_io *io)
 {
     UNLESS_PASS(open_connection(io));
@@ -514,6 +569,14 @@ static gw_verdict wrong_side(gw_conform_io *io)
     return still_acked(io, "after a command of the other side",
                        "the other side's command was ignored; the next packet that must be acknowledged was");
 }
+
+static const gw_conform_case case_commands_wrong_side_ignored = {
+    "eoudp/commands/wrong-side-ignored", BOTH, "The other side's command does not break the connection", TEXT_CMDS,
+    "command inferior to 0x80 are server commands and superior to 0x80 are client commands.",
+    "a connection, an accept (0x02) to a server or an event (0x8b) to a client, then a packet that must be "
+    "acknowledged",
+    "that packet acknowledged; Fail otherwise",
+    wrong_side, GW_MUST};
 
 static gw_verdict generations(gw_conform_io *io)
 {
@@ -545,6 +608,13 @@ static gw_verdict generations(gw_conform_io *io)
                           list, n > 1 ? "s" : "");
 }
 
+static const gw_conform_case case_header_generations = {
+    "eoudp/header/generations", BOTH, "Which header generations are understood (recorded)", "wire-facts 4.3",
+    "Header generations (recognisable because size must equal the datagram length minus the header)",
+    "a connection, then an important packet in each of the four header generations",
+    "Info: the generations whose packet was acknowledged",
+    generations, GW_REFERENCE};
+
 /* ---- the implementation as server ---------------------------------------------------- */
 
 static gw_verdict connect_acked(gw_conform_io *io)
@@ -560,6 +630,15 @@ static gw_verdict connect_acked(gw_conform_io *io)
     return gw_conform_say(io, GW_FAIL, "the connect (id %llu) was not acknowledged within %.1f s",
                           (unsigned long long)id, io->wait_ms / 1000.0);
 }
+
+static const gw_conform_case case_connect_acknowledged = {
+    "eoudp/connect/acknowledged", GW_ROLE_SERVER, "A connect is acknowledged with its id", TEXT_CMDS,
+    "0x81 - Connect MUST get an acknowledge",
+    "a connect (0x81), marked important, in the header the server answers (learnt once per run: the 26-byte one, "
+    "else the text's 21-byte one)",
+    "an acknowledge (0x01) carrying the connect's id; Fail otherwise; Skipped when the server answers a connect in "
+    "neither header",
+    connect_acked, GW_MUST};
 
 static gw_verdict connect_answered(gw_conform_io *io)
 {
@@ -578,6 +657,14 @@ static gw_verdict connect_answered(gw_conform_io *io)
                               "[0x02][Timestamp][Id]\"; the command table gives it [Id])");
     return gw_conform_say(io, GW_PASS, "accepted as player 0x%llx", (unsigned long long)player);
 }
+
+static const gw_conform_case case_connect_answered = {
+    "eoudp/connect/answered", GW_ROLE_SERVER, "A connect is accepted or rejected", "EOUDP text, Usage",
+    "Client -> [0x81][Timestamp][Id] / Server -> [0x02][Timestamp][Id] [...] Server -> [0x03][Timestamp][Id]",
+    "a connect (0x81)",
+    "accept (0x02), with a player id or with no content (the command table and the Usage section differ), or "
+    "reject (0x03); Non-strict when neither comes (an example, no MUST)",
+    connect_answered, GW_SHOULD};
 
 static gw_verdict disconnect(gw_conform_io *io)
 {
@@ -600,6 +687,13 @@ static gw_verdict disconnect(gw_conform_io *io)
                           "the disconnect was not acknowledged either", io->wait_ms / 1000.0);
 }
 
+static const gw_conform_case case_connect_disconnect = {
+    "eoudp/connect/disconnect", GW_ROLE_SERVER, "What follows a disconnect (recorded)", "EOUDP text, Usage; wire-facts 4.8",
+    "Client -> [0x82][Timestamp][Id][Id] and Server -> [0x11][Timestamp][Id][Id]",
+    "a connection, then disconnect (0x82), then a connect (0x81: it MUST get an acknowledge, which ends the wait)",
+    "Info: the text's usage shows a 0x11 answer, its details section none, the implementation sends none",
+    disconnect, GW_OPEN};
+
 /* ---- the implementation as client ---------------------------------------------------- */
 
 static gw_verdict connect_first(gw_conform_io *io)
@@ -615,6 +709,12 @@ static gw_verdict connect_first(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "the connect is not marked important (it MUST get an acknowledge)");
     return gw_conform_say(io, GW_PASS, "the client's first command is a connect");
 }
+
+static const gw_conform_case case_connect_first = {
+    "eoudp/connect/first", GW_ROLE_CLIENT, "The client begins with a connect, marked important", TEXT_CMDS,
+    "0x81 - Connect MUST get an acknowledge",
+    "nothing: the client's first datagram is read", "a connect (0x81), important where the header says; Fail otherwise",
+    connect_first, GW_MUST};
 
 /* EOUDP text, ServerCommand: each command "MUST get an acknowledge", in each
    reading where the text contradicts itself (0x0f's content with or
@@ -675,6 +775,16 @@ static gw_verdict server_commands_acked(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "0x0b, 0x0c, 0x0d, 0x0e, 0x0f and 0x10 were each acknowledged with its id");
 }
 
+static const gw_conform_case case_important_server_commands_acked = {
+    "eoudp/important/server-commands-acked", GW_ROLE_CLIENT, "Each server command the text marks is acknowledged",
+    "EOUDP text, ServerCommand",
+    "0x0b - Send system to load MUST get an acknowledge [...] 0x10 - Send important events [...] MUST get an "
+    "acknowledge",
+    "a connection, then 0x0b, 0x0c, 0x0d, 0x0e, 0x0f and 0x10, each marked important, one at a time (0x0f with and "
+    "without its content, 0x10 as an important event and as a deleted component: the text says both)",
+    "each acknowledged with its id (in either reading where the text contradicts itself); Fail otherwise",
+    server_commands_acked, GW_MUST};
+
 /* the case is over: end the connection as the text's usage does (a
    client's disconnect, a server's reject), so that a client quits */
 static void eoudp_finish(gw_conform_io *io)
@@ -684,91 +794,15 @@ static void eoudp_finish(gw_conform_io *io)
 
 /* ---- the catalogue ------------------------------------------------------------------ */
 
-#define TEXT_CMDS "EOUDP text, Commands"
-static const gw_conform_case cases[] = {
-    {"eoudp/connect/acknowledged", GW_ROLE_SERVER, "A connect is acknowledged with its id", TEXT_CMDS,
-     "0x81 - Connect MUST get an acknowledge",
-     "a connect (0x81), marked important, in the header the server answers (learnt once per run: the 26-byte one, "
-     "else the text's 21-byte one)",
-     "an acknowledge (0x01) carrying the connect's id; Fail otherwise; Skipped when the server answers a connect in "
-     "neither header",
-     connect_acked, GW_MUST},
-    {"eoudp/connect/answered", GW_ROLE_SERVER, "A connect is accepted or rejected", "EOUDP text, Usage",
-     "Client -> [0x81][Timestamp][Id] / Server -> [0x02][Timestamp][Id] [...] Server -> [0x03][Timestamp][Id]",
-     "a connect (0x81)",
-     "accept (0x02), with a player id or with no content (the command table and the Usage section differ), or "
-     "reject (0x03); Non-strict when neither comes (an example, no MUST)",
-     connect_answered, GW_SHOULD},
-    {"eoudp/connect/disconnect", GW_ROLE_SERVER, "What follows a disconnect (recorded)", "EOUDP text, Usage; wire-facts 4.8",
-     "Client -> [0x82][Timestamp][Id][Id] and Server -> [0x11][Timestamp][Id][Id]",
-     "a connection, then disconnect (0x82), then a connect (0x81: it MUST get an acknowledge, which ends the wait)",
-     "Info: the text's usage shows a 0x11 answer, its details section none, the implementation sends none",
-     disconnect, GW_OPEN},
-    {"eoudp/connect/first", GW_ROLE_CLIENT, "The client begins with a connect, marked important", TEXT_CMDS,
-     "0x81 - Connect MUST get an acknowledge",
-     "nothing: the client's first datagram is read", "a connect (0x81), important where the header says; Fail otherwise",
-     connect_first, GW_MUST},
-    {"eoudp/important/acknowledged", BOTH, "An important packet is acknowledged with its id",
-     TEXT_CMDS "; wire-facts 4.5",
-     "0x0c - Send entities with their components MUST get an acknowledge / When important is set the receiver "
-     "answers with 0x01 carrying that id.",
-     "a connection, then an entity's component (0x0c) to a client; to a server an important event (0x8b marked "
-     "important; the text's 0x8c in its own header)",
-     "an acknowledge (0x01) carrying its id; Fail when a client leaves the 0x0c unacknowledged (MUST); Non-strict "
-     "when a server leaves the event unacknowledged (only the reference acknowledges it)",
-     important_acked, GW_MUST},
-    {"eoudp/important/duplicate-acked", BOTH, "A duplicated packet that must be acknowledged is acknowledged again",
-     "EOUDP text, Abstract; " TEXT_CMDS,
-     "It take in account the unreliability of UDP and the fact that UDP packet can be lost, duplicated or arrive out "
-     "of order. / 0x81 - Connect MUST get an acknowledge",
-     "to a server a connect (0x81), to a client after a connection an entity's component (0x0c), then the same "
-     "packet with the same id",
-     "both acknowledged (an acknowledge may be lost, and the sender resends); Fail otherwise",
-     duplicate_acked, GW_MUST},
-    {"eoudp/important/unimportant-not-acked", BOTH, "A packet not marked important needs no acknowledge",
-     "wire-facts 4.5", "When important is set the receiver answers with 0x01 carrying that id.",
-     "a connection, then an event (0x8b) to a server, an entity's component (0x0c) to a client, with important = 0 "
-     "(the text's header has no such byte: packet info 0x00 to a client), then a packet that must be acknowledged "
-     "(a connect, an entity's component)",
-     "no acknowledge of the first, the second acknowledged; Info when the first is acknowledged (harmless); Skipped "
-     "when the second is not (silence proves nothing)",
-     unimportant_not_acked, GW_REFERENCE},
-    {"eoudp/important/server-commands-acked", GW_ROLE_CLIENT, "Each server command the text marks is acknowledged",
-     "EOUDP text, ServerCommand",
-     "0x0b - Send system to load MUST get an acknowledge [...] 0x10 - Send important events [...] MUST get an "
-     "acknowledge",
-     "a connection, then 0x0b, 0x0c, 0x0d, 0x0e, 0x0f and 0x10, each marked important, one at a time (0x0f with and "
-     "without its content, 0x10 as an important event and as a deleted component: the text says both)",
-     "each acknowledged with its id (in either reading where the text contradicts itself); Fail otherwise",
-     server_commands_acked, GW_MUST},
-    {"eoudp/commands/unknown-ignored", BOTH, "An unknown command does not break the connection", TEXT_CMDS,
-     "Each command is prefixed with a header define below representing the command.",
-     "a connection, command 0x99 (to a server) or 0x79 (to a client) with four bytes, then a packet that must be "
-     "acknowledged (a connect to a server, an entity's component to a client)",
-     "that packet acknowledged; Fail otherwise",
-     unknown_command, GW_MUST},
-    {"eoudp/commands/size-mismatch-ignored", BOTH, "A datagram whose size field lies does not break the connection",
-     "EOUDP text, Header", "Size - 64 bits (8 bytes) unsigned integer representing the size of the content of the packet.",
-     "a connection, an event (to a server) or an entity deletion (to a client) whose size field says 100 bytes, then "
-     "a packet that must be acknowledged",
-     "that packet acknowledged; Fail otherwise",
-     size_mismatch, GW_MUST},
-    {"eoudp/commands/truncated-ignored", BOTH, "A datagram cut inside its header does not break the connection",
-     "EOUDP text, Header", "Content: [Command][Timestamp][Id][Size]",
-     "a connection, the first 10 bytes of a header, then a packet that must be acknowledged",
-     "that packet acknowledged; Fail otherwise",
-     truncated, GW_MUST},
-    {"eoudp/commands/wrong-side-ignored", BOTH, "The other side's command does not break the connection", TEXT_CMDS,
-     "command inferior to 0x80 are server commands and superior to 0x80 are client commands.",
-     "a connection, an accept (0x02) to a server or an event (0x8b) to a client, then a packet that must be "
-     "acknowledged",
-     "that packet acknowledged; Fail otherwise",
-     wrong_side, GW_MUST},
-    {"eoudp/header/generations", BOTH, "Which header generations are understood (recorded)", "wire-facts 4.3",
-     "Header generations (recognisable because size must equal the datagram length minus the header)",
-     "a connection, then an important packet in each of the four header generations",
-     "Info: the generations whose packet was acknowledged",
-     generations, GW_REFERENCE},
+
+
+
+/* the catalogue, in its order: each case is defined below its run function */
+static const gw_conform_case *const cases[] = {
+    &case_connect_acknowledged, &case_connect_answered, &case_connect_disconnect, &case_connect_first,
+    &case_important_acknowledged, &case_important_duplicate_acked, &case_important_unimportant_not_acked,
+    &case_important_server_commands_acked, &case_commands_unknown_ignored, &case_commands_size_mismatch_ignored,
+    &case_commands_truncated_ignored, &case_commands_wrong_side_ignored, &case_header_generations,
 };
 
 const gw_conform gw_eoudp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases,

@@ -18,6 +18,10 @@
 #include "gne/gne.h"
 
 #define P (&gw_gne_protocol)
+#define SERVER GW_ROLE_SERVER
+#define CLIENT GW_ROLE_CLIENT
+#define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
+#define HANDSHAKE "GNE text, Starting a New Connection"
 
 /* the server's identity: given (--set game=... version=... user_version=...)
    or learnt once per run */
@@ -310,6 +314,14 @@ static gw_verdict handshake_accepted(gw_conform_io *io)
                           (unsigned long long)id->build, (unsigned long long)id->user);
 }
 
+static const gw_conform_case case_handshake_accepted = {
+    "gne/handshake/accepted", SERVER, "The server's own game name and versions are accepted", HANDSHAKE,
+    "Once the server receives the CRP, it can choose to accept or refuse the connection.",
+    "a connection request with the game name, versions and byte order the server's refusal gave",
+    "Info: the 12-byte accept, or a refusal (the server's choice); Fail when no answer comes or the accept is not "
+    "12 bytes (a MUST: a CRP is answered by a refusal or by a CAP of \"exactly 12 when using the TCP/UDP\")",
+    handshake_accepted, GW_OPEN};
+
 /* The server's own versions with another game's name. The text's MUST is
    about versions ("It must refuse the connection if any of the versions
    do not match"); the game name is how games tell each other apart, and
@@ -326,6 +338,16 @@ static gw_verdict handshake_wrong_game(gw_conform_io *io)
     return refused(io, k, &a, "another game's name");
 }
 
+static const gw_conform_case case_handshake_wrong_game = {
+    "gne/handshake/wrong-game", SERVER, "Another game's name is refused with the 44-byte refusal", HANDSHAKE,
+    "It must refuse the connection if any of the versions do not match. [...] it sends a refusal packet with "
+    "the server's version information with a size of exactly 44 bytes",
+    "a connection request with the server's versions (given with --set, or learnt from its refusal of GNE "
+    "version 0) and game \"pcaptool-conform-probe\"",
+    "a 44-byte refusal; Info when accepted (the MUST is about versions; the reference refuses another name); "
+    "Fail for another size; Skipped when the server's versions cannot be learnt",
+    handshake_wrong_game, GW_MUST};
+
 static gw_verdict handshake_wrong_version(gw_conform_io *io)
 {
     gne_identity *id;
@@ -340,6 +362,13 @@ static gw_verdict handshake_wrong_version(gw_conform_io *io)
                    "another GNE version");
 }
 
+static const gw_conform_case case_handshake_wrong_version = {
+    "gne/handshake/wrong-version", SERVER, "Another GNE version is refused", HANDSHAKE,
+    "It must refuse the connection if any of the versions do not match.",
+    "a connection request with the server's identity but GNE version + 9",
+    "a 44-byte refusal; Fail otherwise",
+    handshake_wrong_version, GW_MUST};
+
 static gw_verdict handshake_wrong_user(gw_conform_io *io)
 {
     IDENTITY_OR(io, id);
@@ -347,6 +376,14 @@ static gw_verdict handshake_wrong_user(gw_conform_io *io)
     return refused(io, answered(io, id, id->version, id->game, id->user ^ 0x5a5a5a5au, false, &a), &a,
                    "another user version");
 }
+
+static const gw_conform_case case_handshake_wrong_user_version = {
+    "gne/handshake/wrong-user-version", SERVER, "Another user version is refused", HANDSHAKE,
+    "The user version [...] should match exactly between both ends of the connection. [...] It must refuse the "
+    "connection if any of the versions do not match.",
+    "a connection request with the server's identity but another user version",
+    "a 44-byte refusal; Fail otherwise",
+    handshake_wrong_user, GW_MUST};
 
 /* The server's identity with its sub-version or its build changed: "The
    protocol version number is read as version.sub.build", and "It must
@@ -376,10 +413,26 @@ static gw_verdict handshake_wrong_sub(gw_conform_io *io)
     return wrong_part(io, false);
 }
 
+static const gw_conform_case case_handshake_wrong_sub_version = {
+    "gne/handshake/wrong-sub-version", SERVER, "Another GNE sub-version is refused", HANDSHAKE,
+    "The protocol version number is read as version.sub.build. [...] It must refuse the connection if any of the "
+    "versions do not match.",
+    "a connection request with the server's identity but another sub-version (random)",
+    "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
+    handshake_wrong_sub, GW_MUST};
+
 static gw_verdict handshake_wrong_build(gw_conform_io *io)
 {
     return wrong_part(io, true);
 }
+
+static const gw_conform_case case_handshake_wrong_build = {
+    "gne/handshake/wrong-build", SERVER, "Another GNE build is refused", HANDSHAKE,
+    "The protocol version number is read as version.sub.build. [...] the first attempt at implementing 1.0.0 will "
+    "be versioned 0.0.1, 0.0.2, ... [...] It must refuse the connection if any of the versions do not match.",
+    "a connection request with the server's identity but another build (random, 1..255)",
+    "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
+    handshake_wrong_build, GW_MUST};
 
 /* the 32-byte game field at off in a's bytes: "Any unused space in the
    buffer shall consist of bytes with the value of 0". GW_PASS, or the
@@ -422,6 +475,16 @@ static gw_verdict game_padded(gw_conform_io *io)
     return zero_padded(io, &a, 4 + 8, "refusal"); /* NL header, 'GNE', 0, version, sub-version, build */
 }
 
+static const gw_conform_case case_handshake_game_zero_padded = {
+    "gne/handshake/game-zero-padded", BOTH, "The game name's unused bytes are 0", "GNE text, The First Packet",
+    "Format: of this string is a NULL-terminated ASCII string of length no greater 31 characters. Any unused space "
+    "in the buffer shall consist of bytes with the value of 0.",
+    "to a server a connection request with another GNE version (random; its refusal carries its game name); from a "
+    "client nothing: its request is read",
+    "the 32-byte game field NUL-terminated and 0 after the name; Fail when a byte after the NUL is not 0; Info when "
+    "the name fills all 32 bytes (no unused space); Skipped when a server accepts (wrong-version judges that)",
+    game_padded, GW_MUST};
+
 static gw_verdict handshake_closes_after_refusal(gw_conform_io *io)
 {
     IDENTITY_OR(io, id);
@@ -436,6 +499,13 @@ static gw_verdict handshake_closes_after_refusal(gw_conform_io *io)
         return gw_conform_say(io, GW_PASS, "refused, then the server %s", how);
     return gw_conform_say(io, GW_NON_STRICT, "refused, but the connection stayed open %.1f s later", io->wait_ms / 1000.0);
 }
+
+static const gw_conform_case case_handshake_closes_after_refusal = {
+    "gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "wire-facts 3.6",
+    "Sent when versions, game name or user version differ; then the server closes.",
+    "a connection request with another user version",
+    "the refusal, then the connection closed or an ExitPacket; Non-strict when it stays open",
+    handshake_closes_after_refusal, GW_REFERENCE};
 
 static int64_t udp_port(const gw_replay_pdu *a)
 {
@@ -456,6 +526,14 @@ static gw_verdict udp_unasked(gw_conform_io *io)
     return gw_conform_say(io, GW_INFO, "no UDP link asked for, none offered (port %lld)", (long long)port);
 }
 
+static const gw_conform_case case_handshake_udp_unasked = {
+    "gne/handshake/udp-unasked", SERVER, "No UDP link is offered unless asked for", HANDSHAKE,
+    "The client requests an unreliable port by sending a value of true in appropriate field of the CRP.",
+    "a connection request without the unreliable link",
+    "Info: an accept with UDP port -1 (or 0), or one offering a port (the text says how a client asks for the "
+    "link, not what a server offers unasked)",
+    udp_unasked, GW_OPEN};
+
 static gw_verdict udp_asked(gw_conform_io *io)
 {
     IDENTITY_OR(io, id);
@@ -473,6 +551,15 @@ static gw_verdict udp_asked(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "the accept offers UDP port %lld, out of range", (long long)port);
     return gw_conform_say(io, GW_INFO, "a UDP link was asked for; the server declined it (port %lld)", (long long)port);
 }
+
+static const gw_conform_case case_handshake_udp_asked = {
+    "gne/handshake/udp-asked", SERVER, "A UDP link asked for is offered, or declined", HANDSHAKE,
+    "If the client did not request an unreliable connection, or the server refused it, then the client "
+    "considers the connection complete as soon as it receives the CAP.",
+    "a connection request asking for the unreliable link",
+    "Info: an accept with a UDP port in 1..65535, or one that declines (port -1: the server may refuse the link); "
+    "Fail for a port out of range (a MUST: \"this shall be a gint32 from 0 to 65535\")",
+    udp_asked, GW_OPEN};
 
 /* ---- packets -------------------------------------------------------------------- */
 
@@ -535,6 +622,16 @@ static gw_verdict ping(gw_conform_io *io)
     CONNECTED_OR(io, id);
     return ping_answered(io, id, "");
 }
+
+static const gw_conform_case case_ping_reply = {
+    "gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "GNE text, PingPacket",
+    "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "
+    "set to the time the remote end received and sent the packet. T2 must be <= T3.",
+    "a connection, then a message with a PingPacket request of an id random per run (T2 = T3 = 0)",
+    "a PingPacket reply with that id and T2 <= T3; Non-strict when no reply comes or the connection is closed "
+    "(replying is encouraged); Fail for a reply whose T2 and T3 are missing, T2 > T3 or microseconds outside "
+    "0-999999 (MUSTs: \"T2 must be <= T3\"; gtime's microseconds \"must be in the range [0, 999,999]\")",
+    ping, GW_SHOULD};
 
 static bool ping_reply_either(const gw_replay_pdu *p, const void *arg)
 {
@@ -603,6 +700,18 @@ static gw_verdict custom_parsed(gw_conform_io *io)
                               "under a 2-byte length, 1 byte and 257 base Packets under the text's 1-byte one)");
 }
 
+static const gw_conform_case case_packets_custom_parsed = {
+    "gne/packets/custom-parsed", BOTH, "A CustomPacket is parsed", "GNE text, Packet Listings",
+    "A GNE implementation is required to be able to understand and parse all of these packets so that "
+    "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
+    "ExitPacket provide the base functionality",
+    "a connection, then one message: a CustomPacket whose bytes (01 01 01 and 257 zeros) read to the same end "
+    "under the text's 1-byte length and gnelib's 2-byte one, a ping request (random id) and 255; a ping alone when "
+    "that is not answered",
+    "the ping after the CustomPacket answered; Fail when the connection is closed after it, or when only the ping "
+    "alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is encouraged)",
+    custom_parsed, GW_MUST};
+
 static gw_verdict rate_parsed(gw_conform_io *io)
 {
     /* random, and high enough never to hold back a ping reply */
@@ -612,6 +721,18 @@ static gw_verdict rate_parsed(gw_conform_io *io)
     snprintf(what, sizeof what, "a RateAdjustPacket (%u bytes/s)", rate);
     return parsed_before_ping(io, before, 2, what);
 }
+
+static const gw_conform_case case_packets_rate_adjust_parsed = {
+    "gne/packets/rate-adjust-parsed", BOTH, "A RateAdjustPacket is parsed", "GNE text, Packet Listings",
+    "A GNE implementation is required to be able to understand and parse all of these packets so that "
+    "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
+    "ExitPacket provide the base functionality",
+    "a connection, then one message: a RateAdjustPacket (a random rate of at least 1 MiB/s), a ping request "
+    "(random id) and 255; a ping alone when that is not answered",
+    "the ping after the RateAdjustPacket answered; Fail when the connection is closed after it, or when only the "
+    "ping alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is "
+    "encouraged)",
+    rate_parsed, GW_MUST};
 
 /* a message holding a PingPacket */
 static bool has_ping(const gw_replay_pdu *p, const void *arg)
@@ -645,6 +766,14 @@ static gw_verdict ping_request_zero(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "the %s's ping request %u has T2 = T3 = 0", who(io), (unsigned)rid->v.u);
 }
 
+static const gw_conform_case case_ping_request_times_zero = {
+    "gne/ping/request-times-zero", BOTH, "The peer's own ping requests carry T2 = T3 = 0", "GNE text, PingPacket",
+    "In the request packet, T2 and T3 are to have time values of 0s, 0ms.",
+    "a connection, and no ping: the peer's first PingPacket is its own request",
+    "T2 and T3 both 0 s 0 us; Fail otherwise (\"are to have\": an obligation, set apart from the reply's "
+    "\"should\"; a MUST); Skipped when the peer sends no ping request of its own",
+    ping_request_zero, GW_MUST};
+
 static gw_verdict reserved_id(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
@@ -663,6 +792,15 @@ static gw_verdict reserved_id(gw_conform_io *io)
     return gw_conform_say(io, GW_INFO, "a message with reserved packet id 12 left the connection open; a ping after "
                           "it was %s", w == GW_GOT ? "answered" : "not answered (replying is only encouraged)");
 }
+
+static const gw_conform_case case_packets_reserved_id = {
+    "gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "GNE text, Packets",
+    "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
+    "current packet and all other packets left unparsed in this GNE-level packet.",
+    "a connection, then a message of packet id 12 (reserved) and 255, then a ping",
+    "Info: what the implementation did (ended the connection, or kept it and answered the ping or not); the "
+    "text leaves errors to the implementation",
+    reserved_id, GW_OPEN};
 
 static gw_verdict unterminated(gw_conform_io *io)
 {
@@ -691,6 +829,14 @@ static gw_verdict unterminated(gw_conform_io *io)
                           ended ? "then the connection was ended" : "the connection left open");
 }
 
+static const gw_conform_case case_packets_unterminated = {
+    "gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "GNE text, Packets",
+    "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
+    "a connection, then a message of a ping request and no 255",
+    "Info: what the implementation did (answered, dropped the connection, or neither); the text leaves errors to the "
+    "implementation",
+    unterminated, GW_OPEN};
+
 static gw_verdict exit_closes(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
@@ -702,6 +848,14 @@ static gw_verdict exit_closes(gw_conform_io *io)
         return gw_conform_say(io, GW_PASS, "after the ExitPacket the %s %s", who(io), how);
     return gw_conform_say(io, GW_INFO, "the connection stayed open %.1f s after the ExitPacket", io->wait_ms / 1000.0);
 }
+
+static const gw_conform_case case_packets_exit = {
+    "gne/packets/exit", BOTH, "An ExitPacket ends the connection", "GNE text, ExitPacket",
+    "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
+    "reliable connection as its last data if possible then close its sockets.",
+    "a connection, then the message 02 FF (an ExitPacket alone)",
+    "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open",
+    exit_closes, GW_SHOULD};
 
 /* ---- the implementation as client ---------------------------------------------------- */
 
@@ -718,6 +872,14 @@ static gw_verdict client_request_case(gw_conform_io *io)
                           (unsigned long long)id.version, (unsigned long long)id.sub, (unsigned long long)id.build,
                           (unsigned long long)id.user, id.big_endian ? "big-endian" : "little-endian");
 }
+
+static const gw_conform_case case_handshake_request = {
+    "gne/handshake/request", CLIENT, "The client's connection request is the 48-byte CRP", HANDSHAKE,
+    "the client (connecting machine) sends a packet with the following information called the connection request "
+    "packet (CRP) with an exact size of 48 bytes.",
+    "nothing: the client's first message is read",
+    "a 48-byte request with the magic, versions, game name and user version; Fail otherwise",
+    client_request_case, GW_MUST};
 
 static gw_verdict client_refused(gw_conform_io *io)
 {
@@ -738,6 +900,14 @@ static gw_verdict client_refused(gw_conform_io *io)
         return gw_conform_say(io, GW_INFO, "refused, the client %s", how);
     return gw_conform_say(io, GW_INFO, "refused, the client kept the connection %.1f s", io->wait_ms / 1000.0);
 }
+
+static const gw_conform_case case_handshake_refused_ends = {
+    "gne/handshake/refused-ends", CLIENT, "A refused client ends the connection", HANDSHAKE,
+    "If the server decides to refuse, it sends a refusal packet with the server's version information",
+    "a refusal: the client's own versions but another user version",
+    "Info: whether the client closes the connection (or sends an ExitPacket) or keeps it (the text says nothing of "
+    "what a refused client does)",
+    client_refused, GW_OPEN};
 
 static bool is_udp_port(const gw_replay_pdu *p, const void *arg)
 {
@@ -769,6 +939,16 @@ static gw_verdict client_udp_port(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "the client named its UDP port, %lld", named);
 }
 
+static const gw_conform_case case_handshake_udp_port_sent = {
+    "gne/handshake/udp-port-sent", CLIENT, "A client offered a UDP link names its UDP port", HANDSHAKE,
+    "If a unreliable connection was successfully negotiated, then once the client receives the CAP, it will "
+    "send a packet over its reliable connection with only the data needed for the server to be able to respond "
+    "to the client. [...] For UDP and IPX this shall be a gint32 from 0 to 65535, inclusive.",
+    "an accept offering UDP port 60999, when the request asked for the unreliable link",
+    "the 4-byte port message, a port from 0 to 65535; Fail when none comes or the port is outside that range; "
+    "Skipped when the client asks for no UDP link",
+    client_udp_port, GW_MUST};
+
 /* ---- HawkNL framing ----------------------------------------------------------------- */
 
 /* a connection, then raw bytes: does the implementation drop it? The
@@ -791,6 +971,14 @@ static gw_verdict bad_magic(gw_conform_io *io)
     static const uint8_t frame[] = {'X', 'L', 0x00, 0x02, ID_EXIT, 0xff};
     return dropped_after(io, frame, sizeof frame, "a frame with magic \"XL\"");
 }
+
+static const gw_conform_case case_framing_bad_magic = {
+    "gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "wire-facts 3.2",
+    "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
+    "a connection, then a frame whose magic is \"XL\"",
+    "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
+    "behaviour, the reference's; the GNE text is silent)",
+    bad_magic, GW_REFERENCE};
 
 /* The header of an NL frame of 20000 bytes (HawkNL's limit: 16384). Where
    it lands in the peer's reads changes what HawkNL 1.70 does (it skips its
@@ -824,6 +1012,16 @@ static gw_verdict oversized(gw_conform_io *io)
                           "nothing)", io->wait_ms / 1000.0);
 }
 
+static const gw_conform_case case_framing_oversized = {
+    "gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "wire-facts 3.2",
+    "HawkNL refuses frames over 16384.",
+    "a connection, a ping request, then (once the ping is answered: the peer has read all before) an NL header "
+    "announcing 20000 bytes, and one byte, in a write of their own",
+    "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
+    "limit, the reference's; the GNE text's lengths are 16-bit); Info when the ping got no reply (the header may have "
+    "come in the ping's read) or the implementation ended the connection before the header went",
+    oversized, GW_REFERENCE};
+
 static gw_verdict oversized_coalesced(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
@@ -843,6 +1041,15 @@ static gw_verdict oversized_coalesced(gw_conform_io *io)
                           io->wait_ms / 1000.0);
 }
 
+static const gw_conform_case case_framing_oversized_coalesced = {
+    "gne/framing/oversized-coalesced", BOTH, "An NL frame over 16384 bytes ends the connection, also when it comes "
+    "right after another", "wire-facts 3.2",
+    "HawkNL refuses frames over 16384.",
+    "a connection, then a ping request and an NL header announcing 20000 bytes, and one byte, in one write",
+    "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL "
+    "1.70's own check is skipped then)",
+    oversized_coalesced, GW_REFERENCE};
+
 /* the case is over: an ExitPacket, GNE's own end of a connection (a
    client quits on it), where the handshake was done */
 static void gne_finish(gw_conform_io *io)
@@ -855,169 +1062,7 @@ static void gne_finish(gw_conform_io *io)
 
 /* ---- the catalogue ------------------------------------------------------------------- */
 
-#define SERVER GW_ROLE_SERVER
-#define CLIENT GW_ROLE_CLIENT
-#define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
-#define HANDSHAKE "GNE text, Starting a New Connection"
-static const gw_conform_case cases[] = {
-    {"gne/handshake/wrong-game", SERVER, "Another game's name is refused with the 44-byte refusal", HANDSHAKE,
-     "It must refuse the connection if any of the versions do not match. [...] it sends a refusal packet with "
-     "the server's version information with a size of exactly 44 bytes",
-     "a connection request with the server's versions (given with --set, or learnt from its refusal of GNE "
-     "version 0) and game \"pcaptool-conform-probe\"",
-     "a 44-byte refusal; Info when accepted (the MUST is about versions; the reference refuses another name); "
-     "Fail for another size; Skipped when the server's versions cannot be learnt",
-     handshake_wrong_game, GW_MUST},
-    {"gne/handshake/accepted", SERVER, "The server's own game name and versions are accepted", HANDSHAKE,
-     "Once the server receives the CRP, it can choose to accept or refuse the connection.",
-     "a connection request with the game name, versions and byte order the server's refusal gave",
-     "Info: the 12-byte accept, or a refusal (the server's choice); Fail when no answer comes or the accept is not "
-     "12 bytes (a MUST: a CRP is answered by a refusal or by a CAP of \"exactly 12 when using the TCP/UDP\")",
-     handshake_accepted, GW_OPEN},
-    {"gne/handshake/wrong-version", SERVER, "Another GNE version is refused", HANDSHAKE,
-     "It must refuse the connection if any of the versions do not match.",
-     "a connection request with the server's identity but GNE version + 9",
-     "a 44-byte refusal; Fail otherwise",
-     handshake_wrong_version, GW_MUST},
-    {"gne/handshake/wrong-user-version", SERVER, "Another user version is refused", HANDSHAKE,
-     "The user version [...] should match exactly between both ends of the connection. [...] It must refuse the "
-     "connection if any of the versions do not match.",
-     "a connection request with the server's identity but another user version",
-     "a 44-byte refusal; Fail otherwise",
-     handshake_wrong_user, GW_MUST},
-    {"gne/handshake/wrong-sub-version", SERVER, "Another GNE sub-version is refused", HANDSHAKE,
-     "The protocol version number is read as version.sub.build. [...] It must refuse the connection if any of the "
-     "versions do not match.",
-     "a connection request with the server's identity but another sub-version (random)",
-     "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
-     handshake_wrong_sub, GW_MUST},
-    {"gne/handshake/wrong-build", SERVER, "Another GNE build is refused", HANDSHAKE,
-     "The protocol version number is read as version.sub.build. [...] the first attempt at implementing 1.0.0 will "
-     "be versioned 0.0.1, 0.0.2, ... [...] It must refuse the connection if any of the versions do not match.",
-     "a connection request with the server's identity but another build (random, 1..255)",
-     "a 44-byte refusal; Fail otherwise; Skipped when the server's versions cannot be learnt",
-     handshake_wrong_build, GW_MUST},
-    {"gne/handshake/game-zero-padded", BOTH, "The game name's unused bytes are 0", "GNE text, The First Packet",
-     "Format: of this string is a NULL-terminated ASCII string of length no greater 31 characters. Any unused space "
-     "in the buffer shall consist of bytes with the value of 0.",
-     "to a server a connection request with another GNE version (random; its refusal carries its game name); from a "
-     "client nothing: its request is read",
-     "the 32-byte game field NUL-terminated and 0 after the name; Fail when a byte after the NUL is not 0; Info when "
-     "the name fills all 32 bytes (no unused space); Skipped when a server accepts (wrong-version judges that)",
-     game_padded, GW_MUST},
-    {"gne/handshake/closes-after-refusal", SERVER, "After a refusal the server closes", "wire-facts 3.6",
-     "Sent when versions, game name or user version differ; then the server closes.",
-     "a connection request with another user version",
-     "the refusal, then the connection closed or an ExitPacket; Non-strict when it stays open",
-     handshake_closes_after_refusal, GW_REFERENCE},
-    {"gne/handshake/udp-unasked", SERVER, "No UDP link is offered unless asked for", HANDSHAKE,
-     "The client requests an unreliable port by sending a value of true in appropriate field of the CRP.",
-     "a connection request without the unreliable link",
-     "Info: an accept with UDP port -1 (or 0), or one offering a port (the text says how a client asks for the "
-     "link, not what a server offers unasked)",
-     udp_unasked, GW_OPEN},
-    {"gne/handshake/udp-asked", SERVER, "A UDP link asked for is offered, or declined", HANDSHAKE,
-     "If the client did not request an unreliable connection, or the server refused it, then the client "
-     "considers the connection complete as soon as it receives the CAP.",
-     "a connection request asking for the unreliable link",
-     "Info: an accept with a UDP port in 1..65535, or one that declines (port -1: the server may refuse the link); "
-     "Fail for a port out of range (a MUST: \"this shall be a gint32 from 0 to 65535\")",
-     udp_asked, GW_OPEN},
-    {"gne/handshake/request", CLIENT, "The client's connection request is the 48-byte CRP", HANDSHAKE,
-     "the client (connecting machine) sends a packet with the following information called the connection request "
-     "packet (CRP) with an exact size of 48 bytes.",
-     "nothing: the client's first message is read",
-     "a 48-byte request with the magic, versions, game name and user version; Fail otherwise",
-     client_request_case, GW_MUST},
-    {"gne/handshake/refused-ends", CLIENT, "A refused client ends the connection", HANDSHAKE,
-     "If the server decides to refuse, it sends a refusal packet with the server's version information",
-     "a refusal: the client's own versions but another user version",
-     "Info: whether the client closes the connection (or sends an ExitPacket) or keeps it (the text says nothing of "
-     "what a refused client does)",
-     client_refused, GW_OPEN},
-    {"gne/handshake/udp-port-sent", CLIENT, "A client offered a UDP link names its UDP port", HANDSHAKE,
-     "If a unreliable connection was successfully negotiated, then once the client receives the CAP, it will "
-     "send a packet over its reliable connection with only the data needed for the server to be able to respond "
-     "to the client. [...] For UDP and IPX this shall be a gint32 from 0 to 65535, inclusive.",
-     "an accept offering UDP port 60999, when the request asked for the unreliable link",
-     "the 4-byte port message, a port from 0 to 65535; Fail when none comes or the port is outside that range; "
-     "Skipped when the client asks for no UDP link",
-     client_udp_port, GW_MUST},
-    {"gne/ping/reply", BOTH, "A ping request is answered with the same id and T2 <= T3", "GNE text, PingPacket",
-     "A GNE implementation is encouraged to reply to the ping. [...] In the reply packet, T2 and T3 should be "
-     "set to the time the remote end received and sent the packet. T2 must be <= T3.",
-     "a connection, then a message with a PingPacket request of an id random per run (T2 = T3 = 0)",
-     "a PingPacket reply with that id and T2 <= T3; Non-strict when no reply comes or the connection is closed "
-     "(replying is encouraged); Fail for a reply whose T2 and T3 are missing, T2 > T3 or microseconds outside "
-     "0-999999 (MUSTs: \"T2 must be <= T3\"; gtime's microseconds \"must be in the range [0, 999,999]\")",
-     ping, GW_SHOULD},
-    {"gne/packets/custom-parsed", BOTH, "A CustomPacket is parsed", "GNE text, Packet Listings",
-     "A GNE implementation is required to be able to understand and parse all of these packets so that "
-     "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
-     "ExitPacket provide the base functionality",
-     "a connection, then one message: a CustomPacket whose bytes (01 01 01 and 257 zeros) read to the same end "
-     "under the text's 1-byte length and gnelib's 2-byte one, a ping request (random id) and 255; a ping alone when "
-     "that is not answered",
-     "the ping after the CustomPacket answered; Fail when the connection is closed after it, or when only the ping "
-     "alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is encouraged)",
-     custom_parsed, GW_MUST},
-    {"gne/packets/rate-adjust-parsed", BOTH, "A RateAdjustPacket is parsed", "GNE text, Packet Listings",
-     "A GNE implementation is required to be able to understand and parse all of these packets so that "
-     "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
-     "ExitPacket provide the base functionality",
-     "a connection, then one message: a RateAdjustPacket (a random rate of at least 1 MiB/s), a ping request "
-     "(random id) and 255; a ping alone when that is not answered",
-     "the ping after the RateAdjustPacket answered; Fail when the connection is closed after it, or when only the "
-     "ping alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is "
-     "encouraged)",
-     rate_parsed, GW_MUST},
-    {"gne/ping/request-times-zero", BOTH, "The peer's own ping requests carry T2 = T3 = 0", "GNE text, PingPacket",
-     "In the request packet, T2 and T3 are to have time values of 0s, 0ms.",
-     "a connection, and no ping: the peer's first PingPacket is its own request",
-     "T2 and T3 both 0 s 0 us; Fail otherwise (\"are to have\": an obligation, set apart from the reply's "
-     "\"should\"; a MUST); Skipped when the peer sends no ping request of its own",
-     ping_request_zero, GW_MUST},
-    {"gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "GNE text, Packets",
-     "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
-     "current packet and all other packets left unparsed in this GNE-level packet.",
-     "a connection, then a message of packet id 12 (reserved) and 255, then a ping",
-     "Info: what the implementation did (ended the connection, or kept it and answered the ping or not); the "
-     "text leaves errors to the implementation",
-     reserved_id, GW_OPEN},
-    {"gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "GNE text, Packets",
-     "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
-     "a connection, then a message of a ping request and no 255",
-     "Info: what the implementation did (answered, dropped the connection, or neither); the text leaves errors to the "
-     "implementation",
-     unterminated, GW_OPEN},
-    {"gne/packets/exit", BOTH, "An ExitPacket ends the connection", "GNE text, ExitPacket",
-     "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
-     "reliable connection as its last data if possible then close its sockets.",
-     "a connection, then the message 02 FF (an ExitPacket alone)",
-     "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open",
-     exit_closes, GW_SHOULD},
-    {"gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "wire-facts 3.2",
-     "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
-     "a connection, then a frame whose magic is \"XL\"",
-     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
-     "behaviour, the reference's; the GNE text is silent)",
-     bad_magic, GW_REFERENCE},
-    {"gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "wire-facts 3.2",
-     "HawkNL refuses frames over 16384.",
-     "a connection, a ping request, then (once the ping is answered: the peer has read all before) an NL header "
-     "announcing 20000 bytes, and one byte, in a write of their own",
-     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
-     "limit, the reference's; the GNE text's lengths are 16-bit); Info when the ping got no reply (the header may have "
-     "come in the ping's read) or the implementation ended the connection before the header went",
-     oversized, GW_REFERENCE},
-    {"gne/framing/oversized-coalesced", BOTH, "An NL frame over 16384 bytes ends the connection, also when it comes "
-     "right after another", "wire-facts 3.2",
-     "HawkNL refuses frames over 16384.",
-     "a connection, then a ping request and an NL header announcing 20000 bytes, and one byte, in one write",
-     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL "
-     "1.70's own check is skipped then)",
-     oversized_coalesced, GW_REFERENCE},
-};
+
 
 static const gw_conform_setting settings[] = {
     {"game", "the server's game name; without it the run learns the name and versions from the server's "
@@ -1025,6 +1070,18 @@ static const gw_conform_setting settings[] = {
     {"version", "the server's GNE version, A.B.C (with game; default 1.0.0)"},
     {"user_version", "the server's user version (with game; default 0)"},
     {NULL, NULL},
+};
+
+
+/* the catalogue, in its order: each case is defined below its run function */
+static const gw_conform_case *const cases[] = {
+    &case_handshake_wrong_game, &case_handshake_accepted, &case_handshake_wrong_version,
+    &case_handshake_wrong_user_version, &case_handshake_wrong_sub_version, &case_handshake_wrong_build,
+    &case_handshake_game_zero_padded, &case_handshake_closes_after_refusal, &case_handshake_udp_unasked,
+    &case_handshake_udp_asked, &case_handshake_request, &case_handshake_refused_ends, &case_handshake_udp_port_sent,
+    &case_ping_reply, &case_packets_custom_parsed, &case_packets_rate_adjust_parsed, &case_ping_request_times_zero,
+    &case_packets_reserved_id, &case_packets_unterminated, &case_packets_exit, &case_framing_bad_magic,
+    &case_framing_oversized, &case_framing_oversized_coalesced,
 };
 
 const gw_conform gw_gne_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,

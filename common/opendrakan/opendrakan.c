@@ -520,17 +520,14 @@ static void anim_flags(od_ctx *x, size_t off, uint64_t w)
     gw_summary_add(&x->p.sum, " %s", gw_value_name_or(playback_names, (uint32_t)(w >> 6), "Unknown"));
 }
 
-/* what the layouts ask of the decoder (gw_pdu_hooks) */
-enum { TEST_DRAFT, STEP_GREF, STEP_BUNDLE, STEP_SUM_TICK_OBJECT, STEP_SUM_CHANNEL,
-       CHECK_TICK = 1, CHECK_REFERENCE_TICK, CHECK_DB_COUNT, CHECK_VARIANT, CHECK_LIFECYCLE, CHECK_ANIM_FLAGS };
+/* what the layouts ask of the decoder: the functions their steps name */
 
-/* TEST_DRAFT: the draft's layout. The draft puts a real time (f64) first
+/* GW_IF_HOOK(draft_layout): the draft's layout. The draft puts a real time (f64) first
    in an action and an analog action, the reference does not: a payload
    whose length only the draft's fits is read the draft's way whatever the
    variant (both readings decode) */
-static bool test(gw_pdu *p, int which)
+static bool draft_layout(gw_pdu *p)
 {
-    (void)which;
     od_ctx *x = (od_ctx *)p;
     if (x->conv->opt[OD_OPT_VARIANT] == OD_VARIANT_DRAFT)
         return true;
@@ -538,55 +535,71 @@ static bool test(gw_pdu *p, int which)
     return (x->type == T_ACTION && rest == 8 + 4 + 1) || (x->type == T_ANALOG && rest == 8 + 4 + 4 + 4);
 }
 
-static void step(gw_pdu *p, int which)
+static void step_gref(gw_pdu *p)
+{
+    gref((od_ctx *)p);
+}
+static void step_bundle(gw_pdu *p)
+{
+    bundle((od_ctx *)p);
+}
+static void sum_tick_object(gw_pdu *p)
 {
     od_ctx *x = (od_ctx *)p;
-    switch (which) {
-    case STEP_GREF: gref(x); break;
-    case STEP_BUNDLE: bundle(x); break;
-    case STEP_SUM_TICK_OBJECT:
-        gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)x->val[OD_F_TICK],
-                       (unsigned long long)x->val[OD_F_OBJECT_ID]);
-        break;
-    default: /* STEP_SUM_CHANNEL */
-        gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)x->val[OD_F_CHANNEL]);
-        break;
-    }
+    gw_summary_add(&x->p.sum, " tick %lld object %llu", (long long)x->val[OD_F_TICK],
+                   (unsigned long long)x->val[OD_F_OBJECT_ID]);
 }
-
-static void check(gw_pdu *p, int which, size_t off, uint64_t v)
+static void sum_channel(gw_pdu *p)
 {
     od_ctx *x = (od_ctx *)p;
-    switch (which) {
-    case CHECK_TICK:
-    case CHECK_REFERENCE_TICK:
-        if (v == 0 && which == CHECK_TICK)
-            gw_emit_finding(&x->p.e, OD_E_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
-        if (v >> 63)
-            gw_emit_finding(&x->p.e, OD_E_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
-                            (long long)v, (unsigned long long)v);
-        break;
-    case CHECK_DB_COUNT:
-        if (v != x->conv->n_db)
-            gw_emit_finding(&x->p.e, OD_E_DB_INCOMPLETE, off, 4, "%llu databases loaded, %u table entries seen",
-                            (unsigned long long)v, x->conv->n_db);
-        break;
-    case CHECK_VARIANT:
-        gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)v, "Unknown"));
-        if (v > 2)
-            gw_emit_finding(&x->p.e, OD_E_EVENT_VARIANT, off, 1, "Event variant %llu", (unsigned long long)v);
-        break;
-    case CHECK_LIFECYCLE:
-        if (v > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
-            gw_emit_finding(&x->p.e, OD_E_LIFECYCLE_UNKNOWN, off, 1, "Lifecycle state %llu", (unsigned long long)v);
-        break;
-    default: /* CHECK_ANIM_FLAGS */
-        anim_flags(x, off, v);
-        break;
-    }
+    gw_summary_add(&x->p.sum, " channel 0x%llx", (unsigned long long)x->val[OD_F_CHANNEL]);
 }
 
-static const gw_pdu_hooks hooks = {.test = test, .step = step, .check = check};
+/* a tick's top bit: the code's i64 and the draft's u64 read it apart */
+static void tick_top_bit(od_ctx *x, size_t off, uint64_t v)
+{
+    if (v >> 63)
+        gw_emit_finding(&x->p.e, OD_E_TICK_TOP_BIT, off, 8, "Tick %lld as the code's i64, %llu as the draft's u64",
+                        (long long)v, (unsigned long long)v);
+}
+static void check_tick(gw_pdu *p, size_t off, uint64_t v)
+{
+    od_ctx *x = (od_ctx *)p;
+    if (v == 0)
+        gw_emit_finding(&x->p.e, OD_E_TICK_ZERO, off, 8, "Tick 0 (none) in a packet that needs one");
+    tick_top_bit(x, off, v);
+}
+static void check_reference_tick(gw_pdu *p, size_t off, uint64_t v)
+{
+    tick_top_bit((od_ctx *)p, off, v);
+}
+static void check_db_count(gw_pdu *p, size_t off, uint64_t v)
+{
+    od_ctx *x = (od_ctx *)p;
+    if (v != x->conv->n_db)
+        gw_emit_finding(&x->p.e, OD_E_DB_INCOMPLETE, off, 4, "%llu databases loaded, %u table entries seen",
+                        (unsigned long long)v, x->conv->n_db);
+}
+static void check_variant(gw_pdu *p, size_t off, uint64_t v)
+{
+    od_ctx *x = (od_ctx *)p;
+    gw_summary_add(&x->p.sum, " %s", gw_value_name_or(variant_names, (uint32_t)v, "Unknown"));
+    if (v > 2)
+        gw_emit_finding(&x->p.e, OD_E_EVENT_VARIANT, off, 1, "Event variant %llu", (unsigned long long)v);
+}
+static void check_lifecycle(gw_pdu *p, size_t off, uint64_t v)
+{
+    od_ctx *x = (od_ctx *)p;
+    if (v > 3) /* "0 = loaded, 1 = spawned, 2 = running, 3 = destroyed" */
+        gw_emit_finding(&x->p.e, OD_E_LIFECYCLE_UNKNOWN, off, 1, "Lifecycle state %llu", (unsigned long long)v);
+}
+static void check_anim_flags(gw_pdu *p, size_t off, uint64_t v)
+{
+    anim_flags((od_ctx *)p, off, v);
+}
+
+/* none to add: set, they let the layouts' steps, checks and tests run */
+static const gw_pdu_hooks hooks = {0};
 
 /* every packet's header, in a TCP stream and in a datagram's chain: its
    type, its payload's length (u16, the header not counted); described once
@@ -597,26 +610,26 @@ static const gw_frame framing = {.header = packet_header, .length_field = OD_F_L
 /* payload layouts (little-endian) */
 #define L GW_LAYOUT
 #define NUM(f, n, ...) GW_NUM(OD_F_##f, n, __VA_ARGS__)
-#define TICK NUM(TICK, 8, GW_CHECK(CHECK_TICK))
+#define TICK NUM(TICK, 8, GW_CHECK(check_tick))
 #define REALTIME NUM(REALTIME, 8)
-#define DRAFT_REALTIME GW_IF_HOOK(TEST_DRAFT), REALTIME, GW_DONE
+#define DRAFT_REALTIME GW_IF_HOOK(draft_layout), REALTIME, GW_DONE
 /* the rest of the payload, a text also in the summary */
 #define REST_TEXT(f) {.op = GW_L_REST, .field = OD_F_##f, GW_SUM(" %s"), GW_CHARS(48)}
 #define BODY GW_OPTIONAL, GW_REST(OD_F_BODY)
 #define ANIM NUM(ANIM_CHANNEL, 4), NUM(ANIM_SPEED, 4)
 static const gw_lstep *const payloads[T_COUNT] = {
     [T_DB_ENTRY] = L(NUM(DB_INDEX, 4, GW_SUM(" %llu")), REST_TEXT(DB_PATH)),
-    [T_LOAD_LEVEL] = L(NUM(DB_COUNT, 4, GW_CHECK(CHECK_DB_COUNT)), REST_TEXT(LEVEL_PATH)),
-    [T_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(STEP_SUM_TICK_OBJECT), GW_STEP(STEP_BUNDLE)),
-    [T_EXTRA_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(STEP_SUM_TICK_OBJECT), GW_REST(OD_F_EXTRA_STATES)),
-    [T_CONFIRM] = L(TICK, REALTIME, NUM(CHANGE_COUNT, 4), NUM(REFERENCE_TICK, 8, GW_CHECK(CHECK_REFERENCE_TICK))),
-    [T_GLOBAL_MESSAGE] = L(NUM(CHANNEL, 4), DRAFT_REALTIME, GW_STEP(STEP_SUM_CHANNEL), BODY),
+    [T_LOAD_LEVEL] = L(NUM(DB_COUNT, 4, GW_CHECK(check_db_count)), REST_TEXT(LEVEL_PATH)),
+    [T_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(sum_tick_object), GW_STEP(step_bundle)),
+    [T_EXTRA_STATES] = L(TICK, NUM(OBJECT_ID, 4), GW_STEP(sum_tick_object), GW_REST(OD_F_EXTRA_STATES)),
+    [T_CONFIRM] = L(TICK, REALTIME, NUM(CHANGE_COUNT, 4), NUM(REFERENCE_TICK, 8, GW_CHECK(check_reference_tick))),
+    [T_GLOBAL_MESSAGE] = L(NUM(CHANNEL, 4), DRAFT_REALTIME, GW_STEP(sum_channel), BODY),
     /* the draft's layout (the reference never builds it) */
-    [T_OBJECT_MESSAGE] = L(NUM(CHANNEL, 4), NUM(SENDER, 4), NUM(RECEIVER, 4), REALTIME, GW_STEP(STEP_SUM_CHANNEL), BODY),
-    [T_EVENT] = L(REALTIME, NUM(VARIANT, 1, GW_CHECK(CHECK_VARIANT)),
+    [T_OBJECT_MESSAGE] = L(NUM(CHANNEL, 4), NUM(SENDER, 4), NUM(RECEIVER, 4), REALTIME, GW_STEP(sum_channel), BODY),
+    [T_EVENT] = L(REALTIME, NUM(VARIANT, 1, GW_CHECK(check_variant)),
                   GW_IF(OD_F_VARIANT, GW_CMP_EQ, 0), NUM(ACTION, 4), NUM(KEY_DOWN, 1), GW_DONE,
-                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 1), NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF),
-                      ANIM, NUM(ANIM_START, 4), NUM(ANIM_TRANSITION, 4), NUM(ANIM_FLAGS, 1, GW_CHECK(CHECK_ANIM_FLAGS)),
+                  GW_IF(OD_F_VARIANT, GW_CMP_EQ, 1), NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(step_gref),
+                      ANIM, NUM(ANIM_START, 4), NUM(ANIM_TRANSITION, 4), NUM(ANIM_FLAGS, 1, GW_CHECK(check_anim_flags)),
                   GW_DONE,
                   GW_IF(OD_F_VARIANT, GW_CMP_EQ, 2), NUM(SENDER, 4), NUM(RECEIVER, 4), NUM(MESSAGE, 4), GW_DONE,
                   GW_IF(OD_F_VARIANT, GW_CMP_GE, 3), GW_REST(OD_F_DATA), GW_DONE),
@@ -625,10 +638,10 @@ static const gw_lstep *const payloads[T_COUNT] = {
     [T_ANALOG] = L(DRAFT_REALTIME, NUM(ACTION, 4), NUM(ANALOG_X, 4), NUM(ANALOG_Y, 4)),
     /* the draft's other snapshot changes */
     [T_OBJECT_CREATED] = L(TICK, NUM(NEW_OBJECT, 4), NUM(PROTOTYPE, 4)),
-    [T_LIFECYCLE] = L(TICK, NUM(OBJECT_ID, 4), NUM(LIFECYCLE, 1, GW_CHECK(CHECK_LIFECYCLE))),
-    [T_SOUND] = L(REALTIME, GW_STEP(STEP_GREF)),
+    [T_LIFECYCLE] = L(TICK, NUM(OBJECT_ID, 4), NUM(LIFECYCLE, 1, GW_CHECK(check_lifecycle))),
+    [T_SOUND] = L(REALTIME, GW_STEP(step_gref)),
     /* the draft's "Object animation (downlink, reliable)" */
-    [T_ANIMATION] = L(REALTIME, NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(STEP_GREF), ANIM),
+    [T_ANIMATION] = L(REALTIME, NUM(OBJECT_ID, 4, GW_SUM(" object %llu")), GW_STEP(step_gref), ANIM),
 };
 
 /* pcaptool conform's packets: type, the payload's length (u16), the
@@ -638,7 +651,7 @@ static const gw_lstep *const payloads[T_COUNT] = {
 static size_t od_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
     (void)opts;
-    static const gw_lstep raw[] = {GW_STEP(0), {.op = GW_L_END}};
+    static const gw_lstep raw[] = {GW_STEP(NULL), {.op = GW_L_END}};
     size_t n, head = gw_frame_size(&framing);
     if (type < 0 || type > 255 || cap < head ||
         !gw_layout_write(type < T_COUNT ? payloads[type] : raw, false, vals, out + head, cap - head, &n) ||

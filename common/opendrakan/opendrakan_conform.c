@@ -13,6 +13,9 @@
 #include "opendrakan/opendrakan.h"
 
 #define P (&gw_opendrakan_protocol)
+#define SNAP "OpenDrakan draft, Snapshot transmission"
+#define CLIENT GW_ROLE_CLIENT
+#define SERVER GW_ROLE_SERVER
 #define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
 
 /* a state bundle: value mask 0x01 (position), jump mask 0, position
@@ -156,6 +159,15 @@ static gw_verdict ack_complete(gw_conform_io *io)
                           "complete snapshot" : "no acknowledgement of the complete snapshot");
 }
 
+static const gw_conform_case case_snapshot_ack_complete = {
+    "opendrakan/snapshot/ack-complete", CLIENT, "A complete snapshot is acknowledged", SNAP,
+    "Once a confirmed snapshot contains as many changes as stated by the confirmation, it is complete [...] "
+    "Used by the client to tell the server that it has received a snapshot in full.",
+    "the level, then tick 1: two OBJECT_STATES_CHANGED and CONFIRM_SNAPSHOT counting 2 (UDP)",
+    "ACKNOWLEDGE_SNAPSHOT of tick 1; Non-strict when none comes, the connection closed or not (\"not strictly "
+    "necessary\")",
+    ack_complete, GW_SHOULD};
+
 static gw_verdict ack_over_udp(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
@@ -171,6 +183,13 @@ static gw_verdict ack_over_udp(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "the acknowledgement came over UDP");
 }
 
+static const gw_conform_case case_snapshot_ack_over_udp = {
+    "opendrakan/snapshot/ack-over-udp", CLIENT, "The acknowledgement goes over UDP", "wire-facts 5.5",
+    "The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), all others as reliable (TCP).",
+    "the level, then a complete snapshot",
+    "its acknowledgement over UDP; Non-strict over TCP; Skipped when none comes",
+    ack_over_udp, GW_REFERENCE};
+
 static gw_verdict no_ack_incomplete(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
@@ -180,6 +199,16 @@ static gw_verdict no_ack_incomplete(gw_conform_io *io)
                      "a snapshot missing one of its 2 changes was not acknowledged");
 }
 
+static const gw_conform_case case_snapshot_no_ack_incomplete = {
+    "opendrakan/snapshot/no-ack-incomplete", CLIENT, "An incomplete snapshot is not acknowledged", SNAP,
+    "Packet loss will cause either the confirmation or a number of changes to be missing [...] Thus, an "
+    "incomplete snapshot will not be considered by the client.",
+    "the level, then tick 1: one OBJECT_STATES_CHANGED and CONFIRM_SNAPSHOT counting 2; then the complete "
+    "snapshot of tick 2 (the probe)",
+    "no acknowledgement of tick 1, tick 2 acknowledged; Fail when tick 1 is acknowledged; Info when tick 2 is not "
+    "either, or the client leaves first (silence and a close show nothing)",
+    no_ack_incomplete, GW_MUST};
+
 static gw_verdict unconfirmed(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
@@ -188,6 +217,15 @@ static gw_verdict unconfirmed(gw_conform_io *io)
     return held_back(io, "tick 1 was acknowledged without its confirmation",
                      "changes without a confirmation were not acknowledged");
 }
+
+static const gw_conform_case case_snapshot_unconfirmed = {
+    "opendrakan/snapshot/unconfirmed", CLIENT, "A snapshot without its confirmation is not acknowledged", SNAP,
+    "Upon reception of a confirmation packet, a client marks it's local version of the snapshots as confirmed",
+    "the level, then two OBJECT_STATES_CHANGED of tick 1 and no confirmation; then the complete snapshot of tick "
+    "2 (the probe)",
+    "no acknowledgement of tick 1, tick 2 acknowledged; Fail when tick 1 is acknowledged; Info when tick 2 is not "
+    "either, or the client leaves first (silence and a close show nothing)",
+    unconfirmed, GW_MUST};
 
 static gw_verdict order_independent(gw_conform_io *io)
 {
@@ -213,6 +251,14 @@ static gw_verdict order_independent(gw_conform_io *io)
     return gw_conform_say(io, GW_NON_STRICT, "no snapshot was acknowledged (not strictly necessary)");
 }
 
+static const gw_conform_case case_snapshot_order_independent = {
+    "opendrakan/snapshot/order-independent", CLIENT, "A snapshot confirmed before its changes is complete too", SNAP,
+    "This scheme is also independent of the packet's order upon arrival.",
+    "the level, tick 1's confirmation before its two changes, then tick 2 in the usual order",
+    "both acknowledged; Fail when only one is; Non-strict when neither is (acknowledging is not strictly "
+    "necessary)",
+    order_independent, GW_MUST};
+
 static gw_verdict empty_snapshot(gw_conform_io *io)
 {
     SERVE_OR_FAIL(io);
@@ -224,6 +270,13 @@ static gw_verdict empty_snapshot(gw_conform_io *io)
     UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_NON_STRICT, "a snapshot of no changes (complete on its confirmation) was not acknowledged");
 }
+
+static const gw_conform_case case_snapshot_empty = {
+    "opendrakan/snapshot/empty", CLIENT, "A snapshot of no changes is complete on its confirmation", SNAP,
+    "Once a confirmed snapshot contains as many changes as stated by the confirmation, it is complete",
+    "the level, then CONFIRM_SNAPSHOT of tick 1 counting 0",
+    "ACKNOWLEDGE_SNAPSHOT of tick 1; Non-strict when none comes",
+    empty_snapshot, GW_MUST};
 
 /* an unknown packet, then a complete snapshot: still acknowledged? */
 static gw_verdict after_unknown(gw_conform_io *io, bool over_udp)
@@ -251,10 +304,26 @@ static gw_verdict unknown_tcp(gw_conform_io *io)
     return after_unknown(io, false);
 }
 
+static const gw_conform_case case_packets_unknown_tcp = {
+    "opendrakan/packets/unknown-tcp", CLIENT, "An unknown packet type over TCP does not break the client",
+    "wire-facts 5.2", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
+    "the level, a packet of type 77 over TCP, then a complete snapshot",
+    "the snapshot acknowledged; Non-strict when the client closes (the reference's framing: the text names no "
+    "unknown type); Info when no acknowledgement comes",
+    unknown_tcp, GW_REFERENCE};
+
 static gw_verdict unknown_udp(gw_conform_io *io)
 {
     return after_unknown(io, true);
 }
+
+static const gw_conform_case case_packets_unknown_udp = {
+    "opendrakan/packets/unknown-udp", CLIENT, "An unknown packet type over UDP does not break the client",
+    "wire-facts 5.2", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
+    "the level, a datagram of type 77, then a complete snapshot",
+    "the snapshot acknowledged; Non-strict when the client closes (the reference's framing: the text names no "
+    "unknown type); Info when no acknowledgement comes",
+    unknown_udp, GW_REFERENCE};
 
 static gw_verdict truncated_udp(gw_conform_io *io)
 {
@@ -273,6 +342,14 @@ static gw_verdict truncated_udp(gw_conform_io *io)
     UNLESS_UDP_REFUSED(io);
     return gw_conform_say(io, GW_INFO, "no acknowledgement after the truncated datagram (the client may acknowledge none)");
 }
+
+static const gw_conform_case case_packets_truncated_udp = {
+    "opendrakan/packets/truncated-udp", CLIENT, "A truncated datagram does not break the client", "wire-facts 5.2",
+    "payload_length:u16 LE (payload only, not the 3 header bytes)",
+    "the level, a CONFIRM_SNAPSHOT whose length says 28 with 5 bytes, then a complete snapshot of tick 2",
+    "tick 2 acknowledged; Non-strict when the client closes (the length field is the reference's); Info when no "
+    "acknowledgement comes",
+    truncated_udp, GW_REFERENCE};
 
 /* ---- the implementation as server: pcaptool is the client ---------------------------- */
 
@@ -403,6 +480,14 @@ static gw_verdict level_handshake(gw_conform_io *io)
                           w.db_before_level);
 }
 
+static const gw_conform_case case_handshake_db_table = {
+    "opendrakan/handshake/db-table", SERVER, "The database table comes before the level, and adds up",
+    "OpenDrakan draft, Load level",
+    "The total number of databases that are loaded is included in this packet so the client can verify that it "
+    "received a complete database table.",
+    "nothing: a connection, watched", "GLOBAL_DB_TABLE_ENTRY packets, then LOAD_LEVEL counting as many; Fail otherwise",
+    level_handshake, GW_MUST};
+
 static gw_verdict reliable_over_tcp(gw_conform_io *io)
 {
     watched w;
@@ -426,6 +511,15 @@ static gw_verdict reliable_over_tcp(gw_conform_io *io)
                               w.closed ? " and closed the connection" : "");
     return gw_conform_say(io, GW_PASS, "%u reliable packets over TCP, %u unreliable over UDP", tcp, udp);
 }
+
+static const gw_conform_case case_transport_reliable_over_tcp = {
+    "opendrakan/transport/reliable-over-tcp", SERVER, "Reliable packets over TCP, the rest over UDP", "wire-facts 5.5",
+    "The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), all others as reliable (TCP).",
+    "nothing: a connection, watched",
+    "no reliable type over UDP; Fail when one comes (a MUST: the text marks those packets \"reliable\", and reliable "
+    "is \"sent over TCP\"), or when nothing comes (a MUST: the database table \"is sent to clients during the "
+    "handshake\"); Non-strict for an unreliable type over TCP (the reference's split)",
+    reliable_over_tcp, GW_REFERENCE};
 
 static gw_verdict counts_add_up(gw_conform_io *io)
 {
@@ -462,6 +556,14 @@ static gw_verdict counts_add_up(gw_conform_io *io)
                           (long long)confirmed, (long long)count);
 }
 
+static const gw_conform_case case_snapshot_counts_add_up = {
+    "opendrakan/snapshot/counts-add-up", SERVER, "A confirmed snapshot's changes add up to its count", SNAP,
+    "a confirmation packet is transmitted, which states how many discrete changes the snapshot with the given "
+    "tick should contain",
+    "nothing: a connection, watched",
+    "as many change packets of the first confirmed tick as its confirmation counts; Fail otherwise",
+    counts_add_up, GW_MUST};
+
 static gw_verdict ticks_one_based(gw_conform_io *io)
 {
     watched w;
@@ -474,6 +576,12 @@ static gw_verdict ticks_one_based(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "every tick is at least 1 (the lowest: %lld)", (long long)w.min_tick);
 }
 
+static const gw_conform_case case_snapshot_ticks_one_based = {
+    "opendrakan/snapshot/ticks-one-based", SERVER, "Ticks start at 1", "OpenDrakan draft, Tick number",
+    "Tick numbers should be one-based, since some protocol features need to be able to pass an invalid tick.",
+    "nothing: a connection, watched", "every tick at least 1; Non-strict for a tick 0",
+    ticks_one_based, GW_SHOULD};
+
 static gw_verdict no_delta_unacked(gw_conform_io *io)
 {
     watched w;
@@ -485,6 +593,14 @@ static gw_verdict no_delta_unacked(gw_conform_io *io)
                               (long long)w.delta_ref);
     return gw_conform_say(io, GW_PASS, "with nothing acknowledged, every snapshot is full (reference tick 0)");
 }
+
+static const gw_conform_case case_snapshot_no_delta_unacked = {
+    "opendrakan/snapshot/no-delta-unacked", SERVER, "No delta against a snapshot never acknowledged",
+    "OpenDrakan draft, Acknowledge snapshot",
+    "the server can only use ACK'd snapshots in delta encoding.",
+    "nothing: a connection, no acknowledgement",
+    "every confirmation's reference tick 0 (full snapshots); Fail for a delta",
+    no_delta_unacked, GW_MUST};
 
 static gw_verdict delta_on_acked(gw_conform_io *io)
 {
@@ -502,6 +618,14 @@ static gw_verdict delta_on_acked(gw_conform_io *io)
                           (long long)w.acked, (long long)w.acked);
 }
 
+static const gw_conform_case case_snapshot_delta_on_acked = {
+    "opendrakan/snapshot/delta-on-acked", SERVER, "Deltas only against the acknowledged snapshot",
+    "OpenDrakan draft, Acknowledge snapshot",
+    "the server can only use ACK'd snapshots in delta encoding.",
+    "a connection; ACKNOWLEDGE_SNAPSHOT of the first confirmed tick",
+    "every later reference tick 0 or that tick; Fail otherwise",
+    delta_on_acked, GW_MUST};
+
 static gw_verdict server_unknown(gw_conform_io *io)
 {
     static const uint8_t junk[] = {1, 2, 3};
@@ -517,6 +641,13 @@ static gw_verdict server_unknown(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "the server sent nothing within %.1f s after type 77", io->wait_ms / 1000.0);
     return gw_conform_say(io, GW_PASS, "type 77 was ignored: the server went on");
 }
+
+static const gw_conform_case case_packets_unknown_to_server = {
+    "opendrakan/packets/unknown-to-server", SERVER, "An unknown packet type from a client (recorded)", "wire-facts 5.2",
+    "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
+    "a connection, then a packet of type 77 over TCP",
+    "the server goes on; Info when it closes the connection (the text says nothing)",
+    server_unknown, GW_REFERENCE};
 
 static bool over_udp(const gw_replay_pdu *p, const void *arg)
 {
@@ -546,115 +677,17 @@ static gw_verdict downlink_from_client(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "a CONFIRM_SNAPSHOT from the client was ignored: the server went on");
 }
 
+static const gw_conform_case case_packets_downlink_from_client = {
+    "opendrakan/packets/downlink-from-client", SERVER, "A downlink packet from a client is ignored",
+    "OpenDrakan draft, Snapshot packets",
+    "These are used to send snapshots from the server to a client. Thus, they are only valid in the downlink.",
+    "a connection, the server's first datagram, then a CONFIRM_SNAPSHOT from pcaptool",
+    "the server goes on; Info when it closes the connection",
+    downlink_from_client, GW_MUST};
+
 /* ---- the catalogue --------------------------------------------------------------------- */
 
-#define SNAP "OpenDrakan draft, Snapshot transmission"
-#define CLIENT GW_ROLE_CLIENT
-#define SERVER GW_ROLE_SERVER
-static const gw_conform_case cases[] = {
-    {"opendrakan/handshake/db-table", SERVER, "The database table comes before the level, and adds up",
-     "OpenDrakan draft, Load level",
-     "The total number of databases that are loaded is included in this packet so the client can verify that it "
-     "received a complete database table.",
-     "nothing: a connection, watched", "GLOBAL_DB_TABLE_ENTRY packets, then LOAD_LEVEL counting as many; Fail otherwise",
-     level_handshake, GW_MUST},
-    {"opendrakan/transport/reliable-over-tcp", SERVER, "Reliable packets over TCP, the rest over UDP", "wire-facts 5.5",
-     "The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), all others as reliable (TCP).",
-     "nothing: a connection, watched",
-     "no reliable type over UDP; Fail when one comes (a MUST: the text marks those packets \"reliable\", and reliable "
-     "is \"sent over TCP\"), or when nothing comes (a MUST: the database table \"is sent to clients during the "
-     "handshake\"); Non-strict for an unreliable type over TCP (the reference's split)",
-     reliable_over_tcp, GW_REFERENCE},
-    {"opendrakan/snapshot/counts-add-up", SERVER, "A confirmed snapshot's changes add up to its count", SNAP,
-     "a confirmation packet is transmitted, which states how many discrete changes the snapshot with the given "
-     "tick should contain",
-     "nothing: a connection, watched",
-     "as many change packets of the first confirmed tick as its confirmation counts; Fail otherwise",
-     counts_add_up, GW_MUST},
-    {"opendrakan/snapshot/ticks-one-based", SERVER, "Ticks start at 1", "OpenDrakan draft, Tick number",
-     "Tick numbers should be one-based, since some protocol features need to be able to pass an invalid tick.",
-     "nothing: a connection, watched", "every tick at least 1; Non-strict for a tick 0",
-     ticks_one_based, GW_SHOULD},
-    {"opendrakan/snapshot/no-delta-unacked", SERVER, "No delta against a snapshot never acknowledged",
-     "OpenDrakan draft, Acknowledge snapshot",
-     "the server can only use ACK'd snapshots in delta encoding.",
-     "nothing: a connection, no acknowledgement",
-     "every confirmation's reference tick 0 (full snapshots); Fail for a delta",
-     no_delta_unacked, GW_MUST},
-    {"opendrakan/snapshot/delta-on-acked", SERVER, "Deltas only against the acknowledged snapshot",
-     "OpenDrakan draft, Acknowledge snapshot",
-     "the server can only use ACK'd snapshots in delta encoding.",
-     "a connection; ACKNOWLEDGE_SNAPSHOT of the first confirmed tick",
-     "every later reference tick 0 or that tick; Fail otherwise",
-     delta_on_acked, GW_MUST},
-    {"opendrakan/packets/unknown-to-server", SERVER, "An unknown packet type from a client (recorded)", "wire-facts 5.2",
-     "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
-     "a connection, then a packet of type 77 over TCP",
-     "the server goes on; Info when it closes the connection (the text says nothing)",
-     server_unknown, GW_REFERENCE},
-    {"opendrakan/packets/downlink-from-client", SERVER, "A downlink packet from a client is ignored",
-     "OpenDrakan draft, Snapshot packets",
-     "These are used to send snapshots from the server to a client. Thus, they are only valid in the downlink.",
-     "a connection, the server's first datagram, then a CONFIRM_SNAPSHOT from pcaptool",
-     "the server goes on; Info when it closes the connection",
-     downlink_from_client, GW_MUST},
-    {"opendrakan/snapshot/ack-complete", CLIENT, "A complete snapshot is acknowledged", SNAP,
-     "Once a confirmed snapshot contains as many changes as stated by the confirmation, it is complete [...] "
-     "Used by the client to tell the server that it has received a snapshot in full.",
-     "the level, then tick 1: two OBJECT_STATES_CHANGED and CONFIRM_SNAPSHOT counting 2 (UDP)",
-     "ACKNOWLEDGE_SNAPSHOT of tick 1; Non-strict when none comes, the connection closed or not (\"not strictly "
-     "necessary\")",
-     ack_complete, GW_SHOULD},
-    {"opendrakan/snapshot/ack-over-udp", CLIENT, "The acknowledgement goes over UDP", "wire-facts 5.5",
-     "The reference builds packets 2, 3, 4 and 8 as unreliable (UDP), all others as reliable (TCP).",
-     "the level, then a complete snapshot",
-     "its acknowledgement over UDP; Non-strict over TCP; Skipped when none comes",
-     ack_over_udp, GW_REFERENCE},
-    {"opendrakan/snapshot/no-ack-incomplete", CLIENT, "An incomplete snapshot is not acknowledged", SNAP,
-     "Packet loss will cause either the confirmation or a number of changes to be missing [...] Thus, an "
-     "incomplete snapshot will not be considered by the client.",
-     "the level, then tick 1: one OBJECT_STATES_CHANGED and CONFIRM_SNAPSHOT counting 2; then the complete "
-     "snapshot of tick 2 (the probe)",
-     "no acknowledgement of tick 1, tick 2 acknowledged; Fail when tick 1 is acknowledged; Info when tick 2 is not "
-     "either, or the client leaves first (silence and a close show nothing)",
-     no_ack_incomplete, GW_MUST},
-    {"opendrakan/snapshot/unconfirmed", CLIENT, "A snapshot without its confirmation is not acknowledged", SNAP,
-     "Upon reception of a confirmation packet, a client marks it's local version of the snapshots as confirmed",
-     "the level, then two OBJECT_STATES_CHANGED of tick 1 and no confirmation; then the complete snapshot of tick "
-     "2 (the probe)",
-     "no acknowledgement of tick 1, tick 2 acknowledged; Fail when tick 1 is acknowledged; Info when tick 2 is not "
-     "either, or the client leaves first (silence and a close show nothing)",
-     unconfirmed, GW_MUST},
-    {"opendrakan/snapshot/order-independent", CLIENT, "A snapshot confirmed before its changes is complete too", SNAP,
-     "This scheme is also independent of the packet's order upon arrival.",
-     "the level, tick 1's confirmation before its two changes, then tick 2 in the usual order",
-     "both acknowledged; Fail when only one is; Non-strict when neither is (acknowledging is not strictly "
-     "necessary)",
-     order_independent, GW_MUST},
-    {"opendrakan/snapshot/empty", CLIENT, "A snapshot of no changes is complete on its confirmation", SNAP,
-     "Once a confirmed snapshot contains as many changes as stated by the confirmation, it is complete",
-     "the level, then CONFIRM_SNAPSHOT of tick 1 counting 0",
-     "ACKNOWLEDGE_SNAPSHOT of tick 1; Non-strict when none comes",
-     empty_snapshot, GW_MUST},
-    {"opendrakan/packets/unknown-tcp", CLIENT, "An unknown packet type over TCP does not break the client",
-     "wire-facts 5.2", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
-     "the level, a packet of type 77 over TCP, then a complete snapshot",
-     "the snapshot acknowledged; Non-strict when the client closes (the reference's framing: the text names no "
-     "unknown type); Info when no acknowledgement comes",
-     unknown_tcp, GW_REFERENCE},
-    {"opendrakan/packets/unknown-udp", CLIENT, "An unknown packet type over UDP does not break the client",
-     "wire-facts 5.2", "Packet: type:u8, payload_length:u16 LE (payload only, not the 3 header bytes), payload",
-     "the level, a datagram of type 77, then a complete snapshot",
-     "the snapshot acknowledged; Non-strict when the client closes (the reference's framing: the text names no "
-     "unknown type); Info when no acknowledgement comes",
-     unknown_udp, GW_REFERENCE},
-    {"opendrakan/packets/truncated-udp", CLIENT, "A truncated datagram does not break the client", "wire-facts 5.2",
-     "payload_length:u16 LE (payload only, not the 3 header bytes)",
-     "the level, a CONFIRM_SNAPSHOT whose length says 28 with 5 bytes, then a complete snapshot of tick 2",
-     "tick 2 acknowledged; Non-strict when the client closes (the length field is the reference's); Info when no "
-     "acknowledgement comes",
-     truncated_udp, GW_REFERENCE},
-};
+
 
 /* the client's acknowledgements, noted as they come */
 static void od_duty(gw_conform_io *io, const gw_replay_pdu *p)
@@ -677,6 +710,17 @@ static gw_verdict od_audit(gw_conform_io *io)
                               "acknowledgement says a snapshot was \"received in full\")", (long long)k->bogus_ack - 1);
     return GW_PASS;
 }
+
+
+/* the catalogue, in its order: each case is defined below its run function */
+static const gw_conform_case *const cases[] = {
+    &case_handshake_db_table, &case_transport_reliable_over_tcp, &case_snapshot_counts_add_up,
+    &case_snapshot_ticks_one_based, &case_snapshot_no_delta_unacked, &case_snapshot_delta_on_acked,
+    &case_packets_unknown_to_server, &case_packets_downlink_from_client, &case_snapshot_ack_complete,
+    &case_snapshot_ack_over_udp, &case_snapshot_no_ack_incomplete, &case_snapshot_unconfirmed,
+    &case_snapshot_order_independent, &case_snapshot_empty, &case_packets_unknown_tcp, &case_packets_unknown_udp,
+    &case_packets_truncated_udp,
+};
 
 const gw_conform gw_opendrakan_conform = {.transport = GW_TRANSPORT_TCP, .link = GW_TRANSPORT_UDP, .cases = cases,
                                           .n_cases = sizeof cases / sizeof cases[0], .duty = od_duty,

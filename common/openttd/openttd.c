@@ -206,7 +206,9 @@ static const gw_option options[] = {
 
 /* layout steps (gw_layout.h) in OpenTTD's terms: numbers are little-endian
    ("all numbers are little endian" but NewGRF ids), strings NUL-terminated */
-enum { STEP_CMD32, TEST_TILE };
+/* the decoder's own parts a layout step names (defined with the hooks) */
+static void cmd32(gw_pdu *p);
+static bool tile_before_14(gw_pdu *p);
 #define L GW_LAYOUT
 #define U8(f) GW_NUM(OTTD_F_##f, 1)
 #define U16(f) GW_NUM(OTTD_F_##f, 2)
@@ -222,9 +224,9 @@ enum { STEP_CMD32, TEST_TILE };
 /* u16 length and that many bytes */
 #define BUF16(f) GW_COUNTED(OTTD_F_##f, OTTD_F_DATA_LENGTH, 2, -1)
 /* 0.4-0.7's u32 command: id | flags << 8 | error message << 16 */
-#define CMD32 GW_STEP(STEP_CMD32)
+#define CMD32 GW_STEP(cmd32)
 /* the u32 tile, before 14.x */
-#define TILE GW_IF_HOOK(TEST_TILE), U32(TILE), GW_DONE
+#define TILE GW_IF_HOOK(tile_before_14), U32(TILE), GW_DONE
 #define GRFS(...) U8(GRF_COUNT), GW_REPEAT(OTTD_F_GRF_COUNT), GRF_ID, BYTES(GRF_MD5, 16), __VA_ARGS__ GW_DONE
 #define DECODE_PARAMS U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
     U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), U32(DECODE_PARAM), \
@@ -603,9 +605,9 @@ static const char *value_name(gw_pdu *p, int field, uint64_t v)
     return name;
 }
 
-static void step(gw_pdu *p, int which)
+/* CMD32 */
+static void cmd32(gw_pdu *p)
 {
-    (void)which; /* STEP_CMD32 */
     /* command.h: the low byte indexes _command_proc_table (cmd & 0xFF),
        the flags (CMD_AUTO 0x0200 ...) are the next byte, CMD_MSG(x)
        puts the error message's string id in the high 16 bits; little
@@ -621,15 +623,16 @@ static void step(gw_pdu *p, int which)
     gw_emit_pop(&x->p.e, off + 4);
 }
 
-static bool test(gw_pdu *p, int which)
+/* TILE */
+static bool tile_before_14(gw_pdu *p)
 {
-    (void)which; /* TEST_TILE */
     return ((ottd_ctx *)p)->version < OTTD_V14;
 }
 
-/* names by release only where the release is known for sure */
-static const gw_pdu_hooks hooks = {.step = step, .test = test};
-static const gw_pdu_hooks release_hooks = {.value_name = value_name, .step = step, .test = test};
+/* set, the hooks let the layouts' steps and tests run; names by release
+   only where the release is known for sure */
+static const gw_pdu_hooks hooks = {0};
+static const gw_pdu_hooks release_hooks = {.value_name = value_name};
 
 static int version_from_revision(const uint8_t *s, size_t n, bool *guess, uint8_t *old_release)
 {

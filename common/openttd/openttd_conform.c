@@ -11,6 +11,10 @@
 #include "openttd/openttd.h"
 
 #define P (&gw_openttd_protocol)
+#define SERVER GW_ROLE_SERVER
+#define CLIENT GW_ROLE_CLIENT
+#define SRC "network_server.cpp (13.0)"
+#define CSRC "network_client.cpp (13.0)"
 
 /* what the 13.0 client sends (captured: openttd-13.0-join.pcap) */
 static const char revision[] = "13.0";
@@ -228,6 +232,17 @@ static gw_verdict join_welcome(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "welcomed as client %llu", (unsigned long long)id);
 }
 
+static const gw_conform_case case_join_welcome = {
+    "openttd/join/welcome", SERVER, "A join as the 13.0 client sends it is welcomed",
+    "OpenTTD wiki text, Joining; wire-facts 2.9",
+    "Then it verifies itself, gives his name and, if needed, passwords.",
+    "CLIENT_GAME_INFO (the wiki's first packet), then CLIENT_JOIN: revision \"13.0\", NewGRF version "
+    "0x1d086d64, name \"conform\", spectator",
+    "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS, and the game password given with --set password=... when asked); "
+    "Skipped when a password is asked and not given, or "
+    "the join is refused (full, banned, another revision: the server's right); Fail on silence or a close",
+    join_welcome, GW_MUST};
+
 static gw_verdict join_wrong_revision(gw_conform_io *io)
 {
     /* no release's name: a decoder (ours too) keeps the numbering it has,
@@ -238,6 +253,15 @@ static gw_verdict join_wrong_revision(gw_conform_io *io)
     return refused_with(io, 8, "revision \"conform-no-release\"", join_step, GW_NON_STRICT);
 }
 
+static const gw_conform_case case_join_wrong_revision = {
+    "openttd/join/wrong-revision", SERVER, "Another revision is refused with WRONG_REVISION", SRC,
+    "Receive_CLIENT_JOIN: if (!IsNetworkCompatibleVersion(client_revision) ...) return "
+    "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
+    "CLIENT_JOIN with revision \"conform-no-release\"",
+    "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error, a bare close, silence or a join that goes on (the "
+    "reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
+    join_wrong_revision, GW_REFERENCE};
+
 static gw_verdict join_wrong_newgrf_version(gw_conform_io *io)
 {
     if (!send_join(io, revision, sizeof revision - 1, 0x00000001u, "conform", 7))
@@ -245,12 +269,30 @@ static gw_verdict join_wrong_newgrf_version(gw_conform_io *io)
     return refused_with(io, 8, "NewGRF version 1 with revision 13.0", join_step, GW_NON_STRICT);
 }
 
+static const gw_conform_case case_join_wrong_newgrf_version = {
+    "openttd/join/wrong-newgrf-version", SERVER, "Another NewGRF version is refused with WRONG_REVISION", SRC,
+    "Receive_CLIENT_JOIN: ... || _openttd_newgrf_version != newgrf_version) return "
+    "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
+    "CLIENT_JOIN with revision \"13.0\" and NewGRF version 1",
+    "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error, a bare close, silence or a join that goes on (the "
+    "reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
+    join_wrong_newgrf_version, GW_REFERENCE};
+
 static gw_verdict join_empty_name(gw_conform_io *io)
 {
     if (!send_join(io, revision, sizeof revision - 1, NEWGRF_VERSION, "", 0))
         return GW_FAIL;
     return refused_with(io, 20, "an empty client name", join_step, GW_NON_STRICT);
 }
+
+static const gw_conform_case case_join_empty_name = {
+    "openttd/join/empty-name", SERVER, "An empty client name is refused", SRC,
+    "Receive_CLIENT_JOIN: if (!NetworkIsValidClientName(client_name)) return "
+    "this->SendError(NETWORK_ERROR_INVALID_CLIENT_NAME);",
+    "CLIENT_JOIN with an empty name",
+    "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error, a bare close, silence or a join that goes on "
+    "(the reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
+    join_empty_name, GW_REFERENCE};
 
 static bool game_info(const gw_replay_pdu *p, const void *arg)
 {
@@ -280,6 +322,14 @@ static gw_verdict info_unauthorized(gw_conform_io *io)
                           w == GW_CLOSED ? "the server closed the connection" : "no answer");
 }
 
+static const gw_conform_case case_info_without_authorization = {
+    "openttd/info/without-authorization", SERVER, "The server info is given before any join", "OpenTTD wiki text, The protocol",
+    "The client can get the server info without authorization.",
+    "CLIENT_GAME_INFO on a fresh connection",
+    "SERVER_GAME_INFO; Skipped when the server refuses every client (full, banned); Fail on an error, a close or "
+    "silence",
+    info_unauthorized, GW_MUST};
+
 static gw_verdict getmap_unauthorized(gw_conform_io *io)
 {
     if (!gw_conform_send(io, P, PK_CLIENT_GETMAP, GW_NO_VALUES))
@@ -288,6 +338,16 @@ static gw_verdict getmap_unauthorized(gw_conform_io *io)
        join step) given to it breaks the wiki */
     return refused_with(io, 6, "CLIENT_GETMAP before any join", join_or_map, GW_FAIL);
 }
+
+static const gw_conform_case case_join_getmap_unauthorized = {
+    "openttd/join/getmap-unauthorized", SERVER, "The map is not sent to a client that has not joined", SRC,
+    "Receive_CLIENT_GETMAP: if (this->status != STATUS_AUTHORIZED) return "
+    "this->SendError(NETWORK_ERROR_NOT_AUTHORIZED);",
+    "CLIENT_GETMAP as the first packet",
+    "SERVER_ERROR NOT_AUTHORIZED (6); Non-strict for another error, a bare close or silence (the code is the "
+    "reference's); Fail when the map or a join step comes (a MUST: the wiki's \"before it gets the map, it needs "
+    "authorization\")",
+    getmap_unauthorized, GW_REFERENCE};
 
 static gw_verdict command_before_map(gw_conform_io *io)
 {
@@ -302,6 +362,16 @@ static gw_verdict command_before_map(gw_conform_io *io)
         return GW_FAIL;
     return refused_with(io, 7, "CLIENT_COMMAND after WELCOME, before the map", join_step, GW_NON_STRICT);
 }
+
+static const gw_conform_case case_join_command_before_map = {
+    "openttd/join/command-before-map", SERVER, "A command before the map is loaded is refused", SRC,
+    "Receive_CLIENT_COMMAND: if (this->status < STATUS_DONE_MAP || this->HasClientQuit()) return "
+    "this->SendError(NETWORK_ERROR_NOT_EXPECTED);",
+    "a join to WELCOME, then CLIENT_COMMAND",
+    "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error, a bare close, silence or a join that goes on (the "
+    "reference's refusal: the wiki is silent); Skipped when the server refuses every client; Fail when the join "
+    "itself fails (openttd/join/welcome's MUST)",
+    command_before_map, GW_REFERENCE};
 
 /* a join through the map: WELCOME, GETMAP, the map's packets up to
    MAP_DONE. The announced size and the data's bytes in *size, *data. */
@@ -354,6 +424,15 @@ static gw_verdict map_sizes(gw_conform_io *io)
                           (unsigned long long)size);
 }
 
+static const gw_conform_case case_map_sizes_add_up = {
+    "openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "wire-facts 2.8",
+    "SERVER_MAP_SIZE: u32 bytes of the savegame SERVER_MAP_DATA carries",
+    "a join to WELCOME, then CLIENT_GETMAP",
+    "SERVER_MAP_SIZE, then SERVER_MAP_DATA packets whose bytes sum to it, then SERVER_MAP_DONE; Non-strict when "
+    "SERVER_MAP_SIZE is missing or the sizes differ (the reference's packets); Fail when the join or the map does "
+    "not come to its end (a MUST: the wiki's join, where the client \"asks for a copy of the current map\")",
+    map_sizes, GW_REFERENCE};
+
 static bool join_of(const gw_replay_pdu *p, const void *arg)
 {
     uint64_t id;
@@ -375,6 +454,16 @@ static gw_verdict join_announced(gw_conform_io *io)
     return gw_conform_say(io, GW_PASS, "SERVER_JOIN for client %llu, the id WELCOME gave", (unsigned long long)id);
 }
 
+static const gw_conform_case case_join_announced = {
+    "openttd/join/announced", SERVER, "After the map, the join is announced with the welcomed id",
+    "OpenTTD wiki text, Joining; " SRC,
+    "Receive_CLIENT_MAP_OK: ... NetworkAdminClientInfo / SendJoin(this->client_id) to every client",
+    "a join through the map, then CLIENT_MAP_OK",
+    "SERVER_JOIN naming the client id SERVER_WELCOME gave; Fail otherwise (a MUST: the wiki's \"After it received "
+    "the map, it starts playing, and also the player is announced\", SERVER_JOIN going \"also [to] the client who "
+    "just joined\")",
+    join_announced, GW_REFERENCE};
+
 static gw_verdict unknown_type(gw_conform_io *io)
 {
     uint64_t id;
@@ -386,6 +475,16 @@ static gw_verdict unknown_type(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "could not send");
     return dropped(io, "packet type 250 after WELCOME", GW_NON_STRICT);
 }
+
+static const gw_conform_case case_packets_unknown_type = {
+    "openttd/packets/unknown-type", SERVER, "An unknown packet type ends the connection",
+    "network/core/tcp_game.cpp (13.0)",
+    "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
+    "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
+    "a join to WELCOME, then a 3-byte packet of type 250",
+    "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+    "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
+    unknown_type, GW_REFERENCE};
 
 static gw_verdict oversized(gw_conform_io *io)
 {
@@ -399,6 +498,16 @@ static gw_verdict oversized(gw_conform_io *io)
     return dropped(io, "a packet whose size says 65535 bytes", GW_NON_STRICT);
 }
 
+static const gw_conform_case case_packets_oversized = {
+    "openttd/packets/oversized", SERVER, "A packet over the size limit ends the connection",
+    "wire-facts 2.2; OpenTTD 13.0 src/network/core/packet.cpp",
+    "Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some others; the high "
+    "bit of the size is reserved.",
+    "the header of a packet whose size says 65535 bytes, and 100 bytes of it",
+    "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+    "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
+    oversized, GW_REFERENCE};
+
 static gw_verdict undersized(gw_conform_io *io)
 {
     static const uint8_t pkt[] = {0x02, 0x00, 0x02}; /* size 2: less than its own header */
@@ -406,6 +515,15 @@ static gw_verdict undersized(gw_conform_io *io)
         return gw_conform_say(io, GW_FAIL, "could not send");
     return dropped(io, "a packet whose size (2) is less than its header", GW_NON_STRICT);
 }
+
+static const gw_conform_case case_packets_undersized = {
+    "openttd/packets/undersized", SERVER, "A size below the header's ends the connection",
+    "wire-facts 2.1",
+    "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
+    "a packet whose size field says 2",
+    "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+    "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
+    undersized, GW_REFERENCE};
 
 static gw_verdict truncated_join(gw_conform_io *io)
 {
@@ -416,6 +534,16 @@ static gw_verdict truncated_join(gw_conform_io *io)
     /* the wiki: a string "You must read it till you reach a zero" */
     return dropped(io, "a CLIENT_JOIN cut inside its revision", GW_FAIL);
 }
+
+static const gw_conform_case case_packets_truncated = {
+    "openttd/packets/truncated", SERVER, "A packet that ends inside a field ends the connection",
+    "wire-facts 2.3; OpenTTD 13.0 src/network/core/packet.cpp",
+    "strings are UTF-8 terminated by \\0 with no length",
+    "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
+    "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
+    "(full, banned); Fail when it answers as to a good packet (a MUST: the wiki's string, \"You must read it till "
+    "you reach a zero\")",
+    truncated_join, GW_REFERENCE};
 
 static gw_verdict password_wrong(gw_conform_io *io)
 {
@@ -443,6 +571,16 @@ static gw_verdict password_wrong(gw_conform_io *io)
        goes on with a wrong one has no authorization */
     return refused_with(io, 10, "a wrong game password", join_step, GW_FAIL);
 }
+
+static const gw_conform_case case_join_wrong_password = {
+    "openttd/join/wrong-password", SERVER, "A wrong game password is refused", "OpenTTD wiki text, Joining; " SRC,
+    "Receive_CLIENT_GAME_PASSWORD: if (_settings_client.network.server_password.compare(password) != 0) return "
+    "this->SendError(NETWORK_ERROR_WRONG_PASSWORD);",
+    "a join, then a wrong CLIENT_GAME_PASSWORD when SERVER_NEED_GAME_PASSWORD asks for one",
+    "SERVER_ERROR WRONG_PASSWORD (10); Non-strict for another error, a bare close or silence (the code is the "
+    "reference's); Fail when the join goes on (a MUST: the wiki's join \"gives his name and, if needed, passwords\", "
+    "and \"before it gets the map, it needs authorization\"); Skipped when the server asks for no password",
+    password_wrong, GW_REFERENCE};
 
 /* ---- the implementation as client: pcaptool serves -------------------------------- */
 
@@ -476,6 +614,13 @@ static gw_verdict client_join(gw_conform_io *io)
                           (const char *)rev->v.b.p, (int)name->v.b.n, (const char *)name->v.b.p);
 }
 
+static const gw_conform_case case_client_join = {
+    "openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "OpenTTD wiki text, Joining; wire-facts 2.9",
+    "it first fetches some data ... Then it verifies itself, gives his name and, if needed, passwords.",
+    "nothing: the client's first packet is read",
+    "CLIENT_JOIN with a revision and a name; Fail otherwise",
+    client_join, GW_MUST};
+
 /* a refusal of the join; does the client end the connection? */
 static gw_verdict client_ends_after(gw_conform_io *io, int64_t pk, const gw_wval *vals, const char *what)
 {
@@ -498,15 +643,39 @@ static gw_verdict client_error(gw_conform_io *io)
     return client_ends_after(io, PK_SERVER_ERROR, GW_WVALS(GW_WU(OTTD_F_ERROR_CODE, 8)), "SERVER_ERROR WRONG_REVISION");
 }
 
+static const gw_conform_case case_client_error_ends = {
+    "openttd/client/error-ends", CLIENT, "A client told SERVER_ERROR leaves", CSRC,
+    "Receive_SERVER_ERROR: ... return NETWORK_RECV_STATUS_SERVER_ERROR;",
+    "SERVER_ERROR WRONG_REVISION after the join",
+    "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
+    "wiki says nothing of it)",
+    client_error, GW_REFERENCE};
+
 static gw_verdict client_full(gw_conform_io *io)
 {
     return client_ends_after(io, PK_SERVER_FULL, GW_NO_VALUES, "SERVER_FULL");
 }
 
+static const gw_conform_case case_client_full_ends = {
+    "openttd/client/full-ends", CLIENT, "A client told the server is full leaves", CSRC,
+    "Receive_SERVER_FULL: ... return NETWORK_RECV_STATUS_SERVER_FULL;",
+    "SERVER_FULL after the join",
+    "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
+    "wiki says nothing of it)",
+    client_full, GW_REFERENCE};
+
 static gw_verdict client_banned(gw_conform_io *io)
 {
     return client_ends_after(io, PK_SERVER_BANNED, GW_NO_VALUES, "SERVER_BANNED");
 }
+
+static const gw_conform_case case_client_banned_ends = {
+    "openttd/client/banned-ends", CLIENT, "A banned client leaves", CSRC,
+    "Receive_SERVER_BANNED: ... return NETWORK_RECV_STATUS_SERVER_BANNED;",
+    "SERVER_BANNED after the join",
+    "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
+    "wiki says nothing of it)",
+    client_banned, GW_REFERENCE};
 
 /* a step of the join sent: does the client answer with `want`? */
 static gw_verdict client_answers(gw_conform_io *io, int64_t pk, const gw_wval *vals, int64_t want, const char *what,
@@ -530,6 +699,13 @@ static gw_verdict client_newgrfs(gw_conform_io *io)
                           "SERVER_CHECK_NEWGRFS (no NewGRFs)", "CLIENT_NEWGRFS_CHECKED", GW_NON_STRICT);
 }
 
+static const gw_conform_case case_client_newgrfs_checked = {
+    "openttd/client/newgrfs-checked", CLIENT, "A NewGRF check is answered", CSRC,
+    "Receive_SERVER_CHECK_NEWGRFS: ... if (ret == NETWORK_RECV_STATUS_OKAY) SendNewGRFsOk();",
+    "SERVER_CHECK_NEWGRFS listing no NewGRF",
+    "CLIENT_NEWGRFS_CHECKED; Non-strict otherwise (the reference's step: the wiki has no NewGRF check)",
+    client_newgrfs, GW_REFERENCE};
+
 static gw_verdict client_welcome(gw_conform_io *io)
 {
     static const char id[] = "conform";
@@ -539,11 +715,25 @@ static gw_verdict client_welcome(gw_conform_io *io)
                           PK_CLIENT_GETMAP, "SERVER_WELCOME", "CLIENT_GETMAP", GW_FAIL);
 }
 
+static const gw_conform_case case_client_welcome_getmap = {
+    "openttd/client/welcome-getmap", CLIENT, "A welcomed client asks for the map", "OpenTTD wiki text, Joining",
+    "Then it asks for a copy of the current map",
+    "SERVER_WELCOME (client id 5)",
+    "CLIENT_GETMAP; Fail otherwise",
+    client_welcome, GW_MUST};
+
 static gw_verdict client_password(gw_conform_io *io)
 {
     return client_answers(io, PK_SERVER_NEED_GAME_PASSWORD, GW_NO_VALUES, PK_CLIENT_GAME_PASSWORD,
                           "SERVER_NEED_GAME_PASSWORD", "CLIENT_GAME_PASSWORD", GW_INFO);
 }
+
+static const gw_conform_case case_client_game_password = {
+    "openttd/client/game-password", CLIENT, "A client asked for the game password answers (recorded)", CSRC,
+    "Receive_SERVER_NEED_GAME_PASSWORD: ... ShowNetworkNeedPassword / SendGamePassword",
+    "SERVER_NEED_GAME_PASSWORD",
+    "CLIENT_GAME_PASSWORD; Info when none comes (a client without a password waits for its user)",
+    client_password, GW_REFERENCE};
 
 /* raw bytes after the join: does the client drop the connection? */
 static gw_verdict client_dropped(gw_conform_io *io, const uint8_t *d, size_t n, const char *what)
@@ -566,11 +756,27 @@ static gw_verdict client_unknown(gw_conform_io *io)
     return client_dropped(io, pkt, sizeof pkt, "packet type 250");
 }
 
+static const gw_conform_case case_client_unknown_type = {
+    "openttd/client/unknown-type", CLIENT, "An unknown packet type ends the connection (recorded)",
+    "network/core/tcp_game.cpp (13.0)",
+    "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
+    "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
+    "a 3-byte packet of type 250 after the join",
+    "the client closes the connection; Info when it keeps it",
+    client_unknown, GW_REFERENCE};
+
 static gw_verdict client_undersized(gw_conform_io *io)
 {
     static const uint8_t pkt[] = {0x02, 0x00, 0x02};
     return client_dropped(io, pkt, sizeof pkt, "a packet whose size (2) is less than its header");
 }
+
+static const gw_conform_case case_client_undersized = {
+    "openttd/client/undersized", CLIENT, "A size below the header's ends the connection (recorded)", "wire-facts 2.1",
+    "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
+    "a packet whose size field says 2, after the join",
+    "the client closes the connection; Info when it keeps it",
+    client_undersized, GW_REFERENCE};
 
 /* the case is over: a client leaves; pcaptool as server just closes */
 static void ottd_finish(gw_conform_io *io)
@@ -579,168 +785,7 @@ static void ottd_finish(gw_conform_io *io)
         gw_conform_send(io, P, PK_CLIENT_QUIT, GW_NO_VALUES);
 }
 
-#define SERVER GW_ROLE_SERVER
-#define CLIENT GW_ROLE_CLIENT
-#define SRC "network_server.cpp (13.0)"
-#define CSRC "network_client.cpp (13.0)"
-static const gw_conform_case cases[] = {
-    {"openttd/join/welcome", SERVER, "A join as the 13.0 client sends it is welcomed",
-     "OpenTTD wiki text, Joining; wire-facts 2.9",
-     "Then it verifies itself, gives his name and, if needed, passwords.",
-     "CLIENT_GAME_INFO (the wiki's first packet), then CLIENT_JOIN: revision \"13.0\", NewGRF version "
-     "0x1d086d64, name \"conform\", spectator",
-     "SERVER_WELCOME (after SERVER_CHECK_NEWGRFS, and the game password given with --set password=... when asked); "
-     "Skipped when a password is asked and not given, or "
-     "the join is refused (full, banned, another revision: the server's right); Fail on silence or a close",
-     join_welcome, GW_MUST},
-    {"openttd/join/wrong-revision", SERVER, "Another revision is refused with WRONG_REVISION", SRC,
-     "Receive_CLIENT_JOIN: if (!IsNetworkCompatibleVersion(client_revision) ...) return "
-     "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
-     "CLIENT_JOIN with revision \"conform-no-release\"",
-     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error, a bare close, silence or a join that goes on (the "
-     "reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
-     join_wrong_revision, GW_REFERENCE},
-    {"openttd/join/wrong-newgrf-version", SERVER, "Another NewGRF version is refused with WRONG_REVISION", SRC,
-     "Receive_CLIENT_JOIN: ... || _openttd_newgrf_version != newgrf_version) return "
-     "this->SendError(NETWORK_ERROR_WRONG_REVISION);",
-     "CLIENT_JOIN with revision \"13.0\" and NewGRF version 1",
-     "SERVER_ERROR WRONG_REVISION (8); Non-strict for another error, a bare close, silence or a join that goes on (the "
-     "reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
-     join_wrong_newgrf_version, GW_REFERENCE},
-    {"openttd/join/empty-name", SERVER, "An empty client name is refused", SRC,
-     "Receive_CLIENT_JOIN: if (!NetworkIsValidClientName(client_name)) return "
-     "this->SendError(NETWORK_ERROR_INVALID_CLIENT_NAME);",
-     "CLIENT_JOIN with an empty name",
-     "SERVER_ERROR INVALID_CLIENT_NAME (20); Non-strict for another error, a bare close, silence or a join that goes on "
-     "(the reference's refusal: the wiki names none); Skipped when the server refuses every client (full, banned)",
-     join_empty_name, GW_REFERENCE},
-    {"openttd/join/wrong-password", SERVER, "A wrong game password is refused", "OpenTTD wiki text, Joining; " SRC,
-     "Receive_CLIENT_GAME_PASSWORD: if (_settings_client.network.server_password.compare(password) != 0) return "
-     "this->SendError(NETWORK_ERROR_WRONG_PASSWORD);",
-     "a join, then a wrong CLIENT_GAME_PASSWORD when SERVER_NEED_GAME_PASSWORD asks for one",
-     "SERVER_ERROR WRONG_PASSWORD (10); Non-strict for another error, a bare close or silence (the code is the "
-     "reference's); Fail when the join goes on (a MUST: the wiki's join \"gives his name and, if needed, passwords\", "
-     "and \"before it gets the map, it needs authorization\"); Skipped when the server asks for no password",
-     password_wrong, GW_REFERENCE},
-    {"openttd/info/without-authorization", SERVER, "The server info is given before any join", "OpenTTD wiki text, The protocol",
-     "The client can get the server info without authorization.",
-     "CLIENT_GAME_INFO on a fresh connection",
-     "SERVER_GAME_INFO; Skipped when the server refuses every client (full, banned); Fail on an error, a close or "
-     "silence",
-     info_unauthorized, GW_MUST},
-    {"openttd/join/getmap-unauthorized", SERVER, "The map is not sent to a client that has not joined", SRC,
-     "Receive_CLIENT_GETMAP: if (this->status != STATUS_AUTHORIZED) return "
-     "this->SendError(NETWORK_ERROR_NOT_AUTHORIZED);",
-     "CLIENT_GETMAP as the first packet",
-     "SERVER_ERROR NOT_AUTHORIZED (6); Non-strict for another error, a bare close or silence (the code is the "
-     "reference's); Fail when the map or a join step comes (a MUST: the wiki's \"before it gets the map, it needs "
-     "authorization\")",
-     getmap_unauthorized, GW_REFERENCE},
-    {"openttd/join/command-before-map", SERVER, "A command before the map is loaded is refused", SRC,
-     "Receive_CLIENT_COMMAND: if (this->status < STATUS_DONE_MAP || this->HasClientQuit()) return "
-     "this->SendError(NETWORK_ERROR_NOT_EXPECTED);",
-     "a join to WELCOME, then CLIENT_COMMAND",
-     "SERVER_ERROR NOT_EXPECTED (7); Non-strict for another error, a bare close, silence or a join that goes on (the "
-     "reference's refusal: the wiki is silent); Skipped when the server refuses every client; Fail when the join "
-     "itself fails (openttd/join/welcome's MUST)",
-     command_before_map, GW_REFERENCE},
-    {"openttd/map/sizes-add-up", SERVER, "The map data adds up to the announced size", "wire-facts 2.8",
-     "SERVER_MAP_SIZE: u32 bytes of the savegame SERVER_MAP_DATA carries",
-     "a join to WELCOME, then CLIENT_GETMAP",
-     "SERVER_MAP_SIZE, then SERVER_MAP_DATA packets whose bytes sum to it, then SERVER_MAP_DONE; Non-strict when "
-     "SERVER_MAP_SIZE is missing or the sizes differ (the reference's packets); Fail when the join or the map does "
-     "not come to its end (a MUST: the wiki's join, where the client \"asks for a copy of the current map\")",
-     map_sizes, GW_REFERENCE},
-    {"openttd/join/announced", SERVER, "After the map, the join is announced with the welcomed id",
-     "OpenTTD wiki text, Joining; " SRC,
-     "Receive_CLIENT_MAP_OK: ... NetworkAdminClientInfo / SendJoin(this->client_id) to every client",
-     "a join through the map, then CLIENT_MAP_OK",
-     "SERVER_JOIN naming the client id SERVER_WELCOME gave; Fail otherwise (a MUST: the wiki's \"After it received "
-     "the map, it starts playing, and also the player is announced\", SERVER_JOIN going \"also [to] the client who "
-     "just joined\")",
-     join_announced, GW_REFERENCE},
-    {"openttd/packets/unknown-type", SERVER, "An unknown packet type ends the connection",
-     "network/core/tcp_game.cpp (13.0)",
-     "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
-     "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
-     "a join to WELCOME, then a 3-byte packet of type 250",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
-     unknown_type, GW_REFERENCE},
-    {"openttd/packets/oversized", SERVER, "A packet over the size limit ends the connection",
-     "wire-facts 2.2; OpenTTD 13.0 src/network/core/packet.cpp",
-     "Limits: 1460 (COMPAT_MTU) normally, 32767 (TCP_MTU) for map data, game info and some others; the high "
-     "bit of the size is reserved.",
-     "the header of a packet whose size says 65535 bytes, and 100 bytes of it",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
-     oversized, GW_REFERENCE},
-    {"openttd/packets/undersized", SERVER, "A size below the header's ends the connection",
-     "wire-facts 2.1",
-     "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
-     "a packet whose size field says 2",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Non-strict when it answers as to a good packet (the reference's limit, not the wiki's)",
-     undersized, GW_REFERENCE},
-    {"openttd/packets/truncated", SERVER, "A packet that ends inside a field ends the connection",
-     "wire-facts 2.3; OpenTTD 13.0 src/network/core/packet.cpp",
-     "strings are UTF-8 terminated by \\0 with no length",
-     "a 5-byte CLIENT_JOIN whose revision has no terminator and no fields after it",
-     "a SERVER_ERROR or a close; Info when the server ignores it; Skipped when it refuses every client "
-     "(full, banned); Fail when it answers as to a good packet (a MUST: the wiki's string, \"You must read it till "
-     "you reach a zero\")",
-     truncated_join, GW_REFERENCE},
-    {"openttd/client/join", CLIENT, "The client begins with CLIENT_JOIN", "OpenTTD wiki text, Joining; wire-facts 2.9",
-     "it first fetches some data ... Then it verifies itself, gives his name and, if needed, passwords.",
-     "nothing: the client's first packet is read",
-     "CLIENT_JOIN with a revision and a name; Fail otherwise",
-     client_join, GW_MUST},
-    {"openttd/client/error-ends", CLIENT, "A client told SERVER_ERROR leaves", CSRC,
-     "Receive_SERVER_ERROR: ... return NETWORK_RECV_STATUS_SERVER_ERROR;",
-     "SERVER_ERROR WRONG_REVISION after the join",
-     "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
-     "wiki says nothing of it)",
-     client_error, GW_REFERENCE},
-    {"openttd/client/full-ends", CLIENT, "A client told the server is full leaves", CSRC,
-     "Receive_SERVER_FULL: ... return NETWORK_RECV_STATUS_SERVER_FULL;",
-     "SERVER_FULL after the join",
-     "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
-     "wiki says nothing of it)",
-     client_full, GW_REFERENCE},
-    {"openttd/client/banned-ends", CLIENT, "A banned client leaves", CSRC,
-     "Receive_SERVER_BANNED: ... return NETWORK_RECV_STATUS_SERVER_BANNED;",
-     "SERVER_BANNED after the join",
-     "the client closes the connection; Non-strict when it goes on with the join or stays (the reference's; the "
-     "wiki says nothing of it)",
-     client_banned, GW_REFERENCE},
-    {"openttd/client/newgrfs-checked", CLIENT, "A NewGRF check is answered", CSRC,
-     "Receive_SERVER_CHECK_NEWGRFS: ... if (ret == NETWORK_RECV_STATUS_OKAY) SendNewGRFsOk();",
-     "SERVER_CHECK_NEWGRFS listing no NewGRF",
-     "CLIENT_NEWGRFS_CHECKED; Non-strict otherwise (the reference's step: the wiki has no NewGRF check)",
-     client_newgrfs, GW_REFERENCE},
-    {"openttd/client/welcome-getmap", CLIENT, "A welcomed client asks for the map", "OpenTTD wiki text, Joining",
-     "Then it asks for a copy of the current map",
-     "SERVER_WELCOME (client id 5)",
-     "CLIENT_GETMAP; Fail otherwise",
-     client_welcome, GW_MUST},
-    {"openttd/client/game-password", CLIENT, "A client asked for the game password answers (recorded)", CSRC,
-     "Receive_SERVER_NEED_GAME_PASSWORD: ... ShowNetworkNeedPassword / SendGamePassword",
-     "SERVER_NEED_GAME_PASSWORD",
-     "CLIENT_GAME_PASSWORD; Info when none comes (a client without a password waits for its user)",
-     client_password, GW_REFERENCE},
-    {"openttd/client/unknown-type", CLIENT, "An unknown packet type ends the connection (recorded)",
-     "network/core/tcp_game.cpp (13.0)",
-     "HandlePacket: default: Debug(net, 0, \"Received invalid packet type {}\", type); return "
-     "NETWORK_RECV_STATUS_MALFORMED_PACKET;",
-     "a 3-byte packet of type 250 after the join",
-     "the client closes the connection; Info when it keeps it",
-     client_unknown, GW_REFERENCE},
-    {"openttd/client/undersized", CLIENT, "A size below the header's ends the connection (recorded)", "wire-facts 2.1",
-     "size:u16 LE (counts the whole packet including the 2 size bytes), type:u8, payload. Minimum 3.",
-     "a packet whose size field says 2, after the join",
-     "the client closes the connection; Info when it keeps it",
-     client_undersized, GW_REFERENCE},
-};
+
 
 static const gw_conform_setting settings[] = {
     {"password", "the server's game password: the join sends it when asked (without it, a server with a "
@@ -758,6 +803,17 @@ static const char *ottd_unusable(const int *opts)
                  "0.5-0.7 numbering) leaves them nothing to send"
                : NULL;
 }
+
+
+/* the catalogue, in its order: each case is defined below its run function */
+static const gw_conform_case *const cases[] = {
+    &case_join_welcome, &case_join_wrong_revision, &case_join_wrong_newgrf_version, &case_join_empty_name,
+    &case_join_wrong_password, &case_info_without_authorization, &case_join_getmap_unauthorized,
+    &case_join_command_before_map, &case_map_sizes_add_up, &case_join_announced, &case_packets_unknown_type,
+    &case_packets_oversized, &case_packets_undersized, &case_packets_truncated, &case_client_join,
+    &case_client_error_ends, &case_client_full_ends, &case_client_banned_ends, &case_client_newgrfs_checked,
+    &case_client_welcome_getmap, &case_client_game_password, &case_client_unknown_type, &case_client_undersized,
+};
 
 const gw_conform gw_openttd_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
                                        .n_cases = sizeof cases / sizeof cases[0], .finish = ottd_finish,

@@ -46,14 +46,18 @@ static void conv_free(void *conv)
     (void)conv; /* nothing on the heap */
 }
 
-/* the checks a layout step names (GW_CHECK): 0 is none */
-enum { CHECK_NONE, CHECK_VERSION };
+/* the check a layout step names (GW_CHECK): the version the text knows */
+static void check_version(gw_pdu *x, size_t off, uint64_t v)
+{
+    if (v != 1)
+        gw_emit_finding(&x->e, SK_E_VERSION, off, 1, "Version %llu (the text knows 1)", (unsigned long long)v);
+}
 
 /* The PDU, described once: decode() reads it, build() writes it. A
    length-prefixed payload longer than the bytes there is a truncation
    (GW_COUNTED's -1). */
 static const gw_lstep pdu[] = {
-    GW_NUM(SK_F_VERSION, 1, GW_CHECK(CHECK_VERSION)),
+    GW_NUM(SK_F_VERSION, 1, GW_CHECK(check_version)),
     GW_NUM(SK_F_TYPE, 1, GW_FLAGS(GW_LF_NAME), GW_SUM("%s")),
     GW_COUNTED(SK_F_PAYLOAD, SK_F_LENGTH, 2, -1, GW_SUM(", %s")),
     {.op = GW_L_END},
@@ -68,13 +72,8 @@ typedef struct {
     gw_span text[SK_F_COUNT];
 } sk_ctx;
 
-static void check(gw_pdu *x, int which, size_t off, uint64_t v)
-{
-    if (which == CHECK_VERSION && v != 1)
-        gw_emit_finding(&x->e, SK_E_VERSION, off, 1, "Version %llu (the text knows 1)", (unsigned long long)v);
-}
-
-static const gw_pdu_hooks hooks = {.check = check};
+/* none to add: set, they let the layout's check run */
+static const gw_pdu_hooks hooks = {0};
 
 static void sk_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, size_t len, const gw_sink *sink)
 {
