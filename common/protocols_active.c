@@ -13,11 +13,13 @@ extern const gw_replay gw_dnp_replay, gw_openttd_replay, gw_gne_replay, gw_eoudp
 extern const gw_conform gw_dnp_conform, gw_openttd_conform, gw_gne_conform, gw_eoudp_conform,
     gw_opendrakan_conform;
 
-static const struct {
+typedef struct {
     const char *name; /* gw_protocol.name */
     const gw_replay *replay;
     const gw_conform *conform;
-} active[] = {
+} active_side;
+
+static const active_side active[] = {
     {"dnp", &gw_dnp_replay, &gw_dnp_conform},
     {"openttd", &gw_openttd_replay, &gw_openttd_conform},
     {"gne", &gw_gne_replay, &gw_gne_conform},
@@ -25,22 +27,23 @@ static const struct {
     {"opendrakan", &gw_opendrakan_replay, &gw_opendrakan_conform},
 };
 
-static unsigned index_of(const gw_protocol *p)
+/* protocol p's entry; NULL: it has no active side */
+static const active_side *active_of(const gw_protocol *p)
 {
-    unsigned i = 0;
-    while (i < sizeof active / sizeof active[0] && strcmp(active[i].name, p->name) != 0)
-        i++;
-    return i;
+    for (size_t i = 0; i < sizeof active / sizeof active[0]; i++)
+        if (strcmp(active[i].name, p->name) == 0)
+            return &active[i];
+    return NULL;
 }
 
 const gw_replay *gw_replay_of(const gw_protocol *p)
 {
-    unsigned i = index_of(p);
-    return i < sizeof active / sizeof active[0] ? active[i].replay : NULL;
+    const active_side *a = active_of(p);
+    return a ? a->replay : NULL;
 }
 
 const gw_conform *gw_conform_of(const gw_protocol *p)
 {
-    unsigned i = index_of(p);
-    return i < sizeof active / sizeof active[0] ? active[i].conform : NULL;
+    const active_side *a = active_of(p);
+    return a ? a->conform : NULL;
 }

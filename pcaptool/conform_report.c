@@ -25,10 +25,13 @@ static const char *verdict_upper(gw_verdict v)
     return v < GW_N_VERDICTS ? names[v] : "?";
 }
 
+/* the terminal's colour for a verdict (ANSI SGR: green, yellow, bold red,
+   blue, grey), and back to plain */
+#define SGR_PLAIN "\033[0m"
 static const char *verdict_sgr(gw_verdict v)
 {
-    static const char *const sgr[GW_N_VERDICTS] = {"32", "33", "1;31", "34", "90"};
-    return v < GW_N_VERDICTS ? sgr[v] : "0";
+    static const char *const sgr[GW_N_VERDICTS] = {"\033[32m", "\033[33m", "\033[1;31m", "\033[34m", "\033[90m"};
+    return v < GW_N_VERDICTS ? sgr[v] : SGR_PLAIN;
 }
 
 /* ---- --dry-run ------------------------------------------------------------------ */
@@ -162,11 +165,8 @@ void conform_write_case(conform_run *r, unsigned i, out_format fmt, bool verbose
         fputs("}\n", stdout);
         fflush(stdout);
     } else if (cli_report) {
-        if (r->color) /* ANSI SGR: green, yellow, bold red, blue, grey */
-            fprintf(cli_report, "\033[%sm%-10s\033[0m  %-42s  %s\n", verdict_sgr(x->verdict),
-                    verdict_upper(x->verdict), x->c->id, x->outcome);
-        else
-            fprintf(cli_report, "%-10s  %-42s  %s\n", verdict_upper(x->verdict), x->c->id, x->outcome);
+        fprintf(cli_report, "%s%-10s%s  %-42s  %s\n", r->color ? verdict_sgr(x->verdict) : "",
+                verdict_upper(x->verdict), r->color ? SGR_PLAIN : "", x->c->id, x->outcome);
         if (verbose)
             text_exchange(cli_report, r, x);
         fflush(cli_report);

@@ -17,7 +17,9 @@
 #include <epan/tap.h>
 #include <epan/dissectors/packet-tcp.h>
 #include <wsutil/wmem/wmem.h>
-#if GW_WS_MAJOR > 4 || (GW_WS_MAJOR == 4 && GW_WS_MINOR >= 2)
+/* the Wireshark release built for is at least major.minor */
+#define GW_WS_SINCE(major, minor) (GW_WS_MAJOR > (major) || (GW_WS_MAJOR == (major) && GW_WS_MINOR >= (minor)))
+#if GW_WS_SINCE(4, 2)
 #include <wsutil/plugins.h> /* WS_PLUGIN_DESC_DISSECTOR (not installed by 4.0's headers) */
 #endif
 
@@ -37,7 +39,7 @@ uint32_t plugin_describe(void)
 
 /* what epan's callbacks (heuristic dissectors, wmem callbacks) return:
    gboolean up to 4.0, C's bool from 4.2 on */
-#if GW_WS_MAJOR > 4 || (GW_WS_MAJOR == 4 && GW_WS_MINOR >= 2)
+#if GW_WS_SINCE(4, 2)
 typedef bool epan_bool;
 #else
 typedef gboolean epan_bool;

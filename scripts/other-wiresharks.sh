@@ -3,16 +3,15 @@
 # of other Debian releases and run the plugin's tests with that release's own
 # tshark: trixie (Wireshark 4.4) by default, sid (4.6) when named; bookworm's
 # (4.0) is the host's, tested by the main suite. (4.6 passes every plugin
-# test but one: openttd-gen-resegmented-any.pcap, whose reordered and
-# overlapping segments 4.6's TCP reassembly hands on in another order, so
-# frame 4507's "frames behind the server" differs; until that is understood
-# sid is not in the default list.) Each release gets a root made by
+# test but one: on openttd-gen-resegmented-any.pcap, whose segments are
+# reordered and overlap, 4.6's out-of-order TCP reassembly delivers 42 of
+# the 465 SERVER_FRAMEs 4.0 and 4.4 deliver; until that is understood sid is
+# not in the default list.) Each release gets a root made by
 # mmdebstrap from Debian's archive (nothing from anywhere else), kept in
 # $GW_ROOTS (default /var/cache/gamewire/roots) and reused while its package
 # list is the same; the source is mounted into it read-only, the build stays
 # in the root (/gamewire-build), so a second run only rebuilds what changed.
 # Needs root (chroot, mounts) and mmdebstrap (installed when missing).
-# Writes the .deb of each release into build-<release>/ when GW_PACKAGE=1.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 roots=${GW_ROOTS:-/var/cache/gamewire/roots}

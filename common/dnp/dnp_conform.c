@@ -35,10 +35,16 @@ typedef struct {
     bool connected;     /* a connection was accepted (by either side) */
 } dnp_case;
 
+/* is number n in the set (bit n; numbers past 63 are never in it)? */
+static bool in_set(uint64_t set, uint64_t n)
+{
+    return n < 64 && (set >> n & 1);
+}
+
 static void sent_number(gw_conform_io *io, uint64_t n)
 {
     dnp_case *k = io->case_state;
-    if (n < 64 && !(k->numbers >> n & 1)) {
+    if (n < 64 && !in_set(k->numbers, n)) {
         k->numbers |= 1ull << n;
         k->sent_ns[n] = gw_conform_wall_ns(); /* just before it goes */
     }
@@ -940,10 +946,10 @@ static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
     /* an ack of a number never sent, or one that had arrived before the
        number went (the kernel's stamp), answers nothing */
     if (p->type == DNP_RELIABLE_ACK && gw_replay_u(p, DNP_F_SEQ, &seq) && !k->bogus_ack &&
-        (!(seq < 64 && (k->numbers >> seq & 1)) || (p->at_ns && p->at_ns < k->sent_ns[seq])))
+        (!in_set(k->numbers, seq) || (p->at_ns && p->at_ns < k->sent_ns[seq])))
         k->bogus_ack = (int64_t)seq + 1;
     if (p->type == DNP_RELIABLE_ACK && !p->echo && gw_replay_u(p, DNP_F_SEQ, &seq) && seq < 64)
-        k->peer_acked |= UINT64_C(1) << seq;
+        k->peer_acked |= 1ull << seq;
     uint64_t result;
     if (p->type == DNP_CONNECT_ACK) {
         k->answers++;
@@ -960,7 +966,7 @@ static void dnp_duty(gw_conform_io *io, const gw_replay_pdu *p)
        itself: a peer that reflects datagrams would send our ack back, and
        that would read as its ack of a command it never acknowledged. */
     if (!reliable_command(p) || !gw_replay_u(p, DNP_F_SEQ, &seq) || k->hold_acks ||
-        (p->echo && !(seq < 64 && (k->peer_acked >> seq & 1))))
+        (p->echo && !in_set(k->peer_acked, seq)))
         return;
     gw_conform_send(io, P, DNP_RELIABLE_ACK, GW_WVALS(GW_WU(DNP_F_SEQ, seq), GW_WU(DNP_F_ACK_CODE, 0)));
     bool last = true;
