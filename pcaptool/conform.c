@@ -206,11 +206,18 @@ static bool io_send_link(gw_conform_io *io, const uint8_t *d, size_t len)
     return D->cf->link && io_send_on(io, D->cf->link, d, len);
 }
 
-static void io_decisive(gw_conform_io *io)
+static void io_decisive(gw_conform_io *io, gw_wait w)
 {
     driver *D = (driver *)io;
-    if (D->cur->pdus->len && !D->cur->not_kept)
-        D->cur->decisive = D->cur->pdus->len; /* 1-based */
+    conform_result *r = D->cur;
+    r->ended = w;
+    r->decisive = 0;
+    if (w != GW_GOT) {
+        r->ended_ns = now_ns(CLOCK_MONOTONIC) - D->case_start_ns;
+        r->ended_after = r->pdus->len;
+    } else if (r->pdus->len && !r->not_kept) {
+        r->decisive = r->pdus->len; /* 1-based */
+    }
 }
 
 static int connect_to(driver *D, char *why, size_t whysz);

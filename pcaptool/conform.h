@@ -41,6 +41,10 @@ typedef struct {
     struct sockaddr_storage local_addr, peer_addr;
     GArray *pdus;             /* conform_pdu */
     unsigned decisive;        /* 1-based index of the PDU that decided; 0: none */
+    gw_wait ended;            /* GW_SILENT or GW_CLOSED: the last wait the case asked for
+                                 ended on silence or the connection's end, and that decided */
+    int64_t ended_ns;         /* when (from the case's start, as conform_pdu.time_ns) */
+    unsigned ended_after;     /* the PDUs before it (a case may send more after it) */
     bool over_time;           /* the case ran into its time bound */
     unsigned not_kept;        /* PDUs past the keep bound: decoded, given to the case, not kept */
     uint64_t not_kept_bytes;

@@ -103,12 +103,31 @@ static const char *transport_tag(const conform_run *r, const conform_pdu *q)
     return q->transport == GW_TRANSPORT_TCP ? "TCP " : "UDP ";
 }
 
+/* what ended the exchange when a wait did (silence or the connection's
+   end), as a sentence; NULL when a PDU decided or nothing did */
+static const char *ended_text(const conform_result *x, char *buf, size_t n)
+{
+    if (x->ended == GW_CLOSED)
+        return "the connection ended";
+    if (x->ended != GW_SILENT)
+        return NULL;
+    int64_t from = x->ended_after ? g_array_index(x->pdus, conform_pdu, x->ended_after - 1).time_ns : 0;
+    snprintf(buf, n, "nothing came for %.3f s", (double)(x->ended_ns - from) / 1e9);
+    return buf;
+}
+
 static void text_exchange(FILE *f, const conform_run *r, const conform_result *x)
 {
     if (x->not_kept)
         fprintf(f, "    (%u more PDUs, %llu bytes, past what a case keeps: read, decoded, not kept)\n", x->not_kept,
                 (unsigned long long)x->not_kept_bytes);
-    for (guint k = 0; k < x->pdus->len; k++) {
+    char buf[64];
+    const char *ended = ended_text(x, buf, sizeof buf);
+    for (guint k = 0; k <= x->pdus->len; k++) {
+        if (ended && k == x->ended_after)
+            fprintf(f, "    . %7.3f s  (%s)   <- decided\n", x->ended_ns / 1e9, ended);
+        if (k == x->pdus->len)
+            break;
         const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
         fprintf(f, "    %s %7.3f s  %s%s%s\n", q->ours ? ">" : "<", q->time_ns / 1e9, transport_tag(r, q), q->summary,
                 x->decisive == k + 1 ? "   <- decided" : "");
@@ -142,6 +161,10 @@ static void json_exchange(FILE *f, const conform_run *r, const conform_result *x
         fputs("]}", f);
     }
     fputc(']', f);
+    /* what decided when no PDU did: the silence or the connection's end */
+    if (x->ended == GW_SILENT || x->ended == GW_CLOSED)
+        fprintf(f, ",\"ended\":{\"by\":\"%s\",\"time\":%.6f}", x->ended == GW_SILENT ? "silence" : "close",
+                x->ended_ns / 1e9);
 }
 
 void conform_write_case(conform_run *r, unsigned i, out_format fmt, bool verbose)
@@ -407,16 +430,28 @@ static void html_cut(FILE *f, const char *s, size_t n)
 #define SVG_W 920
 #define SVG_LEFT 150
 #define SVG_RIGHT 770
-#define SVG_ROW 34
+#define SVG_ROW 34     /* a PDU's row: its summary above the arrow */
+#define SVG_FINDING 14 /* more for its finding's line below the arrow */
 #define SVG_MAX_PDUS 200
+
+static unsigned svg_row(const conform_pdu *q)
+{
+    return SVG_ROW + (q->findings->len ? SVG_FINDING : 0);
+}
 
 /* the exchange as a sequence diagram: pcaptool's lifeline left, the
    implementation's right, an arrow per PDU with its summary above and its
-   findings below; the decisive one highlighted */
+   first finding below; then, when a wait ended on it, the silence (dashed
+   on the implementation's lifeline) or the connection's end (a cross
+   where that lifeline stops); what decided highlighted */
 static void html_sequence(FILE *f, const conform_run *r, const conform_result *x)
 {
     guint n = x->pdus->len < SVG_MAX_PDUS ? x->pdus->len : SVG_MAX_PDUS;
-    unsigned h = 60 + (n ? n : 1) * SVG_ROW + 20;
+    char buf[64];
+    const char *ended = x->ended_after <= n ? ended_text(x, buf, sizeof buf) : NULL;
+    unsigned h = 60 + 20 + (n || ended ? 0 : SVG_ROW) + (ended ? SVG_ROW : 0), ended_top = 0;
+    for (guint k = 0; k < n; k++)
+        h += svg_row(&g_array_index(x->pdus, conform_pdu, k));
     fprintf(f, "<svg class=\"seq\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" role=\"img\">\n", SVG_W, h,
             SVG_W, h);
     fprintf(f, "<text x=\"%d\" y=\"18\" text-anchor=\"middle\" class=\"who\">pcaptool (%s)</text>\n", SVG_LEFT,
@@ -429,17 +464,35 @@ static void html_sequence(FILE *f, const conform_run *r, const conform_result *x
     out_xml_text(f, x->peer);
     fputs("</text>\n", f);
     fprintf(f, "<line x1=\"%d\" y1=\"40\" x2=\"%d\" y2=\"%u\" class=\"life\"/>\n", SVG_LEFT, SVG_LEFT, h - 10);
-    fprintf(f, "<line x1=\"%d\" y1=\"40\" x2=\"%d\" y2=\"%u\" class=\"life\"/>\n", SVG_RIGHT, SVG_RIGHT, h - 10);
-    if (!n)
+    if (!n && !ended)
         fprintf(f, "<text x=\"%d\" y=\"70\" text-anchor=\"middle\" class=\"none\">nothing was exchanged</text>\n",
                 SVG_W / 2);
-    for (guint k = 0; k < n; k++) {
+    unsigned top = 60; /* the current row's top */
+    for (guint k = 0; k <= n; k++) {
+        if (ended && k == x->ended_after) {
+            unsigned y = top + 14;
+            ended_top = top;
+            fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"%d\" class=\"decisive\"/>\n", SVG_LEFT - 140,
+                    top - 10, SVG_RIGHT - SVG_LEFT + 280, SVG_ROW - 2);
+            fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"end\" class=\"t\">%.3f s</text>\n", SVG_LEFT - 8, y + 4,
+                    x->ended_ns / 1e9);
+            if (x->ended == GW_CLOSED)
+                fprintf(f, "<path d=\"M%d,%u l12,12 m0,-12 l-12,12\" class=\"closed\"/>\n", SVG_RIGHT - 6, y - 6);
+            else
+                fprintf(f, "<line x1=\"%d\" y1=\"%u\" x2=\"%d\" y2=\"%u\" class=\"silence\"/>\n", SVG_RIGHT,
+                        top - 8, SVG_RIGHT, top + SVG_ROW - 14);
+            fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\" class=\"sum dec ended\">%s</text>\n",
+                    (SVG_LEFT + SVG_RIGHT) / 2, y + 4, ended);
+            top += SVG_ROW;
+        }
+        if (k == n)
+            break;
         const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);
-        unsigned y = 60 + k * SVG_ROW + 14;
+        unsigned y = top + 14; /* the arrow */
         bool decisive = x->decisive == k + 1;
         if (decisive)
-            fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"%d\" class=\"decisive\"/>\n", SVG_LEFT - 140,
-                    y - 24, SVG_RIGHT - SVG_LEFT + 280, SVG_ROW - 2);
+            fprintf(f, "<rect x=\"%d\" y=\"%u\" width=\"%d\" height=\"%u\" class=\"decisive\"/>\n", SVG_LEFT - 140,
+                    top - 10, SVG_RIGHT - SVG_LEFT + 280, svg_row(q) - 2);
         int x1 = q->ours ? SVG_LEFT : SVG_RIGHT, x2 = q->ours ? SVG_RIGHT - 6 : SVG_LEFT + 6;
         fprintf(f, "<line x1=\"%d\" y1=\"%u\" x2=\"%d\" y2=\"%u\" class=\"%s\" marker-end=\"url(#arrow)\"/>\n", x1,
                 y, x2, y, q->ours ? "ours" : "theirs");
@@ -448,21 +501,25 @@ static void html_sequence(FILE *f, const conform_run *r, const conform_result *x
         fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\" class=\"sum%s\"><title>", (SVG_LEFT + SVG_RIGHT) / 2,
                 y - 5, decisive ? " dec" : "");
         out_xml_text(f, q->summary);
-        fprintf(f, " (%zu bytes)</title>%s", q->len, transport_tag(r, q));
+        fprintf(f, " (%zu byte%s)</title>%s", q->len, q->len == 1 ? "" : "s", transport_tag(r, q));
         html_cut(f, q->summary, 90);
         fputs("</text>\n", f);
         if (q->findings->len) {
             const conform_finding *cf = &g_array_index(q->findings, conform_finding, 0);
             const gw_finding_def *d = &r->p->findings[cf->finding];
             fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\" class=\"finding %s\"><title>", (SVG_LEFT + SVG_RIGHT) / 2,
-                    y + 13, gw_severity_name(d->severity));
+                    y + 16, gw_severity_name(d->severity));
             out_xml_text(f, cf->message);
             fprintf(f, "</title>%s %s", gw_severity_name(d->severity), d->code);
             if (q->findings->len > 1)
                 fprintf(f, " (+%u more)", q->findings->len - 1);
             fputs("</text>\n", f);
         }
+        top += svg_row(q);
     }
+    /* the implementation's lifeline stops where the connection ended */
+    fprintf(f, "<line x1=\"%d\" y1=\"40\" x2=\"%d\" y2=\"%u\" class=\"life\"/>\n", SVG_RIGHT, SVG_RIGHT,
+            ended && x->ended == GW_CLOSED ? ended_top + 8 : h - 10);
     fputs("</svg>\n", f);
     if (x->pdus->len > n)
         fprintf(f, "<p class=\"more\">%u more PDUs are in the JSON report and the --out capture.</p>\n",
@@ -488,6 +545,8 @@ bool conform_write_html(const conform_run *r, const char *path)
           ".who{font-weight:700;font-family:system-ui,sans-serif}.addr{fill:#59636e}.life{stroke:#8c959f;stroke-dasharray:4 3}\n"
           ".ours{stroke:#0969da;stroke-width:1.6}.theirs{stroke:#8250df;stroke-width:1.6}.t{fill:#6e7781}\n"
           ".decisive{fill:#fff8c5;stroke:#d4a72c}.sum.dec{font-weight:700}.none{fill:#6e7781}\n"
+          ".silence{stroke:#9a6700;stroke-width:4;stroke-dasharray:4 3}.closed{stroke:#cf222e;stroke-width:2.5}"
+          ".ended{font-style:italic}\n"
           ".finding{font-size:11px}.finding.error{fill:#cf222e}.finding.warning{fill:#9a6700}.finding.note{fill:#0969da}\n"
           "</style></head><body>\n<h1>", f);
     out_xml_text(f, title);

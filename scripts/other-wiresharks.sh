@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# other-wiresharks.sh [RELEASE...] - build the plugin against the Wireshark
-# of other Debian releases and run the plugin's tests with that release's own
-# tshark: trixie (Wireshark 4.4) by default, sid (4.6) when named; bookworm's
+# other-wiresharks.sh [--package DIR] [RELEASE...] - build the plugin against
+# the Wireshark of other Debian releases and run the plugin's tests with that
+# release's own tshark: trixie (Wireshark 4.4) by default, sid (4.6) when named; bookworm's
 # (4.0) is the host's, tested by the main suite. (4.6 passes every plugin
 # test but one: on openttd-gen-resegmented-any.pcap, whose segments are
 # reordered and overlap, 4.6's out-of-order TCP reassembly delivers 42 of
@@ -11,10 +11,23 @@
 # $GW_ROOTS (default /var/cache/gamewire/roots) and reused while its package
 # list is the same; the source is mounted into it read-only, the build stays
 # in the root (/gamewire-build), so a second run only rebuilds what changed.
+# With --package DIR, each release's Debian package too: built in the root
+# with the tests off (as docs/install.md builds it), put in DIR
+# (gamewire_<version>+wireshark<release>_<arch>.deb), and checked there by
+# tests/package.sh (lintian, dpkg -i, that release's tshark as nobody, the
+# man page, dpkg -r; lintian, man-db, file and dpkg-dev are added to the
+# root the first time).
 # Needs root (chroot, mounts) and mmdebstrap (installed when missing).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 roots=${GW_ROOTS:-/var/cache/gamewire/roots}
+out=
+if [ "${1:-}" = --package ]; then
+    [ -n "${2:-}" ] || { echo "usage: other-wiresharks.sh [--package DIR] [RELEASE...]" >&2; exit 2; }
+    mkdir -p "$2"
+    out=$(cd "$2" && pwd)
+    shift 2
+fi
 releases=("$@")
 [ ${#releases[@]} -gt 0 ] || releases=(trixie)
 # what a root holds: the build tools, the Wireshark headers and tshark, the
@@ -54,6 +67,30 @@ in_root() {
         mount -t proc proc "$2/proc" && exec chroot "$2" sh -c "$3"' sh "$src" "$dir" "$2"
 }
 
+# package RELEASE: the release's .deb, built in its root, checked there by
+# tests/package.sh, copied to $out
+package() {
+    local dir=$roots/$1
+    # cpack's dependency computation needs file and dpkg-shlibdeps
+    if ! chroot "$dir" sh -c 'command -v lintian && command -v man && command -v file && command -v dpkg-shlibdeps' \
+        > /dev/null; then
+        chroot "$dir" sh -c 'apt-get update -qq -o Acquire::Check-Valid-Until=false &&
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            lintian man-db file dpkg-dev' > "$dir.apt.log" 2>&1 || { cat "$dir.apt.log"; return 1; }
+    fi
+    in_root "$1" '
+        set -e
+        cmake -S /src -B /gamewire-deb -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo > /gamewire-deb.log 2>&1 &&
+        cmake --build /gamewire-deb -j"$(nproc)" >> /gamewire-deb.log 2>&1 ||
+            { tail -40 /gamewire-deb.log; exit 1; }
+        rm -rf /gamewire-deb/out && mkdir /gamewire-deb/out
+        (cd /gamewire-deb && cpack -G DEB -B /gamewire-deb/out >> /gamewire-deb.log 2>&1) ||
+            { tail -40 /gamewire-deb.log; exit 1; }
+        sh /src/tests/package.sh /gamewire-deb /src/captures' || return 1
+    cp "$dir"/gamewire-deb/out/gamewire_*.deb "$out"/
+    echo "other-wiresharks: $1 package: $(cd "$dir/gamewire-deb/out" && ls gamewire_*.deb)"
+}
+
 skip='-E _rules$'
 [ "${GW_OTHER_RULES:-0}" = 1 ] && skip=
 status=0
@@ -77,5 +114,6 @@ for rel in "${releases[@]}"; do
         echo "other-wiresharks: $rel (tshark $version): FAILED"
         status=1
     fi
+    [ -n "$out" ] && ! package "$rel" && { echo "other-wiresharks: $rel package: FAILED"; status=1; }
 done
 exit $status

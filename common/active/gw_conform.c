@@ -95,10 +95,12 @@ gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline, gw_conform_w
     for (;;) {
         int64_t left = deadline - gw_conform_clock_ms();
         gw_wait w = io->next(io, left > 0 ? (int)left : 0, got);
-        if (w != GW_GOT)
+        if (w != GW_GOT) {
+            io->decisive(io, w);
             return w;
+        }
         if (!want || want(got, arg)) {
-            io->decisive(io);
+            io->decisive(io, GW_GOT);
             return GW_GOT;
         }
     }
@@ -114,16 +116,19 @@ gw_wait gw_conform_probe(gw_conform_io *io, gw_conform_want answer, const void *
     for (;;) {
         int64_t left = deadline - gw_conform_clock_ms();
         gw_wait w = io->next(io, left > 0 ? (int)left : 0, &a);
-        if (w != GW_GOT)
+        if (w != GW_GOT) {
+            if (!answered)
+                io->decisive(io, w);
             return answered ? GW_GOT : w;
+        }
         if (forbidden(&a, forbidden_arg)) {
-            io->decisive(io);
+            io->decisive(io, GW_GOT);
             *got = a;
             *forbidden_came = true;
             return GW_GOT;
         }
         if (!answered && answer(&a, answer_arg)) {
-            io->decisive(io);
+            io->decisive(io, GW_GOT);
             *got = a;
             answered = true;
             int64_t now = gw_conform_clock_ms(), grace = 2 * (now - sent);

@@ -72,8 +72,11 @@ typedef struct gw_conform_io {
     /* The peer's next PDU, decoded, within ms (items valid until the case
        ends). */
     gw_wait (*next)(struct gw_conform_io *io, int ms, gw_replay_pdu *p);
-    /* the PDU last sent or received decided the verdict */
-    void (*decisive)(struct gw_conform_io *io);
+    /* what a wait the case asked for ended on decides, as far as anything
+       after it does not: GW_GOT the PDU last received, GW_SILENT the
+       silence until now, GW_CLOSED the connection's end (the report
+       draws and marks it) */
+    void (*decisive)(struct gw_conform_io *io, gw_wait w);
     /* The implementation as server: end this connection and open a fresh
        one, within the same case (false when it cannot be reached; the
        implementation as client: always false). */

@@ -91,6 +91,20 @@ for mode, ((rc, recs, err), at) in zip(MODES, results):
         others[UNKNOWN_RESULT] = "info"
     check_run(PCAPTOOL, "dnp", at, mode, rc, recs, err, files, N_CASES, EXPECTED[mode], others)
 
+# what decided is drawn: the link up that answered (good), the silence where
+# none came (no-link-up): no PDU is marked then, and the report says so
+by_mode = {mode: {r["case"]: r for r in recs if "case" in r} for mode, ((rc, recs, err), at) in zip(MODES, results)}
+if "no-link-up" in by_mode:
+    bad = by_mode["no-link-up"]["dnp/link/state-answered"]
+    check("no-link-up: the silence decided, no PDU", bad.get("ended", {}).get("by") == "silence"
+          and not any(q["decisive"] for q in bad["exchange"]), bad)
+    with open(report_files(work, "no-link-up")["html"]) as f:
+        check("no-link-up: the HTML draws the silence", 'class="silence"' in f.read())
+good = by_mode["good"]["dnp/link/state-answered"]
+decided = [q["summary"] for q in good["exchange"] if q["decisive"]]
+check("good: the link up decided, nothing ended", "ended" not in good and len(decided) == 1
+      and decided[0].startswith("Link up"), good)
+
 # --strict fails Non-strict verdicts only: an Info (what the text leaves
 # open) never fails a run (conform_gne checks a Non-strict under --strict)
 rc, recs, err = conform("up-first", "--strict")

@@ -12,6 +12,7 @@ typedef struct {
     gw_conform_io io; /* first: the callbacks get it */
     const int *script; /* PDU types; 0: silent (the wait ran out); -1: closed */
     unsigned at, decisive;
+    gw_wait ended; /* what the last decisive() was told */
 } scripted;
 
 static gw_wait next(gw_conform_io *io, int ms, gw_replay_pdu *p)
@@ -28,10 +29,11 @@ static gw_wait next(gw_conform_io *io, int ms, gw_replay_pdu *p)
     return GW_GOT;
 }
 
-static void decisive(gw_conform_io *io)
+static void decisive(gw_conform_io *io, gw_wait w)
 {
     scripted *s = (scripted *)io;
-    s->decisive = s->at; /* 1-based: the PDU just taken */
+    s->ended = w;
+    s->decisive = w == GW_GOT ? s->at : 0; /* 1-based: the PDU just taken */
 }
 
 static bool of_type(const gw_replay_pdu *p, const void *arg)
@@ -43,13 +45,16 @@ static const int answer = ANSWER, forbidden = FORBIDDEN;
 
 /* run the probe over script: what it returned, whether the forbidden came,
    the type of the PDU it gave, and which PDU it marked decisive */
+static gw_wait last_ended = -1;
+
 static gw_wait probe(const int *script, bool *came, int64_t *type, unsigned *decisive_at)
 {
-    scripted s = {.io = {.wait_ms = 2000, .next = next, .decisive = decisive}, .script = script};
+    scripted s = {.io = {.wait_ms = 2000, .next = next, .decisive = decisive}, .script = script, .ended = -1};
     gw_replay_pdu got = {.type = -7};
     gw_wait w = gw_conform_probe(&s.io, of_type, &answer, of_type, &forbidden, &got, came);
     *type = got.type;
     *decisive_at = s.decisive;
+    last_ended = s.ended;
     return w;
 }
 
@@ -96,6 +101,7 @@ Test(conform_probe, unanswered_probe_is_silent)
     cr_assert_eq(probe((const int[]){OTHER, 0}, &came, &type, &at), GW_SILENT);
     cr_assert(!came);
     cr_assert_eq(at, 0);
+    cr_assert_eq(last_ended, GW_SILENT); /* the report draws the silence as what decided */
 }
 
 Test(conform_probe, closed_before_the_answer)
@@ -105,6 +111,8 @@ Test(conform_probe, closed_before_the_answer)
     unsigned at;
     cr_assert_eq(probe((const int[]){-1}, &came, &type, &at), GW_CLOSED);
     cr_assert(!came);
+    cr_assert_eq(at, 0);
+    cr_assert_eq(last_ended, GW_CLOSED);
 }
 
 /* the answer came: a close after it takes nothing back */
@@ -116,4 +124,19 @@ Test(conform_probe, closed_after_the_answer)
     cr_assert_eq(probe((const int[]){ANSWER, -1}, &came, &type, &at), GW_GOT);
     cr_assert(!came);
     cr_assert_eq(type, ANSWER);
+    cr_assert_eq(at, 1);
+    cr_assert_eq(last_ended, GW_GOT);
+}
+
+/* an await the silence ends: the silence decided, not a PDU got before */
+Test(conform_await, silence_after_a_pdu_decides)
+{
+    scripted s = {.io = {.wait_ms = 2000, .next = next, .decisive = decisive}, .script = (const int[]){OTHER, 0}};
+    gw_replay_pdu got;
+    cr_assert_eq(gw_conform_await(&s.io, 100, NULL, NULL, &got), GW_GOT);
+    cr_assert_eq(s.decisive, 1);
+    cr_assert_eq(s.ended, GW_GOT);
+    cr_assert_eq(gw_conform_await(&s.io, 100, of_type, &answer, &got), GW_SILENT);
+    cr_assert_eq(s.decisive, 0);
+    cr_assert_eq(s.ended, GW_SILENT);
 }
