@@ -638,7 +638,7 @@ static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
     case GW_FT_DOUBLE:
         json_double(b, it->v.d);
         break;
-    case GW_FT_RELTIME:
+    case GW_FT_RELTIME: case GW_FT_ABSTIME: /* seconds (since the epoch), as "time" */
         ob_seconds(b, it->v.i);
         break;
     case GW_FT_STRING:
@@ -675,6 +675,9 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     case GW_FT_RELTIME:
         print_seconds(f, it->v.i);
         fputs(" s", f);
+        break;
+    case GW_FT_ABSTIME:
+        fputs(gw_format_date(b, sizeof b, it->v.i, 9), f);
         break;
     case GW_FT_STRING:
         out_json_string(f, it->v.b.p, it->v.b.n);

@@ -400,6 +400,13 @@ static void replay(ws_proto *wp, const rec_pdu *rec, tvbuff_t *tvb, packet_info 
                 last = proto_tree_add_time_format_value(cur, hf, t, off, len, &ns, "%.*s s", n, sec);
                 break;
             }
+            case GW_FT_ABSTIME: { /* in every release as 4.0 shows a UTC time, and pcaptool */
+                nstime_t ns = {(time_t)(ev->v.i / 1000000000), (int)(ev->v.i % 1000000000)};
+                char date[48];
+                last = proto_tree_add_time_format_value(cur, hf, t, off, len, &ns, "%s",
+                                                        gw_format_date(date, sizeof date, ev->v.i, 9));
+                break;
+            }
             case GW_FT_STRING:
                 last = ev->flags & GW_ITEM_GENERATED ? proto_tree_add_string(cur, hf, t, off, len, ev->text)
                        : len == 0 /* an empty text, not "<MISSING>" */
@@ -466,7 +473,7 @@ static gboolean is_rule(const gw_protocol *p, int finding)
 
 /* one PDU: its type (the protocol's type field) and its findings, as
    pcaptool stats counts them */
-static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo, epan_dissect_t *edt _U_,
+static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
                                      const void *data, tap_flags_t flags _U_)
 {
     const tap_pdu *t = data;
@@ -489,8 +496,9 @@ static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo, epan_di
         } else if (ev->kind == EV_FINDING) {
             const gw_finding_def *d = &p->findings[ev->index];
             const char *sev = gw_severity_name(d->severity);
-            /* "code: what it means", as Expert Information shows it */
-            char *label = wmem_strdup_printf(pinfo->pool, "%s: %s", d->code, d->summary);
+            /* the code alone keeps the Count and Rate columns in view;
+               Expert Information says what it means */
+            const char *label = d->code;
             tick_stat_node(st, TREE_FINDINGS, 0, TRUE);
             int sev_node = tick_stat_node(st, sev, stats_tree_parent_id_by_name(st, TREE_FINDINGS), TRUE);
             tick_stat_node(st, label, sev_node, FALSE);
@@ -639,6 +647,7 @@ static enum ftenum ws_ftype(gw_ftype t)
     case GW_FT_IPV6: return FT_IPv6;
     case GW_FT_FRAMENUM: return FT_FRAMENUM;
     case GW_FT_RELTIME: return FT_RELATIVE_TIME;
+    case GW_FT_ABSTIME: return FT_ABSOLUTE_TIME;
     default: return FT_NONE;
     }
 }
@@ -648,6 +657,8 @@ static int ws_base(const gw_field *f)
     switch (f->type) {
     case GW_FT_BOOL:
         return f->mask ? 8 : BASE_NONE; /* bits of the container (u8 flags) */
+    case GW_FT_ABSTIME:
+        return ABSOLUTE_TIME_UTC;
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         switch (f->base) {
@@ -691,7 +702,9 @@ static void register_one(ws_proto *wp)
     const gw_protocol *p = wp->p;
     wp->proto = proto_register_protocol(p->long_name, p->short_name, p->name);
     wp->tap = register_tap(p->name);
-    stats_tree_register_plugin(p->name, p->name, g_strdup_printf("GameWire/%s", p->short_name), 0,
+    /* Statistics -> <protocol> -> PDU types and findings, as built-in
+       dissectors' trees sit under their protocol's name */
+    stats_tree_register_plugin(p->name, p->name, g_strdup_printf("%s/PDU types and findings", p->short_name), 0,
                                tree_packet, tree_init, NULL);
 
     hf_register_info *hfri = g_new0(hf_register_info, p->n_fields);

@@ -11,6 +11,8 @@ Usage: compare_tshark.py BUILD_DIR CAPTURE...
 tshark runs through scripts/tshark-plugin.sh (as nobody when root, from a
 fresh world-readable copy); this first checks that the plugin really loaded.
 """
+import datetime
+import decimal
 import functools
 import json
 import math
@@ -124,11 +126,37 @@ def norm_ws(ftype, v):
         return float(v)
     if ftype == "FT_BYTES":
         return v.replace(":", "")
+    if ftype == "FT_ABSOLUTE_TIME":
+        return abs_time(v)
     return v
 
 
+MONTHS = {m: i + 1 for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
+                                          "Nov", "Dec"))}
+
+
+def abs_time(v):
+    """tshark's text of an absolute time in UTC ("Nov 21, 2026 06:22:13.279216000 UTC",
+    or ISO 8601 "2026-11-21T06:22:13.279216000Z") -> (seconds since the epoch, ns)"""
+    m = re.match(r"^(\w{3}) +(\d+), (\d+) (\d+):(\d+):(\d+)\.(\d{9}) UTC$", v)
+    if m:
+        y, mo, d = int(m.group(3)), MONTHS[m.group(1)], int(m.group(2))
+        hms, frac = m.group(4, 5, 6), m.group(7)
+    else:
+        m = re.match(r"^(\d+)-(\d+)-(\d+)[T ](\d+):(\d+):(\d+)\.(\d{9})Z?( UTC)?$", v)
+        if not m:
+            return v
+        y, mo, d = (int(x) for x in m.group(1, 2, 3))
+        hms, frac = m.group(4, 5, 6), m.group(7)
+    days = (datetime.date(y, mo, d) - datetime.date(1970, 1, 1)).days
+    return (days * 86400 + int(hms[0]) * 3600 + int(hms[1]) * 60 + int(hms[2]), int(frac))
+
+
 def norm_pt(ftype, v):
-    if ftype in ("FT_DOUBLE", "FT_FLOAT", "FT_RELATIVE_TIME"):
+    if ftype == "FT_ABSOLUTE_TIME":  # pcaptool's JSON: seconds since the epoch, 9 digits
+        whole, _, frac = str(v).partition(".")
+        return (int(whole), int((frac + "000000000")[:9]))
+    if isinstance(v, decimal.Decimal) or ftype in ("FT_DOUBLE", "FT_FLOAT", "FT_RELATIVE_TIME"):
         return float(v)
     return v
 
@@ -238,7 +266,8 @@ def compare(tsh, pcaptool, capture):
     pt = {}
     pt_summaries = {}
     late = []
-    records = [json.loads(line) for line in out.stdout.splitlines()]
+    # numbers as decimals: an absolute time's nanoseconds are past a float's digits
+    records = [json.loads(line, parse_float=decimal.Decimal) for line in out.stdout.splitlines()]
     in_frame_order(capture, "decode --format json", [o["frame"] for o in records if not o.get("end_of_conversation")])
     for o in records:
         if o["proto"] == "tcp":  # transport findings: Wireshark's TCP dissector has its own

@@ -29,6 +29,9 @@ typedef enum {
     GW_FT_IPV6,     /* 16 address bytes (v.b) */
     GW_FT_FRAMENUM, /* a frame number (links between frames) */
     GW_FT_RELTIME,  /* nanoseconds (v.i), shown as a relative time */
+    GW_FT_ABSTIME,  /* nanoseconds since the Unix epoch (v.i), shown as a UTC date
+                       (gw_format_date, 9 digits: as Wireshark shows an absolute
+                       time in UTC), so that a filter can compare it to a date */
 } gw_ftype;
 
 /* How a number is shown. Past DEC_HEX: decimal with a unit, or a date;

@@ -84,13 +84,13 @@ enum { DNP_FIELDS(GW_INDEX, GW_INDEX) DNP_F_COUNT };
     E(DNP_E_INVALID_UTF8, "dnp.value.invalid_utf8", WARNING, MALFORMED, "A string value is not valid UTF-8") \
     E(DNP_E_UNKNOWN_LINK, "dnp.link_update.unknown_link", WARNING, UNDECODED, "A link update for a link whose link state was not seen: values shown as raw bytes") \
     E(DNP_E_INDEX_RANGE, "dnp.link_update.index_out_of_range", ERROR, MALFORMED, "A value index beyond the link state's value count") \
-    E(DNP_E_SPEC_LAYOUT, "dnp.link_update.spec_layout", WARNING, COMMENT, "Profile reference: a link update in the published text's layout, which the reference does not send") \
+    E(DNP_E_SPEC_LAYOUT, "dnp.link_update.spec_layout", WARNING, COMMENT, "Not as the reference implementation does it: a link update in the published text's layout, which the reference does not send") \
     E(DNP_E_LAYOUT_AMBIGUOUS, "dnp.link_update.layout_ambiguous", NOTE, COMMENT, "Both link-update layouts fit these bytes; the reference layout was used") \
     E(DNP_E_TYPE_MISMATCH, "dnp.link_update.type_mismatch", WARNING, PROTOCOL, "A value's type differs from the type in the link state") \
     E(DNP_E_SEQ_OUTSIDE_WINDOW, "dnp.seq.outside_window", WARNING, SEQUENCE, "A reliable number outside the receive window of 10: the receiver discards it") \
     E(DNP_E_SEQ_AHEAD, "dnp.seq.ahead", NOTE, SEQUENCE, "A reliable number ahead of the next expected one (an earlier one is missing or late)") \
     E(DNP_E_SEQ_RESEND, "dnp.seq.resend", NOTE, SEQUENCE, "A reliable command sent again with the same number") \
-    E(DNP_E_SEQ_65535, "dnp.seq.reserved_65535", WARNING, SEQUENCE, "Profile reference: reliable number 65535: the reference wraps from 65534 to 0, the text at 65536") \
+    E(DNP_E_SEQ_65535, "dnp.seq.reserved_65535", WARNING, SEQUENCE, "Not as the reference implementation does it: reliable number 65535: the reference wraps from 65534 to 0, the text at 65536") \
     E(DNP_E_ACK_UNMATCHED, "dnp.ack.unmatched", WARNING, SEQUENCE, "An ack for a reliable number not seen in this conversation") \
     E(DNP_E_LONG_MISSING_FIRST, "dnp.long.missing_first", WARNING, SEQUENCE, "A part of a long message whose first part was not seen") \
     E(DNP_E_LONG_RESTARTED, "dnp.long.restarted", WARNING, SEQUENCE, "A first part while another long message was incomplete: the earlier one is dropped") \
@@ -122,8 +122,8 @@ enum { DNP_FIELDS(GW_INDEX, GW_INDEX) DNP_F_COUNT };
     E(DNP_E_CONNECT_REPEATED, "dnp.connect.repeated", NOTE, SEQUENCE, "A connection request on a connected conversation (a client resends while the ack is in flight): the server must ignore it; the conversation's state is kept") \
     E(DNP_E_OVER_1200, "dnp.datagram.over_1200", NOTE, PROTOCOL, "A datagram over 1200 bytes, the text's rule of thumb for what one IPv4 packet carries") \
     /* where the reference and the text differ (profiles) */ \
-    E(DNP_E_REFERENCE_LAYOUT, "dnp.link_update.reference_layout", WARNING, COMMENT, "Profile spec: a link update in the reference layout (u8 counts, value index, no type), not the text's") \
-    E(DNP_E_NOT_IN_TEXT, "dnp.command.not_in_text", WARNING, COMMENT, "Profile spec: a long command (10, 11), which the text does not define") \
+    E(DNP_E_REFERENCE_LAYOUT, "dnp.link_update.reference_layout", WARNING, COMMENT, "Not as the text says: a link update in the reference layout (u8 counts, value index, no type), not the text's") \
+    E(DNP_E_NOT_IN_TEXT, "dnp.command.not_in_text", WARNING, COMMENT, "Not as the text says: a long command (10, 11), which the text does not define") \
     E(DNP_E_DIV_LAYOUT, "dnp.divergence.update_layout", NOTE, COMMENT, "Profiles either and reference: link updates in the reference layout, which differs from the text's; profile either: also in the text's layout, which the reference does not send (once per conversation and layout)") \
     E(DNP_E_DIV_LONG, "dnp.divergence.long_commands", NOTE, COMMENT, "Profiles either and reference: long commands (10, 11), which the text does not define (once per conversation)") \
     E(DNP_E_DIV_WRAP, "dnp.divergence.wrap", NOTE, COMMENT, "Profiles either and reference: reliable numbers wrap from 65534 to 0 where the text wraps at 65536; profile either: also number 65535, the text's wrap (once per conversation)")

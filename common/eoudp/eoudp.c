@@ -428,6 +428,23 @@ static void check_id_implied(gw_pdu *p, size_t off, uint64_t v)
     gw_emit_gen_u(&x->p.e, EOUDP_F_IMPORTANT, 0, implied_important(x->gen, x->p.c.data[0]));
 }
 
+/* a timestamp (a float of n bytes) as a date: milliseconds above 1e11 (what
+   implementations send), else the text's seconds; none when it is no date */
+static void emit_utc(gw_pdu *p, int field, size_t off, uint64_t bits, unsigned n)
+{
+    double t = gw_float_bits(bits, n), whole = floor(t);
+    int64_t unit = t > 1e11 ? 1000000 : 1000000000; /* ns a unit */
+    if (!(t >= 0) || whole >= (double)(INT64_MAX / unit))
+        return;
+    /* whole units apart: a double's ns near 2^60 are 256 apart */
+    gw_emit_gen_i(&p->e, field, off, (int64_t)whole * unit + (int64_t)llround((t - whole) * (double)unit));
+}
+
+static void check_connect_stamp(gw_pdu *p, size_t off, uint64_t v)
+{
+    emit_utc(p, EOUDP_F_CONNECT_TIMESTAMP_UTC, off, v, 4);
+}
+
 /* the timestamp: the header's and the time's divergences from the text */
 static void check_stamp(gw_pdu *p, size_t off, uint64_t v)
 {
@@ -443,6 +460,7 @@ static void check_stamp(gw_pdu *p, size_t off, uint64_t v)
         gw_emit_divergence(&x->p.e, profile, EOUDP_E_TIME_MS, EOUDP_E_DIV_TIME, &c->noted_time, off, n,
                            "A timestamp in milliseconds",
                            "A timestamp in milliseconds (the text says otherwise)");
+    emit_utc(p, EOUDP_F_TIMESTAMP_UTC, off, v, n);
 }
 
 static const gw_pdu_hooks hooks = {.text = text_end};
@@ -626,7 +644,7 @@ static const gw_lstep *const payloads[] = {
     [L_EVENT_BOOL] = L(NUM(EVENT, 4), NUM(PRESSED, 1)),
     [L_EVENT] = L(NUM(EVENT, 4, GW_SUM(" %llu"))),
     /* the implementation sends nothing; the text: f32 timestamp, u64 id */
-    [L_CONNECT] = L(GW_IF_HOOK(connect_payload), NUM(CONNECT_TIMESTAMP, 4), NUM(CONNECT_ID, 8), GW_DONE),
+    [L_CONNECT] = L(GW_IF_HOOK(connect_payload), GW_NUM(EOUDP_F_CONNECT_TIMESTAMP, 4, GW_CHECK(check_connect_stamp)), NUM(CONNECT_ID, 8), GW_DONE),
     /* the text, two ways: "It's content is empty" (0x82), "[Event]" (0x11);
        its usage's end: "Client -> [0x82][Timestamp][Id][Id] and Server ->
        [0x11][Timestamp][Id][Id]" */

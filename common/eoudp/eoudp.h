@@ -34,6 +34,7 @@ enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_P
 #define EOUDP_FIELDS(F, LINK) \
     F(EOUDP_F_COMMAND, "eoudp.command", "Command", U8, HEX, command_names, 0, "Command code (below 0x80 from the server, from 0x80 from the client)") \
     F(EOUDP_F_TIMESTAMP, "eoudp.timestamp", "Timestamp", DOUBLE, EPOCH_MS, NULL, 0, "Sender's time, milliseconds since the Unix epoch (f32 in the 21/22-byte headers, f64 in the 26-byte one)") \
+    F(EOUDP_F_TIMESTAMP_UTC, "eoudp.timestamp.utc", "Timestamp (UTC)", ABSTIME, NONE, NULL, 0, "The timestamp as a date, for filters such as eoudp.timestamp.utc > \"2026-11-21\": milliseconds above 1e11, else the text's seconds") \
     F(EOUDP_F_ID, "eoudp.id", "Id", U64, DEC, NULL, 0, "Per-direction packet counter") \
     F(EOUDP_F_IMPORTANT, "eoudp.important", "Important", BOOL, NONE, NULL, 0, "The receiver must acknowledge this packet (a header byte from Jan 2024; before, implied by the command and shown generated)") \
     F(EOUDP_F_PAD, "eoudp.pad", "Pad", U8, HEX, NULL, 0, "Zero pad byte of the 22-byte header until 31 Dec 2023") \
@@ -64,6 +65,7 @@ enum { EOUDP_OPT_GENERATION, EOUDP_OPT_DEFAULT, EOUDP_OPT_NUMBERING, EOUDP_OPT_P
     F(EOUDP_F_EVENT, "eoudp.event", "Event", U32, DEC, NULL, 0, "Event (key) code") \
     F(EOUDP_F_PRESSED, "eoudp.pressed", "Pressed", BOOL, NONE, NULL, 0, "Key press (true) or release") \
     F(EOUDP_F_CONNECT_TIMESTAMP, "eoudp.connect.timestamp", "Client timestamp", DOUBLE, EPOCH_MS, NULL, 0, "The text's connect payload: client time (f32)") \
+    F(EOUDP_F_CONNECT_TIMESTAMP_UTC, "eoudp.connect.timestamp.utc", "Client timestamp (UTC)", ABSTIME, NONE, NULL, 0, "The client timestamp as a date: milliseconds above 1e11, else the text's seconds") \
     F(EOUDP_F_CONNECT_ID, "eoudp.connect.server_id", "Server id", U64, HEX, NULL, 0, "The text's connect payload: the server to connect to") \
     F(EOUDP_F_END_ID, "eoudp.end.id", "Id (usage)", U64, DEC, NULL, 0, "The [Id] the text's usage section gives a disconnect (0x82) and its answer (0x11)") \
     F(EOUDP_F_PAYLOAD, "eoudp.payload", "Payload", BYTES, NONE, NULL, 0, "Payload not decoded field by field") \
@@ -86,15 +88,15 @@ enum { EOUDP_FIELDS(GW_INDEX, GW_INDEX) EOUDP_F_COUNT };
     E(EOUDP_E_ACK_UNMATCHED, "eoudp.ack.unmatched", NOTE, SEQUENCE, "An acknowledge for no important packet seen, or one already acknowledged") \
     E(EOUDP_E_ACK_MISSING, "eoudp.ack.missing", WARNING, SEQUENCE, "An important packet never acknowledged (reported when the conversation ends, or once 256 newer important packets wait)") \
     E(EOUDP_E_GEN_FORCED, "eoudp.generation.forced", NOTE, COMMENT, "The header generation was not told by the size field") \
-    E(EOUDP_E_HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, COMMENT, "Profile spec: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
-    E(EOUDP_E_STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, COMMENT, "Profile spec: a string without the NUL the text requires") \
-    E(EOUDP_E_TIME_MS, "eoudp.timestamp.milliseconds", WARNING, COMMENT, "Profile spec: a timestamp in milliseconds (over 1e11) where the text says seconds") \
+    E(EOUDP_E_HEADER_NOT_TEXT, "eoudp.header.not_text", WARNING, COMMENT, "Not as the text says: an implementation header (22 or 26 bytes), not the text's 21 bytes") \
+    E(EOUDP_E_STRING_NOT_NUL, "eoudp.string.not_nul_terminated", WARNING, COMMENT, "Not as the text says: a string without the NUL the text requires") \
+    E(EOUDP_E_TIME_MS, "eoudp.timestamp.milliseconds", WARNING, COMMENT, "Not as the text says: a timestamp in milliseconds (over 1e11) where the text says seconds") \
     E(EOUDP_E_DIV_HEADER, "eoudp.divergence.header", NOTE, COMMENT, "Profiles either and reference: the implementation's 22- or 26-byte header, not the text's 21 bytes (once per conversation)") \
     E(EOUDP_E_DIV_STRINGS, "eoudp.divergence.strings", NOTE, COMMENT, "Profiles either and reference: strings without the NUL the text gives them, as the implementation sends them (once per conversation)") \
     E(EOUDP_E_DIV_TIME, "eoudp.divergence.timestamp", NOTE, COMMENT, "Profiles either and reference: timestamps in milliseconds, as the implementation sends them, where the text says seconds (once per conversation)") \
     E(EOUDP_E_OVER_MTU, "eoudp.datagram.over_mtu", WARNING, PROTOCOL, "A datagram over the 1500-byte MTU the text takes into account") \
     E(EOUDP_E_CONNECT_UNANSWERED, "eoudp.connect.unanswered", WARNING, PROTOCOL, "A connect answered by neither accept nor reject (reported when the conversation ends)") \
-    E(EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.disconnect.unanswered", WARNING, COMMENT, "Profile spec: a disconnect the server does not answer with 0x11, as the text's usage section shows (reported when the conversation ends)") \
+    E(EOUDP_E_DISCONNECT_UNANSWERED, "eoudp.disconnect.unanswered", WARNING, COMMENT, "Not as the text says: a disconnect the server does not answer with 0x11, as the text's usage section shows (reported when the conversation ends)") \
     E(EOUDP_E_DIV_CLIENT_ENTITIES, "eoudp.divergence.client_entities", NOTE, COMMENT, "Profiles either and reference: the client sends entity commands (0x0c, 0x0e, 0x0f), server commands by the text's numbering, as the implementation's client does when it spawns things (once per conversation)")
 enum { EOUDP_FINDINGS(GW_INDEX) EOUDP_E_COUNT };
 

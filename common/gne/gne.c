@@ -18,7 +18,7 @@
 static const gw_value_name message_names[] = {
     {MSG_REQUEST, "Connection request", 0}, {MSG_REFUSAL, "Refusal", 0},
     {MSG_ACCEPT, "Connection accepted", 0}, {MSG_UDP_PORT, "Client UDP port", 0},
-    {MSG_PACKETS, "Packets", 0}, {MSG_OUT_OF_SYNC, "Out of sync", 0}, {0, NULL, 0}};
+    {MSG_PACKETS, "Message of packets", 0}, {MSG_OUT_OF_SYNC, "Out of sync", 0}, {0, NULL, 0}};
 
 static const gw_value_name order_names[] = {
     {GNE_ORDER_LITTLE, "Little-endian", 0}, {GNE_ORDER_BIG, "Big-endian", 0}, {0, NULL, 0}};
@@ -31,11 +31,11 @@ static const gw_value_name rate_names[] = {{0, "unlimited", 0}, {0, NULL, 0}};
 static const gw_value_name port_names[] = {{0xffffffffu, "none", 0}, {0, NULL, 0}}; /* -1 */
 
 static const gw_value_name packet_names[] = {
-    {ID_EMPTY, "EmptyPacket", 0}, {ID_CUSTOM, "CustomPacket", 0}, {ID_EXIT, "ExitPacket", 0},
-    {ID_RATE, "RateAdjustPacket", 0}, {ID_PING, "PingPacket", 0},
-    {ID_CHANNEL, "ChannelPacket", 0}, {ID_OBJ_CREATE, "ObjectCreationPacket", 0},
-    {ID_OBJ_UPDATE, "ObjectUpdatePacket", 0}, {ID_OBJ_DEATH, "ObjectDeathPacket", 0},
-    {9, "Reserved", 15}, {16, "User packet", 254}, {ID_END, "End of message", 0},
+    {ID_EMPTY, "Empty packet", 0}, {ID_CUSTOM, "Custom packet", 0}, {ID_EXIT, "Exit packet", 0},
+    {ID_RATE, "Rate adjust packet", 0}, {ID_PING, "Ping packet", 0},
+    {ID_CHANNEL, "Channel packet", 0}, {ID_OBJ_CREATE, "Object creation packet", 0},
+    {ID_OBJ_UPDATE, "Object update packet", 0}, {ID_OBJ_DEATH, "Object death packet", 0},
+    {9, "Reserved packet", 15}, {16, "User packet", 254}, {ID_END, "End of message", 0},
     {0, NULL, 0}};
 
 static const gw_field fields[GNE_F_COUNT] = {GNE_FIELDS(GW_FIELD, GW_LINK)};
@@ -423,10 +423,12 @@ static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
     gw_emit_push(&x->p.e);
     gw_take_u(&x->p, GNE_F_TIME_SEC, 4, NULL);
     gw_take_u(&x->p, GNE_F_TIME_USEC, 4, NULL);
+    *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
     if (usec < 0 || usec > 999999)
         gw_emit_finding(&x->p.e, GNE_E_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
+    else if (*ns > 0)
+        gw_emit_gen_i(&x->p.e, GNE_F_TIME_UTC, off, *ns);
     gw_emit_pop(&x->p.e, off + 8);
-    *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
     *zero = sec == 0 && usec == 0;
     return true;
 }

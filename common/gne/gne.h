@@ -62,6 +62,7 @@ enum { GNE_OPT_BYTE_ORDER, GNE_OPT_PROFILE };
     F(GNE_F_TIME, "gne.time", "Time", NONE, NONE, NULL, 0, "A gtime: seconds + microseconds") \
     F(GNE_F_TIME_SEC, "gne.time.sec", "Seconds", I32, DEC, NULL, 0, "gtime seconds") \
     F(GNE_F_TIME_USEC, "gne.time.usec", "Microseconds", I32, DEC, NULL, 0, "gtime microseconds (0-999999)") \
+    F(GNE_F_TIME_UTC, "gne.time.utc", "Time (UTC)", ABSTIME, NONE, NULL, 0, "The gtime as a date, for filters such as gne.time.utc > \"2026-11-21\" (not shown when it is 0, unset, or its microseconds are out of range)") \
     LINK(GNE_F_PING_REQUEST_FRAME, "gne.ping.request_frame", "Request in frame", "The frame of the request this reply answers", 0, GNE_F_PING_REPLY_FRAME) \
     LINK(GNE_F_PING_REPLY_FRAME, "gne.ping.reply_frame", "Reply in frame", "The frame of the reply to this request (two-pass)", GW_FIELD_TWO_PASS, -1) \
     F(GNE_F_PING_RTT, "gne.ping.rtt", "Round-trip time", RELTIME, NONE, NULL, 0, "R = (T4 - T1) - (T3 - T2), T1 and T4 the capture times of request and reply") \
@@ -102,8 +103,8 @@ enum { GNE_FIELDS(GW_INDEX, GW_INDEX) GNE_F_COUNT };
     E(GNE_E_PING_ID_REUSED, "gne.ping.id_reused", WARNING, SEQUENCE, "A ping request with the id of one of the same side still unanswered (ids are unique per connection)") \
     E(GNE_E_RELIABLE_ONLY, "gne.packet.not_reliable", WARNING, PROTOCOL, "An ExitPacket or RateAdjustPacket over the UDP link, where the text sends it over the reliable connection") \
     E(GNE_E_NAME_PADDING, "gne.game_name.padding", WARNING, MALFORMED, "Bytes after the game name's NUL that are not 0") \
-    E(GNE_E_CUSTOM_U16, "gne.custom.length_not_text", WARNING, COMMENT, "Profile spec: a CustomPacket length of 2 bytes, as gnelib writes it, where the text gives a guint8") \
-    E(GNE_E_DATA_BIG, "gne.data.big_endian", WARNING, COMMENT, "Profile spec: big-endian data, as gnelib up to 0.70 sends it, where the text says all data is little-endian") \
+    E(GNE_E_CUSTOM_U16, "gne.custom.length_not_text", WARNING, COMMENT, "Not as the text says: a CustomPacket length of 2 bytes, as gnelib writes it, where the text gives a guint8") \
+    E(GNE_E_DATA_BIG, "gne.data.big_endian", WARNING, COMMENT, "Not as the text says: big-endian data, as gnelib up to 0.70 sends it, where the text says all data is little-endian") \
     E(GNE_E_DIV_CUSTOM_U16, "gne.divergence.custom_length", NOTE, COMMENT, "Profiles either and reference: CustomPacket lengths of 2 bytes, as gnelib writes them, where the text gives a guint8; profile either: also the text's 1-byte lengths, which gnelib does not write (once per conversation and width)") \
     E(GNE_E_DIV_DATA_BIG, "gne.divergence.big_endian", NOTE, COMMENT, "Profiles either and reference: big-endian data, as gnelib up to 0.70 sends it, where the text says little-endian (once per conversation)")
 enum { GNE_FINDINGS(GW_INDEX) GNE_E_COUNT };

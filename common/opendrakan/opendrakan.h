@@ -144,7 +144,7 @@ enum { OD_FIELDS(GW_INDEX, GW_INDEX) OD_F_COUNT };
     E(OD_E_REF_UNACKED, "opendrakan.snapshot.reference_unacked", WARNING, SEQUENCE, "A delta snapshot against a tick the client never acknowledged") \
     E(OD_E_ACK_UNCONFIRMED, "opendrakan.ack.unconfirmed", WARNING, SEQUENCE, "An acknowledgement of a tick never confirmed") \
     E(OD_E_ACK_INCOMPLETE, "opendrakan.ack.incomplete", WARNING, SEQUENCE, "An acknowledgement of a snapshot not all of whose changes were seen") \
-    E(OD_E_BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, COMMENT, "Profile spec: booleans one byte each where the draft packs them into one") \
+    E(OD_E_BOOLS_UNPACKED, "opendrakan.bundle.bools_unpacked", WARNING, COMMENT, "Not as the text says: booleans one byte each where the draft packs them into one") \
     E(OD_E_DIVERGENCE_BOOLS, "opendrakan.divergence.bools_bytes", NOTE, COMMENT, "Profiles either and reference: this conversation's booleans are one byte each, as the reference writes them; the draft packs them (once per conversation)") \
     E(OD_E_SNAP_FORGOTTEN, "opendrakan.snapshot.forgotten", NOTE, SEQUENCE, "More ticks open at once than are tracked: the oldest is given up unresolved")
 enum { OD_FINDINGS(GW_INDEX) OD_E_COUNT };

@@ -535,7 +535,7 @@ Test(gne, replay_need_and_match)
        peer pings; the rest answers */
     void *link_conv = test_conv_new(P, opt);
     const gw_replay_pdu *p = replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP, "ff");
-    cr_assert_eq(p->type, msg("Packets"));
+    cr_assert_eq(p->type, msg("Message of packets"));
     cr_assert_eq(r->need(st, p), GW_REPLAY_OPTIONAL);
     cr_assert_eq(parts(replay_pdu_decode(&x, P, link_conv, 0, GW_TRANSPORT_UDP,
                                          "10 41 ff"), rp), 1);
