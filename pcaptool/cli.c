@@ -126,6 +126,22 @@ static const struct option input_long_opts[] = {
     {NULL, 0, NULL, 0}};
 static int parse_input_opt(int c, const char *arg, cli_input *in);
 
+/* -Y FILTER (CLI_FILTER): compiled into *df (a second -Y replaces the
+   first, as in tshark); a mistake is EXIT_USAGE with its column shown */
+static int parse_display_filter(const char *arg, dfilter **df)
+{
+    char err[256];
+    int col, width;
+    dfilter *d = dfilter_compile(arg, err, sizeof err, &col, &width);
+    if (!d) {
+        dfilter_print_error(stderr, arg, err, col, width);
+        return EXIT_USAGE;
+    }
+    dfilter_free(*df);
+    *df = d;
+    return 0;
+}
+
 #define CLI_MAX_OPTS 40
 
 /* append the options of table `from` to `to` (n used so far); more than
@@ -144,6 +160,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common
 {
     static const struct option help[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     static const struct option fail_on[] = {{"fail-on", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0}};
+    static const struct option filter[] = {{"display-filter", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
     struct option longopts[CLI_MAX_OPTS + 1];
     int n = add_opts(longopts, 0, spec->long_opts);
     n = add_opts(longopts, n, help);
@@ -153,23 +170,29 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common
         n = add_opts(longopts, n, fail_on);
     if (spec->takes & CLI_INPUT)
         n = add_opts(longopts, n, input_long_opts);
+    if (spec->takes & CLI_FILTER)
+        n = add_opts(longopts, n, filter);
     longopts[n] = (struct option){NULL, 0, NULL, 0};
     char shortopts[64];
-    if ((size_t)snprintf(shortopts, sizeof shortopts, ":%sh%s%s", spec->short_opts ? spec->short_opts : "",
+    if ((size_t)snprintf(shortopts, sizeof shortopts, ":%sh%s%s%s", spec->short_opts ? spec->short_opts : "",
                          spec->takes & CLI_RUN ? RUN_SHORT_OPTS : "",
-                         spec->takes & CLI_INPUT ? INPUT_SHORT_OPTS : "") >= sizeof shortopts)
+                         spec->takes & CLI_INPUT ? INPUT_SHORT_OPTS : "",
+                         spec->takes & CLI_FILTER ? "Y:" : "") >= sizeof shortopts)
         g_error("pcaptool %s: too many short options", cli_cmd);
 
     run_options_init(&common->ro);
     common->fail_on = GW_SEV_ERROR + 1;
     common->in = (cli_input){0};
+    common->filter = NULL;
     int c, rc;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (c == ':' || c == '?')
             return cli_getopt_error(c, argv);
         if (c == 'h')
             return cli_help(spec->usage);
-        if (c == 'F' && (spec->takes & CLI_FAIL_ON))
+        if (c == 'Y' && (spec->takes & CLI_FILTER))
+            rc = parse_display_filter(optarg, &common->filter);
+        else if (c == 'F' && (spec->takes & CLI_FAIL_ON))
             rc = parse_fail_on(optarg, &common->fail_on)
                      ? 0 : cli_usage_error("bad --fail-on '%s' (error, warning, note or never)", optarg);
         else if ((spec->takes & CLI_RUN) && (rc = parse_run_opt(c, optarg, &common->ro)) >= 0)
@@ -178,8 +201,11 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, void *ctx, cli_common
             ;
         else
             rc = spec->own ? spec->own(ctx, c, optarg) : cli_getopt_error('?', argv);
-        if (rc)
+        if (rc) {
+            dfilter_free(common->filter);
+            common->filter = NULL;
             return rc;
+        }
     }
     return CLI_GO;
 }

@@ -17,6 +17,8 @@ typedef struct {
     int verbose;
     bool quiet, flush;
     char *file_json; /* the current file's name as a JSON string */
+    dfilter_eval *filter; /* -Y: only the PDUs it selects are printed and fail the run */
+    unsigned shown_sev;   /* with -Y: the highest severity + 1 of what it selected */
 } decode_out;
 
 static const gw_sink *decode_begin(void *ctx, const gw_protocol *p)
@@ -36,6 +38,12 @@ static unsigned decode_end(void *ctx, const gw_protocol *p, const out_meta *m)
 {
     decode_out *d = ctx;
     (void)p;
+    if (d->filter) {
+        if (!out_pdu_selected(d->out, d->filter))
+            return 0;
+        if (out_pdu_max_severity(d->out) > d->shown_sev)
+            d->shown_sev = out_pdu_max_severity(d->out);
+    }
     if (!d->quiet) {
         out_meta mm = *m;
         mm.file_json = d->file_json;
@@ -49,7 +57,12 @@ static void decode_finding(void *ctx, const gw_protocol *p, int index, const out
                            const out_finding *fd)
 {
     decode_out *d = ctx;
-    (void)p; (void)index;
+    if (d->filter) {
+        if (!dfilter_match_finding(d->filter, p, index))
+            return;
+        if ((unsigned)fd->severity + 1 > d->shown_sev)
+            d->shown_sev = (unsigned)fd->severity + 1;
+    }
     if (!d->quiet) {
         out_meta mm = *m;
         mm.file_json = d->file_json;
@@ -70,6 +83,10 @@ static void decode_usage(FILE *f)
           "  -T, --format text|json       output format (default text; json = JSON Lines,\n"
           "                               one record per PDU, each naming its \"file\")\n"
           "  -V, --verbose                text: show every field of every PDU\n"
+          "  -Y, --display-filter FILTER  print only the PDUs FILTER selects (tshark's\n"
+          "                               syntax, e.g. 'dnp.seq > 3 and not dnp.command ==\n"
+          "                               \"Link up\"'; pcaptool fields lists the fields);\n"
+          "                               findings of the others do not fail the run\n"
           "  -q, --quiet                  print no PDU: only the exit code tells\n"
           "  -l, --line-buffered          flush after every record (the default when\n"
           "                               standard output is a terminal)\n"
@@ -121,7 +138,7 @@ static int run_decode(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
-    static const cli_spec spec = {"T:Vq", longopts, CLI_RUN | CLI_FAIL_ON | CLI_INPUT, decode_opt,
+    static const cli_spec spec = {"T:Vq", longopts, CLI_RUN | CLI_FAIL_ON | CLI_INPUT | CLI_FILTER, decode_opt,
                                   decode_usage};
     decode_out d = {.format = OUT_TEXT};
     cli_common cc;
@@ -129,11 +146,17 @@ static int run_decode(int argc, char **argv)
     if (rc != CLI_GO)
         return rc;
     if (d.verbose && d.format == OUT_JSON)
-        return cli_usage_error("-V is for the text output (JSON always has every field)");
-    if (d.verbose && d.quiet)
-        return cli_usage_error("-V and -q exclude each other");
-    if ((rc = cli_check_inputs(&cc.in, argc - optind)))
+        rc = cli_usage_error("-V is for the text output (JSON always has every field)");
+    else if (d.verbose && d.quiet)
+        rc = cli_usage_error("-V and -q exclude each other");
+    else
+        rc = cli_check_inputs(&cc.in, argc - optind);
+    if (rc) {
+        dfilter_free(cc.filter);
         return rc;
+    }
+    if (cc.filter)
+        d.filter = dfilter_eval_new(cc.filter);
 
     static char outbuf[1 << 20];
     d.flush = cc.in.line_buffered || isatty(STDOUT_FILENO);
@@ -166,6 +189,10 @@ static int run_decode(int argc, char **argv)
             break;
     }
     out_pdu_free(d.out);
+    if (d.filter)
+        max_sev = d.shown_sev;
+    dfilter_eval_free(d.filter);
+    dfilter_free(cc.filter);
     if (status == EXIT_CLEAN && cc.fail_on && max_sev >= cc.fail_on)
         status = EXIT_FINDINGS;
     return cli_finish(status);

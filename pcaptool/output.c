@@ -332,6 +332,17 @@ bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
     return false;
 }
 
+bool out_pdu_selected(const out_pdu *o, dfilter_eval *ev)
+{
+    dfilter_record r = {.p = o->p, .n_items = o->n_items, .item_stride = sizeof(ev_item),
+                        .n_findings = o->findings->len, .finding_stride = sizeof(ev_finding)};
+    if (o->n_items)
+        r.items = &o->items[0].it;
+    if (o->findings->len)
+        r.findings = &g_array_index(o->findings, ev_finding, 0).finding;
+    return dfilter_match(ev, &r);
+}
+
 gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n)
 {
     gw_item *v = g_new(gw_item, o->n_items + 1);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "core/gw_core.h"
+#include "dfilter.h"
 
 typedef enum { OUT_TEXT, OUT_JSON } out_format;
 
@@ -30,6 +31,8 @@ int out_pdu_finding(const out_pdu *o, unsigned k, const char **message);
 const char *out_pdu_summary(const out_pdu *o);
 /* the first value of an unsigned field of the PDU itself; false if absent */
 bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v);
+/* does the display filter select the PDU (its items and findings)? */
+bool out_pdu_selected(const out_pdu *o, dfilter_eval *ev);
 /* the items over the PDU's own bytes (source 0), in order, copied (g_free
    them) without labels, their texts and bytes pointing into `data` (a copy
    of the PDU's bytes; a generated text is left empty); their count in *n */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "dfilter.h"
 #include "output.h"
 #include "run.h"
 
@@ -59,12 +60,14 @@ enum {
     CLI_RUN = 1,     /* -p, -n, -o, --profile: which protocols, how (run_options) */
     CLI_FAIL_ON = 2, /* --fail-on */
     CLI_INPUT = 4,   /* -i, -f, -c, -a, -w, -l: where packets come from (cli_input) */
+    CLI_FILTER = 8,  /* -Y, --display-filter: which PDUs count (dfilter.h) */
 };
 /* what those set, ready with their defaults before the parsing */
 typedef struct {
     run_options ro;
     unsigned fail_on; /* the severity + 1 that fails (default error; 0: never) */
     cli_input in;
+    dfilter *filter;  /* -Y (compiled), or NULL: every PDU; the subcommand frees it */
 } cli_common;
 /* a subcommand's own options */
 typedef struct {

@@ -53,6 +53,10 @@ typedef struct {
     int n_found;
     int found[64];
     uint32_t rng;         /* for the reservoir: deterministic */
+    /* -Y: the filter, and the PDU's items and findings it reads */
+    dfilter_eval *filter;
+    GArray *items;        /* gw_item */
+    GArray *all_found;    /* int */
 } stats_ctx;
 
 static void conv_stats_free(gpointer q)
@@ -131,6 +135,8 @@ static void on_item(void *ctx, const gw_item *it)
 {
     stats_ctx *x = ctx;
     const gw_protocol *p = x->p;
+    if (x->filter)
+        g_array_append_val(x->items, *it);
     if (it->field == p->type_field && !x->have_type) {
         x->have_type = true;
         x->type = it->v.u;
@@ -157,6 +163,8 @@ static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, 
 {
     (void)src; (void)off; (void)len; (void)msg;
     stats_ctx *x = ctx;
+    if (x->filter)
+        g_array_append_val(x->all_found, finding);
     if (x->n_found < (int)G_N_ELEMENTS(x->found))
         x->found[x->n_found++] = finding;
 }
@@ -168,12 +176,22 @@ static const gw_sink *pdu_begin(void *ctx, const gw_protocol *p)
     x->have_type = false;
     g_array_set_size(x->parts, 0);
     x->n_values = x->n_found = 0;
+    if (x->filter) {
+        g_array_set_size(x->items, 0);
+        g_array_set_size(x->all_found, 0);
+    }
     return &x->sink;
 }
 
 static unsigned pdu_end(void *ctx, const gw_protocol *p, const out_meta *m)
 {
     stats_ctx *x = ctx;
+    if (x->filter) { /* a PDU the filter leaves out counts nowhere */
+        dfilter_record r = {p, (const gw_item *)(void *)x->items->data, x->items->len, sizeof(gw_item),
+                            (const int *)(void *)x->all_found->data, x->all_found->len, sizeof(int)};
+        if (!dfilter_match(x->filter, &r))
+            return 0;
+    }
     conv_stats *s = conv_of(x, p, m);
     s->pdus++;
     s->bytes += m->len;
@@ -196,8 +214,9 @@ static void on_late_finding(void *ctx, const gw_protocol *p, int index, const ou
                             const out_finding *fd)
 {
     (void)fd;
-    if (p)
-        conv_of(ctx, p, m)->findings[index]++;
+    stats_ctx *x = ctx;
+    if (p && (!x->filter || dfilter_match_finding(x->filter, p, index)))
+        conv_of(x, p, m)->findings[index]++;
 }
 
 /* ---- output ---- */
@@ -339,6 +358,9 @@ static void stats_usage(FILE *f)
           "\n"
           "  -T, --format text|json       text (default) or JSON Lines, one record per\n"
           "                               conversation, each naming its \"file\"\n"
+          "  -Y, --display-filter FILTER  count only the PDUs FILTER selects (as decode -Y):\n"
+          "                               a conversation none of whose PDUs it selects\n"
+          "                               is not listed\n"
           "  -c, -i, -f, -a, -w           as for decode\n"
           "  -p, --port, -n, --no-heuristics, -o, --option, --profile   as for decode\n"
           "\n"
@@ -357,16 +379,20 @@ static int stats_opt(void *ctx, int c, const char *arg)
 static int run_stats(int argc, char **argv)
 {
     static const struct option longopts[] = {{"format", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
-    static const cli_spec spec = {"T:", longopts, CLI_RUN | CLI_INPUT, stats_opt, stats_usage};
+    static const cli_spec spec = {"T:", longopts, CLI_RUN | CLI_INPUT | CLI_FILTER, stats_opt, stats_usage};
     out_format format = OUT_TEXT;
     cli_common cc;
     int rc = cli_parse(argc, argv, &spec, &format, &cc);
     if (rc != CLI_GO)
         return rc;
     if (cc.in.line_buffered)
-        return cli_usage_error("-l: stats prints when its input ends");
-    if ((rc = cli_check_inputs(&cc.in, argc - optind)))
+        rc = cli_usage_error("-l: stats prints when its input ends");
+    else
+        rc = cli_check_inputs(&cc.in, argc - optind);
+    if (rc) {
+        dfilter_free(cc.filter);
         return rc;
+    }
     cap_install_signals();
     int status = EXIT_CLEAN;
     for (int i = optind; i < argc || (cc.in.iface && i == optind); i++) {
@@ -377,6 +403,11 @@ static int run_stats(int argc, char **argv)
         x.order = g_ptr_array_new_with_free_func(conv_stats_free);
         x.sink = (gw_sink){.ctx = &x, .item = on_item, .push = NULL, .pop = NULL,
                            .finding = on_finding, .summary = NULL, .source = run_ignore_source};
+        if (cc.filter) {
+            x.filter = dfilter_eval_new(cc.filter);
+            x.items = g_array_new(FALSE, FALSE, sizeof(gw_item));
+            x.all_found = g_array_new(FALSE, FALSE, sizeof(int));
+        }
         run_consumer consumer = {&x, pdu_begin, pdu_end, on_late_finding, NULL, NULL};
         unsigned max_sev = 0;
         if (cli_read(&cc.in, &cc.ro, path, &consumer, &max_sev, NULL, 0) != 0)
@@ -389,9 +420,15 @@ static int run_stats(int argc, char **argv)
         g_hash_table_destroy(x.by_key);
         g_ptr_array_free(x.order, TRUE);
         g_array_free(x.parts, TRUE);
+        if (x.filter) {
+            dfilter_eval_free(x.filter);
+            g_array_free(x.items, TRUE);
+            g_array_free(x.all_found, TRUE);
+        }
         if (cap_stop_requested())
             break;
     }
+    dfilter_free(cc.filter);
     return cli_finish(status);
 }
 

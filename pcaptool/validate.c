@@ -135,10 +135,15 @@ typedef struct {
     pending pend[MAX_PENDING];
     int n_pend, n_more; /* kept, and beyond MAX_PENDING */
     int more_finding[MAX_PENDING];
+    /* -Y: the filter, and what it reads of the PDU (kept from PDU to PDU) */
+    dfilter_eval *filter;
+    GArray *items;        /* gw_item */
+    GArray *found;        /* int: every finding of the PDU */
 } validator;
 
 static bool json_out, line_buffered;
 static const cli_input *input;
+static const dfilter *display_filter; /* -Y: only the PDUs it selects are counted */
 
 /* after a record went to standard output */
 static void validate_wrote(void)
@@ -192,6 +197,8 @@ static void v_finding(void *ctx, int finding, int src, size_t off, size_t len, c
 {
     validator *v = ctx;
     (void)src;
+    if (v->filter)
+        g_array_append_val(v->found, finding);
     if (v->n_pend < MAX_PENDING) {
         pending *p = &v->pend[v->n_pend++];
         p->finding = finding;
@@ -251,7 +258,17 @@ static const gw_sink *v_begin(void *ctx, const gw_protocol *p)
         v->proto = proto_of(p);
     }
     v->n_pend = v->n_more = 0;
+    if (v->filter) {
+        g_array_set_size(v->items, 0);
+        g_array_set_size(v->found, 0);
+    }
     return &v->sink;
+}
+
+/* -Y: the sink takes items too */
+static void v_item(void *ctx, const gw_item *it)
+{
+    g_array_append_val(((validator *)ctx)->items, *it);
 }
 
 static unsigned v_end(void *ctx, const gw_protocol *p, const out_meta *m)
@@ -259,6 +276,12 @@ static unsigned v_end(void *ctx, const gw_protocol *p, const out_meta *m)
     validator *v = ctx;
     int proto = v->proto;
     unsigned max = 0;
+    if (v->filter) {
+        dfilter_record rec = {p, (const gw_item *)(void *)v->items->data, v->items->len, sizeof(gw_item),
+                              (const int *)(void *)v->found->data, v->found->len, sizeof(int)};
+        if (!dfilter_match(v->filter, &rec))
+            return 0;
+    }
     v->r->pdus++;
     v->r->protos_seen |= 1u << proto;
     static const pending none; /* a finding past MAX_PENDING: no range or message */
@@ -282,10 +305,20 @@ static void v_other(void *ctx, const gw_protocol *p, int index, const out_meta *
 {
     validator *v = ctx;
     int proto = p ? proto_of(p) : RUN_PROTO;
-    if (is_disabled(proto, index))
+    if (is_disabled(proto, index) || (v->filter && !dfilter_match_finding(v->filter, p, index)))
         return;
     v->r->protos_seen |= 1u << proto;
     count(v->r, proto, index, m, fd);
+}
+
+static void validator_free(validator *v)
+{
+    if (v->filter) {
+        dfilter_eval_free(v->filter);
+        g_array_free(v->items, TRUE);
+        g_array_free(v->found, TRUE);
+    }
+    g_free(v);
 }
 
 static void validate_one(const run_options *ro, report *r)
@@ -296,12 +329,18 @@ static void validate_one(const run_options *ro, report *r)
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
                         .finding = v_finding, .wants_message = v_wants_message,
                         .summary = NULL, .source = run_ignore_source};
+    if (display_filter) { /* the items the filter reads: only then (they cost) */
+        v->filter = dfilter_eval_new(display_filter);
+        v->items = g_array_new(FALSE, FALSE, sizeof(gw_item));
+        v->found = g_array_new(FALSE, FALSE, sizeof(int));
+        v->sink.item = v_item;
+    }
     run_consumer c = {v, v_begin, v_end, v_other, NULL, v_end_wants_message};
     unsigned ignored = 0;
     char why[320];
     if (cap_stop_requested()) {
         r->not_read = true;
-        g_free(v);
+        validator_free(v);
         return;
     }
     if (r->unreadable) {
@@ -324,7 +363,7 @@ static void validate_one(const run_options *ro, report *r)
         r->reason = g_strdup(why);
     }
     r->interrupted = cap_stop_requested();
-    g_free(v);
+    validator_free(v);
 }
 
 /* ---- the run: files in order, several at once ------------------------- */
@@ -516,7 +555,7 @@ static void print_text(FILE *out, const report *r, unsigned fail_on)
             r->sev_count[GW_SEV_ERROR], r->sev_count[GW_SEV_ERROR] == 1 ? "" : "s",
             r->sev_count[GW_SEV_WARNING], r->sev_count[GW_SEV_WARNING] == 1 ? "" : "s",
             r->sev_count[GW_SEV_NOTE], r->sev_count[GW_SEV_NOTE] == 1 ? "" : "s",
-            r->pdus ? "" : ": no PDUs of any protocol",
+            r->pdus ? "" : display_filter ? ": no PDU selected by -Y" : ": no PDUs of any protocol",
             r->pdus || !require_pdus ? "" : " (--require-pdus)",
             r->interrupted ? " [stopped before its end]" : "");
     for (guint i = 0; i < r->tallies->len; i++) {
@@ -624,11 +663,12 @@ static bool write_junit(const char *path, report *reports, unsigned n, unsigned 
             /* nothing of ours in it: a wrong port, a handshake not captured */
             fputs("    <testcase classname=\"capture\" name=\"has_pdus\">\n", cases);
             if (require_pdus) {
-                fputs("      <failure type=\"no_pdus\" message=\"no PDUs of any protocol "
-                      "(--require-pdus)\"/>\n", cases);
+                fprintf(cases, "      <failure type=\"no_pdus\" message=\"%s (--require-pdus)\"/>\n",
+                        display_filter ? "no PDU selected by -Y" : "no PDUs of any protocol");
                 failures++;
             } else {
-                fputs("      <skipped message=\"no PDUs of any protocol\"/>\n", cases);
+                fprintf(cases, "      <skipped message=\"%s\"/>\n",
+                        display_filter ? "no PDU selected by -Y" : "no PDUs of any protocol");
                 skipped++;
             }
             fputs("    </testcase>\n", cases);
@@ -721,6 +761,9 @@ static void validate_usage(FILE *f)
           "      --junit FILE             also write JUnit XML; '-' puts it on standard\n"
           "                               output and the text report on standard error\n"
           "                               (not with --format json)\n"
+          "  -Y, --display-filter FILTER  count only the findings of the PDUs FILTER\n"
+          "                               selects (as decode -Y); every PDU is still\n"
+          "                               checked, and PDUs counts the selected ones\n"
           "  -q, --quiet                  no text report (the exit code, JSON or JUnit tell)\n"
           "      --require-pdus           a capture with no PDU of any protocol fails\n"
           "  -j, --jobs N                 captures read at once, each by one thread;\n"
@@ -821,14 +864,15 @@ static int run_validate(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
-    static const cli_spec spec = {"T:j:q", longopts, CLI_RUN | CLI_FAIL_ON | CLI_INPUT, validate_opt,
-                                  validate_usage};
+    static const cli_spec spec = {"T:j:q", longopts, CLI_RUN | CLI_FAIL_ON | CLI_INPUT | CLI_FILTER,
+                                  validate_opt, validate_usage};
     validate_args args = {.jobs = (int)g_get_num_processors(), .show_progress = true, .format = OUT_TEXT};
     json_out = require_pdus = false;
     cli_common cc;
     int rc = cli_parse(argc, argv, &spec, &args, &cc);
     if (rc != CLI_GO)
         return rc;
+    display_filter = cc.filter; /* kept to the end of the run */
     if (args.rules) {
         if (optind < argc)
             return cli_usage_error("--rules takes no capture");

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES="build-essential cmake pkg-config libglib2.0-dev libpcap-dev libcriterion-dev zlib1g-dev
+PACKAGES="build-essential cmake pkg-config libglib2.0-dev libpcre2-dev libpcap-dev libcriterion-dev zlib1g-dev
           wireshark-dev libwireshark-dev tshark wireshark-common libxml2-utils gzip python3 util-linux
           clang libclang-rt-14-dev valgrind openttd openttd-opengfx groff-base bash-completion chromium
           lintian"

@@ -57,6 +57,35 @@ check errors-fail-never 0 "$T" decode --fail-on never "$C/dnp-gen-malformed.pcap
 check warnings-pass 0 "$T" decode "$C/dnp-gen-sequence.pcap"
 check warnings-fail-on-warning 1 "$T" decode --fail-on warning "$C/dnp-gen-sequence.pcap"
 
+# -Y: a display filter (the frames tshark -Y selects: 6 8 18 20 22 24)
+check filter-decode 0 "$T" decode -Y 'dnp.command == "Link up"' "$C/dnp-denetwork-example.pcap"
+expect filter-decode-frames test "$(cut -d' ' -f1 "$tmp/out" | tr '\n' ' ')" = "6 8 18 20 22 24 "
+check filter-bad 2 "$T" decode -Y 'openttd.packet == 3 and openttd.pakcet == 2' "$C/dnp-denetwork-example.pcap"
+expect filter-bad-says-where test "$(head -1 "$tmp/err")" = 'pcaptool: -Y: column 25: unknown field "openttd.pakcet"'
+expect filter-bad-caret test "$(sed -n 3p "$tmp/err")" = '                            ^~~~~~~~~~~~~~'
+expect filter-bad-three-lines test "$(wc -l < "$tmp/err")" -eq 3
+expect filter-bad-prints-nothing test ! -s "$tmp/out"
+check filter-bad-validate 2 "$T" validate -Y 'dnp.seq ==' "$C/dnp-denetwork-example.pcap"
+check filter-bad-stats 2 "$T" stats -Y '(dnp' "$C/dnp-denetwork-example.pcap"
+# findings of PDUs the filter leaves out do not fail the run
+check filter-findings-left-out 0 "$T" decode -Y 'dnp.command == "Message"' "$C/dnp-gen-malformed.pcap"
+check filter-findings-selected 1 "$T" decode -Y 'dnp.truncated' "$C/dnp-gen-malformed.pcap"
+expect filter-findings-selected-pdus test "$(grep -c ' DNP ' "$tmp/out")" -eq 69
+check filter-validate 1 "$T" validate --format json -Y 'dnp.truncated' "$C/dnp-gen-malformed.pcap"
+# every finding reported is on a frame of a truncated PDU (the others of
+# those PDUs too), and the 69 truncations are
+sed -n 's/.*"record":"finding",.*"frame":\([0-9]*\),.*"code":"\([^"]*\)".*/\1 \2/p' "$tmp/out" > "$tmp/found"
+expect filter-validate-truncations test "$(grep -c ' dnp.truncated$' "$tmp/found")" -eq 69
+expect filter-validate-only-those test -z "$(cut -d' ' -f1 "$tmp/found" | sort -u | \
+    comm -23 - "$(grep ' dnp.truncated$' "$tmp/found" | cut -d' ' -f1 | sort -u > "$tmp/tf"; echo "$tmp/tf")")"
+expect filter-validate-others-too test "$(grep -vc ' dnp.truncated$' "$tmp/found")" -gt 0
+expect filter-validate-count grep -q '"pdus":69,' "$tmp/out"
+check filter-validate-clean 0 "$T" validate -Y 'dnp.command == "Message"' "$C/dnp-gen-malformed.pcap"
+check filter-validate-none 1 "$T" validate --require-pdus -Y openttd "$C/dnp-denetwork-example.pcap"
+expect filter-validate-none-says grep -q 'no PDU selected by -Y (--require-pdus)' "$tmp/out"
+check filter-stats 0 "$T" stats -Y 'gne.ping.reply == true' "$C/gne-exping_ping.pcap"
+expect filter-stats-count grep -q '5 PDUs, 130 bytes' "$tmp/out"
+
 # ports and heuristics
 check other-port-no-heur 0 "$T" decode --port dnp=9999 --no-heuristics "$C/dnp-denetwork-example.pcap"
 expect other-port-no-heur-silent test ! -s "$tmp/out"

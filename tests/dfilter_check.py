@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""pcaptool -Y against tshark -Y: the same display filter on the same
+capture selects the same frames in pcaptool decode (a frame is selected when
+at least one of its records matches) as in tshark with our plugin.
+
+Usage: dfilter_check.py BUILD_DIR CAPTURES_DIR
+
+Every capture at the top of CAPTURES_DIR runs the filters of its protocol
+(its name's prefix; other-* counts as DNP), and the real captures of every
+protocol also run the filters across protocols: one tshark -Y run per
+capture and filter, several at once. Compared over the frames where
+pcaptool finds a PDU (tshark also selects frames of none, e.g. a TCP
+handshake for "not dnp"). tshark tests a filter on a frame's whole tree,
+pcaptool on each PDU: the same thing where a frame holds one record, and
+for a filter that is only comparisons joined by "or" (any occurrence in any
+PDU); a filter with and, not, != or === is compared on frames of one record
+only (the test says how many frames that leaves out).
+
+Each filter must select something and leave something out somewhere: a
+filter that selects all or nothing could not tell a broken evaluator.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import compare_tshark  # noqa: E402  (Tshark, the per-capture OPTIONS)
+
+# (protocol of the captures it runs on, or "*": the real captures of all;
+#  filter). Together: every operator, each protocol, value names (any case),
+# presence of fields, protocols and finding codes, contains, matches (and
+# (?i)), numbers (decimal, hex, negative, floating point, times), booleans,
+# strings with escapes, and/or/not in both spellings, parentheses.
+FILTERS = [
+    ("dnp", 'dnp.command == "Link up" || dnp.command eq "reliable ACK"'),
+    ("dnp", 'dnp.seq >= 2 && dnp.seq < 0x5 and not dnp.ack_code == 0'),
+    ("dnp", 'dnp.value.string matches "^Sat Nov 21 06:14:4[5-7]" or dnp.message contains 68:69 '
+            'or dnp.value.type != 11'),
+    ("dnp", 'dnp.flags.read_only == 1 or dnp.value.float < -2 or dnp.ack.time > 0.001 '
+            'or dnp.value.uint ge 3000000000'),
+    ("openttd", 'openttd.packet == "CLIENT_JOIN" or openttd.packet == "server_welcome" '
+                'or openttd.chat.message contains "hello"'),
+    ("openttd", 'openttd.name matches "(?i)^(cap|rec)client$" || openttd.revision ~ "^1[34]\\\\.[0-9]"'),
+    ("openttd", 'openttd.size gt 20 and !(openttd.packet == "SERVER_FRAME") and openttd.company le 1'),
+    ("gne", 'gne.game_name == "GNE Pong" or gne.udp_port == -1 or gne.ping.rtt >= 0.04'),
+    ("gne", '(gne.ping.reply == true and gne.ping.req_id ne 0) || gne.custom.data contains "Alice"'),
+    ("gne", 'gne.unreliable && !gne.trailing && gne.message != "Packets"'),
+    ("eoudp", 'eoudp.command == "Acknowledge" or eoudp.component matches "Comp\\x6fnent$"'),
+    ("eoudp", 'eoudp.entity != 5 and eoudp.important == 0'),
+    ("eoudp", 'eoudp.timestamp > 1795000000705 && eoudp.id <= 4 || eoudp.id.duplicate'),
+    ("opendrakan", 'opendrakan.type == "OBJECT_STATES_CHANGED" && opendrakan.position.x >= 2.5'),
+    ("opendrakan", 'opendrakan.db_path contains "Dragon" || opendrakan.tick < 0 || opendrakan.jump === 1'),
+    ("opendrakan", 'opendrakan.type !== 2 and opendrakan.tick ge 40 and opendrakan.realtime lt 3.5'),
+    ("*", 'dnp or gne or eoudp.trailing'),
+    ("*", 'not (openttd || opendrakan) and not dnp.seq == 0'),
+    ("*", 'dnp.divergence.update_layout or opendrakan.ack.incomplete or eoudp.id.duplicate '
+          'or gne.divergence.custom_length'),
+    ("*", 'openttd.client_id > 1 or gne.ping.req_id == 3 or eoudp.player == 1 or dnp.link_id == 2 '
+          'or opendrakan.object_id == 5001'),
+]
+
+REAL = ("dnp-denetwork-example.pcap", "openttd-13.0-password-chat-kick.pcapng", "gne-expong_game.pcap",
+        "eoudp-gen3-r-type-head-session.pcap", "opendrakan-reference-master.pcap")
+
+PROTOS = compare_tshark.PROTOS
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def per_frame_safe(f):
+    """Is "some PDU of the frame matches" the frame's answer? For
+    comparisons (any occurrence) and presence joined by "or"."""
+    s = re.sub(r'"(\\.|[^"\\])*"', '""', f)  # strings' contents aside
+    return not re.search(r'\b(and|not)\b|&&|!|===|\bne\b|\ball_ne\b|\ball_eq\b', s)
+
+
+def records(pcaptool, capture, pt_args, flt=None):
+    cmd = [pcaptool, "decode", "-T", "json"] + pt_args + ([] if flt is None else ["-Y", flt]) + [capture]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        fail("%s: %s: exit %d: %s" % (capture, " ".join(cmd[2:]), r.returncode, r.stderr))
+    return [json.loads(l) for l in r.stdout.splitlines()]
+
+
+def frames_of(pcaptool, capture):
+    """the frames with a PDU, and the count of records on each frame"""
+    ws_args, pt_args = compare_tshark.OPTIONS.get(os.path.basename(capture), ([], []))
+    every = records(pcaptool, capture, pt_args)
+    pdu_frames = {r["frame"] for r in every if r["proto"] in PROTOS and not r.get("end_of_conversation")}
+    per_frame = {}
+    for r in every:
+        per_frame[r["frame"]] = per_frame.get(r["frame"], 0) + 1
+    return pdu_frames, per_frame
+
+
+def one(build, tsh_dir, pcaptool, capture, flt, pdu_frames, per_frame):
+    """(capture, filter, frames compared, frames left out, tshark's and
+    pcaptool's selections among them)"""
+    name = os.path.basename(capture)
+    ws_args, pt_args = compare_tshark.OPTIONS.get(name, ([], []))
+    ours = {r["frame"] for r in records(pcaptool, capture, pt_args, flt)}
+    env = dict(os.environ, GW_TSHARK_DIR=tsh_dir)
+    r = subprocess.run(["bash", compare_tshark.RUN_TSHARK, build] + ws_args +
+                       ["-2", "-r", capture, "-Y", flt, "-T", "fields", "-e", "frame.number"],
+                       capture_output=True, text=True, env=env)
+    if r.returncode != 0 or r.stderr.strip():
+        fail("%s: tshark -Y '%s': exit %d: %s" % (name, flt, r.returncode, r.stderr))
+    theirs = {int(l) for l in r.stdout.split()}
+    compared = pdu_frames if per_frame_safe(flt) else {f for f in pdu_frames if per_frame[f] == 1}
+    a, b = theirs & compared, ours & compared
+    return name, flt, len(compared), len(pdu_frames - compared), a, b
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    build, captures = sys.argv[1], sys.argv[2]
+    pcaptool = os.path.join(build, "pcaptool", "pcaptool")
+    caps = sorted(os.path.join(captures, c) for c in os.listdir(captures)
+                  if c.endswith((".pcap", ".pcapng")))
+    tsh_dir = tempfile.mkdtemp(prefix="gw-dfilter.")
+    try:
+        os.chmod(tsh_dir, 0o755)
+        for c in caps:  # copied once, before the runs (tshark-plugin.sh reuses them)
+            shutil.copy(c, tsh_dir)
+        os.environ["GW_TSHARK_DIR"] = tsh_dir
+        compare_tshark.Tshark(build).check_loaded()  # also copies the plugin there
+        frames = {c: frames_of(pcaptool, c) for c in caps}
+        jobs = []
+        for c in caps:
+            proto = os.path.basename(c).split("-")[0].split(".")[0]
+            proto = "dnp" if proto == "other" else proto
+            for p, f in FILTERS:
+                if p == proto or (p == "*" and os.path.basename(c) in REAL):
+                    jobs.append((c, f) + frames[c])
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+            results = list(ex.map(lambda j: one(build, tsh_dir, pcaptool, *j), jobs))
+    finally:
+        shutil.rmtree(tsh_dir, ignore_errors=True)
+    selected, total, left_out = {}, {}, 0
+    for name, flt, n, out, theirs, ours in results:
+        if theirs != ours:
+            fail("%s: -Y '%s': tshark selects %s, pcaptool %s (only tshark %s, only pcaptool %s)" %
+                 (name, flt, sorted(theirs)[:20], sorted(ours)[:20], sorted(theirs - ours)[:10],
+                  sorted(ours - theirs)[:10]))
+        selected[flt] = selected.get(flt, 0) + len(ours)
+        total[flt] = total.get(flt, 0) + n
+        left_out += out
+    for _, f in FILTERS:
+        if not 0 < selected[f] < total[f]:
+            fail("-Y '%s' selects %d of %d frames: it tells nothing" % (f, selected[f], total[f]))
+    print("%d filters, %d runs of tshark -Y: the same frames (%d frames compared, %d frames of "
+          "several records left out where the filter is not per-frame safe)" %
+          (len(FILTERS), len(jobs), sum(total.values()), left_out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
