@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_DEPTH 200   /* nesting of parentheses and "not": the parser recurses */
 #define MAX_TEXT 16384  /* bytes of a filter */
@@ -38,7 +39,7 @@ typedef enum {
 } cmp_op;
 
 /* how a field's values compare */
-typedef enum { V_INT, V_DOUBLE, V_RELTIME, V_BYTES } value_kind;
+typedef enum { V_INT, V_DOUBLE, V_RELTIME, V_ABSTIME, V_BYTES } value_kind;
 
 typedef struct node {
     node_kind kind;
@@ -364,6 +365,65 @@ static bool parse_double(const char *s, size_t n, double *d)
     return *end == '\0' && errno == 0;
 }
 
+/* a date as Wireshark 4.0 reads one for an absolute time: "2026-11-21",
+   "2026-11-21 06:31:17[.fraction]" (or T between), "Nov 21, 2026
+   06:31:17[.fraction]"; in UTC when it ends in Z or " UTC", else in local
+   time as tshark takes it: nanoseconds since the epoch */
+static bool parse_date(const char *s, size_t n, int64_t *ns)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    char buf[72], mon[4] = "", *end = buf;
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    struct tm tm = {.tm_isdst = -1};
+    int used = 0;
+    if (sscanf(buf, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &used) == 3) {
+        end = buf + used;
+    } else if (sscanf(buf, "%3s %2d, %4d%n", mon, &tm.tm_mday, &tm.tm_year, &used) == 3 && strstr(months, mon) &&
+               (strstr(months, mon) - months) % 3 == 0) {
+        tm.tm_mon = (int)(strstr(months, mon) - months) / 3 + 1;
+        end = buf + used;
+    } else {
+        return false;
+    }
+    long frac = 0;
+    if (*end == ' ' || *end == 'T') {
+        used = 0;
+        if (sscanf(end + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &used) < 2 || !used)
+            return false;
+        end += 1 + used;
+        if (*end == ':') {
+            used = 0;
+            if (sscanf(end + 1, "%2d%n", &tm.tm_sec, &used) < 1 || !used)
+                return false;
+            end += 1 + used;
+            if (*end == '.') {
+                int digits = 0;
+                for (end++; g_ascii_isdigit(*end); end++, digits++)
+                    if (digits < 9)
+                        frac = frac * 10 + (*end - '0');
+                for (; digits < 9; digits++)
+                    frac *= 10;
+            }
+        }
+    }
+    bool utc = strcmp(end, "Z") == 0 || strcmp(end, " UTC") == 0;
+    if (!utc && *end)
+        return false;
+    if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+        tm.tm_min > 59 || tm.tm_sec > 60)
+        return false;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    time_t t = utc ? timegm(&tm) : mktime(&tm);
+    if (t == (time_t)-1 && !(tm.tm_year == 69 && tm.tm_mon == 11 && tm.tm_mday == 31))
+        return false;
+    *ns = (int64_t)t * 1000000000 + frac;
+    return true;
+}
+
 /* bytes written as hex: aa:bb:cc (or - or . between), or aabbcc */
 static bool parse_hex_bytes(const char *s, size_t n, GByteArray *out)
 {
@@ -399,6 +459,7 @@ static const char *type_name(gw_ftype t)
     case GW_FT_IPV6: return "an IPv6 address";
     case GW_FT_FRAMENUM: return "a frame number";
     case GW_FT_RELTIME: return "a time in seconds";
+    case GW_FT_ABSTIME: return "a date";
     }
     return "a value";
 }
@@ -523,6 +584,19 @@ static bool set_value(parser *ps, node *n, const token *t)
             fail_at(ps, t->pos, t->len, "%s is %s: \"%.*s\" is not a number", f->abbrev, type_name(f->type),
                     (int)t->len, s);
         break;
+    case GW_FT_ABSTIME: {
+        n->vk = V_ABSTIME;
+        int64_t ns;
+        if (parse_date(str ? (const char *)str->data : s, str ? str->len : t->len, &ns)) {
+            n->neg = ns < 0;
+            n->mag = n->neg ? -(uint64_t)ns : (uint64_t)ns;
+            ok = true;
+        } else {
+            fail_at(ps, t->pos, t->len, "%s is a date: write \"2026-11-21\", \"2026-11-21 06:31:17.5\" "
+                    "(local time) or \"2026-11-21T06:31:17Z\" (UTC)", f->abbrev);
+        }
+        break;
+    }
     case GW_FT_STRING: case GW_FT_BYTES:
         n->vk = V_BYTES;
         if (str) {
@@ -810,10 +884,11 @@ static bool test_one(dfilter_eval *ev, const node *n, const gw_field *f, const g
 {
     int c;
     switch (n->vk) {
-    case V_INT: {
+    case V_INT:
+    case V_ABSTIME: {
         bool neg = false;
         uint64_t mag;
-        if (f->type >= GW_FT_I8 && f->type <= GW_FT_I64) {
+        if ((f->type >= GW_FT_I8 && f->type <= GW_FT_I64) || f->type == GW_FT_ABSTIME) {
             neg = it->v.i < 0;
             mag = neg ? -(uint64_t)it->v.i : (uint64_t)it->v.i;
         } else {
