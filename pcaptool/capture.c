@@ -81,10 +81,21 @@ typedef struct {
     int linktype;
     uint32_t snaplen;
     uint64_t units;     /* timestamp units per second */
+    uint8_t tsprec;     /* cap_record.tsprec */
     int64_t offset_s;   /* if_tsoffset */
 } iface;
 
 enum { FMT_PCAP, FMT_PCAPNG };
+
+/* the digits after the point of a resolution of 1/units s: 10^-k gives k,
+   2^-k as many as its last digit needs (at most 9, nanoseconds) */
+static uint8_t tsprec_of(uint64_t units)
+{
+    uint8_t k = 0;
+    for (uint64_t u = 1; u < units && k < 9; u *= 10)
+        k++;
+    return k;
+}
 
 struct cap_reader {
     int fd;             /* -1: memory or live */
@@ -282,7 +293,7 @@ static iface *add_iface(cap_reader *r, int linktype, uint32_t snaplen)
         r->ifaces = g_renew(iface, r->ifaces, r->ifaces_cap);
     }
     iface *i = &r->ifaces[r->n_ifaces++];
-    *i = (iface){.linktype = linktype, .snaplen = snaplen, .units = 1000000};
+    *i = (iface){.linktype = linktype, .snaplen = snaplen, .units = 1000000, .tsprec = 6};
     return i;
 }
 
@@ -309,6 +320,7 @@ static int pcap_header(cap_reader *r)
     r->rec_hdr = magic == 0xa1b2cd34 ? 24 : 16;
     iface *i = add_iface(r, (int)(rd32(r, h + 20) & 0x03ffffff), rd32(r, h + 16));
     i->units = magic == 0xa1b23c4d ? 1000000000 : 1000000;
+    i->tsprec = tsprec_of(i->units);
     r->start += 24;
     return 1;
 }
@@ -323,7 +335,7 @@ static int pcap_record(cap_reader *r, cap_record *rec)
     const uint8_t *h = r->buf + r->start;
     uint32_t caplen = rd32(r, h + 8), origlen = rd32(r, h + 12);
     if (caplen > CAP_MAX_RECORD)
-        return fail(r, "damaged after frame %u: a record of %u bytes", r->frames, caplen);
+        return fail(r, "damaged after frame %u: a record of %u %s", r->frames, caplen, gw_bytes(caplen));
     k = ensure(r, r->rec_hdr + caplen);
     if (k < 0)
         return k;
@@ -335,6 +347,7 @@ static int pcap_record(cap_reader *r, cap_record *rec)
     rec->linktype = i->linktype;
     rec->iface = 0;
     rec->time_ns = gw_time_ns(rd32(r, h), (int64_t)(i->units == 1000000 ? frac * 1000 : frac));
+    rec->tsprec = i->tsprec;
     rec->caplen = caplen;
     rec->origlen = origlen;
     rec->data = h + r->rec_hdr;
@@ -380,6 +393,7 @@ static int idb_options(cap_reader *r, iface *i, const uint8_t *p, size_t n)
         p += 4 + padded;
         n -= 4 + padded;
     }
+    i->tsprec = tsprec_of(i->units);
     return 1;
 }
 
@@ -403,7 +417,7 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         }
         uint32_t len = rd32(r, h + 4);
         if (len < 12 || len % 4 || len > CAP_MAX_RECORD + 64)
-            return fail(r, "damaged after frame %u: a block of %u bytes", r->frames, len);
+            return fail(r, "damaged after frame %u: a block of %u %s", r->frames, len, gw_bytes(len));
         k = ensure(r, len);
         if (k < 0)
             return k;
@@ -420,13 +434,13 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         switch (type) {
         case BT_SHB:
             if (blen < 16)
-                return fail(r, "damaged after frame %u: a section header of %u bytes", r->frames, len);
+                return fail(r, "damaged after frame %u: a section header of %u %s", r->frames, len, gw_bytes(len));
             r->n_ifaces = 0; /* a new section describes its interfaces anew */
             continue;
         case BT_IDB: {
             if (blen < 8)
-                return fail(r, "damaged after frame %u: an interface description of %u bytes",
-                            r->frames, len);
+                return fail(r, "damaged after frame %u: an interface description of %u %s",
+                            r->frames, len, gw_bytes(len));
             iface *i = add_iface(r, rd16(r, b), rd32(r, b + 4));
             if (!i)
                 return fail(r, "more than %u interfaces", CAP_MAX_IFACES);
@@ -437,7 +451,7 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         case BT_EPB:
         case BT_OPB:
             if (blen < 20)
-                return fail(r, "damaged after frame %u: a packet block of %u bytes", r->frames, len);
+                return fail(r, "damaged after frame %u: a packet block of %u %s", r->frames, len, gw_bytes(len));
             ifn = type == BT_EPB ? rd32(r, b) : rd16(r, b);
             hi = rd32(r, b + 4);
             lo = rd32(r, b + 8);
@@ -445,12 +459,12 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
             origlen = rd32(r, b + 16);
             data = b + 20;
             if (caplen > blen - 20)
-                return fail(r, "damaged after frame %u: a packet of %u bytes in a block of %u",
-                            r->frames, caplen, len);
+                return fail(r, "damaged after frame %u: a packet of %u %s in a block of %u",
+                            r->frames, caplen, gw_bytes(caplen), len);
             break;
         case BT_SPB:
             if (blen < 4)
-                return fail(r, "damaged after frame %u: a simple packet block of %u bytes", r->frames, len);
+                return fail(r, "damaged after frame %u: a simple packet block of %u %s", r->frames, len, gw_bytes(len));
             origlen = rd32(r, b);
             caplen = origlen < blen - 4 ? origlen : (uint32_t)(blen - 4);
             if (r->n_ifaces && r->ifaces[0].snaplen && caplen > r->ifaces[0].snaplen)
@@ -467,6 +481,7 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         rec->linktype = i->linktype;
         rec->iface = ifn;
         rec->time_ns = type == BT_SPB ? 0 : ts_to_ns(i, (uint64_t)hi << 32 | lo);
+        rec->tsprec = i->tsprec;
         rec->caplen = caplen;
         rec->origlen = origlen;
         rec->data = data;
@@ -639,6 +654,7 @@ cap_reader *cap_open_live(const char *name, const char *filter, char *err, size_
     r->pc = pc;
     iface *i = add_iface(r, pcap_datalink(pc), CAP_LIVE_SNAPLEN);
     i->units = pcap_get_tstamp_precision(pc) == PCAP_TSTAMP_PRECISION_NANO ? 1000000000 : 1000000;
+    i->tsprec = tsprec_of(i->units);
     live_handle = pc;
     return r;
 }
@@ -678,6 +694,7 @@ int cap_next(cap_reader *r, cap_record *rec)
         rec->iface = 0;
         rec->time_ns = gw_time_ns(h->ts.tv_sec, i->units == 1000000 ? (int64_t)h->ts.tv_usec * 1000
                                                                       : (int64_t)h->ts.tv_usec);
+        rec->tsprec = i->tsprec;
         rec->caplen = h->caplen;
         rec->origlen = h->len;
         rec->data = d;

@@ -16,6 +16,8 @@ typedef struct {
     int linktype;         /* the interface's LINKTYPE_ value */
     unsigned iface;       /* pcapng interface (0 for pcap and live) */
     int64_t time_ns;      /* since the epoch, clamped to 0..2^62 */
+    uint8_t tsprec;       /* the digits after the point its resolution gives
+                             (0..9: 6 for microseconds), as Wireshark counts them */
     uint32_t caplen, origlen;
     const uint8_t *data;  /* caplen bytes */
 } cap_record;

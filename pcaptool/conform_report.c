@@ -119,8 +119,8 @@ static const char *ended_text(const conform_result *x, char *buf, size_t n)
 static void text_exchange(FILE *f, const conform_run *r, const conform_result *x)
 {
     if (x->not_kept)
-        fprintf(f, "    (%u more PDUs, %llu bytes, past what a case keeps: read, decoded, not kept)\n", x->not_kept,
-                (unsigned long long)x->not_kept_bytes);
+        fprintf(f, "    (%u more PDUs, %llu %s, past what a case keeps: read, decoded, not kept)\n", x->not_kept,
+                (unsigned long long)x->not_kept_bytes, gw_bytes(x->not_kept_bytes));
     char buf[64];
     const char *ended = ended_text(x, buf, sizeof buf);
     for (guint k = 0; k <= x->pdus->len; k++) {
@@ -501,7 +501,7 @@ static void html_sequence(FILE *f, const conform_run *r, const conform_result *x
         fprintf(f, "<text x=\"%d\" y=\"%u\" text-anchor=\"middle\" class=\"sum%s\"><title>", (SVG_LEFT + SVG_RIGHT) / 2,
                 y - 5, decisive ? " dec" : "");
         out_xml_text(f, q->summary);
-        fprintf(f, " (%zu byte%s)</title>%s", q->len, q->len == 1 ? "" : "s", transport_tag(r, q));
+        fprintf(f, " (%zu %s)</title>%s", q->len, gw_bytes(q->len), transport_tag(r, q));
         html_cut(f, q->summary, 90);
         fputs("</text>\n", f);
         if (q->findings->len) {

@@ -10,7 +10,7 @@
 
 static void fields_usage(FILE *f)
 {
-    fputs("Usage: pcaptool fields [--format text|markdown] [PROTO]\n"
+    fputs("Usage: pcaptool fields [--format text|markdown] [-v] [PROTO]\n"
           "\n"
           "List the fields of every protocol (or of PROTO: dnp, openttd, gne, eoudp,\n"
           "opendrakan), one a line: filter name, display name, description, and\n"
@@ -18,6 +18,11 @@ static void fields_usage(FILE *f)
           "\n"
           "  -T, --format text|markdown   tab-separated lines (default), or the table\n"
           "                               of the docs (field, name, meaning)\n"
+          "  -v, --values                 the value names instead: a line per name of a\n"
+          "                               field's value (field, value or LOW-HIGH, name);\n"
+          "                               markdown: the table (field, value, name).\n"
+          "                               Some fields also name values by the\n"
+          "                               conversation (JSON's \"names\" shows them)\n"
           "  -h, --help                   this help\n"
           "\n"
           "Exit codes: 0, or 2 for an unknown protocol or a usage error.\n",
@@ -122,25 +127,56 @@ static void print_field(const gw_field *f, bool markdown)
     fputs(two_pass ? " (Wireshark's second pass only) |\n" : " |\n", stdout);
 }
 
+/* a field's value names: field, value (LOW-HIGH for a range), name; or
+   markdown table rows */
+static void print_values(const gw_field *f, bool markdown)
+{
+    for (const gw_value_name *v = f->names; v && v->name; v++) {
+        char value[32];
+        if (v->max > v->value)
+            snprintf(value, sizeof value, "%u-%u", v->value, v->max);
+        else
+            snprintf(value, sizeof value, "%u", v->value);
+        if (!markdown) {
+            printf("%s\t%s\t%s\n", f->abbrev, value, v->name);
+            continue;
+        }
+        printf("| `%s` | %s | ", f->abbrev, value);
+        cli_markdown_cell(v->name);
+        fputs(" |\n", stdout);
+    }
+}
+
+typedef struct {
+    bool markdown, values;
+} list_how;
+
 static int list_opt(void *ctx, int c, const char *arg)
 {
-    bool *markdown = ctx;
-    (void)c; /* 'T' */
+    list_how *how = ctx;
+    if (c == 'v') {
+        how->values = true;
+        return 0;
+    }
     if (strcmp(arg, "text") && strcmp(arg, "markdown"))
         return cli_usage_error("--format takes text or markdown, not '%s'", arg);
-    *markdown = !strcmp(arg, "markdown");
+    how->markdown = !strcmp(arg, "markdown");
     return 0;
 }
 
 static int run_list(int argc, char **argv, bool fields)
 {
-    static const struct option format[] = {{"format", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
-    const cli_spec spec = {"T:", format, 0, list_opt, fields ? fields_usage : findings_usage};
-    bool markdown = false;
+    static const struct option format[] = {{"format", required_argument, NULL, 'T'},
+                                           {"values", no_argument, NULL, 'v'}, {NULL, 0, NULL, 0}};
+    static const struct option format_only[] = {{"format", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+    const cli_spec spec = {fields ? "T:v" : "T:", fields ? format : format_only, 0, list_opt,
+                           fields ? fields_usage : findings_usage};
+    list_how how = {0};
     cli_common cc;
-    int rc = cli_parse(argc, argv, &spec, &markdown, &cc);
+    int rc = cli_parse(argc, argv, &spec, &how, &cc);
     if (rc != CLI_GO)
         return rc;
+    bool markdown = how.markdown;
     if (argc - optind > 1)
         return cli_usage_error("takes at most one protocol ('%s' is one too many)", argv[optind + 1]);
     const char *only = optind < argc ? argv[optind] : NULL;
@@ -149,15 +185,21 @@ static int run_list(int argc, char **argv, bool fields)
     if (only && !gw_protocol_by_name(only) && !(own && !fields))
         return cli_usage_error("unknown protocol '%s'", only);
     if (markdown)
-        fputs(fields ? "| field | name | meaning |\n|---|---|---|\n" : "| code | severity | meaning |\n|---|---|---|\n",
+        fputs(how.values ? "| field | value | name |\n|---|---|---|\n"
+              : fields   ? "| field | name | meaning |\n|---|---|---|\n"
+                         : "| code | severity | meaning |\n|---|---|---|\n",
               stdout);
     for (int i = 0; gw_protocols[i]; i++) {
         const gw_protocol *p = gw_protocols[i];
         if (only && strcmp(only, p->name))
             continue;
         if (fields)
-            for (int k = 0; k < p->n_fields; k++)
-                print_field(&p->fields[k], markdown);
+            for (int k = 0; k < p->n_fields; k++) {
+                if (how.values)
+                    print_values(&p->fields[k], markdown);
+                else
+                    print_field(&p->fields[k], markdown);
+            }
         else
             for (int k = 0; k < p->n_findings; k++)
                 print_finding(&p->findings[k], markdown, false);

@@ -140,6 +140,7 @@ typedef struct {
     size_t off, len;
     size_t msg;      /* offset of the message in text */
     int depth;
+    size_t after;    /* the items reported before it */
 } ev_finding;
 
 /* The digits of a capture time's whole seconds, kept from one record to
@@ -201,7 +202,9 @@ static void on_item(void *ctx, const gw_item *it)
     e->it = *it;
     e->it.label = NULL;
     e->depth = o->depth;
-    e->label = it->label && !o->sink.no_labels ? keep_text(o, it->label) : SIZE_MAX;
+    /* a number's label is the name of its value (JSON's "names"): kept always */
+    e->label = it->label && (!o->sink.no_labels || o->p->fields[it->field].type != GW_FT_NONE)
+                   ? keep_text(o, it->label) : SIZE_MAX;
 }
 
 static void on_push(void *ctx)
@@ -220,7 +223,7 @@ static void on_pop(void *ctx, size_t end)
 static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
 {
     out_pdu *o = ctx;
-    ev_finding f = {finding, src, off, len, keep_text(o, msg), o->depth};
+    ev_finding f = {finding, src, off, len, keep_text(o, msg), o->depth, o->n_items};
     g_array_append_val(o->findings, f);
     unsigned sev = (unsigned)o->p->findings[finding].severity + 1;
     if (sev > o->max_sev)
@@ -296,6 +299,11 @@ unsigned out_pdu_n_findings(const out_pdu *o)
     return o->findings->len;
 }
 
+size_t out_pdu_finding_after(const out_pdu *o, unsigned k)
+{
+    return g_array_index(o->findings, ev_finding, k).after;
+}
+
 int out_pdu_finding(const out_pdu *o, unsigned k, const char **message)
 {
     const ev_finding *f = &g_array_index(o->findings, ev_finding, k);
@@ -341,6 +349,16 @@ bool out_pdu_selected(const out_pdu *o, dfilter_eval *ev)
     if (o->findings->len)
         r.findings = &g_array_index(o->findings, ev_finding, 0).finding;
     return dfilter_match(ev, &r);
+}
+
+size_t out_pdu_n_items(const out_pdu *o)
+{
+    return o->n_items;
+}
+
+const gw_item *out_pdu_item(const out_pdu *o, size_t i)
+{
+    return &o->items[i].it;
 }
 
 gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n)
@@ -670,6 +688,76 @@ static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
     }
 }
 
+/* The next character of p (n > 0 bytes) as Wireshark reads UTF-8: its
+   length, and the code point in *c; an invalid sequence is one U+FFFD for
+   each maximal subpart (the longest start of a valid sequence, at least
+   one byte), as Unicode recommends and Wireshark does. */
+static size_t utf8_next(const uint8_t *p, size_t n, uint32_t *c)
+{
+    uint8_t b = p[0];
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (b < 0x80) {
+        *c = b;
+        return 1;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+        need = 1;
+        *c = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+        need = 2;
+        *c = b & 0x0f;
+        lo = b == 0xe0 ? 0xa0 : 0x80;
+        hi = b == 0xed ? 0x9f : 0xbf;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        need = 3;
+        *c = b & 0x07;
+        lo = b == 0xf0 ? 0x90 : 0x80;
+        hi = b == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        *c = 0xfffd;
+        return 1;
+    }
+    size_t k = 1;
+    for (; k <= need; k++) {
+        if (k >= n || p[k] < lo || p[k] > hi) {
+            *c = 0xfffd; /* the bytes so far are one maximal subpart */
+            return k;
+        }
+        *c = *c << 6 | (p[k] & 0x3f);
+        lo = 0x80;
+        hi = 0xbf;
+    }
+    return k;
+}
+
+void out_ws_text(GString *g, const uint8_t *p, size_t n, bool tree)
+{
+    static const char c_escapes[] = "\a\b\f\n\r\t\v", c_letters[] = "abfnrtv";
+    size_t i = 0;
+    while (i < n && p[i]) { /* Wireshark's strings end at a NUL */
+        size_t start = i;
+        while (i < n && p[i] >= 0x20 && p[i] < 0x7f) /* plain ASCII at once */
+            i++;
+        g_string_append_len(g, (const char *)p + start, (gssize)(i - start));
+        if (i == n || !p[i])
+            break;
+        uint32_t c;
+        size_t k = utf8_next(p + i, n - i, &c);
+        const char *esc = c && c < 0x20 ? strchr(c_escapes, (int)c) : NULL;
+        if (c == 0xfffd) /* (an invalid sequence, or the character itself) */
+            g_string_append(g, "\xef\xbf\xbd");
+        else if (!tree || (c >= 0x80 && g_unichar_isprint(c)))
+            g_string_append_len(g, (const char *)p + i, (gssize)k);
+        else if (esc) /* the tree: format_text's escapes */
+            g_string_append_printf(g, "\\%c", c_letters[esc - c_escapes]);
+        else if (c < 0x80)
+            g_string_append_printf(g, "\\%03o", (unsigned)c);
+        else
+            g_string_append_printf(g, c <= 0xffff ? "\\u%04X" : "\\U%08X", (unsigned)c);
+        i += k;
+    }
+}
+
 /* value_name: the item's own name for its value (gw_emit_named_u), or NULL */
 static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const char *value_name)
 {
@@ -690,9 +778,13 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     case GW_FT_ABSTIME:
         fputs(gw_format_date(b, sizeof b, it->v.i, 9), f);
         break;
-    case GW_FT_STRING:
-        out_json_string(f, it->v.b.p, it->v.b.n);
+    case GW_FT_STRING: {
+        GString *t = g_string_sized_new(it->v.b.n + 16); /* -V only: not the hot path */
+        out_ws_text(t, it->v.b.p, it->v.b.n, true);
+        fwrite(t->str, 1, t->len, f);
+        g_string_free(t, TRUE);
         break;
+    }
     case GW_FT_IPV4: case GW_FT_IPV6:
         print_address(f, fd, it);
         break;
@@ -774,7 +866,10 @@ static void json_finding(obuf *b, const char *code, gw_severity sev, size_t off,
 static void text_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
 {
     fprintf(f, "%u ", m->frame);
-    print_seconds(f, m->time_ns);
+    if (m->time_text)
+        fputs(m->time_text, f);
+    else
+        print_seconds(f, m->time_ns);
     fprintf(f, " %s -> %s %s %s\n", m->src, m->dst, proto, summary);
 }
 
@@ -817,6 +912,56 @@ static const json_keys *keys_of(out_pdu *o, const gw_protocol *p)
     return k;
 }
 
+/* the name of an integer item's value: its own (gw_emit_named_u), else its
+   field's table's; NULL when neither names it */
+static const char *value_name(const out_pdu *o, const gw_field *fd, const ev_item *e)
+{
+    if (e->label != SIZE_MAX)
+        return o->text->str + e->label;
+    if (!fd->names)
+        return NULL;
+    uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
+                 : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+    return v <= UINT32_MAX ? gw_value_name_of(fd->names, (uint32_t)v) : NULL;
+}
+
+/* ,"names":{...}: for each integer field of the record that has value
+   names (its table, or its items' own), the name of each of its values in
+   "fields" (null where it has none); nothing when no field has any. The
+   fields' chains (first, next) as write_json made them. */
+static void write_json_names(out_pdu *o, const json_keys *keys, const int *first, const int *next)
+{
+    const gw_protocol *p = o->p;
+    obuf *b = &o->json;
+    bool any = false;
+    for (size_t i = 0; i < o->n_items; i++) {
+        int fi = o->items[i].it.field;
+        const gw_field *fd = &p->fields[fi];
+        if (first[fi] != (int)i || fd->type < GW_FT_U8 || fd->type > GW_FT_I64)
+            continue;
+        bool named = fd->names != NULL;
+        for (int k = (int)i; k >= 0 && !named; k = next[k])
+            named = o->items[k].label != SIZE_MAX;
+        if (!named)
+            continue;
+        ob_str(b, any ? "" : ",\"names\":{");
+        ob_put(b, keys->text + keys->key[fi] + !any, keys->key_len[fi] - !any);
+        any = true;
+        for (int k = (int)i; k >= 0; k = next[k]) {
+            if (k != (int)i)
+                ob_c(b, ',');
+            const char *name = value_name(o, fd, &o->items[k]);
+            if (name)
+                json_escape(b, (const uint8_t *)name, strlen(name));
+            else
+                ob_put(b, "null", 4);
+        }
+        ob_c(b, ']');
+    }
+    if (any)
+        ob_c(b, '}');
+}
+
 /* One record, built in o->json after the records held before it: values
    grouped by field, fields in order of first appearance. */
 static void write_json(out_pdu *o, const out_meta *m)
@@ -857,9 +1002,11 @@ static void write_json(out_pdu *o, const out_meta *m)
         }
         ob_c(b, ']');
     }
+    ob_c(b, '}');
+    write_json_names(o, keys, first, next);
     for (guint i = 0; i < n; i++) /* -1 again, for the next record */
         first[items[i].it.field] = last[items[i].it.field] = -1;
-    ob_str(b, "},\"findings\":[");
+    ob_str(b, ",\"findings\":[");
     for (guint i = 0; i < o->findings->len; i++) {
         const ev_finding *e = &g_array_index(o->findings, ev_finding, i);
         const gw_finding_def *d = &p->findings[e->finding];

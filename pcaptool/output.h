@@ -27,12 +27,17 @@ unsigned out_pdu_max_severity(const out_pdu *o);
    findings (its message in *message, valid until the next PDU) */
 unsigned out_pdu_n_findings(const out_pdu *o);
 int out_pdu_finding(const out_pdu *o, unsigned k, const char **message);
+/* how many of the PDU's items were reported before its k-th finding */
+size_t out_pdu_finding_after(const out_pdu *o, unsigned k);
 /* the PDU's summary ("" when none) */
 const char *out_pdu_summary(const out_pdu *o);
 /* the first value of an unsigned field of the PDU itself; false if absent */
 bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v);
 /* does the display filter select the PDU (its items and findings)? */
 bool out_pdu_selected(const out_pdu *o, dfilter_eval *ev);
+/* the PDU's items, all of them (labels not set): how many, the i-th */
+size_t out_pdu_n_items(const out_pdu *o);
+const gw_item *out_pdu_item(const out_pdu *o, size_t i);
 /* the items over the PDU's own bytes (source 0), in order, copied (g_free
    them) without labels, their texts and bytes pointing into `data` (a copy
    of the PDU's bytes; a generated text is left empty); their count in *n */
@@ -41,6 +46,15 @@ gw_item *out_pdu_items(const out_pdu *o, const uint8_t *data, unsigned *n);
 typedef struct {
     unsigned frame;
     int64_t time_ns;
+    /* the time of the frame before (frame - 1; frame 1's own), OUT_NO_TIME
+       when not known (a record about an earlier frame at a conversation's
+       end); of the input's first frame; the digits after the point its
+       resolution gives (cap_record.tsprec) */
+    int64_t prev_ns, first_ns;
+    int tsprec;
+    /* the time as the text output shows it (decode -t); NULL: seconds since
+       the epoch, nine digits after the point */
+    const char *time_text;
     const char *src, *dst;
     size_t len;       /* the PDU's bytes (0 for records that are not a PDU) */
     /* a PDU's own bytes (len of them), its direction (0: from the
@@ -51,6 +65,8 @@ typedef struct {
        record's "file"; NULL: none */
     const char *file_json;
 } out_meta;
+
+#define OUT_NO_TIME INT64_MIN
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m);
 /* hold: JSON records wait in o's buffer and go to f (out_pdu_write's)
@@ -82,6 +98,12 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
 /* JSON string escaping; invalid UTF-8 bytes become U+FFFD */
 void out_json_string(FILE *f, const uint8_t *p, size_t n);
 void out_json_gstring(GString *g, const uint8_t *p, size_t n);
+/* A string item's bytes as Wireshark 4.0 shows them, up to a NUL, appended
+   to g: invalid UTF-8 as U+FFFD (one for each maximal subpart); in the
+   tree (decode -V) without quotes and the characters it cannot print
+   escaped as its format_text does (\a \b \f \n \r \t \v, other ASCII
+   controls in octal \035, others \u200B); else (-T fields) raw. */
+void out_ws_text(GString *g, const uint8_t *p, size_t n, bool tree);
 /* XML text and attribute escaping (JUnit): markup characters as entities;
    invalid UTF-8 bytes and characters XML 1.0 does not allow (control
    characters but tab, newline and carriage return; U+FFFE, U+FFFF) become

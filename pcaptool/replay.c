@@ -727,8 +727,8 @@ static void await_answers(live *L, rec_pdu *pdus, size_t a, size_t b, rec_pdu *n
             char detail[300];
             if (L->waiting->len) {
                 const live_pdu *x = &g_array_index(L->waiting, live_pdu, 0);
-                snprintf(detail, sizeof detail, "the peer sent %s (%zu bytes) instead", x->summary,
-                         x->len);
+                snprintf(detail, sizeof detail, "the peer sent %s (%zu %s) instead", x->summary,
+                         x->len, gw_bytes(x->len));
                 divergence(L, r, "different type", detail);
             } else {
                 if (L->peer_closed)
@@ -1161,8 +1161,8 @@ static void dry_run(const recording *r, int side, out_format fmt)
             out_json_string(stdout, (const uint8_t *)x->summary, strlen(x->summary));
             printf("}\n");
         } else {
-            printf("%10.6f  %-11s %s (recorded frame %u, %zu bytes%s)\n", t, what, x->summary,
-                   x->frame, x->len, x->channel == LINK ? ", on the UDP link" : "");
+            printf("%10.6f  %-11s %s (recorded frame %u, %zu %s%s)\n", t, what, x->summary,
+                   x->frame, x->len, gw_bytes(x->len), x->channel == LINK ? ", on the UDP link" : "");
         }
     }
 }

@@ -131,6 +131,10 @@ typedef struct {
     const tcp_budget *tcp; /* the flows' TCP budget (flows_tcp_budget), asked once a PDU */
     unsigned frame;
     int64_t now;
+    /* the times of the frame before this one (its own for frame 1), of the
+       last frame read and of frame 1; the resolution's digits of this one */
+    int64_t prev_ns, last_ns, first_ns;
+    int tsprec;
     flow *f;
     int dir;
     const char *src, *dst; /* endpoints of the current PDU's sender and receiver */
@@ -223,8 +227,9 @@ static void on_expect(void *ctx, int transport, int port_side, uint16_t port, co
 static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport, const tcp_stamp *at)
 {
     gw_pdu_info pi = {.frame = at->frame, .time_ns = at->time_ns, .dir = r->dir, .transport = transport};
-    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst, .len = len,
-                  .data = data, .dir = r->dir, .transport = transport};
+    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .prev_ns = at->prev_ns, .first_ns = r->first_ns,
+                  .tsprec = r->tsprec, .src = r->src, .dst = r->dst, .len = len, .data = data, .dir = r->dir,
+                  .transport = transport};
     r->sink = *r->c->pdu_begin(r->c->ctx, r->f->p);
     r->recording = must_wait(r, at->frame);
     if (r->recording)
@@ -263,7 +268,8 @@ static void on_tcp_pdu(void *ctx, const uint8_t *data, size_t len, const tcp_sta
 static void run_finding(run_ctx *r, int index, const char *msg, const tcp_stamp *at)
 {
     const gw_finding_def *d = &run_findings[index];
-    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .src = r->src, .dst = r->dst};
+    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .prev_ns = at->prev_ns, .first_ns = r->first_ns,
+                  .tsprec = r->tsprec, .src = r->src, .dst = r->dst};
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
@@ -276,24 +282,31 @@ static void on_tcp_event(void *ctx, tcp_event ev, uint64_t bytes, const tcp_stam
     char msg[200];
     switch (ev) {
     case TCP_EV_GAP:
-        snprintf(msg, sizeof msg, "%llu bytes never captured: the PDU that needed them is lost",
-                 (unsigned long long)bytes);
+        snprintf(msg, sizeof msg, "%llu %s never captured: the PDU that needed them is lost",
+                 (unsigned long long)bytes, gw_bytes((unsigned long long)bytes));
         break;
     case TCP_EV_OOO_LIMIT:
         snprintf(msg, sizeof msg, "early segments reach over %u KiB past the missing bytes: "
-                 "%llu missing bytes given up", TCP_OOO_MAX >> 10, (unsigned long long)bytes);
+                 "%llu missing %s given up", TCP_OOO_MAX >> 10, (unsigned long long)bytes, gw_bytes(bytes));
         break;
     case TCP_EV_MEMORY_LIMIT:
         snprintf(msg, sizeof msg, "TCP conversations hold over %u MiB of unfinished PDUs: "
-                 "%llu bytes of this one's given up", TCP_BUDGET_DEFAULT >> 20,
-                 (unsigned long long)bytes);
+                 "%llu %s of this one's given up", TCP_BUDGET_DEFAULT >> 20,
+                 (unsigned long long)bytes, gw_bytes((unsigned long long)bytes));
         break;
     default:
-        snprintf(msg, sizeof msg, "the stream ends inside a PDU (%llu bytes pending)",
-                 (unsigned long long)bytes);
+        snprintf(msg, sizeof msg, "the stream ends inside a PDU (%llu %s pending)",
+                 (unsigned long long)bytes, gw_bytes(bytes));
         break;
     }
     run_finding(r, (int)ev, msg, at);
+}
+
+/* the time of the frame before `frame`, where it is still known: only
+   that of the frame being read is */
+static int64_t prev_of(const run_ctx *r, uint32_t frame)
+{
+    return frame == r->frame ? r->prev_ns : OUT_NO_TIME;
 }
 
 /* a finding the decoder reports as its conversation ends, about an earlier
@@ -303,8 +316,8 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
 {
     run_ctx *r = ctx;
     const gw_finding_def *d = &r->f->p->findings[finding];
-    out_meta m = {.frame = frame, .time_ns = time_ns, .src = r->f->endpoint[dir],
-                  .dst = r->f->endpoint[!dir]};
+    out_meta m = {.frame = frame, .time_ns = time_ns, .prev_ns = prev_of(r, frame), .first_ns = r->first_ns,
+                  .tsprec = r->tsprec, .src = r->f->endpoint[dir], .dst = r->f->endpoint[!dir]};
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};
@@ -328,7 +341,7 @@ static void on_flow_end(flow *f, void *ctx)
            ending inside a PDU on the conversation's last packet, not on
            the packet being read (the end of the capture, or another
            conversation's that needed the room) */
-        tcp_stamp last = {f->last_frame, f->last_seen_ns};
+        tcp_stamp last = {f->last_frame, f->last_seen_ns, prev_of(r, f->last_frame)};
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
@@ -349,7 +362,7 @@ static void report_evicted(run_ctx *r, unsigned evicted)
     snprintf(msg, sizeof msg, "conversation table full (%u conversations or %zu MiB of "
              "state): the %u least recently used forgotten", FLOWS_MAX,
              FLOWS_STATE_MAX >> 20, evicted);
-    tcp_stamp now = {r->frame, r->now};
+    tcp_stamp now = {r->frame, r->now, r->prev_ns};
     run_finding(r, RUN_F_CONVERSATIONS_EVICTED, msg, &now);
 }
 
@@ -396,7 +409,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     r->dst = f->endpoint[!r->dir];
     if (evicted) /* reported on this packet, the one that needed the room */
         report_evicted(r, evicted);
-    tcp_stamp now = {r->frame, r->now};
+    tcp_stamp now = {r->frame, r->now, r->prev_ns};
     if (tcp) {
         tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(&f->tcp[r->dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
@@ -478,6 +491,11 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     int known_lt = -1; /* the last link type found supported: asked again only when it changes */
     while ((rc = cap_next(cr, &rec)) == 1) {
         r.frame++;
+        r.prev_ns = r.frame == 1 ? rec.time_ns : r.last_ns;
+        if (r.frame == 1)
+            r.first_ns = rec.time_ns;
+        r.last_ns = rec.time_ns;
+        r.tsprec = rec.tsprec;
         if (o->save)
             cap_writer_put(o->save, &rec); /* a failure is sticky: cap_writer_close tells */
         if (rec.linktype == known_lt || net_linktype_supported(rec.linktype))

@@ -275,8 +275,8 @@ static void print_text(const char *path, GPtrArray *order)
     for (guint k = 0; k < order->len; k++) {
         const conv_stats *s = order->pdata[k];
         const gw_protocol *p = s->p;
-        printf("  %s %s <-> %s: %llu PDU%s, %llu bytes, %.6f s\n", p->short_name, s->a, s->b,
-               (unsigned long long)s->pdus, s->pdus == 1 ? "" : "s", (unsigned long long)s->bytes,
+        printf("  %s %s <-> %s: %llu PDU%s, %llu %s, %.6f s\n", p->short_name, s->a, s->b,
+               (unsigned long long)s->pdus, s->pdus == 1 ? "" : "s", (unsigned long long)s->bytes, gw_bytes((unsigned long long)s->bytes),
                (double)(s->last_ns - s->first_ns) / 1e9);
         text_counts("    types:", s->types, &p->fields[p->type_field]);
         if (s->parts->len)

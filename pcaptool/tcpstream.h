@@ -62,6 +62,7 @@
 typedef struct {
     uint32_t frame;
     int64_t time_ns;
+    int64_t prev_ns; /* the time of the frame before (frame - 1; its own for frame 1) */
 } tcp_stamp;
 
 /* an early segment: its sequence range and stamp */

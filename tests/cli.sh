@@ -146,7 +146,7 @@ check bad-option 2 "$T" decode --option dnp.update_layout=sideways "$C/dnp-gen-c
 
 # verbose text shows the fields
 check verbose 0 "$T" decode -V "$C/dnp-denetwork-example.pcap"
-expect verbose-fields grep -q 'String: "Sat Nov 21 06:14:44 2026"' "$tmp/out"
+expect verbose-fields grep -q 'String: Sat Nov 21 06:14:44 2026$' "$tmp/out"
 
 # field and finding lists
 check fields 0 "$T" fields dnp

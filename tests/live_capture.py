@@ -6,7 +6,7 @@ denetwork example, read here from its pcap bytes: Ethernet, IPv4, UDP: two
 clients of one server) from a "server" socket and a socket per client, in
 the recorded order.
 
-- decode -i lo -f 'udp port P' -c 53 -w FILE stops after the 53 datagrams,
+- decode -i lo -f 'udp port P' -c 53 -w FILE stops after the 53 PDUs (datagrams),
   and its records are those of decoding the saved FILE (pcapng), and carry
   the recorded capture's PDUs (same summaries and commands);
 - validate -i lo -a duration:1 stops by itself, with a verdict;
@@ -108,7 +108,7 @@ except subprocess.TimeoutExpired:
     proc.kill()
     out, err = proc.communicate()
 live = [json.loads(l) for l in out.decode().splitlines()]
-check("decode -i lo -c 53 stops after 53 packets, exit 0", proc.returncode == 0 and "53 packets captured" in err.decode(),
+check("decode -i lo -c 53 stops after 53 PDUs (53 packets), exit 0", proc.returncode == 0 and "53 packets captured" in err.decode(),
       (proc.returncode, err.decode()))
 again = subprocess.run([PCAPTOOL, "decode", "--format", "json", "--port", "dnp=%d" % port, saved],
                        capture_output=True, text=True)

@@ -534,6 +534,8 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
         snprintf(buf, n, "?");
         return buf;
     }
+    if (unit && !strcmp(num, "1") && (f->base == GW_BASE_BYTES || f->base == GW_BASE_BYTES_PER_SECOND))
+        unit = f->base == GW_BASE_BYTES ? "byte" : "byte/s"; /* "1 byte" */
     if (value_name)
         snprintf(buf, n, "%s (%s)", value_name, num);
     else if (unit)

@@ -505,6 +505,12 @@ extern const char gw_two_digits[201];
    the fraction; "(not a date)" before 1970 */
 const char *gw_format_date(char *buf, size_t n, int64_t ns, int digits);
 
+/* "byte" for 1, "bytes" for any other count: "1 byte", "2 bytes" */
+static inline const char *gw_bytes(uint64_t n)
+{
+    return n == 1 ? "byte" : "bytes";
+}
+
 /* Convenience emitters used by decoders. */
 typedef struct {
     const gw_sink *sink;

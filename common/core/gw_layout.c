@@ -68,8 +68,8 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
     size_t left = gw_remaining(&x->c);
     if (n > left && s->arg2 >= 0) {
         x->failed = true;
-        gw_emit_finding(&x->e, s->arg2, at, s->size, "%s of %llu bytes, %zu left", f->name,
-                        (unsigned long long)n, left);
+        gw_emit_finding(&x->e, s->arg2, at, s->size, "%s of %llu %s, %zu left", f->name,
+                        (unsigned long long)n, gw_bytes((unsigned long long)n), left);
         gw_take_rest(x, x->proto->rest_field);
         gw_summary_add(&x->sum, " (length past the end)");
         return;

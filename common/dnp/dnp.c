@@ -600,7 +600,7 @@ static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_of
             label_escape(esc, sizeof esc, c.data + boff, blen);
             snprintf(label + n, sizeof label - (size_t)n, " \"%s\"", esc);
         } else if (t->kind == VK_DATA) {
-            snprintf(label + n, sizeof label - (size_t)n, " (%u bytes)", blen);
+            snprintf(label + n, sizeof label - (size_t)n, " (%u %s)", blen, gw_bytes(blen));
         } else {
             n += snprintf(label + n, sizeof label - (size_t)n, t->ncomp > 1 ? " (" : " = ");
             for (int i = 0; i < t->ncomp && n < (int)sizeof label; i++) {
@@ -1570,7 +1570,7 @@ static void cmd_message_long(dnp_ctx *x)
         x->p.e.src = 1;
         gw_emit_b(&x->p.e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
         x->p.e.src = 0;
-        summary_add(x, ", message of %u bytes reassembled", l->out->len);
+        summary_add(x, ", message of %u %s reassembled", l->out->len, gw_bytes(l->out->len));
         long_reset(l);
     }
 }

@@ -828,8 +828,8 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     bool important = x->seen[EOUDP_F_IMPORTANT] ? x->val[EOUDP_F_IMPORTANT] != 0 : implied_important(h.gen, code);
     gw_summary_add(&x->p.sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
     if (!h.consistent)
-        gw_emit_finding(&x->p.e, EOUDP_E_SIZE_MISMATCH, so, n, "Size %llu, but %zu payload bytes",
-                        (unsigned long long)size, len - hl);
+        gw_emit_finding(&x->p.e, EOUDP_E_SIZE_MISMATCH, so, n, "Size %llu, but %zu payload %s",
+                        (unsigned long long)size, len - hl, gw_bytes(len - hl));
 
     if (!c->begun && code != 0x81)
         gw_emit_finding(&x->p.e, EOUDP_E_CONNECT_NOT_FIRST, 0, 1,

@@ -230,10 +230,11 @@ static gw_verdict eoudp_audit(gw_conform_io *io)
                               "(EOUDP text, 0x01: \"It's content is [Id] the id of the command to acknowledge.\")",
                               (unsigned long long)k->bogus_ack - 1);
     if (k->bad_size)
-        return gw_conform_say(io, GW_FAIL, "the implementation's datagram %u (%llu bytes) has a size field of %llu, "
+        return gw_conform_say(io, GW_FAIL, "the implementation's datagram %u (%llu %s) has a size field of %llu, "
                               "which fits no header (EOUDP text: \"Size - 64 bit (8 bytes) unsigned integer representing "
                               "the size of the content of the packet.\")",
-                              k->bad_size, (unsigned long long)k->bad_size_len, (unsigned long long)k->bad_size_value);
+                              k->bad_size, (unsigned long long)k->bad_size_len, gw_bytes(k->bad_size_len),
+                              (unsigned long long)k->bad_size_value);
     return GW_PASS;
 }
 

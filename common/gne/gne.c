@@ -210,7 +210,7 @@ static void summary_rate(gne_ctx *x, const char *what, uint64_t rate)
     if (name)
         gw_summary_add(&x->p.sum, "%s %s", what, name);
     else
-        gw_summary_add(&x->p.sum, "%s %llu bytes/s", what, (unsigned long long)rate);
+        gw_summary_add(&x->p.sum, "%s %llu %s/s", what, (unsigned long long)rate, gw_bytes((unsigned long long)rate));
 }
 
 static void emit_rates(gne_ctx *x, size_t off)
@@ -260,7 +260,7 @@ static void connection_request(gne_ctx *x, size_t len)
     emit_order(x, start + 5);
     gw_summary_add(&x->p.sum, "Connection request:");
     if (len != 48)
-        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Connection request of %zu bytes (48 expected)", len);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Connection request of %zu %s (48 expected)", len, gw_bytes(len));
     if (!order)
         note_assumed_order(x, start + 5, "Build field with no zero byte");
     c->stage = HS_WAIT_REPLY;
@@ -302,7 +302,7 @@ static void refusal(gne_ctx *x, size_t len)
     gw_summary_add(&x->p.sum, "Refused:");
     c->stage = HS_REFUSED;
     if (len != 44)
-        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Refusal of %zu bytes (44 expected)", len);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Refusal of %zu %s (44 expected)", len, gw_bytes(len));
     const uint64_t *v = x->val;
     if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), GW_SUB(versions))))
         goto out;
@@ -343,7 +343,7 @@ static void accept_msg(gne_ctx *x, size_t len)
     gw_summary_add(&x->p.sum, "Accepted");
     c->stage = HS_DONE;
     if (len != 12)
-        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu bytes (12 expected over IP)", len);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu %s (12 expected over IP)", len, gw_bytes(len));
     uint64_t port;
     if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), NUM(RATE, 4))))
         return;
@@ -596,7 +596,7 @@ static bool packet(gne_ctx *x, int depth, size_t tail)
                 gw_emit_finding(&x->p.e, GNE_E_DIV_CUSTOM_U16, start + 1, 1,
                                 "A 1-byte CustomPacket length, the text's guint8 (gnelib writes 2 bytes)");
             }
-            gw_summary_add(&x->p.sum, "Custom (%u bytes)", (unsigned)v);
+            gw_summary_add(&x->p.sum, "Custom (%u %s)", (unsigned)v, gw_bytes(v));
             if (v)
                 gw_take_bytes(&x->p, GNE_F_CUSTOM_DATA, (size_t)v);
             ok = !x->p.failed;
@@ -667,7 +667,7 @@ static void packets(gne_ctx *x)
     if (x->conv->link_frame && x->p.pi->transport == GW_TRANSPORT_UDP)
         gw_emit_gen_u(&x->p.e, GNE_F_LINK_FRAME, start, x->conv->link_frame);
     if (len > GNE_MESSAGE_MAX)
-        gw_emit_finding(&x->p.e, GNE_E_TOO_LONG, start, len, "Message of %zu bytes (at most %d)", len,
+        gw_emit_finding(&x->p.e, GNE_E_TOO_LONG, start, len, "Message of %zu %s (at most %d)", len, gw_bytes(len),
                         GNE_MESSAGE_MAX);
     int n = 0;
     while (!x->p.failed) {
@@ -747,7 +747,7 @@ static void message(gne_ctx *x)
             { udp_port_msg(x); return; }
         c->stage = HS_DONE;
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, x->p.c.off, len,
-                        "Expected the client's 4-byte UDP port, got %zu bytes", len);
+                        "Expected the client's 4-byte UDP port, got %zu %s", len, gw_bytes(len));
     }
     if (c->stage == HS_START) /* UDP on a port given by the user */
         c->stage = HS_DONE;
@@ -784,9 +784,9 @@ static void check_rate(gne_ctx *x, size_t bytes)
     if ((uint64_t)c->rate_bytes[r] > (uint64_t)limit + limit / 4 + GNE_MESSAGE_MAX) {
         c->rate_flagged[r] = true;
         gw_emit_finding(&x->p.e, GNE_E_RATE_EXCEEDED, 0, bytes,
-                        "The %s sent %u bytes within %.3f s; the %s accepts %u bytes per second",
-                        r ? "server" : "client", c->rate_bytes[r], (double)(t - c->rate_window[r]) / 1e9,
-                        r ? "client" : "server", limit);
+                        "The %s sent %u %s within %.3f s; the %s accepts %u %s per second",
+                        r ? "server" : "client", c->rate_bytes[r], gw_bytes(c->rate_bytes[r]), (double)(t - c->rate_window[r]) / 1e9,
+                        r ? "client" : "server", limit, gw_bytes(limit));
     }
 }
 
@@ -803,9 +803,9 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         size_t head = gw_frame_size(&nl_frame);
         if (len < head || !gw_frame_magic(&nl_frame, data, len)) {
             gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
-            gw_emit_finding(&x->p.e, GNE_E_OUT_OF_SYNC, 0, len, "%zu bytes without the NL magic", len);
+            gw_emit_finding(&x->p.e, GNE_E_OUT_OF_SYNC, 0, len, "%zu %s without the NL magic", len, gw_bytes(len));
             gw_take_rest(&x->p, GNE_F_DATA);
-            gw_summary_add(&x->p.sum, "Out of sync (%zu bytes skipped)", len);
+            gw_summary_add(&x->p.sum, "Out of sync (%zu %s skipped)", len, gw_bytes(len));
             gw_pdu_finish(&x->p);
             return;
         }
@@ -814,8 +814,8 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         gw_frame_take(&x->p, &nl_frame, GNE_F_NL_LENGTH, &n);
         if (n > GNE_NL_MAX) {
             gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, 0, MSG_OUT_OF_SYNC);
-            gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u bytes (at most %d)",
-                            (unsigned)n, GNE_NL_MAX);
+            gw_emit_finding(&x->p.e, GNE_E_NL_TOO_LONG, 2, 2, "NL frame of %u %s (at most %d)",
+                            (unsigned)n, gw_bytes((unsigned)n), GNE_NL_MAX);
             gw_take_rest(&x->p, GNE_F_DATA);
             gw_summary_add(&x->p.sum, "Out of sync (NL length %u)", (unsigned)n);
             gw_pdu_finish(&x->p);
@@ -824,8 +824,8 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
         if (head + n < len)
             x->p.c.len = head + (size_t)n;
         if (head + n > len)
-            gw_emit_finding(&x->p.e, GNE_E_TRUNCATED, len, 0, "NL length %u, but only %zu bytes",
-                            (unsigned)n, len - head);
+            gw_emit_finding(&x->p.e, GNE_E_TRUNCATED, len, 0, "NL length %u, but only %zu %s",
+                            (unsigned)n, len - head, gw_bytes(len - head));
     }
     message(x);
     check_rate(x, len);

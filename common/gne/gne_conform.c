@@ -255,7 +255,7 @@ static gw_verdict refused(gw_conform_io *io, int64_t k, const gw_replay_pdu *a, 
     if (k == MSG_ACCEPT)
         return gw_conform_say(io, GW_FAIL, "%s, yet the connection was accepted", what);
     if (a->len != 4 + 44)
-        return gw_conform_say(io, GW_FAIL, "%s: refused, but with %zu bytes (exactly 44 required)", what, a->len - 4);
+        return gw_conform_say(io, GW_FAIL, "%s: refused, but with %zu %s (exactly 44 required)", what, a->len - 4, gw_bytes(a->len - 4));
     return gw_conform_say(io, GW_PASS, "%s: refused with the 44-byte refusal", what);
 }
 
@@ -308,7 +308,7 @@ static gw_verdict handshake_accepted(gw_conform_io *io)
                               "other reason it wishes\")", id->game, (unsigned long long)id->version,
                               (unsigned long long)id->sub, (unsigned long long)id->build, (unsigned long long)id->user);
     if (a.len != 4 + 12)
-        return gw_conform_say(io, GW_FAIL, "accepted, but the accept has %zu bytes (12 over IP)", a.len - 4);
+        return gw_conform_say(io, GW_FAIL, "accepted, but the accept has %zu %s (12 over IP)", a.len - 4, gw_bytes(a.len - 4));
     return gw_conform_say(io, GW_INFO, "game \"%s\", GNE %llu.%llu.%llu, user %llu: accepted", id->game,
                           (unsigned long long)id->version, (unsigned long long)id->sub,
                           (unsigned long long)id->build, (unsigned long long)id->user);
@@ -440,8 +440,8 @@ static const gw_conform_case case_handshake_wrong_build = {
 static gw_verdict zero_padded(gw_conform_io *io, const gw_replay_pdu *a, size_t off, const char *whose)
 {
     if (a->len < off + 32)
-        return gw_conform_say(io, GW_SKIPPED, "the %s (%zu bytes) has no 32-byte game field to read", whose,
-                              a->len - 4);
+        return gw_conform_say(io, GW_SKIPPED, "the %s (%zu %s) has no 32-byte game field to read", whose,
+                              a->len - 4, gw_bytes(a->len - 4));
     const uint8_t *g = a->data + off, *nul = memchr(g, 0, 32);
     if (!nul)
         return gw_conform_say(io, GW_INFO, "the %s's game name fills all 32 bytes: no unused space to judge (a name "
@@ -451,8 +451,8 @@ static gw_verdict zero_padded(gw_conform_io *io, const gw_replay_pdu *a, size_t 
             return gw_conform_say(io, GW_FAIL, "the %s's game field holds byte 0x%02x at %d, after the name's NUL at %d "
                                   "(unused space \"shall consist of bytes with the value of 0\")", whose, *q,
                                   (int)(q - g), (int)(nul - g));
-    return gw_conform_say(io, GW_PASS, "the %s's game name \"%.*s\" is NUL-terminated and the %d bytes after it are 0",
-                          whose, (int)(nul - g), (const char *)g, (int)(g + 32 - nul));
+    return gw_conform_say(io, GW_PASS, "the %s's game name \"%.*s\" is NUL-terminated and the %d %s after it are 0",
+                          whose, (int)(nul - g), (const char *)g, (int)(g + 32 - nul), gw_bytes((uint64_t)(g + 32 - nul)));
 }
 
 static gw_verdict game_padded(gw_conform_io *io)
@@ -718,7 +718,7 @@ static gw_verdict rate_parsed(gw_conform_io *io)
     uint32_t rate = (1u << 20) + gw_conform_random() % (1u << 29);
     const gw_wval before[] = {GW_WU(GNE_F_PACKET_ID, ID_RATE), GW_WU(GNE_F_RATE, rate)};
     char what[80];
-    snprintf(what, sizeof what, "a RateAdjustPacket (%u bytes/s)", rate);
+    snprintf(what, sizeof what, "a RateAdjustPacket (%u %s/s)", rate, gw_bytes(rate));
     return parsed_before_ping(io, before, 2, what);
 }
 
@@ -867,7 +867,7 @@ static gw_verdict client_request_case(gw_conform_io *io)
         return GW_FAIL;
     ((gne_identity *)io->state)->open = accept_client(io, &id, -1); /* then ended as every case is */
     if (a.len != 4 + 48)
-        return gw_conform_say(io, GW_FAIL, "the connection request has %zu bytes (exactly 48 required)", a.len - 4);
+        return gw_conform_say(io, GW_FAIL, "the connection request has %zu %s (exactly 48 required)", a.len - 4, gw_bytes(a.len - 4));
     return gw_conform_say(io, GW_PASS, "a 48-byte request: game \"%s\", GNE %llu.%llu.%llu, user %llu, %s data", id.game,
                           (unsigned long long)id.version, (unsigned long long)id.sub, (unsigned long long)id.build,
                           (unsigned long long)id.user, id.big_endian ? "big-endian" : "little-endian");

@@ -275,7 +275,7 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
             if (len - off < n) {
                 if (x)
                     gw_emit_finding(&x->p.e, OD_E_BUNDLE_PAST_END, base + off, len - off,
-                                    "%s: %zu bytes needed, %zu left", object_states[s].name, n,
+                                    "%s: %zu %s needed, %zu left", object_states[s].name, n, gw_bytes(n),
                                     len - off);
                 return -1;
             }
@@ -348,7 +348,7 @@ static void bundle(od_ctx *x)
         gw_emit_gen_u(&x->p.e, OD_F_BOOLS, base, (uint64_t)enc);
     if (assumed)
         gw_emit_finding(&x->p.e, OD_E_BUNDLE_BOOLS, base, len,
-                        "Neither encoding fits %zu bytes: %s used", len,
+                        "Neither encoding fits %zu %s: %s used", len, gw_bytes(len),
                         gw_value_name_of(bools_names, (uint32_t)enc));
     if (n_bools >= 2 && enc == OD_BOOLS_BYTES && !assumed)
         gw_emit_divergence(&x->p.e, opt[OD_OPT_PROFILE], OD_E_BOOLS_UNPACKED, OD_E_DIVERGENCE_BOOLS,
@@ -806,7 +806,7 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
     }
     gw_frame_take(&x->p, &framing, OD_F_LENGTH, NULL);
     if (plen > have - head) {
-        gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu bytes, %zu present", plen,
+        gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu %s, %zu present", plen, gw_bytes(plen),
                         have - head);
         x->p.mark = true; /* after what the payload shows */
     }

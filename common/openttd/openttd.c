@@ -834,9 +834,9 @@ static void map_data(ottd_ctx *x)
     gw_emit_gen_u(&x->p.e, OTTD_F_MAP_RECEIVED, off, cv->map_received);
     if (cv->map_announced) {
         gw_emit_gen_u(&x->p.e, OTTD_F_MAP_TOTAL, off, cv->map_total);
-        summary_add(x, " %u/%u bytes", cv->map_received, cv->map_total);
+        summary_add(x, " %u/%u %s", cv->map_received, cv->map_total, gw_bytes(cv->map_total));
     } else {
-        summary_add(x, " %u bytes", cv->map_received);
+        summary_add(x, " %u %s", cv->map_received, gw_bytes(cv->map_received));
     }
 }
 
@@ -859,8 +859,8 @@ static void map_check_sum(ottd_ctx *x, size_t off, const char *announcer)
 {
     const ottd_conv *cv = x->conv;
     if (cv->map_announced && cv->map_received != cv->map_total)
-        gw_emit_finding(&x->p.e, OTTD_E_MAP_MISMATCH, off, 1, "%u map bytes received, %s said %u", cv->map_received,
-                        announcer, cv->map_total);
+        gw_emit_finding(&x->p.e, OTTD_E_MAP_MISMATCH, off, 1, "%u map %s received, %s said %u", cv->map_received,
+                        gw_bytes(cv->map_received), announcer, cv->map_total);
 }
 
 /* the 0.5-0.7 SERVER_MAP: one packet type with a part code */
@@ -874,7 +874,7 @@ static void old_map(ottd_ctx *x)
         map_begin(cv);
         if (gw_layout_run(&x->p, L(U32(FRAME), OPT, U32(MAP_SIZE))) && x->seen[OTTD_F_MAP_SIZE]) {
             map_announce(cv, (uint32_t)x->val[OTTD_F_MAP_SIZE]);
-            summary_add(x, " start, %u bytes", cv->map_total);
+            summary_add(x, " start, %u %s", cv->map_total, gw_bytes(cv->map_total));
         }
         break;
     case 1: map_data(x); break;
@@ -972,7 +972,7 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
     case PK_SERVER_MAP_SIZE:
         if (x->seen[OTTD_F_MAP_SIZE]) {
             map_announce(cv, (uint32_t)x->val[OTTD_F_MAP_SIZE]);
-            summary_add(x, " %u bytes", cv->map_total);
+            summary_add(x, " %u %s", cv->map_total, gw_bytes(cv->map_total));
         }
         break;
     case PK_SERVER_MAP_DONE:
@@ -980,7 +980,7 @@ static void analyse(ottd_ctx *x, int pk, size_t type_off)
         if (cv->map_announced)
             gw_emit_gen_u(&x->p.e, OTTD_F_MAP_TOTAL, type_off, cv->map_total);
         map_check_sum(x, type_off, "SERVER_MAP_SIZE");
-        summary_add(x, " (%u bytes)", cv->map_received);
+        summary_add(x, " (%u %s)", cv->map_received, gw_bytes(cv->map_received));
         break;
     case PK_SERVER_ENABLE_ENCRYPTION:
         cv->encrypted = true;
@@ -1108,7 +1108,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         gw_emit_finding(&x->p.e, OTTD_E_BAD_SIZE, 0, 2, "Size %u: %s", size,
                         size < head ? "below the 3-byte header" : "the reserved high bit is set");
         gw_take_bytes(&x->p, OTTD_F_PAYLOAD, gw_remaining(&x->p.c));
-        summary_add(x, "Invalid size %u (%zu bytes skipped)", size, len);
+        summary_add(x, "Invalid size %u (%zu %s skipped)", size, len, gw_bytes(len));
         gw_pdu_finish(&x->p);
         return;
     }
@@ -1120,7 +1120,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         gw_take_bytes(&x->p, OTTD_F_MAC, 16);
         gw_take_bytes(&x->p, OTTD_F_ENCRYPTED, gw_remaining(&x->p.c));
         gw_emit_finding(&x->p.e, OTTD_E_ENCRYPTED, 2, end - 2, "Encrypted packet");
-        summary_add(x, "Encrypted packet (%u bytes)", size);
+        summary_add(x, "Encrypted packet (%u %s)", size, gw_bytes(size));
     } else {
         /* the type is shown by the name it has in this connection's
            numbering, which its own value may decide (CLIENT_JOIN) */
@@ -1170,7 +1170,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
                                 pi->dir ? "server" : "client");
             unsigned limit = large_packet(pk) ? OPENTTD_MTU_LARGE : OPENTTD_MTU;
             if (size > limit)
-                gw_emit_finding(&x->p.e, OTTD_E_TOO_LARGE, 0, 2, "%s of %u bytes (limit %u)", pn, size, limit);
+                gw_emit_finding(&x->p.e, OTTD_E_TOO_LARGE, 0, 2, "%s of %u %s (limit %u)", pn, size, gw_bytes(size), limit);
             if (pk == PK_SERVER_GAME_INFO || (pk == PK_UDP_SERVER_RESPONSE && gw_remaining(&x->p.c)))
                 game_info(x);
             else if (pk == PK_SERVER_MAP_DATA)
@@ -1193,11 +1193,11 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
         }
     }
     if (size > len)
-        gw_emit_finding(&x->p.e, OTTD_E_TRUNCATED, len, 0, "Size %u, but the %s has %zu bytes", size,
-                        udp ? "datagram" : "packet", len);
+        gw_emit_finding(&x->p.e, OTTD_E_TRUNCATED, len, 0, "Size %u, but the %s has %zu %s", size,
+                        udp ? "datagram" : "packet", len, gw_bytes(len));
     else if (size < len && udp)
-        gw_emit_finding(&x->p.e, OTTD_E_TRAILING, size, len - size, "%zu bytes after the packet's size",
-                        len - size);
+        gw_emit_finding(&x->p.e, OTTD_E_TRAILING, size, len - size, "%zu %s after the packet's size",
+                        len - size, gw_bytes(len - size));
     gw_pdu_finish(&x->p);
 }
 

@@ -418,10 +418,10 @@ static gw_verdict map_sizes(gw_conform_io *io)
     if (size == UINT64_MAX)
         return gw_conform_say(io, GW_NON_STRICT, "no SERVER_MAP_SIZE before SERVER_MAP_DONE");
     if (size != data)
-        return gw_conform_say(io, GW_NON_STRICT, "SERVER_MAP_SIZE announced %llu bytes, SERVER_MAP_DATA carried %llu",
-                              (unsigned long long)size, (unsigned long long)data);
-    return gw_conform_say(io, GW_PASS, "SERVER_MAP_SIZE %llu bytes, and SERVER_MAP_DATA carried as many",
-                          (unsigned long long)size);
+        return gw_conform_say(io, GW_NON_STRICT, "SERVER_MAP_SIZE announced %llu %s, SERVER_MAP_DATA carried %llu",
+                              (unsigned long long)size, gw_bytes((unsigned long long)size), (unsigned long long)data);
+    return gw_conform_say(io, GW_PASS, "SERVER_MAP_SIZE %llu %s, and SERVER_MAP_DATA carried as many",
+                          (unsigned long long)size, gw_bytes((unsigned long long)size));
 }
 
 static const gw_conform_case case_map_sizes_add_up = {

@@ -115,14 +115,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         t.dir = dir;
         t.frame++;
         t.bytes_in += len;
-        tcp_stamp now = {t.frame, (int64_t)t.frame * 1000000};
+        tcp_stamp now = {t.frame, (int64_t)t.frame * 1000000, (int64_t)(t.frame - 1) * 1000000};
         tcp_half_segment(&half[dir], t.p, fuzz_opts(t.p), seq, flags, seg, len, &now, &out);
         free(seg);
         uint32_t end = seq + (uint32_t)len + ((flags & TCP_SYN) ? 1 : 0);
         if ((int32_t)(end - next[dir]) > 0)
             next[dir] = end;
     }
-    tcp_stamp last = {t.frame, (int64_t)t.frame * 1000000};
+    tcp_stamp last = {t.frame, (int64_t)t.frame * 1000000, (int64_t)(t.frame - 1) * 1000000};
     for (int d = 0; d < 2; d++) {
         t.dir = d;
         tcp_half_finish(&half[d], t.p, fuzz_opts(t.p), &last, &out);

@@ -513,7 +513,7 @@ Test(tcpstream, pdus_and_events_on_the_segment_that_completed_them)
     const gw_protocol *p = &gw_openttd_protocol;
     tcp_stamp at[10];
     for (uint32_t i = 0; i < 10; i++)
-        at[i] = (tcp_stamp){i, (int64_t)i * 1000};
+        at[i] = (tcp_stamp){i, (int64_t)i * 1000, (int64_t)i * 1000 - 1000};
     fresh_half(&h, &b, 1 << 20);
     tcp_half_segment(&h, p, opts_of(p), 1000, TCP_ACK, p1p2, 3, &at[1], &out);     /* P1's head */
     tcp_half_segment(&h, p, opts_of(p), 1003, TCP_ACK, p1p2 + 3, 3, &at[2], &out); /* P1's tail */
