@@ -291,6 +291,11 @@ static void field_value(GString *g, const gw_field *fd, const gw_item *it)
         g_string_append_len(g, b, (gssize)gw_seconds_text(b, it->v.i));
         break;
     }
+    case GW_FT_ABSTIME: { /* as tshark 4.0 prints a time shown in UTC */
+        char b[48];
+        g_string_append(g, gw_format_date(b, sizeof b, it->v.i, 9));
+        break;
+    }
     case GW_FT_STRING: out_ws_text(g, it->v.b.p, it->v.b.n, false); break;
     case GW_FT_BYTES:
         if (!it->v.b.n)
