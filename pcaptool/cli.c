@@ -14,6 +14,27 @@
 const char *cli_cmd = "";
 FILE *cli_report;
 
+int cli_side_arg(const char *arg, int *side)
+{
+    if (strcmp(arg, "client") && strcmp(arg, "server"))
+        return cli_usage_error("--side takes client or server, not '%s'", arg);
+    *side = strcmp(arg, "server") == 0;
+    return 0;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+    GString *command = g_string_new("pcaptool");
+    for (int i = 0; i < argc; i++) {
+        bool plain = argv[i][0] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                   "0123456789_./:=,+@%-") == strlen(argv[i]);
+        char *q = plain ? g_strdup(argv[i]) : g_shell_quote(argv[i]);
+        g_string_append_printf(command, " %s", q);
+        g_free(q);
+    }
+    return g_string_free(command, FALSE);
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;

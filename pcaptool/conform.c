@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <glib.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +60,14 @@ static void free_pdu(conform_pdu *x)
     g_array_free(x->findings, TRUE);
 }
 
+void conform_result_truncate(conform_result *r, unsigned n)
+{
+    for (guint i = n; r->pdus && i < r->pdus->len; i++)
+        free_pdu(&g_array_index(r->pdus, conform_pdu, i));
+    if (r->pdus && n < r->pdus->len)
+        g_array_set_size(r->pdus, n);
+}
+
 void conform_result_clear(conform_result *r)
 {
     if (!r->pdus)
@@ -68,7 +78,7 @@ void conform_result_clear(conform_result *r)
     r->pdus = NULL;
 }
 
-typedef struct {
+struct conform_driver {
     gw_conform_io io; /* first: the cases see this */
     const gw_protocol *p;
     const gw_conform *cf; /* p's catalogue */
@@ -100,7 +110,9 @@ typedef struct {
     int64_t case_deadline_ns; /* the case's time bound (CASE_BOUND waits) */
     char **sets;       /* --set NAME=VALUE */
     unsigned n_sets;
-} driver;
+    bool no_audit;     /* pcaptool fuzz: what its mutations send is no case's, nothing to audit */
+};
+typedef struct conform_driver driver;
 
 /* decode one PDU of the exchange with the case's conversation state and
    keep it (past the keep bound: only until SCRATCH more have come), with
@@ -177,7 +189,7 @@ static void on_sent_stream_pdu(void *ctx, const uint8_t *d, size_t len, const tc
 /* Send len bytes in one write; what goes is recorded PDU by PDU (on a
    stream, several PDUs in one write are several PDUs, as Wireshark shows
    them; bytes that end inside a PDU go as one) */
-static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_t len)
+static bool send_on(gw_conform_io *io, int transport, const uint8_t *d, size_t len, bool bytewise)
 {
     driver *D = (driver *)io;
     bool link = transport != D->transport;
@@ -192,7 +204,19 @@ static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_
     }
     if (used < len || !len)
         record(D, true, transport, d + used, len - used);
-    return peer_send_all(fd, transport == GW_TRANSPORT_UDP, d, len, D->io.wait_ms);
+    if (!bytewise || transport != GW_TRANSPORT_TCP)
+        return peer_send_all(fd, transport == GW_TRANSPORT_UDP, d, len, D->io.wait_ms);
+    int one = 1; /* each byte its own segment */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    for (size_t i = 0; i < len; i++)
+        if (!peer_send_all(fd, false, d + i, 1, D->io.wait_ms))
+            return false;
+    return true;
+}
+
+static bool io_send_on(gw_conform_io *io, int transport, const uint8_t *d, size_t len)
+{
+    return send_on(io, transport, d, len, false);
 }
 
 static bool io_send(gw_conform_io *io, const uint8_t *d, size_t len)
@@ -611,7 +635,7 @@ static int run_case(driver *D, const gw_conform_case *c, conform_result *r, char
         snprintf(r->outcome, sizeof r->outcome, "the case did not come to a verdict within its bound of %.1f s",
                  CASE_BOUND * D->io.wait_ms / 1000.0);
     }
-    if (D->cf->audit && r->verdict != GW_FAIL && r->verdict != GW_SKIPPED) {
+    if (D->cf->audit && !D->no_audit && r->verdict != GW_FAIL && r->verdict != GW_SKIPPED) {
         /* what has come already, and what comes in the next AUDIT_MS, is
            audited too: a stream of canned answers shows itself by going on */
         gw_replay_pdu x;
@@ -656,6 +680,87 @@ static GPtrArray *select_cases(const gw_conform *cf, unsigned role, char **globs
             g_ptr_array_add(a, (gpointer)c);
     }
     return a;
+}
+
+/* ---- the driver, for pcaptool fuzz ------------------------------------------------- */
+
+conform_driver *conform_driver_new(const gw_protocol *p, const gw_conform *cf, const int *opts, const char *target,
+                                   unsigned role, double timeout, double peer_wait, char **sets, unsigned n_sets)
+{
+    driver *D = g_new0(driver, 1);
+    *D = (driver){.p = p, .cf = cf, .opts = opts, .target = target, .implementation_is_server = role == GW_ROLE_SERVER,
+                  .transport = cf->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
+                  .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu)),
+                  .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL),
+                  .sets = sets, .n_sets = n_sets, .peer_wait_ms = (int)(peer_wait * 1000)};
+    D->io = (gw_conform_io){.role = role, .opts = opts, .wait_ms = (int)(timeout * 1000),
+                            .driver = D, .send = io_send, .send_link = io_send_link, .next = io_next,
+                            .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,
+                            .link_refused = io_link_refused,
+                            .state = g_malloc0(cf->state_size + 1),
+                            .case_state = g_malloc0(cf->case_state_size + 1)};
+    return D;
+}
+
+void conform_driver_free(conform_driver *D)
+{
+    if (!D)
+        return;
+    close_connection(D);
+    if (D->listen_fd >= 0)
+        close(D->listen_fd);
+    free_convs(D);
+    out_pdu_free(D->out);
+    g_free(D->io.state);
+    g_free(D->io.case_state);
+    g_byte_array_free(D->inbuf, TRUE);
+    g_array_free(D->ready, TRUE);
+    g_hash_table_destroy(D->sent);
+    g_free(D);
+}
+
+void conform_driver_no_audit(conform_driver *D)
+{
+    D->no_audit = true;
+}
+
+gw_conform_io *conform_driver_io(conform_driver *D)
+{
+    return &D->io;
+}
+
+int conform_driver_run(conform_driver *D, const gw_conform_case *c, conform_result *r, char *why, size_t whysz)
+{
+    return run_case(D, c, r, why, whysz);
+}
+
+unsigned conform_driver_recorded(const conform_driver *D)
+{
+    return D->cur && D->cur->pdus ? D->cur->pdus->len : 0;
+}
+
+bool conform_driver_peer_spoke(const conform_driver *D)
+{
+    return D->peer_spoke;
+}
+
+unsigned conform_driver_items(conform_driver *D, const uint8_t *d, size_t n, gw_item **items)
+{
+    void *conv = g_malloc(D->p->conv_size);
+    D->p->conv_init(conv, D->io.opts);
+    gw_pdu_info pi = {.frame = 1, .dir = D->implementation_is_server ? 0 : 1, .transport = D->transport};
+    D->p->decode(conv, &pi, d, n, out_pdu_begin(D->out, D->p));
+    unsigned k;
+    *items = out_pdu_items(D->out, d, &k);
+    if (D->p->conv_free)
+        D->p->conv_free(conv);
+    g_free(conv);
+    return k;
+}
+
+bool conform_driver_send_bytewise(conform_driver *D, const uint8_t *d, size_t n)
+{
+    return send_on(&D->io, D->transport, d, n, true);
 }
 
 /* ---- the command ----------------------------------------------------------------- */
@@ -742,11 +847,7 @@ static int conform_opt(void *ctx, int c, const char *arg)
     switch (c) {
     case O_PROTO: a->proto = arg; return 0;
     case 't': a->target = arg; return 0;
-    case 's':
-        if (strcmp(arg, "client") && strcmp(arg, "server"))
-            return cli_usage_error("--side takes client or server, not '%s'", arg);
-        a->side = strcmp(arg, "server") == 0;
-        return 0;
+    case 's': return cli_side_arg(arg, &a->side);
     case O_CASE:
         if (a->n_globs == G_N_ELEMENTS(a->globs))
             return cli_usage_error("at most %zu --case patterns", G_N_ELEMENTS(a->globs));
@@ -863,15 +964,8 @@ static int run_conform(int argc, char **argv)
                 !(term && strcmp(term, "dumb") == 0);
     conform_run run = {.p = p, .role = role, .target = a.target ? a.target : "nobody", .strict = a.strict,
                        .n = cases->len, .results = g_new0(conform_result, cases->len), .color = color};
-    GString *command = g_string_new("pcaptool");
-    for (int i = 0; i < argc; i++) { /* argv[0] is "conform" */
-        bool plain = argv[i][0] && strspn(argv[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                   "0123456789_./:=,+@%-") == strlen(argv[i]);
-        char *q = plain ? g_strdup(argv[i]) : g_shell_quote(argv[i]);
-        g_string_append_printf(command, " %s", q);
-        g_free(q);
-    }
-    run.command = command->str;
+    char *command = cli_command_line(argc, argv);
+    run.command = command;
     time_t now = time(NULL);
     strftime(run.started, sizeof run.started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     if (a.dry) {
@@ -880,44 +974,32 @@ static int run_conform(int argc, char **argv)
         conform_write_catalogue(&run, a.fmt, a.markdown);
         g_free(run.results);
         g_ptr_array_free(cases, TRUE);
-        g_string_free(command, TRUE);
+        g_free(command);
         return cli_finish(EXIT_CLEAN);
     }
-    driver D = {.p = p, .cf = cf, .opts = run_opts(&cc.ro, p), .target = a.target, .implementation_is_server = role == GW_ROLE_SERVER,
-                .transport = cf->transport, .fd = -1, .listen_fd = -1, .link_fd = -1, .out = out_pdu_new(),
-                .inbuf = g_byte_array_new(), .ready = g_array_new(FALSE, FALSE, sizeof(ready_pdu)),
-                .sent = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL),
-                .sets = a.sets, .n_sets = a.n_sets, .peer_wait_ms = (int)(a.peer_wait * 1000)};
-    D.io = (gw_conform_io){.role = role, .opts = D.opts, .wait_ms = (int)(a.timeout * 1000),
-                           .driver = &D, .send = io_send, .send_link = io_send_link, .next = io_next,
-                           .decisive = io_decisive, .reconnect = io_reconnect, .setting = io_setting,
-                           .link_refused = io_link_refused,
-                           .state = g_malloc0(cf->state_size + 1),
-                           .case_state = g_malloc0(cf->case_state_size + 1)};
+    driver *D = conform_driver_new(p, cf, run_opts(&cc.ro, p), a.target, role, a.timeout, a.peer_wait, a.sets, a.n_sets);
     char why[400] = "";
     int status = EXIT_CLEAN;
     for (guint i = 0; i < cases->len && status == EXIT_CLEAN; i++) {
-        status = run_case(&D, g_ptr_array_index(cases, i), &run.results[i], why, sizeof why);
+        status = run_case(D, g_ptr_array_index(cases, i), &run.results[i], why, sizeof why);
         if (status == EXIT_CLEAN) {
             run.done++;
             conform_write_case(&run, i, a.fmt, a.verbose);
         }
     }
-    if (D.listen_fd >= 0)
-        close(D.listen_fd);
     if (status != EXIT_CLEAN)
         fprintf(stderr, "pcaptool: %s\n", why);
-    if (status == EXIT_CLEAN && !D.peer_spoke) {
+    if (status == EXIT_CLEAN && !D->peer_spoke) {
         /* not one byte from the implementation in the whole run: no
            verdict can rest on that */
-        if (D.implementation_is_server && D.transport == GW_TRANSPORT_UDP)
+        if (D->implementation_is_server && D->transport == GW_TRANSPORT_UDP)
             snprintf(why, sizeof why, "nothing came back from %s in any case (no implementation answering there?)", a.target);
-        else if (D.implementation_is_server)
+        else if (D->implementation_is_server)
             snprintf(why, sizeof why, "%s accepted %u connections but sent nothing on any (it closed or reset each)",
-                     a.target, D.connections);
+                     a.target, D->connections);
         else
             snprintf(why, sizeof why, "the implementation connected to %s %u times but sent nothing (it closed or reset each)",
-                     a.target, D.connections);
+                     a.target, D->connections);
         fprintf(stderr, "pcaptool: %s\n", why);
         status = EXIT_USAGE;
     }
@@ -936,13 +1018,8 @@ static int run_conform(int argc, char **argv)
         conform_result_clear(&run.results[i]);
     g_free(run.results);
     g_ptr_array_free(cases, TRUE);
-    g_string_free(command, TRUE);
-    out_pdu_free(D.out);
-    g_free(D.io.state);
-    g_free(D.io.case_state);
-    g_byte_array_free(D.inbuf, TRUE);
-    g_array_free(D.ready, TRUE);
-    g_hash_table_destroy(D.sent);
+    g_free(command);
+    conform_driver_free(D);
     return cli_finish(status);
 }
 

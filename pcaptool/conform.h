@@ -51,6 +51,8 @@ typedef struct {
 } conform_result;
 
 void conform_result_clear(conform_result *r);
+/* keep only its first n PDUs */
+void conform_result_truncate(conform_result *r, unsigned n);
 
 typedef struct {
     const gw_protocol *p;
@@ -67,6 +69,7 @@ typedef struct {
     char started[24];     /* UTC, ISO 8601: 2026-11-26T06:40:01Z */
     const char *command;  /* the command line, quoted for a shell */
     bool color;           /* the text report's verdicts in colour (a terminal, --color) */
+    const char *subcommand; /* what ran, for the pcapng's comments (NULL: "conform") */
 } conform_run;
 
 /* Does the verdict fail the run? */
@@ -87,5 +90,29 @@ void conform_write_summary(const conform_run *r, out_format fmt);
 bool conform_write_junit(const conform_run *r, const char *path);
 bool conform_write_html(const conform_run *r, const char *path);
 bool conform_write_pcapng(const conform_run *r, const char *path);
+
+/* ---- the driver, for pcaptool fuzz --------------------------------------- */
+
+/* What runs a case against the implementation: its sockets (one fresh
+   connection a case), decoding, recording. */
+typedef struct conform_driver conform_driver;
+conform_driver *conform_driver_new(const gw_protocol *p, const gw_conform *cf, const int *opts, const char *target,
+                                   unsigned role, double timeout, double peer_wait, char **sets, unsigned n_sets);
+void conform_driver_free(conform_driver *D);
+gw_conform_io *conform_driver_io(conform_driver *D);
+/* the catalogue's audit (gw_conform.audit) left out: what fuzz mutates is
+   no case's (an ack of a number only a mutation sent is no canned answer) */
+void conform_driver_no_audit(conform_driver *D);
+/* run case c: 0 with its result in *r, or EXIT_USAGE with the reason in why
+   (the target cannot be reached: nothing listens, nobody came) */
+int conform_driver_run(conform_driver *D, const gw_conform_case *c, conform_result *r, char *why, size_t whysz);
+bool conform_driver_peer_spoke(const conform_driver *D);
+/* the PDUs the running case has recorded so far (sent and received) */
+unsigned conform_driver_recorded(const conform_driver *D);
+/* d[0..n) decoded as the implementation's peer would send it on a fresh
+   conversation: its items (g_free them) */
+unsigned conform_driver_items(conform_driver *D, const uint8_t *d, size_t n, gw_item **items);
+/* d[0..n) sent on the case's stream one byte a write (recorded as one PDU) */
+bool conform_driver_send_bytewise(conform_driver *D, const uint8_t *d, size_t n);
 
 #endif

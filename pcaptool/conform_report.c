@@ -374,8 +374,8 @@ bool conform_write_pcapng(const conform_run *r, const char *path)
         const conform_result *x = &r->results[i];
         out_connections conns = {.n = 0, .spare = {1, 1}};
         /* the case, on its first frame */
-        char *comment = g_strdup_printf("pcaptool conform %s: %s: %s", x->c->id, gw_verdict_name(x->verdict),
-                                        x->outcome);
+        char *comment = g_strdup_printf("pcaptool %s %s: %s: %s", r->subcommand ? r->subcommand : "conform", x->c->id,
+                                        gw_verdict_name(x->verdict), x->outcome);
         bool we_connect = r->role == GW_ROLE_SERVER;
         for (guint k = 0; k < x->pdus->len && ok; k++) {
             const conform_pdu *q = &g_array_index(x->pdus, conform_pdu, k);

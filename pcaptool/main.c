@@ -16,7 +16,7 @@
 static const subcommand cmd_help;
 
 static const subcommand *const subcommands[] = {
-    &cmd_decode, &cmd_validate, &cmd_stats, &cmd_replay, &cmd_conform, &cmd_merge, &cmd_fields, &cmd_findings, &cmd_options, &cmd_help,
+    &cmd_decode, &cmd_validate, &cmd_stats, &cmd_replay, &cmd_conform, &cmd_fuzz, &cmd_merge, &cmd_fields, &cmd_findings, &cmd_options, &cmd_help,
 };
 
 /* "  NAME OPERANDS" and the summary from column 22, on the next line when

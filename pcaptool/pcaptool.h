@@ -30,6 +30,11 @@ typedef struct {
    EXIT_USAGE. cli_cmd is the subcommand being run. */
 extern const char *cli_cmd;
 int cli_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* --side client|server: 0 client, 1 server in *side; or the usage error */
+int cli_side_arg(const char *arg, int *side);
+/* "pcaptool" and the subcommand's argv (argv[0] the subcommand), each
+   quoted for a shell where it needs it (g_free it) */
+char *cli_command_line(int argc, char **argv);
 /* the error getopt_long reported (opterr is 0, optstring starts with ':') */
 int cli_getopt_error(int c, char **argv);
 /* the -h/--help of the current subcommand: its usage on stdout */
@@ -121,7 +126,7 @@ int cli_finish(int status);
 void cli_markdown_cell(const char *s);
 
 /* the subcommands, each in its own file (main.c has the table) */
-extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_conform, cmd_fields,
+extern const subcommand cmd_decode, cmd_validate, cmd_stats, cmd_replay, cmd_conform, cmd_fuzz, cmd_fields,
     cmd_findings, cmd_options, cmd_merge;
 
 #endif

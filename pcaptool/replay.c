@@ -1195,11 +1195,7 @@ static int replay_opt(void *ctx, int c, const char *arg)
     char *end;
     switch (c) {
     case 't': a->target = arg; return 0;
-    case 's':
-        if (strcmp(arg, "client") && strcmp(arg, "server"))
-            return cli_usage_error("bad --side '%s' (client or server)", arg);
-        a->side = strcmp(arg, "server") == 0;
-        return 0;
+    case 's': return cli_side_arg(arg, &a->side);
     case 'c':
         a->conversation = (unsigned)strtoul(arg, &end, 10);
         if (*end || a->conversation < 1)

@@ -151,6 +151,9 @@ typedef struct gw_conform {
        pcaptool's limit is no verdict on the implementation (NULL: they can;
        the hook NULL: always). */
     const char *(*unusable)(const int *opts);
+    /* what pcaptool fuzz attacks and how it probes (active/gw_fuzz.h);
+       NULL: the protocol is not fuzzed yet */
+    const struct gw_fuzz *fuzz;
 } gw_conform;
 
 /* ---- helpers for cases (gw_conform.c) ------------------------------------ */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "active/gw_conform.h"
+#include "active/gw_fuzz.h"
 #include "dnp/dnp.h"
 
 #define P (&gw_dnp_protocol)
@@ -1015,6 +1016,72 @@ static gw_verdict dnp_audit(gw_conform_io *io)
     return GW_PASS;
 }
 
+/* ---- pcaptool fuzz (active/gw_fuzz.h) ----------------------------------------- */
+
+enum { FZ_CONNECTED, FZ_LINK_UP };
+static const char *const fuzz_states[] = {"connected", "link up"};
+
+/* the next reliable number pcaptool has not sent on this connection (its
+   own, sent in order from 0: what a mutation wrote is not counted) */
+static uint64_t next_number(gw_conform_io *io)
+{
+    return (uint64_t)__builtin_popcountll(((dnp_case *)io->case_state)->numbers);
+}
+
+static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
+{
+    OPEN_OR_FAIL(io);
+    if (state == FZ_CONNECTED)
+        return GW_PASS;
+    /* a link of pcaptool's (1001, read-write: it may send updates), its
+       state acknowledged and answered with link up */
+    uint64_t link = 1001, number = next_number(io);
+    sent_number(io, number);
+    if (!gw_conform_send(io, P, DNP_LINK_STATE,
+                         GW_WVALS(GW_WU(DNP_F_SEQ, number), GW_WU(DNP_F_LINK_ID, link), GW_WU(DNP_F_FLAGS, 0),
+                                  GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value))))
+        return GW_FAIL;
+    gw_replay_pdu a;
+    int64_t up = DNP_LINK_UP;
+    if (gw_conform_await(io, io->wait_ms, gw_conform_of_type, &up, &a) != GW_GOT)
+        return gw_conform_say(io, GW_SKIPPED, "link 1001 was not taken up within %.1f s", io->wait_ms / 1000.0);
+    return GW_PASS;
+}
+
+/* reliable message #next: "Every valid received command has to be
+   acknowledged" */
+static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
+{
+    static char name[48];
+    uint64_t number = next_number(io);
+    snprintf(name, sizeof name, "reliable message #%llu", (unsigned long long)number);
+    *what = name;
+    if (!send_reliable(io, number))
+        return GW_CLOSED;
+    gw_replay_pdu a;
+    return gw_conform_await(io, io->wait_ms, ack_of, &number, &a);
+}
+
+/* link update of link 1001 in the reference layout (wire-facts 1.10):
+   link_count u8, link_id u16, value_count u8, value_index u16, the value
+   (its type the link state's: UInt32) */
+static const uint8_t fuzz_update[] = {0x01, 0xe9, 0x03, 0x01, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00};
+
+static const gw_fuzz_target fuzz_targets[] = {
+    {"connection request", FZ_CONNECTED, DNP_CONNECT_REQUEST,
+     GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0))},
+    {"unreliable message", FZ_CONNECTED, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+    {"reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE,
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+    {"link state", FZ_CONNECTED, DNP_LINK_STATE,
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 1002), GW_WU(DNP_F_FLAGS, 0),
+              GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value))},
+    {"link update", FZ_LINK_UP, DNP_LINK_UPDATE, GW_WVALS(GW_WSTEP(fuzz_update, sizeof fuzz_update))},
+};
+
+static const gw_fuzz dnp_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets,
+                                 sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe};
+
 /* ---- the catalogue ---------------------------------------------------------- */
 
 
@@ -1033,4 +1100,4 @@ static const gw_conform_case *const cases[] = {
 
 const gw_conform gw_dnp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases, .n_cases = sizeof cases / sizeof cases[0],
                                    .duty = dnp_duty, .finish = dnp_finish,
-                                   .case_state_size = sizeof(dnp_case), .audit = dnp_audit};
+                                   .case_state_size = sizeof(dnp_case), .audit = dnp_audit, .fuzz = &dnp_fuzz};

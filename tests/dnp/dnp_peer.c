@@ -34,6 +34,14 @@
  *                     text does not define (not 1 or 2) for an acceptance
  *         slow        behave, but take 400 ms over each datagram before
  *                     answering it (a busy or distant peer)
+ *   Planted bugs, for pcaptool fuzz's tests (tests/dnp/fuzz_dnp.py):
+ *         crash-at-max  abort() on a link state whose value count is 65535
+ *         hang-reorder  a connection whose first reliable number is not 0 (its
+ *                     handshake reordered) is never answered again
+ *         oob-read    reads the values a link state's count announces from a
+ *                     copy of exactly the datagram's bytes: one byte past its
+ *                     end when the count says one more than is there (ASan
+ *                     reports it in dnp_peer_asan)
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -56,6 +64,8 @@ typedef struct {
     bool used;
     unsigned next;            /* the next reliable number expected */
     bool held[MODULO];        /* numbers received ahead of next, not yet taken */
+    bool any_reliable;        /* a reliable command came on it */
+    bool hung;                /* hang-reorder: it is never answered again */
 } conn;
 
 static const char *mode;
@@ -125,6 +135,11 @@ static void flush_held(void)
 static bool reliable(conn *c, const uint8_t *b, size_t n)
 {
     unsigned number = (unsigned)(b[1] | b[2] << 8);
+    if (is("hang-reorder") && !c->any_reliable && number != 0)
+        c->hung = true;
+    c->any_reliable = true;
+    if (c->hung)
+        return true;
     if (!is("no-window") && !in_window(number, c->next))
         return true; /* discarded, unacknowledged */
     unsigned acked = is("wrong-ack") ? number + 1 : number;
@@ -158,6 +173,34 @@ static bool reliable(conn *c, const uint8_t *b, size_t n)
     return !is("close-early");
 }
 
+/* the planted bugs of a link state (cmd, seq u16, link u16, flags u8,
+   message length u16 and bytes, value count u16, then type u8 and value) */
+static void planted(const uint8_t *b, size_t n)
+{
+    if (b[0] != 5 || n < 8)
+        return;
+    size_t at = 8 + (size_t)(b[6] | b[7] << 8);
+    if (at + 2 > n)
+        return;
+    unsigned count = (unsigned)(b[at] | b[at + 1] << 8);
+    if (is("crash-at-max") && count == 0xffff)
+        abort();
+    if (is("oob-read")) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, b, n);
+        volatile unsigned sum = 0;
+        size_t off = at + 2;
+        for (unsigned i = 0; i < count && i < 64; i++) { /* UInt32 values (type 5) only */
+            uint8_t type = copy[off]; /* the bug: off may be n */
+            sum += type;
+            if (type != 5)
+                break;
+            off += 5;
+        }
+        free(copy);
+    }
+}
+
 /* a datagram from c (NULL: from an address with no connection) */
 static bool datagram(conn *c, const struct sockaddr_storage *from, socklen_t fl, const uint8_t *b, size_t n)
 {
@@ -182,8 +225,9 @@ static bool datagram(conn *c, const struct sockaddr_storage *from, socklen_t fl,
         send_to(&tmp, accept, sizeof accept);
         return true;
     }
-    if (!c)
-        return true; /* not connected: only a request is taken */
+    if (!c || (c->hung && b[0] != 2))
+        return true; /* not connected: only a request is taken (a hung one: its close) */
+    planted(b, n);
     switch (b[0]) {
     case 1: /* connection ack (the client's) */
         return true;

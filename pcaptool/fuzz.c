@@ -1,0 +1,925 @@
+/* fuzz.c - pcaptool fuzz: a protocol's PDUs mutated (active/gw_fuzz.h) and
+ * sent to a live implementation, one iteration a fresh connection, each
+ * ended by a probe the text requires an answer to. What it finds:
+ *   hang        the probe went unanswered while the connection stayed open
+ *               (fresh connections are still answered)
+ *   dead        after it, a fresh connection is not answered either (the
+ *               implementation crashed, or stopped answering anyone)
+ *   exit        (--exec) the implementation's process ended
+ *   sanitizer   (--exec) a sanitizer report on its standard error
+ *   bad-answer  an answer the decoder calls malformed (an error finding of
+ *               the Malformed group: about the answer's bytes alone)
+ * A connection the implementation ends after a mutation is its right (a
+ * refusal of bad input), counted, not a failure. Each distinct failure (by
+ * kind and mutated PDU) is minimised (the PDUs it does not need dropped,
+ * as long as the failure stays and goes without the mutated PDU) and
+ * written as a pcapng that pcaptool replay and pcaptool fuzz --reproduce
+ * play again. The conform driver (conform.c) does the sockets, decoding
+ * and recording. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "active/gw_fuzz.h"
+#include "capture.h"
+#include "conform.h"
+#include "netparse.h"
+#include "output.h"
+#include "pcaptool.h"
+
+#define MAX_FAILURES 64 /* distinct failures kept (kinds x PDUs: far fewer in practice) */
+#define RAW_MAX 64      /* PDUs of ours a minimised or reproduced exchange may hold */
+
+typedef enum { K_NONE, K_HANG, K_DEAD, K_EXIT, K_SANITIZER, K_BAD_ANSWER, N_KINDS } kind;
+static const char *const kind_names[N_KINDS] = {"none", "hang", "dead", "exit", "sanitizer", "bad-answer"};
+
+/* one PDU of ours to send again (minimising, --reproduce) */
+typedef struct {
+    GBytes *b;
+    unsigned flags;   /* GW_FUZZ_* */
+    unsigned answers; /* the implementation's PDUs that followed it the first time */
+} raw_pdu;
+
+/* what the iteration case runs: a mutation, or our PDUs again */
+static struct {
+    const gw_protocol *p;
+    const gw_fuzz *fz;
+    conform_driver *D;
+    bool stream; /* the catalogue's transport is TCP */
+    /* a mutation */
+    const gw_fuzz_target *t;
+    uint64_t seed;
+    char what[240];
+    const char *probe;
+    uint8_t m[4096];
+    size_t mn;
+    unsigned flags, before, after; /* the mutated PDU's recorded range [before, after) */
+    unsigned probe_at;             /* the probe's index among the recorded PDUs */
+    /* again */
+    const raw_pdu *raw;
+    unsigned n_raw;
+} it;
+
+static gw_verdict run_mutation(gw_conform_io *io)
+{
+    gw_verdict v = it.fz->enter(io, it.t->state);
+    if (v != GW_PASS) {
+        char was[sizeof io->outcome];
+        g_strlcpy(was, io->outcome, sizeof was);
+        return gw_conform_say(io, GW_SKIPPED, "unreached: could not bring the implementation to %s: %s",
+                              it.fz->states[it.t->state], was[0] ? was : "it did not get there");
+    }
+    uint8_t d[2048];
+    size_t n = it.p->build(io->opts, it.t->type, it.t->vals, d, sizeof d);
+    if (!n)
+        return gw_conform_say(io, GW_SKIPPED, "pcaptool could not build its %s", it.t->name);
+    gw_item *items;
+    unsigned k = conform_driver_items(it.D, d, n, &items);
+    gw_rng r = {it.seed};
+    it.mn = gw_fuzz_mutate(&r, it.p, d, n, items, k, it.stream, it.m,
+                           sizeof it.m, it.what, sizeof it.what, &it.flags);
+    g_free(items);
+    /* a mutation that made it another known PDU (DNP's unreliable message
+       made a connection close) asks for what that PDU asks: silence may
+       then be the implementation's right */
+    const gw_field *tf = &it.p->fields[it.p->type_field];
+    int64_t became = it.t->type;
+    k = conform_driver_items(it.D, it.m, it.mn, &items);
+    for (unsigned i = 0; i < k; i++)
+        if (items[i].field == it.p->type_field && !(items[i].flags & GW_ITEM_GENERATED)) {
+            became = (int64_t)items[i].v.u;
+            break;
+        }
+    g_free(items);
+    bool other = became != it.t->type && tf->names && gw_value_name_of(tf->names, (uint32_t)became) &&
+                 strcmp(gw_value_name_of(tf->names, (uint32_t)became), "Unknown") != 0;
+    it.before = conform_driver_recorded(it.D);
+    bool ok = it.flags & GW_FUZZ_BYTEWISE ? conform_driver_send_bytewise(it.D, it.m, it.mn) : io->send(io, it.m, it.mn);
+    if (ok && (it.flags & GW_FUZZ_TWICE))
+        ok = io->send(io, it.m, it.mn);
+    it.after = conform_driver_recorded(it.D);
+    if (!ok)
+        return gw_conform_say(io, GW_INFO, "closed: the connection ended before the %s (%s) went", it.t->name, it.what);
+    it.probe_at = conform_driver_recorded(it.D);
+    switch (it.fz->probe(io, &it.probe)) {
+    case GW_GOT:
+        return gw_conform_say(io, GW_PASS, "after the %s (%s), %s was answered", it.t->name, it.what, it.probe);
+    case GW_SILENT:
+        if (other)
+            return gw_conform_say(io, GW_INFO, "another PDU: the mutation made the %s a %s (%s), after which %s went "
+                                  "unanswered", it.t->name, gw_value_name_of(tf->names, (uint32_t)became), it.what,
+                                  it.probe);
+        return gw_conform_say(io, GW_FAIL, "after the %s (%s), %s went unanswered within %.1f s while the connection "
+                              "stayed open", it.t->name, it.what, it.probe, io->wait_ms / 1000.0);
+    default:
+        return gw_conform_say(io, GW_INFO, "closed: the implementation ended the connection after the %s (%s)",
+                              it.t->name, it.what);
+    }
+}
+
+/* our PDUs again, each followed by as many of the implementation's as
+   came the first time; the last is the probe, answered by any PDU */
+static gw_verdict run_raw(gw_conform_io *io)
+{
+    gw_replay_pdu a;
+    for (unsigned i = 0; i < it.n_raw; i++) {
+        gsize n;
+        const uint8_t *d = g_bytes_get_data(it.raw[i].b, &n);
+        if (i + 1 == it.n_raw)
+            it.probe_at = conform_driver_recorded(it.D);
+        bool ok = it.raw[i].flags & GW_FUZZ_BYTEWISE ? conform_driver_send_bytewise(it.D, d, n) : io->send(io, d, n);
+        if (ok && (it.raw[i].flags & GW_FUZZ_TWICE))
+            ok = io->send(io, d, n);
+        if (!ok)
+            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", i + 1);
+        bool last = i + 1 == it.n_raw;
+        for (unsigned k = 0; k < (last ? 1 : it.raw[i].answers); k++) {
+            gw_wait w = gw_conform_await(io, io->wait_ms, NULL, NULL, &a);
+            if (w == GW_CLOSED)
+                return gw_conform_say(io, GW_INFO, "closed: the implementation ended the connection after PDU %u of "
+                                      "ours", i + 1);
+            if (w == GW_SILENT && last)
+                return gw_conform_say(io, GW_FAIL, "the last PDU of ours (the probe) went unanswered within %.1f s "
+                                      "while the connection stayed open", io->wait_ms / 1000.0);
+            if (w == GW_SILENT)
+                break;
+        }
+    }
+    return gw_conform_say(io, GW_PASS, "the last PDU of ours (the probe) was answered");
+}
+
+static const gw_conform_case mutation_case = {"fuzz/mutation", GW_ROLE_SERVER | GW_ROLE_CLIENT, "A mutated PDU",
+                                              "pcaptool fuzz", "", "", "", run_mutation, GW_OPEN};
+static const gw_conform_case again_case = {"fuzz/again", GW_ROLE_SERVER | GW_ROLE_CLIENT, "PDUs sent again",
+                                           "pcaptool fuzz", "", "", "", run_raw, GW_OPEN};
+
+/* ---- the implementation's process (--exec) ------------------------------- */
+
+typedef struct {
+    const char *cmd;
+    pid_t pid;
+    int err_fd;       /* its standard error, a file we read */
+    off_t err_seen;
+    char status[96];  /* how it ended */
+    char report[512]; /* the sanitizer's first line */
+} child;
+
+static bool child_start(child *c)
+{
+    char tmpl[] = "/tmp/pcaptool-fuzz-stderr.XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0)
+        return false;
+    unlink(tmpl);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd);
+        return false;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(fd, 2);
+        execl("/bin/sh", "sh", "-c", c->cmd, (char *)NULL);
+        _exit(127);
+    }
+    c->pid = pid;
+    c->err_fd = fd;
+    c->err_seen = 0;
+    return true;
+}
+
+static void child_stop(child *c)
+{
+    if (c->pid <= 0)
+        return;
+    kill(-c->pid, SIGKILL);
+    waitpid(c->pid, NULL, 0);
+    c->pid = 0;
+    close(c->err_fd);
+}
+
+/* has it ended (status said), or reported (report said)? */
+static kind child_check(child *c)
+{
+    if (c->pid <= 0)
+        return K_NONE;
+    char buf[4096];
+    ssize_t n;
+    kind k = K_NONE;
+    while ((n = pread(c->err_fd, buf, sizeof buf - 1, c->err_seen)) > 0) {
+        buf[n] = 0;
+        static const char *const marks[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                                            "ThreadSanitizer", "MemorySanitizer"};
+        for (size_t i = 0; i < G_N_ELEMENTS(marks) && k == K_NONE; i++) {
+            const char *at = strstr(buf, marks[i]);
+            if (at) {
+                size_t len = strcspn(at, "\n");
+                snprintf(c->report, sizeof c->report, "%.*s", (int)(len < 400 ? len : 400), at);
+                k = K_SANITIZER;
+            }
+        }
+        c->err_seen += n;
+    }
+    int st;
+    if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+        if (WIFSIGNALED(st))
+            snprintf(c->status, sizeof c->status, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else
+            snprintf(c->status, sizeof c->status, "exited with status %d", WEXITSTATUS(st));
+        c->pid = 0;
+        close(c->err_fd);
+        if (k == K_NONE)
+            k = K_EXIT;
+    }
+    return k;
+}
+
+/* ---- a run ---------------------------------------------------------------- */
+
+typedef struct {
+    kind k;
+    const char *target; /* the mutated PDU's name */
+    unsigned iteration, count;
+    uint64_t seed;
+    char what[240], outcome[400];
+    conform_result minimal; /* the smallest exchange that still fails */
+    unsigned probe_at;      /* its probe's index */
+    bool minimised;
+    char file[512];
+    gw_conform_case c; /* for the reports: the failure as a failed case */
+    char id[96], title[160];
+} failure;
+
+typedef struct {
+    const char *proto, *target, *out_dir, *junit, *html, *exec, *reproduce;
+    int side;
+    double timeout, peer_wait, duration, rate;
+    unsigned long iterations;
+    uint64_t seed;
+    out_format fmt;
+    bool quiet, verbose;
+} fuzz_args;
+
+typedef struct {
+    fuzz_args *a;
+    const gw_protocol *p;
+    const gw_conform *cf;
+    conform_driver *D;
+    child ch;
+    unsigned role;
+    failure f[MAX_FAILURES];
+    unsigned n_f;
+    unsigned iterations, closed, unreached, counts[N_KINDS];
+} fuzzer;
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* run case c once: 0 with *r, or EXIT_USAGE with why (nothing there) */
+static int run_once(fuzzer *z, const gw_conform_case *c, conform_result *r, char *why, size_t whysz)
+{
+    return conform_driver_run(z->D, c, r, why, whysz);
+}
+
+static gw_verdict run_alive(gw_conform_io *io)
+{
+    if (it.fz->enter(io, 0) != GW_PASS)
+        return GW_FAIL;
+    const char *what;
+    return it.fz->probe(io, &what) == GW_GOT ? GW_PASS : GW_FAIL;
+}
+
+static const gw_conform_case alive_case = {"fuzz/alive", GW_ROLE_SERVER | GW_ROLE_CLIENT, "Alive", "pcaptool fuzz",
+                                           "", "", "", run_alive, GW_OPEN};
+
+/* Is the implementation alive: a fresh connection brought to the first
+   state answers the probe? */
+static bool alive(fuzzer *z)
+{
+    conform_result r;
+    char why[400];
+    int rc = run_once(z, &alive_case, &r, why, sizeof why);
+    bool ok = rc == 0 && r.verdict == GW_PASS;
+    conform_result_clear(&r);
+    return ok;
+}
+
+/* with --exec: the implementation started (again) and answering; false
+   when it does not come within --peer-wait */
+static bool start_implementation(fuzzer *z)
+{
+    if (!z->a->exec)
+        return true;
+    child_stop(&z->ch);
+    if (!child_start(&z->ch))
+        return false;
+    if (z->role == GW_ROLE_CLIENT)
+        return true; /* it comes to us: each case waits for it */
+    int64_t until = mono_ms() + (int64_t)(z->a->peer_wait * 1000);
+    while (mono_ms() < until) {
+        if (child_check(&z->ch) == K_EXIT)
+            return false;
+        if (alive(z))
+            return true;
+        struct timespec ts = {0, 50000000}; /* a port not yet open answers at once: poll its opening */
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* our PDUs of result r as a raw list: the mutated range [before, after)
+   as the one mutated PDU it was sent as */
+static unsigned raw_of(const conform_result *r, unsigned before, unsigned after, unsigned probe_at, const uint8_t *m,
+                       size_t mn, unsigned flags, raw_pdu *raw, unsigned *mutated)
+{
+    unsigned n = 0;
+    *mutated = RAW_MAX;
+    for (guint i = 0; i < r->pdus->len && n < RAW_MAX; i++) {
+        const conform_pdu *q = &g_array_index(r->pdus, conform_pdu, i);
+        if (i > probe_at && q->ours)
+            break; /* what the case's end sent (DNP's close): not the exchange */
+        if (!q->ours) {
+            if (n)
+                raw[n - 1].answers++;
+            continue;
+        }
+        if (i >= before && i < after) {
+            if (i > before)
+                continue; /* the rest of the mutated write */
+            *mutated = n;
+            raw[n++] = (raw_pdu){g_bytes_new(m, mn), flags, 0};
+            if (flags & GW_FUZZ_TWICE)
+                i++; /* its second copy goes with it */
+            continue;
+        }
+        raw[n++] = (raw_pdu){g_bytes_new(q->data, q->len), 0, 0};
+    }
+    return n;
+}
+
+static void raw_free(raw_pdu *raw, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        g_bytes_unref(raw[i].b);
+}
+
+/* what one run of case c found: the kind, the outcome in *r */
+static kind judge(fuzzer *z, const gw_conform_case *c, conform_result *r, int *rc, char *why, size_t whysz)
+{
+    *rc = run_once(z, c, r, why, whysz);
+    kind k = child_check(&z->ch);
+    if (k != K_NONE)
+        return k;
+    if (*rc != 0)
+        return K_DEAD; /* nothing listens there any more */
+    for (guint i = 0; i < r->pdus->len; i++) {
+        const conform_pdu *q = &g_array_index(r->pdus, conform_pdu, i);
+        for (guint j = 0; !q->ours && j < q->findings->len; j++) {
+            const gw_finding_def *d = &z->p->findings[g_array_index(q->findings, conform_finding, j).finding];
+            if (d->severity == GW_SEV_ERROR && d->group == GW_GROUP_MALFORMED)
+                return K_BAD_ANSWER;
+        }
+    }
+    if (r->verdict == GW_PASS)
+        return K_NONE;
+    bool up = alive(z);
+    if ((k = child_check(&z->ch)) != K_NONE)
+        return k;
+    if (!up)
+        return K_DEAD;
+    return r->verdict == GW_FAIL ? K_HANG : K_NONE;
+}
+
+/* our PDUs raw[0..n) sent again: the kind found, the exchange in *r */
+static kind again(fuzzer *z, const raw_pdu *raw, unsigned n, conform_result *r)
+{
+    it.raw = raw;
+    it.n_raw = n;
+    int rc;
+    char why[400];
+    kind k = judge(z, &again_case, r, &rc, why, sizeof why);
+    if (k == K_DEAD || k == K_EXIT || k == K_SANITIZER)
+        start_implementation(z);
+    return k;
+}
+
+/* Minimise failure f, found on result r: drop each PDU of ours but the
+   mutated one and the probe while the same kind still comes, and does not
+   without the mutated PDU. f->minimal: the last exchange that failed. */
+static void minimise(fuzzer *z, failure *f, const conform_result *r)
+{
+    raw_pdu raw[RAW_MAX], trial[RAW_MAX];
+    unsigned mutated, n = raw_of(r, it.before, it.after, it.probe_at, it.m, it.mn, it.flags, raw, &mutated);
+    f->minimal = (conform_result){0};
+    if (mutated == RAW_MAX || n < 2) {
+        raw_free(raw, n);
+        return;
+    }
+    conform_result x;
+    if (again(z, raw, n, &x) != f->k) { /* not reproducible on its own: kept as found */
+        conform_result_clear(&x);
+        raw_free(raw, n);
+        return;
+    }
+    f->minimal = x;
+    f->probe_at = it.probe_at;
+    f->minimised = true;
+    for (int drop = (int)n - 2; drop >= 0; drop--) {
+        if ((unsigned)drop == mutated)
+            continue;
+        unsigned m = 0, mm = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (i != (unsigned)drop) {
+                if (i == mutated)
+                    mm = m;
+                trial[m++] = raw[i];
+            }
+        conform_result y, w;
+        bool fails = again(z, trial, m, &y) == f->k;
+        unsigned y_probe = it.probe_at;
+        bool needs = false;
+        if (fails) { /* and the mutated PDU is what does it */
+            raw_pdu control[RAW_MAX];
+            unsigned c = 0;
+            for (unsigned i = 0; i < m; i++)
+                if (i != mm)
+                    control[c++] = trial[i];
+            needs = again(z, control, c, &w) == K_NONE;
+            conform_result_clear(&w);
+        }
+        if (fails && needs) {
+            g_bytes_unref(raw[drop].b);
+            memmove(raw + drop, raw + drop + 1, (n - (unsigned)drop - 1) * sizeof *raw);
+            n--;
+            if ((unsigned)drop < mutated)
+                mutated--;
+            conform_result_clear(&f->minimal);
+            f->minimal = y;
+            f->probe_at = y_probe;
+        } else {
+            conform_result_clear(&y);
+        }
+    }
+    raw_free(raw, n);
+}
+
+static void file_name(char *out, size_t n, const char *dir, kind k, const char *target)
+{
+    char t[64];
+    size_t j = 0;
+    for (const char *c = target; *c && j + 1 < sizeof t; c++)
+        t[j++] = g_ascii_isalnum(*c) ? *c : '-';
+    t[j] = 0;
+    size_t d = strlen(dir);
+    while (d > 1 && dir[d - 1] == '/')
+        d--;
+    snprintf(out, n, "%.*s/%s-%s.pcapng", (int)d, dir, kind_names[k], t);
+}
+
+/* the reports' view of the failures: a failed case each, its minimal
+   exchange (or the one it was found on) */
+static conform_run as_run(fuzzer *z, const char *command, const char *started, conform_result *results)
+{
+    conform_run run = {.p = z->p, .role = z->role, .target = z->a->target, .results = results, .n = z->n_f,
+                       .done = z->n_f, .command = command, .subcommand = "fuzz"};
+    g_strlcpy(run.started, started, sizeof run.started);
+    for (unsigned i = 0; i < z->n_f; i++) {
+        results[i] = z->f[i].minimal;
+        results[i].c = &z->f[i].c;
+        results[i].verdict = GW_FAIL;
+        g_strlcpy(results[i].outcome, z->f[i].outcome, sizeof results[i].outcome);
+        run.count[GW_FAIL]++;
+        run.failed++;
+    }
+    return run;
+}
+
+static void record_failure(fuzzer *z, kind k, unsigned iteration, conform_result *r, const char *extra)
+{
+    unsigned found_probe = it.probe_at; /* (minimising runs other exchanges) */
+    z->counts[k]++;
+    for (unsigned i = 0; i < z->n_f; i++)
+        if (z->f[i].k == k && strcmp(z->f[i].target, it.t->name) == 0) {
+            z->f[i].count++;
+            conform_result_clear(r);
+            return;
+        }
+    if (z->n_f == MAX_FAILURES) {
+        conform_result_clear(r);
+        return;
+    }
+    failure *f = &z->f[z->n_f++];
+    *f = (failure){.k = k, .target = it.t->name, .iteration = iteration, .count = 1, .seed = it.seed};
+    g_strlcpy(f->what, it.what, sizeof f->what);
+    g_strlcpy(f->outcome, r->outcome, sizeof f->outcome);
+    if (extra) {
+        g_strlcat(f->outcome, "; ", sizeof f->outcome);
+        g_strlcat(f->outcome, extra, sizeof f->outcome);
+    }
+    snprintf(f->id, sizeof f->id, "fuzz/%s/%s", kind_names[k], it.t->name);
+    snprintf(f->title, sizeof f->title, "%s after a mutated %s", kind_names[k], it.t->name);
+    f->c = (gw_conform_case){f->id, GW_ROLE_SERVER | GW_ROLE_CLIENT, f->title, "pcaptool fuzz", f->what,
+                             "the PDUs of the minimal exchange", "an answer to the probe, on a connection that stays "
+                             "usable", NULL, GW_OPEN};
+    if (k == K_HANG || k == K_BAD_ANSWER || z->a->exec)
+        minimise(z, f, r);
+    if (!f->minimised) {
+        f->minimal = *r;
+        f->probe_at = found_probe;
+    } else {
+        conform_result_clear(r);
+    }
+    /* the exchange ends with the probe and its answers: what the case's end
+       sent after it (DNP's close) is no part of it */
+    for (guint i = f->probe_at + 1; f->minimal.pdus && i < f->minimal.pdus->len; i++)
+        if (g_array_index(f->minimal.pdus, conform_pdu, i).ours) {
+            conform_result_truncate(&f->minimal, i);
+            break;
+        }
+}
+
+static void text_failure(FILE *out, const failure *f)
+{
+    fprintf(out, "FAIL  %-10s %s: %s (iteration %u, %u time%s)%s%s\n", kind_names[f->k], f->target, f->outcome,
+            f->iteration, f->count, f->count == 1 ? "" : "s", f->file[0] ? " -> " : "", f->file);
+}
+
+static void json_failure(FILE *out, const failure *f)
+{
+    fprintf(out, "{\"failure\":\"%s\",\"pdu\":", kind_names[f->k]);
+    out_json_string(out, (const uint8_t *)f->target, strlen(f->target));
+    fputs(",\"mutation\":", out);
+    out_json_string(out, (const uint8_t *)f->what, strlen(f->what));
+    fputs(",\"outcome\":", out);
+    out_json_string(out, (const uint8_t *)f->outcome, strlen(f->outcome));
+    fprintf(out, ",\"iteration\":%u,\"count\":%u,\"minimised\":%s,\"pdus\":%u,\"reproducer\":", f->iteration, f->count,
+            f->minimised ? "true" : "false", f->minimal.pdus ? f->minimal.pdus->len : 0);
+    if (f->file[0])
+        out_json_string(out, (const uint8_t *)f->file, strlen(f->file));
+    else
+        fputs("null", out);
+    fputs("}\n", out);
+}
+
+/* ---- --reproduce ------------------------------------------------------------ */
+
+/* our PDUs of a reproducer: the payloads sent by the side that sent first
+   (pcaptool, when the implementation serves) or the other */
+static unsigned raw_of_capture(const char *path, bool we_first, raw_pdu *raw, char *why, size_t whysz)
+{
+    char err[256];
+    cap_reader *cr = cap_open_file(path, err, sizeof err);
+    if (!cr) {
+        snprintf(why, whysz, "%s: %s", path, err);
+        return 0;
+    }
+    cap_record rec;
+    net_packet pk;
+    uint8_t first[16];
+    uint16_t first_port = 0;
+    bool have = false;
+    unsigned n = 0;
+    while (cap_next(cr, &rec) == 1 && n < RAW_MAX) {
+        if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) != NET_OK || !pk.payload_len)
+            continue;
+        if (!have) {
+            memcpy(first, pk.src, sizeof first);
+            first_port = pk.sport;
+            have = true;
+        }
+        bool from_first = pk.sport == first_port && memcmp(pk.src, first, sizeof first) == 0;
+        if (from_first == we_first)
+            raw[n++] = (raw_pdu){g_bytes_new(pk.payload, pk.payload_len), 0, 0};
+        else if (n)
+            raw[n - 1].answers++;
+    }
+    cap_close(cr);
+    if (!n)
+        snprintf(why, whysz, "%s: no PDU of pcaptool's side in it", path);
+    return n;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+enum { O_PROTO = 256, O_SEED, O_DURATION, O_ITERATIONS, O_TIMEOUT, O_PEER_WAIT, O_JUNIT, O_HTML, O_EXEC, O_REPRODUCE,
+       O_RATE };
+
+static void fuzz_usage(FILE *f)
+{
+    fputs("Usage: pcaptool fuzz --proto PROTO --target HOST:PORT [OPTIONS]\n"
+          "       pcaptool fuzz --proto PROTO --target HOST:PORT --reproduce FILE\n"
+          "\n"
+          "Send a live implementation of PROTO its own PDUs, built from the decoder's\n"
+          "layouts and mutated where the decoder says the numbers and lengths are, one\n"
+          "iteration a fresh connection brought into a state worth attacking by the\n"
+          "code conform uses; each iteration ends with a probe the text requires an\n"
+          "answer to. Reports each distinct failure (by kind and mutated PDU) with a\n"
+          "minimal exchange, written as a pcapng that pcaptool replay and --reproduce\n"
+          "play again. Deterministic for a --seed.\n"
+          "\n"
+          "      --proto PROTO          the protocol (DNP for now)\n"
+          "  -t, --target HOST:PORT     the implementation (as for conform; nothing else is\n"
+          "                             ever sent to)\n"
+          "  -s, --side client|server   the side pcaptool plays (default client)\n"
+          "      --seed N               the run's seed (default 1): the same seed, the same\n"
+          "                             mutations in the same order\n"
+          "      --iterations N         stop after N iterations\n"
+          "      --duration SECONDS     stop after this long (default 60, unless --iterations)\n"
+          "      --rate N               at most N iterations a second (default 200)\n"
+          "      --timeout SECONDS      longest wait for an answer (default 2)\n"
+          "      --peer-wait SECONDS    how long the implementation may take to come or to\n"
+          "                             start (default 30)\n"
+          "      --exec CMD             start the implementation with sh -c CMD, restart it\n"
+          "                             when it ends, and report its end and any sanitizer\n"
+          "                             report on its standard error\n"
+          "  -w, --out DIR              write each failure's minimal exchange as\n"
+          "                             DIR/KIND-PDU.pcapng\n"
+          "      --reproduce FILE       send pcaptool's side of FILE (a reproducer) again and\n"
+          "                             say whether it still fails\n"
+          "  -T, --format text|json     a line per failure and a summary, or JSON Lines\n"
+          "      --junit FILE           also JUnit XML (a failed test case per failure)\n"
+          "      --html FILE            also the HTML page conform writes, a failure a case\n"
+          "  -q, --quiet                no text report\n"
+          "\n"
+          "Failures: hang (the probe unanswered on an open connection), dead (a fresh\n"
+          "connection unanswered too), exit and sanitizer (--exec), bad-answer (an answer\n"
+          "the decoder calls malformed). A connection the implementation ends after a\n"
+          "mutation is counted, not a failure: refusing bad input is its right.\n"
+          "\n"
+          "Exit codes: 0 no failure (--reproduce: it no longer fails); 1 a failure (--reproduce:\n"
+          "it still fails); 2 usage error, a target that cannot be reached, or output that\n"
+          "could not be written.\n",
+          f);
+}
+
+static int fuzz_opt(void *ctx, int c, const char *arg)
+{
+    fuzz_args *a = ctx;
+    char *end;
+    switch (c) {
+    case O_PROTO: a->proto = arg; return 0;
+    case 't': a->target = arg; return 0;
+    case 's': return cli_side_arg(arg, &a->side);
+    case O_SEED:
+        a->seed = g_ascii_strtoull(arg, &end, 0);
+        return *end || !*arg ? cli_usage_error("--seed takes a number, not '%s'", arg) : 0;
+    case O_ITERATIONS:
+        a->iterations = strtoul(arg, &end, 10);
+        return *end || !a->iterations ? cli_usage_error("--iterations takes a number above 0, not '%s'", arg) : 0;
+    case O_DURATION: case O_TIMEOUT: case O_PEER_WAIT: case O_RATE: {
+        double v = strtod(arg, &end);
+        if (*end || !(v > 0 && v <= 86400))
+            return cli_usage_error("takes a number above 0, not '%s'", arg);
+        *(c == O_DURATION ? &a->duration : c == O_TIMEOUT ? &a->timeout : c == O_PEER_WAIT ? &a->peer_wait
+                                                                                           : &a->rate) = v;
+        return 0;
+    }
+    case O_EXEC: a->exec = arg; return 0;
+    case O_REPRODUCE: a->reproduce = arg; return 0;
+    case 'w': a->out_dir = arg; return 0;
+    case O_JUNIT: a->junit = arg; return 0;
+    case O_HTML: a->html = arg; return 0;
+    case 'T': return parse_format(arg, &a->fmt) ? 0 : cli_usage_error("--format takes text or json, not '%s'", arg);
+    case 'q': a->quiet = true; return 0;
+    default: return EXIT_USAGE;
+    }
+}
+
+static int reproduce(fuzzer *z)
+{
+    raw_pdu raw[RAW_MAX];
+    char why[400];
+    unsigned n = raw_of_capture(z->a->reproduce, z->role == GW_ROLE_SERVER, raw, why, sizeof why);
+    if (!n) {
+        fprintf(stderr, "pcaptool: %s\n", why);
+        return EXIT_USAGE;
+    }
+    if (!start_implementation(z)) {
+        fprintf(stderr, "pcaptool: --exec: the implementation did not start answering within %g s\n",
+                z->a->peer_wait);
+        raw_free(raw, n);
+        return EXIT_USAGE;
+    }
+    conform_result r;
+    it.raw = raw;
+    it.n_raw = n;
+    int rc;
+    kind k = judge(z, &again_case, &r, &rc, why, sizeof why);
+    FILE *out = cli_report;
+    if (z->a->fmt == OUT_JSON) {
+        printf("{\"reproduce\":");
+        out_json_string(stdout, (const uint8_t *)z->a->reproduce, strlen(z->a->reproduce));
+        printf(",\"pdus\":%u,\"failure\":%s%s%s,\"outcome\":", n, k ? "\"" : "", k ? kind_names[k] : "null",
+               k ? "\"" : "");
+        const char *o = rc ? why : r.outcome;
+        out_json_string(stdout, (const uint8_t *)o, strlen(o));
+        printf("}\n");
+    } else if (out) {
+        fprintf(out, "%s: %u PDUs of pcaptool's sent again: %s%s (%s)\n", z->a->reproduce, n,
+                k ? "still fails: " : "no failure", k ? kind_names[k] : "", rc ? why : r.outcome);
+    }
+    conform_result_clear(&r);
+    raw_free(raw, n);
+    child_stop(&z->ch);
+    return k ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+static int run_fuzz(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"proto", required_argument, NULL, O_PROTO},
+        {"target", required_argument, NULL, 't'},
+        {"side", required_argument, NULL, 's'},
+        {"seed", required_argument, NULL, O_SEED},
+        {"iterations", required_argument, NULL, O_ITERATIONS},
+        {"duration", required_argument, NULL, O_DURATION},
+        {"rate", required_argument, NULL, O_RATE},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"peer-wait", required_argument, NULL, O_PEER_WAIT},
+        {"exec", required_argument, NULL, O_EXEC},
+        {"reproduce", required_argument, NULL, O_REPRODUCE},
+        {"out", required_argument, NULL, 'w'},
+        {"junit", required_argument, NULL, O_JUNIT},
+        {"html", required_argument, NULL, O_HTML},
+        {"format", required_argument, NULL, 'T'},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    static const cli_spec spec = {"t:s:w:T:q", longopts, CLI_RUN, fuzz_opt, fuzz_usage};
+    fuzz_args a = {.timeout = 2, .peer_wait = 30, .rate = 200, .seed = 1, .fmt = OUT_TEXT};
+    cli_common cc;
+    int rc = cli_parse(argc, argv, &spec, &a, &cc);
+    if (rc != CLI_GO)
+        return rc;
+    if (optind != argc)
+        return cli_usage_error("takes no operands");
+    if (!a.proto || !a.target)
+        return cli_usage_error("needs --proto PROTO and --target HOST:PORT");
+    const gw_protocol *p = gw_protocol_by_name(a.proto);
+    if (!p)
+        return cli_usage_error("no protocol '%s' (pcaptool fields lists them)", a.proto);
+    const gw_conform *cf = gw_conform_of(p);
+    if (!cf || !cf->fuzz)
+        return cli_usage_error("%s is not fuzzed yet", p->short_name);
+    if (a.out_dir && g_mkdir_with_parents(a.out_dir, 0755) != 0)
+        return cli_usage_error("--out %s: %s", a.out_dir, strerror(errno));
+    if (!a.iterations && !a.duration)
+        a.duration = 60;
+    fuzzer *z = g_new0(fuzzer, 1);
+    z->a = &a;
+    z->p = p;
+    z->cf = cf;
+    z->role = a.side ? GW_ROLE_CLIENT : GW_ROLE_SERVER;
+    z->ch.cmd = a.exec;
+    z->D = conform_driver_new(p, cf, run_opts(&cc.ro, p), a.target, z->role, a.timeout, a.peer_wait, NULL, 0);
+    conform_driver_no_audit(z->D);
+    it = (__typeof__(it)){.p = p, .fz = cf->fuzz, .D = z->D, .stream = cf->transport == GW_TRANSPORT_TCP,
+                          .t = &cf->fuzz->targets[0]};
+    cli_report_to(a.quiet ? 2 : a.fmt == OUT_JSON ? 1 : 0);
+    signal(SIGPIPE, SIG_IGN);
+    if (a.reproduce) {
+        int st = reproduce(z);
+        conform_driver_free(z->D);
+        g_free(z);
+        return cli_finish(st);
+    }
+    char *command = cli_command_line(argc, argv);
+    char started[24];
+    time_t now = time(NULL);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    int status = EXIT_CLEAN;
+    char why[400] = "";
+    if (!start_implementation(z)) {
+        snprintf(why, sizeof why, "--exec: the implementation did not start answering within %g s", a.peer_wait);
+        status = EXIT_USAGE;
+    }
+    int64_t t0 = mono_ms(), until = a.duration ? t0 + (int64_t)(a.duration * 1000) : INT64_MAX;
+    gw_rng pick = {a.seed};
+    bool stop = false;
+    for (unsigned i = 1; status == EXIT_CLEAN && !stop && (!a.iterations || i <= a.iterations) &&
+                         mono_ms() < until && !cap_stop_requested();
+         i++) {
+        int64_t next = t0 + (int64_t)((i - 1) * 1000 / a.rate);
+        while (mono_ms() < next) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        it.t = &cf->fuzz->targets[gw_rng_below(&pick, cf->fuzz->n_targets)];
+        it.seed = gw_rng_next(&pick);
+        conform_result r;
+        int crc;
+        kind k = judge(z, &mutation_case, &r, &crc, why, sizeof why);
+        z->iterations++;
+        if (crc != 0 && z->iterations == 1 && !a.exec) {
+            status = EXIT_USAGE; /* nothing there from the start */
+            break;
+        }
+        if (k == K_NONE) {
+            if (r.verdict == GW_INFO)
+                z->closed++;
+            else if (r.verdict == GW_SKIPPED)
+                z->unreached++;
+            conform_result_clear(&r);
+            continue;
+        }
+        if (crc != 0)
+            snprintf(r.outcome, sizeof r.outcome, "after the %s (%s): %s", it.t->name, it.what, why);
+        char extra[700] = "";
+        if (k == K_EXIT)
+            snprintf(extra, sizeof extra, "the implementation %s", z->ch.status);
+        else if (k == K_SANITIZER)
+            snprintf(extra, sizeof extra, "its standard error: %s", z->ch.report);
+        else if (k == K_DEAD)
+            snprintf(extra, sizeof extra, "a fresh connection was not answered either");
+        record_failure(z, k, i, &r, extra[0] ? extra : NULL);
+        if (k == K_DEAD || k == K_EXIT || k == K_SANITIZER) {
+            if (!a.exec)
+                stop = true; /* nobody to restart it */
+            else if (!start_implementation(z)) {
+                snprintf(why, sizeof why, "--exec: the implementation did not start again within %g s", a.peer_wait);
+                stop = true;
+            }
+        }
+    }
+    child_stop(&z->ch);
+    double secs = (double)(mono_ms() - t0) / 1000;
+    bool written = true;
+    for (unsigned i = 0; i < z->n_f && a.out_dir; i++) {
+        failure *f = &z->f[i];
+        file_name(f->file, sizeof f->file, a.out_dir, f->k, f->target);
+        conform_result one = f->minimal;
+        one.c = &f->c;
+        one.verdict = GW_FAIL;
+        g_strlcpy(one.outcome, f->outcome, sizeof one.outcome);
+        conform_run run = {.p = p, .role = z->role, .target = a.target, .results = &one, .n = 1, .done = 1,
+                           .command = command, .subcommand = "fuzz"};
+        g_strlcpy(run.started, started, sizeof run.started);
+        written &= conform_write_pcapng(&run, f->file);
+    }
+    for (unsigned i = 0; i < z->n_f; i++) {
+        if (a.fmt == OUT_JSON)
+            json_failure(stdout, &z->f[i]);
+        if (cli_report && a.fmt != OUT_JSON)
+            text_failure(cli_report, &z->f[i]);
+    }
+    if (status != EXIT_CLEAN)
+        fprintf(stderr, "pcaptool: %s\n", why[0] ? why : "the target could not be reached");
+    unsigned failures = 0;
+    for (unsigned k = 1; k < N_KINDS; k++)
+        failures += z->counts[k];
+    if (a.fmt == OUT_JSON) {
+        printf("{\"summary\":{\"protocol\":\"%s\",\"role\":\"%s\",\"target\":", p->name,
+               z->role == GW_ROLE_SERVER ? "server" : "client");
+        out_json_string(stdout, (const uint8_t *)a.target, strlen(a.target));
+        printf(",\"seed\":%llu,\"iterations\":%u,\"seconds\":%.3f,\"distinct\":%u,\"failures\":%u,\"closed\":%u,"
+               "\"unreached\":%u,\"started\":\"%s\",\"command\":",
+               (unsigned long long)a.seed, z->iterations, secs, z->n_f, failures, z->closed, z->unreached, started);
+        out_json_string(stdout, (const uint8_t *)command, strlen(command));
+        printf("}}\n");
+    } else if (cli_report) {
+        fprintf(cli_report, "%s %s at %s: %u iterations in %.1f s (seed %llu): %u failure%s, %u distinct", p->short_name,
+                z->role == GW_ROLE_SERVER ? "server" : "client", a.target, z->iterations, secs,
+                (unsigned long long)a.seed, failures, failures == 1 ? "" : "s", z->n_f);
+        for (unsigned k = 1; k < N_KINDS; k++)
+            if (z->counts[k])
+                fprintf(cli_report, ", %s %u", kind_names[k], z->counts[k]);
+        fprintf(cli_report, "; %u closed by the implementation, %u unreached\n", z->closed, z->unreached);
+    }
+    if (a.junit || a.html) {
+        conform_result *results = g_new0(conform_result, z->n_f + 1);
+        conform_run run = as_run(z, command, started, results);
+        if (a.junit)
+            written &= conform_write_junit(&run, a.junit);
+        if (a.html)
+            written &= conform_write_html(&run, a.html);
+        g_free(results);
+    }
+    if (status == EXIT_CLEAN)
+        status = !written ? EXIT_USAGE : z->n_f ? EXIT_FINDINGS : EXIT_CLEAN;
+    for (unsigned i = 0; i < z->n_f; i++)
+        conform_result_clear(&z->f[i].minimal);
+    conform_driver_free(z->D);
+    g_free(z);
+    g_free(command);
+    return cli_finish(status);
+}
+
+const subcommand cmd_fuzz = {"fuzz", "--proto PROTO --target HOST:PORT",
+                             "mutate a protocol's PDUs against a live implementation: its hangs, crashes\n"
+                             "and malformed answers, each with a minimal reproducer",
+                             run_fuzz, fuzz_usage};
