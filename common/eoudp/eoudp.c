@@ -432,6 +432,8 @@ static void check_id_implied(gw_pdu *p, size_t off, uint64_t v)
    implementations send), else the text's seconds; none when it is no date */
 static void emit_utc(gw_pdu *p, int field, size_t off, uint64_t bits, unsigned n)
 {
+    if (!p->e.sink->item) /* nothing shown (validate): nothing to work out */
+        return;
     double t = gw_float_bits(bits, n), whole = floor(t);
     int64_t unit = t > 1e11 ? 1000000 : 1000000000; /* ns a unit */
     if (!(t >= 0) || whole >= (double)(INT64_MAX / unit))
