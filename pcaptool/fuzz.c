@@ -78,7 +78,8 @@ static gw_verdict run_mutation(gw_conform_io *io)
                               it.fz->states[it.t->state], was[0] ? was : "it did not get there");
     }
     uint8_t d[2048];
-    size_t n = it.p->build(io->opts, it.t->type, it.t->vals, d, sizeof d);
+    size_t n = it.fz->build ? it.fz->build(io, it.t, d, sizeof d) : it.p->build(io->opts, it.t->type, it.t->vals, d,
+                                                                                 sizeof d);
     if (!n)
         return gw_conform_say(io, GW_SKIPPED, "pcaptool could not build its %s", it.t->name);
     gw_item *items;
@@ -101,6 +102,11 @@ static gw_verdict run_mutation(gw_conform_io *io)
     g_free(items);
     bool other = became != it.t->type && tf->names && gw_value_name_of(tf->names, (uint32_t)became) &&
                  strcmp(gw_value_name_of(tf->names, (uint32_t)became), "Unknown") != 0;
+    /* on a stream, a length that now claims more than was sent makes the
+       probe that follows part of this PDU: its silence is then no hang */
+    long claims = !it.stream || !it.p->pdu_length ? 0
+                  : it.mn < it.p->pdu_header ? (long)it.p->pdu_header /* its header not even whole */
+                  : it.p->pdu_length(io->opts, it.m, it.mn);
     it.before = conform_driver_recorded(it.D);
     bool ok = it.flags & GW_FUZZ_BYTEWISE ? conform_driver_send_bytewise(it.D, it.m, it.mn) : io->send(io, it.m, it.mn);
     if (ok && (it.flags & GW_FUZZ_TWICE))
@@ -113,6 +119,9 @@ static gw_verdict run_mutation(gw_conform_io *io)
     case GW_GOT:
         return gw_conform_say(io, GW_PASS, "after the %s (%s), %s was answered", it.t->name, it.what, it.probe);
     case GW_SILENT:
+        if (claims > (long)it.mn)
+            return gw_conform_say(io, GW_INFO, "the mutated %s's framing claims %ld bytes where %zu went (%s): %s went "
+                                  "into it", it.t->name, claims, it.mn, it.what, it.probe);
         if (other)
             return gw_conform_say(io, GW_INFO, "another PDU: the mutation made the %s a %s (%s), after which %s went "
                                   "unanswered", it.t->name, gw_value_name_of(tf->names, (uint32_t)became), it.what,
@@ -632,7 +641,7 @@ static void fuzz_usage(FILE *f)
           "minimal exchange, written as a pcapng that pcaptool replay and --reproduce\n"
           "play again. Deterministic for a --seed.\n"
           "\n"
-          "      --proto PROTO          the protocol (DNP for now)\n"
+          "      --proto PROTO          the protocol (DNP and GNE so far)\n"
           "  -t, --target HOST:PORT     the implementation (as for conform; nothing else is\n"
           "                             ever sent to)\n"
           "  -s, --side client|server   the side pcaptool plays (default client)\n"
@@ -808,6 +817,12 @@ static int run_fuzz(int argc, char **argv)
         snprintf(why, sizeof why, "--exec: the implementation did not start answering within %g s", a.peer_wait);
         status = EXIT_USAGE;
     }
+    if (status == EXIT_CLEAN && !a.exec && !alive(z)) {
+        /* no answer to judge by: every iteration would look like a hang */
+        snprintf(why, sizeof why, "%s at %s did not answer the probe on a fresh connection (is it there, and does it "
+                 "answer what its text requires?): nothing to judge a hang by", p->short_name, a.target);
+        status = EXIT_USAGE;
+    }
     int64_t t0 = mono_ms(), until = a.duration ? t0 + (int64_t)(a.duration * 1000) : INT64_MAX;
     gw_rng pick = {a.seed};
     bool stop = false;
@@ -825,10 +840,7 @@ static int run_fuzz(int argc, char **argv)
         int crc;
         kind k = judge(z, &mutation_case, &r, &crc, why, sizeof why);
         z->iterations++;
-        if (crc != 0 && z->iterations == 1 && !a.exec) {
-            status = EXIT_USAGE; /* nothing there from the start */
-            break;
-        }
+
         if (k == K_NONE) {
             if (r.verdict == GW_INFO)
                 z->closed++;

@@ -34,6 +34,10 @@ typedef struct gw_fuzz {
        enter() reached, and await that answer within io->wait_ms: GW_GOT
        (answered), GW_SILENT or GW_CLOSED; *what names the probe */
     gw_wait (*probe)(gw_conform_io *io, const char **what);
+    /* target t as the implementation expects it now (GNE: in the byte
+       order it was found to use), at most cap bytes at out: its length,
+       0 when it cannot be built (NULL: gw_protocol.build with io->opts) */
+    size_t (*build)(gw_conform_io *io, const gw_fuzz_target *t, uint8_t *out, size_t cap);
 } gw_fuzz;
 
 /* ---- deterministic choices -------------------------------------------- */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "active/gw_conform.h"
+#include "active/gw_fuzz.h"
 #include "gne/gne.h"
 
 #define P (&gw_gne_protocol)
@@ -1060,6 +1061,50 @@ static void gne_finish(gw_conform_io *io)
     run->open = false;
 }
 
+/* ---- pcaptool fuzz (active/gw_fuzz.h) ------------------------------------------------- */
+
+static const char *const fuzz_states[] = {"connected"};
+
+static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
+{
+    (void)state;
+    CONNECTED_OR(io, id);
+    return GW_PASS;
+}
+
+/* a ping request of an id nobody can predict: replying "is encouraged"
+   (a SHOULD), so pcaptool fuzz first checks that the implementation does */
+static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
+{
+    static char name[48];
+    uint32_t want = gw_conform_random();
+    snprintf(name, sizeof name, "ping request %u", want);
+    *what = name;
+    if (!send_packets(io, io->state, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+        return GW_CLOSED;
+    gw_replay_pdu a;
+    return gw_conform_await(io, io->wait_ms, ping_reply, &want, &a);
+}
+
+/* in the byte order the implementation was found to use */
+static size_t fuzz_build(gw_conform_io *io, const gw_fuzz_target *t, uint8_t *out, size_t cap)
+{
+    return build_in_order(io, io->state, t->type, t->vals, out, cap);
+}
+
+static const uint8_t fuzz_custom[] = "fuzz";
+static const gw_fuzz_target fuzz_targets[] = {
+    {"ping message", 0, MSG_PACKETS, GW_WVALS(PING(7), GW_WU(GNE_F_END, 255))},
+    {"custom packet", 0, MSG_PACKETS,
+     GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_CUSTOM), GW_WB(GNE_F_CUSTOM_DATA, fuzz_custom, sizeof fuzz_custom - 1),
+              GW_WU(GNE_F_END, 255))},
+    {"rate adjust", 0, MSG_PACKETS,
+     GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_RATE), GW_WU(GNE_F_RATE, 1u << 20), GW_WU(GNE_F_END, 255))},
+};
+
+static const gw_fuzz gne_fuzz = {fuzz_states, 1, fuzz_enter, fuzz_targets, sizeof fuzz_targets / sizeof fuzz_targets[0],
+                                 fuzz_probe, fuzz_build};
+
 /* ---- the catalogue ------------------------------------------------------------------- */
 
 
@@ -1086,4 +1131,4 @@ static const gw_conform_case *const cases[] = {
 
 const gw_conform gw_gne_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
                                    .n_cases = sizeof cases / sizeof cases[0], .finish = gne_finish,
-                                   .state_size = sizeof(gne_identity), .settings = settings};
+                                   .state_size = sizeof(gne_identity), .settings = settings, .fuzz = &gne_fuzz};

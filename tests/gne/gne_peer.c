@@ -25,6 +25,8 @@
  *         ping-order    answer pings with T2 after T3
  *         udp-always    offer a UDP port even when not asked
  *         no-resync     ignore a bad magic or an oversized frame (skip 4 bytes)
+ *         crash-custom-max  (a planted bug, for pcaptool fuzz's tests) abort() on
+ *                       a CustomPacket whose length is 65535
  *   client: no-udp        ask for no UDP link
  *           no-port       ask for a UDP link, and never name its port
  *           port-range    name its UDP port as -1 (outside 0..65535)
@@ -191,6 +193,8 @@ static bool packets(conn *c, const uint8_t *d, size_t n)
             continue;
         }
         if (id == 1 && i + 2 <= n) {
+            if (is("crash-custom-max") && get(d + i, 2) == 0xffff)
+                abort();
             i += 2 + get(d + i, 2);
             continue;
         }
