@@ -4,8 +4,8 @@
 # build-sanitize/ (clang, AddressSanitizer + UndefinedBehaviorSanitizer, no
 # plugin), where the fuzz harnesses also fuzz for 30 s each. Tests run four
 # per core: most network tests spend their time waiting for a peer. Beside
-# them, scripts/other-wiresharks.sh tests the plugin with Wireshark 4.4 (a
-# Debian trixie root, made once and kept).
+# them, scripts/other-wiresharks.sh tests the plugin with Wireshark 4.4 and
+# 4.6 (Debian trixie and sid roots, made once and kept).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -18,9 +18,9 @@ command -v ccache > /dev/null && launcher=-DCMAKE_C_COMPILER_LAUNCHER=ccache
       -DCMAKE_BUILD_TYPE=RelWithDebInfo "$launcher" > /dev/null &&
   nice cmake --build build-sanitize -j"$(nproc)" > build-sanitize/build.log 2>&1 ) &
 sanitize_build=$!
-# the plugin against another Wireshark release (4.4), in a Debian root of its
-# own (made once, then reused): beside the suites, it mostly waits for the
-# archive and for tshark
+# the plugin against the other Wireshark releases (4.4, 4.6), each in a
+# Debian root of its own (made once, then reused): beside the suites, it
+# mostly waits for the archive and for tshark
 bash scripts/other-wiresharks.sh > build/other-wiresharks.log 2>&1 &
 other_wiresharks=$!
 ctest --test-dir build --output-on-failure -j"$jobs" || { wait "$sanitize_build" "$other_wiresharks"; exit 1; }
