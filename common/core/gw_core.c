@@ -613,7 +613,7 @@ static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t of
         x.i = (int64_t)gw_sign_extend(v, size);
         break;
     case GW_FT_DOUBLE:
-        x.d = gw_float_bits(v, size == 4 ? 4 : 8);
+        x.d = gw_float_bits(v, size); /* 2: half precision */
         break;
     default:
         x.u = v;

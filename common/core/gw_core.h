@@ -680,6 +680,9 @@ typedef struct gw_pdu {
     const gw_pdu_hooks *hooks; /* NULL unless the decoder sets them (then a
                                   layout's checks, steps and tests run too) */
     unsigned repeats; /* items the last GW_L_REPEAT/GW_L_MORE read (gw_layout.h) */
+    unsigned index;   /* which item of the innermost GW_L_REPEAT/GW_L_MORE block
+                         being read (0: the first) */
+    uint8_t reading;  /* which reading of a GW_LF_AHEAD block (gw_layout.h) */
     bool nul_after;  /* GW_LF_NUL texts whose length leaves their NUL out: a NUL
                         right after the counted bytes is the text's (GW_NUL_AFTER) */
 } gw_pdu;
@@ -707,6 +710,8 @@ static inline void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *
     x->rec = (gw_record){0};
     x->hooks = NULL;
     x->repeats = 0;
+    x->index = 0;
+    x->reading = 0;
     x->nul_after = false;
 }
 /* The bytes ran out where `what` was due: once per PDU, the protocol's

@@ -3,12 +3,19 @@
 
 #include <stdint.h>
 
+/* does a block start after s? */
+#define HEADS (1u << GW_L_REPEAT | 1u << GW_L_MORE | 1u << GW_L_IF | 1u << GW_L_IF_HOOK | 1u << GW_L_TREE)
+static inline bool is_head(const gw_lstep *s)
+{
+    return (HEADS >> s->op) & 1;
+}
+
 /* the step after the block that starts after `s` (s is the block's head) */
 static const gw_lstep *block_end(const gw_lstep *s)
 {
     unsigned depth = 1;
     for (s++; s->op != GW_L_END; s++) {
-        if (s->op == GW_L_REPEAT || s->op == GW_L_MORE || s->op == GW_L_IF || s->op == GW_L_IF_HOOK)
+        if (is_head(s))
             depth++;
         else if (s->op == GW_L_DONE && --depth == 0)
             return s;
@@ -75,7 +82,7 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
         return;
     }
     if (n > left) {
-        gw_pdu_truncated(x, f->name);
+        gw_pdu_truncated(x, s->what ? s->what : f->name);
         return;
     }
     size_t off = x->c.off, shown = (size_t)n, taken = (size_t)n;
@@ -91,6 +98,8 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
     }
     gw_pdu_text(x, s->field, off, shown);
     x->c.off += taken;
+    if (s->check && x->hooks)
+        s->check(x, off, shown);
     summary(x, s, first, 0, x->c.data + off, shown);
 }
 
@@ -146,18 +155,95 @@ static bool holds(gw_pdu *x, const gw_lstep *s)
     }
 }
 
-static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
+static void tree(gw_pdu *x, const gw_lstep *s, bool first);
+static void run_block(gw_pdu *x, const gw_lstep *s, bool first);
+
+/* a GW_L_SWITCH's case: NULL, decoding failed, when it has none */
+static const gw_lstep *case_of(gw_pdu *x, const gw_lstep *s)
+{
+    const gw_lstep *l = NULL;
+    if (x->rec.seen && x->rec.seen[s->arg] && x->rec.val[s->arg] < (uint64_t)s->value)
+        l = s->cases[x->rec.val[s->arg]];
+    if (!l)
+        x->failed = true;
+    return l;
+}
+
+/* Blocks and layouts read in place (run_block): what opened each, and
+   what to go back to at its end */
+enum { F_SUB, F_BLOCK, F_REPEAT, F_MORE };
+typedef struct {
+    const gw_lstep *at; /* the step that opened it: GW_L_SUB or GW_L_SWITCH (F_SUB, to
+                           its GW_L_END), GW_L_IF*, GW_L_TREE (F_BLOCK), GW_L_REPEAT,
+                           GW_L_MORE (to its GW_L_DONE) */
+    uint8_t kind;
+    bool optional, first; /* of the block it is in */
+} frame;
+typedef struct {        /* an F_REPEAT or F_MORE frame's, at its depth */
+    unsigned i, outer;  /* items read, x->index outside */
+    uint64_t count;     /* F_REPEAT: items to read */
+    size_t before;      /* where the last item began */
+} items_read;
+#define FRAMES 12 /* deeper blocks are read by a call */
+
+/* the block after s (a block's head), called rather than in place */
+static void block_called(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    unsigned i = 0, outer = x->index;
+    size_t before = SIZE_MAX;
+    switch (s->op) {
+    case GW_L_REPEAT: { /* a repeated block that reads nothing is read once */
+        uint64_t count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
+        for (; i < count && !x->failed && x->c.off != before; i++) {
+            before = x->c.off;
+            x->index = i;
+            run_block(x, s + 1, i == 0);
+        }
+        break;
+    }
+    case GW_L_MORE:
+        do {
+            before = x->c.off;
+            x->index = i;
+            run_block(x, s + 1, i++ == 0);
+        } while (!x->failed && x->c.off != before && another(x, s));
+        break;
+    default:
+        run_block(x, s + 1, first);
+        return;
+    }
+    x->repeats = i;
+    x->index = outer;
+}
+
+/* Read the steps from s to the end of their block or layout (run_block).
+   Blocks and layouts within are read in place (frames), not by a call, but
+   a GW_L_TREE that shows a subtree. */
+static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep *s, bool first, const bool quiet)
 {
     bool optional = false;
-    /* no items wanted and no summary: numbers need only be read */
-    const bool quiet = !x->e.sink->item && x->sum.off;
-    for (; !x->failed; s++) {
-        if (optional && gw_remaining(&x->c) == 0)
-            return;
+    frame f[FRAMES];
+    items_read r[FRAMES];
+    unsigned depth = 0;
+    while (!x->failed) {
+        if (optional && gw_remaining(&x->c) == 0) { /* the rest of this block is left out */
+            if (!depth)
+                return;
+            if (f[depth - 1].kind != F_SUB)
+                s = block_end(f[depth - 1].at);
+            goto end_frame;
+        }
         switch (s->op) {
-        case GW_L_END:
+        case GW_L_END: /* a layout read in place ends (a block left unclosed with it) */
+            if (!depth)
+                goto out;
+            if (f[depth - 1].kind != F_SUB)
+                s--; /* the GW_L_END again after the block */
+            goto end_frame;
         case GW_L_DONE:
-            return;
+            if (!depth)
+                goto out;
+            goto end_frame;
         case GW_L_NUM: {
             size_t off = x->c.off;
             uint64_t v;
@@ -170,6 +256,8 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
                     s->check(x, off, v);
                 break;
             }
+            if (s->what && !gw_pdu_need(x, s->size, s->what))
+                break;
             if (!gw_take_num(x, s->field, s->size, order_of(x, s), &v))
                 break;
             if (s->check && x->hooks)
@@ -201,38 +289,34 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
         case GW_L_OPTIONAL:
             optional = true;
             break;
-        /* a repeated block that reads nothing is run once: whatever the
-           count, time stays linear in the bytes */
-        case GW_L_REPEAT: {
-            uint64_t count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
-            const gw_lstep *end = block_end(s);
-            unsigned i = 0;
-            for (size_t before = SIZE_MAX; i < count && !x->failed && x->c.off != before; i++) {
-                before = x->c.off;
-                run_block(x, s + 1, i == 0);
-            }
-            x->repeats = i;
-            s = end;
-            break;
-        }
-        case GW_L_MORE: {
-            const gw_lstep *end = block_end(s);
-            unsigned i = 0;
-            size_t before;
-            do {
-                before = x->c.off;
-                run_block(x, s + 1, i++ == 0);
-            } while (!x->failed && x->c.off != before && another(x, s));
-            x->repeats = i;
-            s = end;
-            break;
-        }
+        case GW_L_REPEAT:
+        case GW_L_MORE:
         case GW_L_IF:
-        case GW_L_IF_HOOK: {
-            const gw_lstep *end = block_end(s);
-            if (holds(x, s))
-                run_block(x, s + 1, first);
-            s = end;
+        case GW_L_IF_HOOK:
+        case GW_L_TREE: { /* a block: read in place unless it is left out or shows a subtree */
+            bool items = s->op == GW_L_REPEAT || s->op == GW_L_MORE;
+            uint64_t count = 1;
+            if (s->op == GW_L_REPEAT)
+                count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
+            bool apart = items ? !count : s->op != GW_L_TREE ? !holds(x, s) : gw_emit_tree(&x->e);
+            if (apart || depth == FRAMES) {
+                if (!apart)
+                    block_called(x, s, first);
+                else if (s->op == GW_L_TREE)
+                    tree(x, s, first);
+                else if (items)
+                    x->repeats = 0;
+                s = block_end(s);
+                break;
+            }
+            if (items) {
+                r[depth] = (items_read){.i = 0, .outer = x->index, .count = count, .before = x->c.off};
+                x->index = 0;
+            }
+            f[depth++] = (frame){.at = s, .kind = s->op == GW_L_REPEAT ? F_REPEAT : s->op == GW_L_MORE ? F_MORE : F_BLOCK,
+                                 .optional = optional, .first = first};
+            first = items || first;
+            optional = false;
             break;
         }
         case GW_L_STEP:
@@ -240,12 +324,179 @@ static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
                 s->step(x);
             break;
         case GW_L_SUB:
-            run_block(x, s->sub, first);
-            break;
+        case GW_L_SWITCH: {
+            const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
+            if (!l)
+                break;
+            if (quiet) { /* its first numbers, unchecked, read here: a layout of nothing else needs no frame */
+                for (; l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size; l++) {
+                    uint64_t v = gw_get_uint(x->c.data + x->c.off, l->size, order_of(x, l));
+                    x->c.off += l->size;
+                    gw_record_num(x, l->field, v);
+                }
+                if (l->op == GW_L_END)
+                    break;
+            }
+            if (depth == FRAMES) {
+                run_block(x, l, first);
+                break;
+            }
+            f[depth++] = (frame){.at = s, .kind = F_SUB, .optional = optional, .first = first};
+            optional = false;
+            s = l;
+            continue;
+        }
         default:
             break;
         }
+        s++;
+        continue;
+    end_frame: { /* at the end of the innermost frame (s: its GW_L_DONE, if it has one) */
+        frame *t = &f[depth - 1];
+        if (t->kind >= F_REPEAT) {
+            items_read *n = &r[depth - 1];
+            n->i++;
+            if (x->c.off != n->before && !x->failed &&
+                (t->kind == F_REPEAT ? n->i < n->count : another(x, t->at))) { /* the next item */
+                n->before = x->c.off;
+                x->index = n->i;
+                first = false;
+                optional = false;
+                s = t->at + 1;
+                continue;
+            }
+            x->repeats = n->i;
+            x->index = n->outer;
+        }
+        depth--;
+        optional = t->optional;
+        first = t->first;
+        s = t->kind == F_SUB ? t->at + 1 : s + 1;
     }
+    }
+out: /* decoding failed, or the block ended: what the frames left open leave */
+    for (; depth; depth--)
+        if (f[depth - 1].kind >= F_REPEAT) {
+            x->repeats = r[depth - 1].i + 1;
+            x->index = r[depth - 1].outer;
+        }
+}
+
+/* run() made twice: for a quiet run (no items wanted and no summary:
+   numbers need only be read) and for any other */
+static __attribute__((noinline)) void run_quiet(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    run(x, s, first, true);
+}
+static __attribute__((noinline)) void run_shown(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    run(x, s, first, false);
+}
+static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    if (!x->e.sink->item && x->sum.off)
+        run_quiet(x, s, first);
+    else
+        run_shown(x, s, first);
+}
+
+/* ---- GW_L_TREE ------------------------------------------------------------ */
+
+/* what a GW_LF_AHEAD block reports to while it is read ahead: its items
+   kept (the first GW_AHEAD_ITEMS), not shown; its findings reported; once
+   decoding failed, what reports the failure shown */
+typedef struct {
+    gw_sink sink;
+    const gw_sink *real;
+    const gw_pdu *x;
+    gw_item items[GW_AHEAD_ITEMS];
+    unsigned n;
+} ahead_sink;
+
+static void ahead_item(void *ctx, const gw_item *it)
+{
+    ahead_sink *a = ctx;
+    if (a->x->failed) {
+        if (a->real->item)
+            a->real->item(a->real->ctx, it);
+    } else if (a->n < GW_AHEAD_ITEMS) {
+        a->items[a->n] = *it;
+        a->items[a->n++].label = NULL;
+    }
+}
+static void ahead_push(void *ctx)
+{
+    ahead_sink *a = ctx;
+    if (a->x->failed && a->real->push)
+        a->real->push(a->real->ctx);
+}
+static void ahead_pop(void *ctx, size_t end)
+{
+    ahead_sink *a = ctx;
+    if (a->x->failed && a->real->pop)
+        a->real->pop(a->real->ctx, end);
+}
+static void ahead_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *message)
+{
+    ahead_sink *a = ctx;
+    a->real->finding(a->real->ctx, finding, src, off, len, message);
+}
+static bool ahead_wants_message(void *ctx, int finding)
+{
+    ahead_sink *a = ctx;
+    return !a->real->wants_message || a->real->wants_message(a->real->ctx, finding);
+}
+static void ahead_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
+{
+    ahead_sink *a = ctx;
+    if (a->real->source)
+        a->real->source(a->real->ctx, src, name, data, len);
+}
+
+/* the block after s as a subtree under an item of s->field */
+static void tree(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    const gw_sink *real = x->e.sink;
+    if (!gw_emit_tree(&x->e)) { /* nothing shown: the block's bytes alone */
+        run_block(x, s + 1, first);
+        return;
+    }
+    size_t start = x->c.off, len = 0;
+    uint8_t reading = x->reading;
+    char text[256];
+    bool labels = gw_emit_text(&x->e) && s->label;
+    if (!(s->flags & GW_LF_AHEAD)) {
+        if (labels)
+            s->label(x, NULL, 0, text, sizeof text);
+    } else {
+        ahead_sink a = {.sink = {.item = ahead_item, .push = ahead_push, .pop = ahead_pop,
+                                 .finding = ahead_finding, .wants_message = ahead_wants_message,
+                                 .source = ahead_source, .no_labels = true, .expect = real->expect,
+                                 .expect_ctx = real->expect_ctx},
+                        .real = real, .x = x};
+        a.sink.ctx = &a;
+        bool sum_off = x->sum.off;
+        x->sum.off = true; /* the summary is added to on the second reading */
+        x->e.sink = &a.sink;
+        x->reading = GW_READING_AHEAD;
+        run_block(x, s + 1, first);
+        x->e.sink = real;
+        x->sum.off = sum_off;
+        if (x->failed) { /* reported as it failed, nothing of the block shown */
+            x->reading = reading;
+            return;
+        }
+        len = x->c.off - start;
+        x->c.off = start;
+        if (labels)
+            s->label(x, a.items, a.n, text, sizeof text);
+        x->reading = GW_READING_AGAIN;
+    }
+    gw_emit_label(&x->e, s->field, start, len, labels ? text : NULL);
+    gw_emit_push(&x->e);
+    run_block(x, s + 1, first);
+    gw_emit_pop(&x->e, x->c.off);
+    x->reading = reading;
 }
 
 bool gw_layout_run(gw_pdu *x, const gw_lstep *l)
@@ -355,7 +606,7 @@ static bool w_any_left(writer *w, const gw_lstep *s)
     for (unsigned depth = 0; s->op != GW_L_END; s++) {
         if (s->op == GW_L_DONE && depth-- == 0)
             return false;
-        if (s->op == GW_L_REPEAT || s->op == GW_L_MORE || s->op == GW_L_IF || s->op == GW_L_IF_HOOK)
+        if (is_head(s))
             depth++;
         int f = s->op == GW_L_STEP ? GW_W_STEP : s->field;
         if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && w_value(w, f, true))
@@ -449,6 +700,20 @@ static void w_block(writer *w, const gw_lstep *s)
             break;
         case GW_L_SUB:
             w_block(w, s->sub);
+            break;
+        case GW_L_SWITCH: {
+            uint64_t u = UINT64_MAX;
+            if (!w_last(w, s->arg, &u) && (v = w_value(w, s->arg, false)) != NULL)
+                u = v->u; /* derived by the decoder: given, not written */
+            if (u < (uint64_t)s->value && s->cases[u])
+                w_block(w, s->cases[u]);
+            else
+                w->ok = false;
+            break;
+        }
+        case GW_L_TREE:
+            w_block(w, s + 1);
+            s = block_end(s);
             break;
         default:
             break;
