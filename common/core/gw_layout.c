@@ -186,6 +186,16 @@ typedef struct {        /* an F_REPEAT or F_MORE frame's, at its depth */
 } items_read;
 #define FRAMES 12 /* deeper blocks are read by a call */
 
+/* one item of the repeated block after s: a subtree where it has a label
+   and items are shown */
+static void item(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    if (s->label && gw_emit_tree(&x->e))
+        tree(x, s, first);
+    else
+        run_block(x, s + 1, first);
+}
+
 /* the block after s (a block's head), called rather than in place */
 static void block_called(gw_pdu *x, const gw_lstep *s, bool first)
 {
@@ -197,7 +207,7 @@ static void block_called(gw_pdu *x, const gw_lstep *s, bool first)
         for (; i < count && !x->failed && x->c.off != before; i++) {
             before = x->c.off;
             x->index = i;
-            run_block(x, s + 1, i == 0);
+            item(x, s, i == 0);
         }
         break;
     }
@@ -205,7 +215,7 @@ static void block_called(gw_pdu *x, const gw_lstep *s, bool first)
         do {
             before = x->c.off;
             x->index = i;
-            run_block(x, s + 1, i++ == 0);
+            item(x, s, i++ == 0);
         } while (!x->failed && x->c.off != before && another(x, s));
         break;
     default:
@@ -298,9 +308,10 @@ static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep 
             uint64_t count = 1;
             if (s->op == GW_L_REPEAT)
                 count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
-            bool apart = items ? !count : s->op != GW_L_TREE ? !holds(x, s) : gw_emit_tree(&x->e);
+            bool trees = items && s->label && gw_emit_tree(&x->e); /* each item a subtree shown */
+            bool apart = items ? !count || trees : s->op != GW_L_TREE ? !holds(x, s) : gw_emit_tree(&x->e);
             if (apart || depth == FRAMES) {
-                if (!apart)
+                if (!apart || (trees && count))
                     block_called(x, s, first);
                 else if (s->op == GW_L_TREE)
                     tree(x, s, first);
@@ -313,9 +324,13 @@ static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep 
                 r[depth] = (items_read){.i = 0, .outer = x->index, .count = count, .before = x->c.off};
                 x->index = 0;
             }
-            f[depth++] = (frame){.at = s, .kind = s->op == GW_L_REPEAT ? F_REPEAT : s->op == GW_L_MORE ? F_MORE : F_BLOCK,
-                                 .optional = optional, .first = first};
-            first = items || first;
+            f[depth] = (frame){.at = s, .kind = s->op == GW_L_REPEAT ? F_REPEAT : s->op == GW_L_MORE ? F_MORE : F_BLOCK,
+                               .optional = optional};
+            if (!quiet) { /* (a quiet run adds to no summary, where `first` counts) */
+                f[depth].first = first;
+                first = items || first;
+            }
+            depth++;
             optional = false;
             break;
         }
@@ -328,20 +343,30 @@ static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep 
             const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
             if (!l)
                 break;
-            if (quiet) { /* its first numbers, unchecked, read here: a layout of nothing else needs no frame */
-                for (; l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size; l++) {
-                    uint64_t v = gw_get_uint(x->c.data + x->c.off, l->size, order_of(x, l));
-                    x->c.off += l->size;
-                    gw_record_num(x, l->field, v);
+            if (quiet) { /* its first numbers (unchecked) and counted bytes read here: a
+                            layout of nothing else needs no frame */
+                for (; !x->failed; l++) {
+                    if (l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size) {
+                        uint64_t v = gw_get_uint(x->c.data + x->c.off, l->size, order_of(x, l));
+                        x->c.off += l->size;
+                        gw_record_num(x, l->field, v);
+                    } else if (l->op == GW_L_COUNTED) {
+                        counted(x, l, first);
+                    } else {
+                        break;
+                    }
                 }
-                if (l->op == GW_L_END)
+                if (x->failed || l->op == GW_L_END)
                     break;
             }
             if (depth == FRAMES) {
                 run_block(x, l, first);
                 break;
             }
-            f[depth++] = (frame){.at = s, .kind = F_SUB, .optional = optional, .first = first};
+            f[depth] = (frame){.at = s, .kind = F_SUB, .optional = optional};
+            if (!quiet)
+                f[depth].first = first;
+            depth++;
             optional = false;
             s = l;
             continue;
@@ -360,7 +385,8 @@ static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep 
                 (t->kind == F_REPEAT ? n->i < n->count : another(x, t->at))) { /* the next item */
                 n->before = x->c.off;
                 x->index = n->i;
-                first = false;
+                if (!quiet)
+                    first = false;
                 optional = false;
                 s = t->at + 1;
                 continue;
@@ -370,7 +396,8 @@ static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep 
         }
         depth--;
         optional = t->optional;
-        first = t->first;
+        if (!quiet)
+            first = t->first;
         s = t->kind == F_SUB ? t->at + 1 : s + 1;
     }
     }

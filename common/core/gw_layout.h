@@ -31,7 +31,9 @@ enum gw_lop {
                       message "<Field> of N bytes, M left"), or with arg2 < 0
                       the PDU is truncated there */
     GW_L_OPTIONAL, /* the PDU may end before any later step of this block */
-    GW_L_REPEAT,   /* the block, as many times as field `arg`'s value */
+    GW_L_REPEAT,   /* the block, as many times as field `arg`'s value; with a
+                      label (GW_REPEAT_TREE, GW_MORE_TREE) each item a subtree,
+                      as GW_L_TREE makes one */
     GW_L_MORE,     /* the block once, then again while at least `size` bytes are
                       left (with GW_LF_FITS: and the length prefix the block
                       starts with fits them) */
@@ -114,7 +116,8 @@ typedef struct gw_lstep {
         gw_step_fn step;            /* GW_L_STEP */
         gw_test_fn test;            /* GW_L_IF_HOOK */
         const struct gw_lstep *const *cases; /* GW_L_SWITCH */
-        gw_label_fn label;          /* GW_L_TREE */
+        gw_label_fn label;          /* GW_L_TREE; GW_L_REPEAT, GW_L_MORE: NULL, or
+                                       each item a subtree (field, flags: as a tree's) */
     };
     /* what a truncation there says is missing (NULL: the field's name);
        GW_L_COUNTED: its bytes (its length is named by the length's field) */
@@ -292,6 +295,9 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_SWITCH(f, table) \
     {.op = GW_L_SWITCH, .arg = (f), .cases = (table), .value = (int32_t)(sizeof(table) / sizeof((table)[0]))}
 #define GW_TREE(f, fn, ...) {.op = GW_L_TREE, .field = (f), .label = (fn), __VA_ARGS__}
+#define GW_REPEAT_TREE(count_field, f, fn, ...) \
+    {.op = GW_L_REPEAT, .arg = (count_field), .field = (f), .label = (fn), __VA_ARGS__}
+#define GW_MORE_TREE(min, f, fn, ...) {.op = GW_L_MORE, .size = (min), .field = (f), .label = (fn), __VA_ARGS__}
 /* optional step members, for the "..." of the macros above */
 #define GW_SUM(fmt) .sum = (fmt)
 #define GW_FLAGS(fl) .flags = (fl)

@@ -497,7 +497,7 @@ typedef struct {
     bool implausible; /* the heuristic's checks failed */
     bool answers;    /* a connection ack answering this conversation's request */
     dnp_link *link;  /* the values a link state described (check_value_count) */
-    const dnp_link *cur_link; /* the link a link update's link is (step_link), or NULL */
+    const dnp_link *cur_link; /* the link a link update's link is (check_link), or NULL */
     bool spec_update; /* the link update is read in the text's layout */
     bool unknown_link; /* a link update's link has no link state: values not read */
     bool seen[DNP_F_COUNT]; /* what the command's layout read (gw_record) */
@@ -1007,17 +1007,18 @@ static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, 
                         "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
 }
 
-/* one link of a link update, after its id and value count: the link state
-   that gives its types (the sender's own link, its owner updating it, else
-   the other side's; a quiet run in the text's layout, update_fits, needs
-   none); in the reference layout, without one the values cannot be read */
-static void step_link(gw_pdu *p)
+/* one link of a link update, its value count (at off) after its id: the
+   link state that gives its types (the sender's own link, its owner
+   updating it, else the other side's; a quiet run in the text's layout,
+   update_fits, needs none); in the reference layout, without one the
+   values cannot be read */
+static void check_link(gw_pdu *p, size_t off, uint64_t v)
 {
     dnp_ctx *x = (dnp_ctx *)p;
     bool spec = x->spec_update;
-    size_t lstart = x->p.c.off - 2 - (spec ? 2 : 1);
+    size_t lstart = off - 2;
     unsigned l = x->p.index;
-    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)x->val[DNP_F_VALUE_COUNT];
+    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)v;
     if (l < 3)
         summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
     const dnp_link *link = NULL;
@@ -1040,14 +1041,12 @@ static void step_link(gw_pdu *p)
         x->p.failed = true; /* the update ends here, not truncated */
     }
 }
-/* a value of the reference's link update, after its index: its type, from
-   the link state */
-static void step_indexed_type(gw_pdu *p)
+/* a value of the reference's link update, its index (at voff): its type,
+   from the link state */
+static void check_index(gw_pdu *p, size_t voff, uint64_t idx)
 {
     dnp_ctx *x = (dnp_ctx *)p;
     const dnp_link *link = x->cur_link;
-    uint64_t idx = x->val[DNP_F_VALUE_INDEX];
-    size_t voff = x->p.c.off - 2;
     if (!link) { /* a quiet run (the layout is not read without one) */
         x->p.failed = true;
         return;
@@ -1144,14 +1143,14 @@ static const gw_lstep *const reliable_message = L(SEQ, GW_REST(DNP_F_MESSAGE));
 #define VALUE_VK_DATA(w, n) GW_COUNTED(DNP_F_VALUE_DATA, DNP_F_VALUE_LENGTH, 2, -1, GW_WHAT("Value bytes"))
 #define AS_LAYOUT(code, name, kind, width, ncomp) [code] = L(VALUE_##kind(width, ncomp)),
 static const gw_lstep *const value_of_type[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_LAYOUT)};
-/* one value: a subtree labelled from what it holds, shown when it is whole */
-#define VALUE_TREE GW_TREE(DNP_F_VALUE, label_value, GW_FLAGS(GW_LF_AHEAD))
+/* values, each a subtree labelled from what it holds, shown when it is whole */
+#define VALUES(count) GW_REPEAT_TREE(DNP_F_##count, DNP_F_VALUE, label_value, GW_FLAGS(GW_LF_AHEAD))
 #define VALUE_OF_TYPE GW_SWITCH(DNP_F_VALUE_TYPE, value_of_type)
 /* typed values (link states, and long ones' reassembled values): a u16
    count, then each value's type and value */
 #define TYPED_VALUES                                                                                      \
-    NUM(VALUE_COUNT, 2, GW_CHECK(check_value_count)), GW_REPEAT(DNP_F_VALUE_COUNT), VALUE_TREE,        \
-        NUM(VALUE_TYPE, 1, GW_CHECK(check_state_type)), VALUE_OF_TYPE, GW_DONE, GW_DONE
+    NUM(VALUE_COUNT, 2, GW_CHECK(check_value_count)), VALUES(VALUE_COUNT),                             \
+        NUM(VALUE_TYPE, 1, GW_CHECK(check_state_type)), VALUE_OF_TYPE, GW_DONE
 static const gw_lstep *const state_values = L(TYPED_VALUES);
 /* the values follow the message */
 static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %llu")),
@@ -1161,16 +1160,15 @@ static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %
    then per link (a subtree) its id, value count and values. The
    reference's: u8 counts, each value's index (its type from the link's
    link state); the text's: u16 counts, each value's type */
+#define LINKS GW_REPEAT_TREE(DNP_F_LINK_COUNT, DNP_F_LINK, label_link)
 static const gw_lstep *const ref_update =
-    L(NUM(LINK_COUNT, 1, GW_CHECK(check_link_count)), GW_REPEAT(DNP_F_LINK_COUNT),
-      GW_TREE(DNP_F_LINK, label_link), NUM(LINK_ID, 2), NUM(VALUE_COUNT, 1), GW_STEP(step_link),
-      GW_REPEAT(DNP_F_VALUE_COUNT), VALUE_TREE, NUM(VALUE_INDEX, 2), GW_STEP(step_indexed_type), VALUE_OF_TYPE,
-      GW_DONE, GW_DONE, GW_DONE, GW_DONE);
+    L(NUM(LINK_COUNT, 1, GW_CHECK(check_link_count)), LINKS, NUM(LINK_ID, 2),
+      NUM(VALUE_COUNT, 1, GW_CHECK(check_link)), VALUES(VALUE_COUNT), NUM(VALUE_INDEX, 2, GW_CHECK(check_index)),
+      VALUE_OF_TYPE, GW_DONE, GW_DONE);
 static const gw_lstep *const spec_update =
-    L(NUM(LINK_COUNT, 2, GW_CHECK(check_link_count)), GW_REPEAT(DNP_F_LINK_COUNT),
-      GW_TREE(DNP_F_LINK, label_link), NUM(LINK_ID, 2), NUM(VALUE_COUNT, 2), GW_STEP(step_link),
-      GW_REPEAT(DNP_F_VALUE_COUNT), VALUE_TREE, NUM(VALUE_TYPE, 1, GW_CHECK(check_update_type)), VALUE_OF_TYPE,
-      GW_DONE, GW_DONE, GW_DONE, GW_DONE);
+    L(NUM(LINK_COUNT, 2, GW_CHECK(check_link_count)), LINKS, NUM(LINK_ID, 2),
+      NUM(VALUE_COUNT, 2, GW_CHECK(check_link)), VALUES(VALUE_COUNT),
+      NUM(VALUE_TYPE, 1, GW_CHECK(check_update_type)), VALUE_OF_TYPE, GW_DONE, GW_DONE);
 static const gw_lstep *const reliable_ack = L(NUM(SEQ, 2, GW_SUM(" #%llu")), NUM(ACK_CODE, 1));
 static const gw_lstep *const link_up_down = L(NUM(LINK_ID, 2, GW_SUM(" %llu")));
 static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(check_part_flags)),

@@ -323,6 +323,27 @@ Test(layout, a_tree_read_ahead_is_labelled_from_its_items)
     cr_assert_eq(x.index, 0);
 }
 
+/* the same as a repeated block whose items are subtrees */
+static const gw_lstep *const items_as_trees =
+    GW_LAYOUT(GW_NUM(F_LEN, 1), GW_REPEAT_TREE(F_LEN, F_HEAD, label_of, GW_FLAGS(GW_LF_AHEAD)),
+              GW_NUM(F_KIND, 1, GW_CHECK(check_kind)), GW_SWITCH(F_KIND, cases), GW_DONE);
+
+Test(layout, a_repeat_of_subtrees_shows_as_trees_do)
+{
+    typeof(seq) trees;
+    begin_tree("02 00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, items_layout));
+    trees = seq;
+    begin_tree("02 00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, items_as_trees));
+    cr_assert_eq(seq.n, 10);
+    cr_assert(memcmp(&seq, &trees, sizeof seq) == 0);
+    begin_tree("02 00 07 01 01 00 02 00", false);
+    cr_assert(gw_layout_run(&x, items_as_trees));
+    cr_assert_eq(val[F_B], 2);
+    cr_assert_eq(x.repeats, 2);
+}
+
 Test(layout, a_tree_read_ahead_that_runs_out_shows_only_the_failure)
 {
     begin_tree("02 00 07 01 01 00 02", true);
