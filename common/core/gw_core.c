@@ -646,16 +646,6 @@ void gw_pdu_truncated(gw_pdu *x, const char *what)
     x->mark = true;
 }
 
-void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
-{
-    const uint8_t *p = x->c.data + off;
-    gw_emit_b(&x->e, field, off, n, p, n);
-    if (x->rec.seen) {
-        x->rec.seen[field] = true;
-        x->rec.text[field] = (gw_span){p, n};
-    }
-}
-
 /* gw_pdu_need for a field; its name is looked up only when the bytes ran
    out (written out, the lookup stays off the hot path) */
 static inline bool have(gw_pdu *x, int field, size_t n)

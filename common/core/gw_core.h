@@ -799,7 +799,15 @@ bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, siz
 void gw_take_rest(gw_pdu *x, int field);
 /* show d[off..off+n) (within the PDU) as `field`, recorded, without moving
    the cursor: for a reader that decides itself how many bytes make the item */
-void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n);
+static inline void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
+{
+    const uint8_t *p = x->c.data + off;
+    gw_emit_b(&x->e, field, off, n, p, n);
+    if (x->rec.seen) {
+        x->rec.seen[field] = true;
+        x->rec.text[field] = (gw_span){p, n};
+    }
+}
 /* The bytes left after the last field, unless decoding failed: shown as
    `field` and reported as `finding`, whose message is fmt with the count
    and "s" for a plural, e.g. "%zu byte%s after the command". */

@@ -24,13 +24,17 @@ static const gw_lstep *block_end(const gw_lstep *s)
 }
 
 /* a step's byte order */
-static bool order_of(const gw_pdu *x, const gw_lstep *s)
+static inline bool order_of(const gw_pdu *x, const gw_lstep *s)
 {
-    if (s->flags & GW_LF_BE)
-        return true;
-    if (s->flags & GW_LF_LE)
-        return false;
-    return s->size > 1 && x->big_endian;
+    if (s->flags & (GW_LF_BE | GW_LF_LE))
+        return s->flags & GW_LF_BE;
+    return x->big_endian && s->size > 1;
+}
+
+/* the number of s->size bytes at p, in the step's order (one byte has none) */
+static inline uint64_t num_at(const gw_pdu *x, const gw_lstep *s, const uint8_t *p)
+{
+    return s->size == 1 ? p[0] : gw_get_uint(p, s->size, order_of(x, s));
 }
 
 /* the step's summary text, with the value it read (a number, the number's
@@ -226,205 +230,221 @@ static void block_called(gw_pdu *x, const gw_lstep *s, bool first)
     x->index = outer;
 }
 
-/* Read the steps from s to the end of their block or layout (run_block).
-   Blocks and layouts within are read in place (frames), not by a call, but
-   a GW_L_TREE that shows a subtree. */
-static inline __attribute__((always_inline)) void run(gw_pdu *x, const gw_lstep *s, bool first, const bool quiet)
+/* a step's number of s->size bytes as `field` (quiet: gw_take_num's inline
+   path, no item); false when the bytes ran out (or decoding failed) */
+static inline __attribute__((always_inline)) bool take(gw_pdu *x, const gw_lstep *s, int field, bool quiet,
+                                                       uint64_t *v)
 {
+    if (quiet && gw_remaining(&x->c) >= s->size) {
+        *v = num_at(x, s, x->c.data + x->c.off);
+        x->c.off += s->size;
+        gw_record_num(x, field, *v);
+        return true;
+    }
+    if (s->what && !gw_pdu_need(x, s->size, s->what))
+        return false;
+    return gw_take_num(x, field, s->size, order_of(x, s), v);
+}
+
+/* Read the steps from s to the end of their block or layout. Blocks and
+   layouts within are read in place (frames), not by a call, but a
+   GW_L_TREE that shows a subtree. */
+static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    /* each op's code by its number (GNU C's labels as values: a step is
+       one jump to its code); a number no op has: the step is passed over */
+    static const void *const code[256] = {
+        [GW_L_END] = &&op_end,         [GW_L_DONE] = &&op_done,       [GW_L_NUM] = &&op_num,
+        [GW_L_BYTES] = &&op_bytes,     [GW_L_REST] = &&op_bytes,      [GW_L_CSTR] = &&op_cstr,
+        [GW_L_COUNTED] = &&op_counted, [GW_L_PADDED] = &&op_padded,   [GW_L_OPTIONAL] = &&op_optional,
+        [GW_L_REPEAT] = &&op_block,    [GW_L_MORE] = &&op_block,      [GW_L_IF] = &&op_block,
+        [GW_L_IF_HOOK] = &&op_block,   [GW_L_TREE] = &&op_block,      [GW_L_STEP] = &&op_step,
+        [GW_L_SUB] = &&op_sub,         [GW_L_SWITCH] = &&op_sub,      [GW_L_TREE + 1 ... 255] = &&next,
+    };
+    /* no items wanted and no summary: numbers need only be read (and
+       `first`, which only summaries ask, is not kept) */
+    const bool quiet = !x->e.sink->item && x->sum.off;
     bool optional = false;
     frame f[FRAMES];
     items_read r[FRAMES];
     unsigned depth = 0;
-    while (!x->failed) {
-        if (optional && gw_remaining(&x->c) == 0) { /* the rest of this block is left out */
-            if (!depth)
-                return;
-            if (f[depth - 1].kind != F_SUB)
-                s = block_end(f[depth - 1].at);
-            goto end_frame;
-        }
-        switch (s->op) {
-        case GW_L_END: /* a layout read in place ends (a block left unclosed with it) */
-            if (!depth)
-                goto out;
-            if (f[depth - 1].kind != F_SUB)
-                s--; /* the GW_L_END again after the block */
-            goto end_frame;
-        case GW_L_DONE:
-            if (!depth)
-                goto out;
-            goto end_frame;
-        case GW_L_NUM: {
-            size_t off = x->c.off;
-            uint64_t v;
-            if (quiet && gw_remaining(&x->c) >= s->size) {
-                /* gw_take_num's inline path, no summary to add to */
-                v = gw_get_uint(x->c.data + off, s->size, order_of(x, s));
-                x->c.off += s->size;
-                gw_record_num(x, s->field, v);
-                if (s->check && x->hooks)
-                    s->check(x, off, v);
-                break;
-            }
-            if (s->what && !gw_pdu_need(x, s->size, s->what))
-                break;
-            if (!gw_take_num(x, s->field, s->size, order_of(x, s), &v))
-                break;
-            if (s->check && x->hooks)
-                s->check(x, off, v);
-            summary(x, s, first, v, NULL, 0);
-            break;
-        }
-        case GW_L_BYTES:
-        case GW_L_REST: {
-            const uint8_t *at = x->c.data + x->c.off;
-            size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
-            if (gw_take_bytes(x, s->field, n))
-                summary(x, s, first, 0, at, n);
-            break;
-        }
-        case GW_L_CSTR: {
-            const uint8_t *at = x->c.data + x->c.off;
-            size_t n;
-            if (gw_take_cstr(x, s->field, s->arg, NULL, &n))
-                summary(x, s, first, 0, at, n);
-            break;
-        }
-        case GW_L_COUNTED:
-            counted(x, s, first);
-            break;
-        case GW_L_PADDED:
-            padded(x, s, first);
-            break;
-        case GW_L_OPTIONAL:
-            optional = true;
-            break;
-        case GW_L_REPEAT:
-        case GW_L_MORE:
-        case GW_L_IF:
-        case GW_L_IF_HOOK:
-        case GW_L_TREE: { /* a block: read in place unless it is left out or shows a subtree */
-            bool items = s->op == GW_L_REPEAT || s->op == GW_L_MORE;
-            uint64_t count = 1;
-            if (s->op == GW_L_REPEAT)
-                count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
-            bool trees = items && s->label && gw_emit_tree(&x->e); /* each item a subtree shown */
-            bool apart = items ? !count || trees : s->op != GW_L_TREE ? !holds(x, s) : gw_emit_tree(&x->e);
-            if (apart || depth == FRAMES) {
-                if (!apart || (trees && count))
-                    block_called(x, s, first);
-                else if (s->op == GW_L_TREE)
-                    tree(x, s, first);
-                else if (items)
-                    x->repeats = 0;
-                s = block_end(s);
-                break;
-            }
-            if (items) {
-                r[depth] = (items_read){.i = 0, .outer = x->index, .count = count, .before = x->c.off};
-                x->index = 0;
-            }
-            f[depth] = (frame){.at = s, .kind = s->op == GW_L_REPEAT ? F_REPEAT : s->op == GW_L_MORE ? F_MORE : F_BLOCK,
-                               .optional = optional};
-            if (!quiet) { /* (a quiet run adds to no summary, where `first` counts) */
-                f[depth].first = first;
-                first = items || first;
-            }
-            depth++;
-            optional = false;
-            break;
-        }
-        case GW_L_STEP:
-            if (s->step && x->hooks)
-                s->step(x);
-            break;
-        case GW_L_SUB:
-        case GW_L_SWITCH: {
-            const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
-            if (!l)
-                break;
-            if (quiet) { /* its first numbers (unchecked) and counted bytes read here: a
-                            layout of nothing else needs no frame */
-                for (; !x->failed; l++) {
-                    if (l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size) {
-                        uint64_t v = gw_get_uint(x->c.data + x->c.off, l->size, order_of(x, l));
-                        x->c.off += l->size;
-                        gw_record_num(x, l->field, v);
-                    } else if (l->op == GW_L_COUNTED) {
-                        counted(x, l, first);
-                    } else {
-                        break;
-                    }
-                }
-                if (x->failed || l->op == GW_L_END)
-                    break;
-            }
-            if (depth == FRAMES) {
-                run_block(x, l, first);
-                break;
-            }
-            f[depth] = (frame){.at = s, .kind = F_SUB, .optional = optional};
-            if (!quiet)
-                f[depth].first = first;
-            depth++;
-            optional = false;
-            s = l;
-            continue;
-        }
-        default:
-            break;
-        }
+    goto step;
+
+next:
+    s++;
+step:
+    if (x->failed)
+        goto out;
+again: /* (a step that cannot fail) */
+    if (optional && gw_remaining(&x->c) == 0) { /* the rest of this block is left out */
+        if (!depth)
+            return;
+        if (f[depth - 1].kind != F_SUB)
+            s = block_end(f[depth - 1].at);
+        goto end_frame;
+    }
+    goto *code[s->op];
+
+op_end: /* a layout read in place ends (a block left unclosed with it) */
+    if (!depth)
+        goto out;
+    if (f[depth - 1].kind != F_SUB)
+        s--; /* the GW_L_END again after the block */
+    goto end_frame;
+op_done:
+    if (!depth)
+        goto out;
+    goto end_frame;
+op_num: {
+    size_t off = x->c.off;
+    uint64_t v;
+    if (!take(x, s, s->field, quiet, &v))
+        goto next;
+    if (s->check && x->hooks) {
+        s->check(x, off, v);
+    } else if (quiet) { /* nothing failed, no summary */
         s++;
-        continue;
-    end_frame: { /* at the end of the innermost frame (s: its GW_L_DONE, if it has one) */
-        frame *t = &f[depth - 1];
-        if (t->kind >= F_REPEAT) {
-            items_read *n = &r[depth - 1];
-            n->i++;
-            if (x->c.off != n->before && !x->failed &&
-                (t->kind == F_REPEAT ? n->i < n->count : another(x, t->at))) { /* the next item */
-                n->before = x->c.off;
-                x->index = n->i;
-                if (!quiet)
-                    first = false;
-                optional = false;
-                s = t->at + 1;
-                continue;
-            }
-            x->repeats = n->i;
-            x->index = n->outer;
+        goto again;
+    }
+    summary(x, s, first, v, NULL, 0);
+    goto next;
+}
+op_bytes: {
+    const uint8_t *at = x->c.data + x->c.off;
+    size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
+    if (gw_take_bytes(x, s->field, n))
+        summary(x, s, first, 0, at, n);
+    goto next;
+}
+op_cstr: {
+    const uint8_t *at = x->c.data + x->c.off;
+    size_t n;
+    if (gw_take_cstr(x, s->field, s->arg, NULL, &n))
+        summary(x, s, first, 0, at, n);
+    goto next;
+}
+op_counted:
+    counted(x, s, first);
+    goto next;
+op_padded:
+    padded(x, s, first);
+    goto next;
+op_optional:
+    optional = true;
+    s++;
+    goto again;
+op_block: { /* a block: read in place unless it is left out or shows a subtree */
+    bool items = s->op == GW_L_REPEAT || s->op == GW_L_MORE;
+    uint64_t count = 1;
+    if (s->op == GW_L_REPEAT)
+        count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
+    bool trees = items && s->label && gw_emit_tree(&x->e); /* each item a subtree shown */
+    bool apart = items ? !count || trees : s->op != GW_L_TREE ? !holds(x, s) : gw_emit_tree(&x->e);
+    if (apart || depth == FRAMES) {
+        if (!apart || (trees && count))
+            block_called(x, s, first);
+        else if (s->op == GW_L_TREE)
+            tree(x, s, first);
+        else if (items)
+            x->repeats = 0;
+        s = block_end(s);
+        goto next;
+    }
+    if (items) {
+        r[depth] = (items_read){.i = 0, .outer = x->index, .count = count, .before = x->c.off};
+        x->index = 0;
+    }
+    f[depth] = (frame){.at = s, .kind = s->op == GW_L_REPEAT ? F_REPEAT : s->op == GW_L_MORE ? F_MORE : F_BLOCK,
+                       .optional = optional};
+    if (!quiet) {
+        f[depth].first = first;
+        first = items || first;
+    }
+    depth++;
+    optional = false;
+    s++;
+    goto again;
+}
+op_step:
+    if (s->step && x->hooks)
+        s->step(x);
+    goto next;
+op_sub: {
+    if (s->op == GW_L_SWITCH && s->size) { /* its number first */
+        size_t off = x->c.off;
+        uint64_t v;
+        if (!take(x, s, s->arg, quiet, &v))
+            goto next;
+        if (s->check && x->hooks) {
+            s->check(x, off, v);
+            if (x->failed)
+                goto next;
         }
-        depth--;
-        optional = t->optional;
-        if (!quiet)
-            first = t->first;
-        s = t->kind == F_SUB ? t->at + 1 : s + 1;
     }
+    const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
+    if (!l)
+        goto next;
+    if (quiet) { /* its first numbers (unchecked) and counted bytes read here: a
+                    layout of nothing else needs no frame */
+        for (; !x->failed; l++) {
+            if (l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size) {
+                uint64_t v = num_at(x, l, x->c.data + x->c.off);
+                x->c.off += l->size;
+                gw_record_num(x, l->field, v);
+            } else if (l->op == GW_L_COUNTED) {
+                counted(x, l, first);
+            } else {
+                break;
+            }
+        }
+        if (x->failed || l->op == GW_L_END)
+            goto next;
     }
+    if (depth == FRAMES) {
+        run_block(x, l, first);
+        goto next;
+    }
+    f[depth] = (frame){.at = s, .kind = F_SUB, .optional = optional};
+    if (!quiet)
+        f[depth].first = first;
+    depth++;
+    optional = false;
+    s = l;
+    goto again;
+}
+
+end_frame: { /* at the end of the innermost frame (s: its GW_L_DONE, if it has one); not failed */
+    frame *t = &f[depth - 1];
+    if (t->kind >= F_REPEAT) {
+        items_read *n = &r[depth - 1];
+        n->i++;
+        if (x->c.off != n->before &&
+            (t->kind == F_REPEAT ? n->i < n->count : another(x, t->at))) { /* the next item */
+            n->before = x->c.off;
+            x->index = n->i;
+            if (!quiet)
+                first = false;
+            optional = false;
+            s = t->at + 1;
+            goto again;
+        }
+        x->repeats = n->i;
+        x->index = n->outer;
+    }
+    depth--;
+    optional = t->optional;
+    if (!quiet)
+        first = t->first;
+    s = t->kind == F_SUB ? t->at + 1 : s + 1;
+    goto again;
+}
+
 out: /* decoding failed, or the block ended: what the frames left open leave */
     for (; depth; depth--)
         if (f[depth - 1].kind >= F_REPEAT) {
             x->repeats = r[depth - 1].i + 1;
             x->index = r[depth - 1].outer;
         }
-}
-
-/* run() made twice: for a quiet run (no items wanted and no summary:
-   numbers need only be read) and for any other */
-static __attribute__((noinline)) void run_quiet(gw_pdu *x, const gw_lstep *s, bool first)
-{
-    run(x, s, first, true);
-}
-static __attribute__((noinline)) void run_shown(gw_pdu *x, const gw_lstep *s, bool first)
-{
-    run(x, s, first, false);
-}
-static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
-{
-    if (!x->e.sink->item && x->sum.off)
-        run_quiet(x, s, first);
-    else
-        run_shown(x, s, first);
 }
 
 /* ---- GW_L_TREE ------------------------------------------------------------ */
@@ -730,6 +750,10 @@ static void w_block(writer *w, const gw_lstep *s)
             break;
         case GW_L_SWITCH: {
             uint64_t u = UINT64_MAX;
+            if (s->size) { /* its number */
+                v = w_value(w, s->arg, false);
+                w_number(w, s->arg, s->size, be, v ? v->u : 0);
+            }
             if (!w_last(w, s->arg, &u) && (v = w_value(w, s->arg, false)) != NULL)
                 u = v->u; /* derived by the decoder: given, not written */
             if (u < (uint64_t)s->value && s->cases[u])

@@ -44,10 +44,12 @@ enum gw_lop {
     GW_L_STEP,     /* the step's step(x): a part the protocol reads itself (none:
                       only bytes gw_layout_write is given, GW_W_STEP) */
     GW_L_SUB,      /* the layout `sub` */
-    GW_L_SWITCH,   /* the layout cases[v], v the value of field `arg` just read or
-                      derived (recorded: gw_record_num); no case for it (v at or
-                      past `value`, or cases[v] NULL): decoding fails there (a
-                      check before it says why) */
+    GW_L_SWITCH,   /* the layout cases[v], v the value of field `arg`: with a
+                      `size`, a number of that many bytes it reads first (as
+                      GW_L_NUM reads one, checked by its check), else the value
+                      just read or derived (recorded: gw_record_num); no case
+                      for it (v at or past `value`, or cases[v] NULL): decoding
+                      fails there (a check says why) */
     GW_L_TREE,     /* the block as a subtree under an item of field `field` (its
                       label from label(), when labels are shown); with
                       GW_LF_AHEAD the block is read ahead first (see there) */
@@ -108,14 +110,16 @@ typedef struct gw_lstep {
        unsigned numbers, long long (%lld) for signed ones, double for
        DOUBLE, and a string (%s) for text (cleaned, at most `chars`
        characters in 1.5 bytes each) or under GW_LF_NAME (a value without a name is "Unknown") */
-    const char *sum;
+    union {
+        const char *sum;
+        const struct gw_lstep *const *cases; /* GW_L_SWITCH (which adds to no summary) */
+    };
     union { /* by op (one pointer: a step stays as small as it was) */
         const struct gw_lstep *sub; /* GW_L_SUB */
-        gw_check_fn check;          /* GW_L_NUM: NULL, or what checks the value;
-                                       GW_L_COUNTED: check(x, off, n) of its bytes */
+        gw_check_fn check;          /* GW_L_NUM, GW_L_SWITCH: NULL, or what checks the
+                                       number; GW_L_COUNTED: check(x, off, n) of its bytes */
         gw_step_fn step;            /* GW_L_STEP */
         gw_test_fn test;            /* GW_L_IF_HOOK */
-        const struct gw_lstep *const *cases; /* GW_L_SWITCH */
         gw_label_fn label;          /* GW_L_TREE; GW_L_REPEAT, GW_L_MORE: NULL, or
                                        each item a subtree (field, flags: as a tree's) */
     };
@@ -166,8 +170,8 @@ typedef struct gw_wval {
    while its first field has values left; a GW_L_OPTIONAL part is written
    only when a value is given for it; a GW_L_STEP writes the next
    GW_W_STEP bytes (nothing when there are none); GW_L_IF_HOOK's block is
-   written when a value is given for it; a GW_L_SWITCH writes the case of
-   the last number written for its field, or where none was (a value the
+   written when a value is given for it; a GW_L_SWITCH writes its number
+   (when it reads one) and the case of the last number written for its field, or where none was (a value the
    decoder derives, written by no step) of the next value given for it,
    taken; a GW_L_TREE writes its block. The bytes written in *len; false when they do not fit in cap
    or more than 64 values are given. */
@@ -294,6 +298,10 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
 #define GW_SWITCH(f, table) \
     {.op = GW_L_SWITCH, .arg = (f), .cases = (table), .value = (int32_t)(sizeof(table) / sizeof((table)[0]))}
+/* a number of n bytes and the layout of its value */
+#define GW_SWITCH_NUM(f, n, table, ...)                                                                       \
+    {.op = GW_L_SWITCH, .size = (n), .arg = (f), .cases = (table),                                          \
+     .value = (int32_t)(sizeof(table) / sizeof((table)[0])), __VA_ARGS__}
 #define GW_TREE(f, fn, ...) {.op = GW_L_TREE, .field = (f), .label = (fn), __VA_ARGS__}
 #define GW_REPEAT_TREE(count_field, f, fn, ...) \
     {.op = GW_L_REPEAT, .arg = (count_field), .field = (f), .label = (fn), __VA_ARGS__}

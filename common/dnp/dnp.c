@@ -497,12 +497,14 @@ typedef struct {
     bool implausible; /* the heuristic's checks failed */
     bool answers;    /* a connection ack answering this conversation's request */
     dnp_link *link;  /* the values a link state described (check_value_count) */
-    const dnp_link *cur_link; /* the link a link update's link is (check_link), or NULL */
-    bool spec_update; /* the link update is read in the text's layout */
-    bool unknown_link; /* a link update's link has no link state: values not read */
     bool seen[DNP_F_COUNT]; /* what the command's layout read (gw_record) */
     uint64_t val[DNP_F_COUNT];
     gw_span text[DNP_F_COUNT];
+    /* a link update's reading (read_update sets them) */
+    const dnp_link *cur_link; /* the link its link is (check_link), or NULL */
+    bool spec_update; /* in the text's layout */
+    bool unknown_link; /* a link with no link state: values not read */
+    bool links_said;  /* its link count is in the summary */
 } dnp_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -953,7 +955,8 @@ static void check_value_count(gw_pdu *p, size_t off, uint64_t v)
     dnp_ctx *x = (dnp_ctx *)p;
     if (judged(x, false))
         return;
-    g_free(x->link);
+    if (x->link) /* (one list of values a command) */
+        g_free(x->link);
     x->link = g_malloc(sizeof(dnp_link) + v);
     x->link->count = (uint16_t)v;
     x->link->frame = x->p.pi->frame;
@@ -989,11 +992,13 @@ static void check_update_type(gw_pdu *p, size_t off, uint64_t v)
         gw_emit_finding(&x->p.e, DNP_E_TYPE_MISMATCH, off, 1, "Value %u has type %s, the link state said %s", i,
                         type_names[v].name, type_names[link->types[i]].name);
 }
-/* a link update's link count */
-static void check_link_count(gw_pdu *p, size_t off, uint64_t v)
+
+/* a link update's link count in the summary: before its first link's */
+static void link_count_said(dnp_ctx *x)
 {
-    (void)off;
-    summary_add((dnp_ctx *)p, ": %u link%s", (unsigned)v, v == 1 ? "" : "s");
+    uint64_t n = x->val[DNP_F_LINK_COUNT];
+    summary_add(x, ": %u link%s", (unsigned)n, n == 1 ? "" : "s");
+    x->links_said = true;
 }
 
 /* may this side update the link? */
@@ -1016,17 +1021,18 @@ static void check_link(gw_pdu *p, size_t off, uint64_t v)
 {
     dnp_ctx *x = (dnp_ctx *)p;
     bool spec = x->spec_update;
+    if (spec && x->p.e.sink == &gw_quiet_sink)
+        return; /* update_fits in the text's layout: nothing to look up, nobody hears */
     size_t lstart = off - 2;
     unsigned l = x->p.index;
     uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)v;
+    if (l == 0)
+        link_count_said(x);
     if (l < 3)
         summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
-    const dnp_link *link = NULL;
-    if (!spec || x->p.e.sink != &gw_quiet_sink) {
-        link = link_of(x->conv, x->p.pi->dir, id);
-        if (!link)
-            link = link_of(x->conv, !x->p.pi->dir, id);
-    }
+    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
+    if (!link)
+        link = link_of(x->conv, !x->p.pi->dir, id);
     x->cur_link = link;
     if (link) {
         gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
@@ -1145,12 +1151,12 @@ static const gw_lstep *const reliable_message = L(SEQ, GW_REST(DNP_F_MESSAGE));
 static const gw_lstep *const value_of_type[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_LAYOUT)};
 /* values, each a subtree labelled from what it holds, shown when it is whole */
 #define VALUES(count) GW_REPEAT_TREE(DNP_F_##count, DNP_F_VALUE, label_value, GW_FLAGS(GW_LF_AHEAD))
-#define VALUE_OF_TYPE GW_SWITCH(DNP_F_VALUE_TYPE, value_of_type)
+#define VALUE_OF_TYPE GW_SWITCH(DNP_F_VALUE_TYPE, value_of_type) /* the type derived */
 /* typed values (link states, and long ones' reassembled values): a u16
    count, then each value's type and value */
 #define TYPED_VALUES                                                                                      \
     NUM(VALUE_COUNT, 2, GW_CHECK(check_value_count)), VALUES(VALUE_COUNT),                             \
-        NUM(VALUE_TYPE, 1, GW_CHECK(check_state_type)), VALUE_OF_TYPE, GW_DONE
+        GW_SWITCH_NUM(DNP_F_VALUE_TYPE, 1, value_of_type, GW_CHECK(check_state_type)), GW_DONE
 static const gw_lstep *const state_values = L(TYPED_VALUES);
 /* the values follow the message */
 static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %llu")),
@@ -1162,13 +1168,13 @@ static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %
    link state); the text's: u16 counts, each value's type */
 #define LINKS GW_REPEAT_TREE(DNP_F_LINK_COUNT, DNP_F_LINK, label_link)
 static const gw_lstep *const ref_update =
-    L(NUM(LINK_COUNT, 1, GW_CHECK(check_link_count)), LINKS, NUM(LINK_ID, 2),
+    L(NUM(LINK_COUNT, 1), LINKS, NUM(LINK_ID, 2),
       NUM(VALUE_COUNT, 1, GW_CHECK(check_link)), VALUES(VALUE_COUNT), NUM(VALUE_INDEX, 2, GW_CHECK(check_index)),
       VALUE_OF_TYPE, GW_DONE, GW_DONE);
 static const gw_lstep *const spec_update =
-    L(NUM(LINK_COUNT, 2, GW_CHECK(check_link_count)), LINKS, NUM(LINK_ID, 2),
+    L(NUM(LINK_COUNT, 2), LINKS, NUM(LINK_ID, 2),
       NUM(VALUE_COUNT, 2, GW_CHECK(check_link)), VALUES(VALUE_COUNT),
-      NUM(VALUE_TYPE, 1, GW_CHECK(check_update_type)), VALUE_OF_TYPE, GW_DONE, GW_DONE);
+      GW_SWITCH_NUM(DNP_F_VALUE_TYPE, 1, value_of_type, GW_CHECK(check_update_type)), GW_DONE, GW_DONE);
 static const gw_lstep *const reliable_ack = L(NUM(SEQ, 2, GW_SUM(" #%llu")), NUM(ACK_CODE, 1));
 static const gw_lstep *const link_up_down = L(NUM(LINK_ID, 2, GW_SUM(" %llu")));
 static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(check_part_flags)),
@@ -1442,9 +1448,11 @@ static void cmd_link_up_down(dnp_ctx *x, bool up)
 static bool read_update(dnp_ctx *x, int layout)
 {
     x->spec_update = layout == DNP_LAYOUT_SPEC;
-    x->unknown_link = false;
+    x->unknown_link = x->links_said = false;
     x->cur_link = NULL;
     gw_layout_run(&x->p, x->spec_update ? spec_update : ref_update);
+    if (!x->links_said && x->seen[DNP_F_LINK_COUNT]) /* no link read */
+        link_count_said(x);
     if (!x->unknown_link && x->seen[DNP_F_LINK_COUNT] && x->val[DNP_F_LINK_COUNT] > 3)
         summary_add(x, "; ...");
     return !x->p.failed;
