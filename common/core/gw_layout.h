@@ -1,15 +1,19 @@
-/* gw_layout.h - a PDU's fixed layout written as data and read by one
- * interpreter, so that a layout is described once.
+/* gw_layout.h - a PDU's layout written as data, read by one interpreter
+ * (decoding) and written by gw_layout_write (building, pcaptool conform),
+ * so that a layout is described once.
  *
  * A layout is an array of steps ended by GW_L_END (GW_LAYOUT() adds it).
  * Each step reads one field through the gw_take_* readers (so running out
  * of bytes is handled as everywhere else: gw_pdu_truncated), records it
  * (gw_record, when the decoder keeps one) and may add to the summary.
- * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*, GW_L_TREE) end with GW_L_DONE. What is
- * truly procedural stays in the decoder, as a GW_L_STEP hook or around
- * the layout, reading what the layout recorded. Without hooks (x->hooks
- * NULL: a quiet run asking whether bytes fit) steps and checks are left
- * out and GW_L_IF_HOOK does not hold.
+ * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*, GW_L_TREE) end with GW_L_DONE;
+ * a block may be chosen by a value (GW_L_SWITCH: typed values, a table of
+ * layouts by type) and shown as a subtree labelled from what it holds
+ * (GW_L_TREE, GW_REPEAT_TREE; GW_LF_AHEAD). What is truly procedural stays
+ * in the decoder, as a GW_L_STEP hook, a check, or around the layout,
+ * reading what the layout recorded. Without hooks (x->hooks NULL: a quiet
+ * run asking whether bytes fit) steps and checks are left out and
+ * GW_L_IF_HOOK does not hold.
  */
 #ifndef GW_LAYOUT_H
 #define GW_LAYOUT_H
