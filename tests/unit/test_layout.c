@@ -342,6 +342,17 @@ Test(layout, a_repeat_of_subtrees_shows_as_trees_do)
     cr_assert(gw_layout_run(&x, items_as_trees));
     cr_assert_eq(val[F_B], 2);
     cr_assert_eq(x.repeats, 2);
+    /* items while bytes are left: the same but for the count */
+    begin_tree("00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, GW_LAYOUT(GW_MORE_TREE(1, F_HEAD, label_of, GW_FLAGS(GW_LF_AHEAD)),
+                                          GW_NUM(F_KIND, 1, GW_CHECK(check_kind)), GW_SWITCH(F_KIND, cases),
+                                          GW_DONE)));
+    cr_assert_eq(seq.n, 9);
+    for (int i = 0; i < 9; i++) {
+        cr_assert_eq(seq.ev[i].field, trees.ev[i + 1].field, "event %d", i);
+        cr_assert_eq(seq.ev[i].off + 1, trees.ev[i + 1].off, "event %d", i);
+    }
+    cr_assert_str_eq(seq.ev[4].text, "Item 1: kind 1, 3 items");
 }
 
 Test(layout, a_tree_read_ahead_that_runs_out_shows_only_the_failure)
