@@ -78,13 +78,31 @@ static inline uint64_t kind_and_ports(const net_packet *pk, bool swap)
     return (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 | ports << 16;
 }
 
-static void make_key(const net_packet *pk, flow_key *k)
+/* whether the key of a packet from src:sport to dst:dport puts its
+   destination first: the lower address first, the lower port when the
+   addresses are the same (a packet to itself: never) */
+static inline bool key_swap(int ip_version, const uint8_t *src, uint16_t sport, const uint8_t *dst,
+                            uint16_t dport)
 {
+    if (ip_version == 4) {
+        uint32_t s, d;
+        memcpy(&s, src, 4);
+        memcpy(&d, dst, 4);
+        return s != d ? s > d : sport > dport;
+    }
+    uint64_t s[2], d[2];
+    memcpy(s, src, 16);
+    memcpy(d, dst, 16);
+    return s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : sport > dport;
+}
+
+static inline void make_key(const net_packet *pk, flow_key *k)
+{
+    bool swap = k->swap = key_swap(pk->ip_version, pk->src, pk->sport, pk->dst, pk->dport);
     if (pk->ip_version == 4) {
         uint32_t s, d;
         memcpy(&s, pk->src, 4);
         memcpy(&d, pk->dst, 4);
-        bool swap = s != d ? s > d : pk->sport > pk->dport;
         uint64_t a = swap ? d : s, b = swap ? s : d;
         k->w[0] = a | b << 32;
         k->w[1] = kind_and_ports(pk, swap);
@@ -95,7 +113,6 @@ static void make_key(const net_packet *pk, flow_key *k)
     uint64_t s[2], d[2];
     memcpy(s, pk->src, 16);
     memcpy(d, pk->dst, 16);
-    bool swap = s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : pk->sport > pk->dport;
     const uint64_t *a = swap ? d : s, *b = swap ? s : d;
     k->w[0] = a[0];
     k->w[1] = a[1];
@@ -194,12 +211,17 @@ static __attribute__((noinline, cold)) void go_strong(flow_table *t);
 
 /* pk's key and its hash: once a packet (the table switches hashes only
    here, before a key is made: no key hashed the old way is still held) */
-void flows_key(flow_table *t, const net_packet *pk, flow_key *k)
+static inline void key_of(flow_table *t, const net_packet *pk, flow_key *k)
 {
     if (G_UNLIKELY(t->go_strong))
         go_strong(t);
     make_key(pk, k);
     k->hash = key_hash(t, k);
+}
+
+void flows_key(flow_table *t, const net_packet *pk, flow_key *k)
+{
+    key_of(t, pk, k);
 }
 
 /* the table's hash key: from getrandom(), or PCAPTOOL_HASH_SEED (hex, for
@@ -420,11 +442,10 @@ void flows_free(flow_table *t)
 flow *flows_find(flow_table *t, const net_packet *pk)
 {
     flow_key k;
-    flows_key(t, pk, &k);
-    return flows_find_key(t, &k);
+    return flows_lookup(t, pk, &k);
 }
 
-flow *flows_find_key(flow_table *t, const flow_key *k)
+static inline flow *find_key(flow_table *t, const flow_key *k)
 {
     flow_entry *e = find_slot(t, k, k->hash)->e;
     flow *f = e ? &e->f : NULL;
@@ -435,6 +456,17 @@ flow *flows_find_key(flow_table *t, const flow_key *k)
         g_queue_push_head_link(&t->lru, &f->lru);
     }
     return f;
+}
+
+flow *flows_find_key(flow_table *t, const flow_key *k)
+{
+    return find_key(t, k);
+}
+
+flow *flows_lookup(flow_table *t, const net_packet *pk, flow_key *k)
+{
+    key_of(t, pk, k);
+    return find_key(t, k);
 }
 
 /* end least recently used flows, never `keep`: FLOWS_EVICT_BATCH of them
@@ -465,6 +497,7 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
     memcpy(f->resp_addr, reply ? pk->src : pk->dst, 16);
     f->init_port = reply ? pk->dport : pk->sport;
     f->resp_port = reply ? pk->sport : pk->dport;
+    f->init_swap = key_swap(pk->ip_version, f->init_addr, f->init_port, f->resp_addr, f->resp_port);
     net_format_endpoint(pk, reply, f->endpoint[0], sizeof f->endpoint[0]);
     net_format_endpoint(pk, !reply, f->endpoint[1], sizeof f->endpoint[1]);
 }

@@ -410,7 +410,7 @@ bool reorder_empty(const reorder *q)
     return q->heap->len == 0;
 }
 
-const gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m)
+gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m)
 {
     start(q, p, -1);
     put_meta(q, m);

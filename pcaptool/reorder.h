@@ -34,7 +34,7 @@ bool reorder_empty(const reorder *q);
 /* record a PDU of p (m: as pdu_end will be told, its data the PDU's
    bytes): the sink to decode it into, with the same callbacks present as
    `like` (the consumer's) */
-const gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m);
+gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m);
 /* the PDU decoding announced a linked conversation (run_consumer.expected) */
 void reorder_expected(reorder *q, int transport, int port_side, uint16_t port);
 void reorder_pdu_end(reorder *q);

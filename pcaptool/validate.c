@@ -250,7 +250,7 @@ static bool v_end_wants_message(void *ctx, const gw_protocol *p, uint32_t frame,
     return true;
 }
 
-static const gw_sink *v_begin(void *ctx, const gw_protocol *p)
+static gw_sink *v_begin(void *ctx, const gw_protocol *p)
 {
     validator *v = ctx;
     if (p != v->p) { /* looked up again only when the protocol changes */

@@ -688,7 +688,7 @@ typedef struct {
     out_format fmt;
     int verbose;
 } writer;
-static const gw_sink *w_begin(void *ctx, const gw_protocol *p)
+static gw_sink *w_begin(void *ctx, const gw_protocol *p)
 {
     return out_pdu_begin(((writer *)ctx)->out, p);
 }
