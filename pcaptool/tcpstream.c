@@ -520,8 +520,8 @@ static void give_up_gap(tcp_half *h, const gw_protocol *p, const int *opts, cons
     marks_drop_before(h, h->next_seq);
 }
 
-void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
-                      const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
+void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
+                          const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
 {
     static const tcp_stamp unknown;
     if (!at)
