@@ -247,10 +247,14 @@ static void seed_table(flow_table *t)
             t->fast_key[i] = (t->seed[i & 1] ^ (uint64_t)g_get_monotonic_time()) * 0xbf58476d1ce4e5b9u + (uint64_t)i;
 }
 
-static bool key_equal(const flow_key *a, const flow_key *b)
+/* whether the keys are the same (b: the one looked for): the words an
+   IPv4 key uses and the fifth, which is zero for it and never zero for an
+   IPv6 key; the IPv6 addresses' other words only for an IPv6 key */
+static inline bool key_equal(const flow_key *a, const flow_key *b)
 {
-    return ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2]) |
-            (a->w[3] ^ b->w[3]) | (a->w[4] ^ b->w[4])) == 0;
+    if (((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[4] ^ b->w[4])) != 0)
+        return false;
+    return b->words == 2 || ((a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])) == 0;
 }
 
 static flow_entry *entry_of(flow *f)

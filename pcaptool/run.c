@@ -138,6 +138,7 @@ typedef struct {
     flow *f;
     int dir;               /* of the current PDU: 0 from f's initiator */
     unsigned max_sev;
+    tcp_sink ts;           /* where the TCP reassembler hands PDUs and events (this run) */
     reorder *held;         /* records waiting for their turn in frame order */
     bool holding;          /* !reorder_empty(held), kept where held changes (asked once a PDU) */
     bool recording;        /* the current PDU goes to `held` */
@@ -344,10 +345,9 @@ static void on_flow_end(flow *f, void *ctx)
            the packet being read (the end of the capture, or another
            conversation's that needed the room) */
         tcp_stamp last = {f->last_frame, f->last_seen_ns, prev_of(r, f->last_frame)};
-        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
-            tcp_half_finish(&f->tcp[d], f->p, f->opts, &last, &ts);
+            tcp_half_finish(&f->tcp[d], f->p, f->opts, &last, &r->ts);
         }
     }
     if (f->p->conv_end) {
@@ -409,14 +409,13 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
         report_evicted(r, evicted);
     tcp_stamp now = {r->frame, r->now, r->prev_ns};
     if (tcp) {
-        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         tcp_half_segment(&f->tcp[dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
-                         pk->payload_len, &now, &ts);
+                         pk->payload_len, &now, &r->ts);
         if (pk->tcp_flags & TCP_RST) {
             /* a reset ends the connection both ways: what the other
                direction still holds is reported now, on this packet */
             r->dir = !dir;
-            tcp_half_finish(&f->tcp[!dir], f->p, f->opts, &now, &ts);
+            tcp_half_finish(&f->tcp[!dir], f->p, f->opts, &now, &r->ts);
             r->dir = dir;
         }
     } else {
@@ -469,6 +468,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     }
     err[0] = '\0';
     run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
+    r.ts = (tcp_sink){on_tcp_pdu, on_tcp_event, &r};
     r.held = reorder_new(c, &r.max_sev);
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
     r.tcp = flows_tcp_budget(flows);
@@ -481,6 +481,8 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     unsigned skipped = 0, decodable = 0;
     int skipped_lt = -1;
     int known_lt = -1; /* the last link type found supported: asked again only when it changes */
+    cap_writer *save = o->save;
+    unsigned count = o->count;
     while ((rc = cap_next(cr, &rec)) == 1) {
         r.frame++;
         r.prev_ns = r.frame == 1 ? rec.time_ns : r.last_ns;
@@ -488,8 +490,8 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
             r.first_ns = rec.time_ns;
         r.last_ns = rec.time_ns;
         r.tsprec = rec.tsprec;
-        if (o->save)
-            cap_writer_put(o->save, &rec); /* a failure is sticky: cap_writer_close tells */
+        if (save)
+            cap_writer_put(save, &rec); /* a failure is sticky: cap_writer_close tells */
         if (rec.linktype == known_lt || net_linktype_supported(rec.linktype))
             known_lt = rec.linktype;
         if (rec.linktype != known_lt) {
@@ -504,7 +506,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
                 release_held(&r);
             }
         }
-        if (o->count && r.frame >= o->count)
+        if (count && r.frame >= count)
             break;
     }
     /* what the conversations still hold, and what they report as they end,
