@@ -48,7 +48,8 @@ struct flow_table {
     size_t mask;            /* slots - 1, a power of two minus one */
     size_t n;               /* flows */
     GQueue lru;    /* flows, most recently used first (to within an epoch) */
-    unsigned epoch, uses;  /* uses: lookups and additions */
+    unsigned epoch;
+    unsigned until_epoch;  /* lookups and additions (uses) left before the next epoch */
     size_t state_bytes;    /* what the flows hold: flow_cost() of each */
     size_t state_limit;    /* FLOWS_STATE_MAX, lower in tests */
     tcp_budget tcp;
@@ -374,6 +375,7 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
     seed_table(t);
     resize(t, FLOWS_SLOTS_MIN);
     g_queue_init(&t->lru);
+    t->until_epoch = FLOWS_EPOCH;
     t->tcp.limit = TCP_BUDGET_DEFAULT;
     t->state_limit = FLOWS_STATE_MAX;
     return t;
@@ -421,14 +423,27 @@ static void forget(flow_table *t, flow *f)
    FLOWS_EPOCH uses. A flow moves to the head of the recency list at most
    once per epoch: nearly least recently used order, at a fraction of the
    moves. */
-static void use(flow_table *t)
+static __attribute__((noinline)) void new_epoch(flow_table *t)
 {
-    if (++t->uses % FLOWS_EPOCH == 0) {
-        t->epoch++;
-        if (t->extra_probes > FLOWS_EPOCH_EXTRA && !t->strong)
-            t->go_strong = true;
-        t->extra_probes = 0;
-    }
+    t->until_epoch = FLOWS_EPOCH;
+    t->epoch++;
+    if (t->extra_probes > FLOWS_EPOCH_EXTRA && !t->strong)
+        t->go_strong = true;
+    t->extra_probes = 0;
+}
+
+static inline void use(flow_table *t)
+{
+    if (--t->until_epoch == 0)
+        new_epoch(t);
+}
+
+/* f, used, to the head of the recency list (once an epoch) */
+static __attribute__((noinline)) void to_head(flow_table *t, flow *f)
+{
+    f->epoch = t->epoch;
+    g_queue_unlink(&t->lru, &f->lru);
+    g_queue_push_head_link(&t->lru, &f->lru);
 }
 
 void flows_free(flow_table *t)
@@ -449,16 +464,23 @@ flow *flows_find(flow_table *t, const net_packet *pk)
     return flows_lookup(t, pk, &k);
 }
 
+/* find_slot's probe past the key's first slot (out of line: the key is
+   usually in its first slot, or that slot is free) */
+static __attribute__((noinline)) flow_entry *find_further(flow_table *t, const flow_key *k)
+{
+    return find_slot(t, k, k->hash)->e;
+}
+
 static inline flow *find_key(flow_table *t, const flow_key *k)
 {
-    flow_entry *e = find_slot(t, k, k->hash)->e;
+    const slot *s = &t->slots[k->hash & t->mask];
+    flow_entry *e = s->e;
+    if (e && !(s->hash == k->hash && key_equal(&e->k, k)))
+        e = find_further(t, k);
     flow *f = e ? &e->f : NULL;
     use(t);
-    if (f && f->epoch != t->epoch) {
-        f->epoch = t->epoch;
-        g_queue_unlink(&t->lru, &f->lru);
-        g_queue_push_head_link(&t->lru, &f->lru);
-    }
+    if (f && f->epoch != t->epoch)
+        to_head(t, f);
     return f;
 }
 
