@@ -383,6 +383,10 @@ void tcp_half_reset(tcp_half *h)
 
 void tcp_half_release(tcp_half *h)
 {
+    if (!h->buf && !h->early && !h->marks && !h->held && !h->holding) {
+        tcp_half_init(h, h->budget); /* nothing held: nothing to give up */
+        return;
+    }
     tcp_half_reset(h);
     early_free(h);
     g_free(h->marks);
