@@ -454,8 +454,69 @@ void reorder_finding(reorder *q, const gw_protocol *p, int index, const out_meta
     hold(q, m->frame);
 }
 
+/* one pass of a radix sort: a to b by the 11 bits of `digit` at `shift`
+   (counting, stable) */
+#define RADIX_BITS 11
+static void radix_pass(const struct slot *a, struct slot *b, size_t n, bool by_frame, uint64_t base,
+                       unsigned shift)
+{
+    size_t count[1u << RADIX_BITS] = {0};
+    const uint64_t mask = (1u << RADIX_BITS) - 1;
+#define DIGIT(e) ((((by_frame ? (uint64_t)((e).key >> 64) : (uint64_t)(e).key) - base) >> shift) & mask)
+    for (size_t i = 0; i < n; i++)
+        count[DIGIT(a[i])]++;
+    size_t at = 0;
+    for (size_t d = 0; d <= mask; d++) {
+        size_t c = count[d];
+        count[d] = at;
+        at += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        b[count[DIGIT(a[i])]++] = a[i];
+#undef DIGIT
+}
+
+/* every record at once (the end of the capture): sorted by (frame, order)
+   in a few passes of a radix sort (by order, then by frame, each from its
+   smallest value, as many passes as their spread needs), rather than
+   popped one by one; handed on in that order, the order the pops give */
+static void release_all(reorder *q)
+{
+    size_t n = q->n_heap;
+    struct slot *tmp = g_new(struct slot, n), *a = q->heap, *b = tmp;
+    uint64_t min_order = UINT64_MAX, max_order = 0, min_frame = UINT64_MAX, max_frame = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t o = (uint64_t)a[i].key, f = (uint64_t)(a[i].key >> 64);
+        min_order = MIN(min_order, o);
+        max_order = MAX(max_order, o);
+        min_frame = MIN(min_frame, f);
+        max_frame = MAX(max_frame, f);
+    }
+    for (int by_frame = 0; by_frame < 2; by_frame++) {
+        uint64_t base = by_frame ? min_frame : min_order, spread = (by_frame ? max_frame : max_order) - base;
+        for (unsigned shift = 0; shift < 64 && spread >> shift; shift += RADIX_BITS) {
+            radix_pass(a, b, n, by_frame, base, shift);
+            struct slot *t = a;
+            a = b;
+            b = t;
+        }
+    }
+    q->n_heap = 0;
+    for (size_t i = 0; i < n; i++) {
+        held *h = a[i].h;
+        q->bytes -= h->size;
+        replay(q, h);
+        g_free(h);
+    }
+    g_free(tmp);
+}
+
 void reorder_release(reorder *q, uint32_t frame)
 {
+    if (frame == UINT32_MAX && q->n_heap > 64) {
+        release_all(q);
+        return;
+    }
     while (q->n_heap && (uint32_t)(q->heap[0].key >> 64) <= frame)
         release_one(q);
 }
