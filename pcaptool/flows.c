@@ -449,9 +449,15 @@ static __attribute__((noinline)) void to_head(flow_table *t, flow *f)
 void flows_free(flow_table *t)
 {
     /* least recently used first: in a capture of fewer than FLOWS_EPOCH
-       packets (no flow ever moved), the order they began in */
-    while (t->lru.tail)
-        forget(t, t->lru.tail->data);
+       packets (no flow ever moved), the order they began in; each ended
+       and freed without taking it out of the slots and the list, which go
+       with the table */
+    for (GList *l = t->lru.tail; l;) {
+        flow *f = l->data;
+        l = l->prev;
+        t->ended(f, t->ended_ctx);
+        flow_destroy(f);
+    }
     for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
         drop_expectation(&t->expected[i]);
     g_free(t->slots);
