@@ -32,18 +32,17 @@
 #include "core/gw_core.h"
 
 #define CAP_BUF_INITIAL (256u << 10)
-#define CAP_MAX_RECORD (16u << 20) /* larger is damage, not a packet */
 #define CAP_MAX_IFACES 65536u
 #define CAP_LIVE_SNAPLEN 65535
 
 /* ---- stopping ------------------------------------------------------------ */
 
-static volatile sig_atomic_t stop_sig;
+volatile sig_atomic_t cap_stop_sig;
 static pcap_t *volatile live_handle; /* the live capture a signal breaks */
 
 static void on_signal(int sig)
 {
-    stop_sig = sig;
+    cap_stop_sig = sig;
     pcap_t *p = live_handle;
     if (p)
         pcap_breakloop(p);
@@ -67,12 +66,12 @@ void cap_request_stop(int sig)
 
 bool cap_stop_requested(void)
 {
-    return stop_sig != 0;
+    return cap_stop_sig != 0;
 }
 
 int cap_stop_signal(void)
 {
-    return stop_sig > 0 ? stop_sig : 0;
+    return cap_stop_sig > 0 ? cap_stop_sig : 0;
 }
 
 /* ---- the reader ----------------------------------------------------------- */
@@ -98,11 +97,11 @@ static uint8_t tsprec_of(uint64_t units)
 }
 
 struct cap_reader {
+    cap_head h;         /* the decompressed (or plain) bytes, [start, end) not
+                           yet used, and what cap_next's inline part reads */
     int fd;             /* -1: memory or live */
     bool own_fd;
-    /* the decompressed (or plain) bytes: [start, end) not yet used */
-    uint8_t *buf;
-    size_t cap, start, end;
+    size_t cap;         /* the buffer's size */
     bool own_buf, eof;
     /* gzip */
     bool gz;
@@ -116,7 +115,6 @@ struct cap_reader {
     unsigned rec_hdr;    /* pcap: 16, or 24 for the modified format */
     iface *ifaces;
     unsigned n_ifaces, ifaces_cap;
-    unsigned frames;
     char err[256];
     /* live */
     pcap_t *pc;
@@ -158,9 +156,9 @@ static int fail(cap_reader *r, const char *fmt, ...)
 
 static int truncated(cap_reader *r)
 {
-    if (r->frames == 0)
+    if (r->h.frames == 0)
         return fail(r, "truncated before its first packet");
-    return fail(r, "truncated after frame %u: what came before was decoded", r->frames);
+    return fail(r, "truncated after frame %u: what came before was decoded", r->h.frames);
 }
 
 /* read(2) what is there (at least one byte unless at the end): >0 bytes,
@@ -168,14 +166,14 @@ static int truncated(cap_reader *r)
 static ssize_t read_some(cap_reader *r, uint8_t *to, size_t n)
 {
     for (;;) {
-        if (stop_sig)
+        if (cap_stop_sig)
             return -2;
         ssize_t k = read(r->fd, to, n);
         if (k >= 0)
             return k;
         if (errno == EINTR)
             continue;
-        fail(r, "read error after frame %u: %s", r->frames, strerror(errno));
+        fail(r, "read error after frame %u: %s", r->h.frames, strerror(errno));
         return -1;
     }
 }
@@ -186,9 +184,9 @@ static ssize_t fill(cap_reader *r)
     if (r->eof)
         return 0;
     if (!r->gz) {
-        ssize_t k = read_some(r, r->buf + r->end, r->cap - r->end);
+        ssize_t k = read_some(r, r->h.buf + r->h.end, r->cap - r->h.end);
         if (k > 0)
-            r->end += (size_t)k;
+            r->h.end += (size_t)k;
         else if (k == 0)
             r->eof = true;
         return k;
@@ -215,15 +213,15 @@ static ssize_t fill(cap_reader *r)
             inflateReset(&r->z);
             r->z_ended = false;
         }
-        r->z.next_out = r->buf + r->end;
-        r->z.avail_out = (uInt)(r->cap - r->end);
+        r->z.next_out = r->h.buf + r->h.end;
+        r->z.avail_out = (uInt)(r->cap - r->h.end);
         int zr = inflate(&r->z, Z_NO_FLUSH);
-        size_t made = (size_t)(r->z.next_out - (r->buf + r->end));
-        r->end += made;
+        size_t made = (size_t)(r->z.next_out - (r->h.buf + r->h.end));
+        r->h.end += made;
         if (zr == Z_STREAM_END)
             r->z_ended = true;
         else if (zr != Z_OK && zr != Z_BUF_ERROR)
-            return fail(r, "damaged compressed data after frame %u: %s", r->frames,
+            return fail(r, "damaged compressed data after frame %u: %s", r->h.frames,
                         r->z.msg ? r->z.msg : "inflate failed");
         if (made)
             return (ssize_t)made;
@@ -238,19 +236,19 @@ static ssize_t fill(cap_reader *r)
 /* ensure() when the bytes are not there yet */
 static __attribute__((noinline)) int ensure_more(cap_reader *r, size_t n)
 {
-    while (r->end - r->start < n) {
+    while (r->h.end - r->h.start < n) {
         if (r->fd < 0 && !r->gz)
             return 0; /* memory: everything is there */
-        if (r->start && r->cap - r->start < n + 4096) {
-            memmove(r->buf, r->buf + r->start, r->end - r->start);
-            r->end -= r->start;
-            r->start = 0;
+        if (r->h.start && r->cap - r->h.start < n + 4096) {
+            memmove(r->h.buf, r->h.buf + r->h.start, r->h.end - r->h.start);
+            r->h.end -= r->h.start;
+            r->h.start = 0;
         }
         if (r->cap < n) {
             size_t c = r->cap;
             while (c < n)
                 c *= 2;
-            r->buf = g_realloc(r->buf, c);
+            r->h.buf = g_realloc(r->h.buf, c);
             r->cap = c;
         }
         ssize_t k = fill(r);
@@ -266,7 +264,7 @@ static __attribute__((noinline)) int ensure_more(cap_reader *r, size_t n)
    error, -2 stopped (inline: nearly always they are there already) */
 static inline int ensure(cap_reader *r, size_t n)
 {
-    if (r->end - r->start >= n)
+    if (r->h.end - r->h.start >= n)
         return 1;
     return ensure_more(r, n);
 }
@@ -306,7 +304,7 @@ static int pcap_header(cap_reader *r)
         return k;
     if (k == 0)
         return fail(r, "not a capture file (too short for a pcap header)");
-    const uint8_t *h = r->buf + r->start;
+    const uint8_t *h = r->h.buf + r->h.start;
     uint32_t le = (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[1] << 8 | h[0];
     uint32_t magic = le;
     r->big = false;
@@ -321,7 +319,13 @@ static int pcap_header(cap_reader *r)
     iface *i = add_iface(r, (int)(rd32(r, h + 20) & 0x03ffffff), rd32(r, h + 16));
     i->units = magic == 0xa1b23c4d ? 1000000000 : 1000000;
     i->tsprec = tsprec_of(i->units);
-    r->start += 24;
+    r->h.start += 24;
+    /* records in the host's byte order, 16-byte headers: cap_next reads
+       them in place */
+    r->h.plain = r->rec_hdr == 16 && r->big == (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+    r->h.linktype = i->linktype;
+    r->h.tsprec = i->tsprec;
+    r->h.frac_ns = i->units == 1000000 ? 1000 : 1;
     return 1;
 }
 
@@ -331,17 +335,17 @@ static int pcap_record(cap_reader *r, cap_record *rec)
     if (k < 0)
         return k;
     if (k == 0)
-        return r->end == r->start ? 0 : truncated(r);
-    const uint8_t *h = r->buf + r->start;
+        return r->h.end == r->h.start ? 0 : truncated(r);
+    const uint8_t *h = r->h.buf + r->h.start;
     uint32_t caplen = rd32(r, h + 8), origlen = rd32(r, h + 12);
     if (caplen > CAP_MAX_RECORD)
-        return fail(r, "damaged after frame %u: a record of %u %s", r->frames, caplen, gw_bytes(caplen));
+        return fail(r, "damaged after frame %u: a record of %u %s", r->h.frames, caplen, gw_bytes(caplen));
     k = ensure(r, r->rec_hdr + caplen);
     if (k < 0)
         return k;
     if (k == 0)
         return truncated(r);
-    h = r->buf + r->start;
+    h = r->h.buf + r->h.start;
     const iface *i = &r->ifaces[0];
     uint64_t frac = rd32(r, h + 4);
     rec->linktype = i->linktype;
@@ -351,7 +355,7 @@ static int pcap_record(cap_reader *r, cap_record *rec)
     rec->caplen = caplen;
     rec->origlen = origlen;
     rec->data = h + r->rec_hdr;
-    r->start += r->rec_hdr + caplen;
+    r->h.start += r->rec_hdr + caplen;
     return 1;
 }
 
@@ -404,8 +408,8 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         if (k < 0)
             return k;
         if (k == 0)
-            return r->end == r->start ? 0 : truncated(r);
-        const uint8_t *h = r->buf + r->start;
+            return r->h.end == r->h.start ? 0 : truncated(r);
+        const uint8_t *h = r->h.buf + r->h.start;
         uint32_t type = rd32(r, h);
         if (type == BT_SHB) {
             uint32_t m = rd32(r, h + 8);
@@ -413,20 +417,20 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
                 r->big = !r->big;
             else if (m != 0x1a2b3c4d)
                 return fail(r, "damaged after frame %u: a section header without its byte-order magic",
-                            r->frames);
+                            r->h.frames);
         }
         uint32_t len = rd32(r, h + 4);
         if (len < 12 || len % 4 || len > CAP_MAX_RECORD + 64)
-            return fail(r, "damaged after frame %u: a block of %u %s", r->frames, len, gw_bytes(len));
+            return fail(r, "damaged after frame %u: a block of %u %s", r->h.frames, len, gw_bytes(len));
         k = ensure(r, len);
         if (k < 0)
             return k;
         if (k == 0)
             return truncated(r);
-        h = r->buf + r->start;
+        h = r->h.buf + r->h.start;
         if (rd32(r, h + len - 4) != len)
-            return fail(r, "damaged after frame %u: a block's two lengths differ", r->frames);
-        r->start += len;
+            return fail(r, "damaged after frame %u: a block's two lengths differ", r->h.frames);
+        r->h.start += len;
         const uint8_t *b = h + 8;
         size_t blen = len - 12;
         uint32_t ifn = 0, hi = 0, lo = 0, caplen = 0, origlen = 0;
@@ -434,13 +438,13 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         switch (type) {
         case BT_SHB:
             if (blen < 16)
-                return fail(r, "damaged after frame %u: a section header of %u %s", r->frames, len, gw_bytes(len));
+                return fail(r, "damaged after frame %u: a section header of %u %s", r->h.frames, len, gw_bytes(len));
             r->n_ifaces = 0; /* a new section describes its interfaces anew */
             continue;
         case BT_IDB: {
             if (blen < 8)
                 return fail(r, "damaged after frame %u: an interface description of %u %s",
-                            r->frames, len, gw_bytes(len));
+                            r->h.frames, len, gw_bytes(len));
             iface *i = add_iface(r, rd16(r, b), rd32(r, b + 4));
             if (!i)
                 return fail(r, "more than %u interfaces", CAP_MAX_IFACES);
@@ -451,7 +455,7 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         case BT_EPB:
         case BT_OPB:
             if (blen < 20)
-                return fail(r, "damaged after frame %u: a packet block of %u %s", r->frames, len, gw_bytes(len));
+                return fail(r, "damaged after frame %u: a packet block of %u %s", r->h.frames, len, gw_bytes(len));
             ifn = type == BT_EPB ? rd32(r, b) : rd16(r, b);
             hi = rd32(r, b + 4);
             lo = rd32(r, b + 8);
@@ -460,11 +464,11 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
             data = b + 20;
             if (caplen > blen - 20)
                 return fail(r, "damaged after frame %u: a packet of %u %s in a block of %u",
-                            r->frames, caplen, gw_bytes(caplen), len);
+                            r->h.frames, caplen, gw_bytes(caplen), len);
             break;
         case BT_SPB:
             if (blen < 4)
-                return fail(r, "damaged after frame %u: a simple packet block of %u %s", r->frames, len, gw_bytes(len));
+                return fail(r, "damaged after frame %u: a simple packet block of %u %s", r->h.frames, len, gw_bytes(len));
             origlen = rd32(r, b);
             caplen = origlen < blen - 4 ? origlen : (uint32_t)(blen - 4);
             if (r->n_ifaces && r->ifaces[0].snaplen && caplen > r->ifaces[0].snaplen)
@@ -476,7 +480,7 @@ static int pcapng_block(cap_reader *r, cap_record *rec)
         }
         if (ifn >= r->n_ifaces)
             return fail(r, "damaged after frame %u: a packet on interface %u, which was never described",
-                        r->frames, ifn);
+                        r->h.frames, ifn);
         const iface *i = &r->ifaces[ifn];
         rec->linktype = i->linktype;
         rec->iface = ifn;
@@ -502,25 +506,25 @@ static cap_reader *reader_new(void)
 static cap_reader *start(cap_reader *r, char *err, size_t errsz)
 {
     int k = ensure(r, 2);
-    if (k > 0 && r->buf[r->start] == 0x1f && r->buf[r->start + 1] == 0x8b) {
+    if (k > 0 && r->h.buf[r->h.start] == 0x1f && r->h.buf[r->h.start + 1] == 0x8b) {
         /* gzip: what was read so far is compressed input */
-        size_t have = r->end - r->start;
+        size_t have = r->h.end - r->h.start;
         if (r->fd < 0) { /* memory: the input is the whole buffer */
-            r->z.next_in = r->buf;
-            r->z.avail_in = (uInt)MIN(r->end, (size_t)UINT32_MAX);
+            r->z.next_in = r->h.buf;
+            r->z.avail_in = (uInt)MIN(r->h.end, (size_t)UINT32_MAX);
             r->raw_eof = true;
         } else {
             r->raw_cap = CAP_BUF_INITIAL;
             r->raw = g_malloc(r->raw_cap);
-            memcpy(r->raw, r->buf + r->start, have); /* have <= the buffer's size, its size */
+            memcpy(r->raw, r->h.buf + r->h.start, have); /* have <= the buffer's size, its size */
             r->z.next_in = r->raw;
             r->z.avail_in = (uInt)have;
-            g_free(r->buf);
+            g_free(r->h.buf);
         }
         r->cap = CAP_BUF_INITIAL;
-        r->buf = g_malloc(r->cap);
+        r->h.buf = g_malloc(r->cap);
         r->own_buf = true;
-        r->start = r->end = 0;
+        r->h.start = r->h.end = 0;
         r->eof = false;
         r->gz = true;
         if (inflateInit2(&r->z, 15 + 32) != Z_OK) {
@@ -535,7 +539,7 @@ static cap_reader *start(cap_reader *r, char *err, size_t errsz)
             return NULL;
         }
     }
-    if (k == 0 && r->end == r->start) {
+    if (k == 0 && r->h.end == r->h.start) {
         snprintf(err, errsz, "empty file, not a capture");
         cap_close(r);
         return NULL;
@@ -547,8 +551,8 @@ static cap_reader *start(cap_reader *r, char *err, size_t errsz)
         cap_close(r);
         return NULL;
     }
-    const uint8_t *h = r->buf + r->start;
-    uint32_t le = r->end - r->start >= 4
+    const uint8_t *h = r->h.buf + r->h.start;
+    uint32_t le = r->h.end - r->h.start >= 4
                       ? (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[1] << 8 | h[0]
                       : 0;
     if (le == BT_SHB) {
@@ -595,7 +599,7 @@ cap_reader *cap_open_file(const char *path, char *err, size_t errsz)
         }
     }
     r->cap = CAP_BUF_INITIAL;
-    r->buf = g_malloc(r->cap);
+    r->h.buf = g_malloc(r->cap);
     r->own_buf = true;
     return start(r, err, errsz);
 }
@@ -603,8 +607,8 @@ cap_reader *cap_open_file(const char *path, char *err, size_t errsz)
 cap_reader *cap_open_mem(const uint8_t *data, size_t len, char *err, size_t errsz)
 {
     cap_reader *r = reader_new();
-    r->buf = (uint8_t *)data;
-    r->cap = r->end = len;
+    r->h.buf = (uint8_t *)data;
+    r->cap = r->h.end = len;
     r->eof = true;
     return start(r, err, errsz);
 }
@@ -661,9 +665,9 @@ cap_reader *cap_open_live(const char *name, const char *filter, char *err, size_
 
 /* ---- reading -------------------------------------------------------------- */
 
-int cap_next(cap_reader *r, cap_record *rec)
+int cap_next_slow(cap_reader *r, cap_record *rec)
 {
-    if (stop_sig)
+    if (cap_stop_sig)
         return 0;
     int k;
     if (r->pc) {
@@ -673,7 +677,7 @@ int cap_next(cap_reader *r, cap_record *rec)
         struct pcap_pkthdr *h;
         const u_char *d;
         for (;;) {
-            if (stop_sig)
+            if (cap_stop_sig)
                 return 0;
             if (r->deadline_ns && mono_ns() >= r->deadline_ns)
                 return 0;
@@ -685,9 +689,9 @@ int cap_next(cap_reader *r, cap_record *rec)
                 poll(&pf, 1, 100);
                 continue;
             }
-            if (k == PCAP_ERROR_BREAK || stop_sig)
+            if (k == PCAP_ERROR_BREAK || cap_stop_sig)
                 return 0;
-            return fail(r, "capture failed after %u packets: %s", r->frames, pcap_geterr(r->pc));
+            return fail(r, "capture failed after %u packets: %s", r->h.frames, pcap_geterr(r->pc));
         }
         const iface *i = &r->ifaces[0];
         rec->linktype = i->linktype;
@@ -698,14 +702,14 @@ int cap_next(cap_reader *r, cap_record *rec)
         rec->caplen = h->caplen;
         rec->origlen = h->len;
         rec->data = d;
-        r->frames++;
+        r->h.frames++;
         return 1;
     }
     k = r->fmt == FMT_PCAP ? pcap_record(r, rec) : pcapng_block(r, rec);
     if (k == -2)
         return 0; /* stopped by a signal: the end, as far as the caller goes */
     if (k == 1)
-        r->frames++;
+        r->h.frames++;
     return k;
 }
 
@@ -716,7 +720,7 @@ const char *cap_error(const cap_reader *r)
 
 unsigned cap_count(const cap_reader *r)
 {
-    return r->frames;
+    return r->h.frames;
 }
 
 int cap_first_linktype(const cap_reader *r)
@@ -751,7 +755,7 @@ void cap_close(cap_reader *r)
     if (r->gz)
         inflateEnd(&r->z);
     if (r->own_buf)
-        g_free(r->buf);
+        g_free(r->h.buf);
     g_free(r->raw);
     g_free(r->ifaces);
     g_free(r);

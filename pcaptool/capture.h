@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "core/gw_core.h"
 
 typedef struct {
     int linktype;         /* the interface's LINKTYPE_ value */
@@ -23,6 +26,27 @@ typedef struct {
 } cap_record;
 
 typedef struct cap_reader cap_reader;
+
+#define CAP_MAX_RECORD (16u << 20) /* a record larger is damage, not a packet */
+
+/* The start of every reader (capture.c keeps it), which cap_next's inline
+   part reads: the bytes read and not yet used, [buf + start, buf + end);
+   the records returned so far; and for a pcap file in the host's byte order
+   (`plain`: records are read in place, without byte swapping) its link
+   type, its timestamps' digits (cap_record.tsprec) and nanoseconds per
+   unit of a timestamp's fraction (1000 or 1). */
+typedef struct {
+    uint8_t *buf;
+    size_t start, end;
+    unsigned frames;
+    bool plain;
+    int linktype;
+    uint8_t tsprec;
+    uint32_t frac_ns;
+} cap_head;
+
+/* set by SIGINT and SIGTERM (cap_install_signals) or cap_request_stop */
+extern volatile sig_atomic_t cap_stop_sig;
 
 /* Open a capture file ("-": standard input). NULL and a reason in err when
    it cannot be opened or is not a capture ("empty file, not a capture",
@@ -42,8 +66,34 @@ void cap_stop_after(cap_reader *r, double seconds);
 /* The next record: 1, 0 at the end (or when cap_stop_requested() became
    true), -1 when the input is damaged or cannot be read (cap_error says
    why, in plain words: "truncated after frame N: ..."). A live reader
-   returns 0 only when stopped. */
-int cap_next(cap_reader *r, cap_record *rec);
+   returns 0 only when stopped. cap_next_slow reads any record; cap_next
+   inline the usual one, and calls it for the rest. */
+int cap_next_slow(cap_reader *r, cap_record *rec);
+static inline int cap_next(cap_reader *r, cap_record *rec)
+{
+    /* inline, the usual record: a plain pcap record whose bytes are all
+       there (the checks of cap_next_slow's, in the same order) */
+    cap_head *h = (cap_head *)(void *)r;
+    size_t have = h->end - h->start;
+    if (h->plain && !cap_stop_sig && have >= 16) {
+        const uint8_t *p = h->buf + h->start;
+        uint32_t w[4]; /* seconds, fraction, captured and original length */
+        memcpy(w, p, sizeof w);
+        if (w[2] <= CAP_MAX_RECORD && have - 16 >= w[2]) {
+            rec->linktype = h->linktype;
+            rec->iface = 0;
+            rec->time_ns = gw_time_ns(w[0], (int64_t)w[1] * h->frac_ns);
+            rec->tsprec = h->tsprec;
+            rec->caplen = w[2];
+            rec->origlen = w[3];
+            rec->data = p + 16;
+            h->start += 16 + (size_t)w[2];
+            h->frames++;
+            return 1;
+        }
+    }
+    return cap_next_slow(r, rec);
+}
 const char *cap_error(const cap_reader *r);
 /* packets so far (records returned) */
 unsigned cap_count(const cap_reader *r);

@@ -41,7 +41,7 @@ static const char *decode_time(decode_out *d, const out_meta *m, char *buf, size
     return t;
 }
 
-static const gw_sink *decode_begin(void *ctx, const gw_protocol *p)
+static gw_sink *decode_begin(void *ctx, const gw_protocol *p)
 {
     decode_out *d = ctx;
     return out_pdu_begin(d->out, p);

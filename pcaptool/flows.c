@@ -48,7 +48,8 @@ struct flow_table {
     size_t mask;            /* slots - 1, a power of two minus one */
     size_t n;               /* flows */
     GQueue lru;    /* flows, most recently used first (to within an epoch) */
-    unsigned epoch, uses;  /* uses: lookups and additions */
+    unsigned epoch;
+    unsigned until_epoch;  /* lookups and additions (uses) left before the next epoch */
     size_t state_bytes;    /* what the flows hold: flow_cost() of each */
     size_t state_limit;    /* FLOWS_STATE_MAX, lower in tests */
     tcp_budget tcp;
@@ -78,13 +79,31 @@ static inline uint64_t kind_and_ports(const net_packet *pk, bool swap)
     return (uint64_t)(uint8_t)pk->l4 | (uint64_t)(uint8_t)pk->ip_version << 8 | ports << 16;
 }
 
-static void make_key(const net_packet *pk, flow_key *k)
+/* whether the key of a packet from src:sport to dst:dport puts its
+   destination first: the lower address first, the lower port when the
+   addresses are the same (a packet to itself: never) */
+static inline bool key_swap(int ip_version, const uint8_t *src, uint16_t sport, const uint8_t *dst,
+                            uint16_t dport)
 {
+    if (ip_version == 4) {
+        uint32_t s, d;
+        memcpy(&s, src, 4);
+        memcpy(&d, dst, 4);
+        return s != d ? s > d : sport > dport;
+    }
+    uint64_t s[2], d[2];
+    memcpy(s, src, 16);
+    memcpy(d, dst, 16);
+    return s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : sport > dport;
+}
+
+static inline void make_key(const net_packet *pk, flow_key *k)
+{
+    bool swap = k->swap = key_swap(pk->ip_version, pk->src, pk->sport, pk->dst, pk->dport);
     if (pk->ip_version == 4) {
         uint32_t s, d;
         memcpy(&s, pk->src, 4);
         memcpy(&d, pk->dst, 4);
-        bool swap = s != d ? s > d : pk->sport > pk->dport;
         uint64_t a = swap ? d : s, b = swap ? s : d;
         k->w[0] = a | b << 32;
         k->w[1] = kind_and_ports(pk, swap);
@@ -95,7 +114,6 @@ static void make_key(const net_packet *pk, flow_key *k)
     uint64_t s[2], d[2];
     memcpy(s, pk->src, 16);
     memcpy(d, pk->dst, 16);
-    bool swap = s[0] != d[0] ? s[0] > d[0] : s[1] != d[1] ? s[1] > d[1] : pk->sport > pk->dport;
     const uint64_t *a = swap ? d : s, *b = swap ? s : d;
     k->w[0] = a[0];
     k->w[1] = a[1];
@@ -194,12 +212,17 @@ static __attribute__((noinline, cold)) void go_strong(flow_table *t);
 
 /* pk's key and its hash: once a packet (the table switches hashes only
    here, before a key is made: no key hashed the old way is still held) */
-void flows_key(flow_table *t, const net_packet *pk, flow_key *k)
+static inline void key_of(flow_table *t, const net_packet *pk, flow_key *k)
 {
     if (G_UNLIKELY(t->go_strong))
         go_strong(t);
     make_key(pk, k);
     k->hash = key_hash(t, k);
+}
+
+void flows_key(flow_table *t, const net_packet *pk, flow_key *k)
+{
+    key_of(t, pk, k);
 }
 
 /* the table's hash key: from getrandom(), or PCAPTOOL_HASH_SEED (hex, for
@@ -225,10 +248,14 @@ static void seed_table(flow_table *t)
             t->fast_key[i] = (t->seed[i & 1] ^ (uint64_t)g_get_monotonic_time()) * 0xbf58476d1ce4e5b9u + (uint64_t)i;
 }
 
-static bool key_equal(const flow_key *a, const flow_key *b)
+/* whether the keys are the same (b: the one looked for): the words an
+   IPv4 key uses and the fifth, which is zero for it and never zero for an
+   IPv6 key; the IPv6 addresses' other words only for an IPv6 key */
+static inline bool key_equal(const flow_key *a, const flow_key *b)
 {
-    return ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2]) |
-            (a->w[3] ^ b->w[3]) | (a->w[4] ^ b->w[4])) == 0;
+    if (((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[4] ^ b->w[4])) != 0)
+        return false;
+    return b->words == 2 || ((a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])) == 0;
 }
 
 static flow_entry *entry_of(flow *f)
@@ -348,6 +375,7 @@ flow_table *flows_new(flow_end_fn ended, void *ctx)
     seed_table(t);
     resize(t, FLOWS_SLOTS_MIN);
     g_queue_init(&t->lru);
+    t->until_epoch = FLOWS_EPOCH;
     t->tcp.limit = TCP_BUDGET_DEFAULT;
     t->state_limit = FLOWS_STATE_MAX;
     return t;
@@ -395,22 +423,41 @@ static void forget(flow_table *t, flow *f)
    FLOWS_EPOCH uses. A flow moves to the head of the recency list at most
    once per epoch: nearly least recently used order, at a fraction of the
    moves. */
-static void use(flow_table *t)
+static __attribute__((noinline)) void new_epoch(flow_table *t)
 {
-    if (++t->uses % FLOWS_EPOCH == 0) {
-        t->epoch++;
-        if (t->extra_probes > FLOWS_EPOCH_EXTRA && !t->strong)
-            t->go_strong = true;
-        t->extra_probes = 0;
-    }
+    t->until_epoch = FLOWS_EPOCH;
+    t->epoch++;
+    if (t->extra_probes > FLOWS_EPOCH_EXTRA && !t->strong)
+        t->go_strong = true;
+    t->extra_probes = 0;
+}
+
+static inline void use(flow_table *t)
+{
+    if (--t->until_epoch == 0)
+        new_epoch(t);
+}
+
+/* f, used, to the head of the recency list (once an epoch) */
+static __attribute__((noinline)) void to_head(flow_table *t, flow *f)
+{
+    f->epoch = t->epoch;
+    g_queue_unlink(&t->lru, &f->lru);
+    g_queue_push_head_link(&t->lru, &f->lru);
 }
 
 void flows_free(flow_table *t)
 {
     /* least recently used first: in a capture of fewer than FLOWS_EPOCH
-       packets (no flow ever moved), the order they began in */
-    while (t->lru.tail)
-        forget(t, t->lru.tail->data);
+       packets (no flow ever moved), the order they began in; each ended
+       and freed without taking it out of the slots and the list, which go
+       with the table */
+    for (GList *l = t->lru.tail; l;) {
+        flow *f = l->data;
+        l = l->prev;
+        t->ended(f, t->ended_ctx);
+        flow_destroy(f);
+    }
     for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
         drop_expectation(&t->expected[i]);
     g_free(t->slots);
@@ -420,21 +467,38 @@ void flows_free(flow_table *t)
 flow *flows_find(flow_table *t, const net_packet *pk)
 {
     flow_key k;
-    flows_key(t, pk, &k);
-    return flows_find_key(t, &k);
+    return flows_lookup(t, pk, &k);
+}
+
+/* find_slot's probe past the key's first slot (out of line: the key is
+   usually in its first slot, or that slot is free) */
+static __attribute__((noinline)) flow_entry *find_further(flow_table *t, const flow_key *k)
+{
+    return find_slot(t, k, k->hash)->e;
+}
+
+static inline flow *find_key(flow_table *t, const flow_key *k)
+{
+    const slot *s = &t->slots[k->hash & t->mask];
+    flow_entry *e = s->e;
+    if (e && !(s->hash == k->hash && key_equal(&e->k, k)))
+        e = find_further(t, k);
+    flow *f = e ? &e->f : NULL;
+    use(t);
+    if (f && f->epoch != t->epoch)
+        to_head(t, f);
+    return f;
 }
 
 flow *flows_find_key(flow_table *t, const flow_key *k)
 {
-    flow_entry *e = find_slot(t, k, k->hash)->e;
-    flow *f = e ? &e->f : NULL;
-    use(t);
-    if (f && f->epoch != t->epoch) {
-        f->epoch = t->epoch;
-        g_queue_unlink(&t->lru, &f->lru);
-        g_queue_push_head_link(&t->lru, &f->lru);
-    }
-    return f;
+    return find_key(t, k);
+}
+
+flow *flows_lookup(flow_table *t, const net_packet *pk, flow_key *k)
+{
+    key_of(t, pk, k);
+    return find_key(t, k);
 }
 
 /* end least recently used flows, never `keep`: FLOWS_EVICT_BATCH of them
@@ -465,6 +529,7 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
     memcpy(f->resp_addr, reply ? pk->src : pk->dst, 16);
     f->init_port = reply ? pk->dport : pk->sport;
     f->resp_port = reply ? pk->sport : pk->dport;
+    f->init_swap = key_swap(pk->ip_version, f->init_addr, f->init_port, f->resp_addr, f->resp_port);
     net_format_endpoint(pk, reply, f->endpoint[0], sizeof f->endpoint[0]);
     net_format_endpoint(pk, !reply, f->endpoint[1], sizeof f->endpoint[1]);
 }

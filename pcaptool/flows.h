@@ -32,6 +32,7 @@ typedef struct {
     size_t held;       /* its state's conv_held() at the last count */
     uint8_t init_addr[16], resp_addr[16];
     uint16_t init_port, resp_port;
+    bool init_swap;    /* the key's `swap` for a packet from the initiator */
     tcp_half tcp[2];   /* TCP (l4 NET_TCP): the byte stream of each direction */
     char endpoint[2][48]; /* "ip:port" of the initiator and responder */
 } flow;
@@ -43,6 +44,7 @@ typedef struct flow_table flow_table;
 typedef struct {
     uint64_t w[5];
     unsigned words; /* hashed: 2 (IPv4) or 5 (IPv6) */
+    bool swap;      /* the packet's destination is the key's first endpoint */
     uint64_t hash;
 } flow_key;
 
@@ -65,6 +67,8 @@ void flows_set_fast_key(flow_table *t, const uint64_t key[4]);
 /* the flow of pk (of key k, flows_key), now the most recently used, or NULL */
 flow *flows_find(flow_table *t, const net_packet *pk);
 flow *flows_find_key(flow_table *t, const flow_key *k);
+/* both at once: pk's key in *k, and its flow (or NULL) */
+flow *flows_lookup(flow_table *t, const net_packet *pk, flow_key *k);
 /* claim the conversation of pk for p; the initiator is pk's sender, or its
    receiver when `reply` (a SYN+ACK seen first), its options opts. `state`
    is the decoder state to adopt (NULL: a fresh one). Sets *evicted to the number of least
@@ -108,5 +112,10 @@ flow *flows_add_expected(flow_table *t, const flow_key *k, const net_packet *pk,
                          unsigned *evicted);
 /* 0 when pk was sent by the initiator */
 int flow_direction(const flow *f, const net_packet *pk);
+/* the same from pk's key (flows_key) when f is its flow */
+static inline int flow_direction_key(const flow *f, const flow_key *k)
+{
+    return k->swap != f->init_swap;
+}
 
 #endif

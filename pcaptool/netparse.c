@@ -23,11 +23,6 @@
 #define ETH_QINQ 0x88a8
 #define ETH_QINQ_OLD 0x9100
 
-static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 int net_linktype_supported(int lt)
 {
@@ -46,9 +41,9 @@ static net_result parse_l4(int proto, const uint8_t *p, size_t len, net_packet *
     if (proto == NET_UDP) {
         if (len < 8)
             return NET_TRUNCATED;
-        out->sport = be16(p);
-        out->dport = be16(p + 2);
-        size_t ulen = be16(p + 4);
+        out->sport = net_be16(p);
+        out->dport = net_be16(p + 2);
+        size_t ulen = net_be16(p + 4);
         /* the UDP length is authoritative when it fits (Ethernet pads short frames) */
         size_t plen = len - 8;
         if (ulen >= 8 && ulen - 8 < plen)
@@ -63,9 +58,9 @@ static net_result parse_l4(int proto, const uint8_t *p, size_t len, net_packet *
         size_t hl = (size_t)(p[12] >> 4) * 4;
         if (hl < 20 || hl > len)
             return NET_TRUNCATED;
-        out->sport = be16(p);
-        out->dport = be16(p + 2);
-        out->tcp_seq = be32(p + 4);
+        out->sport = net_be16(p);
+        out->dport = net_be16(p + 2);
+        out->tcp_seq = net_be32(p + 4);
         out->tcp_flags = p[13];
         out->payload = p + hl;
         out->payload_len = len - hl;
@@ -79,7 +74,7 @@ static net_result parse_ipv4(const uint8_t *p, size_t len, net_packet *out)
     if (len < 20)
         return NET_TRUNCATED;
     size_t hl = (size_t)(p[0] & 0x0f) * 4;
-    size_t total = be16(p + 2);
+    size_t total = net_be16(p + 2);
     if (hl < 20 || len < hl)
         return NET_TRUNCATED;
     if (total >= hl && total < len)
@@ -87,7 +82,7 @@ static net_result parse_ipv4(const uint8_t *p, size_t len, net_packet *out)
     out->ip_version = 4; /* the rest of src and dst: zeroed by net_parse */
     memcpy(out->src, p + 12, 4);
     memcpy(out->dst, p + 16, 4);
-    uint16_t frag = be16(p + 6);
+    uint16_t frag = net_be16(p + 6);
     if (frag & 0x3fff) /* more fragments, or an offset */
         return NET_FRAGMENT;
     return parse_l4(p[9], p + hl, len - hl, out);
@@ -97,7 +92,7 @@ static net_result parse_ipv6(const uint8_t *p, size_t len, net_packet *out)
 {
     if (len < 40)
         return NET_TRUNCATED;
-    size_t plen = be16(p + 4);
+    size_t plen = net_be16(p + 4);
     if (40 + plen < len)
         len = 40 + plen;
     out->ip_version = 6;
@@ -116,7 +111,7 @@ static net_result parse_ipv6(const uint8_t *p, size_t len, net_packet *out)
         case 44: /* fragment */
             if (off + 8 > len)
                 return NET_TRUNCATED;
-            if (be16(p + off + 2) & 0xfff9) /* offset or more-fragments */
+            if (net_be16(p + off + 2) & 0xfff9) /* offset or more-fragments */
                 return NET_FRAGMENT;
             next = p[off];
             off += 8;
@@ -150,68 +145,19 @@ static net_result parse_ip_any(const uint8_t *p, size_t len, net_packet *out)
     return NET_NOT_IP;
 }
 
-/* The usual frame, read at fixed offsets: Ethernet, IPv4 without options
-   and not a fragment, UDP or TCP without options, every header within the
-   captured bytes. Fills out as net_parse would and returns true; false
-   (out untouched) for anything else, which the general path reads. */
-static inline bool parse_plain(const uint8_t *f, size_t len, net_packet *out)
+net_result net_parse_any(int lt, const uint8_t *f, size_t len, net_packet *out)
 {
-    if (len < 14 + 20 + 8 || f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45)
-        return false;
-    const uint8_t *ip = f + 14, *l4 = ip + 20;
-    size_t ip_len = len - 14, total = be16(ip + 2);
-    if (total >= 20 && total < ip_len)
-        ip_len = total; /* drop link-layer padding */
-    if (be16(ip + 6) & 0x3fff)
-        return false;
-    size_t l4_len = ip_len - 20; /* ip_len >= 20: total, or len - 14 >= 28 */
-    int proto = ip[9];
-    if (proto == NET_UDP) {
-        if (l4_len < 8)
-            return false;
-        size_t ulen = be16(l4 + 4), plen = l4_len - 8;
-        if (ulen >= 8 && ulen - 8 < plen)
-            plen = ulen - 8;
-        out->payload = l4 + 8;
-        out->payload_len = plen;
-        out->tcp_seq = 0;
-        out->tcp_flags = 0;
-    } else if (proto == NET_TCP) {
-        if (l4_len < 20 || (l4[12] >> 4) != 5)
-            return false;
-        out->payload = l4 + 20;
-        out->payload_len = l4_len - 20;
-        out->tcp_seq = be32(l4 + 4);
-        out->tcp_flags = l4[13];
-    } else {
-        return false;
-    }
-    out->ip_version = 4;
-    memcpy(out->src, ip + 12, 4);
-    memcpy(out->dst, ip + 16, 4);
-    memset(out->src + 4, 0, 12);
-    memset(out->dst + 4, 0, 12);
-    out->l4 = proto;
-    out->sport = be16(l4);
-    out->dport = be16(l4 + 2);
-    return true;
-}
-
-net_result net_parse(int lt, const uint8_t *f, size_t len, net_packet *out)
-{
-    if (lt == LT_ETHERNET && parse_plain(f, len, out))
-        return NET_OK;
     memset(out, 0, sizeof *out);
     switch (lt) {
     case LT_ETHERNET: {
         if (len < 14)
             return NET_TRUNCATED;
-        uint16_t type = be16(f + 12);
+        uint16_t type = net_be16(f + 12);
         size_t off = 14;
         while (type == ETH_VLAN || type == ETH_QINQ || type == ETH_QINQ_OLD) {
             if (off + 4 > len)
                 return NET_TRUNCATED;
-            type = be16(f + off + 2);
+            type = net_be16(f + off + 2);
             off += 4;
         }
         return parse_ethertype(type, f + off, len - off, out);
@@ -219,11 +165,11 @@ net_result net_parse(int lt, const uint8_t *f, size_t len, net_packet *out)
     case LT_LINUX_SLL:
         if (len < 16)
             return NET_TRUNCATED;
-        return parse_ethertype(be16(f + 14), f + 16, len - 16, out);
+        return parse_ethertype(net_be16(f + 14), f + 16, len - 16, out);
     case LT_LINUX_SLL2:
         if (len < 20)
             return NET_TRUNCATED;
-        return parse_ethertype(be16(f), f + 20, len - 20, out);
+        return parse_ethertype(net_be16(f), f + 20, len - 20, out);
     case LT_NULL:
     case LT_LOOP: {
         if (len < 4)
@@ -231,7 +177,7 @@ net_result net_parse(int lt, const uint8_t *f, size_t len, net_packet *out)
         /* the address family, in the capturing host's byte order (NULL) or
            big-endian (LOOP); AF_INET is 2 everywhere, AF_INET6 varies */
         uint32_t fam_le = (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
-        uint32_t fam = lt == LT_LOOP ? be32(f) : (fam_le < 256 ? fam_le : be32(f));
+        uint32_t fam = lt == LT_LOOP ? net_be32(f) : (fam_le < 256 ? fam_le : net_be32(f));
         if (fam == 2)
             return parse_ipv4(f + 4, len - 4, out);
         if (fam == 10 || fam == 24 || fam == 28 || fam == 30)

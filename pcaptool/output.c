@@ -272,7 +272,7 @@ void out_pdu_free(out_pdu *o)
     g_free(o);
 }
 
-const gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
+gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 {
     o->p = p;
     o->n_items = 0;

@@ -17,7 +17,7 @@ typedef struct out_pdu out_pdu;
 out_pdu *out_pdu_new(void);
 void out_pdu_free(out_pdu *o);
 /* start collecting the events of one PDU of protocol p; returns the sink */
-const gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p);
+gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p);
 /* Are item labels kept (the default)? Only text with -V shows them: when
    not, decoders are told (gw_sink.no_labels) and need not format them. */
 void out_pdu_labels(out_pdu *o, bool kept);

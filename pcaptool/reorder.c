@@ -26,7 +26,13 @@ typedef struct {
 struct reorder {
     const run_consumer *c;
     unsigned *max_sev;
-    GPtrArray *heap;     /* held *, a binary heap by (frame, order) */
+    /* the held records, a binary heap by (frame, order) with the key at
+       hand (no record touched to compare): frame << 64 | order */
+    struct slot {
+        unsigned __int128 key;
+        held *h;
+    } *heap;
+    size_t n_heap, heap_cap;
     size_t bytes;        /* what the held records take */
     uint64_t order;
     uint8_t *tape;       /* the record being written: tape_len bytes of tape_cap */
@@ -69,13 +75,15 @@ static void put_bytes(reorder *q, const void *p, size_t n)
         put(q, p, n);
 }
 
-/* a text, or NULL */
+/* a text, or NULL: its size with its NUL (0: NULL), then its bytes */
 static void put_str(reorder *q, const char *s)
 {
-    bool is = s != NULL;
-    put(q, &is, sizeof is);
-    if (s)
-        put_bytes(q, s, strlen(s) + 1);
+    size_t n = s ? strlen(s) + 1 : 0;
+    if (q->tape_cap - q->tape_len < sizeof n + n)
+        grow(q, sizeof n + n);
+    memcpy(q->tape + q->tape_len, &n, sizeof n);
+    memcpy(q->tape + q->tape_len + sizeof n, s ? s : "", n);
+    q->tape_len += sizeof n + n;
 }
 
 static bool value_is_bytes(const gw_protocol *p, int field)
@@ -170,45 +178,43 @@ static void start(reorder *q, const gw_protocol *p, int index)
 
 /* ---- the heap ---------------------------------------------------------------- */
 
-static bool before(const held *a, const held *b)
-{
-    return a->frame != b->frame ? a->frame < b->frame : a->order < b->order;
-}
-
 static void heap_push(reorder *q, held *h)
 {
-    GPtrArray *a = q->heap;
-    g_ptr_array_add(a, h);
-    for (guint i = a->len - 1; i > 0;) {
-        guint up = (i - 1) / 2;
-        if (!before(a->pdata[i], a->pdata[up]))
-            break;
-        gpointer t = a->pdata[i];
-        a->pdata[i] = a->pdata[up];
-        a->pdata[up] = t;
-        i = up;
+    if (q->n_heap == q->heap_cap) {
+        q->heap_cap = q->heap_cap ? 2 * q->heap_cap : 64;
+        q->heap = g_renew(struct slot, q->heap, q->heap_cap);
     }
+    struct slot e = {(unsigned __int128)h->frame << 64 | h->order, h}, *a = q->heap;
+    size_t i = q->n_heap++;
+    while (i > 0 && e.key < a[(i - 1) / 2].key) {
+        a[i] = a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a[i] = e;
 }
 
+/* the earliest record out: the hole at the top goes down to a leaf along
+   the earlier children, the last slot comes up into it from there (one
+   comparison a level on the way down, few on the way up) */
 static held *heap_pop(reorder *q)
 {
-    GPtrArray *a = q->heap;
-    held *top = a->pdata[0];
-    a->pdata[0] = a->pdata[a->len - 1];
-    g_ptr_array_set_size(a, a->len - 1);
-    for (guint i = 0;;) {
-        guint l = 2 * i + 1, r = l + 1, m = i;
-        if (l < a->len && before(a->pdata[l], a->pdata[m]))
-            m = l;
-        if (r < a->len && before(a->pdata[r], a->pdata[m]))
-            m = r;
-        if (m == i)
-            break;
-        gpointer t = a->pdata[i];
-        a->pdata[i] = a->pdata[m];
-        a->pdata[m] = t;
+    struct slot *a = q->heap;
+    held *top = a[0].h;
+    size_t n = --q->n_heap, i = 0, m;
+    if (n == 0)
+        return top;
+    struct slot last = a[n];
+    while ((m = 2 * i + 1) < n) {
+        if (m + 1 < n && a[m + 1].key < a[m].key)
+            m++;
+        a[i] = a[m];
         i = m;
     }
+    while (i > 0 && last.key < a[(i - 1) / 2].key) {
+        a[i] = a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a[i] = last;
     return top;
 }
 
@@ -234,10 +240,9 @@ static const uint8_t *get_bytes(cursor *c, size_t *n)
 
 static const char *get_str(cursor *c)
 {
-    bool is;
-    get(c, &is, sizeof is);
     size_t n;
-    return is ? (const char *)get_bytes(c, &n) : NULL;
+    const char *s = (const char *)get_bytes(c, &n);
+    return n ? s : NULL;
 }
 
 static void get_meta(cursor *c, out_meta *m)
@@ -267,10 +272,7 @@ static void replay(reorder *q, const held *h)
     if (h->index >= 0) {
         out_finding fd;
         get(&c, &fd, sizeof fd);
-        fd.proto = get_str(&c);
-        fd.short_name = get_str(&c);
         fd.summary = get_str(&c);
-        fd.code = get_str(&c);
         fd.message = get_str(&c);
         cons->finding(cons->ctx, h->p, h->index, &m, &fd);
         raise_sev(q, (unsigned)fd.severity + 1);
@@ -376,7 +378,7 @@ static void hold(reorder *q, uint32_t frame)
     h->size = n + ALLOC_OVERHEAD;
     q->bytes += h->size;
     heap_push(q, h);
-    while (q->bytes > REORDER_MAX && q->heap->len)
+    while (q->bytes > REORDER_MAX && q->n_heap)
         release_one(q);
     if (q->tape_cap > (1u << 20)) { /* a large PDU's tape is not kept */
         g_free(q->tape);
@@ -392,25 +394,24 @@ reorder *reorder_new(const run_consumer *c, unsigned *max_sev)
     reorder *q = g_new0(reorder, 1);
     q->c = c;
     q->max_sev = max_sev;
-    q->heap = g_ptr_array_new();
     return q;
 }
 
 void reorder_free(reorder *q)
 {
-    for (guint i = 0; i < q->heap->len; i++)
-        g_free(q->heap->pdata[i]);
-    g_ptr_array_free(q->heap, TRUE);
+    for (size_t i = 0; i < q->n_heap; i++)
+        g_free(q->heap[i].h);
+    g_free(q->heap);
     g_free(q->tape);
     g_free(q);
 }
 
 bool reorder_empty(const reorder *q)
 {
-    return q->heap->len == 0;
+    return q->n_heap == 0;
 }
 
-const gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m)
+gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m)
 {
     start(q, p, -1);
     put_meta(q, m);
@@ -447,17 +448,75 @@ void reorder_finding(reorder *q, const gw_protocol *p, int index, const out_meta
 {
     start(q, p, index);
     put_meta(q, m);
-    put(q, fd, sizeof *fd);
-    put_str(q, fd->proto);
-    put_str(q, fd->short_name);
+    put(q, fd, sizeof *fd); /* proto, short_name and code as they are (static) */
     put_str(q, fd->summary);
-    put_str(q, fd->code);
     put_str(q, fd->message);
     hold(q, m->frame);
 }
 
+/* one pass of a radix sort: a to b by the 11 bits of `digit` at `shift`
+   (counting, stable) */
+#define RADIX_BITS 11
+static void radix_pass(const struct slot *a, struct slot *b, size_t n, bool by_frame, uint64_t base,
+                       unsigned shift)
+{
+    size_t count[1u << RADIX_BITS] = {0};
+    const uint64_t mask = (1u << RADIX_BITS) - 1;
+#define DIGIT(e) ((((by_frame ? (uint64_t)((e).key >> 64) : (uint64_t)(e).key) - base) >> shift) & mask)
+    for (size_t i = 0; i < n; i++)
+        count[DIGIT(a[i])]++;
+    size_t at = 0;
+    for (size_t d = 0; d <= mask; d++) {
+        size_t c = count[d];
+        count[d] = at;
+        at += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        b[count[DIGIT(a[i])]++] = a[i];
+#undef DIGIT
+}
+
+/* every record at once (the end of the capture): sorted by (frame, order)
+   in a few passes of a radix sort (by order, then by frame, each from its
+   smallest value, as many passes as their spread needs), rather than
+   popped one by one; handed on in that order, the order the pops give */
+static void release_all(reorder *q)
+{
+    size_t n = q->n_heap;
+    struct slot *tmp = g_new(struct slot, n), *a = q->heap, *b = tmp;
+    uint64_t min_order = UINT64_MAX, max_order = 0, min_frame = UINT64_MAX, max_frame = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t o = (uint64_t)a[i].key, f = (uint64_t)(a[i].key >> 64);
+        min_order = MIN(min_order, o);
+        max_order = MAX(max_order, o);
+        min_frame = MIN(min_frame, f);
+        max_frame = MAX(max_frame, f);
+    }
+    for (int by_frame = 0; by_frame < 2; by_frame++) {
+        uint64_t base = by_frame ? min_frame : min_order, spread = (by_frame ? max_frame : max_order) - base;
+        for (unsigned shift = 0; shift < 64 && spread >> shift; shift += RADIX_BITS) {
+            radix_pass(a, b, n, by_frame, base, shift);
+            struct slot *t = a;
+            a = b;
+            b = t;
+        }
+    }
+    q->n_heap = 0;
+    for (size_t i = 0; i < n; i++) {
+        held *h = a[i].h;
+        q->bytes -= h->size;
+        replay(q, h);
+        g_free(h);
+    }
+    g_free(tmp);
+}
+
 void reorder_release(reorder *q, uint32_t frame)
 {
-    while (q->heap->len && ((held *)q->heap->pdata[0])->frame <= frame)
+    if (frame == UINT32_MAX && q->n_heap > 64) {
+        release_all(q);
+        return;
+    }
+    while (q->n_heap && (uint32_t)(q->heap[0].key >> 64) <= frame)
         release_one(q);
 }

@@ -34,11 +34,13 @@ bool reorder_empty(const reorder *q);
 /* record a PDU of p (m: as pdu_end will be told, its data the PDU's
    bytes): the sink to decode it into, with the same callbacks present as
    `like` (the consumer's) */
-const gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m);
+gw_sink *reorder_pdu_begin(reorder *q, const gw_protocol *p, const gw_sink *like, const out_meta *m);
 /* the PDU decoding announced a linked conversation (run_consumer.expected) */
 void reorder_expected(reorder *q, int transport, int port_side, uint16_t port);
 void reorder_pdu_end(reorder *q);
-/* a finding outside a PDU (run_consumer.finding) */
+/* a finding outside a PDU (run_consumer.finding); its texts are copied but
+   fd->proto, short_name and code, which must outlive q (the protocols' and
+   the run's static names and codes) */
 void reorder_finding(reorder *q, const gw_protocol *p, int index, const out_meta *m, const out_finding *fd);
 /* hand on, in frame order (in the order recorded within a frame), the
    records of frames up to `frame` */

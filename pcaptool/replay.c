@@ -92,7 +92,7 @@ static void load_expected(void *ctx, int transport, int port_side, uint16_t port
     }
 }
 
-static const gw_sink *load_begin(void *ctx, const gw_protocol *p)
+static gw_sink *load_begin(void *ctx, const gw_protocol *p)
 {
     recording *r = ctx;
     r->announcing = false;

@@ -136,10 +136,9 @@ typedef struct {
     int64_t prev_ns, last_ns, first_ns;
     int tsprec;
     flow *f;
-    int dir;
-    const char *src, *dst; /* endpoints of the current PDU's sender and receiver */
+    int dir;               /* of the current PDU: 0 from f's initiator */
     unsigned max_sev;
-    gw_sink sink;          /* the consumer's for the current PDU, expect() the run's */
+    tcp_sink ts;           /* where the TCP reassembler hands PDUs and events (this run) */
     reorder *held;         /* records waiting for their turn in frame order */
     bool holding;          /* !reorder_empty(held), kept where held changes (asked once a PDU) */
     bool recording;        /* the current PDU goes to `held` */
@@ -226,17 +225,21 @@ static void on_expect(void *ctx, int transport, int port_side, uint16_t port, co
    being read) */
 static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transport, const tcp_stamp *at)
 {
+    flow *f = r->f;
     gw_pdu_info pi = {.frame = at->frame, .time_ns = at->time_ns, .dir = r->dir, .transport = transport};
     out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .prev_ns = at->prev_ns, .first_ns = r->first_ns,
-                  .tsprec = r->tsprec, .src = r->src, .dst = r->dst, .len = len, .data = data, .dir = r->dir,
-                  .transport = transport};
-    r->sink = *r->c->pdu_begin(r->c->ctx, r->f->p);
+                  .tsprec = r->tsprec, .src = f->endpoint[r->dir], .dst = f->endpoint[!r->dir], .len = len,
+                  .data = data, .dir = r->dir, .transport = transport};
+    gw_sink *sink = r->c->pdu_begin(r->c->ctx, f->p);
     r->recording = must_wait(r, at->frame);
     if (r->recording)
-        r->sink = *reorder_pdu_begin(r->held, r->f->p, &r->sink, &m);
-    r->sink.expect = on_expect;
-    r->sink.expect_ctx = r;
-    r->f->p->decode(r->f->state, &pi, data, len, &r->sink);
+        sink = reorder_pdu_begin(r->held, f->p, sink, &m);
+    /* announced conversations come to the run for this PDU (never to a
+       sink left from an earlier one) */
+    sink->expect = on_expect;
+    sink->expect_ctx = r;
+    f->p->decode(f->state, &pi, data, len, sink);
+    sink->expect = NULL;
     if (r->recording) {
         reorder_pdu_end(r->held);
         r->holding = !reorder_empty(r->held); /* over its bound, it may have let all go */
@@ -269,7 +272,7 @@ static void run_finding(run_ctx *r, int index, const char *msg, const tcp_stamp 
 {
     const gw_finding_def *d = &run_findings[index];
     out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .prev_ns = at->prev_ns, .first_ns = r->first_ns,
-                  .tsprec = r->tsprec, .src = r->src, .dst = r->dst};
+                  .tsprec = r->tsprec, .src = r->f->endpoint[r->dir], .dst = r->f->endpoint[!r->dir]};
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
@@ -342,12 +345,9 @@ static void on_flow_end(flow *f, void *ctx)
            the packet being read (the end of the capture, or another
            conversation's that needed the room) */
         tcp_stamp last = {f->last_frame, f->last_seen_ns, prev_of(r, f->last_frame)};
-        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
         for (int d = 0; d < 2; d++) {
             r->dir = d;
-            r->src = f->endpoint[d];
-            r->dst = f->endpoint[!d];
-            tcp_half_finish(&f->tcp[d], f->p, f->opts, &last, &ts);
+            tcp_half_finish(&f->tcp[d], f->p, f->opts, &last, &r->ts);
         }
     }
     if (f->p->conv_end) {
@@ -375,11 +375,10 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     if (!tcp && pk->payload_len == 0)
         return;
     flow_key key;
-    flows_key(flows, pk, &key);
-    flow *f = flows_find_key(flows, &key);
+    flow *f = flows_lookup(flows, pk, &key);
     unsigned evicted = 0;
     if (f) {
-        if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction(f, pk) == 0 &&
+        if (syn && !(pk->tcp_flags & TCP_ACK) && flow_direction_key(f, &key) == 0 &&
             r->now != f->last_seen_ns)
             flow_restart(flows, f, pk); /* a new connection reusing the ports (not a SYN
                                     retransmission in the same instant) */
@@ -403,27 +402,21 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     }
     f->last_seen_ns = r->now;
     f->last_frame = r->frame;
+    int dir = flow_direction_key(f, &key);
     r->f = f;
-    r->dir = flow_direction(f, pk);
-    r->src = f->endpoint[r->dir];
-    r->dst = f->endpoint[!r->dir];
+    r->dir = dir;
     if (evicted) /* reported on this packet, the one that needed the room */
         report_evicted(r, evicted);
     tcp_stamp now = {r->frame, r->now, r->prev_ns};
     if (tcp) {
-        tcp_sink ts = {on_tcp_pdu, on_tcp_event, r};
-        tcp_half_segment(&f->tcp[r->dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
-                         pk->payload_len, &now, &ts);
+        tcp_half_segment(&f->tcp[dir], f->p, f->opts, pk->tcp_seq, pk->tcp_flags, pk->payload,
+                         pk->payload_len, &now, &r->ts);
         if (pk->tcp_flags & TCP_RST) {
             /* a reset ends the connection both ways: what the other
                direction still holds is reported now, on this packet */
-            r->dir = !r->dir;
-            r->src = f->endpoint[r->dir];
-            r->dst = f->endpoint[!r->dir];
-            tcp_half_finish(&f->tcp[r->dir], f->p, f->opts, &now, &ts);
-            r->dir = !r->dir;
-            r->src = f->endpoint[r->dir];
-            r->dst = f->endpoint[!r->dir];
+            r->dir = !dir;
+            tcp_half_finish(&f->tcp[!dir], f->p, f->opts, &now, &r->ts);
+            r->dir = dir;
         }
     } else {
         decode_pdu(r, pk->payload, pk->payload_len, GW_TRANSPORT_UDP, &now);
@@ -433,9 +426,7 @@ static void packet(run_ctx *r, flow_table *flows, const net_packet *pk)
     evicted = flows_account(flows, f);
     if (evicted) {
         r->f = f;
-        r->dir = flow_direction(f, pk);
-        r->src = f->endpoint[r->dir];
-        r->dst = f->endpoint[!r->dir];
+        r->dir = dir;
         report_evicted(r, evicted);
     }
     run_bounds *b = r->o->bounds;
@@ -477,6 +468,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     }
     err[0] = '\0';
     run_ctx r = {.o = o, .c = c, .max_sev = *max_sev};
+    r.ts = (tcp_sink){on_tcp_pdu, on_tcp_event, &r};
     r.held = reorder_new(c, &r.max_sev);
     flow_table *flows = r.flows = flows_new(on_flow_end, &r);
     r.tcp = flows_tcp_budget(flows);
@@ -489,6 +481,8 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
     unsigned skipped = 0, decodable = 0;
     int skipped_lt = -1;
     int known_lt = -1; /* the last link type found supported: asked again only when it changes */
+    cap_writer *save = o->save;
+    unsigned count = o->count;
     while ((rc = cap_next(cr, &rec)) == 1) {
         r.frame++;
         r.prev_ns = r.frame == 1 ? rec.time_ns : r.last_ns;
@@ -496,8 +490,8 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
             r.first_ns = rec.time_ns;
         r.last_ns = rec.time_ns;
         r.tsprec = rec.tsprec;
-        if (o->save)
-            cap_writer_put(o->save, &rec); /* a failure is sticky: cap_writer_close tells */
+        if (save)
+            cap_writer_put(save, &rec); /* a failure is sticky: cap_writer_close tells */
         if (rec.linktype == known_lt || net_linktype_supported(rec.linktype))
             known_lt = rec.linktype;
         if (rec.linktype != known_lt) {
@@ -512,7 +506,7 @@ int run_capture(const run_options *o, cap_reader *cr, const run_consumer *c, uns
                 release_held(&r);
             }
         }
-        if (o->count && r.frame >= o->count)
+        if (count && r.frame >= count)
             break;
     }
     /* what the conversations still hold, and what they report as they end,

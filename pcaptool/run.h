@@ -70,9 +70,10 @@ void run_ignore_source(void *ctx, int src, const char *name, const uint8_t *data
 /* where a file's PDUs and findings go */
 typedef struct {
     void *ctx;
-    /* the sink for the next PDU of p (its expect() is not called: the run
-       links announced conversations itself, then tells expected()) */
-    const gw_sink *(*pdu_begin)(void *ctx, const gw_protocol *p);
+    /* the sink for the next PDU of p (the run sets its expect and
+       expect_ctx for the decoding, and expect back to NULL after it: the
+       run links announced conversations itself, then tells expected()) */
+    gw_sink *(*pdu_begin)(void *ctx, const gw_protocol *p);
     /* the PDU is decoded; returns its highest finding severity + 1 (0: none) */
     unsigned (*pdu_end)(void *ctx, const gw_protocol *p, const out_meta *m);
     /* a finding outside a PDU: a transport one (p NULL, index into

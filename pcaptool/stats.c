@@ -169,7 +169,7 @@ static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, 
         x->found[x->n_found++] = finding;
 }
 
-static const gw_sink *pdu_begin(void *ctx, const gw_protocol *p)
+static gw_sink *pdu_begin(void *ctx, const gw_protocol *p)
 {
     stats_ctx *x = ctx;
     x->p = p;

@@ -10,7 +10,7 @@
 #define MARKS_MIN 16      /* the first array of marks */
 
 /* what this half holds, as allocated */
-static size_t half_cost(const tcp_half *h)
+static inline size_t half_cost(const tcp_half *h)
 {
     size_t n = h->buf_cap ? h->buf_cap + ALLOC_OVERHEAD : 0;
     if (h->early_cap)
@@ -20,15 +20,9 @@ static size_t half_cost(const tcp_half *h)
     return n;
 }
 
-/* bring budget->used up to date with what this half holds, and the list of
-   halves holding early bytes with whether this one does */
-static void account(tcp_half *h)
+/* account() when something changed */
+static __attribute__((noinline)) void account_changed(tcp_half *h, size_t now)
 {
-    /* nothing allocated, counted or early (a stream whose PDUs end where
-       its segments do): nothing to bring up to date */
-    if (!(h->buf_cap | h->early_cap | h->marks_cap | h->held | h->early_present | h->holding))
-        return;
-    size_t now = half_cost(h);
     h->budget->used = h->budget->used - h->held + now;
     h->held = now;
     bool hold = h->early_present > 0;
@@ -57,6 +51,17 @@ static void account(tcp_half *h)
                 first = h->marks[i].at.frame;
         h->early_frame = first;
     }
+}
+
+/* bring budget->used up to date with what this half holds, and the list of
+   halves holding early bytes with whether this one does (inline: once a
+   segment, and usually nothing changed) */
+static inline void account(tcp_half *h)
+{
+    size_t now = half_cost(h);
+    if (now == h->held && !(h->early_present | h->holding))
+        return; /* the same count, no early bytes held now or before */
+    account_changed(h, now);
 }
 
 /* tcp_budget_earliest, when some half holds early bytes */
@@ -378,6 +383,10 @@ void tcp_half_reset(tcp_half *h)
 
 void tcp_half_release(tcp_half *h)
 {
+    if (!h->buf && !h->early && !h->marks && !h->held && !h->holding) {
+        tcp_half_init(h, h->budget); /* nothing held: nothing to give up */
+        return;
+    }
     tcp_half_reset(h);
     early_free(h);
     g_free(h->marks);
@@ -515,8 +524,8 @@ static void give_up_gap(tcp_half *h, const gw_protocol *p, const int *opts, cons
     marks_drop_before(h, h->next_seq);
 }
 
-void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
-                      const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
+void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
+                          const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
 {
     static const tcp_stamp unknown;
     if (!at)

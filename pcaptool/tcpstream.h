@@ -58,6 +58,11 @@
 
 #define TCP_MARKS_MAX 1024u /* early segments remembered per direction (where each PDU belongs) */
 
+#define TCP_FIN 0x01
+#define TCP_SYN 0x02
+#define TCP_RST 0x04
+#define TCP_ACK 0x10
+
 /* where a segment was captured: its frame number and time */
 typedef struct {
     uint32_t frame;
@@ -129,9 +134,20 @@ void tcp_half_init(tcp_half *h, tcp_budget *budget);
 void tcp_half_release(tcp_half *h);
 void tcp_half_reset(tcp_half *h);
 /* one segment in this direction, captured at `at`; flags as in the TCP
-   header */
-void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
-                      const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out);
+   header. Inline, a segment that changes nothing: no data and no SYN, FIN
+   or RST (an acknowledgment alone) once the half started (the first
+   segment seen starts it, whatever it holds); the rest by
+   tcp_half_segment_any. */
+void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
+                          const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out);
+static inline void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq,
+                                    uint8_t flags, const uint8_t *data, size_t len, const tcp_stamp *at,
+                                    const tcp_sink *out)
+{
+    if (len == 0 && !(flags & (TCP_SYN | TCP_FIN | TCP_RST)) && h->started)
+        return; /* what tcp_half_segment_any would do with it: nothing */
+    tcp_half_segment_any(h, p, opts, seq, flags, data, len, at, out);
+}
 /* the capture (or the conversation) ended: bytes still missing are a gap,
    the early segments after it are decoded (each PDU on its own segments'
    stamp), a PDU left incomplete is reported (on `end`) */
@@ -151,10 +167,5 @@ static inline bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame)
    starts (0 when not known yet). */
 size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_stamp *at,
                const tcp_sink *out, long *pending_len);
-
-#define TCP_FIN 0x01
-#define TCP_SYN 0x02
-#define TCP_RST 0x04
-#define TCP_ACK 0x10
 
 #endif

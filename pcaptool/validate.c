@@ -250,7 +250,7 @@ static bool v_end_wants_message(void *ctx, const gw_protocol *p, uint32_t frame,
     return true;
 }
 
-static const gw_sink *v_begin(void *ctx, const gw_protocol *p)
+static gw_sink *v_begin(void *ctx, const gw_protocol *p)
 {
     validator *v = ctx;
     if (p != v->p) { /* looked up again only when the protocol changes */
@@ -271,19 +271,12 @@ static void v_item(void *ctx, const gw_item *it)
     g_array_append_val(((validator *)ctx)->items, *it);
 }
 
-static unsigned v_end(void *ctx, const gw_protocol *p, const out_meta *m)
+/* the PDU's findings counted; their highest severity + 1 */
+static __attribute__((noinline)) unsigned count_pending(validator *v, const gw_protocol *p,
+                                                        const out_meta *m)
 {
-    validator *v = ctx;
     int proto = v->proto;
     unsigned max = 0;
-    if (v->filter) {
-        dfilter_record rec = {p, (const gw_item *)(void *)v->items->data, v->items->len, sizeof(gw_item),
-                              (const int *)(void *)v->found->data, v->found->len, sizeof(int)};
-        if (!dfilter_match(v->filter, &rec))
-            return 0;
-    }
-    v->r->pdus++;
-    v->r->protos_seen |= 1u << proto;
     static const pending none; /* a finding past MAX_PENDING: no range or message */
     for (int i = 0; i < v->n_pend + v->n_more; i++) {
         const pending *e = i < v->n_pend ? &v->pend[i] : &none;
@@ -298,6 +291,21 @@ static unsigned v_end(void *ctx, const gw_protocol *p, const out_meta *m)
             max = (unsigned)d->severity + 1;
     }
     return max;
+}
+
+static unsigned v_end(void *ctx, const gw_protocol *p, const out_meta *m)
+{
+    validator *v = ctx;
+    if (v->filter) {
+        dfilter_record rec = {p, (const gw_item *)(void *)v->items->data, v->items->len, sizeof(gw_item),
+                              (const int *)(void *)v->found->data, v->found->len, sizeof(int)};
+        if (!dfilter_match(v->filter, &rec))
+            return 0;
+    }
+    v->r->pdus++;
+    v->r->protos_seen |= 1u << v->proto;
+    /* most PDUs have no finding: no call */
+    return v->n_pend + v->n_more ? count_pending(v, p, m) : 0;
 }
 
 static void v_other(void *ctx, const gw_protocol *p, int index, const out_meta *m,

@@ -19,7 +19,7 @@ typedef struct {
     out_format fmt;
 } sinkhole;
 
-static const gw_sink *begin(void *ctx, const gw_protocol *p)
+static gw_sink *begin(void *ctx, const gw_protocol *p)
 {
     sinkhole *s = ctx;
     return out_pdu_begin(s->o, p);

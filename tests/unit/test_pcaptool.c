@@ -688,7 +688,7 @@ typedef struct {
     out_format fmt;
     int verbose;
 } writer;
-static const gw_sink *w_begin(void *ctx, const gw_protocol *p)
+static gw_sink *w_begin(void *ctx, const gw_protocol *p)
 {
     return out_pdu_begin(((writer *)ctx)->out, p);
 }
@@ -793,6 +793,64 @@ Test(reorder, records_come_out_by_frame_up_to_the_one_asked)
     cr_assert_eq(got[1], 6);
     cr_assert_eq(got[2], 9);
     g_free(text);
+}
+
+/* reorder: findings as they are handed on (frame, and the number each
+   message carries: the order they were recorded in) */
+typedef struct {
+    uint32_t frame[6000];
+    unsigned seq[6000];
+    unsigned n;
+} finding_log;
+static void log_finding(void *ctx, const gw_protocol *p, int index, const out_meta *m, const out_finding *fd)
+{
+    finding_log *l = ctx;
+    (void)p; (void)index;
+    cr_assert_lt(l->n, 6000);
+    l->frame[l->n] = m->frame;
+    l->seq[l->n++] = (unsigned)strtoul(fd->message, NULL, 10);
+}
+
+Test(reorder, many_records_at_the_end_come_out_by_frame_then_in_order)
+{
+    /* more than the few a release at the end hands on one by one: the
+       whole lot sorted at once, frames far apart (several passes of its
+       radix sort), many on the same frame (in the order recorded) */
+    finding_log *l = g_new0(finding_log, 1);
+    unsigned max_sev = 0;
+    run_consumer c = {l, NULL, NULL, log_finding, NULL, NULL};
+    reorder *q = reorder_new(&c, &max_sev);
+    uint32_t frame_of[5100];
+    uint64_t x = 88172645463325252u;
+    for (unsigned i = 0; i < 5100; i++) {
+        if (i == 100) /* the first few handed on before the rest come: orders start past 0 */
+            reorder_release(q, 1u << 30);
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        frame_of[i] = i % 3 ? (uint32_t)(x % 4000000000u) + 1 : 777 + (uint32_t)(x % 4);
+        char msg[16];
+        snprintf(msg, sizeof msg, "%u", i);
+        out_meta m = {.frame = frame_of[i], .src = "10.0.0.1:1", .dst = "10.0.0.2:2"};
+        out_finding fd = {.proto = "tcp", .short_name = "TCP", .summary = msg, .code = "tcp.gap",
+                          .severity = GW_SEV_NOTE, .message = msg};
+        reorder_finding(q, NULL, 0, &m, &fd);
+    }
+    reorder_release(q, UINT32_MAX);
+    cr_assert(reorder_empty(q));
+    reorder_free(q);
+    cr_assert_eq(l->n, 5100);
+    unsigned early = 0;
+    for (unsigned i = 0; i < 100; i++)
+        early += frame_of[i] <= (1u << 30);
+    for (unsigned k = 0; k < l->n; k++) {
+        cr_assert_eq(l->frame[k], frame_of[l->seq[k]], "record %u", k);
+        if (k == early || k == 0)
+            continue; /* the first of each release */
+        bool in_order = l->frame[k - 1] < l->frame[k] ||
+                        (l->frame[k - 1] == l->frame[k] && l->seq[k - 1] < l->seq[k]);
+        cr_assert(in_order, "record %u: frame %u (#%u) after frame %u (#%u)", k, l->frame[k], l->seq[k],
+                  l->frame[k - 1], l->seq[k - 1]);
+    }
+    g_free(l);
 }
 
 Test(run, capture_time_is_clamped)
