@@ -3,7 +3,7 @@
 capture selects the same frames in pcaptool decode (a frame is selected when
 at least one of its records matches) as in tshark with our plugin.
 
-Usage: dfilter_check.py BUILD_DIR CAPTURES_DIR
+Usage: dfilter_check.py BUILD_DIR CAPTURES_DIR [--rules]
 
 Every capture at the top of CAPTURES_DIR runs the filters of its protocol
 (its name's prefix; other-* counts as DNP), and the real captures of every
@@ -18,6 +18,11 @@ only (the test says how many frames that leaves out).
 
 Each filter must select something and leave something out somewhere: a
 filter that selects all or nothing could not tell a broken evaluator.
+
+With --rules (CAPTURES_DIR: captures/rules/, one capture a finding, named
+after it): each capture runs one filter, its finding's code (a finding is
+a field to tshark too), and the frames selected must be the same; over all
+of them some frames must be selected and some left out.
 """
 import concurrent.futures
 import json
@@ -124,10 +129,11 @@ def one(build, tsh_dir, pcaptool, capture, flt, pdu_frames, per_frame):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--rules"):
         print(__doc__)
         return 2
     build, captures = sys.argv[1], sys.argv[2]
+    rules = len(sys.argv) == 4
     pcaptool = os.path.join(build, "pcaptool", "pcaptool")
     caps = sorted(os.path.join(captures, c) for c in os.listdir(captures)
                   if c.endswith((".pcap", ".pcapng")))
@@ -140,7 +146,9 @@ def main():
         compare_tshark.Tshark(build).check_loaded()  # also copies the plugin there
         frames = {c: frames_of(pcaptool, c) for c in caps}
         jobs = []
-        for c in caps:
+        for c in caps if rules else []:  # the capture's own finding
+            jobs.append((c, os.path.basename(c).rsplit(".", 1)[0]) + frames[c])
+        for c in caps if not rules else []:
             proto = os.path.basename(c).split("-")[0].split(".")[0]
             proto = "dnp" if proto == "other" else proto
             for p, f in FILTERS:
@@ -159,12 +167,15 @@ def main():
         selected[flt] = selected.get(flt, 0) + len(ours)
         total[flt] = total.get(flt, 0) + n
         left_out += out
-    for _, f in FILTERS:
+    if rules and not 0 < sum(selected.values()) < sum(total.values()):
+        fail("the findings' filters select %d of %d frames: they tell nothing" % (sum(selected.values()),
+                                                                                  sum(total.values())))
+    for _, f in FILTERS if not rules else []:
         if not 0 < selected[f] < total[f]:
             fail("-Y '%s' selects %d of %d frames: it tells nothing" % (f, selected[f], total[f]))
-    print("%d filters, %d runs of tshark -Y: the same frames (%d frames compared, %d frames of "
+    print("%d filters, %d runs of tshark -Y: the same frames (%d frames compared, %d selected, %d frames of "
           "several records left out where the filter is not per-frame safe)" %
-          (len(FILTERS), len(jobs), sum(total.values()), left_out))
+          (len(selected), len(jobs), sum(total.values()), sum(selected.values()), left_out))
     return 0
 
 
