@@ -1073,6 +1073,9 @@ static const gw_fuzz_target fuzz_targets[] = {
     {"unreliable message", FZ_CONNECTED, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
     {"reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE,
      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+    /* a long message in one part (first and last) */
+    {"long reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE_LONG,
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, payload, sizeof payload - 1))},
     {"link state", FZ_CONNECTED, DNP_LINK_STATE,
      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 1002), GW_WU(DNP_F_FLAGS, 0),
               GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value))},
