@@ -283,7 +283,6 @@ typedef struct {
 typedef struct {
     fuzz_args *a;
     const gw_protocol *p;
-    const gw_conform *cf;
     conform_driver *D;
     child ch;
     unsigned role;
@@ -299,11 +298,6 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* run case c once: 0 with *r, or EXIT_USAGE with why (nothing there) */
-static int run_once(fuzzer *z, const gw_conform_case *c, conform_result *r, char *why, size_t whysz)
-{
-    return conform_driver_run(z->D, c, r, why, whysz);
-}
 
 static gw_verdict run_alive(gw_conform_io *io)
 {
@@ -322,7 +316,7 @@ static bool alive(fuzzer *z)
 {
     conform_result r;
     char why[400];
-    int rc = run_once(z, &alive_case, &r, why, sizeof why);
+    int rc = conform_driver_run(z->D, &alive_case, &r, why, sizeof why);
     bool ok = rc == 0 && r.verdict == GW_PASS;
     conform_result_clear(&r);
     return ok;
@@ -390,7 +384,7 @@ static void raw_free(raw_pdu *raw, unsigned n)
 /* what one run of case c found: the kind, the outcome in *r */
 static kind judge(fuzzer *z, const gw_conform_case *c, conform_result *r, int *rc, char *why, size_t whysz)
 {
-    *rc = run_once(z, c, r, why, whysz);
+    *rc = conform_driver_run(z->D, c, r, why, whysz);
     kind k = child_check(&z->ch);
     if (k != K_NONE)
         return k;
@@ -792,7 +786,6 @@ static int run_fuzz(int argc, char **argv)
     fuzzer *z = g_new0(fuzzer, 1);
     z->a = &a;
     z->p = p;
-    z->cf = cf;
     z->role = a.side ? GW_ROLE_CLIENT : GW_ROLE_SERVER;
     z->ch.cmd = a.exec;
     z->D = conform_driver_new(p, cf, run_opts(&cc.ro, p), a.target, z->role, a.timeout, a.peer_wait, NULL, 0);

@@ -33,6 +33,13 @@ static unsigned items_of(gw_item *out, unsigned max)
     return n;
 }
 
+/* the mutation of seed into m (256 bytes), said in what (200): its length */
+static size_t mutate(uint64_t seed, const gw_item *items, unsigned k, uint8_t *m, char *what, unsigned *flags)
+{
+    gw_rng r = {seed};
+    return gw_fuzz_mutate(&r, P, pdu, sizeof pdu, items, k, false, m, 256, what, 200, flags);
+}
+
 Test(fuzz, same_seed_same_mutation)
 {
     gw_item items[64];
@@ -42,9 +49,7 @@ Test(fuzz, same_seed_same_mutation)
         uint8_t a[256], b[256];
         char wa[200], wb[200];
         unsigned fa, fb;
-        gw_rng ra = {seed}, rb = {seed};
-        size_t na = gw_fuzz_mutate(&ra, P, pdu, sizeof pdu, items, k, false, a, sizeof a, wa, sizeof wa, &fa);
-        size_t nb = gw_fuzz_mutate(&rb, P, pdu, sizeof pdu, items, k, false, b, sizeof b, wb, sizeof wb, &fb);
+        size_t na = mutate(seed, items, k, a, wa, &fa), nb = mutate(seed, items, k, b, wb, &fb);
         cr_assert_eq(na, nb);
         cr_assert_eq(memcmp(a, b, na), 0);
         cr_assert_str_eq(wa, wb);
@@ -64,8 +69,7 @@ Test(fuzz, a_number_changes_in_its_own_bytes_and_order)
         uint8_t m[256];
         char what[200];
         unsigned flags;
-        gw_rng r = {seed};
-        size_t n = gw_fuzz_mutate(&r, P, pdu, sizeof pdu, items, k, false, m, sizeof m, what, sizeof what, &flags);
+        size_t n = mutate(seed, items, k, m, what, &flags);
         unsigned len, off;
         unsigned long long v, was;
         char name[64];
@@ -97,8 +101,7 @@ Test(fuzz, cuts_end_at_fields)
         uint8_t m[256];
         char what[200];
         unsigned flags;
-        gw_rng r = {seed};
-        size_t n = gw_fuzz_mutate(&r, P, pdu, sizeof pdu, items, k, false, m, sizeof m, what, sizeof what, &flags);
+        size_t n = mutate(seed, items, k, m, what, &flags);
         if (strncmp(what, "cut to ", 7))
             continue;
         cuts++;
