@@ -546,9 +546,177 @@ static void tree(gw_pdu *x, const gw_lstep *s, bool first)
     x->reading = reading;
 }
 
+/* ---- the quiet reading ------------------------------------------------------ */
+
+/* Where nothing is shown (no item, no subtree, no summary: validate, a
+   quiet run), a layout is read by quiet_block rather than run_block: what
+   each step does there is only to read and record, check (its hooks) and
+   fail, so it needs no frames, no `first` and no summary, and a block
+   ends where its GW_L_DONE is met (no scan for it but where a block is
+   passed over). Same steps, same order, same findings and records. */
+
+/* the step that ends the block s is in (its GW_L_DONE, or the layout's
+   GW_L_END) */
+static const gw_lstep *end_of_block(const gw_lstep *s)
+{
+    for (unsigned depth = 0;; s++) {
+        if (s->op == GW_L_END || (s->op == GW_L_DONE && depth-- == 0))
+            return s;
+        if (is_head(s))
+            depth++;
+    }
+}
+
+/* a GW_L_SWITCH's case, its number read first if it reads one; NULL:
+   decoding failed */
+static __attribute__((noinline)) const gw_lstep *quiet_case(gw_pdu *x, const gw_lstep *s)
+{
+    if (s->size) {
+        size_t off = x->c.off;
+        uint64_t v;
+        if (!take(x, s, s->arg, true, &v))
+            return NULL;
+        if (s->check && x->hooks) {
+            s->check(x, off, v);
+            if (x->failed)
+                return NULL;
+        }
+    }
+    return case_of(x, s);
+}
+
+/* Read the steps from s to the end of their block or layout, nothing
+   shown (x not failed). Returns the step the block ended at (its GW_L_DONE
+   or the layout's GW_L_END), NULL when decoding failed. */
+static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
+{
+    bool optional = false;
+    for (;; s++) {
+        if (optional && gw_remaining(&x->c) == 0) /* the rest of the block is left out */
+            return end_of_block(s);
+        switch (s->op) {
+        case GW_L_END:
+        case GW_L_DONE:
+            return s;
+        case GW_L_NUM: {
+            size_t off = x->c.off;
+            uint64_t v;
+            if (__builtin_expect(gw_remaining(&x->c) >= s->size, 1)) {
+                v = num_at(x, s, x->c.data + off);
+                x->c.off = off + s->size;
+                gw_record_num(x, s->field, v);
+            } else if (!take(x, s, s->field, false, &v)) {
+                return NULL;
+            }
+            if (s->check && x->hooks) {
+                s->check(x, off, v);
+                if (x->failed)
+                    return NULL;
+            }
+            continue;
+        }
+        case GW_L_BYTES:
+        case GW_L_REST:
+            if (!gw_take_bytes(x, s->field, s->op == GW_L_REST ? gw_remaining(&x->c) : s->size))
+                return NULL;
+            continue;
+        case GW_L_CSTR: {
+            size_t n;
+            if (!gw_take_cstr(x, s->field, s->arg, NULL, &n))
+                return NULL;
+            continue;
+        }
+        case GW_L_COUNTED: {
+            size_t off = x->c.off, left = gw_remaining(&x->c);
+            uint64_t n;
+            if (s->flags & GW_LF_NUL || left < s->size ||
+                (n = num_at(x, s, x->c.data + off)) > left - s->size) { /* the rest of counted() */
+                counted(x, s, true);
+                break;
+            }
+            /* its length and its bytes, as counted() reads them where they fit */
+            gw_record_num(x, s->arg, n);
+            x->c.off = off += s->size;
+            gw_pdu_text(x, s->field, off, (size_t)n);
+            x->c.off += (size_t)n;
+            if (s->check && x->hooks)
+                s->check(x, off, n);
+            break;
+        }
+        case GW_L_PADDED:
+            padded(x, s, true);
+            break;
+        case GW_L_OPTIONAL:
+            optional = true;
+            continue;
+        case GW_L_REPEAT:
+        case GW_L_MORE: { /* each item read while it reads something */
+            uint64_t count = 1;
+            if (s->op == GW_L_REPEAT && !(count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0)) {
+                x->repeats = 0;
+                s = block_end(s);
+                continue;
+            }
+            unsigned i = 0, outer = x->index;
+            const gw_lstep *stop;
+            size_t before;
+            do {
+                before = x->c.off;
+                x->index = i++;
+                stop = quiet_block(x, s + 1);
+            } while (stop && x->c.off != before && (s->op == GW_L_REPEAT ? i < count : another(x, s)));
+            x->repeats = i;
+            x->index = outer;
+            if (!stop)
+                return NULL;
+            s = stop->op == GW_L_END ? stop - 1 : stop; /* an unclosed block ends the layout */
+            continue;
+        }
+        case GW_L_IF:
+        case GW_L_IF_HOOK:
+        case GW_L_TREE: { /* (a subtree nobody shows is its block) */
+            if (s->op != GW_L_TREE && !holds(x, s)) {
+                s = block_end(s);
+                continue;
+            }
+            if (x->failed) /* (a test that failed it) */
+                return NULL;
+            const gw_lstep *stop = quiet_block(x, s + 1);
+            if (!stop)
+                return NULL;
+            s = stop->op == GW_L_END ? stop - 1 : stop;
+            continue;
+        }
+        case GW_L_STEP:
+            if (s->step && x->hooks)
+                s->step(x);
+            break;
+        case GW_L_SWITCH: {
+            const gw_lstep *l = quiet_case(x, s);
+            if (!l || !quiet_block(x, l))
+                return NULL;
+            continue;
+        }
+        case GW_L_SUB:
+            if (!quiet_block(x, s->sub))
+                return NULL;
+            continue;
+        default:
+            continue;
+        }
+        if (x->failed)
+            return NULL;
+    }
+}
+
 bool gw_layout_run(gw_pdu *x, const gw_lstep *l)
 {
-    run_block(x, l, true);
+    if (x->sum.off && !gw_emit_tree(&x->e)) {
+        if (!x->failed)
+            quiet_block(x, l);
+    } else {
+        run_block(x, l, true);
+    }
     return !x->failed;
 }
 
