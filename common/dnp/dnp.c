@@ -1479,12 +1479,44 @@ static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, i
     return read_update(&y, layout) && gw_remaining(&y.p.c) == 0;
 }
 
+/* Does the link update at x's cursor fit the text's layout, as far as the
+   layout's geometry tells without reading values? Not when its bytes are
+   fewer than its link count's links take at least (each its fixed part:
+   the steps the text's layout reads first in a link, its id and value
+   count); and links of no values take their fixed part alone, so while
+   they have none where they end is known. Maybe (true) once a link has
+   values: update_fits reads them. */
+static bool spec_may_fit(const dnp_ctx *x)
+{
+    const gw_lstep *count = &spec_update[0], *link = &spec_update[2]; /* LINK_COUNT; a link's first step */
+    static size_t link_min; /* (the same each time they are found) */
+    static long values_at;
+    static unsigned values_size;
+    if (!link_min) {
+        values_at = gw_layout_offset(link, DNP_F_VALUE_COUNT, &values_size);
+        link_min = gw_layout_fixed_size(link);
+    }
+    size_t left = gw_remaining(&x->p.c);
+    if (left < count->size)
+        return false;
+    const uint8_t *p = x->p.c.data + x->p.c.off;
+    uint64_t n = gw_get_uint(p, count->size, false);
+    p += count->size;
+    left -= count->size;
+    if (left < n * link_min)
+        return false;
+    for (; n; n--, p += link_min, left -= link_min)
+        if (gw_get_uint(p + values_at, values_size, false))
+            return true;
+    return left == 0;
+}
+
 static void cmd_link_update(dnp_ctx *x)
 {
     int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
     if (layout == DNP_LAYOUT_AUTO) { /* tried only when the option does not force one */
         /* whether the reference's fits matters only when the text's does */
-        bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
+        bool spec_fits = spec_may_fit(x) && update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
         bool ref_fits = spec_fits && update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
         /* the text's layout only where the bytes leave no doubt: it fits
            exactly and the reference's does not; damaged datagrams are read
