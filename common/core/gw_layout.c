@@ -246,6 +246,21 @@ static inline __attribute__((always_inline)) bool take(gw_pdu *x, const gw_lstep
     return gw_take_num(x, field, s->size, order_of(x, s), v);
 }
 
+/* a GW_L_SWITCH's own number, if it reads one, read and checked: false
+   when decoding failed */
+static __attribute__((noinline)) bool switch_number(gw_pdu *x, const gw_lstep *s, bool quiet)
+{
+    if (!s->size)
+        return true;
+    size_t off = x->c.off;
+    uint64_t v;
+    if (!take(x, s, s->arg, quiet, &v))
+        return false;
+    if (s->check && x->hooks)
+        s->check(x, off, v);
+    return !x->failed;
+}
+
 /* Read the steps from s to the end of their block or layout. Blocks and
    layouts within are read in place (frames), not by a call, but a
    GW_L_TREE that shows a subtree. */
@@ -370,17 +385,8 @@ op_step:
         s->step(x);
     goto next;
 op_sub: {
-    if (s->op == GW_L_SWITCH && s->size) { /* its number first */
-        size_t off = x->c.off;
-        uint64_t v;
-        if (!take(x, s, s->arg, quiet, &v))
-            goto next;
-        if (s->check && x->hooks) {
-            s->check(x, off, v);
-            if (x->failed)
-                goto next;
-        }
-    }
+    if (s->op == GW_L_SWITCH && !switch_number(x, s, quiet))
+        goto next;
     const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
     if (!l)
         goto next;
@@ -567,24 +573,6 @@ static const gw_lstep *end_of_block(const gw_lstep *s)
     }
 }
 
-/* a GW_L_SWITCH's case, its number read first if it reads one; NULL:
-   decoding failed */
-static __attribute__((noinline)) const gw_lstep *quiet_case(gw_pdu *x, const gw_lstep *s)
-{
-    if (s->size) {
-        size_t off = x->c.off;
-        uint64_t v;
-        if (!take(x, s, s->arg, true, &v))
-            return NULL;
-        if (s->check && x->hooks) {
-            s->check(x, off, v);
-            if (x->failed)
-                return NULL;
-        }
-    }
-    return case_of(x, s);
-}
-
 /* Read the steps from s to the end of their block or layout, nothing
    shown (x not failed). Returns the step the block ended at (its GW_L_DONE
    or the layout's GW_L_END), NULL when decoding failed. */
@@ -692,7 +680,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
                 s->step(x);
             break;
         case GW_L_SWITCH: {
-            const gw_lstep *l = quiet_case(x, s);
+            const gw_lstep *l = switch_number(x, s, true) ? case_of(x, s) : NULL;
             if (!l || !quiet_block(x, l))
                 return NULL;
             continue;

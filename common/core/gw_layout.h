@@ -13,7 +13,11 @@
  * in the decoder, as a GW_L_STEP hook, a check, or around the layout,
  * reading what the layout recorded. Without hooks (x->hooks NULL: a quiet
  * run asking whether bytes fit) steps and checks are left out and
- * GW_L_IF_HOOK does not hold.
+ * GW_L_IF_HOOK does not hold. Where nothing is shown (the sink takes no
+ * items and no subtrees, and no summary is wanted: validate, quiet runs)
+ * the interpreter reads a layout by a leaner path that only reads,
+ * records, checks and fails (no labels, no summaries): the same steps in
+ * the same order, so checks and findings are the same either way.
  */
 #ifndef GW_LAYOUT_H
 #define GW_LAYOUT_H
