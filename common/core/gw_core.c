@@ -615,7 +615,7 @@ static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t of
         x.i = (int64_t)gw_sign_extend(v, size);
         break;
     case GW_FT_DOUBLE:
-        x.d = gw_float_bits(v, size == 4 ? 4 : 8);
+        x.d = gw_float_bits(v, size); /* 2: half precision */
         break;
     default:
         x.u = v;
@@ -646,16 +646,6 @@ void gw_pdu_truncated(gw_pdu *x, const char *what)
     gw_emit_rest(&x->e, &x->c, x->proto->rest_field, x->proto->truncated_finding,
                  "Truncated: %s missing at offset %zu", what, x->c.off);
     x->mark = true;
-}
-
-void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
-{
-    const uint8_t *p = x->c.data + off;
-    gw_emit_b(&x->e, field, off, n, p, n);
-    if (x->rec.seen) {
-        x->rec.seen[field] = true;
-        x->rec.text[field] = (gw_span){p, n};
-    }
 }
 
 /* gw_pdu_need for a field; its name is looked up only when the bytes ran

@@ -686,6 +686,9 @@ typedef struct gw_pdu {
     const gw_pdu_hooks *hooks; /* NULL unless the decoder sets them (then a
                                   layout's checks, steps and tests run too) */
     unsigned repeats; /* items the last GW_L_REPEAT/GW_L_MORE read (gw_layout.h) */
+    unsigned index;   /* which item of the innermost GW_L_REPEAT/GW_L_MORE block
+                         being read (0: the first) */
+    uint8_t reading;  /* which reading of a GW_LF_AHEAD block (gw_layout.h) */
     bool nul_after;  /* GW_LF_NUL texts whose length leaves their NUL out: a NUL
                         right after the counted bytes is the text's (GW_NUL_AFTER) */
 } gw_pdu;
@@ -713,6 +716,8 @@ static inline void gw_pdu_begin(gw_pdu *x, const gw_protocol *p, const gw_sink *
     x->rec = (gw_record){0};
     x->hooks = NULL;
     x->repeats = 0;
+    x->index = 0;
+    x->reading = 0;
     x->nul_after = false;
 }
 /* The bytes ran out where `what` was due: once per PDU, the protocol's
@@ -800,7 +805,15 @@ bool gw_take_cstr(gw_pdu *x, int field, int unterminated, const uint8_t **p, siz
 void gw_take_rest(gw_pdu *x, int field);
 /* show d[off..off+n) (within the PDU) as `field`, recorded, without moving
    the cursor: for a reader that decides itself how many bytes make the item */
-void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n);
+static inline void gw_pdu_text(gw_pdu *x, int field, size_t off, size_t n)
+{
+    const uint8_t *p = x->c.data + off;
+    gw_emit_b(&x->e, field, off, n, p, n);
+    if (x->rec.seen) {
+        x->rec.seen[field] = true;
+        x->rec.text[field] = (gw_span){p, n};
+    }
+}
 /* The bytes left after the last field, unless decoding failed: shown as
    `field` and reported as `finding`, whose message is fmt with the count
    and "s" for a plural, e.g. "%zu byte%s after the command". */

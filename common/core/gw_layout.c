@@ -3,12 +3,19 @@
 
 #include <stdint.h>
 
+/* does a block start after s? */
+#define HEADS (1u << GW_L_REPEAT | 1u << GW_L_MORE | 1u << GW_L_IF | 1u << GW_L_IF_HOOK | 1u << GW_L_TREE)
+static inline bool is_head(const gw_lstep *s)
+{
+    return (HEADS >> s->op) & 1;
+}
+
 /* the step after the block that starts after `s` (s is the block's head) */
 static const gw_lstep *block_end(const gw_lstep *s)
 {
     unsigned depth = 1;
     for (s++; s->op != GW_L_END; s++) {
-        if (s->op == GW_L_REPEAT || s->op == GW_L_MORE || s->op == GW_L_IF || s->op == GW_L_IF_HOOK)
+        if (is_head(s))
             depth++;
         else if (s->op == GW_L_DONE && --depth == 0)
             return s;
@@ -17,13 +24,17 @@ static const gw_lstep *block_end(const gw_lstep *s)
 }
 
 /* a step's byte order */
-static bool order_of(const gw_pdu *x, const gw_lstep *s)
+static inline bool order_of(const gw_pdu *x, const gw_lstep *s)
 {
-    if (s->flags & GW_LF_BE)
-        return true;
-    if (s->flags & GW_LF_LE)
-        return false;
-    return s->size > 1 && x->big_endian;
+    if (s->flags & (GW_LF_BE | GW_LF_LE))
+        return s->flags & GW_LF_BE;
+    return x->big_endian && s->size > 1;
+}
+
+/* the number of s->size bytes at p, in the step's order (one byte has none) */
+static inline uint64_t num_at(const gw_pdu *x, const gw_lstep *s, const uint8_t *p)
+{
+    return s->size == 1 ? p[0] : gw_get_uint(p, s->size, order_of(x, s));
 }
 
 /* the step's summary text, with the value it read (a number, the number's
@@ -75,7 +86,7 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
         return;
     }
     if (n > left) {
-        gw_pdu_truncated(x, f->name);
+        gw_pdu_truncated(x, s->what ? s->what : f->name);
         return;
     }
     size_t off = x->c.off, shown = (size_t)n, taken = (size_t)n;
@@ -91,6 +102,8 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
     }
     gw_pdu_text(x, s->field, off, shown);
     x->c.off += taken;
+    if (s->check && x->hooks)
+        s->check(x, off, shown);
     summary(x, s, first, 0, x->c.data + off, shown);
 }
 
@@ -146,111 +159,552 @@ static bool holds(gw_pdu *x, const gw_lstep *s)
     }
 }
 
+static void tree(gw_pdu *x, const gw_lstep *s, bool first);
+static void run_block(gw_pdu *x, const gw_lstep *s, bool first);
+
+/* a GW_L_SWITCH's case: NULL, decoding failed, when it has none */
+static const gw_lstep *case_of(gw_pdu *x, const gw_lstep *s)
+{
+    const gw_lstep *l = NULL;
+    if (x->rec.seen && x->rec.seen[s->arg] && x->rec.val[s->arg] < (uint64_t)s->value)
+        l = s->cases[x->rec.val[s->arg]];
+    if (!l)
+        x->failed = true;
+    return l;
+}
+
+/* Blocks and layouts read in place (run_block): what opened each, and
+   what to go back to at its end */
+enum { F_SUB, F_BLOCK, F_REPEAT, F_MORE };
+typedef struct {
+    const gw_lstep *at; /* the step that opened it: GW_L_SUB or GW_L_SWITCH (F_SUB, to
+                           its GW_L_END), GW_L_IF*, GW_L_TREE (F_BLOCK), GW_L_REPEAT,
+                           GW_L_MORE (to its GW_L_DONE) */
+    uint8_t kind;
+    bool optional, first; /* of the block it is in */
+} frame;
+typedef struct {        /* an F_REPEAT or F_MORE frame's, at its depth */
+    unsigned i, outer;  /* items read, x->index outside */
+    uint64_t count;     /* F_REPEAT: items to read */
+    size_t before;      /* where the last item began */
+} items_read;
+#define FRAMES 12 /* deeper blocks are read by a call */
+
+/* one item of the repeated block after s: a subtree where it has a label
+   and items are shown */
+static void item(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    if (s->label && gw_emit_tree(&x->e))
+        tree(x, s, first);
+    else
+        run_block(x, s + 1, first);
+}
+
+/* the block after s (a block's head), called rather than in place */
+static void block_called(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    unsigned i = 0, outer = x->index;
+    size_t before = SIZE_MAX;
+    switch (s->op) {
+    case GW_L_REPEAT: { /* a repeated block that reads nothing is read once */
+        uint64_t count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
+        for (; i < count && !x->failed && x->c.off != before; i++) {
+            before = x->c.off;
+            x->index = i;
+            item(x, s, i == 0);
+        }
+        break;
+    }
+    case GW_L_MORE:
+        do {
+            before = x->c.off;
+            x->index = i;
+            item(x, s, i++ == 0);
+        } while (!x->failed && x->c.off != before && another(x, s));
+        break;
+    default:
+        run_block(x, s + 1, first);
+        return;
+    }
+    x->repeats = i;
+    x->index = outer;
+}
+
+/* a step's number of s->size bytes as `field` (quiet: gw_take_num's inline
+   path, no item); false when the bytes ran out (or decoding failed) */
+static inline __attribute__((always_inline)) bool take(gw_pdu *x, const gw_lstep *s, int field, bool quiet,
+                                                       uint64_t *v)
+{
+    if (quiet && gw_remaining(&x->c) >= s->size) {
+        *v = num_at(x, s, x->c.data + x->c.off);
+        x->c.off += s->size;
+        gw_record_num(x, field, *v);
+        return true;
+    }
+    if (s->what && !gw_pdu_need(x, s->size, s->what))
+        return false;
+    return gw_take_num(x, field, s->size, order_of(x, s), v);
+}
+
+/* a GW_L_SWITCH's own number, if it reads one, read and checked: false
+   when decoding failed */
+static __attribute__((noinline)) bool switch_number(gw_pdu *x, const gw_lstep *s, bool quiet)
+{
+    if (!s->size)
+        return true;
+    size_t off = x->c.off;
+    uint64_t v;
+    if (!take(x, s, s->arg, quiet, &v))
+        return false;
+    if (s->check && x->hooks)
+        s->check(x, off, v);
+    return !x->failed;
+}
+
+/* Read the steps from s to the end of their block or layout. Blocks and
+   layouts within are read in place (frames), not by a call, but a
+   GW_L_TREE that shows a subtree. */
 static void run_block(gw_pdu *x, const gw_lstep *s, bool first)
 {
-    bool optional = false;
-    /* no items wanted and no summary: numbers need only be read */
+    /* each op's code by its number (GNU C's labels as values: a step is
+       one jump to its code); a number no op has: the step is passed over */
+    static const void *const code[256] = {
+        [GW_L_END] = &&op_end,         [GW_L_DONE] = &&op_done,       [GW_L_NUM] = &&op_num,
+        [GW_L_BYTES] = &&op_bytes,     [GW_L_REST] = &&op_bytes,      [GW_L_CSTR] = &&op_cstr,
+        [GW_L_COUNTED] = &&op_counted, [GW_L_PADDED] = &&op_padded,   [GW_L_OPTIONAL] = &&op_optional,
+        [GW_L_REPEAT] = &&op_block,    [GW_L_MORE] = &&op_block,      [GW_L_IF] = &&op_block,
+        [GW_L_IF_HOOK] = &&op_block,   [GW_L_TREE] = &&op_block,      [GW_L_STEP] = &&op_step,
+        [GW_L_SUB] = &&op_sub,         [GW_L_SWITCH] = &&op_sub,      [GW_L_TREE + 1 ... 255] = &&next,
+    };
+    /* no items wanted and no summary: numbers need only be read (and
+       `first`, which only summaries ask, is not kept) */
     const bool quiet = !x->e.sink->item && x->sum.off;
-    for (; !x->failed; s++) {
-        if (optional && gw_remaining(&x->c) == 0)
+    bool optional = false;
+    frame f[FRAMES];
+    items_read r[FRAMES];
+    unsigned depth = 0;
+    goto step;
+
+next:
+    s++;
+step:
+    if (x->failed)
+        goto out;
+again: /* (a step that cannot fail) */
+    if (optional && gw_remaining(&x->c) == 0) { /* the rest of this block is left out */
+        if (!depth)
             return;
+        if (f[depth - 1].kind != F_SUB)
+            s = block_end(f[depth - 1].at);
+        goto end_frame;
+    }
+    goto *code[s->op];
+
+op_end: /* a layout read in place ends (a block left unclosed with it) */
+    if (!depth)
+        goto out;
+    if (f[depth - 1].kind != F_SUB)
+        s--; /* the GW_L_END again after the block */
+    goto end_frame;
+op_done:
+    if (!depth)
+        goto out;
+    goto end_frame;
+op_num: {
+    size_t off = x->c.off;
+    uint64_t v;
+    if (!take(x, s, s->field, quiet, &v))
+        goto next;
+    if (s->check && x->hooks) {
+        s->check(x, off, v);
+    } else if (quiet) { /* nothing failed, no summary */
+        s++;
+        goto again;
+    }
+    summary(x, s, first, v, NULL, 0);
+    goto next;
+}
+op_bytes: {
+    const uint8_t *at = x->c.data + x->c.off;
+    size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
+    if (gw_take_bytes(x, s->field, n))
+        summary(x, s, first, 0, at, n);
+    goto next;
+}
+op_cstr: {
+    const uint8_t *at = x->c.data + x->c.off;
+    size_t n;
+    if (gw_take_cstr(x, s->field, s->arg, NULL, &n))
+        summary(x, s, first, 0, at, n);
+    goto next;
+}
+op_counted:
+    counted(x, s, first);
+    goto next;
+op_padded:
+    padded(x, s, first);
+    goto next;
+op_optional:
+    optional = true;
+    s++;
+    goto again;
+op_block: { /* a block: read in place unless it is left out or shows a subtree */
+    bool items = s->op == GW_L_REPEAT || s->op == GW_L_MORE;
+    uint64_t count = 1;
+    if (s->op == GW_L_REPEAT)
+        count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
+    bool trees = items && s->label && gw_emit_tree(&x->e); /* each item a subtree shown */
+    bool apart = items ? !count || trees : s->op != GW_L_TREE ? !holds(x, s) : gw_emit_tree(&x->e);
+    if (apart || depth == FRAMES) {
+        if (!apart || (trees && count))
+            block_called(x, s, first);
+        else if (s->op == GW_L_TREE)
+            tree(x, s, first);
+        else if (items)
+            x->repeats = 0;
+        s = block_end(s);
+        goto next;
+    }
+    if (items) {
+        r[depth] = (items_read){.i = 0, .outer = x->index, .count = count, .before = x->c.off};
+        x->index = 0;
+    }
+    f[depth] = (frame){.at = s, .kind = s->op == GW_L_REPEAT ? F_REPEAT : s->op == GW_L_MORE ? F_MORE : F_BLOCK,
+                       .optional = optional};
+    if (!quiet) {
+        f[depth].first = first;
+        first = items || first;
+    }
+    depth++;
+    optional = false;
+    s++;
+    goto again;
+}
+op_step:
+    if (s->step && x->hooks)
+        s->step(x);
+    goto next;
+op_sub: {
+    if (s->op == GW_L_SWITCH && !switch_number(x, s, quiet))
+        goto next;
+    const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
+    if (!l)
+        goto next;
+    if (quiet) { /* its first numbers (unchecked) and counted bytes read here: a
+                    layout of nothing else needs no frame */
+        for (; !x->failed; l++) {
+            if (l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size) {
+                uint64_t v = num_at(x, l, x->c.data + x->c.off);
+                x->c.off += l->size;
+                gw_record_num(x, l->field, v);
+            } else if (l->op == GW_L_COUNTED) {
+                counted(x, l, first);
+            } else {
+                break;
+            }
+        }
+        if (x->failed || l->op == GW_L_END)
+            goto next;
+    }
+    if (depth == FRAMES) {
+        run_block(x, l, first);
+        goto next;
+    }
+    f[depth] = (frame){.at = s, .kind = F_SUB, .optional = optional};
+    if (!quiet)
+        f[depth].first = first;
+    depth++;
+    optional = false;
+    s = l;
+    goto again;
+}
+
+end_frame: { /* at the end of the innermost frame (s: its GW_L_DONE, if it has one); not failed */
+    frame *t = &f[depth - 1];
+    if (t->kind >= F_REPEAT) {
+        items_read *n = &r[depth - 1];
+        n->i++;
+        if (x->c.off != n->before &&
+            (t->kind == F_REPEAT ? n->i < n->count : another(x, t->at))) { /* the next item */
+            n->before = x->c.off;
+            x->index = n->i;
+            if (!quiet)
+                first = false;
+            optional = false;
+            s = t->at + 1;
+            goto again;
+        }
+        x->repeats = n->i;
+        x->index = n->outer;
+    }
+    depth--;
+    optional = t->optional;
+    if (!quiet)
+        first = t->first;
+    s = t->kind == F_SUB ? t->at + 1 : s + 1;
+    goto again;
+}
+
+out: /* decoding failed, or the block ended: what the frames left open leave */
+    for (; depth; depth--)
+        if (f[depth - 1].kind >= F_REPEAT) {
+            x->repeats = r[depth - 1].i + 1;
+            x->index = r[depth - 1].outer;
+        }
+}
+
+/* ---- GW_L_TREE ------------------------------------------------------------ */
+
+/* what a GW_LF_AHEAD block reports to while it is read ahead: its items
+   kept (the first GW_AHEAD_ITEMS), not shown; its findings reported; once
+   decoding failed, what reports the failure shown */
+typedef struct {
+    gw_sink sink;
+    const gw_sink *real;
+    const gw_pdu *x;
+    gw_item items[GW_AHEAD_ITEMS];
+    unsigned n;
+} ahead_sink;
+
+static void ahead_item(void *ctx, const gw_item *it)
+{
+    ahead_sink *a = ctx;
+    if (a->x->failed) {
+        if (a->real->item)
+            a->real->item(a->real->ctx, it);
+    } else if (a->n < GW_AHEAD_ITEMS) {
+        a->items[a->n] = *it;
+        a->items[a->n++].label = NULL;
+    }
+}
+static void ahead_push(void *ctx)
+{
+    ahead_sink *a = ctx;
+    if (a->x->failed && a->real->push)
+        a->real->push(a->real->ctx);
+}
+static void ahead_pop(void *ctx, size_t end)
+{
+    ahead_sink *a = ctx;
+    if (a->x->failed && a->real->pop)
+        a->real->pop(a->real->ctx, end);
+}
+static void ahead_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *message)
+{
+    ahead_sink *a = ctx;
+    a->real->finding(a->real->ctx, finding, src, off, len, message);
+}
+static bool ahead_wants_message(void *ctx, int finding)
+{
+    ahead_sink *a = ctx;
+    return !a->real->wants_message || a->real->wants_message(a->real->ctx, finding);
+}
+static void ahead_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
+{
+    ahead_sink *a = ctx;
+    if (a->real->source)
+        a->real->source(a->real->ctx, src, name, data, len);
+}
+
+/* the block after s as a subtree under an item of s->field */
+static void tree(gw_pdu *x, const gw_lstep *s, bool first)
+{
+    const gw_sink *real = x->e.sink;
+    if (!gw_emit_tree(&x->e)) { /* nothing shown: the block's bytes alone */
+        run_block(x, s + 1, first);
+        return;
+    }
+    size_t start = x->c.off, len = 0;
+    uint8_t reading = x->reading;
+    char text[256];
+    bool labels = gw_emit_text(&x->e) && s->label;
+    if (!(s->flags & GW_LF_AHEAD)) {
+        if (labels)
+            s->label(x, NULL, 0, text, sizeof text);
+    } else {
+        ahead_sink a = {.sink = {.item = ahead_item, .push = ahead_push, .pop = ahead_pop,
+                                 .finding = ahead_finding, .wants_message = ahead_wants_message,
+                                 .source = ahead_source, .no_labels = true, .expect = real->expect,
+                                 .expect_ctx = real->expect_ctx},
+                        .real = real, .x = x};
+        a.sink.ctx = &a;
+        bool sum_off = x->sum.off;
+        x->sum.off = true; /* the summary is added to on the second reading */
+        x->e.sink = &a.sink;
+        x->reading = GW_READING_AHEAD;
+        run_block(x, s + 1, first);
+        x->e.sink = real;
+        x->sum.off = sum_off;
+        if (x->failed) { /* reported as it failed, nothing of the block shown */
+            x->reading = reading;
+            return;
+        }
+        len = x->c.off - start;
+        x->c.off = start;
+        if (labels)
+            s->label(x, a.items, a.n, text, sizeof text);
+        x->reading = GW_READING_AGAIN;
+    }
+    gw_emit_label(&x->e, s->field, start, len, labels ? text : NULL);
+    gw_emit_push(&x->e);
+    run_block(x, s + 1, first);
+    gw_emit_pop(&x->e, x->c.off);
+    x->reading = reading;
+}
+
+/* ---- the quiet reading ------------------------------------------------------ */
+
+/* Where nothing is shown (no item, no subtree, no summary: validate, a
+   quiet run), a layout is read by quiet_block rather than run_block: what
+   each step does there is only to read and record, check (its hooks) and
+   fail, so it needs no frames, no `first` and no summary, and a block
+   ends where its GW_L_DONE is met (no scan for it but where a block is
+   passed over). Same steps, same order, same findings and records. */
+
+/* the step that ends the block s is in (its GW_L_DONE, or the layout's
+   GW_L_END) */
+static const gw_lstep *end_of_block(const gw_lstep *s)
+{
+    for (unsigned depth = 0;; s++) {
+        if (s->op == GW_L_END || (s->op == GW_L_DONE && depth-- == 0))
+            return s;
+        if (is_head(s))
+            depth++;
+    }
+}
+
+/* Read the steps from s to the end of their block or layout, nothing
+   shown (x not failed). Returns the step the block ended at (its GW_L_DONE
+   or the layout's GW_L_END), NULL when decoding failed. */
+static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
+{
+    bool optional = false;
+    for (;; s++) {
+        if (optional && gw_remaining(&x->c) == 0) /* the rest of the block is left out */
+            return end_of_block(s);
         switch (s->op) {
         case GW_L_END:
         case GW_L_DONE:
-            return;
+            return s;
         case GW_L_NUM: {
             size_t off = x->c.off;
             uint64_t v;
-            if (quiet && gw_remaining(&x->c) >= s->size) {
-                /* gw_take_num's inline path, no summary to add to */
-                v = gw_get_uint(x->c.data + off, s->size, order_of(x, s));
-                x->c.off += s->size;
+            if (__builtin_expect(gw_remaining(&x->c) >= s->size, 1)) {
+                v = num_at(x, s, x->c.data + off);
+                x->c.off = off + s->size;
                 gw_record_num(x, s->field, v);
-                if (s->check && x->hooks)
-                    s->check(x, off, v);
-                break;
+            } else if (!take(x, s, s->field, false, &v)) {
+                return NULL;
             }
-            if (!gw_take_num(x, s->field, s->size, order_of(x, s), &v))
-                break;
-            if (s->check && x->hooks)
+            if (s->check && x->hooks) {
                 s->check(x, off, v);
-            summary(x, s, first, v, NULL, 0);
-            break;
+                if (x->failed)
+                    return NULL;
+            }
+            continue;
         }
         case GW_L_BYTES:
-        case GW_L_REST: {
-            const uint8_t *at = x->c.data + x->c.off;
-            size_t n = s->op == GW_L_REST ? gw_remaining(&x->c) : s->size;
-            if (gw_take_bytes(x, s->field, n))
-                summary(x, s, first, 0, at, n);
-            break;
-        }
+        case GW_L_REST:
+            if (!gw_take_bytes(x, s->field, s->op == GW_L_REST ? gw_remaining(&x->c) : s->size))
+                return NULL;
+            continue;
         case GW_L_CSTR: {
-            const uint8_t *at = x->c.data + x->c.off;
             size_t n;
-            if (gw_take_cstr(x, s->field, s->arg, NULL, &n))
-                summary(x, s, first, 0, at, n);
+            if (!gw_take_cstr(x, s->field, s->arg, NULL, &n))
+                return NULL;
+            continue;
+        }
+        case GW_L_COUNTED: {
+            size_t off = x->c.off, left = gw_remaining(&x->c);
+            uint64_t n;
+            if (s->flags & GW_LF_NUL || left < s->size ||
+                (n = num_at(x, s, x->c.data + off)) > left - s->size) { /* the rest of counted() */
+                counted(x, s, true);
+                break;
+            }
+            /* its length and its bytes, as counted() reads them where they fit */
+            gw_record_num(x, s->arg, n);
+            x->c.off = off += s->size;
+            gw_pdu_text(x, s->field, off, (size_t)n);
+            x->c.off += (size_t)n;
+            if (s->check && x->hooks)
+                s->check(x, off, n);
             break;
         }
-        case GW_L_COUNTED:
-            counted(x, s, first);
-            break;
         case GW_L_PADDED:
-            padded(x, s, first);
+            padded(x, s, true);
             break;
         case GW_L_OPTIONAL:
             optional = true;
-            break;
-        /* a repeated block that reads nothing is run once: whatever the
-           count, time stays linear in the bytes */
-        case GW_L_REPEAT: {
-            uint64_t count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0;
-            const gw_lstep *end = block_end(s);
-            unsigned i = 0;
-            for (size_t before = SIZE_MAX; i < count && !x->failed && x->c.off != before; i++) {
-                before = x->c.off;
-                run_block(x, s + 1, i == 0);
+            continue;
+        case GW_L_REPEAT:
+        case GW_L_MORE: { /* each item read while it reads something */
+            uint64_t count = 1;
+            if (s->op == GW_L_REPEAT && !(count = x->rec.seen && x->rec.seen[s->arg] ? x->rec.val[s->arg] : 0)) {
+                x->repeats = 0;
+                s = block_end(s);
+                continue;
             }
-            x->repeats = i;
-            s = end;
-            break;
-        }
-        case GW_L_MORE: {
-            const gw_lstep *end = block_end(s);
-            unsigned i = 0;
+            unsigned i = 0, outer = x->index;
+            const gw_lstep *stop;
             size_t before;
             do {
                 before = x->c.off;
-                run_block(x, s + 1, i++ == 0);
-            } while (!x->failed && x->c.off != before && another(x, s));
+                x->index = i++;
+                stop = quiet_block(x, s + 1);
+            } while (stop && x->c.off != before && (s->op == GW_L_REPEAT ? i < count : another(x, s)));
             x->repeats = i;
-            s = end;
-            break;
+            x->index = outer;
+            if (!stop)
+                return NULL;
+            s = stop->op == GW_L_END ? stop - 1 : stop; /* an unclosed block ends the layout */
+            continue;
         }
         case GW_L_IF:
-        case GW_L_IF_HOOK: {
-            const gw_lstep *end = block_end(s);
-            if (holds(x, s))
-                run_block(x, s + 1, first);
-            s = end;
-            break;
+        case GW_L_IF_HOOK:
+        case GW_L_TREE: { /* (a subtree nobody shows is its block) */
+            if (s->op != GW_L_TREE && !holds(x, s)) {
+                s = block_end(s);
+                continue;
+            }
+            if (x->failed) /* (a test that failed it) */
+                return NULL;
+            const gw_lstep *stop = quiet_block(x, s + 1);
+            if (!stop)
+                return NULL;
+            s = stop->op == GW_L_END ? stop - 1 : stop;
+            continue;
         }
         case GW_L_STEP:
             if (s->step && x->hooks)
                 s->step(x);
             break;
-        case GW_L_SUB:
-            run_block(x, s->sub, first);
-            break;
-        default:
-            break;
+        case GW_L_SWITCH: {
+            const gw_lstep *l = switch_number(x, s, true) ? case_of(x, s) : NULL;
+            if (!l || !quiet_block(x, l))
+                return NULL;
+            continue;
         }
+        case GW_L_SUB:
+            if (!quiet_block(x, s->sub))
+                return NULL;
+            continue;
+        default:
+            continue;
+        }
+        if (x->failed)
+            return NULL;
     }
 }
 
 bool gw_layout_run(gw_pdu *x, const gw_lstep *l)
 {
-    run_block(x, l, true);
+    if (x->sum.off && !gw_emit_tree(&x->e)) {
+        if (!x->failed)
+            quiet_block(x, l);
+    } else {
+        run_block(x, l, true);
+    }
     return !x->failed;
 }
 
@@ -355,7 +809,7 @@ static bool w_any_left(writer *w, const gw_lstep *s)
     for (unsigned depth = 0; s->op != GW_L_END; s++) {
         if (s->op == GW_L_DONE && depth-- == 0)
             return false;
-        if (s->op == GW_L_REPEAT || s->op == GW_L_MORE || s->op == GW_L_IF || s->op == GW_L_IF_HOOK)
+        if (is_head(s))
             depth++;
         int f = s->op == GW_L_STEP ? GW_W_STEP : s->field;
         if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && w_value(w, f, true))
@@ -449,6 +903,24 @@ static void w_block(writer *w, const gw_lstep *s)
             break;
         case GW_L_SUB:
             w_block(w, s->sub);
+            break;
+        case GW_L_SWITCH: {
+            uint64_t u = UINT64_MAX;
+            if (s->size) { /* its number */
+                v = w_value(w, s->arg, false);
+                w_number(w, s->arg, s->size, be, v ? v->u : 0);
+            }
+            if (!w_last(w, s->arg, &u) && (v = w_value(w, s->arg, false)) != NULL)
+                u = v->u; /* derived by the decoder: given, not written */
+            if (u < (uint64_t)s->value && s->cases[u])
+                w_block(w, s->cases[u]);
+            else
+                w->ok = false;
+            break;
+        }
+        case GW_L_TREE:
+            w_block(w, s + 1);
+            s = block_end(s);
             break;
         default:
             break;

@@ -1,15 +1,23 @@
-/* gw_layout.h - a PDU's fixed layout written as data and read by one
- * interpreter, so that a layout is described once.
+/* gw_layout.h - a PDU's layout written as data, read by one interpreter
+ * (decoding) and written by gw_layout_write (building, pcaptool conform),
+ * so that a layout is described once.
  *
  * A layout is an array of steps ended by GW_L_END (GW_LAYOUT() adds it).
  * Each step reads one field through the gw_take_* readers (so running out
  * of bytes is handled as everywhere else: gw_pdu_truncated), records it
  * (gw_record, when the decoder keeps one) and may add to the summary.
- * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*) end with GW_L_DONE. What is
- * truly procedural stays in the decoder, as a GW_L_STEP hook or around
- * the layout, reading what the layout recorded. Without hooks (x->hooks
- * NULL: a quiet run asking whether bytes fit) steps and checks are left
- * out and GW_L_IF_HOOK does not hold.
+ * Blocks (GW_L_REPEAT, GW_L_MORE, GW_L_IF*, GW_L_TREE) end with GW_L_DONE;
+ * a block may be chosen by a value (GW_L_SWITCH: typed values, a table of
+ * layouts by type) and shown as a subtree labelled from what it holds
+ * (GW_L_TREE, GW_REPEAT_TREE; GW_LF_AHEAD). What is truly procedural stays
+ * in the decoder, as a GW_L_STEP hook, a check, or around the layout,
+ * reading what the layout recorded. Without hooks (x->hooks NULL: a quiet
+ * run asking whether bytes fit) steps and checks are left out and
+ * GW_L_IF_HOOK does not hold. Where nothing is shown (the sink takes no
+ * items and no subtrees, and no summary is wanted: validate, quiet runs)
+ * the interpreter reads a layout by a leaner path that only reads,
+ * records, checks and fails (no labels, no summaries): the same steps in
+ * the same order, so checks and findings are the same either way.
  */
 #ifndef GW_LAYOUT_H
 #define GW_LAYOUT_H
@@ -31,7 +39,9 @@ enum gw_lop {
                       message "<Field> of N bytes, M left"), or with arg2 < 0
                       the PDU is truncated there */
     GW_L_OPTIONAL, /* the PDU may end before any later step of this block */
-    GW_L_REPEAT,   /* the block, as many times as field `arg`'s value */
+    GW_L_REPEAT,   /* the block, as many times as field `arg`'s value; with a
+                      label (GW_REPEAT_TREE, GW_MORE_TREE) each item a subtree,
+                      as GW_L_TREE makes one */
     GW_L_MORE,     /* the block once, then again while at least `size` bytes are
                       left (with GW_LF_FITS: and the length prefix the block
                       starts with fits them) */
@@ -42,6 +52,15 @@ enum gw_lop {
     GW_L_STEP,     /* the step's step(x): a part the protocol reads itself (none:
                       only bytes gw_layout_write is given, GW_W_STEP) */
     GW_L_SUB,      /* the layout `sub` */
+    GW_L_SWITCH,   /* the layout cases[v], v the value of field `arg`: with a
+                      `size`, a number of that many bytes it reads first (as
+                      GW_L_NUM reads one, checked by its check), else the value
+                      just read or derived (recorded: gw_record_num); no case
+                      for it (v at or past `value`, or cases[v] NULL): decoding
+                      fails there (a check says why) */
+    GW_L_TREE,     /* the block as a subtree under an item of field `field` (its
+                      label from label(), when labels are shown); with
+                      GW_LF_AHEAD the block is read ahead first (see there) */
 };
 
 enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
@@ -55,6 +74,19 @@ enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
                             item, and one right after it taken too where
                             gw_pdu.nul_after; hooks->text is told either way */
 #define GW_LF_FITS 0x20u /* GW_L_MORE: see there */
+#define GW_LF_AHEAD 0x40u /* GW_L_TREE: a block shown whole or not at all, its
+                             label made from the values it holds. Where items are
+                             shown the block is read twice: first ahead (x->reading
+                             GW_READING_AHEAD: its items kept for label(), not
+                             shown; its findings reported; decoding failing there
+                             shows what reports the failure and nothing of the
+                             block), then again (GW_READING_AGAIN) under its head,
+                             which covers its bytes. Elsewhere it is read once
+                             (GW_READING_ONCE). A check or step in it runs on each
+                             reading, so it only reads and reports: what belongs
+                             before the head on the first reading
+                             (gw_reading_first), what belongs in the subtree on
+                             the last (gw_reading_last). */
 
 /* The protocol's functions a step names (GW_CHECK, GW_STEP, GW_IF_HOOK).
    Each gets the gw_pdu its decoder's own context embeds first (as `p`)
@@ -64,6 +96,12 @@ struct gw_pdu;
 typedef void (*gw_check_fn)(struct gw_pdu *x, size_t off, uint64_t v); /* a number just read at off */
 typedef void (*gw_step_fn)(struct gw_pdu *x);
 typedef bool (*gw_test_fn)(struct gw_pdu *x);
+/* a GW_L_TREE's label into out (size bytes): from what was read before it
+   (x->index: which item of a repeated block), and under GW_LF_AHEAD from
+   the block's items read ahead (items[0..n), at most GW_AHEAD_ITEMS, their
+   own labels not kept) */
+#define GW_AHEAD_ITEMS 8
+typedef void (*gw_label_fn)(struct gw_pdu *x, const gw_item *items, unsigned n, char *out, size_t size);
 
 typedef struct gw_lstep {
     uint8_t op;      /* enum gw_lop */
@@ -74,20 +112,34 @@ typedef struct gw_lstep {
     int16_t arg;
     int16_t arg2;
     uint8_t chars;   /* the most characters of text the summary shows (0: 32) */
-    int64_t value;
+    int32_t value;   /* GW_L_IF: what the value compares to; GW_L_SWITCH: its cases */
     /* added to the summary after the step read its field: a printf format
        of one argument, by the field's type: unsigned long long (%llu) for
        unsigned numbers, long long (%lld) for signed ones, double for
        DOUBLE, and a string (%s) for text (cleaned, at most `chars`
        characters in 1.5 bytes each) or under GW_LF_NAME (a value without a name is "Unknown") */
-    const char *sum;
+    union {
+        const char *sum;
+        const struct gw_lstep *const *cases; /* GW_L_SWITCH (which adds to no summary) */
+    };
     union { /* by op (one pointer: a step stays as small as it was) */
         const struct gw_lstep *sub; /* GW_L_SUB */
-        gw_check_fn check;          /* GW_L_NUM: NULL, or what checks the value */
+        gw_check_fn check;          /* GW_L_NUM, GW_L_SWITCH: NULL, or what checks the
+                                       number; GW_L_COUNTED: check(x, off, n) of its bytes */
         gw_step_fn step;            /* GW_L_STEP */
         gw_test_fn test;            /* GW_L_IF_HOOK */
+        gw_label_fn label;          /* GW_L_TREE; GW_L_REPEAT, GW_L_MORE: NULL, or
+                                       each item a subtree (field, flags: as a tree's) */
     };
+    /* what a truncation there says is missing (NULL: the field's name);
+       GW_L_COUNTED: its bytes (its length is named by the length's field) */
+    const char *what;
 } gw_lstep;
+
+/* which reading of a GW_LF_AHEAD block (gw_pdu.reading) */
+enum { GW_READING_ONCE, GW_READING_AHEAD, GW_READING_AGAIN };
+static inline bool gw_reading_first(const gw_pdu *x) { return x->reading != GW_READING_AGAIN; }
+static inline bool gw_reading_last(const gw_pdu *x) { return x->reading != GW_READING_AHEAD; }
 
 /* Read the steps of `l` from the cursor. False when decoding failed (now
    or before). */
@@ -126,7 +178,10 @@ typedef struct gw_wval {
    while its first field has values left; a GW_L_OPTIONAL part is written
    only when a value is given for it; a GW_L_STEP writes the next
    GW_W_STEP bytes (nothing when there are none); GW_L_IF_HOOK's block is
-   written when a value is given for it. The bytes written in *len; false when they do not fit in cap
+   written when a value is given for it; a GW_L_SWITCH writes its number
+   (when it reads one) and the case of the last number written for its field, or where none was (a value the
+   decoder derives, written by no step) of the next value given for it,
+   taken; a GW_L_TREE writes its block. The bytes written in *len; false when they do not fit in cap
    or more than 64 values are given. */
 bool gw_layout_write(const gw_lstep *l, bool big_endian, const gw_wval *vals, uint8_t *out, size_t cap,
                      size_t *len);
@@ -249,10 +304,21 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_DONE {.op = GW_L_DONE}
 #define GW_STEP(fn) {.op = GW_L_STEP, .step = (fn)} /* NULL: bytes only gw_layout_write is given */
 #define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
+#define GW_SWITCH(f, table) \
+    {.op = GW_L_SWITCH, .arg = (f), .cases = (table), .value = (int32_t)(sizeof(table) / sizeof((table)[0]))}
+/* a number of n bytes and the layout of its value */
+#define GW_SWITCH_NUM(f, n, table, ...)                                                                       \
+    {.op = GW_L_SWITCH, .size = (n), .arg = (f), .cases = (table),                                          \
+     .value = (int32_t)(sizeof(table) / sizeof((table)[0])), __VA_ARGS__}
+#define GW_TREE(f, fn, ...) {.op = GW_L_TREE, .field = (f), .label = (fn), __VA_ARGS__}
+#define GW_REPEAT_TREE(count_field, f, fn, ...) \
+    {.op = GW_L_REPEAT, .arg = (count_field), .field = (f), .label = (fn), __VA_ARGS__}
+#define GW_MORE_TREE(min, f, fn, ...) {.op = GW_L_MORE, .size = (min), .field = (f), .label = (fn), __VA_ARGS__}
 /* optional step members, for the "..." of the macros above */
 #define GW_SUM(fmt) .sum = (fmt)
 #define GW_FLAGS(fl) .flags = (fl)
 #define GW_CHARS(n) .chars = (n)
-#define GW_CHECK(fn) .check = (fn) /* of a GW_NUM: the function that checks its value */
+#define GW_CHECK(fn) .check = (fn) /* of a GW_NUM or GW_COUNTED: the function that checks it */
+#define GW_WHAT(name) .what = (name) /* what a truncation there says is missing */
 
 #endif

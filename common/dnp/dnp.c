@@ -36,16 +36,10 @@ static const gw_value_name layout_names[] = {
     {DNP_LAYOUT_SPEC, "Published text (u16 counts, type byte per value)", 0},
     {0, NULL, 0}};
 
-enum vkind { VK_SINT, VK_UINT, VK_FLOAT, VK_STRING, VK_DATA };
-
-typedef struct {
-    const char *name;
-    enum vkind kind;
-    uint8_t width; /* bytes per component */
-    uint8_t ncomp;
-} dnp_type;
-
-/* code, name, kind, bytes per component, components */
+/* The state value types (wire-facts 1): code, name, kind (VK_SINT, VK_UINT,
+   VK_FLOAT: that many components of that many bytes; VK_STRING, VK_DATA:
+   a u16 length and the bytes), bytes per component, components. Each
+   type's layout (value_of_type) is made from its row. */
 #define DNP_VALUE_TYPES(X) \
     X(0, "SInt8", VK_SINT, 1, 1) \
     X(1, "UInt8", VK_UINT, 1, 1) \
@@ -86,10 +80,8 @@ typedef struct {
     X(36, "QuaternionF32", VK_FLOAT, 4, 4) \
     X(37, "QuaternionF64", VK_FLOAT, 8, 4)
 
-#define AS_TYPE(code, name, kind, width, ncomp) {name, kind, width, ncomp},
 #define AS_NAME(code, name, kind, width, ncomp) {code, name, 0},
 #define DNP_N_TYPES 38
-static const dnp_type value_types[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_TYPE)};
 static const gw_value_name type_names[] = {DNP_VALUE_TYPES(AS_NAME) {0, NULL, 0}};
 
 static const gw_field fields[DNP_F_COUNT] = {DNP_FIELDS(GW_FIELD, GW_LINK)};
@@ -504,10 +496,15 @@ typedef struct {
     bool connected;  /* a connection request on a connected conversation */
     bool implausible; /* the heuristic's checks failed */
     bool answers;    /* a connection ack answering this conversation's request */
-    dnp_link *link;  /* the values a link state described (step_values) */
+    dnp_link *link;  /* the values a link state described (check_value_count) */
     bool seen[DNP_F_COUNT]; /* what the command's layout read (gw_record) */
     uint64_t val[DNP_F_COUNT];
     gw_span text[DNP_F_COUNT];
+    /* a link update's reading (read_update sets them) */
+    const dnp_link *cur_link; /* the link its link is (check_link), or NULL */
+    bool spec_update; /* in the text's layout */
+    bool unknown_link; /* a link with no link state: values not read */
+    bool links_said;  /* its link count is in the summary */
 } dnp_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -525,180 +522,6 @@ static void label_escape(char *out, size_t outsz, const uint8_t *p, size_t n)
     if (o + 5 >= outsz && n)
         o = (size_t)snprintf(out + o, outsz - o, "...") + o;
     out[o < outsz ? o : outsz - 1] = '\0';
-}
-
-#define NO_OFFSET ((size_t)-1)
-
-/* One state value of a known type, as a subtree "Value ..." that starts at
- * `start` and holds its index (at index_off, if any), its type (on the wire at
- * type_off, or derived when type_off is NO_OFFSET) and its components. The
- * cursor stands at the value's data. Returns false when the datagram ends
- * inside the value. */
-static bool decode_value(dnp_ctx *x, uint8_t type, size_t start, size_t index_off,
-                         uint16_t index, size_t type_off, const char *prefix)
-{
-    const dnp_type *t = &value_types[type];
-    bool wire_type = type_off != NO_OFFSET;
-    gw_cursor c = x->p.c; /* read ahead first to build the label */
-    char label[160];
-    uint64_t raw[4];
-    double fl[4];
-    uint16_t blen = 0;
-    size_t boff = 0;
-
-    if (t->kind == VK_STRING || t->kind == VK_DATA) {
-        if (!gw_read_u16le(&c, &blen)) {
-            x->p.c = c;
-            gw_pdu_truncated(&x->p, "Value length");
-            return false;
-        }
-        boff = c.off;
-        if (!gw_skip(&c, blen)) {
-            x->p.c.off = boff;
-            gw_pdu_truncated(&x->p, "Value bytes");
-            return false;
-        }
-    } else if (!gw_emit_tree(&x->p.e) && gw_remaining(&c) >= (size_t)t->width * t->ncomp) {
-        /* no item wanted: only its bytes (the label needs no numbers either) */
-        c.off += (size_t)t->width * t->ncomp;
-    } else {
-        for (int i = 0; i < t->ncomp; i++) {
-            uint64_t v = 0;
-            bool ok = true;
-            switch (t->width) {
-            case 1: { uint8_t b; ok = gw_read_u8(&c, &b); v = b; break; }
-            case 2: { uint16_t s; ok = gw_read_u16le(&c, &s); v = s; break; }
-            case 4: { uint32_t w; ok = gw_read_u32le(&c, &w); v = w; break; }
-            default: ok = gw_read_u64le(&c, &v); break;
-            }
-            if (!ok) {
-                x->p.c = c;
-                gw_pdu_truncated(&x->p, "Value component");
-                return false;
-            }
-            raw[i] = v;
-            if (t->kind == VK_FLOAT) {
-                fl[i] = gw_float_bits(v, t->width);
-            } else if (t->kind == VK_SINT) {
-                raw[i] = gw_sign_extend(v, t->width);
-            }
-        }
-    }
-
-    if (!gw_emit_tree(&x->p.e)) { /* no items: a string's encoding is all there is to check */
-        if (t->kind == VK_STRING && x->p.e.sink != &gw_quiet_sink && !gw_utf8_valid(c.data + boff, blen))
-            gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen, "String value is not valid UTF-8");
-        x->p.c.off = c.off;
-        return true;
-    }
-
-    /* label */
-    if (gw_emit_text(&x->p.e)) {
-        int n = snprintf(label, sizeof label, "%s: %s", prefix, t->name);
-        if (t->kind == VK_STRING) {
-            char esc[64];
-            label_escape(esc, sizeof esc, c.data + boff, blen);
-            snprintf(label + n, sizeof label - (size_t)n, " \"%s\"", esc);
-        } else if (t->kind == VK_DATA) {
-            snprintf(label + n, sizeof label - (size_t)n, " (%u %s)", blen, gw_bytes(blen));
-        } else {
-            n += snprintf(label + n, sizeof label - (size_t)n, t->ncomp > 1 ? " (" : " = ");
-            for (int i = 0; i < t->ncomp && n < (int)sizeof label; i++) {
-                const char *sep = i ? ", " : "";
-                if (t->kind == VK_FLOAT)
-                    n += snprintf(label + n, sizeof label - (size_t)n, "%s%g", sep, fl[i]);
-                else if (t->kind == VK_SINT)
-                    n += snprintf(label + n, sizeof label - (size_t)n, "%s%lld", sep, (long long)(int64_t)raw[i]);
-                else
-                    n += snprintf(label + n, sizeof label - (size_t)n, "%s%llu", sep, (unsigned long long)raw[i]);
-            }
-            if (t->ncomp > 1 && n < (int)sizeof label)
-                snprintf(label + n, sizeof label - (size_t)n, ")");
-        }
-    }
-
-    gw_emit_label(&x->p.e, DNP_F_VALUE, start, c.off - start, gw_emit_text(&x->p.e) ? label : NULL);
-    gw_emit_push(&x->p.e);
-    if (index_off != NO_OFFSET)
-        gw_emit_u(&x->p.e, DNP_F_VALUE_INDEX, index_off, 2, index);
-    if (wire_type)
-        gw_emit_u(&x->p.e, DNP_F_VALUE_TYPE, type_off, 1, type);
-    else
-        gw_emit_gen_u(&x->p.e, DNP_F_VALUE_TYPE, x->p.c.off, type);
-    size_t off = x->p.c.off;
-    if (t->kind == VK_STRING || t->kind == VK_DATA) {
-        gw_emit_u(&x->p.e, DNP_F_VALUE_LENGTH, off, 2, blen);
-        if (t->kind == VK_STRING) {
-            gw_emit_b(&x->p.e, DNP_F_VALUE_STRING, boff, blen, c.data + boff, blen);
-            if (!gw_utf8_valid(c.data + boff, blen))
-                gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, boff, blen,
-                                "String value is not valid UTF-8");
-        } else {
-            gw_emit_b(&x->p.e, DNP_F_VALUE_DATA, boff, blen, c.data + boff, blen);
-        }
-    } else {
-        for (int i = 0; i < t->ncomp; i++, off += t->width) {
-            if (t->kind == VK_FLOAT)
-                gw_emit_d(&x->p.e, DNP_F_VALUE_FLOAT, off, t->width, fl[i]);
-            else if (t->kind == VK_SINT)
-                gw_emit_i(&x->p.e, DNP_F_VALUE_SINT, off, t->width, (int64_t)raw[i]);
-            else
-                gw_emit_u(&x->p.e, DNP_F_VALUE_UINT, off, t->width, raw[i]);
-        }
-    }
-    gw_emit_pop(&x->p.e, c.off);
-    x->p.c.off = c.off;
-    return true;
-}
-
-/* A value's type byte: false, decoding stopped, when it is missing or no
- * known type (the finding names value `index` unless it is -1). */
-static bool value_type(dnp_ctx *x, uint8_t *type, long index)
-{
-    size_t off = x->p.c.off;
-    if (!gw_read_u8(&x->p.c, type)) {
-        gw_pdu_truncated(&x->p, "Value type");
-        return false;
-    }
-    if (*type < DNP_N_TYPES)
-        return true;
-    x->p.c.off = off;
-    if (index >= 0)
-        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, off, 1, "Unknown value type %u for value %ld", *type, index);
-    else
-        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, off, 1, "Unknown value type %u", *type);
-    x->p.failed = true;
-    gw_take_rest(&x->p, DNP_F_UNDECODED);
-    return false;
-}
-
-/* value_count:u16 then (type:u8, value) x count: link states (5) and the
- * values of long link states (11). Returns the types read, or NULL. */
-static dnp_link *decode_typed_values(dnp_ctx *x)
-{
-    uint32_t count;
-    if (!gw_take_u32(&x->p, DNP_F_VALUE_COUNT, 2, &count))
-        return NULL;
-    dnp_link *link = g_malloc(sizeof(dnp_link) + count);
-    link->count = (uint16_t)count;
-    link->frame = x->p.pi->frame;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t toff = x->p.c.off;
-        uint8_t type;
-        if (!value_type(x, &type, (long)i))
-            break;
-        char prefix[32] = "";
-        if (gw_emit_text(&x->p.e)) /* only labels use it */
-            snprintf(prefix, sizeof prefix, "Value %u", i);
-        if (!decode_value(x, type, toff, NO_OFFSET, 0, toff, prefix))
-            break;
-        link->types[i] = type;
-    }
-    if (x->p.failed) {
-        g_free(link);
-        return NULL;
-    }
-    return link;
 }
 
 /* "The sender assigns a LinkId": each side numbers the links it sets up,
@@ -1108,11 +931,197 @@ static void check_long_link_flags(gw_pdu *p, size_t off, uint64_t v)
     summary_flags(x, (uint32_t)v);
 }
 
-/* a link state's values, after its message */
-static void step_values(gw_pdu *p)
+/* -- typed values (link states 5 and 11, link updates 9) -- */
+
+/* a value of unknown type: decoding stops at its type byte (at off), the
+   rest shown undecoded (numbered: the finding names the value) */
+static void unknown_type(dnp_ctx *x, size_t off, uint64_t type, bool numbered)
+{
+    x->p.failed = true;
+    x->p.c.off = off;
+    if (numbered)
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, off, 1, "Unknown value type %u for value %u", (unsigned)type,
+                        x->p.index);
+    else
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_TYPE, off, 1, "Unknown value type %u", (unsigned)type);
+    gw_take_rest(&x->p, DNP_F_UNDECODED);
+}
+
+/* a link state's value count: the link's types are kept as they are read
+   (x->link; the heuristic keeps none) */
+static void check_value_count(gw_pdu *p, size_t off, uint64_t v)
+{
+    (void)off;
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (judged(x, false))
+        return;
+    if (x->link) /* (one list of values a command) */
+        g_free(x->link);
+    x->link = g_malloc(sizeof(dnp_link) + v);
+    x->link->count = (uint16_t)v;
+    x->link->frame = x->p.pi->frame;
+}
+/* a link state's value type (the heuristic: the switch fails an unknown one) */
+static void check_state_type(gw_pdu *p, size_t off, uint64_t v)
 {
     dnp_ctx *x = (dnp_ctx *)p;
-    x->link = decode_typed_values(x);
+    if (judged(x, false))
+        return;
+    if (v >= DNP_N_TYPES)
+        unknown_type(x, off, v, true);
+    else if (x->link && x->p.index < x->link->count)
+        x->link->types[x->p.index] = (uint8_t)v;
+}
+/* a string value's encoding (not in a quiet run: update_fits) */
+static void check_utf8(gw_pdu *p, size_t off, uint64_t n)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (gw_reading_last(p) && !judged(x, false) && x->p.e.sink != &gw_quiet_sink &&
+        !gw_utf8_valid(x->p.c.data + off, (size_t)n))
+        gw_emit_finding(&x->p.e, DNP_E_INVALID_UTF8, off, (size_t)n, "String value is not valid UTF-8");
+}
+/* a link update's value type in the text's layout, against the link state's */
+static void check_update_type(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    const dnp_link *link = x->cur_link;
+    unsigned i = x->p.index;
+    if (v >= DNP_N_TYPES)
+        unknown_type(x, off, v, false);
+    else if (gw_reading_first(p) && link && i < link->count && link->types[i] != v)
+        gw_emit_finding(&x->p.e, DNP_E_TYPE_MISMATCH, off, 1, "Value %u has type %s, the link state said %s", i,
+                        type_names[v].name, type_names[link->types[i]].name);
+}
+
+/* a link update's link count in the summary: before its first link's */
+static void link_count_said(dnp_ctx *x)
+{
+    uint64_t n = x->val[DNP_F_LINK_COUNT];
+    summary_add(x, ": %u link%s", (unsigned)n, n == 1 ? "" : "s");
+    x->links_said = true;
+}
+
+/* may this side update the link? */
+static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, size_t off)
+{
+    if (link->answer != ANSWER_UP)
+        gw_emit_finding(&x->p.e, DNP_E_UPDATE_NOT_UP, off, 2, "Link %u is %s", id,
+                        link->answer == ANSWER_DOWN ? "down" : "not up (no link up seen)");
+    if (link->dir != x->p.pi->dir && (link->flags & 1))
+        gw_emit_finding(&x->p.e, DNP_E_UPDATE_READ_ONLY, off, 2,
+                        "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
+}
+
+/* one link of a link update, its value count (at off) after its id: the
+   link state that gives its types (the sender's own link, its owner
+   updating it, else the other side's; a quiet run in the text's layout,
+   update_fits, needs none); in the reference layout, without one the
+   values cannot be read */
+static void check_link(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    bool spec = x->spec_update;
+    if (spec && x->p.e.sink == &gw_quiet_sink)
+        return; /* update_fits in the text's layout: nothing to look up, nobody hears */
+    size_t lstart = off - 2;
+    unsigned l = x->p.index;
+    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)v;
+    if (l == 0)
+        link_count_said(x);
+    if (l < 3)
+        summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
+    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
+    if (!link)
+        link = link_of(x->conv, !x->p.pi->dir, id);
+    x->cur_link = link;
+    if (link) {
+        gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
+        check_update_allowed(x, link, (uint16_t)id, lstart);
+    }
+    if (!spec && !link) {
+        gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_LINK, lstart, gw_remaining(&x->p.c),
+                        "Link %u: no link state seen, value types unknown", id);
+        gw_take_rest(&x->p, DNP_F_UNDECODED);
+        summary_add(x, " (unknown link)");
+        x->unknown_link = true;
+        x->p.failed = true; /* the update ends here, not truncated */
+    }
+}
+/* a value of the reference's link update, its index (at voff): its type,
+   from the link state */
+static void check_index(gw_pdu *p, size_t voff, uint64_t idx)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    const dnp_link *link = x->cur_link;
+    if (!link) { /* a quiet run (the layout is not read without one) */
+        x->p.failed = true;
+        return;
+    }
+    if (idx >= link->count) {
+        x->p.failed = true; /* what follows reports it: shown though the value is not */
+        gw_emit_u(&x->p.e, DNP_F_VALUE_INDEX, voff, 2, idx);
+        gw_emit_finding(&x->p.e, DNP_E_INDEX_RANGE, voff, 2, "Value index %u, but link %u has %u values",
+                        (unsigned)idx, (unsigned)x->val[DNP_F_LINK_ID], link->count);
+        gw_take_rest(&x->p, DNP_F_UNDECODED);
+        return;
+    }
+    gw_emit_gen_u(&x->p.e, DNP_F_VALUE_TYPE, x->p.c.off, link->types[idx]);
+    gw_record_num(&x->p, DNP_F_VALUE_TYPE, link->types[idx]);
+}
+
+static void label_link(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    (void)items;
+    (void)n;
+    snprintf(out, size, "Link %u", p->index);
+}
+/* a value's label from its items read ahead: "Value 0: UInt32 = 99",
+   "Value 1: Point2S8 (1, -2)", "Value 2: String \"ab\"", "Value 3: Data (3 bytes)" */
+static void label_value(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    unsigned index = p->index, nc = 0;
+    uint64_t type = 0;
+    const gw_item *bytes = NULL, *comp[4];
+    for (unsigned i = 0; i < n; i++) {
+        const gw_item *it = &items[i];
+        switch (it->field) {
+        case DNP_F_VALUE_INDEX: index = (unsigned)it->v.u; break;
+        case DNP_F_VALUE_TYPE: type = it->v.u; break;
+        case DNP_F_VALUE_STRING:
+        case DNP_F_VALUE_DATA: bytes = it; break;
+        case DNP_F_VALUE_SINT:
+        case DNP_F_VALUE_UINT:
+        case DNP_F_VALUE_FLOAT:
+            if (nc < 4)
+                comp[nc++] = it;
+            break;
+        default: break;
+        }
+    }
+    const char *name = gw_value_name_or(type_names, (uint32_t)type, "?");
+    if (size > 160)
+        size = 160;
+    int m = snprintf(out, size, "Value %u: %s", index, name);
+    if (bytes && bytes->field == DNP_F_VALUE_STRING) {
+        char esc[64];
+        label_escape(esc, sizeof esc, bytes->v.b.p, bytes->v.b.n);
+        snprintf(out + m, size - (size_t)m, " \"%s\"", esc);
+    } else if (bytes) {
+        snprintf(out + m, size - (size_t)m, " (%u %s)", (unsigned)bytes->v.b.n, gw_bytes(bytes->v.b.n));
+    } else {
+        m += snprintf(out + m, size - (size_t)m, nc > 1 ? " (" : " = ");
+        for (unsigned i = 0; i < nc && m < (int)size; i++) {
+            const char *sep = i ? ", " : "";
+            if (comp[i]->field == DNP_F_VALUE_FLOAT)
+                m += snprintf(out + m, size - (size_t)m, "%s%g", sep, comp[i]->v.d);
+            else if (comp[i]->field == DNP_F_VALUE_SINT)
+                m += snprintf(out + m, size - (size_t)m, "%s%lld", sep, (long long)comp[i]->v.i);
+            else
+                m += snprintf(out + m, size - (size_t)m, "%s%llu", sep, (unsigned long long)comp[i]->v.u);
+        }
+        if (nc > 1 && m < (int)size)
+            snprintf(out + m, size - (size_t)m, ")");
+    }
 }
 
 /* the commands' layouts (DNP text, wire-facts 1; little-endian) */
@@ -1125,11 +1134,47 @@ static const gw_lstep *const connect_request = L(NUM(PROTOCOL_COUNT, 2, GW_CHECK
                                                  NUM(PROTOCOL, 2, GW_CHECK(check_offer)), GW_DONE);
 static const gw_lstep *const message = L(GW_REST(DNP_F_MESSAGE));
 static const gw_lstep *const reliable_message = L(SEQ, GW_REST(DNP_F_MESSAGE));
-/* the values follow the message: a u16 count, each value's type and value */
+/* a state value by its type: components of a width, or a u16 length and
+   bytes (the truncation names the part of the value missing) */
+#define COMP(k, w) GW_NUM(DNP_F_VALUE_##k, w, GW_WHAT("Value component"))
+#define COMPS_1(k, w) COMP(k, w)
+#define COMPS_2(k, w) COMP(k, w), COMP(k, w)
+#define COMPS_3(k, w) COMP(k, w), COMP(k, w), COMP(k, w)
+#define COMPS_4(k, w) COMP(k, w), COMP(k, w), COMP(k, w), COMP(k, w)
+#define VALUE_VK_SINT(w, n) COMPS_##n(SINT, w)
+#define VALUE_VK_UINT(w, n) COMPS_##n(UINT, w)
+#define VALUE_VK_FLOAT(w, n) COMPS_##n(FLOAT, w)
+#define VALUE_VK_STRING(w, n) \
+    GW_COUNTED(DNP_F_VALUE_STRING, DNP_F_VALUE_LENGTH, 2, -1, GW_WHAT("Value bytes"), GW_CHECK(check_utf8))
+#define VALUE_VK_DATA(w, n) GW_COUNTED(DNP_F_VALUE_DATA, DNP_F_VALUE_LENGTH, 2, -1, GW_WHAT("Value bytes"))
+#define AS_LAYOUT(code, name, kind, width, ncomp) [code] = L(VALUE_##kind(width, ncomp)),
+static const gw_lstep *const value_of_type[DNP_N_TYPES] = {DNP_VALUE_TYPES(AS_LAYOUT)};
+/* values, each a subtree labelled from what it holds, shown when it is whole */
+#define VALUES(count) GW_REPEAT_TREE(DNP_F_##count, DNP_F_VALUE, label_value, GW_FLAGS(GW_LF_AHEAD))
+#define VALUE_OF_TYPE GW_SWITCH(DNP_F_VALUE_TYPE, value_of_type) /* the type derived */
+/* typed values (link states, and long ones' reassembled values): a u16
+   count, then each value's type and value */
+#define TYPED_VALUES                                                                                      \
+    NUM(VALUE_COUNT, 2, GW_CHECK(check_value_count)), VALUES(VALUE_COUNT),                             \
+        GW_SWITCH_NUM(DNP_F_VALUE_TYPE, 1, value_of_type, GW_CHECK(check_state_type)), GW_DONE
+static const gw_lstep *const state_values = L(TYPED_VALUES);
+/* the values follow the message */
 static const gw_lstep *const link_state = L(SEQ, NUM(LINK_ID, 2, GW_SUM(" link %llu")),
                                             NUM(FLAGS, 1, GW_CHECK(check_link_flags)),
-                                            GW_COUNTED(DNP_F_MESSAGE, DNP_F_MESSAGE_LENGTH, 2, -1),
-                                            GW_STEP(step_values));
+                                            GW_COUNTED(DNP_F_MESSAGE, DNP_F_MESSAGE_LENGTH, 2, -1), TYPED_VALUES);
+/* the link update (9) in its two layouts (wire-facts 1.10): a link count,
+   then per link (a subtree) its id, value count and values. The
+   reference's: u8 counts, each value's index (its type from the link's
+   link state); the text's: u16 counts, each value's type */
+#define LINKS GW_REPEAT_TREE(DNP_F_LINK_COUNT, DNP_F_LINK, label_link)
+static const gw_lstep *const ref_update =
+    L(NUM(LINK_COUNT, 1), LINKS, NUM(LINK_ID, 2),
+      NUM(VALUE_COUNT, 1, GW_CHECK(check_link)), VALUES(VALUE_COUNT), NUM(VALUE_INDEX, 2, GW_CHECK(check_index)),
+      VALUE_OF_TYPE, GW_DONE, GW_DONE);
+static const gw_lstep *const spec_update =
+    L(NUM(LINK_COUNT, 2), LINKS, NUM(LINK_ID, 2),
+      NUM(VALUE_COUNT, 2, GW_CHECK(check_link)), VALUES(VALUE_COUNT),
+      GW_SWITCH_NUM(DNP_F_VALUE_TYPE, 1, value_of_type, GW_CHECK(check_update_type)), GW_DONE, GW_DONE);
 static const gw_lstep *const reliable_ack = L(NUM(SEQ, 2, GW_SUM(" #%llu")), NUM(ACK_CODE, 1));
 static const gw_lstep *const link_up_down = L(NUM(LINK_ID, 2, GW_SUM(" %llu")));
 static const gw_lstep *const message_long = L(SEQ, NUM(LONG_FLAGS, 1, GW_CHECK(check_part_flags)),
@@ -1146,10 +1191,12 @@ static const gw_lstep *const connect_ack = L(NUM(RESULT, 1, GW_CHECK(check_resul
 static const gw_lstep *const close_cmd = GW_EMPTY;
 static const gw_lstep *const unknown_cmd = L(GW_STEP(NULL)); /* conform: bytes of its own */
 
-/* a command's layout by its code (NULL: none; close has no fields) */
-static const gw_lstep *layout_of(int64_t cmd)
+/* a command's layout by its code (NULL: none; close has no fields); a link
+   update's as the option says (the reference's unless it says the text's) */
+static const gw_lstep *layout_of(int64_t cmd, const int *opts)
 {
     switch (cmd) {
+    case DNP_LINK_UPDATE: return opts && opts[DNP_OPT_UPDATE_LAYOUT] == DNP_LAYOUT_SPEC ? spec_update : ref_update;
     case DNP_CONNECT_REQUEST: return connect_request;
     case DNP_CONNECT_ACK: return connect_ack;
     case DNP_CLOSE: return close_cmd;
@@ -1169,11 +1216,10 @@ static const gw_lstep *layout_of(int64_t cmd)
    unknown code: the code and whatever GW_W_STEP bytes are given) */
 static size_t dnp_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
-    (void)opts;
     if (type < 0 || type > 255 || cap < 1)
         return 0;
     out[0] = (uint8_t)type;
-    const gw_lstep *l = layout_of(type);
+    const gw_lstep *l = layout_of(type, opts);
     size_t n;
     return gw_layout_write(l ? l : unknown_cmd, false, vals, out + 1, cap - 1, &n) ? n + 1 : 0;
 }
@@ -1284,10 +1330,24 @@ static void cmd_message(dnp_ctx *x, bool reliable)
     summary_add(x, " (%zu byte%s)", n, n == 1 ? "" : "s");
 }
 
+/* the types of the typed values just read (x->link), NULL when they were
+   not read whole */
+static dnp_link *values_read(dnp_ctx *x)
+{
+    dnp_link *link = x->link;
+    x->link = NULL;
+    if (x->p.failed) {
+        g_free(link);
+        return NULL;
+    }
+    return link;
+}
+
 static void cmd_link_state(dnp_ctx *x)
 {
     x->link = NULL;
     gw_layout_run(&x->p, link_state);
+    x->link = values_read(x);
     if (!x->seen[DNP_F_MESSAGE])
         return;
     if (x->link)
@@ -1381,109 +1441,19 @@ static void cmd_link_up_down(dnp_ctx *x, bool up)
 
 /* -- link update (9) -- */
 
-/* may this side update the link? */
-static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, size_t off)
+/* The link update in one layout, from the cursor (after the command
+   code). False when it cannot be read in this layout to the end of its
+   links (decoding failed, or a link with no link state in the reference
+   layout, shown raw). */
+static bool read_update(dnp_ctx *x, int layout)
 {
-    if (link->answer != ANSWER_UP)
-        gw_emit_finding(&x->p.e, DNP_E_UPDATE_NOT_UP, off, 2, "Link %u is %s", id,
-                        link->answer == ANSWER_DOWN ? "down" : "not up (no link up seen)");
-    if (link->dir != x->p.pi->dir && (link->flags & 1))
-        gw_emit_finding(&x->p.e, DNP_E_UPDATE_READ_ONLY, off, 2,
-                        "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
-}
-
-/* The link update (9) in one layout, from the cursor: link count, then per
- * link its id, value count and values (reference: value index, types from
- * the link's link state; text: type byte). False when it cannot be read in
- * this layout to the end of its links (decoding failed, or a link with no
- * link state in the reference layout, shown raw). The one description of
- * the layout: decoding and update_fits() both read it. */
-static bool decode_update(dnp_ctx *x, int layout)
-{
-    bool spec = layout == DNP_LAYOUT_SPEC;
-    unsigned cs = spec ? 2 : 1;
-    uint32_t nlinks, nvalues, id;
-    if (!gw_take_u32(&x->p, DNP_F_LINK_COUNT, cs, &nlinks))
-        return false;
-    summary_add(x, ": %u link%s", nlinks, nlinks == 1 ? "" : "s");
-    for (uint32_t l = 0; l < nlinks && !x->p.failed; l++) {
-        size_t lstart = x->p.c.off;
-        char label[48];
-        label[0] = '\0';
-        if (gw_emit_text(&x->p.e)) /* a label nobody shows is not formatted */
-            snprintf(label, sizeof label, "Link %u", l);
-        gw_emit_label(&x->p.e, DNP_F_LINK, lstart, 0, label[0] ? label : NULL);
-        gw_emit_push(&x->p.e);
-        if (!gw_take_u32(&x->p, DNP_F_LINK_ID, 2, &id) ||
-            !gw_take_u32(&x->p, DNP_F_VALUE_COUNT, cs, &nvalues)) {
-            gw_emit_pop(&x->p.e, x->p.c.off);
-            break;
-        }
-        if (l < 3)
-            summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues,
-                        nvalues == 1 ? "" : "s");
-        /* the sender's own link (its owner updating it), else the other side's;
-           a quiet run in the text's layout (update_fits) needs none */
-        const dnp_link *link = NULL;
-        if (!spec || x->p.e.sink != &gw_quiet_sink) {
-            link = link_of(x->conv, x->p.pi->dir, id);
-            if (!link)
-                link = link_of(x->conv, !x->p.pi->dir, id);
-        }
-        if (link) {
-            gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
-            check_update_allowed(x, link, (uint16_t)id, lstart);
-        }
-        if (!spec && !link) {
-            gw_emit_finding(&x->p.e, DNP_E_UNKNOWN_LINK, lstart, gw_remaining(&x->p.c),
-                            "Link %u: no link state seen, value types unknown", id);
-            gw_take_rest(&x->p, DNP_F_UNDECODED);
-            gw_emit_pop(&x->p.e, x->p.c.off);
-            summary_add(x, " (unknown link)");
-            return false;
-        }
-        for (uint32_t v = 0; v < nvalues; v++) {
-            size_t voff = x->p.c.off;
-            uint8_t type;
-            char prefix[40]; /* only labels use it */
-            prefix[0] = '\0';
-            if (spec) {
-                if (!value_type(x, &type, -1))
-                    break;
-                if (link && v < link->count && link->types[v] != type)
-                    gw_emit_finding(&x->p.e, DNP_E_TYPE_MISMATCH, voff, 1,
-                                    "Value %u has type %s, the link state said %s", v,
-                                    value_types[type].name, value_types[link->types[v]].name);
-                if (gw_emit_text(&x->p.e))
-                    snprintf(prefix, sizeof prefix, "Value %u", v);
-                if (!decode_value(x, type, voff, NO_OFFSET, 0, voff, prefix))
-                    break;
-            } else {
-                uint16_t idx;
-                if (!gw_read_u16le(&x->p.c, &idx)) {
-                    gw_pdu_truncated(&x->p, "Value index");
-                    break;
-                }
-                if (idx >= link->count) {
-                    x->p.c.off = voff;
-                    gw_emit_u(&x->p.e, DNP_F_VALUE_INDEX, voff, 2, idx);
-                    gw_emit_finding(&x->p.e, DNP_E_INDEX_RANGE, voff, 2,
-                                    "Value index %u, but link %u has %u values", idx, id,
-                                    link->count);
-                    x->p.c.off = voff + 2;
-                    x->p.failed = true;
-                    gw_take_rest(&x->p, DNP_F_UNDECODED);
-                    break;
-                }
-                if (gw_emit_text(&x->p.e))
-                    snprintf(prefix, sizeof prefix, "Value %u", idx);
-                if (!decode_value(x, link->types[idx], voff, voff, idx, NO_OFFSET, prefix))
-                    break;
-            }
-        }
-        gw_emit_pop(&x->p.e, x->p.c.off);
-    }
-    if (nlinks > 3)
+    x->spec_update = layout == DNP_LAYOUT_SPEC;
+    x->unknown_link = x->links_said = false;
+    x->cur_link = NULL;
+    gw_layout_run(&x->p, x->spec_update ? spec_update : ref_update);
+    if (!x->links_said && x->seen[DNP_F_LINK_COUNT]) /* no link read */
+        link_count_said(x);
+    if (!x->unknown_link && x->seen[DNP_F_LINK_COUNT] && x->val[DNP_F_LINK_COUNT] > 3)
         summary_add(x, "; ...");
     return !x->p.failed;
 }
@@ -1496,6 +1466,7 @@ static void begin_quiet(dnp_ctx *x, const dnp_conv *conv, const uint8_t *data, s
     memset((char *)x + sizeof x->p, 0, offsetof(dnp_ctx, val) - sizeof x->p);
     x->conv = (dnp_conv *)conv; /* only read */
     gw_pdu_begin(&x->p, &gw_dnp_protocol, &gw_quiet_sink, &gw_quiet_pi, data, len);
+    x->p.rec = (gw_record){x->seen, x->val, x->text};
     x->p.c.off = at;
 }
 
@@ -1504,7 +1475,40 @@ static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, i
 {
     dnp_ctx y;
     begin_quiet(&y, conv, data, len, 1);
-    return decode_update(&y, layout) && gw_remaining(&y.p.c) == 0;
+    y.p.hooks = &hooks; /* the links' types are looked up as in decoding */
+    return read_update(&y, layout) && gw_remaining(&y.p.c) == 0;
+}
+
+/* Does the link update at x's cursor fit the text's layout, as far as the
+   layout's geometry tells without reading values? Not when its bytes are
+   fewer than its link count's links take at least (each its fixed part:
+   the steps the text's layout reads first in a link, its id and value
+   count); and links of no values take their fixed part alone, so while
+   they have none where they end is known. Maybe (true) once a link has
+   values: update_fits reads them. */
+static bool spec_may_fit(const dnp_ctx *x)
+{
+    const gw_lstep *count = &spec_update[0], *link = &spec_update[2]; /* LINK_COUNT; a link's first step */
+    static size_t link_min; /* (the same each time they are found) */
+    static long values_at;
+    static unsigned values_size;
+    if (!link_min) {
+        values_at = gw_layout_offset(link, DNP_F_VALUE_COUNT, &values_size);
+        link_min = gw_layout_fixed_size(link);
+    }
+    size_t left = gw_remaining(&x->p.c);
+    if (left < count->size)
+        return false;
+    const uint8_t *p = x->p.c.data + x->p.c.off;
+    uint64_t n = gw_get_uint(p, count->size, false);
+    p += count->size;
+    left -= count->size;
+    if (left < n * link_min)
+        return false;
+    for (; n; n--, p += link_min, left -= link_min)
+        if (gw_get_uint(p + values_at, values_size, false))
+            return true;
+    return left == 0;
 }
 
 static void cmd_link_update(dnp_ctx *x)
@@ -1512,7 +1516,7 @@ static void cmd_link_update(dnp_ctx *x)
     int layout = x->conv->opt[DNP_OPT_UPDATE_LAYOUT];
     if (layout == DNP_LAYOUT_AUTO) { /* tried only when the option does not force one */
         /* whether the reference's fits matters only when the text's does */
-        bool spec_fits = update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
+        bool spec_fits = spec_may_fit(x) && update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_SPEC);
         bool ref_fits = spec_fits && update_fits(x->conv, x->p.c.data, x->p.c.len, DNP_LAYOUT_REFERENCE);
         /* the text's layout only where the bytes leave no doubt: it fits
            exactly and the reference's does not; damaged datagrams are read
@@ -1541,7 +1545,7 @@ static void cmd_link_update(dnp_ctx *x)
                            "Link updates in the reference layout (the text has u16 counts and a type per value)");
     }
 
-    decode_update(x, layout);
+    read_update(x, layout);
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
 }
 
@@ -1601,7 +1605,9 @@ static void cmd_link_state_long(dnp_ctx *x)
     x->p.e.src = 2;
     gw_cursor saved = x->p.c;
     x->p.c = (gw_cursor){l->vout->data, l->vout->len, 0};
-    dnp_link *link = decode_typed_values(x);
+    x->link = NULL;
+    gw_layout_run(&x->p, state_values);
+    dnp_link *link = values_read(x);
     if (link)
         summary_add(x, ", reassembled: %u value%s", link->count, link->count == 1 ? "" : "s");
     remember_link(x, (uint16_t)link_id, (uint8_t)(flags & 1), link);
@@ -1852,12 +1858,10 @@ static bool dnp_heuristic(const int *opts, int transport, const uint8_t *data, s
     /* the whole datagram in the command's layout, exactly */
     dnp_ctx y;
     begin_quiet(&y, NULL, data, len, 1);
-    y.p.rec = (gw_record){y.seen, y.val, y.text};
     y.p.hooks = &heuristic_hooks;
     bool fits = gw_layout_run(&y.p, l) && !y.implausible && gw_remaining(&y.p.c) == 0;
     if (l == link_state) /* at least one value */
-        fits = fits && y.link && y.link->count > 0;
-    g_free(y.link);
+        fits = fits && y.seen[DNP_F_VALUE_COUNT] && y.val[DNP_F_VALUE_COUNT] > 0;
     return fits;
 }
 

@@ -426,9 +426,6 @@ static const gw_conform_case case_message_unreliable_not_acked = {
     "no reliable ack but #0's; Fail when another comes, or when #0 is not acknowledged",
     unreliable_not_acked, GW_MUST};
 
-/* one uint32 value, 99: value_count u16, type u8 (5 = UInt32), value */
-static const uint8_t one_value[] = {0x01, 0x00, 0x05, 0x63, 0x00, 0x00, 0x00};
-
 static gw_verdict link_state_answered(gw_conform_io *io)
 {
     OPEN_OR_FAIL(io);
@@ -439,7 +436,9 @@ static gw_verdict link_state_answered(gw_conform_io *io)
     sent_number(io, number);
     const gw_wval *state = GW_WVALS(GW_WU(DNP_F_SEQ, number), GW_WU(DNP_F_LINK_ID, link), GW_WU(DNP_F_FLAGS, 1),
                                     GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1),
-                                    GW_WSTEP(one_value, sizeof one_value));
+                                    /* one value: UInt32 (type 5) 99 */
+                                    GW_WU(DNP_F_VALUE_COUNT, 1), GW_WU(DNP_F_VALUE_TYPE, 5),
+                                    GW_WU(DNP_F_VALUE_UINT, 99));
     if (!gw_conform_send(io, P, DNP_LINK_STATE, state))
         return GW_FAIL;
     /* the ack and the link's answer, in the order they come (an ack with
@@ -489,13 +488,14 @@ static const gw_conform_case case_link_state_answered = {
 static gw_verdict update_unknown_link(gw_conform_io *io)
 {
     OPEN_OR_FAIL(io);
-    /* reference layout: link_count u8, link_id u16, value_count u8, then
-       value_index u16 and the value (types from a link state never sent;
-       the decoder reads link updates procedurally, so written here by
-       hand from wire-facts 1.10) */
-    static const uint8_t update[] = {DNP_LINK_UPDATE, 0x01, 0x4d, 0x00, 0x01, 0x00, 0x00, 0x63, 0x00, 0x00, 0x00};
-    if (!io->send(io, update, sizeof update))
-        return gw_conform_say(io, GW_FAIL, "could not send the link update");
+    /* the reference's layout (the option's default): one link, 77, of one
+       value, index 0, a UInt32 99 (its type, from a link state never
+       sent, not written) */
+    if (!gw_conform_send(io, P, DNP_LINK_UPDATE,
+                         GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_LINK_ID, 77), GW_WU(DNP_F_VALUE_COUNT, 1),
+                                  GW_WU(DNP_F_VALUE_INDEX, 0), GW_WU(DNP_F_VALUE_TYPE, 5),
+                                  GW_WU(DNP_F_VALUE_UINT, 99))))
+        return GW_FAIL;
     gw_verdict v = acked(io, 0, "after a link update for link 77, never linked");
     return v == GW_PASS ? gw_conform_say(io, GW_PASS, "the update for an unknown link was ignored and #0 then acknowledged") : v;
 }
@@ -1039,7 +1039,8 @@ static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
     sent_number(io, number);
     if (!gw_conform_send(io, P, DNP_LINK_STATE,
                          GW_WVALS(GW_WU(DNP_F_SEQ, number), GW_WU(DNP_F_LINK_ID, link), GW_WU(DNP_F_FLAGS, 0),
-                                  GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value))))
+                                  GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WU(DNP_F_VALUE_COUNT, 1),
+                                  GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99))))
         return GW_FAIL;
     gw_replay_pdu a;
     int64_t up = DNP_LINK_UP;
@@ -1062,10 +1063,6 @@ static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
     return gw_conform_await(io, io->wait_ms, ack_of, &number, &a);
 }
 
-/* link update of link 1001 in the reference layout (wire-facts 1.10):
-   link_count u8, link_id u16, value_count u8, value_index u16, the value
-   (its type the link state's: UInt32) */
-static const uint8_t fuzz_update[] = {0x01, 0xe9, 0x03, 0x01, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00};
 
 static const gw_fuzz_target fuzz_targets[] = {
     {"connection request", FZ_CONNECTED, DNP_CONNECT_REQUEST,
@@ -1078,8 +1075,12 @@ static const gw_fuzz_target fuzz_targets[] = {
      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, payload, sizeof payload - 1))},
     {"link state", FZ_CONNECTED, DNP_LINK_STATE,
      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 1002), GW_WU(DNP_F_FLAGS, 0),
-              GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value))},
-    {"link update", FZ_LINK_UP, DNP_LINK_UPDATE, GW_WVALS(GW_WSTEP(fuzz_update, sizeof fuzz_update))},
+              GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WU(DNP_F_VALUE_COUNT, 1),
+              GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99))},
+    /* link 1001's one UInt32 value (in the option's layout: the reference's) */
+    {"link update", FZ_LINK_UP, DNP_LINK_UPDATE,
+     GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_LINK_ID, 1001), GW_WU(DNP_F_VALUE_COUNT, 1),
+              GW_WU(DNP_F_VALUE_INDEX, 0), GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 100))},
 };
 
 static const gw_fuzz dnp_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets,

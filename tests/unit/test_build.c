@@ -142,14 +142,15 @@ Test(build, eoudp_text_header_little_endian_seconds)
     cr_assert(t > 1.5e9 && t < 1e10, "a time in seconds since the epoch, not milliseconds: %g", (double)t);
 }
 
-/* a counted length given on its own is written as given (a length that lies) */
+/* a counted length given on its own is written as given (a length that
+   lies); the link state's values follow (a count of 0 without any) */
 Test(build, counted_length_that_lies)
 {
     uint8_t d[256];
     size_t n = build(&gw_dnp_protocol, NULL, DNP_LINK_STATE,
                      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 1), GW_WU(DNP_F_MESSAGE_LENGTH, 100),
                               GW_WB(DNP_F_MESSAGE, "ab", 2)), d);
-    EXPECT_BYTES(d, n, 0x05, 0, 0, 1, 0, 0, 100, 0, 'a', 'b');
+    EXPECT_BYTES(d, n, 0x05, 0, 0, 1, 0, 0, 100, 0, 'a', 'b', 0, 0);
 }
 
 /* what does not fit is not built */

@@ -7,7 +7,7 @@
 #include "collect.h"
 #include "core/gw_layout.h"
 
-enum { F_A, F_B, F_SIGNED, F_NAME, F_LEN, F_DATA, F_REST, F_COUNT };
+enum { F_A, F_B, F_SIGNED, F_NAME, F_LEN, F_DATA, F_REST, F_HEAD, F_KIND, F_COUNT };
 enum { E_TRUNCATED, E_UNTERMINATED, E_PADDING, E_PAST_END, E_COUNT };
 
 static const gw_field fields[F_COUNT] = {
@@ -18,6 +18,8 @@ static const gw_field fields[F_COUNT] = {
     [F_LEN] = {"t.len", "Length", GW_FT_U32, GW_BASE_DEC, NULL, 0, "", 0, -1},
     [F_DATA] = {"t.data", "Data", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "", 0, -1},
     [F_REST] = {"t.rest", "Rest", GW_FT_BYTES, GW_BASE_NONE, NULL, 0, "", 0, -1},
+    [F_HEAD] = {"t.head", "Head", GW_FT_NONE, GW_BASE_NONE, NULL, 0, "", 0, -1},
+    [F_KIND] = {"t.kind", "Kind", GW_FT_U8, GW_BASE_DEC, NULL, 0, "", 0, -1},
 };
 static const gw_finding_def findings[E_COUNT] = {
     [E_TRUNCATED] = {"t.truncated", GW_SEV_ERROR, "", GW_GROUP_MALFORMED},
@@ -194,4 +196,218 @@ Test(layout, a_repeat_that_reads_nothing_ends, .timeout = 5)
     cr_assert(gw_layout_run(&x, GW_LAYOUT(GW_NUM(F_LEN, 4), GW_MORE(0), GW_IF(F_A, GW_CMP_EQ, 1),
                                           GW_NUM(F_A, 1), GW_DONE, GW_DONE)));
     cr_assert_eq(x.repeats, 1);
+}
+
+/* ---- a block chosen by a value, and subtrees ------------------------------ */
+
+/* kind 0: one A; kind 1: two Bs (what a truncation there names: "Part");
+   kind 2: none */
+static const gw_lstep *const cases[3] = {
+    GW_LAYOUT(GW_NUM(F_A, 1)),
+    GW_LAYOUT(GW_NUM(F_B, 2, GW_WHAT("Part")), GW_NUM(F_B, 2, GW_WHAT("Part"))),
+    NULL,
+};
+
+Test(layout, a_switch_reads_the_case_of_the_value_read)
+{
+    const gw_lstep *l = GW_LAYOUT(GW_NUM(F_KIND, 1), GW_SWITCH(F_KIND, cases), GW_NUM(F_A, 1));
+    begin("00 07 09");
+    cr_assert(gw_layout_run(&x, l));
+    cr_assert_eq(collect_count(&c, F_A), 2);
+    cr_assert_eq(collect_get(&c, F_A, 0)->v.u, 7);
+    cr_assert_eq(collect_get(&c, F_A, 1)->v.u, 9, "the step after the switch follows its case");
+    begin("01 01 00 02 01 09");
+    cr_assert(gw_layout_run(&x, l));
+    cr_assert_eq(collect_get(&c, F_B, 0)->v.u, 1);
+    cr_assert_eq(collect_get(&c, F_B, 1)->v.u, 0x102);
+    cr_assert_eq(collect_get(&c, F_A, 0)->v.u, 9);
+    /* no case for 2 (NULL) nor for 3 (past the table): decoding fails there,
+       nothing reported (a check on the value says why) */
+    begin("02 09");
+    cr_assert_not(gw_layout_run(&x, l));
+    cr_assert_eq(c.n_findings, 0);
+    cr_assert_eq(collect_count(&c, F_A), 0);
+    begin("03 09");
+    cr_assert_not(gw_layout_run(&x, l));
+    cr_assert_eq(collect_count(&c, F_A), 0);
+}
+
+/* what the tree's sink saw, in order: items (with the depth of the subtree
+   they are in, and a head's label) and findings (with their message) */
+static struct {
+    int depth, n;
+    struct { int field, depth; size_t off, len; char text[96]; } ev[64];
+} seq;
+static gw_sink seq_sink;
+static void seq_item(void *ctx, const gw_item *it)
+{
+    (void)ctx;
+    if (seq.n < 64)
+        seq.ev[seq.n++] = (typeof(seq.ev[0])){it->field, seq.depth, it->off, it->len, ""};
+    if (it->label)
+        snprintf(seq.ev[seq.n - 1].text, sizeof seq.ev[0].text, "%s", it->label);
+    c.sink.item(c.sink.ctx, it);
+}
+static void seq_push(void *ctx) { (void)ctx; seq.depth++; }
+static void seq_pop(void *ctx, size_t end) { (void)ctx; (void)end; seq.depth--; }
+static void seq_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
+{
+    (void)ctx;
+    if (seq.n < 64) {
+        seq.ev[seq.n] = (typeof(seq.ev[0])){-1 - finding, seq.depth, off, len, ""};
+        snprintf(seq.ev[seq.n++].text, sizeof seq.ev[0].text, "%s", msg ? msg : "");
+    }
+    c.sink.finding(c.sink.ctx, finding, src, off, len, msg);
+}
+static void begin_tree(const char *hex, bool shown)
+{
+    begin(hex);
+    memset(&seq, 0, sizeof seq);
+    seq_sink = (gw_sink){.item = seq_item, .push = seq_push, .pop = seq_pop, .finding = seq_finding,
+                         .summary = c.sink.summary, .ctx = c.sink.ctx};
+    if (!shown) /* pcaptool validate: no items */
+        seq_sink.item = NULL, seq_sink.push = NULL, seq_sink.pop = NULL;
+    gw_pdu_begin(&x, &proto, &seq_sink, &pi, bytes, x.c.len);
+    x.rec = (gw_record){seen, val, text};
+    static const gw_pdu_hooks hooks = {0}; /* checks run */
+    x.hooks = &hooks;
+}
+
+static unsigned kind_checks, reading[4];
+/* a check of each kind: counts its readings; kind 9 is reported on the
+   first reading (before the head), kind 1 on the last (in the subtree) */
+static void check_kind(gw_pdu *p, size_t off, uint64_t v)
+{
+    kind_checks++;
+    reading[p->reading]++;
+    if (v == 1 && gw_reading_last(p))
+        gw_emit_finding(&p->e, E_PADDING, off, 1, "kind 1 in the subtree");
+    if (v == 1 && gw_reading_first(p))
+        gw_emit_finding(&p->e, E_PAST_END, off, 1, "kind 1 before the head");
+}
+static void label_of(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    uint64_t kind = 99;
+    for (unsigned i = 0; i < n; i++)
+        if (items[i].field == F_KIND)
+            kind = items[i].v.u;
+    snprintf(out, size, "Item %u: kind %llu, %u items", p->index, (unsigned long long)kind, n);
+}
+static const gw_lstep *const items_layout =
+    GW_LAYOUT(GW_NUM(F_LEN, 1), GW_REPEAT(F_LEN), GW_TREE(F_HEAD, label_of, GW_FLAGS(GW_LF_AHEAD)),
+              GW_NUM(F_KIND, 1, GW_CHECK(check_kind)), GW_SWITCH(F_KIND, cases), GW_DONE, GW_DONE);
+
+Test(layout, a_tree_read_ahead_is_labelled_from_its_items)
+{
+    kind_checks = 0;
+    memset(reading, 0, sizeof reading);
+    begin_tree("02 00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, items_layout));
+    /* Length; head 0 (2 bytes), Kind, A; [finding before head 1]; head 1
+       (5 bytes), Kind, [finding in it], B, B */
+    int want[][4] = {{F_LEN, 0, 0, 1},  {F_HEAD, 0, 1, 2}, {F_KIND, 1, 1, 1}, {F_A, 1, 2, 1},
+                     {-1 - E_PAST_END, 0, 3, 1}, {F_HEAD, 0, 3, 5}, {F_KIND, 1, 3, 1},
+                     {-1 - E_PADDING, 1, 3, 1}, {F_B, 1, 4, 2}, {F_B, 1, 6, 2}};
+    cr_assert_eq(seq.n, 10);
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(seq.ev[i].field, want[i][0], "event %d", i);
+        cr_assert_eq(seq.ev[i].depth, want[i][1], "event %d", i);
+        cr_assert_eq(seq.ev[i].off, (size_t)want[i][2], "event %d", i);
+        cr_assert_eq(seq.ev[i].len, (size_t)want[i][3], "event %d", i);
+    }
+    cr_assert_str_eq(seq.ev[1].text, "Item 0: kind 0, 2 items");
+    cr_assert_str_eq(seq.ev[5].text, "Item 1: kind 1, 3 items");
+    cr_assert_eq(kind_checks, 4, "each block read twice");
+    cr_assert_eq(reading[GW_READING_AHEAD], 2);
+    cr_assert_eq(reading[GW_READING_AGAIN], 2);
+    cr_assert_eq(x.index, 0);
+}
+
+/* the same as a repeated block whose items are subtrees */
+static const gw_lstep *const items_as_trees =
+    GW_LAYOUT(GW_NUM(F_LEN, 1), GW_REPEAT_TREE(F_LEN, F_HEAD, label_of, GW_FLAGS(GW_LF_AHEAD)),
+              GW_NUM(F_KIND, 1, GW_CHECK(check_kind)), GW_SWITCH(F_KIND, cases), GW_DONE);
+
+Test(layout, a_repeat_of_subtrees_shows_as_trees_do)
+{
+    typeof(seq) trees;
+    begin_tree("02 00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, items_layout));
+    trees = seq;
+    begin_tree("02 00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, items_as_trees));
+    cr_assert_eq(seq.n, 10);
+    cr_assert(memcmp(&seq, &trees, sizeof seq) == 0);
+    begin_tree("02 00 07 01 01 00 02 00", false);
+    cr_assert(gw_layout_run(&x, items_as_trees));
+    cr_assert_eq(val[F_B], 2);
+    cr_assert_eq(x.repeats, 2);
+    /* items while bytes are left: the same but for the count */
+    begin_tree("00 07 01 01 00 02 00", true);
+    cr_assert(gw_layout_run(&x, GW_LAYOUT(GW_MORE_TREE(1, F_HEAD, label_of, GW_FLAGS(GW_LF_AHEAD)),
+                                          GW_NUM(F_KIND, 1, GW_CHECK(check_kind)), GW_SWITCH(F_KIND, cases),
+                                          GW_DONE)));
+    cr_assert_eq(seq.n, 9);
+    for (int i = 0; i < 9; i++) {
+        cr_assert_eq(seq.ev[i].field, trees.ev[i + 1].field, "event %d", i);
+        cr_assert_eq(seq.ev[i].off + 1, trees.ev[i + 1].off, "event %d", i);
+    }
+    cr_assert_str_eq(seq.ev[4].text, "Item 1: kind 1, 3 items");
+}
+
+Test(layout, a_tree_read_ahead_that_runs_out_shows_only_the_failure)
+{
+    begin_tree("02 00 07 01 01 00 02", true);
+    cr_assert_not(gw_layout_run(&x, items_layout));
+    /* block 0 whole; block 1 runs out in its second B at offset 6: its
+       check's finding, the truncation (named by the step) and the byte left,
+       none of its items */
+    cr_assert_eq(seq.n, 7);
+    cr_assert_eq(seq.ev[3].field, F_A);
+    cr_assert_eq(seq.ev[4].field, -1 - E_PAST_END);
+    cr_assert_eq(seq.ev[5].field, F_REST);
+    cr_assert_eq(seq.ev[5].off, 6);
+    cr_assert_eq(seq.ev[5].len, 1);
+    cr_assert_eq(seq.ev[5].depth, 0);
+    cr_assert_eq(seq.ev[6].field, -1 - E_TRUNCATED);
+    cr_assert_str_eq(seq.ev[6].text, "Truncated: Part missing at offset 6");
+    cr_assert_eq(collect_count(&c, F_B), 0);
+    cr_assert_eq(collect_count(&c, F_HEAD), 1);
+}
+
+Test(layout, a_tree_nothing_is_shown_of_is_read_once)
+{
+    kind_checks = 0;
+    memset(reading, 0, sizeof reading);
+    begin_tree("02 00 07 01 01 00 02 00", false);
+    cr_assert(gw_layout_run(&x, items_layout));
+    cr_assert_eq(kind_checks, 2);
+    cr_assert_eq(reading[GW_READING_ONCE], 2);
+    cr_assert_eq(seq.n, 2, "kind 1's findings, each once");
+    cr_assert_eq(val[F_B], 2);
+    begin_tree("02 00 07 01 01 00 02", false);
+    cr_assert_not(gw_layout_run(&x, items_layout));
+    cr_assert_eq(seq.n, 3);
+    cr_assert_str_eq(seq.ev[2].text, "Truncated: Part missing at offset 6");
+}
+
+Test(layout, a_switch_and_a_tree_written)
+{
+    uint8_t out[32];
+    size_t n;
+    /* the case of the kind written */
+    cr_assert(gw_layout_write(items_layout, false,
+                              GW_WVALS(GW_WU(F_LEN, 2), GW_WU(F_KIND, 1), GW_WU(F_B, 0x201), GW_WU(F_B, 3),
+                                       GW_WU(F_KIND, 0), GW_WU(F_A, 7)),
+                              out, sizeof out, &n));
+    cr_assert_eq(n, 8);
+    cr_assert_arr_eq(out, ((uint8_t[]){2, 1, 1, 2, 3, 0, 0, 7}), 8);
+    /* a kind no step writes (the decoder derives it): given, it chooses */
+    const gw_lstep *derived = GW_LAYOUT(GW_SWITCH(F_KIND, cases), GW_NUM(F_A, 1));
+    cr_assert(gw_layout_write(derived, false, GW_WVALS(GW_WU(F_KIND, 0), GW_WU(F_A, 5), GW_WU(F_A, 6)), out,
+                              sizeof out, &n));
+    cr_assert_eq(n, 2);
+    cr_assert_arr_eq(out, ((uint8_t[]){5, 6}), 2);
+    /* no case: not written */
+    cr_assert_not(gw_layout_write(derived, false, GW_WVALS(GW_WU(F_KIND, 2)), out, sizeof out, &n));
 }

@@ -42,6 +42,15 @@ static const gw_item *wire_item(const collect *c, int field, int k)
     return NULL;
 }
 
+/* the k-th derived item of a field */
+static const gw_item *derived_item(const collect *c, int field, int k)
+{
+    for (int i = 0; i < c->n_items; i++)
+        if (c->items[i].field == field && (c->items[i].flags & GW_ITEM_GENERATED) && k-- == 0)
+            return &c->items[i];
+    return NULL;
+}
+
 /* build each PDU of seq, decode it in one conversation of p (opts: the
    options, NULL: the defaults), check its values and that nothing is
    reported; returns the PDUs checked */
@@ -88,6 +97,12 @@ static unsigned round_trip(const gw_protocol *p, const int *opts_in, const rt_pd
                 k += w->field == v->field;
             const gw_field *f = &p->fields[v->field];
             const gw_item *it = wire_item(&c, v->field, k);
+            const gw_item *derived = it ? NULL : derived_item(&c, v->field, k);
+            if (derived) { /* given to the builder, not written: the decoder derives it */
+                cr_assert_eq(derived->v.u, v->u, "%s: PDU %zu: %s derived as %llu, given %llu", p->name, i,
+                             f->abbrev, (unsigned long long)derived->v.u, (unsigned long long)v->u);
+                continue;
+            }
             cr_assert_not_null(it, "%s: PDU %zu: no item %d of %s", p->name, i, k, f->abbrev);
             cr_assert_eq(it->src, 0);
             cr_assert_leq(it->off + it->len, len, "%s: PDU %zu: %s past the end", p->name, i, f->abbrev);
@@ -115,12 +130,10 @@ static unsigned round_trip(const gw_protocol *p, const int *opts_in, const rt_pd
 
 /* ---- DNP: a connection, reliable commands, a link's life, long commands ---- */
 
-/* typed values (dnp.md, Link State): count u16, then type u8 and value:
-   UInt32 99, String "ab" (length u16) */
+/* typed values (DNP text, Link State): count u16, then type u8 and value:
+   UInt32 99, String "ab" (length u16): a long link state's values part,
+   bytes the decoder reassembles */
 static const uint8_t dnp_values[] = {0x02, 0x00, 0x05, 0x63, 0x00, 0x00, 0x00, 0x0b, 0x02, 0x00, 'a', 'b'};
-/* the reference's link update: link count u8, link id u16, value count u8,
-   value index u16 and the value (its type from the link state) */
-static const uint8_t dnp_update[] = {0x01, 0x05, 0x00, 0x01, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00};
 
 Test(roundtrip, dnp)
 {
@@ -132,10 +145,14 @@ Test(roundtrip, dnp)
         {DNP_MESSAGE, 0, UDP, GW_WVALS(GW_WB(DNP_F_MESSAGE, "ping", 4))},
         {DNP_LINK_STATE, 1, UDP,
          GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 5), GW_WU(DNP_F_FLAGS, 0), GW_WB(DNP_F_MESSAGE, "state", 5),
-                  GW_WSTEP(dnp_values, sizeof dnp_values))},
+                  GW_WU(DNP_F_VALUE_COUNT, 2), GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99),
+                  GW_WU(DNP_F_VALUE_TYPE, 11), GW_WB(DNP_F_VALUE_STRING, "ab", 2))},
         {DNP_RELIABLE_ACK, 0, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_ACK_CODE, 0))},
         {DNP_LINK_UP, 0, UDP, GW_WVALS(GW_WU(DNP_F_LINK_ID, 5))},
-        {DNP_LINK_UPDATE, 1, UDP, GW_WVALS(GW_WSTEP(dnp_update, sizeof dnp_update))},
+        /* the reference's layout: value 0's type (UInt32) from the link state */
+        {DNP_LINK_UPDATE, 1, UDP,
+         GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_LINK_ID, 5), GW_WU(DNP_F_VALUE_COUNT, 1),
+                  GW_WU(DNP_F_VALUE_INDEX, 0), GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 42))},
         {DNP_RELIABLE_MESSAGE_LONG, 0, UDP,
          GW_WVALS(GW_WU(DNP_F_SEQ, 1), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, "long", 4))},
         {DNP_RELIABLE_ACK, 1, UDP, GW_WVALS(GW_WU(DNP_F_SEQ, 1), GW_WU(DNP_F_ACK_CODE, 0))},
@@ -150,6 +167,152 @@ Test(roundtrip, dnp)
     gw_options_init(&gw_dnp_protocol, opts);
     opts[DNP_OPT_PROFILE] = GW_PROFILE_REFERENCE; /* the long commands are the reference's */
     round_trip(&gw_dnp_protocol, opts, seq, sizeof seq / sizeof seq[0]);
+}
+
+/* the state value types as wire-facts 1 lists them: kind (S signed, U
+   unsigned, F float: components of a width; T string, D data: u16 length
+   and bytes), bytes per component, components */
+static const struct {
+    char kind;
+    uint8_t width, ncomp;
+} dnp_types[38] = {
+    {'S', 1, 1}, {'U', 1, 1}, {'S', 2, 1}, {'U', 2, 1}, {'S', 4, 1}, {'U', 4, 1}, {'S', 8, 1}, {'U', 8, 1},
+    {'F', 2, 1}, {'F', 4, 1}, {'F', 8, 1}, {'T', 1, 1}, {'D', 1, 1},
+    {'S', 1, 2}, {'U', 1, 2}, {'S', 2, 2}, {'U', 2, 2}, {'S', 4, 2}, {'U', 4, 2}, {'S', 8, 2}, {'U', 8, 2},
+    {'S', 1, 3}, {'U', 1, 3}, {'S', 2, 3}, {'U', 2, 3}, {'S', 4, 3}, {'U', 4, 3}, {'S', 8, 3}, {'U', 8, 3},
+    {'F', 2, 2}, {'F', 4, 2}, {'F', 8, 2}, {'F', 2, 3}, {'F', 4, 3}, {'F', 8, 3}, {'F', 2, 4}, {'F', 4, 4},
+    {'F', 8, 4}};
+
+/* the values of types first..last, appended at v, each with its type (in
+   the reference's link update given, not written: the decoder derives it
+   from the link state), and from index on with their index (the
+   reference's link update); returns the count */
+static size_t dnp_typed(gw_wval *v, int first, int last, int index)
+{
+    size_t n = 0;
+    for (int t = first; t <= last; t++) {
+        if (index >= 0)
+            v[n++] = (gw_wval)GW_WU(DNP_F_VALUE_INDEX, (uint64_t)(index + t - first));
+        v[n++] = (gw_wval)GW_WU(DNP_F_VALUE_TYPE, (uint64_t)t);
+        for (int c = 0; c < dnp_types[t].ncomp; c++) {
+            unsigned w = dnp_types[t].width;
+            uint64_t neg = (uint64_t)-(int64_t)(t + c + 1); /* -t-c-1 in w bytes */
+            switch (dnp_types[t].kind) {
+            case 'S': v[n++] = (gw_wval)GW_WU(DNP_F_VALUE_SINT, w == 8 ? neg : neg & ((1ull << (8 * w)) - 1)); break;
+            case 'U': v[n++] = (gw_wval)GW_WU(DNP_F_VALUE_UINT, (uint64_t)(200 + t + c) << (8 * (w - 1))); break;
+            case 'F': /* 1.5, -2.5 ... in half, single or double precision */
+                v[n++] = (gw_wval)GW_WU(DNP_F_VALUE_FLOAT, w == 2 ? 0x3e00u + c : w == 4 ? 0x3fc00000u + c
+                                                                                  : 0x3ff8000000000000ull + c);
+                break;
+            case 'T': v[n++] = (gw_wval)GW_WB(DNP_F_VALUE_STRING, "h\xc3\xa9", 3); break;
+            default: v[n++] = (gw_wval)GW_WB(DNP_F_VALUE_DATA, "\x00\x01\xff", 3); break;
+            }
+        }
+    }
+    return n;
+}
+
+/* every value type, in link states (links 10, 11, 12: types 0-12, 13-28,
+   29-37) and then in link updates of those links from their owner, in the
+   reference's layout or the text's */
+static void dnp_every_type(int layout)
+{
+    static const int from[3] = {0, 13, 29}, to[3] = {12, 28, 37};
+    static gw_wval vals[16][64];
+    rt_pdu seq[32];
+    size_t n = 0;
+    seq[n++] = (rt_pdu){DNP_CONNECT_REQUEST, 0, UDP, GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0))};
+    seq[n++] = (rt_pdu){DNP_CONNECT_ACK, 1, UDP, GW_WVALS(GW_WU(DNP_F_RESULT, 0), GW_WU(DNP_F_PROTOCOL, 0))};
+    for (int l = 0; l < 3; l++) {
+        gw_wval *v = vals[l];
+        size_t k = 0;
+        v[k++] = (gw_wval)GW_WU(DNP_F_SEQ, (uint64_t)l);
+        v[k++] = (gw_wval)GW_WU(DNP_F_LINK_ID, 10u + (uint64_t)l);
+        v[k++] = (gw_wval)GW_WU(DNP_F_FLAGS, 1);
+        v[k++] = (gw_wval)GW_WB(DNP_F_MESSAGE, "types", 5);
+        v[k++] = (gw_wval)GW_WU(DNP_F_VALUE_COUNT, (uint64_t)(to[l] - from[l] + 1));
+        k += dnp_typed(v + k, from[l], to[l], -1);
+        cr_assert_leq(k, 63);
+        v[k].field = GW_W_END;
+        seq[n++] = (rt_pdu){DNP_LINK_STATE, 1, UDP, v};
+        /* (values that outlive the loop's block) */
+        gw_wval *ack = vals[8 + 2 * l], *up = vals[9 + 2 * l];
+        ack[0] = (gw_wval)GW_WU(DNP_F_SEQ, (uint64_t)l);
+        ack[1] = (gw_wval)GW_WU(DNP_F_ACK_CODE, 0);
+        ack[2].field = GW_W_END;
+        up[0] = (gw_wval)GW_WU(DNP_F_LINK_ID, 10u + (uint64_t)l);
+        up[1].field = GW_W_END;
+        seq[n++] = (rt_pdu){DNP_RELIABLE_ACK, 0, UDP, ack};
+        seq[n++] = (rt_pdu){DNP_LINK_UP, 0, UDP, up};
+    }
+    /* the updates: each link's values; in the reference's layout, which
+       names each value by its index, a link's in two updates where one
+       would take more than 64 values to build (the text's has each value
+       at its place, all of them) */
+    static const int ufrom[5] = {0, 13, 21, 29, 33}, uto[5] = {12, 20, 28, 32, 37}, ulink[5] = {0, 1, 1, 2, 2};
+    static const int sfrom[3] = {0, 13, 29}, sto[3] = {12, 28, 37}, slink[3] = {0, 1, 2};
+    bool spec = layout == DNP_LAYOUT_SPEC;
+    for (int u = 0; u < (spec ? 3 : 5); u++) {
+        int f = spec ? sfrom[u] : ufrom[u], t = spec ? sto[u] : uto[u], link = spec ? slink[u] : ulink[u];
+        gw_wval *v = vals[3 + u];
+        size_t k = 0;
+        v[k++] = (gw_wval)GW_WU(DNP_F_LINK_COUNT, 1);
+        v[k++] = (gw_wval)GW_WU(DNP_F_LINK_ID, 10u + (uint64_t)link);
+        v[k++] = (gw_wval)GW_WU(DNP_F_VALUE_COUNT, (uint64_t)(t - f + 1));
+        k += dnp_typed(v + k, f, t, spec ? -1 : f - from[link]);
+        cr_assert_leq(k, 63);
+        v[k].field = GW_W_END;
+        seq[n++] = (rt_pdu){DNP_LINK_UPDATE, 1, UDP, v};
+    }
+    int opts[GW_MAX_OPTIONS];
+    gw_options_init(&gw_dnp_protocol, opts);
+    opts[DNP_OPT_UPDATE_LAYOUT] = layout;
+    cr_assert_eq(round_trip(&gw_dnp_protocol, opts, seq, n), spec ? 14 : 16);
+}
+
+Test(roundtrip, dnp_every_value_type_reference_layout)
+{
+    dnp_every_type(DNP_LAYOUT_REFERENCE);
+}
+
+Test(roundtrip, dnp_every_value_type_text_layout)
+{
+    dnp_every_type(DNP_LAYOUT_SPEC);
+}
+
+/* the builder writes a link update as wire-facts 1.10 has it, bytes
+   written here by hand: the reference's (link count u8; link id u16,
+   value count u8; value index u16 and the value, no type) and the text's
+   (link count u16; link id u16, value count u16; type u8 and the value) */
+Test(roundtrip, dnp_update_bytes)
+{
+    const gw_wval *vals = GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_LINK_ID, 77), GW_WU(DNP_F_VALUE_COUNT, 2),
+                                   GW_WU(DNP_F_VALUE_INDEX, 0), GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99),
+                                   GW_WU(DNP_F_VALUE_INDEX, 1), GW_WU(DNP_F_VALUE_TYPE, 11),
+                                   GW_WB(DNP_F_VALUE_STRING, "ab", 2));
+    static const uint8_t ref[] = {DNP_LINK_UPDATE, 0x01, 0x4d, 0x00, 0x02, 0x00, 0x00, 0x63, 0x00, 0x00,
+                                  0x00, 0x01, 0x00, 0x02, 0x00, 'a', 'b'};
+    static const uint8_t text[] = {DNP_LINK_UPDATE, 0x01, 0x00, 0x4d, 0x00, 0x02, 0x00, 0x05, 0x63, 0x00,
+                                   0x00, 0x00, 0x0b, 0x02, 0x00, 'a', 'b'};
+    uint8_t d[64];
+    int opts[GW_MAX_OPTIONS];
+    gw_options_init(&gw_dnp_protocol, opts);
+    size_t n = gw_dnp_protocol.build(opts, DNP_LINK_UPDATE, vals, d, sizeof d);
+    cr_assert_eq(n, sizeof ref);
+    cr_assert_arr_eq(d, ref, n);
+    const gw_wval *spec = GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_LINK_ID, 77), GW_WU(DNP_F_VALUE_COUNT, 2),
+                                   GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99), GW_WU(DNP_F_VALUE_TYPE, 11),
+                                   GW_WB(DNP_F_VALUE_STRING, "ab", 2));
+    opts[DNP_OPT_UPDATE_LAYOUT] = DNP_LAYOUT_SPEC;
+    n = gw_dnp_protocol.build(opts, DNP_LINK_UPDATE, spec, d, sizeof d);
+    cr_assert_eq(n, sizeof text);
+    cr_assert_arr_eq(d, text, n);
+    /* a type with no layout is not written */
+    cr_assert_eq(gw_dnp_protocol.build(opts, DNP_LINK_UPDATE,
+                                       GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_VALUE_COUNT, 1),
+                                                GW_WU(DNP_F_VALUE_TYPE, 38)),
+                                       d, sizeof d),
+                 0);
 }
 
 Test(roundtrip, dnp_rejected)
