@@ -479,7 +479,8 @@ static void conv_restart(dnp_conv *c)
         dd->started = dd->fresh = true;
         dd->first_not_zero = false;
         dd->next = 0;
-        memset(dd->sent, 0, sizeof dd->sent);
+        for (unsigned i = 1; i <= dd->n_used; i++) /* only the newest n_used can be in use */
+            dd->sent[(dd->sent_pos + HISTORY - i) % HISTORY] = (dnp_sent){0};
         dd->n_used = dd->run = 0;
         long_reset(&dd->lng);
     }
