@@ -295,8 +295,9 @@ static size_t array_cost(size_t n)
     return !n ? 0 : p + (p >= (128u << 10) ? 4096 : ALLOC_OVERHEAD);
 }
 
-/* a long message's arrays: made with the conversation, and again by the
-   first part after long_reset gave them back */
+/* a long message's arrays: made by its first part (and again after
+   long_reset gave them back), so that a conversation without long messages
+   allocates none */
 static void long_ready(dnp_long *l)
 {
     if (l->parts)
@@ -446,9 +447,6 @@ static void conv_init(void *p, const int *opt)
     memset(c, 0, sizeof *c);
     c->opt = opt;
     c->resend_due_ns = INT64_MAX;
-    for (int d = 0; d < 2; d++) /* made now, not by the first part: dnp's
-                                   held_is_an_upper_bound test measures so */
-        long_ready(&c->dir[d].lng);
 }
 
 static void conv_free(void *p)
