@@ -1691,7 +1691,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
         dnp_direction *dd = &c->dir[d];
         const dnp_sent *skipped_by = NULL;
         unsigned later = 0;
-        for (unsigned i = 0; i < HISTORY; i++) {
+        for (unsigned i = HISTORY - dd->n_used; i < HISTORY; i++) { /* the oldest in use first */
             const dnp_sent *s = &dd->sent[(dd->sent_pos + i) % HISTORY];
             if (!s->used || s->discarded)
                 continue;
@@ -1758,8 +1758,8 @@ static void check_resends(dnp_ctx *x)
         return;
     int64_t due = INT64_MAX;
     for (int d = 0; d < 2; d++)
-        for (unsigned i = 0; i < HISTORY; i++) {
-            dnp_sent *s = &c->dir[d].sent[i];
+        for (unsigned i = HISTORY - c->dir[d].n_used; i < HISTORY; i++) { /* in use, the oldest first */
+            dnp_sent *s = &c->dir[d].sent[(c->dir[d].sent_pos + i) % HISTORY];
             if (!s->used || s->acked || s->resend_noted ||
                 s->last_time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
                 continue;
