@@ -19,6 +19,8 @@ typedef struct gw_fuzz_target {
     unsigned state;   /* index into gw_fuzz.states */
     int64_t type;     /* for gw_protocol.build */
     const gw_wval *vals;
+    unsigned roles; /* the implementation's roles it goes to (GW_ROLE_*); 0: both */
+    bool link;      /* sent over the catalogue's link (gw_conform.link: OpenDrakan's UDP) */
 } gw_fuzz_target;
 
 typedef struct gw_fuzz {
@@ -53,6 +55,7 @@ uint64_t gw_rng_below(gw_rng *r, uint64_t n); /* 0 .. n-1 (n > 0) */
 /* how a mutated PDU goes (flags) */
 #define GW_FUZZ_TWICE 1u    /* sent twice, back to back */
 #define GW_FUZZ_BYTEWISE 2u /* a stream: one byte per write */
+#define GW_FUZZ_LINK 4u     /* over the catalogue's link (gw_fuzz_target.link) */
 
 /* One mutation of the PDU d[0..n), whose decoded items are items[0..k)
    (their offsets say where its numbers, texts and lengths are), chosen by

@@ -1069,17 +1069,20 @@ static const uint8_t fuzz_update[] = {0x01, 0xe9, 0x03, 0x01, 0x00, 0x00, 0x64, 
 
 static const gw_fuzz_target fuzz_targets[] = {
     {"connection request", FZ_CONNECTED, DNP_CONNECT_REQUEST,
-     GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0))},
-    {"unreliable message", FZ_CONNECTED, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+     GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0)), GW_ROLE_SERVER, false},
+    {"unreliable message", FZ_CONNECTED, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1)),
+     BOTH, false},
     {"reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE,
-     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1)), BOTH, false},
     /* a long message in one part (first and last) */
     {"long reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE_LONG,
-     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, payload, sizeof payload - 1))},
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, payload, sizeof payload - 1)),
+     BOTH, false},
     {"link state", FZ_CONNECTED, DNP_LINK_STATE,
      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 1002), GW_WU(DNP_F_FLAGS, 0),
-              GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value))},
-    {"link update", FZ_LINK_UP, DNP_LINK_UPDATE, GW_WVALS(GW_WSTEP(fuzz_update, sizeof fuzz_update))},
+              GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WSTEP(one_value, sizeof one_value)),
+     BOTH, false},
+    {"link update", FZ_LINK_UP, DNP_LINK_UPDATE, GW_WVALS(GW_WSTEP(fuzz_update, sizeof fuzz_update)), BOTH, false},
 };
 
 static const gw_fuzz dnp_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets,
