@@ -80,6 +80,25 @@ static bool send_as(gw_conform_io *io, const uint8_t *d, size_t n, unsigned flag
     return ok;
 }
 
+/* how many bytes the framing of the stream bytes d[0..n) claims: the
+   PDUs it cuts them into, one after another (bytes appended start one of
+   their own), up to the end of the last; n when they end on a boundary
+   or the framing gives up (an invalid length: the implementation's
+   reader decides what then) */
+static long stream_claims(const int *opts, const uint8_t *d, size_t n)
+{
+    size_t at = 0;
+    while (it.p->pdu_length && at < n) {
+        if (n - at < it.p->pdu_header)
+            return (long)(at + it.p->pdu_header); /* a header not even whole */
+        long len = it.p->pdu_length(opts, d + at, n - at);
+        if (len <= 0)
+            return (long)n;
+        at += (size_t)len;
+    }
+    return (long)(at > n ? at : n);
+}
+
 static gw_verdict run_mutation(gw_conform_io *io)
 {
     gw_verdict v = it.fz->enter(io, it.t->state);
@@ -118,9 +137,7 @@ static gw_verdict run_mutation(gw_conform_io *io)
                  strcmp(gw_value_name_of(tf->names, (uint32_t)became), "Unknown") != 0;
     /* on a stream, a length that now claims more than was sent makes the
        probe that follows part of this PDU: its silence is then no hang */
-    long claims = !stream || !it.p->pdu_length ? 0
-                  : it.mn < it.p->pdu_header ? (long)it.p->pdu_header /* its header not even whole */
-                  : it.p->pdu_length(io->opts, it.m, it.mn);
+    long claims = stream ? stream_claims(io->opts, it.m, it.mn) : 0;
     it.before = conform_driver_recorded(it.D);
     bool ok = send_as(io, it.m, it.mn, it.flags);
     it.after = conform_driver_recorded(it.D);
