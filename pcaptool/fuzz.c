@@ -164,20 +164,24 @@ static gw_verdict run_mutation(gw_conform_io *io)
 }
 
 /* our PDUs again, each followed by as many of the implementation's as
-   came the first time; the last is the probe, answered by any PDU */
+   came the first time (an entry without bytes: what it sent before our
+   first); the last is the probe, answered as the catalogue's
+   replay_answer says (else by any PDU) */
 static gw_verdict run_raw(gw_conform_io *io)
 {
     gw_replay_pdu a;
+    gw_conform_want want = NULL;
+    unsigned wanted = it.fz->replay_answer ? it.fz->replay_answer(io->role, &want) : 1;
     for (unsigned i = 0; i < it.n_raw; i++) {
-        gsize n;
-        const uint8_t *d = g_bytes_get_data(it.raw[i].b, &n);
-        if (i + 1 == it.n_raw)
-            it.probe_at = conform_driver_recorded(it.D);
-        if (!send_as(io, d, n, it.raw[i].flags))
-            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", i + 1);
+        gsize n = 0;
+        const uint8_t *d = it.raw[i].b ? g_bytes_get_data(it.raw[i].b, &n) : NULL;
         bool last = i + 1 == it.n_raw;
-        for (unsigned k = 0; k < (last ? 1 : it.raw[i].answers); k++) {
-            gw_wait w = gw_conform_await(io, io->wait_ms, NULL, NULL, &a);
+        if (last)
+            it.probe_at = conform_driver_recorded(it.D);
+        if (d && !send_as(io, d, n, it.raw[i].flags))
+            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", i + 1);
+        for (unsigned k = 0; k < (last ? wanted : it.raw[i].answers); k++) {
+            gw_wait w = gw_conform_await(io, io->wait_ms, last ? want : NULL, NULL, &a);
             if (w == GW_CLOSED)
                 return gw_conform_say(io, GW_INFO, "closed: the implementation ended the connection after PDU %u of "
                                       "ours", i + 1);
@@ -431,8 +435,9 @@ static unsigned raw_of(const conform_result *r, unsigned before, unsigned after,
         if (i > probe_at && q->ours)
             break; /* what the case's end sent (DNP's close): not the exchange */
         if (!q->ours) {
-            if (n)
-                raw[n - 1].answers++;
+            if (!n) /* it spoke first: what came before our first PDU */
+                raw[n++] = (raw_pdu){NULL, 0, 0};
+            raw[n - 1].answers++;
             continue;
         }
         if (i >= before && i < after) {
@@ -672,22 +677,31 @@ static unsigned raw_of_capture(const char *path, bool we_first, raw_pdu *raw, ch
     bool have = false;
     unsigned n = 0;
     while (cap_next(cr, &rec) == 1 && n < RAW_MAX) {
-        if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) != NET_OK || !pk.payload_len)
+        if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) != NET_OK)
             continue;
-        if (!have) {
+        if (!have) { /* the first packet's sender (a TCP SYN's: the client) */
             memcpy(first, pk.src, sizeof first);
             first_port = pk.sport;
             have = true;
         }
+        if (!pk.payload_len)
+            continue;
         bool from_first = pk.sport == first_port && memcmp(pk.src, first, sizeof first) == 0;
         /* a datagram beside a TCP conversation: the catalogue's link */
         bool link = it.stream && pk.l4 == NET_UDP;
-        if (from_first == we_first)
+        if (from_first == we_first) {
             raw[n++] = (raw_pdu){g_bytes_new(pk.payload, pk.payload_len), link ? GW_FUZZ_LINK : 0, 0};
-        else if (n)
+        } else {
+            if (!n) /* the implementation spoke first */
+                raw[n++] = (raw_pdu){NULL, 0, 0};
             raw[n - 1].answers++;
+        }
     }
     cap_close(cr);
+    if (n && !raw[n - 1].b) {
+        raw_free(raw, n);
+        n = 0;
+    }
     if (!n)
         snprintf(why, whysz, "%s: no PDU of pcaptool's side in it", path);
     return n;
@@ -797,6 +811,7 @@ static int reproduce(fuzzer *z)
     conform_result r;
     it.raw = raw;
     it.n_raw = n;
+    n -= !raw[0].b; /* what the implementation sent first is no PDU of ours */
     int rc;
     kind k = judge(z, &again_case, &r, &rc, why, sizeof why);
     FILE *out = cli_report;

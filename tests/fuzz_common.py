@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check
 from conform_common import start_server_peer
 
 
@@ -42,3 +43,16 @@ def setup(proto):
     port = int(os.environ.get("GW_TEST_PORT", 30000 + os.getpid() % 20000))
     return (pcaptool, peer, tempfile.mkdtemp(prefix="fuzz-%s." % proto), port,
             functools.partial(with_peer, pcaptool, proto, peer))
+
+
+def check_reproducer(with_peer, found, bad_mode, at):
+    """the first failure of `found` was written as a reproducer, and fuzz
+    --reproduce of it fails again on a fresh peer in bad_mode (exit 1, on
+    port at) and not on a good one (exit 0, on at + 1)"""
+    if not (found and found[0]["reproducer"]):
+        check("%s: a reproducer was written" % bad_mode, False, found)
+        return
+    for mode, port, want in ((bad_mode, at, 1), ("good", at + 1, 0)):
+        rc, fails, _, err = with_peer(mode, port, "--reproduce", found[0]["reproducer"])
+        check("%s: the reproducer against a fresh %s peer: exit %d" % (bad_mode, mode, want), rc == want,
+              (rc, fails, err))

@@ -40,6 +40,12 @@ typedef struct gw_fuzz {
        order it was found to use), at most cap bytes at out: its length,
        0 when it cannot be built (NULL: gw_protocol.build with io->opts) */
     size_t (*build)(gw_conform_io *io, const gw_fuzz_target *t, uint8_t *out, size_t cap);
+    /* a replay's probe (minimising, --reproduce: the last PDU of ours, as
+       it went): how many PDUs of the implementation in `role` answer it,
+       *answer the ones that count (NULL: any); the hook NULL: one PDU of
+       any kind. For a probe that sends nothing (OpenDrakan's server sends
+       snapshots unasked) */
+    unsigned (*replay_answer)(unsigned role, gw_conform_want *answer);
 } gw_fuzz;
 
 /* ---- deterministic choices -------------------------------------------- */

@@ -1086,7 +1086,7 @@ static const gw_fuzz_target fuzz_targets[] = {
 };
 
 static const gw_fuzz dnp_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets,
-                                 sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, NULL};
+                                 sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, NULL, NULL};
 
 /* ---- the catalogue ---------------------------------------------------------- */
 

@@ -851,7 +851,7 @@ static const gw_fuzz_target fuzz_targets[] = {
 };
 
 static const gw_fuzz eoudp_fuzz = {fuzz_states, 1, fuzz_enter, fuzz_targets,
-                                   sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, fuzz_build};
+                                   sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, fuzz_build, NULL};
 
 /* ---- the catalogue ------------------------------------------------------------------ */
 

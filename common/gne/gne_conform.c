@@ -1104,7 +1104,7 @@ static const gw_fuzz_target fuzz_targets[] = {
 };
 
 static const gw_fuzz gne_fuzz = {fuzz_states, 1, fuzz_enter, fuzz_targets, sizeof fuzz_targets / sizeof fuzz_targets[0],
-                                 fuzz_probe, fuzz_build};
+                                 fuzz_probe, fuzz_build, NULL};
 
 /* ---- the catalogue ------------------------------------------------------------------- */
 

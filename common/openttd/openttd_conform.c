@@ -852,7 +852,7 @@ static const gw_fuzz_target fuzz_targets[] = {
 };
 
 static const gw_fuzz ottd_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets, sizeof fuzz_targets / sizeof fuzz_targets[0],
-                                  fuzz_probe, NULL};
+                                  fuzz_probe, NULL, NULL};
 
 /* the catalogue, in its order: each case is defined below its run function */
 static const gw_conform_case *const cases[] = {

@@ -17,7 +17,7 @@ Ports: GW_TEST_PORT and those above it (CTest's block for this test)."""
 import os
 
 from checks import check, finish
-from fuzz_common import setup
+from fuzz_common import check_reproducer, setup
 
 PCAPTOOL, PEER, work, port, with_peer = setup("eoudp")
 
@@ -35,11 +35,5 @@ rc2, fails2, _, _ = with_peer("crash-size-max", port + 2, "--iterations", "400",
 key = lambda fs: [(f["failure"], f["pdu"], f["mutation"], f["iteration"]) for f in fs]
 check("crash-size-max: the same seed finds it again the same way", key(fails2) == key(fails),
       (key(fails), key(fails2)))
-if dead and dead[0]["reproducer"]:
-    for mode, at, want in (("crash-size-max", port + 3, 1), ("good", port + 4, 0)):
-        rc, fails, _, err = with_peer(mode, at, "--reproduce", dead[0]["reproducer"])
-        check("crash-size-max: the reproducer against a fresh %s peer: exit %d" % (mode, want), rc == want,
-              (rc, fails, err))
-else:
-    check("crash-size-max: a reproducer was written", False, dead)
+check_reproducer(with_peer, dead, "crash-size-max", port + 3)
 finish()

@@ -12,7 +12,7 @@ Ports: GW_TEST_PORT and those above it (CTest's block for this test)."""
 import os
 
 from checks import check, finish
-from fuzz_common import setup
+from fuzz_common import check_reproducer, setup
 
 PCAPTOOL, PEER, work, port, with_peer = setup("gne")
 
@@ -26,9 +26,5 @@ dead = [r for r in recs if r.get("failure") == "dead" and r.get("pdu") == "custo
 check("crash-custom-max: found as dead on the custom packet, its length set to 65535, exit 1",
       rc == 1 and dead and "gne.custom.length" in dead[0]["mutation"] and "65535" in dead[0]["mutation"],
       (rc, recs, err))
-if dead and dead[0]["reproducer"]:
-    for mode, at, want in (("crash-custom-max", port + 2, 1), ("good", port + 3, 0)):
-        rc, recs, _, err = with_peer(mode, at, "--reproduce", dead[0]["reproducer"])
-        check("crash-custom-max: the reproducer against a fresh %s peer: exit %d" % (mode, want), rc == want,
-              (rc, recs, err))
+check_reproducer(with_peer, dead, "crash-custom-max", port + 2)
 finish()
