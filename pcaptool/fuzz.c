@@ -178,13 +178,14 @@ static gw_verdict run_raw(gw_conform_io *io)
         bool last = i + 1 == it.n_raw;
         if (last)
             it.probe_at = conform_driver_recorded(it.D);
+        unsigned ours = i + 1 - !it.raw[0].b; /* its number among ours */
         if (d && !send_as(io, d, n, it.raw[i].flags))
-            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", i + 1);
+            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", ours);
         for (unsigned k = 0; k < (last ? wanted : it.raw[i].answers); k++) {
             gw_wait w = gw_conform_await(io, io->wait_ms, last ? want : NULL, NULL, &a);
             if (w == GW_CLOSED)
                 return gw_conform_say(io, GW_INFO, "closed: the implementation ended the connection after PDU %u of "
-                                      "ours", i + 1);
+                                      "ours", ours);
             if (w == GW_SILENT && last)
                 return gw_conform_say(io, GW_FAIL, "the last PDU of ours (the probe) went unanswered within %.1f s "
                                       "while the connection stayed open", io->wait_ms / 1000.0);
@@ -522,8 +523,8 @@ static void minimise(fuzzer *z, failure *f, const conform_result *r)
     f->probe_at = it.probe_at;
     f->minimised = true;
     for (int drop = (int)n - 2; drop >= 0; drop--) {
-        if ((unsigned)drop == mutated)
-            continue;
+        if ((unsigned)drop == mutated || !raw[drop].b)
+            continue; /* (an entry without bytes: the wait for what the implementation sends first) */
         unsigned m = 0, mm = 0;
         for (unsigned i = 0; i < n; i++)
             if (i != (unsigned)drop) {
