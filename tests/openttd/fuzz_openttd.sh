@@ -48,4 +48,14 @@ if kill -0 "$server" 2>/dev/null; then
 else
     echo "FAIL: the server ended:"; tail -20 "$work/server.log"; fail=1
 fi
+# pcaptool as the server: OpenTTD's catalogue has nothing to send a client
+# yet, said as a usage error (exit 2, one line) before anything is sent
+"$pcaptool" fuzz --proto openttd --side server --target "127.0.0.1:$((port + 1))" --iterations 1 \
+    > "$work/side.out" 2> "$work/side.err"
+src=$?
+if [ $src -eq 2 ] && [ "$(wc -l < "$work/side.err")" -eq 1 ] && grep -q "nothing to fuzz" "$work/side.err"; then
+    echo "ok: --side server: exit 2, $(cat "$work/side.err")"
+else
+    echo "FAIL: --side server: exit $src:"; cat "$work/side.err"; fail=1
+fi
 exit $fail
