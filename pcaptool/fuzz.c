@@ -53,7 +53,8 @@ static struct {
     const gw_protocol *p;
     const gw_fuzz *fz;
     conform_driver *D;
-    bool stream; /* the catalogue's transport is TCP */
+    int transport; /* the catalogue's (GW_TRANSPORT_*) */
+    bool stream;   /* it is TCP */
     /* a mutation */
     const gw_fuzz_target *t;
     uint64_t seed;
@@ -67,6 +68,36 @@ static struct {
     const raw_pdu *raw;
     unsigned n_raw;
 } it;
+
+/* d[0..n) as a PDU of ours goes (flags: GW_FUZZ_*); false when it could not */
+static bool send_as(gw_conform_io *io, const uint8_t *d, size_t n, unsigned flags)
+{
+    bool link = flags & GW_FUZZ_LINK, ok = link ? io->send_link(io, d, n)
+                                         : flags & GW_FUZZ_BYTEWISE ? conform_driver_send_bytewise(it.D, d, n)
+                                                                    : io->send(io, d, n);
+    if (ok && (flags & GW_FUZZ_TWICE))
+        ok = link ? io->send_link(io, d, n) : io->send(io, d, n);
+    return ok;
+}
+
+/* how many bytes the framing of the stream bytes d[0..n) claims: the
+   PDUs it cuts them into, one after another (bytes appended start one of
+   their own), up to the end of the last; n when they end on a boundary
+   or the framing gives up (an invalid length: the implementation's
+   reader decides what then) */
+static long stream_claims(const int *opts, const uint8_t *d, size_t n)
+{
+    size_t at = 0;
+    while (it.p->pdu_length && at < n) {
+        if (n - at < it.p->pdu_header)
+            return (long)(at + it.p->pdu_header); /* a header not even whole */
+        long len = it.p->pdu_length(opts, d + at, n - at);
+        if (len <= 0)
+            return (long)n;
+        at += (size_t)len;
+    }
+    return (long)(at > n ? at : n);
+}
 
 static gw_verdict run_mutation(gw_conform_io *io)
 {
@@ -85,8 +116,10 @@ static gw_verdict run_mutation(gw_conform_io *io)
     gw_item *items;
     unsigned k = conform_driver_items(it.D, d, n, &items);
     gw_rng r = {it.seed};
-    it.mn = gw_fuzz_mutate(&r, it.p, d, n, items, k, it.stream, it.m,
-                           sizeof it.m, it.what, sizeof it.what, &it.flags);
+    bool stream = it.stream && !it.t->link;
+    it.mn = gw_fuzz_mutate(&r, it.p, d, n, items, k, stream, it.m, sizeof it.m, it.what, sizeof it.what, &it.flags);
+    if (it.t->link)
+        it.flags |= GW_FUZZ_LINK;
     g_free(items);
     /* a mutation that made it another known PDU (DNP's unreliable message
        made a connection close) asks for what that PDU asks: silence may
@@ -104,13 +137,9 @@ static gw_verdict run_mutation(gw_conform_io *io)
                  strcmp(gw_value_name_of(tf->names, (uint32_t)became), "Unknown") != 0;
     /* on a stream, a length that now claims more than was sent makes the
        probe that follows part of this PDU: its silence is then no hang */
-    long claims = !it.stream || !it.p->pdu_length ? 0
-                  : it.mn < it.p->pdu_header ? (long)it.p->pdu_header /* its header not even whole */
-                  : it.p->pdu_length(io->opts, it.m, it.mn);
+    long claims = stream ? stream_claims(io->opts, it.m, it.mn) : 0;
     it.before = conform_driver_recorded(it.D);
-    bool ok = it.flags & GW_FUZZ_BYTEWISE ? conform_driver_send_bytewise(it.D, it.m, it.mn) : io->send(io, it.m, it.mn);
-    if (ok && (it.flags & GW_FUZZ_TWICE))
-        ok = io->send(io, it.m, it.mn);
+    bool ok = send_as(io, it.m, it.mn, it.flags);
     it.after = conform_driver_recorded(it.D);
     if (!ok)
         return gw_conform_say(io, GW_INFO, "closed: the connection ended before the %s (%s) went", it.t->name, it.what);
@@ -135,26 +164,28 @@ static gw_verdict run_mutation(gw_conform_io *io)
 }
 
 /* our PDUs again, each followed by as many of the implementation's as
-   came the first time; the last is the probe, answered by any PDU */
+   came the first time (an entry without bytes: what it sent before our
+   first); the last is the probe, answered as the catalogue's
+   replay_answer says (else by any PDU) */
 static gw_verdict run_raw(gw_conform_io *io)
 {
     gw_replay_pdu a;
+    gw_conform_want want = NULL;
+    unsigned wanted = it.fz->replay_answer ? it.fz->replay_answer(io->role, &want) : 1;
     for (unsigned i = 0; i < it.n_raw; i++) {
-        gsize n;
-        const uint8_t *d = g_bytes_get_data(it.raw[i].b, &n);
-        if (i + 1 == it.n_raw)
-            it.probe_at = conform_driver_recorded(it.D);
-        bool ok = it.raw[i].flags & GW_FUZZ_BYTEWISE ? conform_driver_send_bytewise(it.D, d, n) : io->send(io, d, n);
-        if (ok && (it.raw[i].flags & GW_FUZZ_TWICE))
-            ok = io->send(io, d, n);
-        if (!ok)
-            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", i + 1);
+        gsize n = 0;
+        const uint8_t *d = it.raw[i].b ? g_bytes_get_data(it.raw[i].b, &n) : NULL;
         bool last = i + 1 == it.n_raw;
-        for (unsigned k = 0; k < (last ? 1 : it.raw[i].answers); k++) {
-            gw_wait w = gw_conform_await(io, io->wait_ms, NULL, NULL, &a);
+        if (last)
+            it.probe_at = conform_driver_recorded(it.D);
+        unsigned ours = i + 1 - !it.raw[0].b; /* its number among ours */
+        if (d && !send_as(io, d, n, it.raw[i].flags))
+            return gw_conform_say(io, GW_INFO, "closed: the connection ended before PDU %u of ours went", ours);
+        for (unsigned k = 0; k < (last ? wanted : it.raw[i].answers); k++) {
+            gw_wait w = gw_conform_await(io, io->wait_ms, last ? want : NULL, NULL, &a);
             if (w == GW_CLOSED)
                 return gw_conform_say(io, GW_INFO, "closed: the implementation ended the connection after PDU %u of "
-                                      "ours", i + 1);
+                                      "ours", ours);
             if (w == GW_SILENT && last)
                 return gw_conform_say(io, GW_FAIL, "the last PDU of ours (the probe) went unanswered within %.1f s "
                                       "while the connection stayed open", io->wait_ms / 1000.0);
@@ -172,8 +203,16 @@ static const gw_conform_case again_case = {"fuzz/again", GW_ROLE_SERVER | GW_ROL
 
 /* ---- the implementation's process (--exec) ------------------------------- */
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 typedef struct {
     const char *cmd;
+    bool client;      /* it connects to us once and may end after: only a crash is a failure */
     pid_t pid;
     int err_fd;       /* its standard error, a file we read */
     off_t err_seen;
@@ -242,14 +281,42 @@ static kind child_check(child *c)
     }
     int st;
     if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
-        if (WIFSIGNALED(st))
-            snprintf(c->status, sizeof c->status, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+        /* sh -c reports a command killed by signal n as status 128 + n */
+        int sig = WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
+        if (sig)
+            snprintf(c->status, sizeof c->status, "killed by signal %d (%s)", sig, strsignal(sig));
         else
             snprintf(c->status, sizeof c->status, "exited with status %d", WEXITSTATUS(st));
         c->pid = 0;
         close(c->err_fd);
-        if (k == K_NONE)
+        /* a client ends when its connection does: a crash is the failure */
+        if (k == K_NONE && (!c->client || sig))
             k = K_EXIT;
+    }
+    return k;
+}
+
+/* a client (--side server --exec): give it until ms to end on its own,
+   then end it; what its end or its standard error said */
+static kind child_settle(child *c, int ms)
+{
+    int64_t until = mono_ms() + ms;
+    kind k = K_NONE;
+    while (c->pid > 0 && k == K_NONE) {
+        k = child_check(c);
+        if (c->pid <= 0 || k != K_NONE || mono_ms() >= until)
+            break;
+        struct timespec step = {0, 2000000};
+        nanosleep(&step, NULL); /* its end has no descriptor to wait on: polled, bounded by ms */
+    }
+    if (k == K_NONE && c->pid > 0) {
+        k = child_check(c); /* a last look at its standard error */
+        if (k == K_NONE && c->pid > 0) {
+            kill(-c->pid, SIGKILL); /* it did not end: ours to end, no failure of its */
+            waitpid(c->pid, NULL, 0);
+            c->pid = 0;
+            close(c->err_fd);
+        }
     }
     return k;
 }
@@ -291,13 +358,6 @@ typedef struct {
     unsigned iterations, closed, unreached, counts[N_KINDS];
 } fuzzer;
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 
 static gw_verdict run_alive(gw_conform_io *io)
 {
@@ -310,13 +370,32 @@ static gw_verdict run_alive(gw_conform_io *io)
 static const gw_conform_case alive_case = {"fuzz/alive", GW_ROLE_SERVER | GW_ROLE_CLIENT, "Alive", "pcaptool fuzz",
                                            "", "", "", run_alive, GW_OPEN};
 
+/* case c on a fresh connection; a client of --exec's is started for it
+   (one process a connection) and, once the case is over, given the
+   --timeout to end: *k what its end said (K_NONE: nothing wrong) */
+static int run_case(fuzzer *z, const gw_conform_case *c, conform_result *r, char *why, size_t whysz, kind *k)
+{
+    *k = K_NONE;
+    bool client = z->a->exec && z->role == GW_ROLE_CLIENT;
+    if (client && z->ch.pid <= 0 && !child_start(&z->ch)) {
+        snprintf(why, whysz, "--exec: could not start the implementation");
+        *r = (conform_result){0};
+        return -1;
+    }
+    int rc = conform_driver_run(z->D, c, r, why, whysz);
+    if (client)
+        *k = child_settle(&z->ch, (int)(z->a->timeout * 1000));
+    return rc;
+}
+
 /* Is the implementation alive: a fresh connection brought to the first
    state answers the probe? */
 static bool alive(fuzzer *z)
 {
     conform_result r;
     char why[400];
-    int rc = conform_driver_run(z->D, &alive_case, &r, why, sizeof why);
+    kind k;
+    int rc = run_case(z, &alive_case, &r, why, sizeof why, &k);
     bool ok = rc == 0 && r.verdict == GW_PASS;
     conform_result_clear(&r);
     return ok;
@@ -332,7 +411,7 @@ static bool start_implementation(fuzzer *z)
     if (!child_start(&z->ch))
         return false;
     if (z->role == GW_ROLE_CLIENT)
-        return true; /* it comes to us: each case waits for it */
+        return true; /* it comes to us: each case waits for it (a process a case: run_case) */
     int64_t until = mono_ms() + (int64_t)(z->a->peer_wait * 1000);
     while (mono_ms() < until) {
         if (child_check(&z->ch) == K_EXIT)
@@ -357,8 +436,9 @@ static unsigned raw_of(const conform_result *r, unsigned before, unsigned after,
         if (i > probe_at && q->ours)
             break; /* what the case's end sent (DNP's close): not the exchange */
         if (!q->ours) {
-            if (n)
-                raw[n - 1].answers++;
+            if (!n) /* it spoke first: what came before our first PDU */
+                raw[n++] = (raw_pdu){NULL, 0, 0};
+            raw[n - 1].answers++;
             continue;
         }
         if (i >= before && i < after) {
@@ -370,7 +450,7 @@ static unsigned raw_of(const conform_result *r, unsigned before, unsigned after,
                 i++; /* its second copy goes with it */
             continue;
         }
-        raw[n++] = (raw_pdu){g_bytes_new(q->data, q->len), 0, 0};
+        raw[n++] = (raw_pdu){g_bytes_new(q->data, q->len), q->transport != it.transport ? GW_FUZZ_LINK : 0, 0};
     }
     return n;
 }
@@ -384,9 +464,9 @@ static void raw_free(raw_pdu *raw, unsigned n)
 /* what one run of case c found: the kind, the outcome in *r */
 static kind judge(fuzzer *z, const gw_conform_case *c, conform_result *r, int *rc, char *why, size_t whysz)
 {
-    *rc = conform_driver_run(z->D, c, r, why, whysz);
-    kind k = child_check(&z->ch);
-    if (k != K_NONE)
+    kind k;
+    *rc = run_case(z, c, r, why, whysz, &k);
+    if (k != K_NONE || (k = child_check(&z->ch)) != K_NONE)
         return k;
     if (*rc != 0)
         return K_DEAD; /* nothing listens there any more */
@@ -443,8 +523,8 @@ static void minimise(fuzzer *z, failure *f, const conform_result *r)
     f->probe_at = it.probe_at;
     f->minimised = true;
     for (int drop = (int)n - 2; drop >= 0; drop--) {
-        if ((unsigned)drop == mutated)
-            continue;
+        if ((unsigned)drop == mutated || !raw[drop].b)
+            continue; /* (an entry without bytes: the wait for what the implementation sends first) */
         unsigned m = 0, mm = 0;
         for (unsigned i = 0; i < n; i++)
             if (i != (unsigned)drop) {
@@ -598,20 +678,31 @@ static unsigned raw_of_capture(const char *path, bool we_first, raw_pdu *raw, ch
     bool have = false;
     unsigned n = 0;
     while (cap_next(cr, &rec) == 1 && n < RAW_MAX) {
-        if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) != NET_OK || !pk.payload_len)
+        if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) != NET_OK)
             continue;
-        if (!have) {
+        if (!have) { /* the first packet's sender (a TCP SYN's: the client) */
             memcpy(first, pk.src, sizeof first);
             first_port = pk.sport;
             have = true;
         }
+        if (!pk.payload_len)
+            continue;
         bool from_first = pk.sport == first_port && memcmp(pk.src, first, sizeof first) == 0;
-        if (from_first == we_first)
-            raw[n++] = (raw_pdu){g_bytes_new(pk.payload, pk.payload_len), 0, 0};
-        else if (n)
+        /* a datagram beside a TCP conversation: the catalogue's link */
+        bool link = it.stream && pk.l4 == NET_UDP;
+        if (from_first == we_first) {
+            raw[n++] = (raw_pdu){g_bytes_new(pk.payload, pk.payload_len), link ? GW_FUZZ_LINK : 0, 0};
+        } else {
+            if (!n) /* the implementation spoke first */
+                raw[n++] = (raw_pdu){NULL, 0, 0};
             raw[n - 1].answers++;
+        }
     }
     cap_close(cr);
+    if (n && !raw[n - 1].b) {
+        raw_free(raw, n);
+        n = 0;
+    }
     if (!n)
         snprintf(why, whysz, "%s: no PDU of pcaptool's side in it", path);
     return n;
@@ -635,10 +726,12 @@ static void fuzz_usage(FILE *f)
           "minimal exchange, written as a pcapng that pcaptool replay and --reproduce\n"
           "play again. Deterministic for a --seed.\n"
           "\n"
-          "      --proto PROTO          the protocol (DNP and GNE so far)\n"
+          "      --proto PROTO          the protocol (DNP, GNE, EOUDP, OpenDrakan; OpenTTD:\n"
+          "                             its server)\n"
           "  -t, --target HOST:PORT     the implementation (as for conform; nothing else is\n"
           "                             ever sent to)\n"
-          "  -s, --side client|server   the side pcaptool plays (default client)\n"
+          "  -s, --side client|server   the side pcaptool plays (default client); as server,\n"
+          "                             the implementation connects once per iteration\n"
           "      --seed N               the run's seed (default 1): the same seed, the same\n"
           "                             mutations in the same order\n"
           "      --iterations N         stop after N iterations\n"
@@ -649,7 +742,8 @@ static void fuzz_usage(FILE *f)
           "                             start (default 30)\n"
           "      --exec CMD             start the implementation with sh -c CMD, restart it\n"
           "                             when it ends, and report its end and any sanitizer\n"
-          "                             report on its standard error\n"
+          "                             report on its standard error (a client: one process\n"
+          "                             a connection, only its death by a signal fails)\n"
           "  -w, --out DIR              write each failure's minimal exchange as\n"
           "                             DIR/KIND-PDU.pcapng\n"
           "      --reproduce FILE       send pcaptool's side of FILE (a reproducer) again and\n"
@@ -721,6 +815,7 @@ static int reproduce(fuzzer *z)
     conform_result r;
     it.raw = raw;
     it.n_raw = n;
+    n -= !raw[0].b; /* what the implementation sent first is no PDU of ours */
     int rc;
     kind k = judge(z, &again_case, &r, &rc, why, sizeof why);
     FILE *out = cli_report;
@@ -788,10 +883,23 @@ static int run_fuzz(int argc, char **argv)
     z->p = p;
     z->role = a.side ? GW_ROLE_CLIENT : GW_ROLE_SERVER;
     z->ch.cmd = a.exec;
+    z->ch.client = z->role == GW_ROLE_CLIENT;
     z->D = conform_driver_new(p, cf, run_opts(&cc.ro, p), a.target, z->role, a.timeout, a.peer_wait, NULL, 0);
     conform_driver_no_audit(z->D);
-    it = (__typeof__(it)){.p = p, .fz = cf->fuzz, .D = z->D, .stream = cf->transport == GW_TRANSPORT_TCP,
-                          .t = &cf->fuzz->targets[0]};
+    /* the PDUs that go to an implementation in its role */
+    const gw_fuzz_target *targets[64];
+    unsigned n_targets = 0;
+    for (unsigned i = 0; i < cf->fuzz->n_targets && n_targets < G_N_ELEMENTS(targets); i++)
+        if (!cf->fuzz->targets[i].roles || (cf->fuzz->targets[i].roles & z->role))
+            targets[n_targets++] = &cf->fuzz->targets[i];
+    if (!n_targets) {
+        conform_driver_free(z->D);
+        g_free(z);
+        return cli_usage_error("%s has nothing to fuzz with pcaptool as %s", p->short_name,
+                               a.side ? "server" : "client");
+    }
+    it = (__typeof__(it)){.p = p, .fz = cf->fuzz, .D = z->D, .transport = cf->transport,
+                          .stream = cf->transport == GW_TRANSPORT_TCP, .t = targets[0]};
     cli_report_to(a.quiet ? 2 : a.fmt == OUT_JSON ? 1 : 0);
     signal(SIGPIPE, SIG_IGN);
     if (a.reproduce) {
@@ -827,7 +935,7 @@ static int run_fuzz(int argc, char **argv)
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
-        it.t = &cf->fuzz->targets[gw_rng_below(&pick, cf->fuzz->n_targets)];
+        it.t = targets[gw_rng_below(&pick, n_targets)];
         it.seed = gw_rng_next(&pick);
         conform_result r;
         int crc;

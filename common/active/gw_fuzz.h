@@ -19,6 +19,8 @@ typedef struct gw_fuzz_target {
     unsigned state;   /* index into gw_fuzz.states */
     int64_t type;     /* for gw_protocol.build */
     const gw_wval *vals;
+    unsigned roles; /* the implementation's roles it goes to (GW_ROLE_*); 0: both */
+    bool link;      /* sent over the catalogue's link (gw_conform.link: OpenDrakan's UDP) */
 } gw_fuzz_target;
 
 typedef struct gw_fuzz {
@@ -38,6 +40,12 @@ typedef struct gw_fuzz {
        order it was found to use), at most cap bytes at out: its length,
        0 when it cannot be built (NULL: gw_protocol.build with io->opts) */
     size_t (*build)(gw_conform_io *io, const gw_fuzz_target *t, uint8_t *out, size_t cap);
+    /* a replay's probe (minimising, --reproduce: the last PDU of ours, as
+       it went): how many PDUs of the implementation in `role` answer it,
+       *answer the ones that count (NULL: any); the hook NULL: one PDU of
+       any kind. For a probe that sends nothing (OpenDrakan's server sends
+       snapshots unasked) */
+    unsigned (*replay_answer)(unsigned role, gw_conform_want *answer);
 } gw_fuzz;
 
 /* ---- deterministic choices -------------------------------------------- */
@@ -53,6 +61,7 @@ uint64_t gw_rng_below(gw_rng *r, uint64_t n); /* 0 .. n-1 (n > 0) */
 /* how a mutated PDU goes (flags) */
 #define GW_FUZZ_TWICE 1u    /* sent twice, back to back */
 #define GW_FUZZ_BYTEWISE 2u /* a stream: one byte per write */
+#define GW_FUZZ_LINK 4u     /* over the catalogue's link (gw_fuzz_target.link) */
 
 /* One mutation of the PDU d[0..n), whose decoded items are items[0..k)
    (their offsets say where its numbers, texts and lengths are), chosen by

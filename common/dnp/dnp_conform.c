@@ -1066,25 +1066,29 @@ static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
 
 static const gw_fuzz_target fuzz_targets[] = {
     {"connection request", FZ_CONNECTED, DNP_CONNECT_REQUEST,
-     GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0))},
-    {"unreliable message", FZ_CONNECTED, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+     GW_WVALS(GW_WU(DNP_F_PROTOCOL_COUNT, 1), GW_WU(DNP_F_PROTOCOL, 0)), GW_ROLE_SERVER, false},
+    {"unreliable message", FZ_CONNECTED, DNP_MESSAGE, GW_WVALS(GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1)),
+     BOTH, false},
     {"reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE,
-     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1))},
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1)), BOTH, false},
     /* a long message in one part (first and last) */
     {"long reliable message", FZ_CONNECTED, DNP_RELIABLE_MESSAGE_LONG,
-     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, payload, sizeof payload - 1))},
+     GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LONG_FLAGS, 3), GW_WB(DNP_F_CHUNK, payload, sizeof payload - 1)),
+     BOTH, false},
     {"link state", FZ_CONNECTED, DNP_LINK_STATE,
      GW_WVALS(GW_WU(DNP_F_SEQ, 0), GW_WU(DNP_F_LINK_ID, 1002), GW_WU(DNP_F_FLAGS, 0),
               GW_WB(DNP_F_MESSAGE, payload, sizeof payload - 1), GW_WU(DNP_F_VALUE_COUNT, 1),
-              GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99))},
+              GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 99)),
+     BOTH, false},
     /* link 1001's one UInt32 value (in the option's layout: the reference's) */
     {"link update", FZ_LINK_UP, DNP_LINK_UPDATE,
      GW_WVALS(GW_WU(DNP_F_LINK_COUNT, 1), GW_WU(DNP_F_LINK_ID, 1001), GW_WU(DNP_F_VALUE_COUNT, 1),
-              GW_WU(DNP_F_VALUE_INDEX, 0), GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 100))},
+              GW_WU(DNP_F_VALUE_INDEX, 0), GW_WU(DNP_F_VALUE_TYPE, 5), GW_WU(DNP_F_VALUE_UINT, 100)),
+     BOTH, false},
 };
 
 static const gw_fuzz dnp_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets,
-                                 sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, NULL};
+                                 sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, NULL, NULL};
 
 /* ---- the catalogue ---------------------------------------------------------- */
 

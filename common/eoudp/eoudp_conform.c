@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "active/gw_conform.h"
+#include "active/gw_fuzz.h"
 #include "eoudp/eoudp.h"
 
 #define P (&gw_eoudp_protocol)
@@ -793,6 +794,65 @@ static void eoudp_finish(gw_conform_io *io)
     send_cmd(io, io->role == GW_ROLE_SERVER ? 0x82 : 0x03, false, GW_NO_VALUES);
 }
 
+/* ---- pcaptool fuzz (active/gw_fuzz.h) ------------------------------------------------ */
+
+static const char *const fuzz_states[] = {"connected"};
+
+static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
+{
+    (void)state;
+    return open_connection(io);
+}
+
+/* the packet the text requires an answer to (a connect to a server, an
+   entity's component to a client: each "MUST get an acknowledge"), with
+   an id of its own; a server that ended the connection (0x03, the Usage
+   section's End) owes it nothing */
+static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
+{
+    static char name[64];
+    uint64_t id = take_id(io);
+    snprintf(name, sizeof name, "%s #%llu", io->role == GW_ROLE_SERVER ? "connect (0x81)" : "component (0x0c)",
+             (unsigned long long)id);
+    *what = name;
+    if (((eoudp_case *)io->case_state)->ended || !send_required(io, id))
+        return GW_CLOSED;
+    gw_replay_pdu a;
+    gw_wait w = gw_conform_await(io, io->wait_ms, ack_of, &id, &a);
+    return w != GW_GOT && ((eoudp_case *)io->case_state)->ended ? GW_CLOSED : w;
+}
+
+/* the header's id (a fresh one) and important byte (set but on an
+   acknowledge and packet information) before the target's payload, in
+   the generation and byte order the run learnt */
+static size_t fuzz_build(gw_conform_io *io, const gw_fuzz_target *t, uint8_t *out, size_t cap)
+{
+    gw_wval v[16] = {GW_WU(EOUDP_F_ID, take_id(io)), GW_WU(EOUDP_F_IMPORTANT, t->type != 0x00 && t->type != 0x01)};
+    unsigned k = 2;
+    for (const gw_wval *w = t->vals; w->field != GW_W_END && k < 15; w++)
+        v[k++] = *w;
+    v[k].field = GW_W_END;
+    return P->build(io->opts, t->type, v, out, cap);
+}
+
+static const uint8_t fuzz_content[] = {1, 0, 0, 0, 2, 0, 0, 0};
+static const char fuzz_component[] = "Position";
+static const gw_fuzz_target fuzz_targets[] = {
+    {"connect", 0, 0x81, GW_NO_VALUES, GW_ROLE_SERVER, false},
+    {"important event", 0, 0x8b, GW_WVALS(GW_WU(EOUDP_F_EVENT, 7), GW_WU(EOUDP_F_PRESSED, 1)), GW_ROLE_SERVER, false},
+    {"entity component", 0, 0x0c,
+     GW_WVALS(GW_WU(EOUDP_F_ENTITY, 0x42), GW_WB(EOUDP_F_COMPONENT, fuzz_component, sizeof fuzz_component - 1),
+              GW_WB(EOUDP_F_CONTENT, fuzz_content, sizeof fuzz_content)),
+     GW_ROLE_CLIENT, false},
+    {"server event", 0, 0x10, GW_WVALS(GW_WU(EOUDP_F_EVENT, 7), GW_WU(EOUDP_F_PRESSED, 1)), GW_ROLE_CLIENT, false},
+    {"delete entity", 0, 0x0e, GW_WVALS(GW_WU(EOUDP_F_ENTITY, 0x42)), GW_ROLE_CLIENT, false},
+    {"packet information", 0, 0x00, GW_WVALS(GW_WU(EOUDP_F_INFO_RECEIVED, 1), GW_WU(EOUDP_F_INFO_SENT, 1)), BOTH, false},
+    {"acknowledge", 0, 0x01, GW_WVALS(GW_WU(EOUDP_F_ACK_ID, 1)), BOTH, false},
+};
+
+static const gw_fuzz eoudp_fuzz = {fuzz_states, 1, fuzz_enter, fuzz_targets,
+                                   sizeof fuzz_targets / sizeof fuzz_targets[0], fuzz_probe, fuzz_build, NULL};
+
 /* ---- the catalogue ------------------------------------------------------------------ */
 
 
@@ -809,4 +869,4 @@ static const gw_conform_case *const cases[] = {
 const gw_conform gw_eoudp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases,
                                      .n_cases = sizeof cases / sizeof cases[0], .duty = eoudp_duty,
                                      .finish = eoudp_finish, .audit = eoudp_audit, .state_size = sizeof(eoudp_run),
-                                     .case_state_size = sizeof(eoudp_case)};
+                                     .case_state_size = sizeof(eoudp_case), .fuzz = &eoudp_fuzz};

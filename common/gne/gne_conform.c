@@ -1094,16 +1094,17 @@ static size_t fuzz_build(gw_conform_io *io, const gw_fuzz_target *t, uint8_t *ou
 
 static const uint8_t fuzz_custom[] = "fuzz";
 static const gw_fuzz_target fuzz_targets[] = {
-    {"ping message", 0, MSG_PACKETS, GW_WVALS(PING(7), GW_WU(GNE_F_END, 255))},
+    {"ping message", 0, MSG_PACKETS, GW_WVALS(PING(7), GW_WU(GNE_F_END, 255)), BOTH, false},
     {"custom packet", 0, MSG_PACKETS,
      GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_CUSTOM), GW_WB(GNE_F_CUSTOM_DATA, fuzz_custom, sizeof fuzz_custom - 1),
-              GW_WU(GNE_F_END, 255))},
+              GW_WU(GNE_F_END, 255)),
+     BOTH, false},
     {"rate adjust", 0, MSG_PACKETS,
-     GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_RATE), GW_WU(GNE_F_RATE, 1u << 20), GW_WU(GNE_F_END, 255))},
+     GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_RATE), GW_WU(GNE_F_RATE, 1u << 20), GW_WU(GNE_F_END, 255)), BOTH, false},
 };
 
 static const gw_fuzz gne_fuzz = {fuzz_states, 1, fuzz_enter, fuzz_targets, sizeof fuzz_targets / sizeof fuzz_targets[0],
-                                 fuzz_probe, fuzz_build};
+                                 fuzz_probe, fuzz_build, NULL};
 
 /* ---- the catalogue ------------------------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "active/gw_conform.h"
+#include "active/gw_fuzz.h"
 #include "openttd/openttd.h"
 
 #define P (&gw_openttd_protocol)
@@ -805,6 +806,54 @@ static const char *ottd_unusable(const int *opts)
 }
 
 
+/* ---- pcaptool fuzz (active/gw_fuzz.h) ------------------------------------------------ */
+
+enum { FZ_CONNECTED, FZ_JOINED };
+static const char *const fuzz_states[] = {"connected", "joined"};
+
+/* a fresh connection; joined: a join as far as WELCOME, as the join
+   cases make it (a password asked and not given: unreached) */
+static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
+{
+    if (state == FZ_CONNECTED)
+        return GW_PASS;
+    uint64_t id;
+    gw_verdict v;
+    return joined(io, &id, &v) ? GW_PASS : v == GW_FAIL ? GW_FAIL : GW_SKIPPED;
+}
+
+/* CLIENT_GAME_INFO, which "the client can get [...] without
+   authorization" and a 13.x server answers at any stage of a join
+   (Receive_CLIENT_GAME_INFO: SendGameInfo()): SERVER_GAME_INFO, or the
+   server's refusal of every client (full, banned) */
+static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
+{
+    *what = "CLIENT_GAME_INFO";
+    if (!gw_conform_send(io, P, PK_CLIENT_GAME_INFO, GW_NO_VALUES))
+        return GW_CLOSED;
+    gw_replay_pdu a;
+    return gw_conform_await(io, io->wait_ms, game_info, NULL, &a);
+}
+
+static const char fuzz_chat[] = "fuzz";
+static const gw_fuzz_target fuzz_targets[] = {
+    {"game info request", FZ_CONNECTED, PK_CLIENT_GAME_INFO, GW_NO_VALUES, SERVER, false},
+    {"join", FZ_CONNECTED, PK_CLIENT_JOIN,
+     GW_WVALS(GW_WB(OTTD_F_REVISION, revision, sizeof revision - 1), GW_WU(OTTD_F_NEWGRF_VERSION, NEWGRF_VERSION),
+              GW_WB(OTTD_F_NAME, "fuzz", 4), GW_WU(OTTD_F_COMPANY, SPECTATOR), GW_WU(OTTD_F_LANGUAGE, 0)),
+     SERVER, false},
+    /* to everyone (action 3: NETWORK_ACTION_CHAT, destination type 0:
+       DESTTYPE_BROADCAST) */
+    {"chat", FZ_JOINED, PK_CLIENT_CHAT,
+     GW_WVALS(GW_WU(OTTD_F_ACTION, 3), GW_WU(OTTD_F_DEST_TYPE, 0), GW_WU(OTTD_F_DEST, 0),
+              GW_WB(OTTD_F_MESSAGE, fuzz_chat, sizeof fuzz_chat - 1), GW_WU(OTTD_F_CHAT_DATA, 0)),
+     SERVER, false},
+    {"map request", FZ_JOINED, PK_CLIENT_GETMAP, GW_NO_VALUES, SERVER, false},
+};
+
+static const gw_fuzz ottd_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets, sizeof fuzz_targets / sizeof fuzz_targets[0],
+                                  fuzz_probe, NULL, NULL};
+
 /* the catalogue, in its order: each case is defined below its run function */
 static const gw_conform_case *const cases[] = {
     &case_join_welcome, &case_join_wrong_revision, &case_join_wrong_newgrf_version, &case_join_empty_name,
@@ -817,4 +866,4 @@ static const gw_conform_case *const cases[] = {
 
 const gw_conform gw_openttd_conform = {.transport = GW_TRANSPORT_TCP, .cases = cases,
                                        .n_cases = sizeof cases / sizeof cases[0], .finish = ottd_finish,
-                                       .settings = settings, .unusable = ottd_unusable};
+                                       .settings = settings, .unusable = ottd_unusable, .fuzz = &ottd_fuzz};

@@ -126,7 +126,7 @@ junit = open(os.path.join(work, "asan.xml")).read() if os.path.exists(os.path.jo
 check("oob-read: the JUnit report has the failure as a failed test case",
       "<failure" in junit and "fuzz/sanitizer/link state" in junit, junit[:400])
 
-# usage: a protocol not fuzzed yet, nothing listening
+# nothing listening: a usage error, said once
 p = subprocess.run([PCAPTOOL, "fuzz", "--proto", "dnp", "--target", "127.0.0.1:%d" % (port + 10), "--iterations", "5",
                     "--timeout", "0.2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
 check("nothing listening: exit 2, one line saying so", p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,

@@ -22,6 +22,10 @@
  *         no-accept      (server) acknowledge a connect but never accept it
  *         die-on-unknown stop answering a connection after an unknown command
  *         f64-only       understand only the 26-byte header
+ *   Planted bug, for pcaptool fuzz's tests (tests/eoudp/fuzz_eoudp.py):
+ *         crash-size-max abort() on a datagram whose 26-byte header's size
+ *                        field says 2^64 - 1 (a peer that sizes a buffer by
+ *                        it before checking it against the datagram)
  */
 #include <netdb.h>
 #include <poll.h>
@@ -114,6 +118,8 @@ static bool known(uint8_t cmd)
    client is to quit (the server rejected it) */
 static bool datagram(conn *c, const uint8_t *d, size_t n)
 {
+    if (is("crash-size-max") && n >= 26 && be(d + 18, 8) == UINT64_MAX)
+        abort();
     /* which header fits: the size field says the payload's length */
     int hl = 0;
     bool has_imp = false;

@@ -9,50 +9,22 @@ iterations of seed 1; its reproducer kills a fresh crash-custom-max peer and
 not a good one.
 
 Ports: GW_TEST_PORT and those above it (CTest's block for this test)."""
-import json
 import os
-import subprocess
-import sys
-import tempfile
 
 from checks import check, finish
-from conform_common import start_server_peer
+from fuzz_common import check_reproducer, setup
 
-PCAPTOOL, PEER = sys.argv[1], sys.argv[2]
-work = tempfile.mkdtemp(prefix="fuzz-gne.")
-port = int(os.environ.get("GW_TEST_PORT", 30000 + os.getpid() % 20000))
+PCAPTOOL, PEER, work, port, with_peer = setup("gne")
 
-
-def with_peer(mode, at, *args):
-    """pcaptool fuzz --proto gne against the peer in mode on at: (exit code, records, stderr)"""
-    peer = start_server_peer(PEER, at, mode)
-    if not peer:
-        return 2, [], "the peer did not start"
-    try:
-        # --timeout 1: what a loaded machine may add before silence counts
-        p = subprocess.run([PCAPTOOL, "fuzz", "--proto", "gne", "--target", "127.0.0.1:%d" % at, "--timeout", "1",
-                            "--format", "json", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           timeout=300)
-        return p.returncode, [json.loads(line) for line in p.stdout.splitlines()], p.stderr
-    finally:
-        peer.kill()
-        peer.wait()
-
-
-rc, recs, err = with_peer("good", port, "--iterations", "150", "--seed", "3")
-summary = next((r["summary"] for r in recs if "summary" in r), None)
+rc, recs, summary, err = with_peer("good", port, "--iterations", "150", "--seed", "3")
 check("good: 150 iterations, exit 0, no failure", rc == 0 and summary and summary["iterations"] == 150
       and summary["failures"] == 0, (rc, recs, err))
 
 out = os.path.join(work, "crash")
-rc, recs, err = with_peer("crash-custom-max", port + 1, "--iterations", "400", "--seed", "1", "--out", out)
+rc, recs, summary, err = with_peer("crash-custom-max", port + 1, "--iterations", "400", "--seed", "1", "--out", out)
 dead = [r for r in recs if r.get("failure") == "dead" and r.get("pdu") == "custom packet"]
 check("crash-custom-max: found as dead on the custom packet, its length set to 65535, exit 1",
       rc == 1 and dead and "gne.custom.length" in dead[0]["mutation"] and "65535" in dead[0]["mutation"],
       (rc, recs, err))
-if dead and dead[0]["reproducer"]:
-    for mode, at, want in (("crash-custom-max", port + 2, 1), ("good", port + 3, 0)):
-        rc, recs, err = with_peer(mode, at, "--reproduce", dead[0]["reproducer"])
-        check("crash-custom-max: the reproducer against a fresh %s peer: exit %d" % (mode, want), rc == want,
-              (rc, recs, err))
+check_reproducer(with_peer, dead, "crash-custom-max", port + 2)
 finish()

@@ -25,6 +25,11 @@
  *           changes-first count only the changes that come before the confirmation
  *           ack-tcp       send the acknowledgements over TCP
  *           die-on-unknown  quit on an unknown type
+ *   Planted bug, for pcaptool fuzz's tests (tests/opendrakan/fuzz_opendrakan.py):
+ *   server: stall-ack-max  never send another snapshot to a client that
+ *                   acknowledges tick 2^64 - 1 (a server whose lookup of the
+ *                   acknowledged snapshot, to delta-encode against it, never
+ *                   ends), while its connection stays open
  */
 #include <netdb.h>
 #include <netinet/in.h>
@@ -89,6 +94,7 @@ typedef struct {
     struct sockaddr_storage addr;
     socklen_t addrlen;
     int64_t tick, acked;
+    bool stalled; /* stall-ack-max */
 } client;
 
 static void send_level(client *c)
@@ -151,7 +157,7 @@ static int serve(struct addrinfo *ai)
         int r = poll(pf, MAX_CONNS + 2, 50);
         if (r == 0) { /* every 50 ms: a snapshot to each client */
             for (int i = 0; i < MAX_CONNS; i++)
-                if (cs[i].fd >= 0)
+                if (cs[i].fd >= 0 && !cs[i].stalled)
                     send_snapshot(&cs[i]);
             continue;
         }
@@ -177,8 +183,10 @@ static int serve(struct addrinfo *ai)
             ssize_t n = recvfrom(udp, d, sizeof d, 0, (struct sockaddr *)&from, &fl);
             for (int i = 0; i < MAX_CONNS && n >= 11; i++)
                 if (cs[i].fd >= 0 && cs[i].addrlen == fl && memcmp(&cs[i].addr, &from, fl) == 0 && d[0] == ACK &&
-                    get(d + 1, 2) == 8)
+                    get(d + 1, 2) == 8) {
                     cs[i].acked = (int64_t)get(d + 3, 8);
+                    cs[i].stalled |= is("stall-ack-max") && get(d + 3, 8) == UINT64_MAX;
+                }
         }
         for (int i = 0; i < MAX_CONNS; i++) {
             if (cs[i].fd < 0 || !(pf[i + 2].revents & (POLLIN | POLLHUP | POLLERR)))

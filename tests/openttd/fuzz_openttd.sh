@@ -1,0 +1,61 @@
+#!/bin/sh
+# fuzz_openttd.sh PCAPTOOL - pcaptool fuzz --proto openttd against a real
+# OpenTTD 13.0 dedicated server (the Debian package) on loopback, 15 s on
+# seed 1: no failure (exit 0). What 13.0 does with what it is sent
+# (network/core/tcp_game.cpp, packet.cpp): a packet whose size or content
+# does not read closes the connection (NETWORK_RECV_STATUS_MALFORMED_PACKET),
+# counted as "closed", never a failure; a size that claims more than was sent
+# makes the probe part of that packet (not judged); CLIENT_GAME_INFO, the
+# probe, is answered at any stage of a join. The run must have reached both
+# states (iterations, and closes: the mutations reached the server's reader),
+# and the server must still run afterwards. The server's port: GW_TEST_PORT
+# (the block CTest gives this test), else one picked by the process id.
+set -u
+pcaptool=$1
+openttd=/usr/games/openttd
+[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
+work=$(mktemp -d)
+server=""
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
+mkdir -p "$work/home" "$work/config" "$work/data"
+printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = FuzzTest\n' \
+    > "$work/server.cfg"
+. "$(dirname "$0")/openttd_server.sh"
+openttd_start "$work/server.cfg" "$port" "$work/server.log"
+fail=0
+# --timeout 3: the server answers within its network tick (30 ms); a loaded
+# machine may add seconds
+"$pcaptool" fuzz --proto openttd --target "127.0.0.1:$port" --timeout 3 --duration 15 --seed 1 --format json \
+    --out "$work/found" > "$work/out.jsonl" 2> "$work/err.txt"
+rc=$?
+summary=$(grep '"summary"' "$work/out.jsonl")
+if [ $rc -ne 0 ]; then
+    echo "FAIL: fuzz against OpenTTD 13.0 exited $rc:"; cat "$work/out.jsonl" "$work/err.txt"; fail=1
+else
+    echo "ok: no failure: $summary"
+fi
+iterations=$(echo "$summary" | sed -n 's/.*"iterations":\([0-9]*\).*/\1/p')
+closed=$(echo "$summary" | sed -n 's/.*"closed":\([0-9]*\).*/\1/p')
+unreached=$(echo "$summary" | sed -n 's/.*"unreached":\([0-9]*\).*/\1/p')
+if [ "${iterations:-0}" -ge 10 ] && [ "${closed:-0}" -ge 1 ] && [ "${unreached:-1}" -eq 0 ]; then
+    echo "ok: $iterations iterations, $closed connections closed by the server on a mutation, none unreached"
+else
+    echo "FAIL: too few iterations, no close or an unreached state: $summary"; fail=1
+fi
+if kill -0 "$server" 2>/dev/null; then
+    echo "ok: the server still runs"
+else
+    echo "FAIL: the server ended:"; tail -20 "$work/server.log"; fail=1
+fi
+# pcaptool as the server: OpenTTD's catalogue has nothing to send a client
+# yet, said as a usage error (exit 2, one line) before anything is sent
+"$pcaptool" fuzz --proto openttd --side server --target "127.0.0.1:$((port + 1))" --iterations 1 \
+    > "$work/side.out" 2> "$work/side.err"
+src=$?
+if [ $src -eq 2 ] && [ "$(wc -l < "$work/side.err")" -eq 1 ] && grep -q "nothing to fuzz" "$work/side.err"; then
+    echo "ok: --side server: exit 2, $(cat "$work/side.err")"
+else
+    echo "FAIL: --side server: exit $src:"; cat "$work/side.err"; fail=1
+fi
+exit $fail
