@@ -322,6 +322,68 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
     }
 }
 
+/* the k-th value given for field f (gw_layout_write's order), or false */
+static bool given(const gw_wval *vals, int f, unsigned k, uint64_t *u)
+{
+    for (; vals->field != GW_W_END; vals++)
+        if (vals->field == f && !k--) {
+            *u = vals->u;
+            return true;
+        }
+    return false;
+}
+
+/* A bundle of group 0 written from the table walk_bundle reads
+   (object_states): its value and jump masks (OD_F_VALUE_MASK,
+   OD_F_JUMP_MASK), then each state its value mask names, in order: a
+   vector's or quaternion's components as f32 bits (each its own field:
+   OD_F_POS_X, OD_F_POS_Y ...), a boolean one byte or packed LSB-first as
+   bools says. The bytes written; 0 when a value is missing,
+   they do not fit, or the mask names a state objects lack or a further
+   group. */
+static size_t write_bundle(const gw_wval *vals, int bools, uint8_t *out, size_t cap)
+{
+    uint64_t vm, jm = 0;
+    if (!given(vals, OD_F_VALUE_MASK, 0, &vm) || vm >> N_OBJECT_STATES || cap < 2)
+        return 0;
+    given(vals, OD_F_JUMP_MASK, 0, &jm);
+    out[0] = (uint8_t)vm;
+    out[1] = (uint8_t)jm;
+    size_t off = 2;
+    int packed_bits = -1;
+    size_t packed_at = 0;
+    for (int s = 0; s < N_OBJECT_STATES; s++) {
+        if (!(vm >> s & 1))
+            continue;
+        int f = object_states[s].field;
+        uint64_t u;
+        if (object_states[s].kind == K_BOOL) {
+            if (!given(vals, f, 0, &u))
+                return 0;
+            if (bools == OD_BOOLS_PACKED && packed_bits > 0) { /* the byte started before */
+                out[packed_at] |= (uint8_t)((u != 0) << (8 - packed_bits));
+                packed_bits--;
+                continue;
+            }
+            if (off >= cap)
+                return 0;
+            packed_at = off;
+            packed_bits = 7;
+            out[off++] = u != 0;
+            continue;
+        }
+        packed_bits = -1;
+        unsigned n = object_states[s].kind == K_VEC3 ? 3 : 4;
+        for (unsigned k = 0; k < n; k++) {
+            if (!given(vals, f + (int)k, 0, &u) || cap - off < 4)
+                return 0;
+            gw_put_uint(out + off, 4, u, false);
+            off += 4;
+        }
+    }
+    return off;
+}
+
 static int count_bools(const uint8_t *d, size_t len)
 {
     /* booleans present in group 0 (objects have no more states) */
@@ -650,9 +712,26 @@ static const gw_lstep *const payloads[T_COUNT] = {
    procedurally) */
 static size_t od_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
-    (void)opts;
     static const gw_lstep raw[] = {GW_STEP(NULL), {.op = GW_L_END}};
     size_t n, head = gw_frame_size(&framing);
+    /* a bundle given by its values (rather than as the bytes of its step)
+       written by write_bundle, in the booleans' encoding the options say */
+    uint64_t u;
+    gw_wval all[65];
+    uint8_t b[64];
+    if (type == T_STATES && given(vals, OD_F_VALUE_MASK, 0, &u)) {
+        int bools = !opts                                ? OD_BOOLS_BYTES
+                    : opts[OD_OPT_BOOLS] != OD_BOOLS_AUTO ? opts[OD_OPT_BOOLS]
+                                                          : opts[OD_OPT_DEFAULT_BOOLS];
+        size_t k = 0, nb = write_bundle(vals, bools, b, sizeof b);
+        for (; vals[k].field != GW_W_END && k < 64; k++)
+            all[k] = vals[k];
+        if (!nb || k == 64)
+            return 0;
+        all[k++] = (gw_wval)GW_WSTEP(b, nb);
+        all[k].field = GW_W_END;
+        vals = all;
+    }
     if (type < 0 || type > 255 || cap < head ||
         !gw_layout_write(type < T_COUNT ? payloads[type] : raw, false, vals, out + head, cap - head, &n) ||
         !gw_frame_write(&framing, GW_WVALS(GW_WU(OD_F_TYPE, (uint64_t)type)), n, out, cap))

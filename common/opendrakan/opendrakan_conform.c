@@ -5,7 +5,7 @@
  * database table, and this project's transport mapping (wire-facts 5.1: the
  * reference has no transport; reliable packets on TCP, the rest on UDP, the
  * same ports). Packets are built from the decoder's layouts (opendrakan.c,
- * od_build); the state bundle of a change is written from wire-facts 5.6. */
+ * od_build, a change's state bundle from its values). */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,10 +19,11 @@
 #define SERVER GW_ROLE_SERVER
 #define BOTH (GW_ROLE_SERVER | GW_ROLE_CLIENT)
 
-/* a state bundle: value mask 0x01 (position), jump mask 0, position
-   (1, 2, 3) as f32 */
-static const uint8_t position_bundle[] = {0x01, 0x00, 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00,
-                                          0x00, 0x40, 0x00, 0x00, 0x40, 0x40};
+/* a state bundle's values: the position alone (value mask 0x01, jump
+   mask 0), (1, 2, 3) as f32 bits */
+#define POSITION_BUNDLE                                                                      \
+    GW_WU(OD_F_VALUE_MASK, 0x01), GW_WU(OD_F_JUMP_MASK, 0), GW_WU(OD_F_POS_X, 0x3f800000), \
+        GW_WU(OD_F_POS_Y, 0x40000000), GW_WU(OD_F_POS_Z, 0x40400000)
 /* 1.5 s as an f64 */
 #define REALTIME_BITS 0x3ff8000000000000ull
 
@@ -60,7 +61,7 @@ static bool send_change(gw_conform_io *io, int64_t tick, uint32_t object)
 {
     return gw_conform_send_link(io, P, T_STATES,
                                 GW_WVALS(GW_WU(OD_F_TICK, (uint64_t)tick), GW_WU(OD_F_OBJECT_ID, object),
-                                         GW_WSTEP(position_bundle, sizeof position_bundle)));
+                                         POSITION_BUNDLE));
 }
 
 /* what one case keeps: the ticks pcaptool confirmed (bit t: tick t, 1..63),
@@ -758,7 +759,7 @@ static const gw_fuzz_target fuzz_targets[] = {
     {"analog", 0, T_ANALOG, GW_WVALS(GW_WU(OD_F_ACTION, 4)), SERVER, false},
     /* from a server */
     {"object states", 0, T_STATES,
-     GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 1), GW_WSTEP(position_bundle, sizeof position_bundle)),
+     GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 1), POSITION_BUNDLE),
      CLIENT, true},
     {"confirm snapshot", 0, T_CONFIRM,
      GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_REALTIME, REALTIME_BITS), GW_WU(OD_F_CHANGE_COUNT, 1),

@@ -111,6 +111,9 @@ static unsigned round_trip(const gw_protocol *p, const int *opts_in, const rt_pd
                              it->len, v->n);
                 cr_assert(v->n == 0 || memcmp(d + it->off, v->p, v->n) == 0, "%s: PDU %zu: %s differs", p->name, i,
                           f->abbrev);
+            } else if (f->type == GW_FT_BOOL) { /* (a bit of a byte it shares, packed) */
+                cr_assert_eq(it->v.u != 0, v->u != 0, "%s: PDU %zu: %s read %llu, written %llu", p->name, i,
+                             f->abbrev, (unsigned long long)it->v.u, (unsigned long long)v->u);
             } else {
                 cr_assert(it->len >= 1 && it->len <= 8, "%s: PDU %zu: %s covers %zu bytes", p->name, i, f->abbrev,
                           it->len);
@@ -387,19 +390,30 @@ Test(roundtrip, gne)
 
 /* ---- OpenDrakan: every packet type, on the link it belongs to ------------- */
 
-/* a state bundle: position (group 0, value mask bit 0, no jump), three f32 */
-static const uint8_t od_bundle[] = {0x01, 0x00, 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x40};
+/* a state bundle's values: position (group 0, value mask bit 0, no jump),
+   three f32 */
+#define OD_POSITION                                                                          \
+    GW_WU(OD_F_VALUE_MASK, 0x01), GW_WU(OD_F_JUMP_MASK, 0), GW_WU(OD_F_POS_X, 0x3f800000), \
+        GW_WU(OD_F_POS_Y, 0x40000000), GW_WU(OD_F_POS_Z, 0x40400000)
+/* every state objects have: position (jumps), rotation, scale, visible,
+   running (not) */
+#define OD_EVERY_STATE                                                                                        \
+    GW_WU(OD_F_VALUE_MASK, 0x1f), GW_WU(OD_F_JUMP_MASK, 0x01), GW_WU(OD_F_POS_X, 0x3f800000),                \
+        GW_WU(OD_F_POS_Y, 0xc0000000), GW_WU(OD_F_POS_Z, 0), GW_WU(OD_F_ROT_X, 0), GW_WU(OD_F_ROT_Y, 0),     \
+        GW_WU(OD_F_ROT_Z, 0x3f000000), GW_WU(OD_F_ROT_W, 0x3f5db3d7), GW_WU(OD_F_SCALE_X, 0x40400000),       \
+        GW_WU(OD_F_SCALE_Y, 0x40400000), GW_WU(OD_F_SCALE_Z, 0x3e800000), GW_WU(OD_F_VISIBLE, 1), GW_WU(OD_F_RUNNING, 0)
 
 Test(roundtrip, opendrakan)
 {
     const rt_pdu seq[] = {
         {T_DB_ENTRY, 1, TCP, GW_WVALS(GW_WU(OD_F_DB_INDEX, 0), GW_WB(OD_F_DB_PATH, "Common/Common.db", 16))},
         {T_LOAD_LEVEL, 1, TCP, GW_WVALS(GW_WU(OD_F_DB_COUNT, 1), GW_WB(OD_F_LEVEL_PATH, "Levels/rt.lvl", 13))},
-        {T_STATES, 1, UDP, GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 4), GW_WSTEP(od_bundle, sizeof od_bundle))},
+        {T_STATES, 1, UDP, GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 4), OD_POSITION)},
+        {T_STATES, 1, UDP, GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 5), OD_EVERY_STATE)},
         {T_EXTRA_STATES, 1, UDP,
          GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 4), GW_WB(OD_F_EXTRA_STATES, "\x01\x02", 2))},
         {T_CONFIRM, 1, UDP,
-         GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_REALTIME, 0x3ff8000000000000ull), GW_WU(OD_F_CHANGE_COUNT, 2),
+         GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_REALTIME, 0x3ff8000000000000ull), GW_WU(OD_F_CHANGE_COUNT, 3),
                   GW_WU(OD_F_REFERENCE_TICK, 0))},
         {T_ACK, 0, UDP, GW_WVALS(GW_WU(OD_F_TICK, 1))},
         {T_EVENT, 0, TCP,
@@ -407,6 +421,35 @@ Test(roundtrip, opendrakan)
                   GW_WU(OD_F_RECEIVER, 2), GW_WU(OD_F_MESSAGE, 3))},
     };
     round_trip(&gw_opendrakan_protocol, NULL, seq, sizeof seq / sizeof seq[0]);
+}
+
+/* both booleans in one byte (the draft's packing, LSB first), and one
+   byte each (the reference's master), as the option says */
+Test(roundtrip, opendrakan_booleans)
+{
+    for (int bools = OD_BOOLS_BYTES; bools <= OD_BOOLS_PACKED; bools++) {
+        int opts[GW_MAX_OPTIONS];
+        gw_options_init(&gw_opendrakan_protocol, opts);
+        opts[OD_OPT_BOOLS] = bools;
+        for (uint64_t v = 0; v < 4; v++) {
+            const rt_pdu one[] = {{T_STATES, 1, UDP,
+                                   GW_WVALS(GW_WU(OD_F_TICK, 1), GW_WU(OD_F_OBJECT_ID, 4), GW_WU(OD_F_VALUE_MASK, 0x18),
+                                            GW_WU(OD_F_JUMP_MASK, 0x10), GW_WU(OD_F_VISIBLE, v & 1),
+                                            GW_WU(OD_F_RUNNING, v >> 1))}};
+            round_trip(&gw_opendrakan_protocol, opts, one, 1);
+            /* the bundle: two masks, then one byte packed or two */
+            uint8_t d[64];
+            size_t n = gw_opendrakan_protocol.build(opts, T_STATES, one[0].vals, d, sizeof d);
+            size_t at = n - (bools == OD_BOOLS_PACKED ? 1 : 2);
+            cr_assert_eq(d[at - 2], 0x18);
+            cr_assert_eq(d[at - 1], 0x10);
+            if (bools == OD_BOOLS_PACKED)
+                cr_assert_eq(d[at], v, "packed: 0x%02x for visible %u running %u", d[at], (unsigned)(v & 1),
+                             (unsigned)(v >> 1));
+            else
+                cr_assert(d[at] == (v & 1) && d[at + 1] == v >> 1);
+        }
+    }
 }
 
 /* ---- EOUDP: every command of the numbering built ---------------------------- */
