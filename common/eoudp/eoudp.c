@@ -481,14 +481,23 @@ static void check_stamp(gw_pdu *p, size_t off, uint64_t v)
 static const gw_pdu_hooks hooks = {.text = text_end};
 
 /* The header: its layout's numbers (all there: the datagram holds the
-   header), read and checked as gw_layout_run reads them (in the header's
-   byte order; no step has a summary), without the interpreter's loop. */
+   header), read, recorded and checked as gw_layout_run reads them (in the
+   header's byte order; no step has a summary), without the interpreter's
+   loop. */
 static void read_header(eoudp_ctx *x, const gw_lstep *s, bool big)
 {
+    const bool quiet = !x->p.e.sink->item; /* no items: read and record (the bytes are there) */
     for (; s->op == GW_L_NUM; s++) {
         size_t off = x->p.c.off;
         uint64_t v;
-        gw_take_num(&x->p, s->field, s->size, big && s->size > 1, &v);
+        if (quiet) {
+            v = gw_get_uint(x->p.c.data + off, s->size, big && s->size > 1);
+            x->p.c.off += s->size;
+            x->seen[s->field] = true;
+            x->val[s->field] = v;
+        } else {
+            gw_take_num(&x->p, s->field, s->size, big && s->size > 1, &v);
+        }
         if (s->check)
             s->check(&x->p, off, v);
     }
@@ -696,47 +705,65 @@ static bool payload_fits(const eoudp_ctx *x, const command *cmd, bool nul_after)
    interpreter reads them quietly (a number or length the bytes do not
    hold, a length past the end: no fit; another item while GW_L_MORE's
    bytes allow; GW_L_OPTIONAL's end). Should it say no, the layout runs
-   to be sure (payload_fits). */
-static bool strings_fit(const uint8_t *d, size_t off, size_t len, int layout)
+   to be sure (payload_fits). With x (once the walk said yes, and only
+   where nobody takes items or a summary: pcaptool validate), it tells
+   text_end() of each string as the layout's run would, in its order, and
+   counts the GW_L_MORE items in *repeats: all that run leaves a quiet
+   sink and the decoder (nul_after is off where they fit). */
+static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len, int layout, unsigned *repeats)
 {
-#define TAKE_COUNTED()                                             \
-    do {                                                           \
-        if (len - off < 4)                                         \
-            return false;                                          \
-        uint64_t n_ = gw_get_uint(d + off, 4, false);              \
-        if (n_ > len - off - 4)                                    \
-            return false;                                          \
-        off += 4 + (size_t)n_;                                     \
+    /* the field of the layout's TEXT() */
+    int text = layout == L_STRING_SYSTEM ? EOUDP_F_SYSTEM
+             : layout == L_STRING_EVENTS ? EOUDP_F_GAME_EVENTS
+                                         : EOUDP_F_COMPONENT;
+    unsigned items = 0;
+#define TAKE_COUNTED(is_text)                                                                     \
+    do {                                                                                          \
+        if (len - off < 4)                                                                        \
+            return false;                                                                         \
+        uint64_t n_ = gw_get_uint(d + off, 4, false);                                             \
+        if (n_ > len - off - 4)                                                                   \
+            return false;                                                                         \
+        off += 4;                                                                                 \
+        if ((is_text) && x) {                                                                     \
+            bool nul_ = n_ && d[off + n_ - 1] == 0;                                               \
+            text_end(&x->p, text, off, (size_t)n_ - nul_, nul_ ? GW_NUL_COUNTED : GW_NUL_NONE);    \
+        }                                                                                         \
+        off += (size_t)n_;                                                                        \
     } while (0)
     switch (layout) {
     case L_STRING_SYSTEM: /* GW_MORE(4, GW_LF_FITS): a length that fits the bytes left */
     case L_STRING_EVENTS:
-        do
-            TAKE_COUNTED();
-        while (len - off >= 4 && gw_get_uint(d + off, 4, false) <= len - off - 4);
-        return off == len;
+        do {
+            TAKE_COUNTED(true);
+            items++;
+        } while (len - off >= 4 && gw_get_uint(d + off, 4, false) <= len - off - 4);
+        break;
     case L_COMPONENT: /* GW_MORE(16): entity, component, content */
         do {
             if (len - off < 8)
                 return false;
             off += 8;
-            TAKE_COUNTED();
-            TAKE_COUNTED();
+            TAKE_COUNTED(true);
+            TAKE_COUNTED(false);
+            items++;
         } while (len - off >= 16);
-        return off == len;
+        break;
     case L_DEL_COMPONENT: /* entity, component, then optionally content */
         if (len - off < 8)
             return false;
         off += 8;
-        TAKE_COUNTED();
+        TAKE_COUNTED(true);
         if (off == len)
-            return true;
-        TAKE_COUNTED();
-        return off == len;
+            break;
+        TAKE_COUNTED(false);
+        break;
     default:
         return false;
     }
 #undef TAKE_COUNTED
+    *repeats = items;
+    return off == len;
 }
 
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
@@ -749,9 +776,17 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     size_t off = x->p.c.off;
     bool strings = cmd->layout == L_STRING_SYSTEM || cmd->layout == L_STRING_EVENTS ||
                    cmd->layout == L_COMPONENT || cmd->layout == L_DEL_COMPONENT;
-    x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE &&
-                     !strings_fit(x->p.c.data, off, x->p.c.len, cmd->layout) && !payload_fits(x, cmd, false) &&
-                     payload_fits(x, cmd, true);
+    unsigned items;
+    bool fit = strings && strings_walk(NULL, x->p.c.data, off, x->p.c.len, cmd->layout, &items);
+    if (fit && !gw_emit_tree(&x->p.e) && x->p.sum.off) {
+        /* nothing to show: what the layout's run would leave, without it */
+        strings_walk(x, x->p.c.data, off, x->p.c.len, cmd->layout, &items);
+        x->p.repeats = cmd->layout == L_DEL_COMPONENT ? 0 : items;
+        x->p.c.off = x->p.c.len;
+        return;
+    }
+    x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE && !fit &&
+                     !payload_fits(x, cmd, false) && payload_fits(x, cmd, true);
     if (!gw_layout_run(&x->p, payloads[cmd->layout]))
         return;
     uint64_t *v = x->val;
