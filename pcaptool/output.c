@@ -159,7 +159,16 @@ typedef struct {
     const gw_protocol *p;
     char *text;
     size_t *key, *key_len;
+    struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
+    obuf names_text;          /* the escaped names they point into */
 } json_keys;
+
+/* a value's name as a JSON string, at names_text.p + at, len bytes (0:
+   the value has no name) */
+typedef struct json_name {
+    uint32_t at, len;
+} json_name;
+#define NAMES_CACHED 256
 
 struct out_pdu {
     const gw_protocol *p;
@@ -255,14 +264,23 @@ out_pdu *out_pdu_new(void)
     return o;
 }
 
+static void free_keys(json_keys *k)
+{
+    g_free(k->text);
+    g_free(k->key);
+    g_free(k->key_len);
+    for (int f = 0; k->names && f < k->p->n_fields; f++)
+        g_free(k->names[f]);
+    g_free(k->names);
+    g_free(k->names_text.p);
+    *k = (json_keys){0};
+}
+
 void out_pdu_free(out_pdu *o)
 {
     g_free(o->items);
-    for (int k = 0; k < GW_MAX_PROTOCOLS; k++) {
-        g_free(o->keys[k].text);
-        g_free(o->keys[k].key);
-        g_free(o->keys[k].key_len);
-    }
+    for (int k = 0; k < GW_MAX_PROTOCOLS; k++)
+        free_keys(&o->keys[k]);
     g_array_free(o->findings, TRUE);
     g_string_free(o->text, TRUE);
     g_array_free(o->first_of_field, TRUE);
@@ -886,16 +904,14 @@ static int *field_slots(GArray *a, guint n)
 }
 
 /* p's JSON keys, made the first time a record of p is written */
-static const json_keys *keys_of(out_pdu *o, const gw_protocol *p)
+static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
 {
     json_keys *k = o->keys;
     while (k->p && k->p != p && k < o->keys + GW_MAX_PROTOCOLS - 1)
         k++;
     if (k->p == p)
         return k;
-    g_free(k->text); /* (the last slot is remade if ever more protocols come) */
-    g_free(k->key);
-    g_free(k->key_len);
+    free_keys(k); /* (the last slot is remade if ever more protocols come) */
     size_t nf = (size_t)p->n_fields, size = 0;
     k->p = p;
     k->key = g_new(size_t, nf);
@@ -925,11 +941,55 @@ static const char *value_name(const out_pdu *o, const gw_field *fd, const ev_ite
     return v <= UINT32_MAX ? gw_value_name_of(fd->names, (uint32_t)v) : NULL;
 }
 
+/* the JSON names of field f's values below NAMES_CACHED (a field with
+   value names), escaped the first time they are asked for */
+static const json_name *cached_names(json_keys *k, int f)
+{
+    if (!k->names)
+        k->names = g_new0(json_name *, (size_t)k->p->n_fields);
+    if (k->names[f])
+        return k->names[f];
+    const gw_field *fd = &k->p->fields[f];
+    json_name *t = g_new(json_name, NAMES_CACHED);
+    for (uint32_t v = 0; v < NAMES_CACHED; v++) {
+        const char *name = gw_value_name_of(fd->names, v);
+        size_t at = k->names_text.len;
+        if (name)
+            json_escape(&k->names_text, (const uint8_t *)name, strlen(name));
+        t[v] = (json_name){(uint32_t)at, (uint32_t)(k->names_text.len - at)};
+    }
+    return k->names[f] = t;
+}
+
+/* an integer item's value name in JSON (a string or null), as value_name()
+   gives it */
+static void json_value_name(out_pdu *o, json_keys *keys, const gw_field *fd, int f, const ev_item *e)
+{
+    obuf *b = &o->json;
+    if (e->label == SIZE_MAX && fd->names) {
+        uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
+                     : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+        if (v < NAMES_CACHED) {
+            const json_name *n = &cached_names(keys, f)[v];
+            if (n->len)
+                ob_put(b, keys->names_text.p + n->at, n->len);
+            else
+                ob_put(b, "null", 4);
+            return;
+        }
+    }
+    const char *name = value_name(o, fd, e);
+    if (name)
+        json_escape(b, (const uint8_t *)name, strlen(name));
+    else
+        ob_put(b, "null", 4);
+}
+
 /* ,"names":{...}: for each integer field of the record that has value
    names (its table, or its items' own), the name of each of its values in
    "fields" (null where it has none); nothing when no field has any. The
    fields' chains (first, next) as write_json made them. */
-static void write_json_names(out_pdu *o, const json_keys *keys, const int *first, const int *next)
+static void write_json_names(out_pdu *o, json_keys *keys, const int *first, const int *next)
 {
     const gw_protocol *p = o->p;
     obuf *b = &o->json;
@@ -950,11 +1010,7 @@ static void write_json_names(out_pdu *o, const json_keys *keys, const int *first
         for (int k = (int)i; k >= 0; k = next[k]) {
             if (k != (int)i)
                 ob_c(b, ',');
-            const char *name = value_name(o, fd, &o->items[k]);
-            if (name)
-                json_escape(b, (const uint8_t *)name, strlen(name));
-            else
-                ob_put(b, "null", 4);
+            json_value_name(o, keys, fd, fi, &o->items[k]);
         }
         ob_c(b, ']');
     }
@@ -967,7 +1023,7 @@ static void write_json_names(out_pdu *o, const json_keys *keys, const int *first
 static void write_json(out_pdu *o, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    const json_keys *keys = keys_of(o, p);
+    json_keys *keys = keys_of(o, p);
     obuf *b = &o->json;
     json_head(b, m, p->name, out_pdu_summary(o), &o->seconds);
 
