@@ -186,6 +186,7 @@ struct out_pdu {
     json_keys keys[GW_MAX_PROTOCOLS]; /* of each protocol seen, in the order seen */
     seconds_seen seconds; /* of the last record's time */
     obuf json;         /* the records written and not yet flushed */
+    obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
 };
 
@@ -287,6 +288,7 @@ void out_pdu_free(out_pdu *o)
     g_array_free(o->last_of_field, TRUE);
     g_array_free(o->next_of_item, TRUE);
     g_free(o->json.p);
+    g_free(o->names.p);
     g_free(o);
 }
 
@@ -419,6 +421,38 @@ static inline bool any_special8(const uint8_t *p)
            (ones * 0x80);
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* the bytes of the 16 at p that json_class does not pass (a bit each) */
+static inline unsigned special16(const uint8_t *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* below 0x20 as signed bytes: the control characters and 0x80 up */
+    __m128i m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/* where the run of bytes json_class passes that starts at p[i] ends: the
+   first byte from i that needs escaping or checking, or n */
+static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+    for (; n - i >= 16; i += 16) { /* 16 bytes at a time */
+        unsigned m = special16(p + i);
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (n - i >= 8 && !any_special8(p + i)) /* 8 at a time */
+        i += 8;
+    while (i < n && !json_class[p[i]])
+        i++;
+    return i;
+}
+
 /* Text as a JSON string: the runs of bytes that need nothing go out at
    once; valid UTF-8 is kept, each byte of anything else (a NUL too: GLib's
    validation refuses it) becomes U+FFFD. */
@@ -427,15 +461,10 @@ static void json_escape(obuf *b, const uint8_t *p, size_t n)
     ob_c(b, '"');
     size_t i = 0, plain = 0;
     while (i < n) {
-        while (n - i >= 8 && !any_special8(p + i)) /* the plain runs, 8 bytes at a time */
-            i += 8;
+        i = plain_run(p, i, n);
         if (i == n)
             break;
         uint8_t c = p[i];
-        if (!json_class[c]) {
-            i++;
-            continue;
-        }
         ob_put(b, p + plain, i - plain);
         if (json_class[c] == 2) {
             /* one character: valid when GLib validates it whole */
@@ -512,17 +541,25 @@ static void put_digits(char *q, uint64_t v, unsigned width)
         *q = (char)('0' + w % 10);
 }
 
-static void ob_u64(obuf *b, uint64_t v)
+static __attribute__((noinline)) void ob_u64_long(obuf *b, uint64_t v)
 {
-    if (v < 10) { /* most values: a flag, a type, a count */
-        ob_c(b, (char)('0' + v));
-        return;
-    }
-    unsigned width = 2;
+    unsigned width = 3;
     while (width < 20 && v >= powers_of_10[width])
         width++;
     put_digits(ob_room(b, 20), v, width);
     b->len += width;
+}
+
+static inline void ob_u64(obuf *b, uint64_t v)
+{
+    if (v < 10) { /* most values: a flag, a type, a count */
+        ob_c(b, (char)('0' + v));
+    } else if (v < 100) {
+        memcpy(ob_room(b, 2), gw_two_digits + 2 * v, 2);
+        b->len += 2;
+    } else {
+        ob_u64_long(b, v);
+    }
 }
 
 static void ob_i64(obuf *b, int64_t v)
@@ -963,9 +1000,9 @@ static const json_name *cached_names(json_keys *k, int f)
 
 /* an integer item's value name in JSON (a string or null), as value_name()
    gives it */
-static void json_value_name(out_pdu *o, json_keys *keys, const gw_field *fd, int f, const ev_item *e)
+static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
+                            const ev_item *e)
 {
-    obuf *b = &o->json;
     if (e->label == SIZE_MAX && fd->names) {
         uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
                      : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
@@ -985,37 +1022,24 @@ static void json_value_name(out_pdu *o, json_keys *keys, const gw_field *fd, int
         ob_put(b, "null", 4);
 }
 
-/* ,"names":{...}: for each integer field of the record that has value
-   names (its table, or its items' own), the name of each of its values in
-   "fields" (null where it has none); nothing when no field has any. The
-   fields' chains (first, next) as write_json made them. */
-static void write_json_names(out_pdu *o, json_keys *keys, const int *first, const int *next)
+/* field fi's names in "names" (fi's values from item i on, along next),
+   after its values in "fields", into o->names, if it has any: its table's
+   or its items' own (,"fi":["name",null,...]) */
+static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int fi, int i, const int *next)
 {
-    const gw_protocol *p = o->p;
-    obuf *b = &o->json;
-    bool any = false;
-    for (size_t i = 0; i < o->n_items; i++) {
-        int fi = o->items[i].it.field;
-        const gw_field *fd = &p->fields[fi];
-        if (first[fi] != (int)i || fd->type < GW_FT_U8 || fd->type > GW_FT_I64)
-            continue;
-        bool named = fd->names != NULL;
-        for (int k = (int)i; k >= 0 && !named; k = next[k])
-            named = o->items[k].label != SIZE_MAX;
-        if (!named)
-            continue;
-        ob_str(b, any ? "" : ",\"names\":{");
-        ob_put(b, keys->text + keys->key[fi] + !any, keys->key_len[fi] - !any);
-        any = true;
-        for (int k = (int)i; k >= 0; k = next[k]) {
-            if (k != (int)i)
-                ob_c(b, ',');
-            json_value_name(o, keys, fd, fi, &o->items[k]);
-        }
-        ob_c(b, ']');
+    bool named = fd->names != NULL;
+    for (int k = i; k >= 0 && !named; k = next[k])
+        named = o->items[k].label != SIZE_MAX;
+    if (!named)
+        return;
+    obuf *b = &o->names;
+    ob_put(b, keys->text + keys->key[fi], keys->key_len[fi]);
+    for (int k = i; k >= 0; k = next[k]) {
+        if (k != i)
+            ob_c(b, ',');
+        json_value_name(b, o, keys, fd, fi, &o->items[k]);
     }
-    if (any)
-        ob_c(b, '}');
+    ob_c(b, ']');
 }
 
 /* One record, built in o->json after the records held before it: values
@@ -1057,9 +1081,19 @@ static void write_json(out_pdu *o, const out_meta *m)
             json_value(b, fd, &items[k].it);
         }
         ob_c(b, ']');
+        if (fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64)
+            json_names_of(o, keys, fd, fi, (int)i, next);
     }
     ob_c(b, '}');
-    write_json_names(o, keys, first, next);
+    /* ,"names":{...}: for each integer field of the record that has value
+       names (its table, or its items' own), the name of each of its values
+       in "fields" (null where it has none); nothing when no field has any */
+    if (o->names.len) {
+        ob_put(b, ",\"names\":{", 10);
+        ob_put(b, o->names.p + 1, o->names.len - 1); /* its first key without the comma */
+        ob_c(b, '}');
+        o->names.len = 0;
+    }
     for (guint i = 0; i < n; i++) /* -1 again, for the next record */
         first[items[i].it.field] = last[items[i].it.field] = -1;
     ob_str(b, ",\"findings\":[");
