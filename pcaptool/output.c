@@ -192,8 +192,15 @@ struct out_pdu {
 
 static size_t keep_text(out_pdu *o, const char *s)
 {
-    size_t at = o->text->len;
-    g_string_append_len(o->text, s, (gssize)strlen(s) + 1); /* with its NUL */
+    GString *t = o->text;
+    size_t at = t->len, n = strlen(s) + 1; /* with its NUL */
+    if (t->allocated_len - at > n) { /* room for it and GString's NUL: copied in place */
+        memcpy(t->str + at, s, n);
+        t->len += n;
+        t->str[t->len] = '\0';
+    } else {
+        g_string_append_len(t, s, (gssize)n);
+    }
     return at;
 }
 
@@ -1054,7 +1061,8 @@ static void write_json(out_pdu *o, const out_meta *m)
     guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
     int *last = field_slots(o->last_of_field, (guint)p->n_fields);
-    g_array_set_size(o->next_of_item, n);
+    if (o->next_of_item->len < n) /* (grown, never shrunk: set for items 0..n-1 below) */
+        g_array_set_size(o->next_of_item, n);
     int *next = (int *)(void *)o->next_of_item->data;
     const ev_item *items = o->items;
     for (guint i = 0; i < n; i++) {
