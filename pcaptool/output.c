@@ -159,7 +159,16 @@ typedef struct {
     const gw_protocol *p;
     char *text;
     size_t *key, *key_len;
+    struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
+    obuf names_text;          /* the escaped names they point into */
 } json_keys;
+
+/* a value's name as a JSON string, at names_text.p + at, len bytes (0:
+   the value has no name) */
+typedef struct json_name {
+    uint32_t at, len;
+} json_name;
+#define NAMES_CACHED 256
 
 struct out_pdu {
     const gw_protocol *p;
@@ -177,13 +186,21 @@ struct out_pdu {
     json_keys keys[GW_MAX_PROTOCOLS]; /* of each protocol seen, in the order seen */
     seconds_seen seconds; /* of the last record's time */
     obuf json;         /* the records written and not yet flushed */
+    obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
 };
 
 static size_t keep_text(out_pdu *o, const char *s)
 {
-    size_t at = o->text->len;
-    g_string_append_len(o->text, s, (gssize)strlen(s) + 1); /* with its NUL */
+    GString *t = o->text;
+    size_t at = t->len, n = strlen(s) + 1; /* with its NUL */
+    if (t->allocated_len - at > n) { /* room for it and GString's NUL: copied in place */
+        memcpy(t->str + at, s, n);
+        t->len += n;
+        t->str[t->len] = '\0';
+    } else {
+        g_string_append_len(t, s, (gssize)n);
+    }
     return at;
 }
 
@@ -255,20 +272,30 @@ out_pdu *out_pdu_new(void)
     return o;
 }
 
+static void free_keys(json_keys *k)
+{
+    g_free(k->text);
+    g_free(k->key);
+    g_free(k->key_len);
+    for (int f = 0; k->names && f < k->p->n_fields; f++)
+        g_free(k->names[f]);
+    g_free(k->names);
+    g_free(k->names_text.p);
+    *k = (json_keys){0};
+}
+
 void out_pdu_free(out_pdu *o)
 {
     g_free(o->items);
-    for (int k = 0; k < GW_MAX_PROTOCOLS; k++) {
-        g_free(o->keys[k].text);
-        g_free(o->keys[k].key);
-        g_free(o->keys[k].key_len);
-    }
+    for (int k = 0; k < GW_MAX_PROTOCOLS; k++)
+        free_keys(&o->keys[k]);
     g_array_free(o->findings, TRUE);
     g_string_free(o->text, TRUE);
     g_array_free(o->first_of_field, TRUE);
     g_array_free(o->last_of_field, TRUE);
     g_array_free(o->next_of_item, TRUE);
     g_free(o->json.p);
+    g_free(o->names.p);
     g_free(o);
 }
 
@@ -401,6 +428,38 @@ static inline bool any_special8(const uint8_t *p)
            (ones * 0x80);
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* the bytes of the 16 at p that json_class does not pass (a bit each) */
+static inline unsigned special16(const uint8_t *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* below 0x20 as signed bytes: the control characters and 0x80 up */
+    __m128i m = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                          _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
+/* where the run of bytes json_class passes that starts at p[i] ends: the
+   first byte from i that needs escaping or checking, or n */
+static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+    for (; n - i >= 16; i += 16) { /* 16 bytes at a time */
+        unsigned m = special16(p + i);
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (n - i >= 8 && !any_special8(p + i)) /* 8 at a time */
+        i += 8;
+    while (i < n && !json_class[p[i]])
+        i++;
+    return i;
+}
+
 /* Text as a JSON string: the runs of bytes that need nothing go out at
    once; valid UTF-8 is kept, each byte of anything else (a NUL too: GLib's
    validation refuses it) becomes U+FFFD. */
@@ -409,15 +468,10 @@ static void json_escape(obuf *b, const uint8_t *p, size_t n)
     ob_c(b, '"');
     size_t i = 0, plain = 0;
     while (i < n) {
-        while (n - i >= 8 && !any_special8(p + i)) /* the plain runs, 8 bytes at a time */
-            i += 8;
+        i = plain_run(p, i, n);
         if (i == n)
             break;
         uint8_t c = p[i];
-        if (!json_class[c]) {
-            i++;
-            continue;
-        }
         ob_put(b, p + plain, i - plain);
         if (json_class[c] == 2) {
             /* one character: valid when GLib validates it whole */
@@ -494,17 +548,25 @@ static void put_digits(char *q, uint64_t v, unsigned width)
         *q = (char)('0' + w % 10);
 }
 
-static void ob_u64(obuf *b, uint64_t v)
+static __attribute__((noinline)) void ob_u64_long(obuf *b, uint64_t v)
 {
-    if (v < 10) { /* most values: a flag, a type, a count */
-        ob_c(b, (char)('0' + v));
-        return;
-    }
-    unsigned width = 2;
+    unsigned width = 3;
     while (width < 20 && v >= powers_of_10[width])
         width++;
     put_digits(ob_room(b, 20), v, width);
     b->len += width;
+}
+
+static inline void ob_u64(obuf *b, uint64_t v)
+{
+    if (v < 10) { /* most values: a flag, a type, a count */
+        ob_c(b, (char)('0' + v));
+    } else if (v < 100) {
+        memcpy(ob_room(b, 2), gw_two_digits + 2 * v, 2);
+        b->len += 2;
+    } else {
+        ob_u64_long(b, v);
+    }
 }
 
 static void ob_i64(obuf *b, int64_t v)
@@ -886,16 +948,14 @@ static int *field_slots(GArray *a, guint n)
 }
 
 /* p's JSON keys, made the first time a record of p is written */
-static const json_keys *keys_of(out_pdu *o, const gw_protocol *p)
+static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
 {
     json_keys *k = o->keys;
     while (k->p && k->p != p && k < o->keys + GW_MAX_PROTOCOLS - 1)
         k++;
     if (k->p == p)
         return k;
-    g_free(k->text); /* (the last slot is remade if ever more protocols come) */
-    g_free(k->key);
-    g_free(k->key_len);
+    free_keys(k); /* (the last slot is remade if ever more protocols come) */
     size_t nf = (size_t)p->n_fields, size = 0;
     k->p = p;
     k->key = g_new(size_t, nf);
@@ -925,41 +985,68 @@ static const char *value_name(const out_pdu *o, const gw_field *fd, const ev_ite
     return v <= UINT32_MAX ? gw_value_name_of(fd->names, (uint32_t)v) : NULL;
 }
 
-/* ,"names":{...}: for each integer field of the record that has value
-   names (its table, or its items' own), the name of each of its values in
-   "fields" (null where it has none); nothing when no field has any. The
-   fields' chains (first, next) as write_json made them. */
-static void write_json_names(out_pdu *o, const json_keys *keys, const int *first, const int *next)
+/* the JSON names of field f's values below NAMES_CACHED (a field with
+   value names), escaped the first time they are asked for */
+static const json_name *cached_names(json_keys *k, int f)
 {
-    const gw_protocol *p = o->p;
-    obuf *b = &o->json;
-    bool any = false;
-    for (size_t i = 0; i < o->n_items; i++) {
-        int fi = o->items[i].it.field;
-        const gw_field *fd = &p->fields[fi];
-        if (first[fi] != (int)i || fd->type < GW_FT_U8 || fd->type > GW_FT_I64)
-            continue;
-        bool named = fd->names != NULL;
-        for (int k = (int)i; k >= 0 && !named; k = next[k])
-            named = o->items[k].label != SIZE_MAX;
-        if (!named)
-            continue;
-        ob_str(b, any ? "" : ",\"names\":{");
-        ob_put(b, keys->text + keys->key[fi] + !any, keys->key_len[fi] - !any);
-        any = true;
-        for (int k = (int)i; k >= 0; k = next[k]) {
-            if (k != (int)i)
-                ob_c(b, ',');
-            const char *name = value_name(o, fd, &o->items[k]);
-            if (name)
-                json_escape(b, (const uint8_t *)name, strlen(name));
+    if (!k->names)
+        k->names = g_new0(json_name *, (size_t)k->p->n_fields);
+    if (k->names[f])
+        return k->names[f];
+    const gw_field *fd = &k->p->fields[f];
+    json_name *t = g_new(json_name, NAMES_CACHED);
+    for (uint32_t v = 0; v < NAMES_CACHED; v++) {
+        const char *name = gw_value_name_of(fd->names, v);
+        size_t at = k->names_text.len;
+        if (name)
+            json_escape(&k->names_text, (const uint8_t *)name, strlen(name));
+        t[v] = (json_name){(uint32_t)at, (uint32_t)(k->names_text.len - at)};
+    }
+    return k->names[f] = t;
+}
+
+/* an integer item's value name in JSON (a string or null), as value_name()
+   gives it */
+static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
+                            const ev_item *e)
+{
+    if (e->label == SIZE_MAX && fd->names) {
+        uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
+                     : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+        if (v < NAMES_CACHED) {
+            const json_name *n = &cached_names(keys, f)[v];
+            if (n->len)
+                ob_put(b, keys->names_text.p + n->at, n->len);
             else
                 ob_put(b, "null", 4);
+            return;
         }
-        ob_c(b, ']');
     }
-    if (any)
-        ob_c(b, '}');
+    const char *name = value_name(o, fd, e);
+    if (name)
+        json_escape(b, (const uint8_t *)name, strlen(name));
+    else
+        ob_put(b, "null", 4);
+}
+
+/* field fi's names in "names" (fi's values from item i on, along next),
+   after its values in "fields", into o->names, if it has any: its table's
+   or its items' own (,"fi":["name",null,...]) */
+static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int fi, int i, const int *next)
+{
+    bool named = fd->names != NULL;
+    for (int k = i; k >= 0 && !named; k = next[k])
+        named = o->items[k].label != SIZE_MAX;
+    if (!named)
+        return;
+    obuf *b = &o->names;
+    ob_put(b, keys->text + keys->key[fi], keys->key_len[fi]);
+    for (int k = i; k >= 0; k = next[k]) {
+        if (k != i)
+            ob_c(b, ',');
+        json_value_name(b, o, keys, fd, fi, &o->items[k]);
+    }
+    ob_c(b, ']');
 }
 
 /* One record, built in o->json after the records held before it: values
@@ -967,14 +1054,15 @@ static void write_json_names(out_pdu *o, const json_keys *keys, const int *first
 static void write_json(out_pdu *o, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    const json_keys *keys = keys_of(o, p);
+    json_keys *keys = keys_of(o, p);
     obuf *b = &o->json;
     json_head(b, m, p->name, out_pdu_summary(o), &o->seconds);
 
     guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
     int *last = field_slots(o->last_of_field, (guint)p->n_fields);
-    g_array_set_size(o->next_of_item, n);
+    if (o->next_of_item->len < n) /* (grown, never shrunk: set for items 0..n-1 below) */
+        g_array_set_size(o->next_of_item, n);
     int *next = (int *)(void *)o->next_of_item->data;
     const ev_item *items = o->items;
     for (guint i = 0; i < n; i++) {
@@ -1001,9 +1089,19 @@ static void write_json(out_pdu *o, const out_meta *m)
             json_value(b, fd, &items[k].it);
         }
         ob_c(b, ']');
+        if (fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64)
+            json_names_of(o, keys, fd, fi, (int)i, next);
     }
     ob_c(b, '}');
-    write_json_names(o, keys, first, next);
+    /* ,"names":{...}: for each integer field of the record that has value
+       names (its table, or its items' own), the name of each of its values
+       in "fields" (null where it has none); nothing when no field has any */
+    if (o->names.len) {
+        ob_put(b, ",\"names\":{", 10);
+        ob_put(b, o->names.p + 1, o->names.len - 1); /* its first key without the comma */
+        ob_c(b, '}');
+        o->names.len = 0;
+    }
     for (guint i = 0; i < n; i++) /* -1 again, for the next record */
         first[items[i].it.field] = last[items[i].it.field] = -1;
     ob_str(b, ",\"findings\":[");

@@ -5,6 +5,14 @@
 #include <string.h>
 
 #define ALLOC_OVERHEAD 16 /* bytes glibc adds to an allocation */
+/* records of at most POOL_MAX bytes are kept in slots of a multiple of
+   POOL_STEP bytes, cut from chunks of POOL_CHUNK bytes and reused through a
+   free list a size: an end-of-conversation finding is held and freed
+   without a malloc and a free each */
+#define POOL_STEP 64
+#define POOL_MAX 1024
+#define POOL_CLASSES (POOL_MAX / POOL_STEP)
+#define POOL_CHUNK ((size_t)64 << 10)
 #define MAX_SOURCES 16    /* data sources of one PDU whose items are relocated */
 
 /* the tape: what a record holds after its header, one tagged entry after
@@ -42,6 +50,13 @@ struct reorder {
     gw_sink sink;
     const uint8_t *src_data[MAX_SOURCES + 1];
     size_t src_len[MAX_SOURCES + 1];
+    /* the free slots of each size (POOL_STEP * (class + 1) bytes), linked
+       through their first bytes; what they keep is at most what was held
+       at once (REORDER_MAX) */
+    void *free_slots[POOL_CLASSES];
+    void *chunks;         /* the chunks, linked through their first bytes */
+    uint8_t *chunk_at;    /* the current chunk's bytes not cut yet */
+    size_t chunk_left;
 };
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -359,23 +374,65 @@ static void replay(reorder *q, const held *h)
     raise_sev(q, cons->pdu_end(cons->ctx, h->p, &m));
 }
 
+/* a record's memory: a slot of the pool (h->size: the slot's bytes) or,
+   past POOL_MAX, an allocation of its own (h->size: its bytes and the
+   allocator's overhead) */
+static held *record_alloc(reorder *q, size_t n, size_t *size)
+{
+    if (n > POOL_MAX) {
+        *size = n + ALLOC_OVERHEAD;
+        return g_malloc(n);
+    }
+    size_t cls = (n - 1) / POOL_STEP, bytes = (cls + 1) * POOL_STEP;
+    *size = bytes;
+    void *slot = q->free_slots[cls];
+    if (slot) {
+        memcpy(&q->free_slots[cls], slot, sizeof slot);
+        return slot;
+    }
+    if (q->chunk_left < bytes) { /* a new chunk (what the last one has left is not used) */
+        uint8_t *c = g_malloc(POOL_CHUNK);
+        memcpy(c, &q->chunks, sizeof q->chunks);
+        q->chunks = c;
+        q->chunk_at = c + POOL_STEP; /* slots stay aligned as malloc's */
+        q->chunk_left = POOL_CHUNK - POOL_STEP;
+    }
+    slot = q->chunk_at;
+    q->chunk_at += bytes;
+    q->chunk_left -= bytes;
+    return slot;
+}
+
+static void record_free(reorder *q, held *h)
+{
+    size_t bytes = h->size;
+    if (bytes > POOL_MAX) {
+        g_free(h);
+        return;
+    }
+    size_t cls = bytes / POOL_STEP - 1;
+    memcpy(h, &q->free_slots[cls], sizeof(void *));
+    q->free_slots[cls] = h;
+}
+
 static void release_one(reorder *q)
 {
     held *h = heap_pop(q);
     q->bytes -= h->size;
     replay(q, h);
-    g_free(h);
+    record_free(q, h);
 }
 
 /* the tape becomes a held record of `frame`; past the bound the earliest
    go at once */
 static void hold(reorder *q, uint32_t frame)
 {
-    size_t n = q->tape_len;
-    held *h = g_memdup2(q->tape, n);
+    size_t n = q->tape_len, size;
+    held *h = record_alloc(q, n, &size);
+    memcpy(h, q->tape, n);
     h->frame = frame;
     h->order = q->order++;
-    h->size = n + ALLOC_OVERHEAD;
+    h->size = size;
     q->bytes += h->size;
     heap_push(q, h);
     while (q->bytes > REORDER_MAX && q->n_heap)
@@ -400,7 +457,11 @@ reorder *reorder_new(const run_consumer *c, unsigned *max_sev)
 void reorder_free(reorder *q)
 {
     for (size_t i = 0; i < q->n_heap; i++)
-        g_free(q->heap[i].h);
+        record_free(q, q->heap[i].h);
+    for (void *c = q->chunks, *next; c; c = next) {
+        memcpy(&next, c, sizeof next);
+        g_free(c);
+    }
     g_free(q->heap);
     g_free(q->tape);
     g_free(q);
@@ -506,7 +567,7 @@ static void release_all(reorder *q)
         held *h = a[i].h;
         q->bytes -= h->size;
         replay(q, h);
-        g_free(h);
+        record_free(q, h);
     }
     g_free(tmp);
 }

@@ -11,7 +11,10 @@
  * decoding straight into it would have. Nothing is held while no
  * conversation holds early bytes: ordinary captures stream as before.
  *
- * Held records take at most REORDER_MAX bytes (as allocated). Past that the
+ * Held records take at most REORDER_MAX bytes (as allocated: a small
+ * record's slot, cut from chunks and reused, a large one's allocation with
+ * the allocator's overhead; the chunks are kept until reorder_free and hold
+ * at most what was held at once, plus a chunk). Past that the
  * earliest are handed on at once: a record of an earlier frame coming later
  * is then out of order. */
 #ifndef PCAPTOOL_REORDER_H

@@ -237,16 +237,18 @@ static void conv_end(void *p, const gw_end_sink *sink)
 static void check_stamp(gw_pdu *p, size_t off, uint64_t v);
 static void check_id_implied(gw_pdu *p, size_t off, uint64_t v);
 #define STAMP(n) GW_NUM(EOUDP_F_TIMESTAMP, n, GW_CHECK(check_stamp))
+#define SIZE_BYTES 8 /* the size field is a u64 in every generation (fits() reads it so) */
+#define SIZE_FIELD GW_NUM(EOUDP_F_SIZE, SIZE_BYTES)
 #define COMMAND GW_NUM(EOUDP_F_COMMAND, 1)
 static const gw_lstep *const headers[] = {
     [EOUDP_GEN_RFC] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(check_id_implied)),
-                                GW_NUM(EOUDP_F_SIZE, 8)),
+                                SIZE_FIELD),
     [EOUDP_GEN_PAD] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8, GW_CHECK(check_id_implied)),
-                                GW_NUM(EOUDP_F_SIZE, 8), GW_NUM(EOUDP_F_PAD, 1)),
+                                SIZE_FIELD, GW_NUM(EOUDP_F_PAD, 1)),
     [EOUDP_GEN_IMP] = GW_LAYOUT(COMMAND, STAMP(4), GW_NUM(EOUDP_F_ID, 8), GW_NUM(EOUDP_F_IMPORTANT, 1),
-                                GW_NUM(EOUDP_F_SIZE, 8)),
+                                SIZE_FIELD),
     [EOUDP_GEN_F64] = GW_LAYOUT(COMMAND, STAMP(8), GW_NUM(EOUDP_F_ID, 8), GW_NUM(EOUDP_F_IMPORTANT, 1),
-                                GW_NUM(EOUDP_F_SIZE, 8)),
+                                SIZE_FIELD),
 };
 
 /* each header's geometry, read off its layout once (fits() asks for it
@@ -258,7 +260,10 @@ typedef struct {
 } geometry;
 static geometry geo[EOUDP_GEN_F64 + 1];
 static pthread_once_t geo_once = PTHREAD_ONCE_INIT;
-static bool geo_ready; /* set (release) once geo[] is filled */
+static bool geo_ready; /* set (release) once geo[] and by_code[] are filled */
+
+/* the command of each code, in either numbering (command_of) */
+static const command *by_code[2][256];
 
 static void measure_headers(void)
 {
@@ -267,6 +272,15 @@ static void measure_headers(void)
         for (int f = 0; f < EOUDP_F_COUNT; f++)
             geo[g].off[f] = gw_layout_offset(headers[g], f, &geo[g].size[f]);
     }
+    /* the last entry of a code wins unless an earlier one is of the
+       numbering asked for: 0x11, 0x8a, 0x8c exist only in the text and are
+       decoded either way */
+    for (int text = 0; text < 2; text++)
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+            const command **found = &by_code[text][commands[i].code];
+            if (!*found || commands[i].text_only == text)
+                *found = &commands[i];
+        }
     __atomic_store_n(&geo_ready, true, __ATOMIC_RELEASE);
 }
 
@@ -293,14 +307,13 @@ static size_t field_off(int gen, int field, unsigned *size)
 /* the byte orders (bit EOUDP_BIG, bit EOUDP_LITTLE) in which the header of
    generation gen fits the datagram: its size field says how many bytes
    follow it (and the pad byte, if it has one, is zero) */
-static unsigned fits(const geometry *g, int gen, const uint8_t *d, size_t len)
+static inline unsigned fits(const geometry *g, int gen, const uint8_t *d, size_t len)
 {
     if (len < g->len || (gen == EOUDP_GEN_PAD && d[g->off[EOUDP_F_PAD]]))
         return 0;
-    const uint8_t *size = d + g->off[EOUDP_F_SIZE];
-    unsigned n = g->size[EOUDP_F_SIZE];
-    return (gw_get_uint(size, n, true) == len - g->len) << EOUDP_BIG |
-           (gw_get_uint(size, n, false) == len - g->len) << EOUDP_LITTLE;
+    /* every generation's size field is a u64 (one load, swapped or not) */
+    uint64_t size = gw_get_uint(d + g->off[EOUDP_F_SIZE], SIZE_BYTES, false), left = len - g->len;
+    return (__builtin_bswap64(size) == left) << EOUDP_BIG | (size == left) << EOUDP_LITTLE;
 }
 
 typedef struct {
@@ -467,14 +480,34 @@ static void check_stamp(gw_pdu *p, size_t off, uint64_t v)
 
 static const gw_pdu_hooks hooks = {.text = text_end};
 
+/* The header: its layout's numbers (all there: the datagram holds the
+   header), read, recorded and checked as gw_layout_run reads them (in the
+   header's byte order; no step has a summary), without the interpreter's
+   loop. */
+static void read_header(eoudp_ctx *x, const gw_lstep *s, bool big)
+{
+    const bool quiet = !x->p.e.sink->item; /* no items: read and record (the bytes are there) */
+    for (; s->op == GW_L_NUM; s++) {
+        size_t off = x->p.c.off;
+        uint64_t v;
+        if (quiet) {
+            v = gw_get_uint(x->p.c.data + off, s->size, big && s->size > 1);
+            x->p.c.off += s->size;
+            x->seen[s->field] = true;
+            x->val[s->field] = v;
+        } else {
+            gw_take_num(&x->p, s->field, s->size, big && s->size > 1, &v);
+        }
+        if (s->check)
+            s->check(&x->p, off, v);
+    }
+}
+
 static const command *command_of(const int *opt, uint8_t code)
 {
-    bool text = opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT;
-    const command *found = NULL;
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].code == code && (!found || commands[i].text_only == text))
-            found = &commands[i];
-    return found; /* 0x11, 0x8a, 0x8c exist only in the text: decoded either way */
+    if (!__atomic_load_n(&geo_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&geo_once, measure_headers);
+    return by_code[opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT][code];
 }
 
 /* the sender's role: 0 client, 1 server, learnt from the first command that
@@ -667,6 +700,72 @@ static bool payload_fits(const eoudp_ctx *x, const command *cmd, bool nul_after)
     return gw_layout_run(&y, payloads[cmd->layout]) && !y.failed && gw_remaining(&y.c) == 0;
 }
 
+/* payload_fits(x, cmd, false) without running the layout, for the
+   string-bearing layouts above: a walk over their lengths as the
+   interpreter reads them quietly (a number or length the bytes do not
+   hold, a length past the end: no fit; another item while GW_L_MORE's
+   bytes allow; GW_L_OPTIONAL's end). Should it say no, the layout runs
+   to be sure (payload_fits). With x (once the walk said yes, and only
+   where nobody takes items or a summary: pcaptool validate), it tells
+   text_end() of each string as the layout's run would, in its order, and
+   counts the GW_L_MORE items in *repeats: all that run leaves a quiet
+   sink and the decoder (nul_after is off where they fit). */
+static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len, int layout, unsigned *repeats)
+{
+    /* the field of the layout's TEXT() */
+    int text = layout == L_STRING_SYSTEM ? EOUDP_F_SYSTEM
+             : layout == L_STRING_EVENTS ? EOUDP_F_GAME_EVENTS
+                                         : EOUDP_F_COMPONENT;
+    unsigned items = 0;
+#define TAKE_COUNTED(is_text)                                                                     \
+    do {                                                                                          \
+        if (len - off < 4)                                                                        \
+            return false;                                                                         \
+        uint64_t n_ = gw_get_uint(d + off, 4, false);                                             \
+        if (n_ > len - off - 4)                                                                   \
+            return false;                                                                         \
+        off += 4;                                                                                 \
+        if ((is_text) && x) {                                                                     \
+            bool nul_ = n_ && d[off + n_ - 1] == 0;                                               \
+            text_end(&x->p, text, off, (size_t)n_ - nul_, nul_ ? GW_NUL_COUNTED : GW_NUL_NONE);    \
+        }                                                                                         \
+        off += (size_t)n_;                                                                        \
+    } while (0)
+    switch (layout) {
+    case L_STRING_SYSTEM: /* GW_MORE(4, GW_LF_FITS): a length that fits the bytes left */
+    case L_STRING_EVENTS:
+        do {
+            TAKE_COUNTED(true);
+            items++;
+        } while (len - off >= 4 && gw_get_uint(d + off, 4, false) <= len - off - 4);
+        break;
+    case L_COMPONENT: /* GW_MORE(16): entity, component, content */
+        do {
+            if (len - off < 8)
+                return false;
+            off += 8;
+            TAKE_COUNTED(true);
+            TAKE_COUNTED(false);
+            items++;
+        } while (len - off >= 16);
+        break;
+    case L_DEL_COMPONENT: /* entity, component, then optionally content */
+        if (len - off < 8)
+            return false;
+        off += 8;
+        TAKE_COUNTED(true);
+        if (off == len)
+            break;
+        TAKE_COUNTED(false);
+        break;
+    default:
+        return false;
+    }
+#undef TAKE_COUNTED
+    *repeats = items;
+    return off == len;
+}
+
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
     if (!cmd) {
@@ -677,7 +776,16 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     size_t off = x->p.c.off;
     bool strings = cmd->layout == L_STRING_SYSTEM || cmd->layout == L_STRING_EVENTS ||
                    cmd->layout == L_COMPONENT || cmd->layout == L_DEL_COMPONENT;
-    x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE &&
+    unsigned items;
+    bool fit = strings && strings_walk(NULL, x->p.c.data, off, x->p.c.len, cmd->layout, &items);
+    if (fit && !gw_emit_tree(&x->p.e) && x->p.sum.off) {
+        /* nothing to show: what the layout's run would leave, without it */
+        strings_walk(x, x->p.c.data, off, x->p.c.len, cmd->layout, &items);
+        x->p.repeats = cmd->layout == L_DEL_COMPONENT ? 0 : items;
+        x->p.c.off = x->p.c.len;
+        return;
+    }
+    x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE && !fit &&
                      !payload_fits(x, cmd, false) && payload_fits(x, cmd, true);
     if (!gw_layout_run(&x->p, payloads[cmd->layout]))
         return;
@@ -821,9 +929,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     /* header */
     x->gen = h.gen;
     x->geo = geometry_of(h.gen);
-    x->p.big_endian = h.order == EOUDP_BIG;
-    gw_layout_run(&x->p, headers[h.gen]);
-    x->p.big_endian = false;
+    read_header(x, headers[h.gen], h.order == EOUDP_BIG);
     unsigned n;
     size_t id_off = field_off(h.gen, EOUDP_F_ID, &n), so = field_off(h.gen, EOUDP_F_SIZE, &n);
     uint64_t id = x->val[EOUDP_F_ID], size = x->val[EOUDP_F_SIZE];

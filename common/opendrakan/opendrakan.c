@@ -123,7 +123,9 @@ typedef struct {
 typedef struct {
     unsigned n_db;
     snapshot snap[OD_SNAPSHOTS];
-    unsigned snap_next;
+    unsigned snap_next;         /* snapshots added (the next slot, modulo OD_SNAPSHOTS) */
+    int64_t max_tick;           /* the largest tick added, where have_tick */
+    bool have_tick;
     int64_t acked[OD_ACKS];
     unsigned n_acked;
     bool bools_divergence_noted;
@@ -397,7 +399,12 @@ static void bundle(od_ctx *x)
     const int *opt = x->conv->opt;
     int enc = opt[OD_OPT_BOOLS], n_bools = count_bools(d, len);
     bool assumed = false;
-    if (enc == OD_BOOLS_AUTO) {
+    /* with fewer than two booleans both encodings read the same bytes
+       (one boolean takes a byte either way): neither or both fit, and the
+       default is used */
+    if (enc == OD_BOOLS_AUTO && n_bools < 2) {
+        enc = opt[OD_OPT_DEFAULT_BOOLS];
+    } else if (enc == OD_BOOLS_AUTO) {
         long bytes = walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
         long packed = walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
         bool fb = bytes == (long)len, fp = packed == (long)len;
@@ -433,6 +440,14 @@ static void bundle(od_ctx *x)
 
 static snapshot *find_snapshot(od_conv *c, int64_t t)
 {
+    /* ticks grow: one past every tick added is in no slot */
+    if (!c->have_tick || t > c->max_tick)
+        return NULL;
+    /* the newest first (most changes are of the latest tick); a tick is in
+       one slot at most (added only when not found) */
+    snapshot *newest = &c->snap[(c->snap_next - 1) % OD_SNAPSHOTS];
+    if (newest->used && newest->tick == t)
+        return newest;
     for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
         if (c->snap[k].used && c->snap[k].tick == t)
             return &c->snap[k];
@@ -447,6 +462,9 @@ static snapshot *add_snapshot(od_ctx *x, int64_t t)
         gw_emit_finding(&x->p.e, OD_E_SNAP_FORGOTTEN, x->tick_at, 8,
                         "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
                         s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
+    if (!c->have_tick || t > c->max_tick)
+        c->max_tick = t;
+    c->have_tick = true;
     *s = (snapshot){.tick = t, .used = true};
     return s;
 }
