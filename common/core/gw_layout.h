@@ -60,7 +60,11 @@ enum gw_lop {
                       fails there (a check says why) */
     GW_L_TREE,     /* the block as a subtree under an item of field `field` (its
                       label from label(), when labels are shown); with
-                      GW_LF_AHEAD the block is read ahead first (see there) */
+                      GW_LF_AHEAD the block is read ahead first (see there);
+                      with a `size` (GW_NEED) that many bytes must be there
+                      whole before any of the block is read, else the PDU is
+                      truncated at its start, `what` (or the field's name)
+                      missing */
 };
 
 enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
@@ -87,6 +91,10 @@ enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
                              before the head on the first reading
                              (gw_reading_first), what belongs in the subtree on
                              the last (gw_reading_last). */
+#define GW_LF_LENGTH 0x80u /* GW_L_COUNTED: its check is of its length, check(x,
+                              off, n) with off the length's, run before its bytes
+                              are taken (and may end decoding); a length of 0
+                              takes no bytes and shows no item */
 
 /* The protocol's functions a step names (GW_CHECK, GW_STEP, GW_IF_HOOK).
    Each gets the gw_pdu its decoder's own context embeds first (as `p`)
@@ -125,14 +133,16 @@ typedef struct gw_lstep {
     union { /* by op (one pointer: a step stays as small as it was) */
         const struct gw_lstep *sub; /* GW_L_SUB */
         gw_check_fn check;          /* GW_L_NUM, GW_L_SWITCH: NULL, or what checks the
-                                       number; GW_L_COUNTED: check(x, off, n) of its bytes */
+                                       number; GW_L_COUNTED: check(x, off, n) of its bytes
+                                       (GW_LF_LENGTH: of its length) */
         gw_step_fn step;            /* GW_L_STEP */
         gw_test_fn test;            /* GW_L_IF_HOOK */
         gw_label_fn label;          /* GW_L_TREE; GW_L_REPEAT, GW_L_MORE: NULL, or
                                        each item a subtree (field, flags: as a tree's) */
     };
     /* what a truncation there says is missing (NULL: the field's name);
-       GW_L_COUNTED: its bytes (its length is named by the length's field) */
+       GW_L_COUNTED: its bytes (its length is named by the length's field);
+       GW_L_TREE: the bytes it needs whole (GW_NEED) */
     const char *what;
 } gw_lstep;
 
@@ -320,5 +330,6 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_CHARS(n) .chars = (n)
 #define GW_CHECK(fn) .check = (fn) /* of a GW_NUM or GW_COUNTED: the function that checks it */
 #define GW_WHAT(name) .what = (name) /* what a truncation there says is missing */
+#define GW_NEED(n) .size = (n) /* of a GW_TREE: the bytes its block needs whole (see there) */
 
 #endif
