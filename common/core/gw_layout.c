@@ -829,7 +829,7 @@ static bool w_any_left(writer *w, const gw_lstep *s)
         if (is_head(s))
             depth++;
         int f = s->op == GW_L_STEP ? GW_W_STEP : s->field;
-        if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && w_value(w, f, true))
+        if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && !(s->op == GW_L_STEP && s->arg) && w_value(w, f, true))
             return true;
         if (s->op == GW_L_SUB && w_any_left(w, s->sub))
             return true;
@@ -914,6 +914,8 @@ static void w_block(writer *w, const gw_lstep *s)
             s = block_end(s);
             break;
         case GW_L_STEP:
+            if (s->arg) /* a GW_HOOK: no bytes */
+                break;
             v = w_value(w, GW_W_STEP, false);
             if (v)
                 w_bytes(w, v->p, v->n, v->n);

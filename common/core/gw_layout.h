@@ -50,7 +50,8 @@ enum gw_lop {
     GW_L_IF_HOOK,  /* the block when the step's test(x) holds */
     GW_L_DONE,     /* ends a block */
     GW_L_STEP,     /* the step's step(x): a part the protocol reads itself (none:
-                      only bytes gw_layout_write is given, GW_W_STEP) */
+                      only bytes gw_layout_write is given, GW_W_STEP); with
+                      `arg` (GW_HOOK) one that reads nothing */
     GW_L_SUB,      /* the layout `sub` */
     GW_L_SWITCH,   /* the layout cases[v], v the value of field `arg`: with a
                       `size`, a number of that many bytes it reads first (as
@@ -187,7 +188,7 @@ typedef struct gw_wval {
    block runs as many times as its count field's value, a GW_L_MORE block
    while its first field has values left; a GW_L_OPTIONAL part is written
    only when a value is given for it; a GW_L_STEP writes the next
-   GW_W_STEP bytes (nothing when there are none); GW_L_IF_HOOK's block is
+   GW_W_STEP bytes (nothing when there are none; a GW_HOOK none); GW_L_IF_HOOK's block is
    written when a value is given for it; a GW_L_SWITCH writes its number
    (when it reads one) and the case of the last number written for its field, or where none was (a value the
    decoder derives, written by no step) of the next value given for it,
@@ -313,6 +314,9 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_IF_HOOK(fn) {.op = GW_L_IF_HOOK, .test = (fn)}
 #define GW_DONE {.op = GW_L_DONE}
 #define GW_STEP(fn) {.op = GW_L_STEP, .step = (fn)} /* NULL: bytes only gw_layout_write is given */
+/* a step of behaviour alone (matching, state): it reads no bytes, and
+   gw_layout_write writes none for it (takes no GW_W_STEP bytes) */
+#define GW_HOOK(fn) {.op = GW_L_STEP, .step = (fn), .arg = 1}
 #define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
 #define GW_SWITCH(f, table) \
     {.op = GW_L_SWITCH, .arg = (f), .cases = (table), .value = (int32_t)(sizeof(table) / sizeof((table)[0]))}

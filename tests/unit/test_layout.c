@@ -504,3 +504,16 @@ Test(layout, a_tree_needed_whole)
         cr_assert_eq(collect_count(&c, F_HEAD), shown ? 1 : 0);
     }
 }
+
+static void hook_nothing(gw_pdu *p) { (void)p; }
+
+Test(layout, a_hook_writes_no_bytes)
+{
+    /* the GW_W_STEP bytes go to the step that reads them, past the hook */
+    uint8_t out[8];
+    size_t n;
+    cr_assert(gw_layout_write(GW_LAYOUT(GW_HOOK(hook_nothing), GW_NUM(F_A, 1), GW_STEP(NULL)), false,
+                              GW_WVALS(GW_WU(F_A, 7), GW_WSTEP("ab", 2)), out, sizeof out, &n));
+    cr_assert_eq(n, 3);
+    cr_assert_arr_eq(out, "\x07" "ab", 3);
+}
