@@ -400,7 +400,7 @@ op_step:
         s->step(x);
     goto next;
 op_sub: {
-    if (s->op == GW_L_SWITCH && !switch_number(x, s, quiet))
+    if (s->op == GW_L_SWITCH && s->size && !switch_number(x, s, quiet))
         goto next;
     const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
     if (!l)
@@ -697,7 +697,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
                 s->step(x);
             break;
         case GW_L_SWITCH: {
-            const gw_lstep *l = switch_number(x, s, true) ? case_of(x, s) : NULL;
+            const gw_lstep *l = !s->size || switch_number(x, s, true) ? case_of(x, s) : NULL;
             if (!l || !quiet_block(x, l))
                 return NULL;
             continue;
