@@ -178,15 +178,22 @@ typedef struct {
    ConnectionParams: "GNE", then the versions; the data byte order) */
 #define NUM(f, n) GW_NUM(GNE_F_##f, n)
 #define END {.op = GW_L_END}
-static const gw_lstep magic[] = {GW_BYTES(GNE_F_MAGIC, 3), END};
+/* "GNE", which a connection request and a server's reply begin with */
+#define MAGIC GW_BYTES(GNE_F_MAGIC, 3)
+static const gw_lstep magic[] = {MAGIC, END};
 /* HawkNL's frame on TCP: "NL", the length of what follows (u16, always
    big-endian); described once for the decoder, gne_pdu_length, the builder
    and the heuristic */
 static const gw_lstep nl_header[] = {GW_BYTES(GNE_F_NL_MAGIC, 2), GW_NUM(GNE_F_NL_LENGTH, 2, GW_FLAGS(GW_LF_BE)), END};
 static const gw_frame nl_frame = {.header = nl_header, .length_field = GNE_F_NL_LENGTH,
                                   .magic_field = GNE_F_NL_MAGIC, .magic = (const uint8_t *)"NL"};
-static const gw_lstep reply[] = {GW_SUB(magic), NUM(RESPONSE, 1), END};
+/* a server's reply: "GNE", its response; looked at as a header is before
+   a message is decoded (which message it is): its magic, its response */
+static const gw_lstep reply[] = {MAGIC, NUM(RESPONSE, 1), END};
+static const gw_frame handshake = {.header = reply, .magic_field = GNE_F_MAGIC, .magic = (const uint8_t *)"GNE"};
 static const gw_lstep versions[] = {NUM(VERSION, 1), NUM(SUB_VERSION, 1), NUM(BUILD, 2), END};
+/* the client's UDP port, a message of its own */
+static const gw_lstep udp_port_layout[] = {NUM(UDP_PORT, 4), END};
 /* the 32-byte NUL-padded game name (the item covers the text), the user's version */
 static const gw_lstep game[] = {
     GW_PADDED(GNE_F_GAME_NAME, 32, GNE_E_GAME_NAME, GNE_E_NAME_PADDING, GW_SUM(", game \"%s\"")),
@@ -195,6 +202,17 @@ static const gw_lstep game[] = {
 /* the connection request after its first 7 bytes (read once the build
    field told the byte order) */
 static const gw_lstep request_tail[] = {GW_SUB(game), NUM(RATE, 4), NUM(UNRELIABLE, 1), END};
+
+/* where the build field is in a message of that head (the request's magic,
+   a reply's magic and response), the versions before it; *end: where it
+   ends */
+static size_t build_at(const gw_lstep *head, size_t *end)
+{
+    unsigned size = 0;
+    size_t at = gw_layout_fixed_size(head) + (size_t)gw_layout_offset(versions, GNE_F_BUILD, &size);
+    *end = at + size;
+    return at;
+}
 
 static int role(const gne_ctx *x) /* 0 = client, 1 = server */
 {
@@ -259,22 +277,24 @@ static void connection_request(gne_ctx *x, size_t len)
     gne_conv *c = x->conv;
     const uint8_t *p = x->p.c.data + x->p.c.off;
     size_t start = x->p.c.off;
-    uint8_t order = len >= 7 ? order_of_build(p + 5) : 0;
+    size_t end, at = build_at(magic, &end);
+    uint8_t order = len >= end ? order_of_build(p + at) : 0;
     if (order)
         c->order = order;
     x->p.big_endian = is_big(c);
     c->client_dir = (uint8_t)x->p.pi->dir;
     if (order == GNE_ORDER_BIG)
-        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big,
+                           start + at, end - at,
                            "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
                            "little-endian)", "00 07");
     gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REQUEST);
-    emit_order(x, start + 5);
+    emit_order(x, start + at);
     gw_summary_add(&x->p.sum, "Connection request:");
     if (len != 48)
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Connection request of %zu %s (48 expected)", len, gw_bytes(len));
     if (!order)
-        note_assumed_order(x, start + 5, "Build field with no zero byte");
+        note_assumed_order(x, start + at, "Build field with no zero byte");
     c->stage = HS_WAIT_REPLY;
     const uint64_t *v = x->val;
     if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(magic), GW_SUB(versions))))
@@ -305,12 +325,13 @@ static void refusal(gne_ctx *x, size_t len)
     gne_conv *c = x->conv;
     size_t start = x->p.c.off;
     /* the refusal's build is in the server's order, which may differ */
-    uint8_t order = len >= 8 ? order_of_build(x->p.c.data + start + 6) : 0;
+    size_t end, at = build_at(reply, &end);
+    uint8_t order = len >= end ? order_of_build(x->p.c.data + start + at) : 0;
     bool big = x->p.big_endian;
     if (order && c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_AUTO)
         x->p.big_endian = order == GNE_ORDER_BIG;
     gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REFUSAL);
-    emit_order(x, start + 6);
+    emit_order(x, start + at);
     gw_summary_add(&x->p.sum, "Refused:");
     c->stage = HS_REFUSED;
     if (len != 44)
@@ -328,7 +349,7 @@ static void refusal(gne_ctx *x, size_t len)
         memcmp(x->text[GNE_F_GAME_NAME].p, c->req_name, 32) == 0) {
         uint8_t server_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
         if (server_order != c->req_order)
-            gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + 6, 2,
+            gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + at, end - at,
                             "Versions match but the client sends %s and the server %s data",
                             c->req_order == GNE_ORDER_BIG ? "big-endian" : "little-endian",
                             server_order == GNE_ORDER_BIG ? "big-endian" : "little-endian");
@@ -340,42 +361,35 @@ out:
     x->p.big_endian = big;
 }
 
-static void check_port(gne_ctx *x, size_t off, int64_t port, bool allow_none)
+static void check_port(gne_ctx *x, size_t off, size_t len, int64_t port, bool allow_none)
 {
     if (port > 65535 || port < (allow_none ? -1 : 0))
-        gw_emit_finding(&x->p.e, GNE_E_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
+        gw_emit_finding(&x->p.e, GNE_E_PORT_RANGE, off, len, "UDP port %lld is out of range", (long long)port);
 }
 
-static void accept_msg(gne_ctx *x, size_t len)
+/* the accept's rate: the server's maximum incoming rate */
+static void accept_rate(gw_pdu *p, size_t off, uint64_t rate)
 {
-    gne_conv *c = x->conv;
-    size_t start = x->p.c.off;
-    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
-    emit_order(x, start);
-    gw_summary_add(&x->p.sum, "Accepted");
-    c->stage = HS_DONE;
-    if (len != 12)
-        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu %s (12 expected over IP)", len, gw_bytes(len));
-    uint64_t port;
-    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), NUM(RATE, 4))))
-        return;
-    uint32_t rate = (uint32_t)x->val[GNE_F_RATE];
-    c->rate[1] = rate;
-    c->rate_known[1] = true;
+    (void)off;
+    gne_ctx *x = (gne_ctx *)p;
+    x->conv->rate[1] = (uint32_t)rate;
+    x->conv->rate_known[1] = true;
     summary_rate(x, ", rate", rate);
-    if (len < 12 && gw_remaining(&x->p.c) == 0) {
-        emit_rates(x, start);
-        return;   /* no port: not an IP link */
-    }
-    size_t poff = x->p.c.off;
-    if (!gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port))
-        return;
-    int64_t sport = (int64_t)gw_sign_extend(port, 4);
-    check_port(x, poff, sport, true);
-    emit_rates(x, start);
+}
+
+/* the accept's UDP port (at off): the link it opens, if the client asked
+   for one */
+static void accept_port(gw_pdu *p, size_t off, uint64_t port)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    gne_conv *c = x->conv;
+    size_t len = x->p.c.off - off;
+    int64_t sport = (int64_t)gw_sign_extend(port, (unsigned)len);
+    check_port(x, off, len, sport, true);
+    emit_rates(x, x->start);
     c->port_msg_possible = !(c->unreliable && sport > 0);
     if (sport > 0 && !c->unreliable)
-        gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, poff, 4,
+        gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, off, len,
                         "The accept offers UDP port %lld, but the client asked for no UDP link", (long long)sport);
     if (sport > 0) {
         /* the client answers any positive port with its own */
@@ -393,16 +407,35 @@ static void accept_msg(gne_ctx *x, size_t len)
     }
 }
 
+/* the accept: the server's rate, then (over IP) its UDP port */
+static const gw_lstep accept_layout[] = {GW_SUB(reply), GW_NUM(GNE_F_RATE, 4, GW_CHECK(accept_rate)), GW_OPTIONAL,
+                                         GW_NUM(GNE_F_UDP_PORT, 4, GW_CHECK(accept_port)), END};
+
+static void accept_msg(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    size_t start = x->start = x->p.c.off;
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
+    emit_order(x, start);
+    gw_summary_add(&x->p.sum, "Accepted");
+    c->stage = HS_DONE;
+    if (len != 12)
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu %s (12 expected over IP)", len,
+                        gw_bytes(len));
+    if (gw_layout_run(&x->p, accept_layout) && !x->seen[GNE_F_UDP_PORT])
+        emit_rates(x, start); /* no port: not an IP link */
+}
+
 static void udp_port_msg(gne_ctx *x)
 {
     size_t start = x->p.c.off;
-    uint64_t port;
     gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_UDP_PORT);
     emit_order(x, start);
     x->conv->stage = HS_DONE;
-    if (gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port)) {
-        int64_t sport = (int64_t)gw_sign_extend(port, 4);
-        check_port(x, start, sport, false);
+    if (gw_layout_run(&x->p, udp_port_layout)) {
+        size_t len = x->p.c.off - start;
+        int64_t sport = (int64_t)gw_sign_extend(x->val[GNE_F_UDP_PORT], (unsigned)len);
+        check_port(x, start, len, sport, false);
         gw_summary_add(&x->p.sum, "Client UDP port %lld", (long long)sport);
     }
 }
@@ -841,29 +874,39 @@ static void message(gne_ctx *x)
     gne_conv *c = x->conv;
     size_t len = gw_remaining(&x->p.c);
     const uint8_t *p = x->p.c.data + x->p.c.off;
-    bool gne = len >= 3 && p[0] == 'G' && p[1] == 'N' && p[2] == 'E';
     x->p.big_endian = is_big(c);
     bool tcp = x->p.pi->transport == GW_TRANSPORT_TCP;
+    /* in the handshake: does the message begin as its messages do ("GNE"),
+       and a reply's response */
+    bool gne = false;
+    uint64_t response = UINT64_MAX;
+    if (tcp && (c->stage == HS_START || c->stage == HS_WAIT_REPLY)) {
+        gne = gw_frame_magic(&handshake, p, len);
+        gw_frame_num(&handshake, GNE_F_RESPONSE, p, len, &response);
+    }
 
     if (tcp && c->stage == HS_START) {
         c->stage = HS_DONE;
         if (gne && len == 48)
             { connection_request(x, len); return; }
         /* a server reply seen first: the other side is the client */
-        if (gne && len >= 4 && (p[3] == 0 || p[3] == 1) && (len == 44 || len == 12)) {
+        size_t build_end;
+        build_at(magic, &build_end);
+        if (gne && response <= 1 && (len == 44 || len == 12)) {
             c->client_dir = (uint8_t)!x->p.pi->dir;
             c->stage = HS_WAIT_REPLY;
-        } else if (gne && len >= 7) {
+        } else if (gne && len >= build_end) {
             { connection_request(x, len); return; }
         }
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 1) {
-        if (gne && len >= 4 && p[3] == 0)
+        if (gne && response == 0)
             { refusal(x, len); return; }
-        if (gne && len >= 4 && p[3] == 1)
+        if (gne && response == 1)
             { accept_msg(x, len); return; }
         c->stage = HS_DONE;
-        gw_emit_finding(&x->p.e, GNE_E_BAD_MAGIC, x->p.c.off, len < 4 ? len : 4,
+        size_t head = gw_frame_size(&handshake);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_MAGIC, x->p.c.off, len < head ? len : head,
                         "Expected a refusal or an accept");
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 0 && !c->order_flagged) {
@@ -877,7 +920,7 @@ static void message(gne_ctx *x)
     }
     if (tcp && c->stage == HS_DONE && role(x) == 0 && c->port_msg_possible) {
         c->port_msg_possible = false;
-        if (len == 4 && p[3] != ID_END) {
+        if (len == gw_layout_fixed_size(udp_port_layout) && p[len - 1] != ID_END) { /* (packets end with 255) */
             gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, x->p.c.off, len,
                             "A 4-byte UDP port message, but the accept opened no UDP link");
             udp_port_msg(x);
@@ -885,7 +928,7 @@ static void message(gne_ctx *x)
         }
     }
     if (tcp && c->stage == HS_WAIT_PORT && role(x) == 0) {
-        if (len == 4)
+        if (len == gw_layout_fixed_size(udp_port_layout))
             { udp_port_msg(x); return; }
         c->stage = HS_DONE;
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, x->p.c.off, len,
@@ -987,16 +1030,16 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
    decodes what it built back with the decoder. */
 static const gw_lstep request_layout[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
 static const gw_lstep refusal_layout[] = {GW_SUB(reply), GW_SUB(versions), GW_SUB(game), END};
-static const gw_lstep accept_layout[] = {GW_SUB(reply), NUM(RATE, 4), NUM(UDP_PORT, 4), END};
 static const gw_lstep packets_layout[] = {GW_MORE(1), PACKET, GW_DONE, GW_OPTIONAL, GW_SUB(end_mark), END};
 
-/* type: MSG_REQUEST, MSG_REFUSAL, MSG_ACCEPT or MSG_PACKETS, in an NL
+/* type: MSG_REQUEST, MSG_REFUSAL, MSG_ACCEPT, MSG_UDP_PORT or MSG_PACKETS, in an NL
    frame (TCP), the data in the byte order the byte_order option forces
    (little-endian when auto) */
 static size_t gne_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
     const gw_lstep *l = type == MSG_REQUEST ? request_layout : type == MSG_REFUSAL ? refusal_layout
-                      : type == MSG_ACCEPT ? accept_layout : type == MSG_PACKETS ? packets_layout : NULL;
+                      : type == MSG_ACCEPT ? accept_layout : type == MSG_UDP_PORT ? udp_port_layout
+                      : type == MSG_PACKETS ? packets_layout : NULL;
     size_t n, head = gw_frame_size(&nl_frame);
     if (!l || cap < head ||
         !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + head, cap - head, &n) ||
@@ -1037,7 +1080,7 @@ static bool gne_heuristic(const int *opts, int transport, const uint8_t *d, size
     size_t head = gw_frame_size(&nl_frame);
     if (len == head)
         return n == 48;
-    return len >= head + 3 && n >= 3 && d[head] == 'G' && d[head + 1] == 'N' && d[head + 2] == 'E';
+    return n >= gw_layout_fixed_size(magic) && gw_frame_magic(&handshake, d + head, len - head);
 }
 
 /* pcaptool stats and the statistics tree: ping round trips */

@@ -358,14 +358,18 @@ Test(roundtrip, openttd_every_packet)
 
 /* ---- GNE: the handshake, then messages of packets ------------------------- */
 
+/* a connection request of GNE 0.9.7, its UDP link asked for or not */
+#define GNE_REQUEST(unreliable)                                                                                \
+    {MSG_REQUEST, 0, TCP,                                                                                      \
+     GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, 0), GW_WU(GNE_F_SUB_VERSION, 9),            \
+              GW_WU(GNE_F_BUILD, 7), GW_WB(GNE_F_GAME_NAME, game, sizeof game - 1), GW_WU(GNE_F_USER_VERSION, 3), \
+              GW_WU(GNE_F_RATE, 5000), GW_WU(GNE_F_UNRELIABLE, unreliable))}
+
 Test(roundtrip, gne)
 {
     static const char game[] = "roundtrip";
     const rt_pdu seq[] = {
-        {MSG_REQUEST, 0, TCP,
-         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, 0), GW_WU(GNE_F_SUB_VERSION, 9),
-                  GW_WU(GNE_F_BUILD, 7), GW_WB(GNE_F_GAME_NAME, game, sizeof game - 1), GW_WU(GNE_F_USER_VERSION, 3),
-                  GW_WU(GNE_F_RATE, 5000), GW_WU(GNE_F_UNRELIABLE, 0))},
+        GNE_REQUEST(0),
         {MSG_ACCEPT, 1, TCP,
          GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 6000),
                   GW_WU(GNE_F_UDP_PORT, 0))},
@@ -400,6 +404,15 @@ Test(roundtrip, gne)
                   GW_WU(GNE_F_USER_VERSION, 3))},
     };
     round_trip(&gw_gne_protocol, NULL, refused, 2);
+    /* a UDP link asked for and accepted: the client answers with its port */
+    const rt_pdu link[] = {
+        GNE_REQUEST(1),
+        {MSG_ACCEPT, 1, TCP,
+         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 6000),
+                  GW_WU(GNE_F_UDP_PORT, 5001))},
+        {MSG_UDP_PORT, 0, TCP, GW_WVALS(GW_WU(GNE_F_UDP_PORT, 40000))},
+    };
+    round_trip(&gw_gne_protocol, NULL, link, 3);
 }
 
 /* The message of packets written byte for byte as the GNE text and gnelib
