@@ -75,6 +75,12 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
     uint64_t n;
     if (!gw_take_num(x, s->arg, s->size, order_of(x, s), &n))
         return;
+    if (s->flags & GW_LF_LENGTH) { /* the length judged before its bytes; none: no item */
+        if (s->check && x->hooks)
+            s->check(x, at, n);
+        if (x->failed || !n)
+            return;
+    }
     const gw_field *f = &x->proto->fields[s->field];
     size_t left = gw_remaining(&x->c);
     if (n > left && s->arg2 >= 0) {
@@ -102,7 +108,7 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
     }
     gw_pdu_text(x, s->field, off, shown);
     x->c.off += taken;
-    if (s->check && x->hooks)
+    if (s->check && x->hooks && !(s->flags & GW_LF_LENGTH))
         s->check(x, off, shown);
     summary(x, s, first, 0, x->c.data + off, shown);
 }
@@ -161,6 +167,13 @@ static bool holds(gw_pdu *x, const gw_lstep *s)
 
 static void tree(gw_pdu *x, const gw_lstep *s, bool first);
 static void run_block(gw_pdu *x, const gw_lstep *s, bool first);
+
+/* a GW_L_TREE's first bytes, needed whole (GW_NEED): false, truncated at
+   its start, when they are not there */
+static inline bool need_whole(gw_pdu *x, const gw_lstep *s)
+{
+    return gw_pdu_need(x, s->size, s->what ? s->what : x->proto->fields[s->field].name);
+}
 
 /* a GW_L_SWITCH's case: NULL, decoding failed, when it has none */
 static const gw_lstep *case_of(gw_pdu *x, const gw_lstep *s)
@@ -349,6 +362,8 @@ op_optional:
     s++;
     goto again;
 op_block: { /* a block: read in place unless it is left out or shows a subtree */
+    if (s->op == GW_L_TREE && s->size && !need_whole(x, s))
+        goto next;
     bool items = s->op == GW_L_REPEAT || s->op == GW_L_MORE;
     uint64_t count = 1;
     if (s->op == GW_L_REPEAT)
@@ -385,7 +400,7 @@ op_step:
         s->step(x);
     goto next;
 op_sub: {
-    if (s->op == GW_L_SWITCH && !switch_number(x, s, quiet))
+    if (s->op == GW_L_SWITCH && s->size && !switch_number(x, s, quiet))
         goto next;
     const gw_lstep *l = s->op == GW_L_SUB ? s->sub : case_of(x, s);
     if (!l)
@@ -617,7 +632,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
         case GW_L_COUNTED: {
             size_t off = x->c.off, left = gw_remaining(&x->c);
             uint64_t n;
-            if (s->flags & GW_LF_NUL || left < s->size ||
+            if (s->flags & (GW_LF_NUL | GW_LF_LENGTH) || left < s->size ||
                 (n = num_at(x, s, x->c.data + off)) > left - s->size) { /* the rest of counted() */
                 counted(x, s, true);
                 break;
@@ -667,6 +682,8 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
                 s = block_end(s);
                 continue;
             }
+            if (s->op == GW_L_TREE && s->size && !need_whole(x, s))
+                return NULL;
             if (x->failed) /* (a test that failed it) */
                 return NULL;
             const gw_lstep *stop = quiet_block(x, s + 1);
@@ -680,7 +697,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
                 s->step(x);
             break;
         case GW_L_SWITCH: {
-            const gw_lstep *l = switch_number(x, s, true) ? case_of(x, s) : NULL;
+            const gw_lstep *l = !s->size || switch_number(x, s, true) ? case_of(x, s) : NULL;
             if (!l || !quiet_block(x, l))
                 return NULL;
             continue;
@@ -812,7 +829,7 @@ static bool w_any_left(writer *w, const gw_lstep *s)
         if (is_head(s))
             depth++;
         int f = s->op == GW_L_STEP ? GW_W_STEP : s->field;
-        if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && w_value(w, f, true))
+        if (s->op != GW_L_DONE && s->op != GW_L_OPTIONAL && !(s->op == GW_L_STEP && s->arg) && w_value(w, f, true))
             return true;
         if (s->op == GW_L_SUB && w_any_left(w, s->sub))
             return true;
@@ -897,6 +914,8 @@ static void w_block(writer *w, const gw_lstep *s)
             s = block_end(s);
             break;
         case GW_L_STEP:
+            if (s->arg) /* a GW_HOOK: no bytes */
+                break;
             v = w_value(w, GW_W_STEP, false);
             if (v)
                 w_bytes(w, v->p, v->n, v->n);

@@ -50,7 +50,8 @@ enum gw_lop {
     GW_L_IF_HOOK,  /* the block when the step's test(x) holds */
     GW_L_DONE,     /* ends a block */
     GW_L_STEP,     /* the step's step(x): a part the protocol reads itself (none:
-                      only bytes gw_layout_write is given, GW_W_STEP) */
+                      only bytes gw_layout_write is given, GW_W_STEP); with
+                      `arg` (GW_HOOK) one that reads nothing */
     GW_L_SUB,      /* the layout `sub` */
     GW_L_SWITCH,   /* the layout cases[v], v the value of field `arg`: with a
                       `size`, a number of that many bytes it reads first (as
@@ -60,7 +61,11 @@ enum gw_lop {
                       fails there (a check says why) */
     GW_L_TREE,     /* the block as a subtree under an item of field `field` (its
                       label from label(), when labels are shown); with
-                      GW_LF_AHEAD the block is read ahead first (see there) */
+                      GW_LF_AHEAD the block is read ahead first (see there);
+                      with a `size` (GW_NEED) that many bytes must be there
+                      whole before any of the block is read, else the PDU is
+                      truncated at its start, `what` (or the field's name)
+                      missing */
 };
 
 enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
@@ -87,6 +92,10 @@ enum gw_lcmp { GW_CMP_EQ, GW_CMP_NE, GW_CMP_LT, GW_CMP_GE };
                              before the head on the first reading
                              (gw_reading_first), what belongs in the subtree on
                              the last (gw_reading_last). */
+#define GW_LF_LENGTH 0x80u /* GW_L_COUNTED: its check is of its length, check(x,
+                              off, n) with off the length's, run before its bytes
+                              are taken (and may end decoding); a length of 0
+                              takes no bytes and shows no item */
 
 /* The protocol's functions a step names (GW_CHECK, GW_STEP, GW_IF_HOOK).
    Each gets the gw_pdu its decoder's own context embeds first (as `p`)
@@ -125,14 +134,16 @@ typedef struct gw_lstep {
     union { /* by op (one pointer: a step stays as small as it was) */
         const struct gw_lstep *sub; /* GW_L_SUB */
         gw_check_fn check;          /* GW_L_NUM, GW_L_SWITCH: NULL, or what checks the
-                                       number; GW_L_COUNTED: check(x, off, n) of its bytes */
+                                       number; GW_L_COUNTED: check(x, off, n) of its bytes
+                                       (GW_LF_LENGTH: of its length) */
         gw_step_fn step;            /* GW_L_STEP */
         gw_test_fn test;            /* GW_L_IF_HOOK */
         gw_label_fn label;          /* GW_L_TREE; GW_L_REPEAT, GW_L_MORE: NULL, or
                                        each item a subtree (field, flags: as a tree's) */
     };
     /* what a truncation there says is missing (NULL: the field's name);
-       GW_L_COUNTED: its bytes (its length is named by the length's field) */
+       GW_L_COUNTED: its bytes (its length is named by the length's field);
+       GW_L_TREE: the bytes it needs whole (GW_NEED) */
     const char *what;
 } gw_lstep;
 
@@ -177,7 +188,7 @@ typedef struct gw_wval {
    block runs as many times as its count field's value, a GW_L_MORE block
    while its first field has values left; a GW_L_OPTIONAL part is written
    only when a value is given for it; a GW_L_STEP writes the next
-   GW_W_STEP bytes (nothing when there are none); GW_L_IF_HOOK's block is
+   GW_W_STEP bytes (nothing when there are none; a GW_HOOK none); GW_L_IF_HOOK's block is
    written when a value is given for it; a GW_L_SWITCH writes its number
    (when it reads one) and the case of the last number written for its field, or where none was (a value the
    decoder derives, written by no step) of the next value given for it,
@@ -303,6 +314,9 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_IF_HOOK(fn) {.op = GW_L_IF_HOOK, .test = (fn)}
 #define GW_DONE {.op = GW_L_DONE}
 #define GW_STEP(fn) {.op = GW_L_STEP, .step = (fn)} /* NULL: bytes only gw_layout_write is given */
+/* a step of behaviour alone (matching, state): it reads no bytes, and
+   gw_layout_write writes none for it (takes no GW_W_STEP bytes) */
+#define GW_HOOK(fn) {.op = GW_L_STEP, .step = (fn), .arg = 1}
 #define GW_SUB(l) {.op = GW_L_SUB, .sub = (l)}
 #define GW_SWITCH(f, table) \
     {.op = GW_L_SWITCH, .arg = (f), .cases = (table), .value = (int32_t)(sizeof(table) / sizeof((table)[0]))}
@@ -320,5 +334,6 @@ bool gw_frame_write(const gw_frame *f, const gw_wval *vals, size_t body, uint8_t
 #define GW_CHARS(n) .chars = (n)
 #define GW_CHECK(fn) .check = (fn) /* of a GW_NUM or GW_COUNTED: the function that checks it */
 #define GW_WHAT(name) .what = (name) /* what a truncation there says is missing */
+#define GW_NEED(n) .size = (n) /* of a GW_TREE: the bytes its block needs whole (see there) */
 
 #endif

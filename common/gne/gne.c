@@ -10,6 +10,7 @@
 #include "gne/gne.h"
 #include "core/gw_layout.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,8 +120,8 @@ typedef struct {
     uint32_t rate[2];    /* max incoming rate announced by the client (0) and server (1) */
     bool rate_known[2];
     uint32_t link_frame; /* UDP link: the accept that opened it */
-    ping_request pings[2][GNE_PINGS]; /* by requesting direction */
     unsigned ping_next[2];
+    uint8_t pings_kept[2]; /* pings[dir][0..pings_kept) written (the ring fills from 0) */
     bool order_flagged;  /* handshake.out_of_order reported */
     bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
     bool exited[2];      /* ExitPacket sent, by role */
@@ -130,11 +131,14 @@ typedef struct {
     uint32_t rate_bytes[2]; /* sent in it */
     bool rate_flagged[2];
     const int *opt;      /* the options (GNE_OPT_*) */
+    /* by requesting direction; last: only pings[dir][0..pings_kept) are
+       read, so the rest is not cleared */
+    ping_request pings[2][GNE_PINGS];
 } gne_conv;
 
 static void conv_init(void *p, const int *opt)
 {
-    memset(p, 0, sizeof(gne_conv));
+    memset(p, 0, offsetof(gne_conv, pings));
     ((gne_conv *)p)->opt = opt;
 }
 static void conv_free(void *p) { (void)p; }
@@ -157,24 +161,39 @@ static void conv_link(void *p, const void *parent)
 typedef struct {
     gw_pdu p;          /* p.big_endian: the data byte order of this message */
     gne_conv *conv;
-    bool seen[GNE_F_COUNT]; /* what the handshake's layouts read (gw_record) */
+    bool seen[GNE_F_COUNT]; /* what the layouts read (gw_record) */
     uint64_t val[GNE_F_COUNT];
     gw_span text[GNE_F_COUNT];
+    /* the packet being read (its id's offset), how deep it is wrapped, and
+       the bytes of its wrapping packets' fields after it */
+    size_t start, tail;
+    int depth;
+    size_t id_at, times_at; /* a ping's request id, its gtimes */
+    size_t sum_at;   /* a ping's place in the summary */
+    size_t gtime_at; /* where the gtime being read starts */
+    int32_t sec[2], usec[2]; /* a ping's T2 and T3 */
 } gne_ctx;
 
 /* the handshake messages' layouts (GNE's connection.cpp and
    ConnectionParams: "GNE", then the versions; the data byte order) */
 #define NUM(f, n) GW_NUM(GNE_F_##f, n)
 #define END {.op = GW_L_END}
-static const gw_lstep magic[] = {GW_BYTES(GNE_F_MAGIC, 3), END};
+/* "GNE", which a connection request and a server's reply begin with */
+#define MAGIC GW_BYTES(GNE_F_MAGIC, 3)
+static const gw_lstep magic[] = {MAGIC, END};
 /* HawkNL's frame on TCP: "NL", the length of what follows (u16, always
    big-endian); described once for the decoder, gne_pdu_length, the builder
    and the heuristic */
 static const gw_lstep nl_header[] = {GW_BYTES(GNE_F_NL_MAGIC, 2), GW_NUM(GNE_F_NL_LENGTH, 2, GW_FLAGS(GW_LF_BE)), END};
 static const gw_frame nl_frame = {.header = nl_header, .length_field = GNE_F_NL_LENGTH,
                                   .magic_field = GNE_F_NL_MAGIC, .magic = (const uint8_t *)"NL"};
-static const gw_lstep reply[] = {GW_SUB(magic), NUM(RESPONSE, 1), END};
+/* a server's reply: "GNE", its response; looked at as a header is before
+   a message is decoded (which message it is): its magic, its response */
+static const gw_lstep reply[] = {MAGIC, NUM(RESPONSE, 1), END};
+static const gw_frame handshake = {.header = reply, .magic_field = GNE_F_MAGIC, .magic = (const uint8_t *)"GNE"};
 static const gw_lstep versions[] = {NUM(VERSION, 1), NUM(SUB_VERSION, 1), NUM(BUILD, 2), END};
+/* the client's UDP port, a message of its own */
+static const gw_lstep udp_port_layout[] = {NUM(UDP_PORT, 4), END};
 /* the 32-byte NUL-padded game name (the item covers the text), the user's version */
 static const gw_lstep game[] = {
     GW_PADDED(GNE_F_GAME_NAME, 32, GNE_E_GAME_NAME, GNE_E_NAME_PADDING, GW_SUM(", game \"%s\"")),
@@ -183,6 +202,17 @@ static const gw_lstep game[] = {
 /* the connection request after its first 7 bytes (read once the build
    field told the byte order) */
 static const gw_lstep request_tail[] = {GW_SUB(game), NUM(RATE, 4), NUM(UNRELIABLE, 1), END};
+
+/* where the build field is in a message of that head (the request's magic,
+   a reply's magic and response), the versions before it; *end: where it
+   ends */
+static size_t build_at(const gw_lstep *head, size_t *end)
+{
+    unsigned size = 0;
+    size_t at = gw_layout_fixed_size(head) + (size_t)gw_layout_offset(versions, GNE_F_BUILD, &size);
+    *end = at + size;
+    return at;
+}
 
 static int role(const gne_ctx *x) /* 0 = client, 1 = server */
 {
@@ -247,22 +277,24 @@ static void connection_request(gne_ctx *x, size_t len)
     gne_conv *c = x->conv;
     const uint8_t *p = x->p.c.data + x->p.c.off;
     size_t start = x->p.c.off;
-    uint8_t order = len >= 7 ? order_of_build(p + 5) : 0;
+    size_t end, at = build_at(magic, &end);
+    uint8_t order = len >= end ? order_of_build(p + at) : 0;
     if (order)
         c->order = order;
     x->p.big_endian = is_big(c);
     c->client_dir = (uint8_t)x->p.pi->dir;
     if (order == GNE_ORDER_BIG)
-        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big, start + 5, 2,
+        gw_emit_divergence(&x->p.e, x->conv->opt[GNE_OPT_PROFILE], GNE_E_DATA_BIG, GNE_E_DIV_DATA_BIG, &c->noted_big,
+                           start + at, end - at,
                            "Big-endian data (build field %s)", "Big-endian data (build field %s; the text says "
                            "little-endian)", "00 07");
     gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REQUEST);
-    emit_order(x, start + 5);
+    emit_order(x, start + at);
     gw_summary_add(&x->p.sum, "Connection request:");
     if (len != 48)
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Connection request of %zu %s (48 expected)", len, gw_bytes(len));
     if (!order)
-        note_assumed_order(x, start + 5, "Build field with no zero byte");
+        note_assumed_order(x, start + at, "Build field with no zero byte");
     c->stage = HS_WAIT_REPLY;
     const uint64_t *v = x->val;
     if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(magic), GW_SUB(versions))))
@@ -293,12 +325,13 @@ static void refusal(gne_ctx *x, size_t len)
     gne_conv *c = x->conv;
     size_t start = x->p.c.off;
     /* the refusal's build is in the server's order, which may differ */
-    uint8_t order = len >= 8 ? order_of_build(x->p.c.data + start + 6) : 0;
+    size_t end, at = build_at(reply, &end);
+    uint8_t order = len >= end ? order_of_build(x->p.c.data + start + at) : 0;
     bool big = x->p.big_endian;
     if (order && c->opt[GNE_OPT_BYTE_ORDER] == GNE_ORDER_AUTO)
         x->p.big_endian = order == GNE_ORDER_BIG;
     gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_REFUSAL);
-    emit_order(x, start + 6);
+    emit_order(x, start + at);
     gw_summary_add(&x->p.sum, "Refused:");
     c->stage = HS_REFUSED;
     if (len != 44)
@@ -316,7 +349,7 @@ static void refusal(gne_ctx *x, size_t len)
         memcmp(x->text[GNE_F_GAME_NAME].p, c->req_name, 32) == 0) {
         uint8_t server_order = x->p.big_endian ? GNE_ORDER_BIG : GNE_ORDER_LITTLE;
         if (server_order != c->req_order)
-            gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + 6, 2,
+            gw_emit_finding(&x->p.e, GNE_E_ORDER_MISMATCH, start + at, end - at,
                             "Versions match but the client sends %s and the server %s data",
                             c->req_order == GNE_ORDER_BIG ? "big-endian" : "little-endian",
                             server_order == GNE_ORDER_BIG ? "big-endian" : "little-endian");
@@ -328,42 +361,35 @@ out:
     x->p.big_endian = big;
 }
 
-static void check_port(gne_ctx *x, size_t off, int64_t port, bool allow_none)
+static void check_port(gne_ctx *x, size_t off, size_t len, int64_t port, bool allow_none)
 {
     if (port > 65535 || port < (allow_none ? -1 : 0))
-        gw_emit_finding(&x->p.e, GNE_E_PORT_RANGE, off, 4, "UDP port %lld is out of range", (long long)port);
+        gw_emit_finding(&x->p.e, GNE_E_PORT_RANGE, off, len, "UDP port %lld is out of range", (long long)port);
 }
 
-static void accept_msg(gne_ctx *x, size_t len)
+/* the accept's rate: the server's maximum incoming rate */
+static void accept_rate(gw_pdu *p, size_t off, uint64_t rate)
 {
-    gne_conv *c = x->conv;
-    size_t start = x->p.c.off;
-    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
-    emit_order(x, start);
-    gw_summary_add(&x->p.sum, "Accepted");
-    c->stage = HS_DONE;
-    if (len != 12)
-        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu %s (12 expected over IP)", len, gw_bytes(len));
-    uint64_t port;
-    if (!gw_layout_run(&x->p, GW_LAYOUT(GW_SUB(reply), NUM(RATE, 4))))
-        return;
-    uint32_t rate = (uint32_t)x->val[GNE_F_RATE];
-    c->rate[1] = rate;
-    c->rate_known[1] = true;
+    (void)off;
+    gne_ctx *x = (gne_ctx *)p;
+    x->conv->rate[1] = (uint32_t)rate;
+    x->conv->rate_known[1] = true;
     summary_rate(x, ", rate", rate);
-    if (len < 12 && gw_remaining(&x->p.c) == 0) {
-        emit_rates(x, start);
-        return;   /* no port: not an IP link */
-    }
-    size_t poff = x->p.c.off;
-    if (!gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port))
-        return;
-    int64_t sport = (int64_t)gw_sign_extend(port, 4);
-    check_port(x, poff, sport, true);
-    emit_rates(x, start);
+}
+
+/* the accept's UDP port (at off): the link it opens, if the client asked
+   for one */
+static void accept_port(gw_pdu *p, size_t off, uint64_t port)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    gne_conv *c = x->conv;
+    size_t len = x->p.c.off - off;
+    int64_t sport = (int64_t)gw_sign_extend(port, (unsigned)len);
+    check_port(x, off, len, sport, true);
+    emit_rates(x, x->start);
     c->port_msg_possible = !(c->unreliable && sport > 0);
     if (sport > 0 && !c->unreliable)
-        gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, poff, 4,
+        gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, off, len,
                         "The accept offers UDP port %lld, but the client asked for no UDP link", (long long)sport);
     if (sport > 0) {
         /* the client answers any positive port with its own */
@@ -381,21 +407,63 @@ static void accept_msg(gne_ctx *x, size_t len)
     }
 }
 
+/* the accept: the server's rate, then (over IP) its UDP port */
+static const gw_lstep accept_layout[] = {GW_SUB(reply), GW_NUM(GNE_F_RATE, 4, GW_CHECK(accept_rate)), GW_OPTIONAL,
+                                         GW_NUM(GNE_F_UDP_PORT, 4, GW_CHECK(accept_port)), END};
+
+static void accept_msg(gne_ctx *x, size_t len)
+{
+    gne_conv *c = x->conv;
+    size_t start = x->start = x->p.c.off;
+    gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_ACCEPT);
+    emit_order(x, start);
+    gw_summary_add(&x->p.sum, "Accepted");
+    c->stage = HS_DONE;
+    if (len != 12)
+        gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, start, len, "Accept of %zu %s (12 expected over IP)", len,
+                        gw_bytes(len));
+    if (gw_layout_run(&x->p, accept_layout) && !x->seen[GNE_F_UDP_PORT])
+        emit_rates(x, start); /* no port: not an IP link */
+}
+
 static void udp_port_msg(gne_ctx *x)
 {
     size_t start = x->p.c.off;
-    uint64_t port;
     gw_emit_hidden_u(&x->p.e, GNE_F_MESSAGE, start, MSG_UDP_PORT);
     emit_order(x, start);
     x->conv->stage = HS_DONE;
-    if (gw_take_u(&x->p, GNE_F_UDP_PORT, 4, &port)) {
-        int64_t sport = (int64_t)gw_sign_extend(port, 4);
-        check_port(x, start, sport, false);
+    if (gw_layout_run(&x->p, udp_port_layout)) {
+        size_t len = x->p.c.off - start;
+        int64_t sport = (int64_t)gw_sign_extend(x->val[GNE_F_UDP_PORT], (unsigned)len);
+        check_port(x, start, len, sport, false);
         gw_summary_add(&x->p.sum, "Client UDP port %lld", (long long)sport);
     }
 }
 
 /* ---- packets ---- */
+
+/* A message's packets are one description (packet, below) read by the
+   decoder and written by gne_build: each its id, then the body its id
+   gives (GNE text, Packet Listings; wire-facts 3.10). What is behaviour
+   rather than bytes is in the checks and steps the layouts name: where
+   the chain ends (packets(): 255, or the message's end), a wrapped
+   packet's depth, the CustomPacket length's width, ping matching, the
+   rate state and the findings. */
+
+/* a CustomPacket read with the text's 1-byte length: the id recorded for
+   it (custom_packet, by custom_width), which its layout asks; gne_build
+   writes gnelib's 2-byte one, that of the id it wrote */
+#define ID_CUSTOM_TEXT 256
+
+#define T2_WHAT "T2 (remote receive time)"
+#define T3_WHAT "T3 (remote send time)"
+static const char *const gtime_what[2] = {T2_WHAT, T3_WHAT};
+
+/* a gtime in nanoseconds */
+static inline int64_t gtime_ns(int32_t sec, int32_t usec)
+{
+    return (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
+}
 
 /* a gtime as a UTC date; 0.0, which a ping request carries, as "not set" */
 static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
@@ -403,75 +471,96 @@ static void print_gtime(char *buf, size_t n, int32_t sec, int32_t usec)
     if (sec == 0 && usec == 0)
         snprintf(buf, n, "not set (0.000000)");
     else
-        gw_format_date(buf, n, (int64_t)sec * 1000000000 + (int64_t)usec * 1000, 6);
+        gw_format_date(buf, n, gtime_ns(sec, usec), 6);
 }
 
-/* a gtime under a label; returns it in nanoseconds */
-static bool gtime(gne_ctx *x, const char *what, int64_t *ns, bool *zero)
+/* a gtime's subtree label, from its values read ahead: "T2 (remote receive
+   time): <date>" */
+static void gtime_label(const gne_ctx *x, int k, char *out, size_t size)
 {
-    if (!gw_pdu_need(&x->p, 8, what))
-        return false;
-    size_t off = x->p.c.off;
-    int32_t sec = (int32_t)gw_get_uint(x->p.c.data + off, 4, x->p.big_endian);
-    int32_t usec = (int32_t)gw_get_uint(x->p.c.data + off + 4, 4, x->p.big_endian);
-    char label[96], t[40];
-    if (gw_emit_text(&x->p.e)) {
-        print_gtime(t, sizeof t, sec, usec);
-        snprintf(label, sizeof label, "%s: %s", what, t);
-    }
-    gw_emit_label(&x->p.e, GNE_F_TIME, off, 8, gw_emit_text(&x->p.e) ? label : NULL);
-    gw_emit_push(&x->p.e);
-    gw_take_u(&x->p, GNE_F_TIME_SEC, 4, NULL);
-    gw_take_u(&x->p, GNE_F_TIME_USEC, 4, NULL);
-    *ns = (int64_t)sec * 1000000000 + (int64_t)usec * 1000;
+    char t[40];
+    print_gtime(t, sizeof t, (int32_t)x->val[GNE_F_TIME_SEC], (int32_t)x->val[GNE_F_TIME_USEC]);
+    snprintf(out, size, "%s: %s", gtime_what[k], t);
+}
+static void label_t2(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    (void)items, (void)n;
+    gtime_label((const gne_ctx *)p, 0, out, size);
+}
+static void label_t3(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    (void)items, (void)n;
+    gtime_label((const gne_ctx *)p, 1, out, size);
+}
+
+/* a gtime's microseconds (k: T2 or T3), its last field: the gtime kept for
+   the ping; in its subtree the date, or the finding for microseconds out
+   of range */
+static void gtime_read(gne_ctx *x, int k, size_t off, uint64_t v)
+{
+    int32_t usec = (int32_t)v;
+    x->sec[k] = (int32_t)x->val[GNE_F_TIME_SEC];
+    x->usec[k] = usec;
+    if (!gw_reading_last(&x->p))
+        return;
+    size_t at = x->gtime_at;
+    x->gtime_at = x->p.c.off; /* the next gtime's start */
     if (usec < 0 || usec > 999999)
-        gw_emit_finding(&x->p.e, GNE_E_BAD_USEC, off + 4, 4, "%s: %d microseconds", what, usec);
-    else if (*ns > 0)
-        gw_emit_gen_i(&x->p.e, GNE_F_TIME_UTC, off, *ns);
-    gw_emit_pop(&x->p.e, off + 8);
-    *zero = sec == 0 && usec == 0;
-    return true;
+        gw_emit_finding(&x->p.e, GNE_E_BAD_USEC, off, x->p.c.off - off, "%s: %d microseconds", gtime_what[k],
+                        usec);
+    else if (x->p.e.sink->item && gtime_ns(x->sec[k], usec) > 0)
+        gw_emit_gen_i(&x->p.e, GNE_F_TIME_UTC, at, gtime_ns(x->sec[k], usec));
+}
+static void t2_usec(gw_pdu *p, size_t off, uint64_t v) { gtime_read((gne_ctx *)p, 0, off, v); }
+static void t3_usec(gw_pdu *p, size_t off, uint64_t v) { gtime_read((gne_ctx *)p, 1, off, v); }
+
+/* a ping's request id: the summary until the gtimes tell request or reply */
+static void ping_id(gw_pdu *p, size_t off, uint64_t id)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    x->id_at = off;
+    x->gtime_at = x->times_at = x->p.c.off; /* T2's start */
+    x->sum_at = x->p.sum.len;
+    gw_summary_add(&x->p.sum, "Ping %u", (unsigned)id);
 }
 
-static void ping(gne_ctx *x, size_t start)
+/* a ping read whole: a request kept, a reply matched to its request */
+static void ping_done(gw_pdu *p)
 {
+    gne_ctx *x = (gne_ctx *)p;
     gne_conv *c = x->conv;
-    uint64_t id;
-    int64_t t2, t3;
-    bool z2, z3;
-    if (!gw_take_u(&x->p, GNE_F_PING_REQ_ID, 4, &id))
-        return;
-    size_t tpos = x->p.sum.len;
-    gw_summary_add(&x->p.sum, "Ping %u", (unsigned)id);
-    if (!gtime(x, "T2 (remote receive time)", &t2, &z2) || !gtime(x, "T3 (remote send time)", &t3, &z3))
-        return;
-    bool reply = !(z2 && z3);
+    size_t start = x->start;
+    uint64_t id = x->val[GNE_F_PING_REQ_ID];
+    int64_t t2 = gtime_ns(x->sec[0], x->usec[0]), t3 = gtime_ns(x->sec[1], x->usec[1]);
+    bool reply = x->sec[0] || x->usec[0] || x->sec[1] || x->usec[1]; /* a request's are 0.0 */
     int dir = x->p.pi->dir ? 1 : 0;
     gw_emit_gen_u(&x->p.e, GNE_F_PING_REPLY, start, reply);
-    x->p.sum.len = tpos; /* now known: request or reply */
-    x->p.sum.text[tpos] = '\0';
+    x->p.sum.len = x->sum_at; /* now known: request or reply */
+    x->p.sum.text[x->sum_at] = '\0';
     if (!reply) {
-        for (unsigned k = 0; k < GNE_PINGS; k++) {
+        for (unsigned k = 0; k < c->pings_kept[dir]; k++) {
             const ping_request *o = &c->pings[dir][k];
             if (o->used && !o->answered && o->id == (uint32_t)id) {
-                gw_emit_finding(&x->p.e, GNE_E_PING_ID_REUSED, start + 1, 4,
+                gw_emit_finding(&x->p.e, GNE_E_PING_ID_REUSED, x->id_at, x->times_at - x->id_at,
                                 "Ping request %u while request %u of frame %u is unanswered", (unsigned)id,
                                 (unsigned)id, o->frame);
                 break;
             }
         }
         ping_request *r = &c->pings[dir][c->ping_next[dir]++ % GNE_PINGS];
+        if (c->pings_kept[dir] < GNE_PINGS)
+            c->pings_kept[dir]++;
         *r = (ping_request){(uint32_t)id, x->p.pi->frame, x->p.pi->time_ns, true, false};
         gw_summary_add(&x->p.sum, "Ping request %u", (unsigned)id);
         return;
     }
     gw_summary_add(&x->p.sum, "Ping reply %u", (unsigned)id);
     if (t2 > t3)
-        gw_emit_finding(&x->p.e, GNE_E_PING_ORDER, start + 5, 16, "T2 is %lld us after T3",
+        gw_emit_finding(&x->p.e, GNE_E_PING_ORDER, x->times_at, x->p.c.off - x->times_at, "T2 is %lld us after T3",
                         (long long)((t2 - t3) / 1000));
     /* the request came the other way; newest first */
     ping_request *req = NULL;
-    for (unsigned k = 1; k <= GNE_PINGS && !req; k++) {
+    for (unsigned k = 1; k <= c->pings_kept[!dir] && !req; k++) {
         ping_request *r = &c->pings[!dir][(c->ping_next[!dir] - k) % GNE_PINGS];
         if (r->used && r->id == id)
             req = r;
@@ -492,32 +581,6 @@ static void ping(gne_ctx *x, size_t start)
     gw_summary_add(&x->p.sum, " (RTT %.3f ms)", (double)rtt / 1e6);
 }
 
-static bool packet(gne_ctx *x, int depth, size_t tail);
-
-/* the packet inside a ChannelPacket or an object packet, or a lone 255 */
-static bool wrapped(gne_ctx *x, int depth, size_t tail)
-{
-    if (x->p.failed || !gw_remaining(&x->p.c)) {
-        gw_pdu_truncated(&x->p, "Wrapped packet");
-        return false;
-    }
-    if (x->p.c.data[x->p.c.off] == ID_END) {
-        gw_take_u(&x->p, GNE_F_END, 1, NULL);
-        gw_summary_add(&x->p.sum, "no packet");
-        return true;
-    }
-    if (depth + 1 >= GNE_WRAP_DEPTH) {
-        x->p.failed = true;
-        size_t n = gw_remaining(&x->p.c);
-        gw_emit_finding(&x->p.e, GNE_E_TOO_DEEP, x->p.c.off, n, "Wrapped packets nested more than %d deep",
-                        GNE_WRAP_DEPTH);
-        gw_take_rest(&x->p, GNE_F_DATA);
-        gw_summary_add(&x->p.sum, "...");
-        return false;
-    }
-    return packet(x, depth + 1, tail);
-}
-
 /* where an application-defined body ends: everything up to the fields of
    the packets wrapping it (tail bytes) and the message's final 255 */
 static size_t user_end(const gne_ctx *x, size_t tail)
@@ -528,31 +591,24 @@ static size_t user_end(const gne_ctx *x, size_t tail)
     return end >= x->p.c.off + tail ? end - tail : x->p.c.off;
 }
 
-/* The width of a CustomPacket's length: the text's guint8 or gnelib's
-   2 bytes (wire-facts 3.10). Under profile reference always gnelib's; else
-   the reading whose data ends where the message's packets do (before the
-   wrapping packets' fields and the final 255), else the one whose data
-   fits, gnelib's first. */
-static unsigned custom_width(const gne_ctx *x, size_t start, size_t tail)
+/* The width of a CustomPacket's length (at `at`): the text's guint8 or
+   gnelib's 2 bytes (wire-facts 3.10). Under profile reference always
+   gnelib's; else the reading whose data ends where the message's packets
+   do (before the wrapping packets' fields and the final 255), else the one
+   whose data fits, gnelib's first. */
+static unsigned custom_width(const gne_ctx *x, size_t at, size_t tail)
 {
     int profile = x->conv->opt[GNE_OPT_PROFILE];
     if (profile == GW_PROFILE_REFERENCE)
         return 2;
-    const uint8_t *d = x->p.c.data;
     size_t end = user_end(x, tail), n = x->p.c.len;
     bool fits[3] = {false}, exact[3] = {false};
-    if (start + 2 <= n) {
-        size_t e8 = start + 2 + d[start + 1];
-        fits[1] = e8 <= end;
-        exact[1] = e8 == end;
-    }
-    if (start + 3 <= n) {
-        unsigned v16 = x->p.big_endian ? (unsigned)(d[start + 1] << 8 | d[start + 2])
-                                       : (unsigned)(d[start + 2] << 8 | d[start + 1]);
-        size_t e16 = start + 3 + v16;
-        fits[2] = e16 <= end;
-        exact[2] = e16 == end;
-    }
+    for (unsigned w = 1; w <= 2; w++)
+        if (at + w <= n) {
+            size_t e = at + w + (size_t)gw_get_uint(x->p.c.data + at, w, w > 1 && x->p.big_endian);
+            fits[w] = e <= end;
+            exact[w] = e == end;
+        }
     if (exact[2] || (fits[2] && !exact[1]))
         return 2;
     if (fits[1])
@@ -560,105 +616,222 @@ static unsigned custom_width(const gne_ctx *x, size_t start, size_t tail)
     return 2; /* neither: read as gnelib's, truncated */
 }
 
-static bool packet(gne_ctx *x, int depth, size_t tail)
+/* What a packet's id says, at the start of its body: its summary, the
+   findings about the id, the state an ExitPacket ends; and a
+   CustomPacket's width chosen */
+static void empty_packet(gw_pdu *p)
 {
-    size_t start = x->p.c.off;
-    uint8_t id = x->p.c.data[start];
-    char label[64];
-    if (gw_emit_text(&x->p.e)) /* the name looked up only for a label shown */
-        snprintf(label, sizeof label, "%s (%u)", gw_value_name_of(packet_names, id), id);
-    gw_emit_label(&x->p.e, GNE_F_PACKET, start, 1, gw_emit_text(&x->p.e) ? label : NULL);
-    gw_emit_push(&x->p.e);
-    gw_take_u(&x->p, GNE_F_PACKET_ID, 1, NULL);
-    uint64_t v;
-    bool ok = true;
-    switch (id) {
-    case ID_EMPTY:
-        gw_summary_add(&x->p.sum, "Empty");
-        break;
-    case ID_EXIT:
-        gw_summary_add(&x->p.sum, "Exit");
-        if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
-            gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "ExitPacket over the UDP link");
-        if (x->p.pi->transport == GW_TRANSPORT_TCP)
-            x->conv->exited[role(x)] = true;
-        break;
-    case ID_CUSTOM: {
-        int profile = x->conv->opt[GNE_OPT_PROFILE];
-        unsigned width = custom_width(x, start, tail);
-        if ((ok = gw_take_u(&x->p, GNE_F_CUSTOM_LENGTH, width, &v))) {
-            if (width == 2)
-                gw_emit_divergence(&x->p.e, profile, GNE_E_CUSTOM_U16, GNE_E_DIV_CUSTOM_U16, &x->conv->noted_custom,
-                                   start + 1, 2, "A 2-byte CustomPacket length", "A 2-byte CustomPacket length (the "
-                                   "text gives a guint8)");
-            else if (profile == GW_PROFILE_EITHER && !x->conv->noted_custom_u8) {
-                x->conv->noted_custom_u8 = true;
-                gw_emit_finding(&x->p.e, GNE_E_DIV_CUSTOM_U16, start + 1, 1,
-                                "A 1-byte CustomPacket length, the text's guint8 (gnelib writes 2 bytes)");
-            }
-            gw_summary_add(&x->p.sum, "Custom (%u %s)", (unsigned)v, gw_bytes(v));
-            if (v)
-                gw_take_bytes(&x->p, GNE_F_CUSTOM_DATA, (size_t)v);
-            ok = !x->p.failed;
-        }
-        break;
-    }
-    case ID_RATE:
-        if ((ok = gw_take_u(&x->p, GNE_F_RATE, 4, &v))) {
-            if (depth == 0) { /* wrapped, it is application data */
-                gne_conv *c = x->conv;
-                c->rate[role(x)] = (uint32_t)v;
-                c->rate_known[role(x)] = true;
-                /* the peer honours it "within a second" */
-                c->rate_window[!role(x)] = x->p.pi->time_ns + RATE_WINDOW_NS;
-                c->rate_bytes[!role(x)] = 0;
-                emit_rates(x, start);
-            }
-            summary_rate(x, "Rate adjust", v);
-            if (x->p.pi->transport == GW_TRANSPORT_UDP && depth == 0)
-                gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, start, 1, "RateAdjustPacket over the UDP link");
-        }
-        break;
-    case ID_PING:
-        ping(x, start);
-        ok = !x->p.failed;
-        break;
-    case ID_CHANNEL:
-        gw_summary_add(&x->p.sum, "Channel [");
-        if ((ok = wrapped(x, depth, tail + 2))) {
-            uint64_t ch, from;
-            ok = gw_take_u(&x->p, GNE_F_CHANNEL, 1, &ch) && gw_take_u(&x->p, GNE_F_CHANNEL_FROM, 1, &from);
-            if (ok)
-                gw_summary_add(&x->p.sum, "] channel %u from %u", (unsigned)ch, (unsigned)from);
-        }
-        break;
-    case ID_OBJ_CREATE: case ID_OBJ_UPDATE: case ID_OBJ_DEATH:
-        gw_summary_add(&x->p.sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
-                                        : id == ID_OBJ_UPDATE ? "Object update" : "Object death");
-        if ((ok = wrapped(x, depth, tail + 2)) && (ok = gw_take_u(&x->p, GNE_F_OBJECT_ID, 2, &v)))
-            gw_summary_add(&x->p.sum, "] object %u", (unsigned)v);
-        break;
-    default: {
-        /* reserved and application-defined: the length is not known */
-        size_t end = user_end(x, tail);
-        if (id < 16) {
-            gw_emit_finding(&x->p.e, GNE_E_RESERVED, start, 1, "Reserved packet id %u", id);
-            if (end > x->p.c.off)
-                gw_take_bytes(&x->p, GNE_F_DATA, end - x->p.c.off);
-            gw_summary_add(&x->p.sum, "Reserved %u", id);
-        } else {
-            gw_emit_gen_u(&x->p.e, GNE_F_USER_LENGTH_UNKNOWN, start, 1);
-            if (end > x->p.c.off)
-                gw_take_bytes(&x->p, GNE_F_USER_DATA, end - x->p.c.off);
-            gw_summary_add(&x->p.sum, "User packet %u", id);
-        }
-        break;
-    }
-    }
-    gw_emit_pop(&x->p.e, x->p.c.off);
-    return ok && !x->p.failed;
+    gw_summary_add(&p->sum, "Empty");
+}
+static void exit_packet(gw_pdu *p)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    gw_summary_add(&x->p.sum, "Exit");
+    if (x->p.pi->transport == GW_TRANSPORT_UDP && x->depth == 0)
+        gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, x->start, 1, "ExitPacket over the UDP link");
+    if (x->p.pi->transport == GW_TRANSPORT_TCP)
+        x->conv->exited[role(x)] = true;
+}
+static void channel_packet(gw_pdu *p)
+{
+    gw_summary_add(&p->sum, "Channel [");
+}
+static void object_packet(gw_pdu *p)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    uint64_t id = x->val[GNE_F_PACKET_ID];
+    gw_summary_add(&x->p.sum, "%s [", id == ID_OBJ_CREATE ? "Object creation"
+                                      : id == ID_OBJ_UPDATE ? "Object update" : "Object death");
+}
+/* the text's 1-byte length (custom_width) recorded as the packet's id
+   ID_CUSTOM_TEXT, which its layout asks */
+static void custom_packet(gw_pdu *p)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    if (custom_width(x, x->p.c.off, x->tail) == 1)
+        gw_record_num(p, GNE_F_PACKET_ID, ID_CUSTOM_TEXT);
 }
 
+/* a CustomPacket's length, before its data: its width against the text
+   (the 2-byte one gnelib writes, or the text's guint8 under profile either) */
+static void custom_length(gw_pdu *p, size_t off, uint64_t v)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    int profile = x->conv->opt[GNE_OPT_PROFILE];
+    size_t width = x->p.c.off - off; /* (its bytes not taken yet) */
+    if (x->val[GNE_F_PACKET_ID] != ID_CUSTOM_TEXT)
+        gw_emit_divergence(&x->p.e, profile, GNE_E_CUSTOM_U16, GNE_E_DIV_CUSTOM_U16, &x->conv->noted_custom, off,
+                           width, "A 2-byte CustomPacket length",
+                           "A 2-byte CustomPacket length (the text gives a guint8)");
+    else if (profile == GW_PROFILE_EITHER && !x->conv->noted_custom_u8) {
+        x->conv->noted_custom_u8 = true;
+        gw_emit_finding(&x->p.e, GNE_E_DIV_CUSTOM_U16, off, width,
+                        "A 1-byte CustomPacket length, the text's guint8 (gnelib writes 2 bytes)");
+    }
+    gw_summary_add(&x->p.sum, "Custom (%u %s)", (unsigned)v, gw_bytes(v));
+}
+
+/* a RateAdjustPacket's rate: the sender's maximum incoming rate from now
+   (wrapped, it is application data) */
+static void rate_adjust(gw_pdu *p, size_t off, uint64_t v)
+{
+    (void)off;
+    gne_ctx *x = (gne_ctx *)p;
+    if (x->depth == 0) {
+        gne_conv *c = x->conv;
+        c->rate[role(x)] = (uint32_t)v;
+        c->rate_known[role(x)] = true;
+        /* the peer honours it "within a second" */
+        c->rate_window[!role(x)] = x->p.pi->time_ns + RATE_WINDOW_NS;
+        c->rate_bytes[!role(x)] = 0;
+        emit_rates(x, x->start);
+    }
+    summary_rate(x, "Rate adjust", v);
+    if (x->p.pi->transport == GW_TRANSPORT_UDP && x->depth == 0)
+        gw_emit_finding(&x->p.e, GNE_E_RELIABLE_ONLY, x->start, 1, "RateAdjustPacket over the UDP link");
+}
+
+static void channel_said(gw_pdu *p, size_t off, uint64_t from)
+{
+    (void)off;
+    gne_ctx *x = (gne_ctx *)p;
+    gw_summary_add(&x->p.sum, "] channel %u from %u", (unsigned)x->val[GNE_F_CHANNEL], (unsigned)from);
+}
+
+static void object_said(gw_pdu *p, size_t off, uint64_t id)
+{
+    (void)off;
+    gw_summary_add(&p->sum, "] object %u", (unsigned)id);
+}
+
+/* a reserved or application-defined packet: its layout is not known, its
+   body taken to run to the end of the message's packets */
+static void unknown_body(gw_pdu *p)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    size_t start = x->start, end = user_end(x, x->tail);
+    unsigned id = (unsigned)x->val[GNE_F_PACKET_ID];
+    if (id < 16) {
+        gw_emit_finding(&x->p.e, GNE_E_RESERVED, start, 1, "Reserved packet id %u", id);
+        if (end > x->p.c.off)
+            gw_take_bytes(&x->p, GNE_F_DATA, end - x->p.c.off);
+        gw_summary_add(&x->p.sum, "Reserved %u", id);
+    } else {
+        gw_emit_gen_u(&x->p.e, GNE_F_USER_LENGTH_UNKNOWN, start, 1);
+        if (end > x->p.c.off)
+            gw_take_bytes(&x->p, GNE_F_USER_DATA, end - x->p.c.off);
+        gw_summary_add(&x->p.sum, "User packet %u", id);
+    }
+}
+
+/* a packet's subtree label: its id's name, the id the chain looked at to
+   know a packet starts here */
+static void label_packet(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    (void)items, (void)n;
+    uint8_t id = p->c.data[p->c.off];
+    snprintf(out, size, "%s (%u)", gw_value_name_of(packet_names, id), id);
+}
+
+static void wrapped(gw_pdu *p);
+
+/* the 255 that ends a message, or stands for no wrapped packet */
+static const gw_lstep end_mark[] = {NUM(END, 1), END};
+/* end_mark read: its one number taken as its step says, inline (once a
+   message: a layout run would cost more than the byte) */
+static inline void take_end(gne_ctx *x)
+{
+    gw_take_u(&x->p, end_mark[0].field, end_mark[0].size, NULL);
+}
+/* a gtime (T2, T3), a subtree labelled with its date, needed whole: its
+   fields F(field, bytes, check), seconds and microseconds */
+#define GTIME_FIELDS(F, usec) F(GNE_F_TIME_SEC, 4, NULL) F(GNE_F_TIME_USEC, 4, usec)
+#define GTIME_STEP(f, n, fn) GW_NUM(f, n, GW_CHECK(fn)),
+#define GTIME_BYTES(f, n, fn) +(n)
+#define GTIME(what, label, usec)                                                                               \
+    GW_TREE(GNE_F_TIME, label, GW_FLAGS(GW_LF_AHEAD), GW_WHAT(what), GW_NEED(0 GTIME_FIELDS(GTIME_BYTES, usec))), \
+        GTIME_FIELDS(GTIME_STEP, usec) GW_DONE
+/* a CustomPacket's data, its length of n bytes judged before it */
+#define CUSTOM(n) \
+    GW_COUNTED(GNE_F_CUSTOM_DATA, GNE_F_CUSTOM_LENGTH, n, -1, GW_FLAGS(GW_LF_LENGTH), GW_CHECK(custom_length))
+/* the body of each packet by its id: a ping's request id and T2, T3 (a
+   request has both 0); a CustomPacket's length and data; a
+   RateAdjustPacket's rate; a channel or object packet's wrapped packet
+   (or 255), then its own fields; nothing for the empty packet and the
+   ExitPacket; an unknown layout for reserved and application ids */
+static const gw_lstep *const body_of_id[ID_END] = {
+    [ID_EMPTY] = GW_LAYOUT(GW_HOOK(empty_packet)),
+    [ID_CUSTOM] = GW_LAYOUT(GW_HOOK(custom_packet), GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_CUSTOM_TEXT), CUSTOM(1),
+                            GW_DONE, GW_IF(GNE_F_PACKET_ID, GW_CMP_NE, ID_CUSTOM_TEXT), CUSTOM(2), GW_DONE),
+    [ID_EXIT] = GW_LAYOUT(GW_HOOK(exit_packet)),
+    [ID_RATE] = GW_LAYOUT(GW_NUM(GNE_F_RATE, 4, GW_CHECK(rate_adjust))),
+    [ID_PING] = GW_LAYOUT(GW_NUM(GNE_F_PING_REQ_ID, 4, GW_CHECK(ping_id)), GTIME(T2_WHAT, label_t2, t2_usec),
+                          GTIME(T3_WHAT, label_t3, t3_usec), GW_HOOK(ping_done)),
+    [ID_CHANNEL] = GW_LAYOUT(GW_HOOK(channel_packet), GW_STEP(wrapped), NUM(CHANNEL, 1),
+                             GW_NUM(GNE_F_CHANNEL_FROM, 1, GW_CHECK(channel_said))),
+    [ID_OBJ_CREATE... ID_OBJ_DEATH] = GW_LAYOUT(GW_HOOK(object_packet), GW_STEP(wrapped),
+                                                GW_NUM(GNE_F_OBJECT_ID, 2, GW_CHECK(object_said))),
+    [ID_OBJ_DEATH + 1 ... ID_END - 1] = GW_LAYOUT(GW_STEP(unknown_body)),
+};
+/* a packet: its id, then its body (the 255 has none: it ends the chain) */
+#define PACKET GW_NUM(GNE_F_PACKET_ID, 1), GW_SWITCH(GNE_F_PACKET_ID, body_of_id)
+static const gw_lstep packet_body[] = {PACKET, END};
+/* as the decoder shows it, a subtree */
+static const gw_lstep packet_tree[] = {GW_TREE(GNE_F_PACKET, label_packet), GW_SUB(packet_body), GW_DONE, END};
+
+/* read a packet: a subtree where one is shown, else its bytes alone (as
+   the tree would read them, without a block to enter) */
+static void packet(gne_ctx *x)
+{
+    x->start = x->p.c.off;
+    gw_layout_run(&x->p, gw_emit_tree(&x->p.e) ? packet_tree : packet_body);
+}
+
+/* the bytes of a wrapping packet's own fields, after its wrapped packet:
+   the fixed part after the step that reads it (ChannelPacket: channel and
+   source, object packets: the object id) */
+static size_t wrapper_fields(uint64_t id)
+{
+    const gw_lstep *l = id < ID_END ? body_of_id[id] : NULL;
+    for (; l && l->op != GW_L_END; l++)
+        if (l->op == GW_L_STEP && l->step == wrapped)
+            return gw_layout_fixed_size(l + 1);
+    return 0;
+}
+
+/* the packet inside a ChannelPacket or an object packet, or a lone 255:
+   read to a depth of GNE_WRAP_DEPTH */
+static void wrapped(gw_pdu *p)
+{
+    gne_ctx *x = (gne_ctx *)p;
+    if (!gw_remaining(&x->p.c)) {
+        gw_pdu_truncated(&x->p, "Wrapped packet");
+        return;
+    }
+    if (x->p.c.data[x->p.c.off] == ID_END) {
+        take_end(x);
+        gw_summary_add(&x->p.sum, "no packet");
+        return;
+    }
+    if (x->depth + 1 >= GNE_WRAP_DEPTH) {
+        x->p.failed = true;
+        size_t n = gw_remaining(&x->p.c);
+        gw_emit_finding(&x->p.e, GNE_E_TOO_DEEP, x->p.c.off, n, "Wrapped packets nested more than %d deep",
+                        GNE_WRAP_DEPTH);
+        gw_take_rest(&x->p, GNE_F_DATA);
+        gw_summary_add(&x->p.sum, "...");
+        return;
+    }
+    size_t start = x->start, tail = wrapper_fields(x->val[GNE_F_PACKET_ID]);
+    x->depth++;
+    x->tail += tail;
+    packet(x);
+    x->depth--;
+    x->tail -= tail;
+    x->start = start;
+}
+
+/* the chain: packets until the 255 that ends it */
 static void packets(gne_ctx *x)
 {
     size_t start = x->p.c.off, len = gw_remaining(&x->p.c);
@@ -669,6 +842,8 @@ static void packets(gne_ctx *x)
     if (len > GNE_MESSAGE_MAX)
         gw_emit_finding(&x->p.e, GNE_E_TOO_LONG, start, len, "Message of %zu %s (at most %d)", len, gw_bytes(len),
                         GNE_MESSAGE_MAX);
+    x->depth = 0;
+    x->tail = 0;
     int n = 0;
     while (!x->p.failed) {
         if (!gw_remaining(&x->p.c)) {
@@ -677,7 +852,7 @@ static void packets(gne_ctx *x)
             break;
         }
         if (x->p.c.data[x->p.c.off] == ID_END) {
-            gw_take_u(&x->p, GNE_F_END, 1, NULL);
+            take_end(x);
             size_t rest = gw_remaining(&x->p.c);
             if (rest) {
                 gw_emit_finding(&x->p.e, GNE_E_TRAILING, x->p.c.off, rest, "%zu byte%s after the 255", rest,
@@ -688,7 +863,7 @@ static void packets(gne_ctx *x)
         }
         if (n++)
             gw_summary_add(&x->p.sum, ", ");
-        packet(x, 0, 0);
+        packet(x);
     }
     if (n == 0)
         gw_summary_add(&x->p.sum, "Empty message");
@@ -699,29 +874,39 @@ static void message(gne_ctx *x)
     gne_conv *c = x->conv;
     size_t len = gw_remaining(&x->p.c);
     const uint8_t *p = x->p.c.data + x->p.c.off;
-    bool gne = len >= 3 && p[0] == 'G' && p[1] == 'N' && p[2] == 'E';
     x->p.big_endian = is_big(c);
     bool tcp = x->p.pi->transport == GW_TRANSPORT_TCP;
+    /* in the handshake: does the message begin as its messages do ("GNE"),
+       and a reply's response */
+    bool gne = false;
+    uint64_t response = UINT64_MAX;
+    if (tcp && (c->stage == HS_START || c->stage == HS_WAIT_REPLY)) {
+        gne = gw_frame_magic(&handshake, p, len);
+        gw_frame_num(&handshake, GNE_F_RESPONSE, p, len, &response);
+    }
 
     if (tcp && c->stage == HS_START) {
         c->stage = HS_DONE;
         if (gne && len == 48)
             { connection_request(x, len); return; }
         /* a server reply seen first: the other side is the client */
-        if (gne && len >= 4 && (p[3] == 0 || p[3] == 1) && (len == 44 || len == 12)) {
+        size_t build_end;
+        build_at(magic, &build_end);
+        if (gne && response <= 1 && (len == 44 || len == 12)) {
             c->client_dir = (uint8_t)!x->p.pi->dir;
             c->stage = HS_WAIT_REPLY;
-        } else if (gne && len >= 7) {
+        } else if (gne && len >= build_end) {
             { connection_request(x, len); return; }
         }
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 1) {
-        if (gne && len >= 4 && p[3] == 0)
+        if (gne && response == 0)
             { refusal(x, len); return; }
-        if (gne && len >= 4 && p[3] == 1)
+        if (gne && response == 1)
             { accept_msg(x, len); return; }
         c->stage = HS_DONE;
-        gw_emit_finding(&x->p.e, GNE_E_BAD_MAGIC, x->p.c.off, len < 4 ? len : 4,
+        size_t head = gw_frame_size(&handshake);
+        gw_emit_finding(&x->p.e, GNE_E_BAD_MAGIC, x->p.c.off, len < head ? len : head,
                         "Expected a refusal or an accept");
     }
     if (tcp && c->stage == HS_WAIT_REPLY && role(x) == 0 && !c->order_flagged) {
@@ -735,7 +920,7 @@ static void message(gne_ctx *x)
     }
     if (tcp && c->stage == HS_DONE && role(x) == 0 && c->port_msg_possible) {
         c->port_msg_possible = false;
-        if (len == 4 && p[3] != ID_END) {
+        if (len == gw_layout_fixed_size(udp_port_layout) && p[len - 1] != ID_END) { /* (packets end with 255) */
             gw_emit_finding(&x->p.e, GNE_E_UDP_UNEXPECTED, x->p.c.off, len,
                             "A 4-byte UDP port message, but the accept opened no UDP link");
             udp_port_msg(x);
@@ -743,7 +928,7 @@ static void message(gne_ctx *x)
         }
     }
     if (tcp && c->stage == HS_WAIT_PORT && role(x) == 0) {
-        if (len == 4)
+        if (len == gw_layout_fixed_size(udp_port_layout))
             { udp_port_msg(x); return; }
         c->stage = HS_DONE;
         gw_emit_finding(&x->p.e, GNE_E_BAD_LENGTH, x->p.c.off, len,
@@ -798,6 +983,8 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     x->conv = conv;
     memset(x->seen, 0, sizeof x->seen);
     x->p.rec = (gw_record){x->seen, x->val, x->text};
+    static const gw_pdu_hooks hooks = {0}; /* the packets' checks and steps run */
+    x->p.hooks = &hooks;
 
     if (pi->transport == GW_TRANSPORT_TCP) {
         size_t head = gw_frame_size(&nl_frame);
@@ -835,30 +1022,24 @@ static void gne_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
 /* ---- pcaptool conform's messages ---------------------------------------------- */
 
 /* The written forms of what conform sends: the handshake's messages, and a
-   message of packets (each its id, a ping's request id and two gtimes, a
-   CustomPacket's u16 length and data, a RateAdjustPacket's rate; other
-   packets no body), ended by 255
-   when a value is given for it. The decoder reads packets procedurally
-   (message()); conform decodes what it built back with it. */
+   message of packets (each its id and body, as the decoder reads them:
+   PACKET), ended by 255 when a value is given for it. What the decoder
+   reads by a step is written from the GW_W_STEP bytes given, in order: a
+   channel or object packet's wrapped packet (or 255), an unknown id's
+   body. A CustomPacket is written with gnelib's 2-byte length. conform
+   decodes what it built back with the decoder. */
 static const gw_lstep request_layout[] = {GW_SUB(magic), GW_SUB(versions), GW_SUB(request_tail), END};
 static const gw_lstep refusal_layout[] = {GW_SUB(reply), GW_SUB(versions), GW_SUB(game), END};
-static const gw_lstep accept_layout[] = {GW_SUB(reply), NUM(RATE, 4), NUM(UDP_PORT, 4), END};
-static const gw_lstep packets_layout[] = {
-    GW_MORE(1), NUM(PACKET_ID, 1),
-    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_PING), NUM(PING_REQ_ID, 4), NUM(TIME_SEC, 4), NUM(TIME_USEC, 4),
-    NUM(TIME_SEC, 4), NUM(TIME_USEC, 4), GW_DONE,
-    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_CUSTOM), GW_COUNTED(GNE_F_CUSTOM_DATA, GNE_F_CUSTOM_LENGTH, 2, -1), GW_DONE,
-    GW_IF(GNE_F_PACKET_ID, GW_CMP_EQ, ID_RATE), NUM(RATE, 4), GW_DONE,
-    GW_DONE,
-    GW_OPTIONAL, NUM(END, 1), END};
+static const gw_lstep packets_layout[] = {GW_MORE(1), PACKET, GW_DONE, GW_OPTIONAL, GW_SUB(end_mark), END};
 
-/* type: MSG_REQUEST, MSG_REFUSAL, MSG_ACCEPT or MSG_PACKETS, in an NL
+/* type: MSG_REQUEST, MSG_REFUSAL, MSG_ACCEPT, MSG_UDP_PORT or MSG_PACKETS, in an NL
    frame (TCP), the data in the byte order the byte_order option forces
    (little-endian when auto) */
 static size_t gne_build(const int *opts, int64_t type, const gw_wval *vals, uint8_t *out, size_t cap)
 {
     const gw_lstep *l = type == MSG_REQUEST ? request_layout : type == MSG_REFUSAL ? refusal_layout
-                      : type == MSG_ACCEPT ? accept_layout : type == MSG_PACKETS ? packets_layout : NULL;
+                      : type == MSG_ACCEPT ? accept_layout : type == MSG_UDP_PORT ? udp_port_layout
+                      : type == MSG_PACKETS ? packets_layout : NULL;
     size_t n, head = gw_frame_size(&nl_frame);
     if (!l || cap < head ||
         !gw_layout_write(l, opts[GNE_OPT_BYTE_ORDER] == GNE_ORDER_BIG, vals, out + head, cap - head, &n) ||
@@ -899,7 +1080,7 @@ static bool gne_heuristic(const int *opts, int transport, const uint8_t *d, size
     size_t head = gw_frame_size(&nl_frame);
     if (len == head)
         return n == 48;
-    return len >= head + 3 && n >= 3 && d[head] == 'G' && d[head + 1] == 'N' && d[head + 2] == 'E';
+    return n >= gw_layout_fixed_size(magic) && gw_frame_magic(&handshake, d + head, len - head);
 }
 
 /* pcaptool stats and the statistics tree: ping round trips */

@@ -969,8 +969,14 @@ static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, c
 
 static gw_verdict bad_magic(gw_conform_io *io)
 {
-    static const uint8_t frame[] = {'X', 'L', 0x00, 0x02, ID_EXIT, 0xff};
-    return dropped_after(io, frame, sizeof frame, "a frame with magic \"XL\"");
+    /* an ExitPacket alone (02 FF) as the builder frames it, its magic made "XL" */
+    uint8_t frame[16];
+    size_t n = P->build(io->opts, MSG_PACKETS, GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_EXIT), GW_WU(GNE_F_END, 255)),
+                        frame, sizeof frame);
+    if (!n)
+        return gw_conform_say(io, GW_FAIL, "pcaptool could not build its frame");
+    frame[0] = 'X';
+    return dropped_after(io, frame, n, "a frame with magic \"XL\"");
 }
 
 static const gw_conform_case case_framing_bad_magic = {

@@ -411,3 +411,109 @@ Test(layout, a_switch_and_a_tree_written)
     /* no case: not written */
     cr_assert_not(gw_layout_write(derived, false, GW_WVALS(GW_WU(F_KIND, 2)), out, sizeof out, &n));
 }
+
+/* a length judged before its bytes (GW_LF_LENGTH): where the check was
+   called, and with what */
+static size_t length_off;
+static uint64_t length_seen;
+static void check_length(gw_pdu *p, size_t off, uint64_t n)
+{
+    length_off = off;
+    length_seen = n;
+    gw_emit_finding(&p->e, E_PADDING, off, 1, "length %llu", (unsigned long long)n);
+}
+static const gw_lstep *const length_judged =
+    GW_LAYOUT(GW_NUM(F_A, 1), GW_COUNTED(F_DATA, F_LEN, 2, -1, GW_FLAGS(GW_LF_LENGTH), GW_CHECK(check_length)),
+              GW_NUM(F_A, 1));
+
+Test(layout, a_length_judged_before_its_bytes)
+{
+    for (int shown = 1; shown >= 0; shown--) {
+        /* length 3 at offset 1, two bytes left: the check's finding, then the
+           truncation where the bytes were due (offset 3) */
+        begin_tree("07 03 00 aa bb", shown);
+        if (!shown) /* nothing shown, no summary: the quiet reading */
+            seq_sink.summary = NULL, x.sum.off = true;
+        length_off = 99;
+        cr_assert_not(gw_layout_run(&x, length_judged));
+        cr_assert_eq(length_off, 1);
+        cr_assert_eq(length_seen, 3);
+        cr_assert_eq(c.n_findings, 2);
+        cr_assert_eq(c.findings[0], E_PADDING);
+        cr_assert_eq(c.findings[1], E_TRUNCATED);
+        cr_assert_eq(c.finding_off[1], 3);
+        cr_assert_eq(collect_count(&c, F_DATA), 0);
+        /* a length of 0: judged, no bytes and no item, the next step read */
+        begin_tree("07 00 00 09", shown);
+        if (!shown)
+            seq_sink.summary = NULL, x.sum.off = true;
+        cr_assert(gw_layout_run(&x, length_judged));
+        cr_assert_eq(length_seen, 0);
+        cr_assert_eq(collect_count(&c, F_DATA), 0);
+        cr_assert_eq(val[F_A], 9);
+        cr_assert_eq(c.n_findings, 1);
+        /* whole: the bytes after the check */
+        begin_tree("07 02 00 aa bb 09", shown);
+        if (!shown)
+            seq_sink.summary = NULL, x.sum.off = true;
+        cr_assert(gw_layout_run(&x, length_judged));
+        cr_assert(seen[F_DATA] && text[F_DATA].n == 2 && text[F_DATA].p == bytes + 3);
+        cr_assert_eq(val[F_A], 9);
+    }
+    /* written as any counted bytes: the length from the bytes */
+    uint8_t out[8];
+    size_t n;
+    cr_assert(gw_layout_write(length_judged, false,
+                              GW_WVALS(GW_WU(F_A, 7), GW_WB(F_DATA, "\xaa\xbb", 2), GW_WU(F_A, 9)), out,
+                              sizeof out, &n));
+    cr_assert_eq(n, 6);
+    cr_assert_arr_eq(out, ((const uint8_t[]){0x07, 0x02, 0x00, 0xaa, 0xbb, 0x09}), 6);
+}
+
+static void label_whole(gw_pdu *p, const gw_item *items, unsigned n, char *out, size_t size)
+{
+    (void)p, (void)items, (void)n;
+    snprintf(out, size, "Pair");
+}
+/* a subtree whose 3 bytes (A and B) are needed whole */
+static const gw_lstep *const whole_tree =
+    GW_LAYOUT(GW_NUM(F_KIND, 1), GW_TREE(F_HEAD, label_whole, GW_WHAT("Pair"), GW_NEED(3)), GW_NUM(F_A, 1),
+              GW_NUM(F_B, 2), GW_DONE, GW_NUM(F_KIND, 1));
+
+Test(layout, a_tree_needed_whole)
+{
+    for (int shown = 1; shown >= 0; shown--) {
+        /* two of its three bytes: truncated at its start (1), "Pair" missing,
+           none of its items read */
+        begin_tree("05 01 02", shown);
+        if (!shown)
+            seq_sink.summary = NULL, x.sum.off = true;
+        cr_assert_not(gw_layout_run(&x, whole_tree));
+        cr_assert_eq(c.n_findings, 1);
+        cr_assert_eq(c.findings[0], E_TRUNCATED);
+        cr_assert_eq(c.finding_off[0], 1);
+        cr_assert_str_eq(seq.ev[seq.n - 1].text, "Truncated: Pair missing at offset 1");
+        cr_assert_not(seen[F_A]);
+        cr_assert_eq(collect_count(&c, F_HEAD), 0);
+        begin_tree("05 01 02 00 06", shown);
+        if (!shown)
+            seq_sink.summary = NULL, x.sum.off = true;
+        cr_assert(gw_layout_run(&x, whole_tree));
+        cr_assert_eq(val[F_B], 2);
+        cr_assert_eq(val[F_KIND], 6);
+        cr_assert_eq(collect_count(&c, F_HEAD), shown ? 1 : 0);
+    }
+}
+
+static void hook_nothing(gw_pdu *p) { (void)p; }
+
+Test(layout, a_hook_writes_no_bytes)
+{
+    /* the GW_W_STEP bytes go to the step that reads them, past the hook */
+    uint8_t out[8];
+    size_t n;
+    cr_assert(gw_layout_write(GW_LAYOUT(GW_HOOK(hook_nothing), GW_NUM(F_A, 1), GW_STEP(NULL)), false,
+                              GW_WVALS(GW_WU(F_A, 7), GW_WSTEP("ab", 2)), out, sizeof out, &n));
+    cr_assert_eq(n, 3);
+    cr_assert_arr_eq(out, "\x07" "ab", 3);
+}

@@ -358,14 +358,18 @@ Test(roundtrip, openttd_every_packet)
 
 /* ---- GNE: the handshake, then messages of packets ------------------------- */
 
+/* a connection request of GNE 0.9.7, its UDP link asked for or not */
+#define GNE_REQUEST(unreliable)                                                                                \
+    {MSG_REQUEST, 0, TCP,                                                                                      \
+     GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, 0), GW_WU(GNE_F_SUB_VERSION, 9),            \
+              GW_WU(GNE_F_BUILD, 7), GW_WB(GNE_F_GAME_NAME, game, sizeof game - 1), GW_WU(GNE_F_USER_VERSION, 3), \
+              GW_WU(GNE_F_RATE, 5000), GW_WU(GNE_F_UNRELIABLE, unreliable))}
+
 Test(roundtrip, gne)
 {
     static const char game[] = "roundtrip";
     const rt_pdu seq[] = {
-        {MSG_REQUEST, 0, TCP,
-         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_VERSION, 0), GW_WU(GNE_F_SUB_VERSION, 9),
-                  GW_WU(GNE_F_BUILD, 7), GW_WB(GNE_F_GAME_NAME, game, sizeof game - 1), GW_WU(GNE_F_USER_VERSION, 3),
-                  GW_WU(GNE_F_RATE, 5000), GW_WU(GNE_F_UNRELIABLE, 0))},
+        GNE_REQUEST(0),
         {MSG_ACCEPT, 1, TCP,
          GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 6000),
                   GW_WU(GNE_F_UDP_PORT, 0))},
@@ -375,6 +379,20 @@ Test(roundtrip, gne)
                   GW_WU(GNE_F_TIME_USEC, 0), GW_WU(GNE_F_TIME_SEC, 0), GW_WU(GNE_F_TIME_USEC, 0),
                   GW_WU(GNE_F_PACKET_ID, 1), GW_WB(GNE_F_CUSTOM_DATA, "abc", 3), GW_WU(GNE_F_PACKET_ID, 3),
                   GW_WU(GNE_F_RATE, 7000), GW_WU(GNE_F_END, 255))},
+        /* the reply to that ping (T2 <= T3, microseconds in range); a channel
+           packet and the three object packets, each wrapping no packet (255,
+           bytes the decoder's step reads: GW_W_STEP) but the last, which
+           wraps a channel packet wrapping none */
+        {MSG_PACKETS, 1, TCP,
+         GW_WVALS(GW_WU(GNE_F_PACKET_ID, 4), GW_WU(GNE_F_PING_REQ_ID, 11), GW_WU(GNE_F_TIME_SEC, 1795242133),
+                  GW_WU(GNE_F_TIME_USEC, 279216), GW_WU(GNE_F_TIME_SEC, 1795242133), GW_WU(GNE_F_TIME_USEC, 279226),
+                  GW_WU(GNE_F_PACKET_ID, 5), GW_WSTEP("\xff", 1), GW_WU(GNE_F_CHANNEL, 3),
+                  GW_WU(GNE_F_CHANNEL_FROM, 1), GW_WU(GNE_F_PACKET_ID, 6), GW_WSTEP("\xff", 1),
+                  GW_WU(GNE_F_OBJECT_ID, 9), GW_WU(GNE_F_PACKET_ID, 7), GW_WSTEP("\xff", 1),
+                  GW_WU(GNE_F_OBJECT_ID, 10), GW_WU(GNE_F_PACKET_ID, 8), GW_WSTEP("\x05\xff\x04\x02", 4),
+                  GW_WU(GNE_F_OBJECT_ID, 11), GW_WU(GNE_F_END, 255))},
+        /* an application-defined packet: its body (GW_W_STEP) runs to the 255 */
+        {MSG_PACKETS, 0, TCP, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 16), GW_WSTEP("ab", 2), GW_WU(GNE_F_END, 255))},
         {MSG_PACKETS, 1, TCP, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 0), GW_WU(GNE_F_PACKET_ID, 2), GW_WU(GNE_F_END, 255))},
     };
     round_trip(&gw_gne_protocol, NULL, seq, sizeof seq / sizeof seq[0]);
@@ -386,6 +404,60 @@ Test(roundtrip, gne)
                   GW_WU(GNE_F_USER_VERSION, 3))},
     };
     round_trip(&gw_gne_protocol, NULL, refused, 2);
+    /* a UDP link asked for and accepted: the client answers with its port */
+    const rt_pdu link[] = {
+        GNE_REQUEST(1),
+        {MSG_ACCEPT, 1, TCP,
+         GW_WVALS(GW_WB(GNE_F_MAGIC, "GNE", 3), GW_WU(GNE_F_RESPONSE, 1), GW_WU(GNE_F_RATE, 6000),
+                  GW_WU(GNE_F_UDP_PORT, 5001))},
+        {MSG_UDP_PORT, 0, TCP, GW_WVALS(GW_WU(GNE_F_UDP_PORT, 40000))},
+    };
+    round_trip(&gw_gne_protocol, NULL, link, 3);
+}
+
+/* The message of packets written byte for byte as the GNE text and gnelib
+   lay it out (little-endian data): a ping request, a CustomPacket (u16
+   length), a RateAdjustPacket, a ChannelPacket wrapping none, 255; and the
+   decoder's reading of it: each packet's fields, no finding but the note
+   that the CustomPacket's length is gnelib's */
+Test(roundtrip, gne_packets_bytes)
+{
+    static const uint8_t want[] = {'N', 'L', 0x00, 0x24,
+                                   0x04, 0x0b, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                   0x01, 0x02, 0x00, 'a', 'b',
+                                   0x03, 0x58, 0x1b, 0x00, 0x00,
+                                   0x05, 0xff, 0x03, 0x01,
+                                   0xff};
+    int opts[GW_MAX_OPTIONS];
+    gw_options_init(&gw_gne_protocol, opts);
+    uint8_t d[128];
+    size_t n = gw_gne_protocol.build(
+        opts, MSG_PACKETS,
+        GW_WVALS(GW_WU(GNE_F_PACKET_ID, 4), GW_WU(GNE_F_PING_REQ_ID, 11), GW_WU(GNE_F_PACKET_ID, 1),
+                 GW_WB(GNE_F_CUSTOM_DATA, "ab", 2), GW_WU(GNE_F_PACKET_ID, 3), GW_WU(GNE_F_RATE, 7000),
+                 GW_WU(GNE_F_PACKET_ID, 5), GW_WSTEP("\xff", 1), GW_WU(GNE_F_CHANNEL, 3), GW_WU(GNE_F_CHANNEL_FROM, 1),
+                 GW_WU(GNE_F_END, 255)),
+        d, sizeof d);
+    cr_assert_eq(n, sizeof want);
+    cr_assert_arr_eq(d, want, n);
+    /* decoded (no handshake seen: the data taken as little-endian, noted) */
+    void *conv = test_conv_new(&gw_gne_protocol, opts);
+    collect c;
+    collect_init(&c);
+    gw_pdu_info pi = {1, 1000000000ll, 0, TCP};
+    gw_gne_protocol.decode(conv, &pi, d, n, &c.sink);
+    cr_assert_str_eq(c.summary, "Ping request 11, Custom (2 bytes), Rate adjust 7000 bytes/s, Channel [no packet] "
+                                "channel 3 from 1");
+    cr_assert_eq(collect_count(&c, GNE_F_PACKET), 4);
+    cr_assert_eq(collect_get(&c, GNE_F_CUSTOM_LENGTH, 0)->v.u, 2);
+    cr_assert_eq(collect_get(&c, GNE_F_CUSTOM_LENGTH, 0)->len, 2);
+    cr_assert_eq(collect_get(&c, GNE_F_RATE, 0)->v.u, 7000);
+    cr_assert_eq(collect_get(&c, GNE_F_CHANNEL_FROM, 0)->v.u, 1);
+    cr_assert_eq(collect_count(&c, GNE_F_END), 2);
+    for (int f = 0; f < c.n_findings; f++)
+        cr_assert(c.findings[f] == GNE_E_ORDER_ASSUMED || c.findings[f] == GNE_E_DIV_CUSTOM_U16, "finding %s",
+                  gw_gne_protocol.findings[c.findings[f]].code);
+    test_conv_free(&gw_gne_protocol, conv);
 }
 
 /* ---- OpenDrakan: every packet type, on the link it belongs to ------------- */
