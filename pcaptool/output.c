@@ -188,6 +188,19 @@ struct out_pdu {
     obuf json;         /* the records written and not yet flushed */
     obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
+    /* out_pdu_direct: a JSON record's "fields" (and "names", in names)
+       written as its items come, each field's values together while they
+       come one after the other; a field that comes back after another
+       (or a value name the direct writing cannot place) sends the record
+       back to write_json's grouping over the items (regroup) */
+    bool direct, regroup;
+    json_keys *pkeys;  /* the keys of the PDU's protocol (direct) */
+    obuf fields;       /* the record's fields so far, each key with its comma */
+    int open;          /* the field whose values are the last in fields, or -1 */
+    bool open_named;   /* its names are the last in names */
+    uint32_t record;   /* numbers the records: seen[f] == record when f was */
+    uint32_t *seen;    /* of each field of the protocol, n_seen of them */
+    size_t n_seen;
 };
 
 static size_t keep_text(out_pdu *o, const char *s)
@@ -210,6 +223,8 @@ static __attribute__((noinline)) void more_items(out_pdu *o)
     o->items = g_renew(ev_item, o->items, o->items_cap);
 }
 
+static void direct_item(out_pdu *o, const ev_item *e);
+
 static void on_item(void *ctx, const gw_item *it)
 {
     out_pdu *o = ctx;
@@ -222,6 +237,8 @@ static void on_item(void *ctx, const gw_item *it)
     /* a number's label is the name of its value (JSON's "names"): kept always */
     e->label = it->label && (!o->sink.no_labels || o->p->fields[it->field].type != GW_FT_NONE)
                    ? keep_text(o, it->label) : SIZE_MAX;
+    if (o->direct && !o->regroup)
+        direct_item(o, e);
 }
 
 static void on_push(void *ctx)
@@ -296,7 +313,31 @@ void out_pdu_free(out_pdu *o)
     g_array_free(o->next_of_item, TRUE);
     g_free(o->json.p);
     g_free(o->names.p);
+    g_free(o->fields.p);
+    g_free(o->seen);
     g_free(o);
+}
+
+static json_keys *keys_of(out_pdu *o, const gw_protocol *p);
+
+/* ready the direct writing of a record of p: no field seen yet */
+static void direct_begin(out_pdu *o, const gw_protocol *p)
+{
+    o->pkeys = keys_of(o, p);
+    o->fields.len = 0;
+    o->names.len = 0;
+    o->open = -1;
+    o->open_named = false;
+    o->regroup = false;
+    if (o->n_seen < (size_t)p->n_fields) {
+        o->seen = g_renew(uint32_t, o->seen, (size_t)p->n_fields);
+        memset(o->seen + o->n_seen, 0, ((size_t)p->n_fields - o->n_seen) * sizeof *o->seen);
+        o->n_seen = (size_t)p->n_fields;
+    }
+    if (++o->record == 0) { /* (wrapped: every field unseen again) */
+        memset(o->seen, 0, o->n_seen * sizeof *o->seen);
+        o->record = 1;
+    }
 }
 
 gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
@@ -308,7 +349,14 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
     o->summary = SIZE_MAX;
     o->depth = 0;
     o->max_sev = 0;
+    if (o->direct)
+        direct_begin(o, p);
     return &o->sink;
+}
+
+void out_pdu_direct(out_pdu *o, bool direct)
+{
+    o->direct = direct;
 }
 
 void out_pdu_labels(out_pdu *o, bool kept)
@@ -710,7 +758,19 @@ static void print_address(FILE *f, const gw_field *fd, const gw_item *it)
     fputs(address_text(fd, it, text, sizeof text), f);
 }
 
-static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
+static void json_value_any(obuf *b, const gw_field *fd, const gw_item *it);
+
+/* an item's value in JSON: the plain unsigned numbers, most values,
+   inline */
+static inline void json_value(obuf *b, const gw_field *fd, const gw_item *it)
+{
+    if (fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask)
+        ob_u64(b, it->v.u);
+    else
+        json_value_any(b, fd, it);
+}
+
+static void json_value_any(obuf *b, const gw_field *fd, const gw_item *it)
 {
     char text[INET6_ADDRSTRLEN];
     switch (fd->type) {
@@ -1049,6 +1109,53 @@ static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int f
     ob_c(b, ']');
 }
 
+/* an item of the record into o->fields and o->names as it comes
+   (out_pdu_direct), as write_json's grouping would write it; o->regroup
+   set instead where the grouping would put it elsewhere */
+static void direct_item(out_pdu *o, const ev_item *e)
+{
+    int fi = e->it.field;
+    const gw_field *fd = &o->p->fields[fi];
+    if (fd->type == GW_FT_NONE)
+        return;
+    bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
+    json_keys *keys = o->pkeys;
+    obuf *fb = &o->fields, *nb = &o->names;
+    if (fi == o->open) { /* one more value of the field written last */
+        if (integer && !o->open_named && e->label != SIZE_MAX) {
+            o->regroup = true; /* its names, null so far, start */
+            return;
+        }
+        ob_c(fb, ',');
+        json_value(fb, fd, &e->it);
+        if (o->open_named) {
+            ob_c(nb, ',');
+            json_value_name(nb, o, keys, fd, fi, e);
+        }
+        return;
+    }
+    if (o->seen[fi] == o->record) { /* a field that comes back: grouped at the end */
+        o->regroup = true;
+        return;
+    }
+    o->seen[fi] = o->record;
+    if (o->open >= 0) {
+        ob_c(fb, ']');
+        if (o->open_named)
+            ob_c(nb, ']');
+    }
+    o->open = fi;
+    ob_put(fb, keys->text + keys->key[fi], keys->key_len[fi]);
+    json_value(fb, fd, &e->it);
+    o->open_named = integer && (fd->names || e->label != SIZE_MAX);
+    if (o->open_named) {
+        ob_put(nb, keys->text + keys->key[fi], keys->key_len[fi]);
+        json_value_name(nb, o, keys, fd, fi, e);
+    }
+}
+
+static void json_tail(out_pdu *o, obuf *b);
+
 /* One record, built in o->json after the records held before it: values
    grouped by field, fields in order of first appearance. */
 static void write_json(out_pdu *o, const out_meta *m)
@@ -1057,6 +1164,21 @@ static void write_json(out_pdu *o, const out_meta *m)
     json_keys *keys = keys_of(o, p);
     obuf *b = &o->json;
     json_head(b, m, p->name, out_pdu_summary(o), &o->seconds);
+    if (o->direct && !o->regroup) { /* fields and names written as the items came */
+        ob_put(b, ",\"fields\":{", 11);
+        if (o->open >= 0) {
+            ob_c(&o->fields, ']');
+            if (o->open_named)
+                ob_c(&o->names, ']');
+            ob_put(b, o->fields.p + 1, o->fields.len - 1); /* its first key without the comma */
+        }
+        ob_c(b, '}');
+        o->fields.len = 0;
+        o->open = -1;
+        json_tail(o, b);
+        return;
+    }
+    o->names.len = 0; /* (what the direct writing had) */
 
     guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
@@ -1092,7 +1214,16 @@ static void write_json(out_pdu *o, const out_meta *m)
         if (fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64)
             json_names_of(o, keys, fd, fi, (int)i, next);
     }
+    for (guint i = 0; i < n; i++) /* -1 again, for the next record */
+        first[items[i].it.field] = last[items[i].it.field] = -1;
     ob_c(b, '}');
+    json_tail(o, b);
+}
+
+/* a record's end after its "fields": its "names", findings */
+static void json_tail(out_pdu *o, obuf *b)
+{
+    const gw_protocol *p = o->p;
     /* ,"names":{...}: for each integer field of the record that has value
        names (its table, or its items' own), the name of each of its values
        in "fields" (null where it has none); nothing when no field has any */
@@ -1102,8 +1233,6 @@ static void write_json(out_pdu *o, const out_meta *m)
         ob_c(b, '}');
         o->names.len = 0;
     }
-    for (guint i = 0; i < n; i++) /* -1 again, for the next record */
-        first[items[i].it.field] = last[items[i].it.field] = -1;
     ob_str(b, ",\"findings\":[");
     for (guint i = 0; i < o->findings->len; i++) {
         const ev_finding *e = &g_array_index(o->findings, ev_finding, i);

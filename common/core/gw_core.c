@@ -605,25 +605,6 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
     c->off = c->len;
 }
 
-/* a number of `size` bytes read as `v`, emitted by its field's type */
-static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
-                        uint64_t v, unsigned flags, const char *name)
-{
-    gw_value x;
-    switch (fields[field].type) {
-    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
-        x.i = (int64_t)gw_sign_extend(v, size);
-        break;
-    case GW_FT_DOUBLE:
-        x.d = gw_float_bits(v, size); /* 2: half precision */
-        break;
-    default:
-        x.u = v;
-        break;
-    }
-    gw_emit_item(e, field, off, size, x, flags, name);
-}
-
 /* ---- one PDU being decoded ---- */
 
 static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
@@ -657,14 +638,28 @@ static inline bool have(gw_pdu *x, int field, size_t n)
     return gw_pdu_need(x, n, x->proto->fields[field].name);
 }
 
-/* a number's item, named by the hooks where they name it (out of
-   gw_take_num's line: pcaptool validate and stats want no items) */
-static __attribute__((noinline)) void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v,
-                                               bool big_endian)
+/* a number of `size` bytes read as `v` at off, its item by its field's
+   type to the sink (which takes items), named by the hooks where they name
+   it: the gw_item made here and handed on, not through gw_emit_item (one
+   of the commonest events where items are wanted) */
+static inline void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v, bool big_endian)
 {
-    const char *name = x->hooks && x->hooks->value_name ? x->hooks->value_name(x, field, v) : NULL;
-    emit_number(&x->e, x->proto->fields, field, off, size, v, big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0,
-                name);
+    gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size,
+                  .flags = big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0};
+    switch (x->proto->fields[field].type) {
+    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+        it.v.i = (int64_t)gw_sign_extend(v, size);
+        break;
+    case GW_FT_DOUBLE:
+        it.v.d = gw_float_bits(v, size); /* 2: half precision */
+        break;
+    default:
+        it.v.u = v;
+        break;
+    }
+    if (x->hooks && x->hooks->value_name)
+        it.label = x->hooks->value_name(x, field, v);
+    x->e.sink->item(x->e.sink->ctx, &it);
 }
 
 bool gw_take_num_slow(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)
