@@ -176,8 +176,14 @@ struct out_pdu {
     ev_item *items;    /* this PDU's items, n_items of them */
     size_t n_items, items_cap;
     GArray *findings;  /* ev_finding */
-    GString *text;     /* labels, messages, summary */
-    size_t summary;    /* offset in text, or SIZE_MAX */
+    GString *text;     /* labels, messages, a summary too long for sum */
+    size_t summary;    /* offset in text, SUMMARY_IN_SUM, or SIZE_MAX (none) */
+    /* the summary (most: gw_summary's are shorter), with its length and
+       16 bytes after it that can be read (SUMMARY_PAD: its escaping reads
+       16 bytes at a time) */
+    char sum[256 + 16];
+    size_t sum_len;
+    json_keys *last_keys; /* keys_of's last answer */
     int depth;
     unsigned max_sev;
     /* per-field chaining for grouping JSON values: the first and last item
@@ -264,10 +270,19 @@ static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, 
         o->max_sev = sev;
 }
 
+#define SUMMARY_IN_SUM (SIZE_MAX - 1)
+
 static void on_summary(void *ctx, const char *text)
 {
     out_pdu *o = ctx;
-    o->summary = keep_text(o, text);
+    size_t n = strlen(text);
+    if (n < 256) {
+        memcpy(o->sum, text, n + 1);
+        o->sum_len = n;
+        o->summary = SUMMARY_IN_SUM;
+    } else {
+        o->summary = keep_text(o, text);
+    }
 }
 
 static void on_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
@@ -344,8 +359,10 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 {
     o->p = p;
     o->n_items = 0;
-    g_array_set_size(o->findings, 0);
-    g_string_truncate(o->text, 0);
+    if (o->findings->len)
+        g_array_set_size(o->findings, 0);
+    o->text->len = 0; /* (g_string_truncate's work) */
+    o->text->str[0] = '\0';
     o->summary = SIZE_MAX;
     o->depth = 0;
     o->max_sev = 0;
@@ -400,7 +417,7 @@ void out_conversation_key(const gw_protocol *p, const out_meta *m, char *key, si
 
 const char *out_pdu_summary(const out_pdu *o)
 {
-    return o->summary == SIZE_MAX ? "" : o->text->str + o->summary;
+    return o->summary == SIZE_MAX ? "" : o->summary == SUMMARY_IN_SUM ? o->sum : o->text->str + o->summary;
 }
 
 bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
@@ -492,7 +509,7 @@ static inline unsigned special16(const uint8_t *p)
 
 /* where the run of bytes json_class passes that starts at p[i] ends: the
    first byte from i that needs escaping or checking, or n */
-static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
+static inline size_t plain_run(const uint8_t *p, size_t i, size_t n, bool padded)
 {
 #if defined(__SSE2__)
     for (; n - i >= 16; i += 16) { /* 16 bytes at a time */
@@ -500,6 +517,10 @@ static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
         if (m)
             return i + (size_t)__builtin_ctz(m);
     }
+    if (padded && i < n) /* the last few bytes with the 16 they start */
+        return i + (size_t)__builtin_ctz(special16(p + i) | ~0u << (n - i));
+#else
+    (void)padded;
 #endif
     while (n - i >= 8 && !any_special8(p + i)) /* 8 at a time */
         i += 8;
@@ -511,12 +532,13 @@ static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
 /* Text as a JSON string: the runs of bytes that need nothing go out at
    once; valid UTF-8 is kept, each byte of anything else (a NUL too: GLib's
    validation refuses it) becomes U+FFFD. */
-static void json_escape(obuf *b, const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) void json_escape_in(obuf *b, const uint8_t *p, size_t n,
+                                                                  bool padded)
 {
     ob_c(b, '"');
     size_t i = 0, plain = 0;
     while (i < n) {
-        i = plain_run(p, i, n);
+        i = plain_run(p, i, n, padded);
         if (i == n)
             break;
         uint8_t c = p[i];
@@ -551,6 +573,18 @@ static void json_escape(obuf *b, const uint8_t *p, size_t n)
     }
     ob_put(b, p + plain, n - plain);
     ob_c(b, '"');
+}
+
+static void json_escape(obuf *b, const uint8_t *p, size_t n)
+{
+    json_escape_in(b, p, n, false);
+}
+
+/* the same for text of which 16 bytes more can be read (the summary's
+   buffer) */
+static void json_escape_padded(obuf *b, const uint8_t *p, size_t n)
+{
+    json_escape_in(b, p, n, true);
 }
 
 void out_json_string(FILE *f, const uint8_t *p, size_t n)
@@ -942,7 +976,8 @@ static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
 }
 
 /* the start of every record: JSON up to the summary, or the text line */
-static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, seconds_seen *seen)
+static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, size_t summary_len,
+                      seconds_seen *seen, bool padded)
 {
     ob_c(b, '{');
     if (m->file_json) {
@@ -961,7 +996,10 @@ static void json_head(obuf *b, const out_meta *m, const char *proto, const char 
     ob_str(b, "\",\"proto\":\"");
     ob_str(b, proto);
     ob_str(b, "\",\"summary\":");
-    json_escape(b, (const uint8_t *)summary, strlen(summary));
+    if (padded)
+        json_escape_padded(b, (const uint8_t *)summary, summary_len);
+    else
+        json_escape(b, (const uint8_t *)summary, summary_len);
 }
 
 /* a finding object, after "findings":[ */
@@ -1010,9 +1048,12 @@ static int *field_slots(GArray *a, guint n)
 /* p's JSON keys, made the first time a record of p is written */
 static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
 {
+    if (o->last_keys && o->last_keys->p == p)
+        return o->last_keys;
     json_keys *k = o->keys;
     while (k->p && k->p != p && k < o->keys + GW_MAX_PROTOCOLS - 1)
         k++;
+    o->last_keys = k;
     if (k->p == p)
         return k;
     free_keys(k); /* (the last slot is remade if ever more protocols come) */
@@ -1161,9 +1202,11 @@ static void json_tail(out_pdu *o, obuf *b);
 static void write_json(out_pdu *o, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    json_keys *keys = keys_of(o, p);
+    json_keys *keys = o->direct ? o->pkeys : keys_of(o, p);
     obuf *b = &o->json;
-    json_head(b, m, p->name, out_pdu_summary(o), &o->seconds);
+    const char *summary = out_pdu_summary(o);
+    bool in_sum = o->summary == SUMMARY_IN_SUM;
+    json_head(b, m, p->name, summary, in_sum ? o->sum_len : strlen(summary), &o->seconds, in_sum);
     if (o->direct && !o->regroup) { /* fields and names written as the items came */
         ob_put(b, ",\"fields\":{", 11);
         if (o->open >= 0) {
@@ -1301,7 +1344,7 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
     if (fmt == OUT_JSON) {
         char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
         obuf b = {chunk, 0, sizeof chunk, f, NULL};
-        json_head(&b, m, fd->proto, fd->summary, NULL);
+        json_head(&b, m, fd->proto, fd->summary, strlen(fd->summary), NULL, false);
         ob_str(&b, ",\"fields\":{},\"findings\":[");
         json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");
