@@ -630,11 +630,17 @@ static void put_digits(char *q, uint64_t v, unsigned width)
         *q = (char)('0' + w % 10);
 }
 
+/* how many decimal digits v has (1 for 0): from its bits' count, which
+   gives the digits or one too many */
+static inline unsigned decimal_width(uint64_t v)
+{
+    unsigned w = (unsigned)((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* log10(2) ~ 1233/4096 */
+    return w + (w < 20 && v >= powers_of_10[w]);
+}
+
 static __attribute__((noinline)) void ob_u64_long(obuf *b, uint64_t v)
 {
-    unsigned width = 3;
-    while (width < 20 && v >= powers_of_10[width])
-        width++;
+    unsigned width = decimal_width(v);
     put_digits(ob_room(b, 20), v, width);
     b->len += width;
 }
@@ -954,31 +960,75 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     }
 }
 
-/* the capture time ns (>= 0 from the readers, gw_time_ns) as
-   gw_seconds_text writes it, the whole seconds from *seen where they are
-   the same (seen may be NULL) */
-static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
+/* the capture time ns (>= 0) as gw_seconds_text writes it at q (room
+   for 32 bytes), the whole seconds from *seen where they are the same:
+   its length */
+static inline size_t seen_time(char *q, int64_t ns, seconds_seen *seen)
 {
-    if (!seen || ns < 0) {
-        ob_seconds(b, ns);
-        return;
-    }
     int64_t sec = ns / 1000000000;
     if (sec != seen->sec) {
         seen->sec = sec;
         seen->len = gw_seconds_text(seen->text, sec * 1000000000) - 10; /* without ".000000000" */
     }
-    char *q = ob_room(b, 32);
     memcpy(q, seen->text, 20); /* the digits and what follows: a copy of one size */
     q[seen->len] = '.';
     put_digits(q + seen->len + 1, (uint64_t)(ns % 1000000000), 9);
-    b->len += seen->len + 10;
+    return seen->len + 10;
+}
+
+/* the capture time ns (>= 0 from the readers, gw_time_ns) as
+   gw_seconds_text writes it, the whole seconds from *seen where they are
+   the same (seen may be NULL) */
+static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
+{
+    if (!seen || ns < 0)
+        ob_seconds(b, ns);
+    else
+        b->len += seen_time(ob_room(b, 32), ns, seen);
 }
 
 /* the start of every record: JSON up to the summary, or the text line */
 static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, size_t summary_len,
                       seconds_seen *seen, bool padded)
 {
+    size_t nfile = m->file_json ? strlen(m->file_json) : 0, nsrc = strlen(m->src), ndst = strlen(m->dst),
+           nproto = strlen(proto);
+    if (seen && m->time_ns >= 0 && nfile + nsrc + ndst + nproto < 256) {
+        /* the usual record: all of it up to the summary in the room made
+           for it at once */
+        char *q = ob_room(b, nfile + nsrc + ndst + nproto + 128), *start = q;
+        if (nfile) {
+            memcpy(q, "{\"file\":", 8);
+            copy_short(q + 8, m->file_json, nfile);
+            q += 8 + nfile;
+            memcpy(q, ",\"frame\":", 9);
+        } else {
+            memcpy(q, "{\"frame\":", 9);
+        }
+        q += 9;
+        unsigned w = decimal_width(m->frame);
+        put_digits(q, m->frame, w);
+        q += w;
+        memcpy(q, ",\"time\":", 8);
+        q += 8;
+        q += seen_time(q, m->time_ns, seen);
+        memcpy(q, ",\"src\":\"", 8);
+        copy_short(q + 8, m->src, nsrc);
+        q += 8 + nsrc;
+        memcpy(q, "\",\"dst\":\"", 9);
+        copy_short(q + 9, m->dst, ndst);
+        q += 9 + ndst;
+        memcpy(q, "\",\"proto\":\"", 11);
+        copy_short(q + 11, proto, nproto);
+        q += 11 + nproto;
+        memcpy(q, "\",\"summary\":", 12);
+        b->len += (size_t)(q + 12 - start);
+        if (padded)
+            json_escape_padded(b, (const uint8_t *)summary, summary_len);
+        else
+            json_escape(b, (const uint8_t *)summary, summary_len);
+        return;
+    }
     ob_c(b, '{');
     if (m->file_json) {
         ob_str(b, "\"file\":");
@@ -1130,6 +1180,23 @@ static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw
         ob_put(b, "null", 4);
 }
 
+/* json_value_name, inline for an unsigned value below NAMES_CACHED of a
+   field whose names are cached (most names) */
+static inline void json_value_name_fast(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
+                                        const ev_item *e)
+{
+    if (e->label == SIZE_MAX && fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask &&
+        e->it.v.u < NAMES_CACHED && keys->names && keys->names[f]) {
+        const json_name *n = &keys->names[f][e->it.v.u];
+        if (n->len)
+            ob_put(b, keys->names_text.p + n->at, n->len);
+        else
+            ob_put(b, "null", 4);
+        return;
+    }
+    json_value_name(b, o, keys, fd, f, e);
+}
+
 /* field fi's names in "names" (fi's values from item i on, along next),
    after its values in "fields", into o->names, if it has any: its table's
    or its items' own (,"fi":["name",null,...]) */
@@ -1171,7 +1238,7 @@ static void direct_item(out_pdu *o, const ev_item *e)
         json_value(fb, fd, &e->it);
         if (o->open_named) {
             ob_c(nb, ',');
-            json_value_name(nb, o, keys, fd, fi, e);
+            json_value_name_fast(nb, o, keys, fd, fi, e);
         }
         return;
     }
@@ -1191,7 +1258,7 @@ static void direct_item(out_pdu *o, const ev_item *e)
     o->open_named = integer && (fd->names || e->label != SIZE_MAX);
     if (o->open_named) {
         ob_put(nb, keys->text + keys->key[fi], keys->key_len[fi]);
-        json_value_name(nb, o, keys, fd, fi, e);
+        json_value_name_fast(nb, o, keys, fd, fi, e);
     }
 }
 
