@@ -185,15 +185,17 @@ static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negat
 
 /* vsnprintf into out[size] (size >= 1): what it writes and returns. A
    summary's format is read for every PDU shown, so the plain conversions
-   are made by hand in one pass: %s, %c, %d, %i, %u, %x (the numbers after
-   l, ll or z), %%, without flags, width or precision; at the first other
-   one the whole format goes to vsnprintf itself. */
+   are made by hand in one pass: %s (and its precision, %.4s or %.*s), %c,
+   %d, %i, %u, %x (the numbers after l, ll or z), %%, without flags, width
+   or other precision; at the first other one the whole format goes to
+   vsnprintf itself. */
 static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
 {
     va_list again;
     va_copy(again, ap);
     size_t n = 0;
-    for (const char *f = fmt;;) {
+    bool plain = true;
+    for (const char *f = fmt; plain;) {
         for (; *f && *f != '%'; f++, n++) /* the format's own text: a few bytes between conversions */
             if (n + 1 < size)
                 out[n] = *f;
@@ -204,6 +206,14 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
             put_fit(out, size, &n, "%", 1);
             f++;
             continue;
+        }
+        int precision = -1; /* %.Ns, %.*s: at most N bytes of the text */
+        if (*f == '.' && f[1] == '*') {
+            precision = va_arg(ap, int);
+            f += 2;
+        } else if (*f == '.' && f[1] >= '0' && f[1] <= '9') {
+            for (precision = 0, f++; *f >= '0' && *f <= '9'; f++)
+                precision = 10 * precision + (*f - '0');
         }
         int longs = 0;
         bool z = false;
@@ -218,9 +228,15 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
         bool modified = longs || z;
         if (conv == 's' && !modified) {
             const char *str = va_arg(ap, const char *);
+            if (!str && precision >= 0) {
+                plain = false; /* (glibc's own way: "(null)" whole or nothing) */
+                continue;
+            }
             if (!str)
                 str = "(null)";
-            put_fit(out, size, &n, str, strlen(str));
+            put_fit(out, size, &n, str, precision >= 0 ? strnlen(str, (size_t)precision) : strlen(str));
+        } else if (precision >= 0) {
+            plain = false;
         } else if (conv == 'c' && !modified) {
             char c = (char)va_arg(ap, int);
             put_fit(out, size, &n, &c, 1);
@@ -232,11 +248,14 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
             uint64_t v = z ? (uint64_t)va_arg(ap, size_t) : longs == 2 ? (uint64_t)va_arg(ap, unsigned long long)
                        : longs ? (uint64_t)va_arg(ap, unsigned long) : (uint64_t)va_arg(ap, unsigned);
             put_number(out, size, &n, v, false, conv == 'x');
-        } else { /* not plain: all of it again by vsnprintf */
-            int k = vsnprintf(out, size, fmt, again);
-            va_end(again);
-            return k > 0 ? (size_t)k : 0;
+        } else {
+            plain = false;
         }
+    }
+    if (!plain) { /* all of it again by vsnprintf */
+        int k = vsnprintf(out, size, fmt, again);
+        va_end(again);
+        return k > 0 ? (size_t)k : 0;
     }
     va_end(again);
     out[n < size ? n : size - 1] = '\0';
