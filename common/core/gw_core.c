@@ -566,16 +566,6 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
 
 /* ---- emitters ---- */
 
-void gw_emit_item(gw_emit *e, int field, size_t off, size_t len, gw_value v, unsigned flags,
-                  const char *label)
-{
-    if (!e->sink->item)
-        return;
-    gw_item it = {.field = field, .src = e->src, .off = off, .len = len,
-                  .v = v, .flags = flags, .label = label};
-    e->sink->item(e->sink->ctx, &it);
-}
-
 static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, va_list ap)
 {
     const gw_sink *s = e->sink;
@@ -659,8 +649,7 @@ static inline bool have(gw_pdu *x, int field, size_t n)
 
 /* a number of `size` bytes read as `v` at off, its item by its field's
    type to the sink (which takes items), named by the hooks where they name
-   it: the gw_item made here and handed on, not through gw_emit_item (one
-   of the commonest events where items are wanted) */
+   it (one of the commonest events where items are wanted) */
 static inline void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v, bool big_endian)
 {
     gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size,
