@@ -820,8 +820,8 @@ static void json_value_any(obuf *b, const gw_field *fd, const gw_item *it)
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         ob_i64(b, it->v.i);
         break;
-    case GW_FT_BOOL:
-        if (fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u)
+    case GW_FT_BOOL: /* (a masked value is 0 when its bits under the mask are) */
+        if (fd->mask ? it->v.u & fd->mask : it->v.u)
             ob_put(b, "true", 4);
         else
             ob_put(b, "false", 5);
@@ -1342,6 +1342,10 @@ static void json_tail(out_pdu *o, obuf *b)
         ob_put(b, o->names.p + 1, o->names.len - 1); /* its first key without the comma */
         ob_c(b, '}');
         o->names.len = 0;
+    }
+    if (!o->findings->len) {
+        ob_put(b, ",\"findings\":[]}\n", 16);
+        return;
     }
     ob_str(b, ",\"findings\":[");
     for (guint i = 0; i < o->findings->len; i++) {
