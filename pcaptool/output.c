@@ -176,8 +176,14 @@ struct out_pdu {
     ev_item *items;    /* this PDU's items, n_items of them */
     size_t n_items, items_cap;
     GArray *findings;  /* ev_finding */
-    GString *text;     /* labels, messages, summary */
-    size_t summary;    /* offset in text, or SIZE_MAX */
+    GString *text;     /* labels, messages, a summary too long for sum */
+    size_t summary;    /* offset in text, SUMMARY_IN_SUM, or SIZE_MAX (none) */
+    /* the summary (most: gw_summary's are shorter), with its length and
+       16 bytes after it that can be read (SUMMARY_PAD: its escaping reads
+       16 bytes at a time) */
+    char sum[256 + 16];
+    size_t sum_len;
+    json_keys *last_keys; /* keys_of's last answer */
     int depth;
     unsigned max_sev;
     /* per-field chaining for grouping JSON values: the first and last item
@@ -188,6 +194,19 @@ struct out_pdu {
     obuf json;         /* the records written and not yet flushed */
     obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
+    /* out_pdu_direct: a JSON record's "fields" (and "names", in names)
+       written as its items come, each field's values together while they
+       come one after the other; a field that comes back after another
+       (or a value name the direct writing cannot place) sends the record
+       back to write_json's grouping over the items (regroup) */
+    bool direct, regroup;
+    json_keys *pkeys;  /* the keys of the PDU's protocol (direct) */
+    obuf fields;       /* the record's fields so far, each key with its comma */
+    int open;          /* the field whose values are the last in fields, or -1 */
+    bool open_named;   /* its names are the last in names */
+    uint32_t record;   /* numbers the records: seen[f] == record when f was */
+    uint32_t *seen;    /* of each field of the protocol, n_seen of them */
+    size_t n_seen;
 };
 
 static size_t keep_text(out_pdu *o, const char *s)
@@ -210,6 +229,8 @@ static __attribute__((noinline)) void more_items(out_pdu *o)
     o->items = g_renew(ev_item, o->items, o->items_cap);
 }
 
+static void direct_item(out_pdu *o, const ev_item *e);
+
 static void on_item(void *ctx, const gw_item *it)
 {
     out_pdu *o = ctx;
@@ -222,6 +243,8 @@ static void on_item(void *ctx, const gw_item *it)
     /* a number's label is the name of its value (JSON's "names"): kept always */
     e->label = it->label && (!o->sink.no_labels || o->p->fields[it->field].type != GW_FT_NONE)
                    ? keep_text(o, it->label) : SIZE_MAX;
+    if (o->direct && !o->regroup)
+        direct_item(o, e);
 }
 
 static void on_push(void *ctx)
@@ -247,10 +270,19 @@ static void on_finding(void *ctx, int finding, int src, size_t off, size_t len, 
         o->max_sev = sev;
 }
 
+#define SUMMARY_IN_SUM (SIZE_MAX - 1)
+
 static void on_summary(void *ctx, const char *text)
 {
     out_pdu *o = ctx;
-    o->summary = keep_text(o, text);
+    size_t n = strlen(text);
+    if (n < 256) {
+        memcpy(o->sum, text, n + 1);
+        o->sum_len = n;
+        o->summary = SUMMARY_IN_SUM;
+    } else {
+        o->summary = keep_text(o, text);
+    }
 }
 
 static void on_source(void *ctx, int src, const char *name, const uint8_t *data, size_t len)
@@ -296,19 +328,52 @@ void out_pdu_free(out_pdu *o)
     g_array_free(o->next_of_item, TRUE);
     g_free(o->json.p);
     g_free(o->names.p);
+    g_free(o->fields.p);
+    g_free(o->seen);
     g_free(o);
+}
+
+static json_keys *keys_of(out_pdu *o, const gw_protocol *p);
+
+/* ready the direct writing of a record of p: no field seen yet */
+static void direct_begin(out_pdu *o, const gw_protocol *p)
+{
+    o->pkeys = keys_of(o, p);
+    o->fields.len = 0;
+    o->names.len = 0;
+    o->open = -1;
+    o->open_named = false;
+    o->regroup = false;
+    if (o->n_seen < (size_t)p->n_fields) {
+        o->seen = g_renew(uint32_t, o->seen, (size_t)p->n_fields);
+        memset(o->seen + o->n_seen, 0, ((size_t)p->n_fields - o->n_seen) * sizeof *o->seen);
+        o->n_seen = (size_t)p->n_fields;
+    }
+    if (++o->record == 0) { /* (wrapped: every field unseen again) */
+        memset(o->seen, 0, o->n_seen * sizeof *o->seen);
+        o->record = 1;
+    }
 }
 
 gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 {
     o->p = p;
     o->n_items = 0;
-    g_array_set_size(o->findings, 0);
-    g_string_truncate(o->text, 0);
+    if (o->findings->len)
+        g_array_set_size(o->findings, 0);
+    o->text->len = 0; /* (g_string_truncate's work) */
+    o->text->str[0] = '\0';
     o->summary = SIZE_MAX;
     o->depth = 0;
     o->max_sev = 0;
+    if (o->direct)
+        direct_begin(o, p);
     return &o->sink;
+}
+
+void out_pdu_direct(out_pdu *o, bool direct)
+{
+    o->direct = direct;
 }
 
 void out_pdu_labels(out_pdu *o, bool kept)
@@ -352,7 +417,7 @@ void out_conversation_key(const gw_protocol *p, const out_meta *m, char *key, si
 
 const char *out_pdu_summary(const out_pdu *o)
 {
-    return o->summary == SIZE_MAX ? "" : o->text->str + o->summary;
+    return o->summary == SIZE_MAX ? "" : o->summary == SUMMARY_IN_SUM ? o->sum : o->text->str + o->summary;
 }
 
 bool out_pdu_first_u(const out_pdu *o, int field, uint64_t *v)
@@ -444,7 +509,7 @@ static inline unsigned special16(const uint8_t *p)
 
 /* where the run of bytes json_class passes that starts at p[i] ends: the
    first byte from i that needs escaping or checking, or n */
-static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
+static inline size_t plain_run(const uint8_t *p, size_t i, size_t n, bool padded)
 {
 #if defined(__SSE2__)
     for (; n - i >= 16; i += 16) { /* 16 bytes at a time */
@@ -452,6 +517,10 @@ static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
         if (m)
             return i + (size_t)__builtin_ctz(m);
     }
+    if (padded && i < n) /* the last few bytes with the 16 they start */
+        return i + (size_t)__builtin_ctz(special16(p + i) | ~0u << (n - i));
+#else
+    (void)padded;
 #endif
     while (n - i >= 8 && !any_special8(p + i)) /* 8 at a time */
         i += 8;
@@ -463,12 +532,13 @@ static inline size_t plain_run(const uint8_t *p, size_t i, size_t n)
 /* Text as a JSON string: the runs of bytes that need nothing go out at
    once; valid UTF-8 is kept, each byte of anything else (a NUL too: GLib's
    validation refuses it) becomes U+FFFD. */
-static void json_escape(obuf *b, const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) void json_escape_in(obuf *b, const uint8_t *p, size_t n,
+                                                                  bool padded)
 {
     ob_c(b, '"');
     size_t i = 0, plain = 0;
     while (i < n) {
-        i = plain_run(p, i, n);
+        i = plain_run(p, i, n, padded);
         if (i == n)
             break;
         uint8_t c = p[i];
@@ -503,6 +573,18 @@ static void json_escape(obuf *b, const uint8_t *p, size_t n)
     }
     ob_put(b, p + plain, n - plain);
     ob_c(b, '"');
+}
+
+static void json_escape(obuf *b, const uint8_t *p, size_t n)
+{
+    json_escape_in(b, p, n, false);
+}
+
+/* the same for text of which 16 bytes more can be read (the summary's
+   buffer) */
+static void json_escape_padded(obuf *b, const uint8_t *p, size_t n)
+{
+    json_escape_in(b, p, n, true);
 }
 
 void out_json_string(FILE *f, const uint8_t *p, size_t n)
@@ -548,11 +630,17 @@ static void put_digits(char *q, uint64_t v, unsigned width)
         *q = (char)('0' + w % 10);
 }
 
+/* how many decimal digits v has (1 for 0): from its bits' count, which
+   gives the digits or one too many */
+static inline unsigned decimal_width(uint64_t v)
+{
+    unsigned w = (unsigned)((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* log10(2) ~ 1233/4096 */
+    return w + (w < 20 && v >= powers_of_10[w]);
+}
+
 static __attribute__((noinline)) void ob_u64_long(obuf *b, uint64_t v)
 {
-    unsigned width = 3;
-    while (width < 20 && v >= powers_of_10[width])
-        width++;
+    unsigned width = decimal_width(v);
     put_digits(ob_room(b, 20), v, width);
     b->len += width;
 }
@@ -710,7 +798,19 @@ static void print_address(FILE *f, const gw_field *fd, const gw_item *it)
     fputs(address_text(fd, it, text, sizeof text), f);
 }
 
-static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
+static void json_value_any(obuf *b, const gw_field *fd, const gw_item *it);
+
+/* an item's value in JSON: the plain unsigned numbers, most values,
+   inline */
+static inline void json_value(obuf *b, const gw_field *fd, const gw_item *it)
+{
+    if (fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask)
+        ob_u64(b, it->v.u);
+    else
+        json_value_any(b, fd, it);
+}
+
+static void json_value_any(obuf *b, const gw_field *fd, const gw_item *it)
 {
     char text[INET6_ADDRSTRLEN];
     switch (fd->type) {
@@ -720,8 +820,8 @@ static void json_value(obuf *b, const gw_field *fd, const gw_item *it)
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         ob_i64(b, it->v.i);
         break;
-    case GW_FT_BOOL:
-        if (fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u)
+    case GW_FT_BOOL: /* (a masked value is 0 when its bits under the mask are) */
+        if (fd->mask ? it->v.u & fd->mask : it->v.u)
             ob_put(b, "true", 4);
         else
             ob_put(b, "false", 5);
@@ -860,30 +960,75 @@ static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const cha
     }
 }
 
-/* the capture time ns (>= 0 from the readers, gw_time_ns) as
-   gw_seconds_text writes it, the whole seconds from *seen where they are
-   the same (seen may be NULL) */
-static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
+/* the capture time ns (>= 0) as gw_seconds_text writes it at q (room
+   for 32 bytes), the whole seconds from *seen where they are the same:
+   its length */
+static inline size_t seen_time(char *q, int64_t ns, seconds_seen *seen)
 {
-    if (!seen || ns < 0) {
-        ob_seconds(b, ns);
-        return;
-    }
     int64_t sec = ns / 1000000000;
     if (sec != seen->sec) {
         seen->sec = sec;
         seen->len = gw_seconds_text(seen->text, sec * 1000000000) - 10; /* without ".000000000" */
     }
-    char *q = ob_room(b, 32);
     memcpy(q, seen->text, 20); /* the digits and what follows: a copy of one size */
     q[seen->len] = '.';
     put_digits(q + seen->len + 1, (uint64_t)(ns % 1000000000), 9);
-    b->len += seen->len + 10;
+    return seen->len + 10;
+}
+
+/* the capture time ns (>= 0 from the readers, gw_time_ns) as
+   gw_seconds_text writes it, the whole seconds from *seen where they are
+   the same (seen may be NULL) */
+static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
+{
+    if (!seen || ns < 0)
+        ob_seconds(b, ns);
+    else
+        b->len += seen_time(ob_room(b, 32), ns, seen);
 }
 
 /* the start of every record: JSON up to the summary, or the text line */
-static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, seconds_seen *seen)
+static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, size_t summary_len,
+                      seconds_seen *seen, bool padded)
 {
+    size_t nfile = m->file_json ? strlen(m->file_json) : 0, nsrc = strlen(m->src), ndst = strlen(m->dst),
+           nproto = strlen(proto);
+    if (seen && m->time_ns >= 0 && nfile + nsrc + ndst + nproto < 256) {
+        /* the usual record: all of it up to the summary in the room made
+           for it at once */
+        char *q = ob_room(b, nfile + nsrc + ndst + nproto + 128), *start = q;
+        if (nfile) {
+            memcpy(q, "{\"file\":", 8);
+            copy_short(q + 8, m->file_json, nfile);
+            q += 8 + nfile;
+            memcpy(q, ",\"frame\":", 9);
+        } else {
+            memcpy(q, "{\"frame\":", 9);
+        }
+        q += 9;
+        unsigned w = decimal_width(m->frame);
+        put_digits(q, m->frame, w);
+        q += w;
+        memcpy(q, ",\"time\":", 8);
+        q += 8;
+        q += seen_time(q, m->time_ns, seen);
+        memcpy(q, ",\"src\":\"", 8);
+        copy_short(q + 8, m->src, nsrc);
+        q += 8 + nsrc;
+        memcpy(q, "\",\"dst\":\"", 9);
+        copy_short(q + 9, m->dst, ndst);
+        q += 9 + ndst;
+        memcpy(q, "\",\"proto\":\"", 11);
+        copy_short(q + 11, proto, nproto);
+        q += 11 + nproto;
+        memcpy(q, "\",\"summary\":", 12);
+        b->len += (size_t)(q + 12 - start);
+        if (padded)
+            json_escape_padded(b, (const uint8_t *)summary, summary_len);
+        else
+            json_escape(b, (const uint8_t *)summary, summary_len);
+        return;
+    }
     ob_c(b, '{');
     if (m->file_json) {
         ob_str(b, "\"file\":");
@@ -901,7 +1046,10 @@ static void json_head(obuf *b, const out_meta *m, const char *proto, const char 
     ob_str(b, "\",\"proto\":\"");
     ob_str(b, proto);
     ob_str(b, "\",\"summary\":");
-    json_escape(b, (const uint8_t *)summary, strlen(summary));
+    if (padded)
+        json_escape_padded(b, (const uint8_t *)summary, summary_len);
+    else
+        json_escape(b, (const uint8_t *)summary, summary_len);
 }
 
 /* a finding object, after "findings":[ */
@@ -950,9 +1098,12 @@ static int *field_slots(GArray *a, guint n)
 /* p's JSON keys, made the first time a record of p is written */
 static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
 {
+    if (o->last_keys && o->last_keys->p == p)
+        return o->last_keys;
     json_keys *k = o->keys;
     while (k->p && k->p != p && k < o->keys + GW_MAX_PROTOCOLS - 1)
         k++;
+    o->last_keys = k;
     if (k->p == p)
         return k;
     free_keys(k); /* (the last slot is remade if ever more protocols come) */
@@ -1029,6 +1180,23 @@ static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw
         ob_put(b, "null", 4);
 }
 
+/* json_value_name, inline for an unsigned value below NAMES_CACHED of a
+   field whose names are cached (most names) */
+static inline void json_value_name_fast(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
+                                        const ev_item *e)
+{
+    if (e->label == SIZE_MAX && fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask &&
+        e->it.v.u < NAMES_CACHED && keys->names && keys->names[f]) {
+        const json_name *n = &keys->names[f][e->it.v.u];
+        if (n->len)
+            ob_put(b, keys->names_text.p + n->at, n->len);
+        else
+            ob_put(b, "null", 4);
+        return;
+    }
+    json_value_name(b, o, keys, fd, f, e);
+}
+
 /* field fi's names in "names" (fi's values from item i on, along next),
    after its values in "fields", into o->names, if it has any: its table's
    or its items' own (,"fi":["name",null,...]) */
@@ -1049,14 +1217,78 @@ static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int f
     ob_c(b, ']');
 }
 
+/* an item of the record into o->fields and o->names as it comes
+   (out_pdu_direct), as write_json's grouping would write it; o->regroup
+   set instead where the grouping would put it elsewhere */
+static void direct_item(out_pdu *o, const ev_item *e)
+{
+    int fi = e->it.field;
+    const gw_field *fd = &o->p->fields[fi];
+    if (fd->type == GW_FT_NONE)
+        return;
+    bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
+    json_keys *keys = o->pkeys;
+    obuf *fb = &o->fields, *nb = &o->names;
+    if (fi == o->open) { /* one more value of the field written last */
+        if (integer && !o->open_named && e->label != SIZE_MAX) {
+            o->regroup = true; /* its names, null so far, start */
+            return;
+        }
+        ob_c(fb, ',');
+        json_value(fb, fd, &e->it);
+        if (o->open_named) {
+            ob_c(nb, ',');
+            json_value_name_fast(nb, o, keys, fd, fi, e);
+        }
+        return;
+    }
+    if (o->seen[fi] == o->record) { /* a field that comes back: grouped at the end */
+        o->regroup = true;
+        return;
+    }
+    o->seen[fi] = o->record;
+    if (o->open >= 0) {
+        ob_c(fb, ']');
+        if (o->open_named)
+            ob_c(nb, ']');
+    }
+    o->open = fi;
+    ob_put(fb, keys->text + keys->key[fi], keys->key_len[fi]);
+    json_value(fb, fd, &e->it);
+    o->open_named = integer && (fd->names || e->label != SIZE_MAX);
+    if (o->open_named) {
+        ob_put(nb, keys->text + keys->key[fi], keys->key_len[fi]);
+        json_value_name_fast(nb, o, keys, fd, fi, e);
+    }
+}
+
+static void json_tail(out_pdu *o, obuf *b);
+
 /* One record, built in o->json after the records held before it: values
    grouped by field, fields in order of first appearance. */
 static void write_json(out_pdu *o, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    json_keys *keys = keys_of(o, p);
+    json_keys *keys = o->direct ? o->pkeys : keys_of(o, p);
     obuf *b = &o->json;
-    json_head(b, m, p->name, out_pdu_summary(o), &o->seconds);
+    const char *summary = out_pdu_summary(o);
+    bool in_sum = o->summary == SUMMARY_IN_SUM;
+    json_head(b, m, p->name, summary, in_sum ? o->sum_len : strlen(summary), &o->seconds, in_sum);
+    if (o->direct && !o->regroup) { /* fields and names written as the items came */
+        ob_put(b, ",\"fields\":{", 11);
+        if (o->open >= 0) {
+            ob_c(&o->fields, ']');
+            if (o->open_named)
+                ob_c(&o->names, ']');
+            ob_put(b, o->fields.p + 1, o->fields.len - 1); /* its first key without the comma */
+        }
+        ob_c(b, '}');
+        o->fields.len = 0;
+        o->open = -1;
+        json_tail(o, b);
+        return;
+    }
+    o->names.len = 0; /* (what the direct writing had) */
 
     guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
@@ -1092,7 +1324,16 @@ static void write_json(out_pdu *o, const out_meta *m)
         if (fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64)
             json_names_of(o, keys, fd, fi, (int)i, next);
     }
+    for (guint i = 0; i < n; i++) /* -1 again, for the next record */
+        first[items[i].it.field] = last[items[i].it.field] = -1;
     ob_c(b, '}');
+    json_tail(o, b);
+}
+
+/* a record's end after its "fields": its "names", findings */
+static void json_tail(out_pdu *o, obuf *b)
+{
+    const gw_protocol *p = o->p;
     /* ,"names":{...}: for each integer field of the record that has value
        names (its table, or its items' own), the name of each of its values
        in "fields" (null where it has none); nothing when no field has any */
@@ -1102,8 +1343,10 @@ static void write_json(out_pdu *o, const out_meta *m)
         ob_c(b, '}');
         o->names.len = 0;
     }
-    for (guint i = 0; i < n; i++) /* -1 again, for the next record */
-        first[items[i].it.field] = last[items[i].it.field] = -1;
+    if (!o->findings->len) {
+        ob_put(b, ",\"findings\":[]}\n", 16);
+        return;
+    }
     ob_str(b, ",\"findings\":[");
     for (guint i = 0; i < o->findings->len; i++) {
         const ev_finding *e = &g_array_index(o->findings, ev_finding, i);
@@ -1172,7 +1415,7 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
     if (fmt == OUT_JSON) {
         char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
         obuf b = {chunk, 0, sizeof chunk, f, NULL};
-        json_head(&b, m, fd->proto, fd->summary, NULL);
+        json_head(&b, m, fd->proto, fd->summary, strlen(fd->summary), NULL, false);
         ob_str(&b, ",\"fields\":{},\"findings\":[");
         json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");

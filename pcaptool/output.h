@@ -21,6 +21,10 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p);
 /* Are item labels kept (the default)? Only text with -V shows them: when
    not, decoders are told (gw_sink.no_labels) and need not format them. */
 void out_pdu_labels(out_pdu *o, bool kept);
+/* JSON records of the PDUs to come are built while their events come (the
+   default: from the events at out_pdu_write); the same record either way.
+   For a sink whose PDUs are written as JSON. */
+void out_pdu_direct(out_pdu *o, bool direct);
 /* highest finding severity of the PDU, plus one (0: no finding) */
 unsigned out_pdu_max_severity(const out_pdu *o);
 /* the PDU's findings: how many, and the k-th one's index in the protocol's

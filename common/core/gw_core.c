@@ -185,15 +185,17 @@ static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negat
 
 /* vsnprintf into out[size] (size >= 1): what it writes and returns. A
    summary's format is read for every PDU shown, so the plain conversions
-   are made by hand in one pass: %s, %c, %d, %i, %u, %x (the numbers after
-   l, ll or z), %%, without flags, width or precision; at the first other
-   one the whole format goes to vsnprintf itself. */
+   are made by hand in one pass: %s (and its precision, %.4s or %.*s), %c,
+   %d, %i, %u, %x (the numbers after l, ll or z), %%, without flags, width
+   or other precision; at the first other one the whole format goes to
+   vsnprintf itself. */
 static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
 {
     va_list again;
     va_copy(again, ap);
     size_t n = 0;
-    for (const char *f = fmt;;) {
+    bool plain = true;
+    for (const char *f = fmt; plain;) {
         for (; *f && *f != '%'; f++, n++) /* the format's own text: a few bytes between conversions */
             if (n + 1 < size)
                 out[n] = *f;
@@ -204,6 +206,14 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
             put_fit(out, size, &n, "%", 1);
             f++;
             continue;
+        }
+        int precision = -1; /* %.Ns, %.*s: at most N bytes of the text */
+        if (*f == '.' && f[1] == '*') {
+            precision = va_arg(ap, int);
+            f += 2;
+        } else if (*f == '.' && f[1] >= '0' && f[1] <= '9') {
+            for (precision = 0, f++; *f >= '0' && *f <= '9'; f++)
+                precision = 10 * precision + (*f - '0');
         }
         int longs = 0;
         bool z = false;
@@ -218,9 +228,15 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
         bool modified = longs || z;
         if (conv == 's' && !modified) {
             const char *str = va_arg(ap, const char *);
+            if (!str && precision >= 0) {
+                plain = false; /* (glibc's own way: "(null)" whole or nothing) */
+                continue;
+            }
             if (!str)
                 str = "(null)";
-            put_fit(out, size, &n, str, strlen(str));
+            put_fit(out, size, &n, str, precision >= 0 ? strnlen(str, (size_t)precision) : strlen(str));
+        } else if (precision >= 0) {
+            plain = false;
         } else if (conv == 'c' && !modified) {
             char c = (char)va_arg(ap, int);
             put_fit(out, size, &n, &c, 1);
@@ -232,11 +248,14 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
             uint64_t v = z ? (uint64_t)va_arg(ap, size_t) : longs == 2 ? (uint64_t)va_arg(ap, unsigned long long)
                        : longs ? (uint64_t)va_arg(ap, unsigned long) : (uint64_t)va_arg(ap, unsigned);
             put_number(out, size, &n, v, false, conv == 'x');
-        } else { /* not plain: all of it again by vsnprintf */
-            int k = vsnprintf(out, size, fmt, again);
-            va_end(again);
-            return k > 0 ? (size_t)k : 0;
+        } else {
+            plain = false;
         }
+    }
+    if (!plain) { /* all of it again by vsnprintf */
+        int k = vsnprintf(out, size, fmt, again);
+        va_end(again);
+        return k > 0 ? (size_t)k : 0;
     }
     va_end(again);
     out[n < size ? n : size - 1] = '\0';
@@ -547,16 +566,6 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
 
 /* ---- emitters ---- */
 
-void gw_emit_item(gw_emit *e, int field, size_t off, size_t len, gw_value v, unsigned flags,
-                  const char *label)
-{
-    if (!e->sink->item)
-        return;
-    gw_item it = {.field = field, .src = e->src, .off = off, .len = len,
-                  .v = v, .flags = flags, .label = label};
-    e->sink->item(e->sink->ctx, &it);
-}
-
 static void vfinding(gw_emit *e, int finding, size_t off, size_t len, const char *fmt, va_list ap)
 {
     const gw_sink *s = e->sink;
@@ -605,25 +614,6 @@ void gw_emit_rest(gw_emit *e, gw_cursor *c, int data_field, int finding, const c
     c->off = c->len;
 }
 
-/* a number of `size` bytes read as `v`, emitted by its field's type */
-static void emit_number(gw_emit *e, const gw_field *fields, int field, size_t off, unsigned size,
-                        uint64_t v, unsigned flags, const char *name)
-{
-    gw_value x;
-    switch (fields[field].type) {
-    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
-        x.i = (int64_t)gw_sign_extend(v, size);
-        break;
-    case GW_FT_DOUBLE:
-        x.d = gw_float_bits(v, size); /* 2: half precision */
-        break;
-    default:
-        x.u = v;
-        break;
-    }
-    gw_emit_item(e, field, off, size, x, flags, name);
-}
-
 /* ---- one PDU being decoded ---- */
 
 static void quiet_finding(void *ctx, int finding, int src, size_t off, size_t len, const char *msg)
@@ -657,14 +647,27 @@ static inline bool have(gw_pdu *x, int field, size_t n)
     return gw_pdu_need(x, n, x->proto->fields[field].name);
 }
 
-/* a number's item, named by the hooks where they name it (out of
-   gw_take_num's line: pcaptool validate and stats want no items) */
-static __attribute__((noinline)) void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v,
-                                               bool big_endian)
+/* a number of `size` bytes read as `v` at off, its item by its field's
+   type to the sink (which takes items), named by the hooks where they name
+   it (one of the commonest events where items are wanted) */
+static inline void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v, bool big_endian)
 {
-    const char *name = x->hooks && x->hooks->value_name ? x->hooks->value_name(x, field, v) : NULL;
-    emit_number(&x->e, x->proto->fields, field, off, size, v, big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0,
-                name);
+    gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size,
+                  .flags = big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0};
+    switch (x->proto->fields[field].type) {
+    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+        it.v.i = (int64_t)gw_sign_extend(v, size);
+        break;
+    case GW_FT_DOUBLE:
+        it.v.d = gw_float_bits(v, size); /* 2: half precision */
+        break;
+    default:
+        it.v.u = v;
+        break;
+    }
+    if (x->hooks && x->hooks->value_name)
+        it.label = x->hooks->value_name(x, field, v);
+    x->e.sink->item(x->e.sink->ctx, &it);
 }
 
 bool gw_take_num_slow(gw_pdu *x, int field, unsigned size, bool big_endian, uint64_t *out)

@@ -535,8 +535,14 @@ static inline bool gw_emit_tree(const gw_emit *e)
    the emitters below test that inline, so that where nobody takes items
    (pcaptool validate and stats, quiet runs) an item costs a test, not a
    call. */
-void gw_emit_item(gw_emit *e, int field, size_t off, size_t len, gw_value v, unsigned flags,
-                  const char *label);
+static inline void gw_emit_item(gw_emit *e, int field, size_t off, size_t len, gw_value v, unsigned flags,
+                                const char *label)
+{
+    if (!e->sink->item)
+        return;
+    gw_item it = {.field = field, .src = e->src, .off = off, .len = len, .v = v, .flags = flags, .label = label};
+    e->sink->item(e->sink->ctx, &it);
+}
 static inline void gw_emit_u(gw_emit *e, int field, size_t off, size_t len, uint64_t v)
 {
     if (e->sink->item)

@@ -896,6 +896,34 @@ Test(core, put_uint_widths_and_byte_orders)
     }
 }
 
+/* a summary's hand-made conversions print what snprintf prints: %s with
+   a precision (%.4s, %.*s) among them, others left to vsnprintf */
+Test(core, summary_format_as_snprintf)
+{
+    static const char abc[] = "abcdef";
+    struct {
+        gw_summary s;
+        char want[256];
+    } t[6];
+    memset(t, 0, sizeof t);
+    gw_summary_format(&t[0].s, " %.4s v%u", abc, 7u);
+    snprintf(t[0].want, sizeof t[0].want, " %.4s v%u", abc, 7u);
+    gw_summary_format(&t[1].s, "[%.*s] %s", 2, abc, abc);
+    snprintf(t[1].want, sizeof t[1].want, "[%.*s] %s", 2, abc, abc);
+    gw_summary_format(&t[2].s, "%.10s|%.0s|%.*s", abc, abc, -1, abc);
+    snprintf(t[2].want, sizeof t[2].want, "%.10s|%.0s|%.*s", abc, abc, -1, abc);
+    gw_summary_format(&t[3].s, "%.3s %.2f %u%%", abc, 1.5, 12345678u);
+    snprintf(t[3].want, sizeof t[3].want, "%.3s %.2f %u%%", abc, 1.5, 12345678u);
+    gw_summary_format(&t[4].s, "%zu %lld %x %c %d", (size_t)99, -5ll, 255u, 'q', -2147483647 - 1);
+    snprintf(t[4].want, sizeof t[4].want, "%zu %lld %x %c %d", (size_t)99, -5ll, 255u, 'q', -2147483647 - 1);
+    gw_summary_format(&t[5].s, "%.2s%5u", abc, 3u);
+    snprintf(t[5].want, sizeof t[5].want, "%.2s%5u", abc, 3u);
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        cr_assert_str_eq(t[i].s.text, t[i].want, "format %zu", i);
+        cr_assert_eq(t[i].s.len, strlen(t[i].want), "format %zu", i);
+    }
+}
+
 /* options belong to a run: -o and --profile set that run's, nothing else's */
 Test(options, each_run_has_its_own_and_the_defaults_are_choices)
 {
