@@ -101,6 +101,15 @@ static long stream_claims(const int *opts, const uint8_t *d, size_t n)
     return (long)(at > n ? at : n);
 }
 
+/* the type a PDU's items say (-1: none) */
+static int64_t type_of(const gw_protocol *p, const gw_item *items, unsigned k)
+{
+    for (unsigned i = 0; i < k; i++)
+        if (items[i].field == p->type_field && !(items[i].flags & GW_ITEM_GENERATED))
+            return (int64_t)items[i].v.u;
+    return -1;
+}
+
 /* d[0..n), a PDU of type `type` as it would go now, mutated and sent
    (over the link: `link`), then the probe: the iteration's verdict.
    `opening`: the PDU that opens the conversation (--from: the recording's
@@ -122,13 +131,10 @@ static gw_verdict mutate_and_probe(gw_conform_io *io, const uint8_t *d, size_t n
        made a connection close) asks for what that PDU asks: silence may
        then be the implementation's right */
     const gw_field *tf = &it.p->fields[it.p->type_field];
-    int64_t became = type;
     k = conform_driver_items(it.D, it.m, it.mn, &items);
-    for (unsigned i = 0; i < k; i++)
-        if (items[i].field == it.p->type_field && !(items[i].flags & GW_ITEM_GENERATED)) {
-            became = (int64_t)items[i].v.u;
-            break;
-        }
+    int64_t became = type_of(it.p, items, k);
+    if (became < 0)
+        became = type;
     g_free(items);
     bool other = became != type && tf->names && gw_value_name_of(tf->names, (uint32_t)became) &&
                  strcmp(gw_value_name_of(tf->names, (uint32_t)became), "Unknown") != 0;
@@ -750,9 +756,17 @@ static void minimise(fuzzer *z, failure *f, const conform_result *r)
         unsigned k = conform_driver_items(z->D, cd, cl, &items);
         size_t len = cl <= sizeof out ? gw_fuzz_shorten(z->p, opts, cd, cl, items, k, stream, which, out, what,
                                                         sizeof what) : 0;
+        int64_t type = type_of(z->p, items, k);
         g_free(items);
         if (!len)
             break;
+        k = conform_driver_items(z->D, out, len, &items);
+        bool same = type_of(z->p, items, k) == type;
+        g_free(items);
+        if (!same) { /* another PDU now (silence after it may be its right): not this failure's */
+            which++;
+            continue;
+        }
         raw_pdu was = raw[mutated];
         raw[mutated].b = g_bytes_new(out, len);
         conform_result y;
@@ -934,11 +948,7 @@ static void from_add(conform_driver *D, const gw_protocol *p, const uint8_t *d, 
     from_pdu *f = &from.pdus[from.n++];
     *f = (from_pdu){.d = g_memdup2(d, n), .n = n, .ours = ours, .link = link, .type = -1};
     f->n_items = conform_driver_items(D, f->d, n, &f->items);
-    for (unsigned i = 0; i < f->n_items; i++)
-        if (f->items[i].field == p->type_field && !(f->items[i].flags & GW_ITEM_GENERATED)) {
-            f->type = (int64_t)f->items[i].v.u;
-            break;
-        }
+    f->type = type_of(p, f->items, f->n_items);
 }
 
 static void from_free(void)
