@@ -693,6 +693,8 @@ static void minimise(fuzzer *z, failure *f, const conform_result *r)
     raw_pdu raw[RAW_MAX], trial[RAW_MAX];
     unsigned mutated, n = raw_of(r, it.before, it.after, it.probe_at, it.m, it.mn, it.flags, raw, &mutated);
     f->minimal = (conform_result){0};
+    if (z->a->exec && z->role == GW_ROLE_SERVER && z->ch.pid <= 0)
+        start_implementation(z); /* it ended with the failure: again for the exchanges below */
     if (mutated == RAW_MAX || n < 2) {
         raw_free(raw, n);
         return;
