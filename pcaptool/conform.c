@@ -522,6 +522,37 @@ static bool same_address(const struct sockaddr_storage *a, const struct sockaddr
     return strcmp(x, y) == 0;
 }
 
+/* pcaptool as server: its socket at the target, listening (TCP: kept
+   from case to case; UDP: a fresh one a case). 0, or EXIT_USAGE with the
+   reason in why. */
+static int listen_at(driver *D, char *why, size_t whysz)
+{
+    bool tcp = D->transport == GW_TRANSPORT_TCP;
+    if (D->listen_fd >= 0 && tcp)
+        return 0;
+    struct addrinfo *ai = resolve(D, true, why, whysz);
+    if (!ai)
+        return EXIT_USAGE;
+    int fd = socket(ai->ai_family, ai->ai_socktype, 0);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), stamp_arrivals(fd);
+    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || (tcp && listen(fd, 4) < 0)) {
+        snprintf(why, whysz, "cannot listen on %s: %s", D->target, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(ai);
+        return EXIT_USAGE;
+    }
+    freeaddrinfo(ai);
+    D->listen_fd = fd;
+    static bool told;
+    if (!told) /* once the socket listens: a script may start the peer now */
+        fprintf(stderr, "conform: waiting for the implementation on %s\n", D->target);
+    told = true;
+    return 0;
+}
+
 /* pcaptool as server: the implementation's next connection (TCP: the next
    one accepted; UDP: the first datagram from an address other than the
    previous case's peer, which stays queued). 0; 1 when none came within
@@ -529,28 +560,8 @@ static bool same_address(const struct sockaddr_storage *a, const struct sockaddr
 static int accept_from(driver *D, char *why, size_t whysz)
 {
     bool tcp = D->transport == GW_TRANSPORT_TCP;
-    if (D->listen_fd < 0 || !tcp) {
-        struct addrinfo *ai = resolve(D, true, why, whysz);
-        if (!ai)
-            return EXIT_USAGE;
-        int fd = socket(ai->ai_family, ai->ai_socktype, 0);
-        int one = 1;
-        if (fd >= 0)
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one), stamp_arrivals(fd);
-        if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || (tcp && listen(fd, 4) < 0)) {
-            snprintf(why, whysz, "cannot listen on %s: %s", D->target, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            freeaddrinfo(ai);
-            return EXIT_USAGE;
-        }
-        freeaddrinfo(ai);
-        D->listen_fd = fd;
-        static bool told;
-        if (!told) /* once the socket listens: a script may start the peer now */
-            fprintf(stderr, "conform: waiting for the implementation on %s\n", D->target);
-        told = true;
-    }
+    if ((D->listen_fd < 0 || !tcp) && listen_at(D, why, whysz) != 0)
+        return EXIT_USAGE;
     int64_t deadline = now_ns(CLOCK_MONOTONIC) + (int64_t)D->peer_wait_ms * 1000000;
     for (;;) {
         int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
@@ -732,6 +743,19 @@ gw_conform_io *conform_driver_io(conform_driver *D)
 int conform_driver_run(conform_driver *D, const gw_conform_case *c, conform_result *r, char *why, size_t whysz)
 {
     return run_case(D, c, r, why, whysz);
+}
+
+int conform_driver_listen(conform_driver *D, char *why, size_t whysz)
+{
+    return D->transport == GW_TRANSPORT_TCP ? listen_at(D, why, whysz) : 0;
+}
+
+bool conform_driver_pending(conform_driver *D, int ms)
+{
+    if (D->transport != GW_TRANSPORT_TCP || D->listen_fd < 0)
+        return true;
+    struct pollfd pf = {D->listen_fd, POLLIN, 0};
+    return poll(&pf, 1, ms) > 0;
 }
 
 unsigned conform_driver_recorded(const conform_driver *D)

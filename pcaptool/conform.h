@@ -107,6 +107,12 @@ void conform_driver_no_audit(conform_driver *D);
    (the target cannot be reached: nothing listens, nobody came) */
 int conform_driver_run(conform_driver *D, const gw_conform_case *c, conform_result *r, char *why, size_t whysz);
 bool conform_driver_peer_spoke(const conform_driver *D);
+/* pcaptool as server over TCP: listen at the target now, before a client
+   is started that connects once and does not try again (0, or EXIT_USAGE
+   with the reason in why; UDP: nothing to do) */
+int conform_driver_listen(conform_driver *D, char *why, size_t whysz);
+/* ... and has a client connected within ms (UDP, or not listening: true)? */
+bool conform_driver_pending(conform_driver *D, int ms);
 /* the PDUs the running case has recorded so far (sent and received) */
 unsigned conform_driver_recorded(const conform_driver *D);
 /* d[0..n) decoded as the implementation's peer would send it on a fresh

@@ -37,6 +37,8 @@
 
 #define MAX_FAILURES 64 /* distinct failures kept (kinds x PDUs: far fewer in practice) */
 #define RAW_MAX 64      /* PDUs of ours a minimised or reproduced exchange may hold */
+#define SHORTEN_TRIES 24 /* exchanges minimising may spend shortening the mutated PDU */
+#define COME_MS 5000    /* --exec, a client: how long its process may take to connect before it is started again */
 
 typedef enum { K_NONE, K_HANG, K_DEAD, K_EXIT, K_SANITIZER, K_BAD_ANSWER, N_KINDS } kind;
 static const char *const kind_names[N_KINDS] = {"none", "hang", "dead", "exit", "sanitizer", "bad-answer"};
@@ -99,41 +101,42 @@ static long stream_claims(const int *opts, const uint8_t *d, size_t n)
     return (long)(at > n ? at : n);
 }
 
-static gw_verdict run_mutation(gw_conform_io *io)
+/* the type a PDU's items say (-1: none) */
+static int64_t type_of(const gw_protocol *p, const gw_item *items, unsigned k)
 {
-    gw_verdict v = it.fz->enter(io, it.t->state);
-    if (v != GW_PASS) {
-        char was[sizeof io->outcome];
-        g_strlcpy(was, io->outcome, sizeof was);
-        return gw_conform_say(io, GW_SKIPPED, "unreached: could not bring the implementation to %s: %s",
-                              it.fz->states[it.t->state], was[0] ? was : "it did not get there");
-    }
-    uint8_t d[2048];
-    size_t n = it.fz->build ? it.fz->build(io, it.t, d, sizeof d) : it.p->build(io->opts, it.t->type, it.t->vals, d,
-                                                                                 sizeof d);
-    if (!n)
-        return gw_conform_say(io, GW_SKIPPED, "pcaptool could not build its %s", it.t->name);
+    for (unsigned i = 0; i < k; i++)
+        if (items[i].field == p->type_field && !(items[i].flags & GW_ITEM_GENERATED))
+            return (int64_t)items[i].v.u;
+    return -1;
+}
+
+/* d[0..n), a PDU of type `type` as it would go now, mutated and sent
+   (over the link: `link`), then the probe: the iteration's verdict.
+   `opening`: the PDU that opens the conversation (--from: the recording's
+   first, ours), which mutated may be refused, leaving no conversation for
+   the probe (DNP's connection request offering another protocol): its
+   silence is then no hang */
+static gw_verdict mutate_and_probe(gw_conform_io *io, const uint8_t *d, size_t n, int64_t type, bool link,
+                                   bool opening)
+{
     gw_item *items;
     unsigned k = conform_driver_items(it.D, d, n, &items);
     gw_rng r = {it.seed};
-    bool stream = it.stream && !it.t->link;
+    bool stream = it.stream && !link;
     it.mn = gw_fuzz_mutate(&r, it.p, d, n, items, k, stream, it.m, sizeof it.m, it.what, sizeof it.what, &it.flags);
-    if (it.t->link)
+    if (link)
         it.flags |= GW_FUZZ_LINK;
     g_free(items);
     /* a mutation that made it another known PDU (DNP's unreliable message
        made a connection close) asks for what that PDU asks: silence may
        then be the implementation's right */
     const gw_field *tf = &it.p->fields[it.p->type_field];
-    int64_t became = it.t->type;
     k = conform_driver_items(it.D, it.m, it.mn, &items);
-    for (unsigned i = 0; i < k; i++)
-        if (items[i].field == it.p->type_field && !(items[i].flags & GW_ITEM_GENERATED)) {
-            became = (int64_t)items[i].v.u;
-            break;
-        }
+    int64_t became = type_of(it.p, items, k);
+    if (became < 0)
+        became = type;
     g_free(items);
-    bool other = became != it.t->type && tf->names && gw_value_name_of(tf->names, (uint32_t)became) &&
+    bool other = became != type && tf->names && gw_value_name_of(tf->names, (uint32_t)became) &&
                  strcmp(gw_value_name_of(tf->names, (uint32_t)became), "Unknown") != 0;
     /* on a stream, a length that now claims more than was sent makes the
        probe that follows part of this PDU: its silence is then no hang */
@@ -151,6 +154,9 @@ static gw_verdict run_mutation(gw_conform_io *io)
         if (claims > (long)it.mn)
             return gw_conform_say(io, GW_INFO, "the mutated %s's framing claims %ld bytes where %zu went (%s): %s went "
                                   "into it", it.t->name, claims, it.mn, it.what, it.probe);
+        if (opening)
+            return gw_conform_say(io, GW_INFO, "the mutated %s opened the conversation (%s): refused, it leaves "
+                                  "none for %s", it.t->name, it.what, it.probe);
         if (other)
             return gw_conform_say(io, GW_INFO, "another PDU: the mutation made the %s a %s (%s), after which %s went "
                                   "unanswered", it.t->name, gw_value_name_of(tf->names, (uint32_t)became), it.what,
@@ -161,6 +167,149 @@ static gw_verdict run_mutation(gw_conform_io *io)
         return gw_conform_say(io, GW_INFO, "closed: the implementation ended the connection after the %s (%s)",
                               it.t->name, it.what);
     }
+}
+
+static gw_verdict run_mutation(gw_conform_io *io)
+{
+    gw_verdict v = it.fz->enter(io, it.t->state);
+    if (v != GW_PASS) {
+        char was[sizeof io->outcome];
+        g_strlcpy(was, io->outcome, sizeof was);
+        return gw_conform_say(io, GW_SKIPPED, "unreached: could not bring the implementation to %s: %s",
+                              it.fz->states[it.t->state], was[0] ? was : "it did not get there");
+    }
+    uint8_t d[2048];
+    size_t n = it.fz->build ? it.fz->build(io, it.t, d, sizeof d) : it.p->build(io->opts, it.t->type, it.t->vals, d,
+                                                                                 sizeof d);
+    if (!n)
+        return gw_conform_say(io, GW_SKIPPED, "pcaptool could not build its %s", it.t->name);
+    return mutate_and_probe(io, d, n, it.t->type, it.t->link, false);
+}
+
+/* ---- --from CAPTURE: a recorded conversation, mutated ---------------------------- */
+
+#define FROM_MAX 1024     /* PDUs of a recording kept */
+#define FROM_PDU_MAX 4096 /* the longest PDU of ours kept (it.m's size) */
+
+/* a PDU of the recording */
+typedef struct {
+    uint8_t *d;
+    size_t n;
+    bool ours, link;
+    int64_t type;
+    gw_item *items; /* as decoded (conform_driver_items) */
+    unsigned n_items;
+    unsigned live;  /* ours: how many PDUs the implementation sent after it in the first replay */
+} from_pdu;
+
+static struct {
+    from_pdu pdus[FROM_MAX];
+    unsigned n;
+    gw_fuzz_target targets[FROM_MAX]; /* one per PDU of ours: what a failure is named by */
+    char names[FROM_MAX][64];
+    unsigned target_at[FROM_MAX]; /* target i is PDU target_at[i] */
+    unsigned n_targets;
+    const gw_replay *rp;
+    unsigned at;   /* the PDU this iteration mutates; FROM_MAX: none (the first replay) */
+    bool baseline; /* the first replay: learn how many PDUs come after each of ours */
+} from;
+
+static gw_replay_pdu from_view(const from_pdu *f, const uint8_t *d)
+{
+    return (gw_replay_pdu){.data = d, .len = f->n, .type = f->type, .transport = it.transport, .items = f->items,
+                           .n_items = f->n_items};
+}
+
+/* Our side of the recording, adapted by the protocol's replay hooks (as
+   pcaptool replay does: numbers and ids that must follow the live
+   implementation), up to PDU from.at, which is mutated; after each of ours
+   the implementation's PDUs the first replay saw are awaited (the first
+   replay: as many as the recording has, the wait ending at a silence),
+   and each is shown to the hooks; then the probe. */
+static gw_verdict run_from(gw_conform_io *io)
+{
+    void *st = from.rp && from.rp->state_size ? g_malloc0(from.rp->state_size) : NULL;
+    for (unsigned i = 0; st && from.rp->recorded && i < from.n; i++) {
+        gw_replay_pdu v = from_view(&from.pdus[i], from.pdus[i].d);
+        from.rp->recorded(st, &v, from.pdus[i].ours);
+    }
+    gw_verdict verdict = GW_PASS;
+    bool done = false;
+    for (unsigned i = 0; i < from.n && !done; i++) {
+        from_pdu *f = &from.pdus[i];
+        if (!f->ours)
+            continue;
+        uint8_t *d = g_memdup2(f->d, f->n);
+        gw_replay_pdu v = from_view(f, d);
+        if (st && from.rp->adapt)
+            from.rp->adapt(st, &v, d);
+        if (i == from.at) {
+            verdict = mutate_and_probe(io, d, f->n, f->type, f->link, i == 0);
+            g_free(d);
+            done = true;
+            break;
+        }
+        bool ok = send_as(io, d, f->n, f->link ? GW_FUZZ_LINK : 0);
+        if (ok && st && from.rp->observe)
+            from.rp->observe(st, &v, true);
+        g_free(d);
+        if (!ok) {
+            verdict = gw_conform_say(io, GW_SKIPPED, "unreached: the connection ended before PDU %u of the recording "
+                                     "went", i + 1);
+            break;
+        }
+        /* the implementation's PDUs after it: the recording's, paired by
+           type in order with the live ones for the hooks to learn from */
+        unsigned want = 0, next = i + 1;
+        for (unsigned j = i + 1; j < from.n && !from.pdus[j].ours; j++) {
+            gw_replay_pdu rv = from_view(&from.pdus[j], from.pdus[j].d);
+            /* what the hooks say may come or not (DNP's link updates) is
+               not waited for */
+            want += !(st && from.rp->need && from.rp->need(st, &rv) == GW_REPLAY_OPTIONAL);
+        }
+        if (!from.baseline)
+            want = f->live;
+        unsigned got = 0;
+        for (; got < want; got++) {
+            gw_replay_pdu a;
+            gw_wait w = gw_conform_await(io, io->wait_ms, NULL, NULL, &a);
+            if (w == GW_CLOSED) {
+                verdict = gw_conform_say(io, GW_SKIPPED, "unreached: the implementation ended the connection after "
+                                         "PDU %u of the recording", i + 1);
+                done = true;
+                break;
+            }
+            if (w == GW_SILENT)
+                break;
+            if (st && from.rp->observe)
+                from.rp->observe(st, &a, false);
+            for (unsigned j = next; j < from.n && !from.pdus[j].ours; j++)
+                if (from.pdus[j].type == a.type) {
+                    char why[200];
+                    gw_replay_pdu rv = from_view(&from.pdus[j], from.pdus[j].d);
+                    if (st && from.rp->match)
+                        from.rp->match(st, &rv, &a, why, sizeof why);
+                    next = j + 1;
+                    break;
+                }
+        }
+        if (from.baseline)
+            f->live = got;
+    }
+    if (!done && from.baseline) { /* the whole conversation, unmutated, then the probe */
+        switch (it.fz->probe(io, &it.probe)) {
+        case GW_GOT:
+            verdict = gw_conform_say(io, GW_PASS, "the recording replayed, %s was answered", it.probe);
+            break;
+        case GW_SILENT:
+            verdict = gw_conform_say(io, GW_FAIL, "the recording replayed, %s went unanswered", it.probe);
+            break;
+        default:
+            verdict = gw_conform_say(io, GW_FAIL, "the recording replayed, the connection ended at %s", it.probe);
+        }
+    }
+    g_free(st);
+    return verdict;
 }
 
 /* our PDUs again, each followed by as many of the implementation's as
@@ -198,6 +347,8 @@ static gw_verdict run_raw(gw_conform_io *io)
 
 static const gw_conform_case mutation_case = {"fuzz/mutation", GW_ROLE_SERVER | GW_ROLE_CLIENT, "A mutated PDU",
                                               "pcaptool fuzz", "", "", "", run_mutation, GW_OPEN};
+static const gw_conform_case from_case = {"fuzz/from", GW_ROLE_SERVER | GW_ROLE_CLIENT, "A recorded PDU mutated",
+                                          "pcaptool fuzz --from", "", "", "", run_from, GW_OPEN};
 static const gw_conform_case again_case = {"fuzz/again", GW_ROLE_SERVER | GW_ROLE_CLIENT, "PDUs sent again",
                                            "pcaptool fuzz", "", "", "", run_raw, GW_OPEN};
 
@@ -332,13 +483,14 @@ typedef struct {
     conform_result minimal; /* the smallest exchange that still fails */
     unsigned probe_at;      /* its probe's index */
     bool minimised;
+    size_t bytes, min_bytes; /* the mutated PDU's length as found, and in the minimal exchange */
     char file[512];
     gw_conform_case c; /* for the reports: the failure as a failed case */
     char id[96], title[160];
 } failure;
 
 typedef struct {
-    const char *proto, *target, *out_dir, *junit, *html, *exec, *reproduce;
+    const char *proto, *target, *out_dir, *junit, *html, *exec, *reproduce, *from;
     int side;
     double timeout, peer_wait, duration, rate;
     unsigned long iterations;
@@ -356,6 +508,7 @@ typedef struct {
     failure f[MAX_FAILURES];
     unsigned n_f;
     unsigned iterations, closed, unreached, counts[N_KINDS];
+    unsigned restarts; /* --exec clients started again for not coming */
 } fuzzer;
 
 
@@ -377,10 +530,32 @@ static int run_case(fuzzer *z, const gw_conform_case *c, conform_result *r, char
 {
     *k = K_NONE;
     bool client = z->a->exec && z->role == GW_ROLE_CLIENT;
+    if (client && conform_driver_listen(z->D, why, whysz) != 0) { /* a client that finds no listener may not retry */
+        *r = (conform_result){0};
+        return -1;
+    }
     if (client && z->ch.pid <= 0 && !child_start(&z->ch)) {
         snprintf(why, whysz, "--exec: could not start the implementation");
         *r = (conform_result){0};
         return -1;
+    }
+    /* a client process that has not connected within COME_MS, and has not
+       died, is started afresh (Debian's OpenTTD 13.0 client now and then
+       never tries its connection: nothing was sent to it yet), as long as
+       --peer-wait lasts */
+    int64_t until = mono_ms() + (int64_t)(z->a->peer_wait * 1000);
+    while (client && !conform_driver_pending(z->D, COME_MS) && mono_ms() < until) {
+        if ((*k = child_check(&z->ch)) != K_NONE) {
+            *r = (conform_result){0};
+            return 0;
+        }
+        child_stop(&z->ch);
+        z->restarts++;
+        if (!child_start(&z->ch)) {
+            snprintf(why, whysz, "--exec: could not start the implementation");
+            *r = (conform_result){0};
+            return -1;
+        }
     }
     int rc = conform_driver_run(z->D, c, r, why, whysz);
     if (client)
@@ -431,7 +606,7 @@ static unsigned raw_of(const conform_result *r, unsigned before, unsigned after,
 {
     unsigned n = 0;
     *mutated = RAW_MAX;
-    for (guint i = 0; i < r->pdus->len && n < RAW_MAX; i++) {
+    for (guint i = 0; r->pdus && i < r->pdus->len && n < RAW_MAX; i++) {
         const conform_pdu *q = &g_array_index(r->pdus, conform_pdu, i);
         if (i > probe_at && q->ours)
             break; /* what the case's end sent (DNP's close): not the exchange */
@@ -483,6 +658,15 @@ static kind judge(fuzzer *z, const gw_conform_case *c, conform_result *r, int *r
     bool up = alive(z);
     if ((k = child_check(&z->ch)) != K_NONE)
         return k;
+    /* a process of --exec's that answers nobody may be ending (a core
+       being written): its end is the better report, if it comes within
+       the --timeout */
+    for (int64_t until = mono_ms() + (int64_t)(z->a->timeout * 1000); !up && z->ch.pid > 0 && mono_ms() < until;) {
+        struct timespec step = {0, 5000000};
+        nanosleep(&step, NULL); /* its end has no descriptor to wait on: polled, bounded */
+        if ((k = child_check(&z->ch)) != K_NONE)
+            return k;
+    }
     if (!up)
         return K_DEAD;
     return r->verdict == GW_FAIL ? K_HANG : K_NONE;
@@ -509,6 +693,8 @@ static void minimise(fuzzer *z, failure *f, const conform_result *r)
     raw_pdu raw[RAW_MAX], trial[RAW_MAX];
     unsigned mutated, n = raw_of(r, it.before, it.after, it.probe_at, it.m, it.mn, it.flags, raw, &mutated);
     f->minimal = (conform_result){0};
+    if (z->a->exec && z->role == GW_ROLE_SERVER && z->ch.pid <= 0)
+        start_implementation(z); /* it ended with the failure: again for the exchanges below */
     if (mutated == RAW_MAX || n < 2) {
         raw_free(raw, n);
         return;
@@ -556,6 +742,48 @@ static void minimise(fuzzer *z, failure *f, const conform_result *r)
             f->probe_at = y_probe;
         } else {
             conform_result_clear(&y);
+        }
+    }
+    /* then the mutated PDU shortened (its texts and byte fields emptied,
+       its end cut: gw_fuzz_shorten) while the same failure still comes,
+       each shorter one tried afresh; at most SHORTEN_TRIES exchanges */
+    const int *opts = conform_driver_io(z->D)->opts;
+    bool stream = it.stream && !(raw[mutated].flags & GW_FUZZ_LINK);
+    for (unsigned which = 0, tries = 0; tries < SHORTEN_TRIES; tries++) {
+        gsize cl;
+        const uint8_t *cd = g_bytes_get_data(raw[mutated].b, &cl);
+        uint8_t out[sizeof it.m];
+        char what[160];
+        gw_item *items;
+        unsigned k = conform_driver_items(z->D, cd, cl, &items);
+        size_t len = cl <= sizeof out ? gw_fuzz_shorten(z->p, opts, cd, cl, items, k, stream, which, out, what,
+                                                        sizeof what) : 0;
+        int64_t type = type_of(z->p, items, k);
+        g_free(items);
+        if (!len)
+            break;
+        k = conform_driver_items(z->D, out, len, &items);
+        bool same = type_of(z->p, items, k) == type;
+        g_free(items);
+        if (!same) { /* another PDU now (silence after it may be its right): not this failure's */
+            which++;
+            continue;
+        }
+        raw_pdu was = raw[mutated];
+        raw[mutated].b = g_bytes_new(out, len);
+        conform_result y;
+        if (again(z, raw, n, &y) == f->k) {
+            g_bytes_unref(was.b);
+            conform_result_clear(&f->minimal);
+            f->minimal = y;
+            f->probe_at = it.probe_at;
+            f->min_bytes = len;
+            which = 0; /* the shorter one's candidates, from the first */
+        } else {
+            conform_result_clear(&y);
+            g_bytes_unref(raw[mutated].b);
+            raw[mutated] = was;
+            which++;
         }
     }
     raw_free(raw, n);
@@ -607,7 +835,8 @@ static void record_failure(fuzzer *z, kind k, unsigned iteration, conform_result
         return;
     }
     failure *f = &z->f[z->n_f++];
-    *f = (failure){.k = k, .target = it.t->name, .iteration = iteration, .count = 1, .seed = it.seed};
+    *f = (failure){.k = k, .target = it.t->name, .iteration = iteration, .count = 1, .seed = it.seed, .bytes = it.mn,
+                   .min_bytes = it.mn};
     g_strlcpy(f->what, it.what, sizeof f->what);
     g_strlcpy(f->outcome, r->outcome, sizeof f->outcome);
     if (extra) {
@@ -638,8 +867,11 @@ static void record_failure(fuzzer *z, kind k, unsigned iteration, conform_result
 
 static void text_failure(FILE *out, const failure *f)
 {
-    fprintf(out, "FAIL  %-10s %s: %s (iteration %u, %u time%s)%s%s\n", kind_names[f->k], f->target, f->outcome,
-            f->iteration, f->count, f->count == 1 ? "" : "s", f->file[0] ? " -> " : "", f->file);
+    char shorter[96] = "";
+    if (f->min_bytes < f->bytes)
+        snprintf(shorter, sizeof shorter, ", the mutated PDU shortened from %zu to %zu bytes", f->bytes, f->min_bytes);
+    fprintf(out, "FAIL  %-10s %s: %s (iteration %u, %u time%s%s)%s%s\n", kind_names[f->k], f->target, f->outcome,
+            f->iteration, f->count, f->count == 1 ? "" : "s", shorter, f->file[0] ? " -> " : "", f->file);
 }
 
 static void json_failure(FILE *out, const failure *f)
@@ -650,8 +882,9 @@ static void json_failure(FILE *out, const failure *f)
     out_json_string(out, (const uint8_t *)f->what, strlen(f->what));
     fputs(",\"outcome\":", out);
     out_json_string(out, (const uint8_t *)f->outcome, strlen(f->outcome));
-    fprintf(out, ",\"iteration\":%u,\"count\":%u,\"minimised\":%s,\"pdus\":%u,\"reproducer\":", f->iteration, f->count,
-            f->minimised ? "true" : "false", f->minimal.pdus ? f->minimal.pdus->len : 0);
+    fprintf(out, ",\"iteration\":%u,\"count\":%u,\"minimised\":%s,\"pdus\":%u,\"pdu_bytes\":%zu,\"minimal_pdu_bytes\":%zu,"
+            "\"reproducer\":", f->iteration, f->count, f->minimised ? "true" : "false",
+            f->minimal.pdus ? f->minimal.pdus->len : 0, f->bytes, f->min_bytes);
     if (f->file[0])
         out_json_string(out, (const uint8_t *)f->file, strlen(f->file));
     else
@@ -708,10 +941,119 @@ static unsigned raw_of_capture(const char *path, bool we_first, raw_pdu *raw, ch
     return n;
 }
 
+/* ---- --from: the recording read ----------------------------------------------------- */
+
+static void from_add(conform_driver *D, const gw_protocol *p, const uint8_t *d, size_t n, bool ours, bool link)
+{
+    if (from.n == FROM_MAX || !n)
+        return;
+    from_pdu *f = &from.pdus[from.n++];
+    *f = (from_pdu){.d = g_memdup2(d, n), .n = n, .ours = ours, .link = link, .type = -1};
+    f->n_items = conform_driver_items(D, f->d, n, &f->items);
+    f->type = type_of(p, f->items, f->n_items);
+}
+
+static void from_free(void)
+{
+    for (unsigned i = 0; i < from.n; i++) {
+        g_free(from.pdus[i].d);
+        g_free(from.pdus[i].items);
+    }
+    from.n = 0;
+}
+
+/* The first conversation of CAPTURE (the endpoints of its first packet,
+   both ways), cut into PDUs (a stream's by the protocol's framing, in the
+   order the segments completing them came; a datagram is one), ours those
+   of the side that sent first (pcaptool as client) or the other. Returns
+   the number of PDUs of ours; 0 with why said. */
+static unsigned from_load(conform_driver *D, const gw_protocol *p, const int *opts, const char *path, bool we_first,
+                          char *why, size_t whysz)
+{
+    char err[256];
+    cap_reader *cr = cap_open_file(path, err, sizeof err);
+    if (!cr) {
+        snprintf(why, whysz, "--from %s: %s", path, err);
+        return 0;
+    }
+    cap_record rec;
+    net_packet pk;
+    uint8_t a[16], b[16];
+    uint16_t ap = 0, bp = 0;
+    bool have = false;
+    GByteArray *buf[2] = {g_byte_array_new(), g_byte_array_new()}; /* a stream's bytes not yet a whole PDU */
+    while (cap_next(cr, &rec) == 1 && from.n < FROM_MAX) {
+        if (net_parse(rec.linktype, rec.data, rec.caplen, &pk) != NET_OK)
+            continue;
+        if (!have) { /* the conversation: the first packet's ends (a TCP SYN's sender: the client) */
+            memcpy(a, pk.src, 16);
+            memcpy(b, pk.dst, 16);
+            ap = pk.sport;
+            bp = pk.dport;
+            have = true;
+        }
+        bool from_a = pk.sport == ap && pk.dport == bp && !memcmp(pk.src, a, 16) && !memcmp(pk.dst, b, 16);
+        bool from_b = pk.sport == bp && pk.dport == ap && !memcmp(pk.src, b, 16) && !memcmp(pk.dst, a, 16);
+        if ((!from_a && !from_b) || !pk.payload_len)
+            continue;
+        bool ours = from_a == we_first, link = it.stream && pk.l4 == NET_UDP;
+        if (pk.l4 != NET_TCP || !p->pdu_length) {
+            from_add(D, p, pk.payload, pk.payload_len, ours, link);
+            continue;
+        }
+        GByteArray *s = buf[from_a];
+        g_byte_array_append(s, pk.payload, (guint)pk.payload_len);
+        while (s->len >= p->pdu_header) {
+            long len = p->pdu_length(opts, s->data, s->len);
+            if (len <= 0 || len > 1 << 20) { /* the framing gives up: the rest as one */
+                from_add(D, p, s->data, s->len, ours, false);
+                g_byte_array_set_size(s, 0);
+                break;
+            }
+            if ((size_t)len > s->len)
+                break;
+            from_add(D, p, s->data, (size_t)len, ours, false);
+            g_byte_array_remove_range(s, 0, (guint)len);
+        }
+    }
+    cap_close(cr);
+    g_byte_array_free(buf[0], TRUE);
+    g_byte_array_free(buf[1], TRUE);
+    /* the conversation as far as our PDU that ends it in band (DNP's
+       close): after it, no probe could be answered */
+    void *st = from.rp && from.rp->closes ? g_malloc0(from.rp->state_size ? from.rp->state_size : 1) : NULL;
+    for (unsigned i = 0; st && i < from.n; i++) {
+        gw_replay_pdu v = from_view(&from.pdus[i], from.pdus[i].d);
+        if (from.pdus[i].ours && from.rp->closes(st, &v)) {
+            for (unsigned j = i; j < from.n; j++) {
+                g_free(from.pdus[j].d);
+                g_free(from.pdus[j].items);
+            }
+            from.n = i;
+        }
+    }
+    g_free(st);
+    from.n_targets = 0;
+    for (unsigned i = 0; i < from.n; i++) {
+        const from_pdu *f = &from.pdus[i];
+        if (!f->ours || f->n > FROM_PDU_MAX)
+            continue;
+        const gw_field *tf = &p->fields[p->type_field];
+        const char *tn = f->type >= 0 && tf->names ? gw_value_name_of(tf->names, (uint32_t)f->type) : NULL;
+        snprintf(from.names[from.n_targets], sizeof from.names[0], "recorded PDU %u (%s)", i + 1, tn ? tn : "?");
+        from.targets[from.n_targets] = (gw_fuzz_target){from.names[from.n_targets], 0, f->type, NULL, 0, f->link};
+        from.target_at[from.n_targets++] = i;
+    }
+    if (!from.n_targets)
+        snprintf(why, whysz, "--from %s: no PDU of pcaptool's side (as %s) in its first conversation", path,
+                 we_first ? "client" : "server");
+    return from.n_targets;
+}
+
 /* ---- the command ------------------------------------------------------------- */
 
 enum { O_PROTO = 256, O_SEED, O_DURATION, O_ITERATIONS, O_TIMEOUT, O_PEER_WAIT, O_JUNIT, O_HTML, O_EXEC, O_REPRODUCE,
-       O_RATE };
+       O_RATE, O_FROM };
 
 static void fuzz_usage(FILE *f)
 {
@@ -726,8 +1068,7 @@ static void fuzz_usage(FILE *f)
           "minimal exchange, written as a pcapng that pcaptool replay and --reproduce\n"
           "play again. Deterministic for a --seed.\n"
           "\n"
-          "      --proto PROTO          the protocol (DNP, GNE, EOUDP, OpenDrakan; OpenTTD:\n"
-          "                             its server)\n"
+          "      --proto PROTO          the protocol (DNP, OpenTTD, GNE, EOUDP, OpenDrakan)\n"
           "  -t, --target HOST:PORT     the implementation (as for conform; nothing else is\n"
           "                             ever sent to)\n"
           "  -s, --side client|server   the side pcaptool plays (default client); as server,\n"
@@ -746,6 +1087,10 @@ static void fuzz_usage(FILE *f)
           "                             a connection, only its death by a signal fails)\n"
           "  -w, --out DIR              write each failure's minimal exchange as\n"
           "                             DIR/KIND-PDU.pcapng\n"
+          "      --from CAPTURE         mutate a recorded conversation (its first): each\n"
+          "                             iteration replays pcaptool's side of it, adapted as\n"
+          "                             pcaptool replay adapts it, up to a PDU chosen by the\n"
+          "                             seed, mutates that PDU, then probes\n"
           "      --reproduce FILE       send pcaptool's side of FILE (a reproducer) again and\n"
           "                             say whether it still fails\n"
           "  -T, --format text|json     a line per failure and a summary, or JSON Lines\n"
@@ -788,6 +1133,7 @@ static int fuzz_opt(void *ctx, int c, const char *arg)
     }
     case O_EXEC: a->exec = arg; return 0;
     case O_REPRODUCE: a->reproduce = arg; return 0;
+    case O_FROM: a->from = arg; return 0;
     case 'w': a->out_dir = arg; return 0;
     case O_JUNIT: a->junit = arg; return 0;
     case O_HTML: a->html = arg; return 0;
@@ -851,6 +1197,7 @@ static int run_fuzz(int argc, char **argv)
         {"peer-wait", required_argument, NULL, O_PEER_WAIT},
         {"exec", required_argument, NULL, O_EXEC},
         {"reproduce", required_argument, NULL, O_REPRODUCE},
+        {"from", required_argument, NULL, O_FROM},
         {"out", required_argument, NULL, 'w'},
         {"junit", required_argument, NULL, O_JUNIT},
         {"html", required_argument, NULL, O_HTML},
@@ -900,6 +1247,16 @@ static int run_fuzz(int argc, char **argv)
     }
     it = (__typeof__(it)){.p = p, .fz = cf->fuzz, .D = z->D, .transport = cf->transport,
                           .stream = cf->transport == GW_TRANSPORT_TCP, .t = targets[0]};
+    if (a.from && !a.reproduce) {
+        char why[400];
+        from.rp = gw_replay_of(p);
+        if (!from_load(z->D, p, run_opts(&cc.ro, p), a.from, z->role == GW_ROLE_SERVER, why, sizeof why)) {
+            from_free();
+            conform_driver_free(z->D);
+            g_free(z);
+            return cli_usage_error("%s", why);
+        }
+    }
     cli_report_to(a.quiet ? 2 : a.fmt == OUT_JSON ? 1 : 0);
     signal(SIGPIPE, SIG_IGN);
     if (a.reproduce) {
@@ -924,6 +1281,23 @@ static int run_fuzz(int argc, char **argv)
                  "answer what its text requires?): nothing to judge a hang by", p->short_name, a.target);
         status = EXIT_USAGE;
     }
+    if (status == EXIT_CLEAN && a.from) {
+        /* the recording replayed whole, unmutated: how many PDUs come after
+           each of ours, and that the probe is answered after it */
+        conform_result r;
+        kind k;
+        from.baseline = true;
+        from.at = FROM_MAX;
+        int rc = run_case(z, &from_case, &r, why, sizeof why, &k);
+        from.baseline = false;
+        if (rc != 0 || k != K_NONE || r.verdict != GW_PASS) {
+            if (rc == 0)
+                snprintf(why, sizeof why, "--from %s: %s%.300s: nothing to judge a mutation by", a.from,
+                         k != K_NONE ? "the implementation " : "", k != K_NONE ? z->ch.status : r.outcome);
+            status = EXIT_USAGE;
+        }
+        conform_result_clear(&r);
+    }
     int64_t t0 = mono_ms(), until = a.duration ? t0 + (int64_t)(a.duration * 1000) : INT64_MAX;
     gw_rng pick = {a.seed};
     bool stop = false;
@@ -935,11 +1309,17 @@ static int run_fuzz(int argc, char **argv)
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
-        it.t = targets[gw_rng_below(&pick, n_targets)];
+        if (a.from) {
+            unsigned j = (unsigned)gw_rng_below(&pick, from.n_targets);
+            it.t = &from.targets[j];
+            from.at = from.target_at[j];
+        } else {
+            it.t = targets[gw_rng_below(&pick, n_targets)];
+        }
         it.seed = gw_rng_next(&pick);
         conform_result r;
         int crc;
-        kind k = judge(z, &mutation_case, &r, &crc, why, sizeof why);
+        kind k = judge(z, a.from ? &from_case : &mutation_case, &r, &crc, why, sizeof why);
         z->iterations++;
 
         if (k == K_NONE) {
@@ -1000,8 +1380,9 @@ static int run_fuzz(int argc, char **argv)
                z->role == GW_ROLE_SERVER ? "server" : "client");
         out_json_string(stdout, (const uint8_t *)a.target, strlen(a.target));
         printf(",\"seed\":%llu,\"iterations\":%u,\"seconds\":%.3f,\"distinct\":%u,\"failures\":%u,\"closed\":%u,"
-               "\"unreached\":%u,\"started\":\"%s\",\"command\":",
-               (unsigned long long)a.seed, z->iterations, secs, z->n_f, failures, z->closed, z->unreached, started);
+               "\"unreached\":%u,\"restarted\":%u,\"started\":\"%s\",\"command\":",
+               (unsigned long long)a.seed, z->iterations, secs, z->n_f, failures, z->closed, z->unreached, z->restarts,
+               started);
         out_json_string(stdout, (const uint8_t *)command, strlen(command));
         printf("}}\n");
     } else if (cli_report) {
@@ -1011,7 +1392,10 @@ static int run_fuzz(int argc, char **argv)
         for (unsigned k = 1; k < N_KINDS; k++)
             if (z->counts[k])
                 fprintf(cli_report, ", %s %u", kind_names[k], z->counts[k]);
-        fprintf(cli_report, "; %u closed by the implementation, %u unreached\n", z->closed, z->unreached);
+        fprintf(cli_report, "; %u closed by the implementation, %u unreached", z->closed, z->unreached);
+        if (z->restarts)
+            fprintf(cli_report, "; %u client%s started again for not coming", z->restarts, z->restarts == 1 ? "" : "s");
+        fputc('\n', cli_report);
     }
     if (a.junit || a.html) {
         conform_result *results = g_new0(conform_result, z->n_f + 1);
@@ -1026,6 +1410,7 @@ static int run_fuzz(int argc, char **argv)
         status = !written ? EXIT_USAGE : z->n_f ? EXIT_FINDINGS : EXIT_CLEAN;
     for (unsigned i = 0; i < z->n_f; i++)
         conform_result_clear(&z->f[i].minimal);
+    from_free();
     conform_driver_free(z->D);
     g_free(z);
     g_free(command);

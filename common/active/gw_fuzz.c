@@ -148,3 +148,80 @@ size_t gw_fuzz_mutate(gw_rng *r, const gw_protocol *p, const uint8_t *d, size_t 
     }
     }
 }
+
+/* ---- shortening ------------------------------------------------------------ */
+
+static bool is_span(const gw_protocol *p, const gw_item *it, size_t n)
+{
+    gw_ftype t = p->fields[it->field].type;
+    return (t == GW_FT_STRING || t == GW_FT_BYTES) && has_bytes(it, n);
+}
+
+/* out[0..len), cut from a PDU of `was` bytes whose framing claimed
+   exactly that, framed again: a number in the framing header lowered by
+   the bytes taken until the framing claims len (false: none does) */
+static bool reframe(const gw_protocol *p, const int *opts, uint8_t *out, size_t len, size_t was, const gw_item *items,
+                    unsigned k)
+{
+    if (len < p->pdu_header)
+        return false;
+    for (unsigned i = 0; i < k; i++) {
+        const gw_item *it = &items[i];
+        if (!is_number(p, it) || it->off + it->len > p->pdu_header)
+            continue;
+        bool big = it->flags & GW_ITEM_BIG_ENDIAN;
+        uint64_t v = gw_get_uint(out + it->off, (unsigned)it->len, big);
+        if (v < was - len)
+            continue;
+        uint8_t keep[8];
+        memcpy(keep, out + it->off, it->len);
+        put_uint(out + it->off, (unsigned)it->len, big, v - (was - len));
+        if (p->pdu_length(opts, out, len) == (long)len)
+            return true;
+        memcpy(out + it->off, keep, it->len);
+    }
+    return false;
+}
+
+size_t gw_fuzz_shorten(const gw_protocol *p, const int *opts, const uint8_t *d, size_t n, const gw_item *items,
+                       unsigned k, bool stream, unsigned which, uint8_t *out, char *what, size_t whatn)
+{
+    bool framed = stream && p->pdu_length;
+    if (framed && (n < p->pdu_header || p->pdu_length(opts, d, n) != (long)n))
+        return 0; /* the framing claims other than what went: any cut would change what the reader takes */
+    for (unsigned c = 0;; c++) {
+        size_t len = 0;
+        memcpy(out, d, n);
+        unsigned spans = 0, at = c;
+        for (unsigned i = 0; i < k; i++)
+            spans += is_span(p, &items[i], n);
+        if (at < spans) { /* a text or byte field emptied */
+            const gw_item *it = NULL;
+            for (unsigned i = 0; i < k && !it; i++)
+                if (is_span(p, &items[i], n) && at-- == 0)
+                    it = &items[i];
+            size_t take = it->len - (d[it->off + it->len - 1] == 0 && it->len > 1 ? 1 : 0);
+            if (take == 0 || (it->len == 1 && d[it->off] == 0))
+                continue;
+            memmove(out + it->off, d + it->off + take, n - it->off - take);
+            len = n - take;
+            for (unsigned i = 0; i < k; i++) /* its length, said right before it */
+                if (is_number(p, &items[i]) && items[i].off + items[i].len == it->off && items[i].off < it->off &&
+                    gw_get_uint(d + items[i].off, (unsigned)items[i].len, items[i].flags & GW_ITEM_BIG_ENDIAN) ==
+                        it->len)
+                    put_uint(out + items[i].off, (unsigned)items[i].len, items[i].flags & GW_ITEM_BIG_ENDIAN, 0);
+            snprintf(what, whatn, "%s emptied (%zu bytes fewer)", p->fields[it->field].abbrev, take);
+        } else { /* its end cut */
+            unsigned j = c - spans;
+            size_t cut = j < 63 ? n >> (j + 1) : 0;
+            if (cut == 0)
+                return 0;
+            len = n - cut;
+            snprintf(what, whatn, "its last %zu byte%s cut", cut, cut == 1 ? "" : "s");
+        }
+        if (len == 0 || (framed && !reframe(p, opts, out, len, n, items, k)))
+            continue;
+        if (which-- == 0)
+            return len;
+    }
+}

@@ -74,4 +74,19 @@ uint64_t gw_rng_below(gw_rng *r, uint64_t n); /* 0 .. n-1 (n > 0) */
 size_t gw_fuzz_mutate(gw_rng *r, const gw_protocol *p, const uint8_t *d, size_t n, const gw_item *items, unsigned k,
                       bool stream, uint8_t *out, size_t cap, char *what, size_t whatn, unsigned *flags);
 
+/* ---- shortening (minimising a failure) --------------------------------- */
+
+/* Candidate `which` (0, 1, ... in turn) for a shorter version of the PDU
+   d[0..n) whose decoded items are items[0..k): first each of its texts and
+   byte fields emptied (a count or length right before one that says its
+   length set to 0; a NUL that ends it kept), then its end cut by n/2,
+   n/4, ... 1 bytes. On a stream (pdu_length set) whose framing d ends
+   exactly, each candidate is framed again: a number of the framing header
+   lowered by the bytes taken so that the framing claims the candidate's
+   length, else the candidate is passed over. Writes it to out (n bytes
+   at most) and, for a person, what was done; returns its length, or 0
+   when `which` is past the last candidate. */
+size_t gw_fuzz_shorten(const gw_protocol *p, const int *opts, const uint8_t *d, size_t n, const gw_item *items,
+                       unsigned k, bool stream, unsigned which, uint8_t *out, char *what, size_t whatn);
+
 #endif

@@ -812,9 +812,15 @@ enum { FZ_CONNECTED, FZ_JOINED };
 static const char *const fuzz_states[] = {"connected", "joined"};
 
 /* a fresh connection; joined: a join as far as WELCOME, as the join
-   cases make it (a password asked and not given: unreached) */
+   cases make it (a password asked and not given: unreached). The
+   implementation as client: its CLIENT_JOIN read, whatever the state (a
+   13.0 client's join stays in STATUS_JOIN until a WELCOME: all that goes
+   before the map is sent there) */
 static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
 {
+    gw_replay_pdu a;
+    if (io->role == CLIENT)
+        return client_joined(io, &a) ? GW_PASS : GW_FAIL;
     if (state == FZ_CONNECTED)
         return GW_PASS;
     uint64_t id;
@@ -822,17 +828,44 @@ static gw_verdict fuzz_enter(gw_conform_io *io, unsigned state)
     return joined(io, &id, &v) ? GW_PASS : v == GW_FAIL ? GW_FAIL : GW_SKIPPED;
 }
 
+static bool is_getmap(const gw_replay_pdu *p, const void *arg)
+{
+    (void)arg;
+    return packet(p) == PK_CLIENT_GETMAP;
+}
+
 /* CLIENT_GAME_INFO, which "the client can get [...] without
    authorization" and a 13.x server answers at any stage of a join
    (Receive_CLIENT_GAME_INFO: SendGameInfo()): SERVER_GAME_INFO, or the
-   server's refusal of every client (full, banned) */
+   server's refusal of every client (full, banned). To a client:
+   SERVER_WELCOME, after which the wiki's client "asks for a copy of the
+   current map" (13.0's Receive_SERVER_WELCOME: return SendGetMap(),
+   accepted from STATUS_JOIN until STATUS_AUTHORIZED, through a NewGRF
+   check and a password request) */
 static gw_wait fuzz_probe(gw_conform_io *io, const char **what)
 {
+    static const char id[] = "fuzz";
+    gw_replay_pdu a;
+    if (io->role == CLIENT) {
+        *what = "SERVER_WELCOME";
+        if (!gw_conform_send(io, P, PK_SERVER_WELCOME, GW_WVALS(GW_WU(OTTD_F_CLIENT_ID, 5), GW_WU(
+                                 OTTD_F_GENERATION_SEED, 1), GW_WB(OTTD_F_NETWORK_ID, id, sizeof id - 1))))
+            return GW_CLOSED;
+        return gw_conform_await(io, io->wait_ms, is_getmap, NULL, &a);
+    }
     *what = "CLIENT_GAME_INFO";
     if (!gw_conform_send(io, P, PK_CLIENT_GAME_INFO, GW_NO_VALUES))
         return GW_CLOSED;
-    gw_replay_pdu a;
     return gw_conform_await(io, io->wait_ms, game_info, NULL, &a);
+}
+
+/* a replay's probe to a client (the last PDU: SERVER_WELCOME) is answered
+   by CLIENT_GETMAP, not by the CLIENT_NEWGRFS_CHECKED a check before it
+   may still bring; a server's by one packet of any kind */
+static unsigned fuzz_replay_answer(unsigned role, gw_conform_want *answer)
+{
+    *answer = role == CLIENT ? is_getmap : NULL;
+    return 1;
 }
 
 static const char fuzz_chat[] = "fuzz";
@@ -849,10 +882,30 @@ static const gw_fuzz_target fuzz_targets[] = {
               GW_WB(OTTD_F_MESSAGE, fuzz_chat, sizeof fuzz_chat - 1), GW_WU(OTTD_F_CHAT_DATA, 0)),
      SERVER, false},
     {"map request", FZ_JOINED, PK_CLIENT_GETMAP, GW_NO_VALUES, SERVER, false},
+    /* to a client, in STATUS_JOIN (13.0's network_client.cpp): a NewGRF
+       check (answered, the status kept), the password requests (the
+       status AUTH_GAME or AUTH_COMPANY: a WELCOME still taken), the
+       WELCOME itself, and a client's info and a chat, which it reads
+       (SERVER_CLIENT_INFO) or refuses (SERVER_CHAT) before it is
+       authorized */
+    {"newgrf check", FZ_CONNECTED, PK_SERVER_CHECK_NEWGRFS, GW_WVALS(GW_WU(OTTD_F_GRF_COUNT, 0)), CLIENT, false},
+    {"game password request", FZ_CONNECTED, PK_SERVER_NEED_GAME_PASSWORD, GW_NO_VALUES, CLIENT, false},
+    {"company password request", FZ_CONNECTED, PK_SERVER_NEED_COMPANY_PASSWORD,
+     GW_WVALS(GW_WU(OTTD_F_GENERATION_SEED, 1), GW_WB(OTTD_F_NETWORK_ID, "fuzz", 4)), CLIENT, false},
+    {"welcome", FZ_CONNECTED, PK_SERVER_WELCOME,
+     GW_WVALS(GW_WU(OTTD_F_CLIENT_ID, 5), GW_WU(OTTD_F_GENERATION_SEED, 1), GW_WB(OTTD_F_NETWORK_ID, "fuzz", 4)),
+     CLIENT, false},
+    {"client info", FZ_CONNECTED, PK_SERVER_CLIENT_INFO,
+     GW_WVALS(GW_WU(OTTD_F_CLIENT_ID, 5), GW_WU(OTTD_F_COMPANY, SPECTATOR), GW_WB(OTTD_F_NAME, "fuzz", 4)), CLIENT,
+     false},
+    {"chat", FZ_CONNECTED, PK_SERVER_CHAT,
+     GW_WVALS(GW_WU(OTTD_F_ACTION, 3), GW_WU(OTTD_F_CLIENT_ID, 5), GW_WU(OTTD_F_SELF_SEND, 0),
+              GW_WB(OTTD_F_MESSAGE, fuzz_chat, sizeof fuzz_chat - 1), GW_WU(OTTD_F_CHAT_DATA, 0)),
+     CLIENT, false},
 };
 
 static const gw_fuzz ottd_fuzz = {fuzz_states, 2, fuzz_enter, fuzz_targets, sizeof fuzz_targets / sizeof fuzz_targets[0],
-                                  fuzz_probe, NULL, NULL};
+                                  fuzz_probe, NULL, fuzz_replay_answer};
 
 /* the catalogue, in its order: each case is defined below its run function */
 static const gw_conform_case *const cases[] = {

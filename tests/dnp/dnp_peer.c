@@ -38,6 +38,10 @@
  *         crash-at-max  abort() on a link state whose value count is 65535
  *         hang-reorder  a connection whose first reliable number is not 0 (its
  *                     handshake reordered) is never answered again
+ *         crash-update abort() on a link update whose link count (the
+ *                     reference's u8) is above 1, as a peer that reads its
+ *                     links into a one-entry array would (pcaptool fuzz
+ *                     --from: the recorded link updates mutated)
  *         oob-read    reads the values a link state's count announces from a
  *                     copy of exactly the datagram's bytes: one byte past its
  *                     end when the count says one more than is there (ASan
@@ -177,6 +181,8 @@ static bool reliable(conn *c, const uint8_t *b, size_t n)
    message length u16 and bytes, value count u16, then type u8 and value) */
 static void planted(const uint8_t *b, size_t n)
 {
+    if (is("crash-update") && b[0] == 9 && n >= 2 && b[1] > 1)
+        abort();
     if (b[0] != 5 || n < 8)
         return;
     size_t at = 8 + (size_t)(b[6] | b[7] << 8);

@@ -11,7 +11,8 @@ dnp_peer.c), on fixed seeds and short runs:
   crash-at-max peer and does nothing to a good one;
 - hang-reorder: a connection whose first reliable number is not 0 is never
   answered again - found as "hang" within 100 iterations; the reproducer is minimal (the
-  connection, the mutated PDU, the probe) and reproduces on a fresh
+  connection, the mutated PDU, the probe; the mutated PDU shortened to its
+  command and number, 3 bytes) and reproduces on a fresh
   hang-reorder peer only;
 - oob-read under AddressSanitizer, the peer started by fuzz --exec: found as
   "sanitizer" with ASan's report; reproduced through --exec too.
@@ -102,6 +103,12 @@ if hangs:
     types = [r["fields"].get("dnp.command", [None])[0] for r in map(json.loads, dec.stdout.splitlines())]
     check("hang-reorder: the reproducer decodes as request, ack, the mutated reliable command, the probe",
           types[:2] == [0, 1] and types[2] in (4, 5) and types[3] == 4 and len(types) == 4, types)
+    # the mutated command shortened while it still hangs: the peer needs
+    # its number only, so its text (and any value) goes, down to the
+    # command and its number (3 bytes)
+    lens = [len(bytes.fromhex(r["data"])) if "data" in r else None for r in map(json.loads, dec.stdout.splitlines())]
+    check("hang-reorder: the mutated command shortened (pdu_bytes > minimal_pdu_bytes = 3)",
+          h["minimal_pdu_bytes"] == 3 and h["pdu_bytes"] > 3, (h, lens))
     rc, err = reproduce("hang-reorder", port + 5, h["reproducer"])
     check("hang-reorder: the reproducer hangs a fresh peer again (exit 1)", rc == 1 and err == "hang", (rc, err))
     rc, err = reproduce("good", port + 6, h["reproducer"])

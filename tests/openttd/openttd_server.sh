@@ -1,5 +1,5 @@
 # openttd_server.sh - sourced by the tests that run Debian's OpenTTD 13.0
-# dedicated server (conform_openttd.sh, replay_openttd.sh); needs $openttd
+# dedicated server (conform_openttd.sh, replay_openttd.sh, fuzz_openttd*.sh); needs $openttd
 # and $work (with home/, config/ and data/ in it).
 #
 # openttd_start CFG PORT LOG: a dedicated server with config CFG on
@@ -18,4 +18,20 @@ openttd_start() {
         fi
         sleep 0.1
     done
+}
+
+# fuzz_said RC WHAT: a pcaptool fuzz run's result said (its exit RC, its
+# JSON Lines in $work/out.jsonl, its standard error in $work/err.txt;
+# fail=1 unless RC is 0); its summary in $summary and its counts in
+# $iterations, $closed and $unreached
+fuzz_said() {
+    summary=$(grep '"summary"' "$work/out.jsonl")
+    if [ "$1" -ne 0 ]; then
+        echo "FAIL: fuzz against $2 exited $1:"; cat "$work/out.jsonl" "$work/err.txt"; fail=1
+    else
+        echo "ok: no failure: $summary"
+    fi
+    iterations=$(echo "$summary" | sed -n 's/.*"iterations":\([0-9]*\).*/\1/p')
+    closed=$(echo "$summary" | sed -n 's/.*"closed":\([0-9]*\).*/\1/p')
+    unreached=$(echo "$summary" | sed -n 's/.*"unreached":\([0-9]*\).*/\1/p')
 }

@@ -9,6 +9,7 @@
 #include "active/gw_fuzz.h"
 #include "collect.h"
 #include "dnp/dnp.h"
+#include "openttd/openttd.h"
 
 static const gw_protocol *P = &gw_dnp_protocol;
 
@@ -114,4 +115,57 @@ Test(fuzz, cuts_end_at_fields)
         cr_assert(at_field, "%s", what);
     }
     cr_assert_gt(cuts, 20);
+}
+
+/* Shortening a failure's mutated PDU: first its texts and byte fields
+   emptied (the length said right before one set to 0), then its end cut
+   by n/2, n/4 ... 1 bytes, then no more candidates */
+Test(fuzz, shorten_empties_fields_then_cuts_the_end)
+{
+    gw_item items[64];
+    unsigned k = items_of(items, 64);
+    uint8_t out[64];
+    char what[160];
+    size_t n = gw_fuzz_shorten(P, NULL, pdu, sizeof pdu, items, k, false, 0, out, what, sizeof what);
+    static const uint8_t emptied[] = {0x05, 0x00, 0x00, 0xe9, 0x03, 0x00, 0x00, 0x00,
+                                      0x01, 0x00, 0x05, 0x63, 0x00, 0x00, 0x00};
+    cr_assert_eq(n, sizeof emptied, "the message emptied: %zu bytes (%s)", n, what);
+    cr_assert_eq(memcmp(out, emptied, n), 0, "%s", what);
+    size_t want[] = {sizeof pdu - 8, sizeof pdu - 4, sizeof pdu - 2, sizeof pdu - 1};
+    for (unsigned i = 0; i < 4; i++) {
+        n = gw_fuzz_shorten(P, NULL, pdu, sizeof pdu, items, k, false, 1 + i, out, what, sizeof what);
+        cr_assert_eq(n, want[i], "candidate %u: %zu bytes (%s)", 1 + i, n, what);
+        cr_assert_eq(memcmp(out, pdu, n), 0, "a cut keeps the bytes before it");
+    }
+    cr_assert_eq(gw_fuzz_shorten(P, NULL, pdu, sizeof pdu, items, k, false, 5, out, what, sizeof what), 0);
+}
+
+/* on a stream each candidate is framed again: OpenTTD's size says its new
+   length, and a PDU whose framing the mutation broke is not shortened */
+Test(fuzz, shorten_frames_a_stream_again)
+{
+    const gw_protocol *o = &gw_openttd_protocol;
+    static replay_pdu r;
+    int opt[GW_MAX_OPTIONS];
+    void *conv = test_conv_new(o, opt);
+    /* CLIENT_JOIN (13.x): revision "13.0", NewGRF version, name "fuzz", company 255 */
+    const gw_replay_pdu *v = replay_pdu_decode(&r, o, conv, 0, GW_TRANSPORT_TCP,
+                                               "1200 02 31332e3000 646d081d 66757a7a00 ff");
+    cr_assert_eq(v->len, 18);
+    uint8_t d[18], out[18];
+    memcpy(d, v->data, 18);
+    char what[160];
+    unsigned seen = 0;
+    for (unsigned which = 0;; which++) {
+        size_t n = gw_fuzz_shorten(o, opt, d, 18, v->items, v->n_items, true, which, out, what, sizeof what);
+        if (!n)
+            break;
+        seen++;
+        cr_assert_lt(n, 18);
+        cr_assert_eq(o->pdu_length(opt, out, n), (long)n, "candidate %u (%s): framed as its %zu bytes", which, what, n);
+    }
+    cr_assert_geq(seen, 3, "the texts emptied and cuts: %u candidates", seen);
+    d[0] = 0x40; /* the framing claims more than is there */
+    cr_assert_eq(gw_fuzz_shorten(o, opt, d, 18, v->items, v->n_items, true, 0, out, what, sizeof what), 0);
+    test_conv_free(o, conv);
 }
