@@ -278,8 +278,25 @@ static int connect_to(struct addrinfo *ai, int silence)
     udp = socket(ai->ai_family, SOCK_DGRAM, 0);
     struct sockaddr_storage a = {.ss_family = (sa_family_t)ai->ai_family};
     socklen_t al = ai->ai_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    if (tcp < 0 || udp < 0 || bind(udp, (struct sockaddr *)&a, al) < 0 ||
-        getsockname(udp, (struct sockaddr *)&a, &al) < 0 || bind(tcp, (struct sockaddr *)&a, al) < 0)
+    /* a port of its own process id (in the ephemeral range, where no test
+       binds a fixed port): the clients of one conform run, one process a
+       case, then never share a port, which a random one sometimes did,
+       joining two cases' UDP conversations in the run's capture; taken,
+       a random one */
+    uint16_t own = (uint16_t)(32768 + getpid() % 28000);
+    if (ai->ai_family == AF_INET6)
+        ((struct sockaddr_in6 *)&a)->sin6_port = htons(own);
+    else
+        ((struct sockaddr_in *)&a)->sin_port = htons(own);
+    if (udp >= 0 && bind(udp, (struct sockaddr *)&a, al) < 0) {
+        close(udp);
+        udp = socket(ai->ai_family, SOCK_DGRAM, 0);
+        a = (struct sockaddr_storage){.ss_family = (sa_family_t)ai->ai_family};
+        if (udp < 0 || bind(udp, (struct sockaddr *)&a, al) < 0)
+            return 2;
+    }
+    if (tcp < 0 || udp < 0 || getsockname(udp, (struct sockaddr *)&a, &al) < 0 ||
+        bind(tcp, (struct sockaddr *)&a, al) < 0)
         return 2;
     bool up = false;
     for (int tries = 0; tries < 100 && !up; tries++) { /* until the server listens */
