@@ -14,20 +14,14 @@
 # one picked by the process id.
 set -u
 pcaptool=$1
-openttd=/usr/games/openttd
-[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
 work=$(mktemp -d)
 server=""
 holders=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; [ -n "$holders" ] && kill "$holders" 2>/dev/null; rm -rf "$work"' EXIT
-port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
-mkdir -p "$work/home" "$work/config" "$work/data"
-printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = ConformTest\n' \
-    > "$work/server.cfg"
 . "$(dirname "$0")/openttd_server.sh"
+openttd_server_cfg ConformTest
 # start_server NAME PORT: a server with $work/NAME.cfg on PORT (openttd_start)
 start_server() { openttd_start "$work/$1.cfg" "$2" "$work/$1.log"; }
-stop_server() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=""; }
 # judged STATUS FAIL_TEXT OK_TEXT FILE...: a run's result said (its files
 # shown when it failed: STATUS not 0)
 judged() {
@@ -66,7 +60,7 @@ fi
 [ "$rc" = 0 ] || { echo "FAIL: exit $rc, expected 0"; cat "$work/err.txt"; fail=1; }
 grep -q 'tests="14" failures="0"' "$work/junit.xml" || { echo "FAIL: JUnit:"; cat "$work/junit.xml"; fail=1; }
 [ $fail = 0 ] && echo "ok: 14 cases as server, the verdicts docs/conform.md gives"
-stop_server
+openttd_stop
 
 # the same server with 127.0.0.1 on its ban list: it answers every
 # connection with SERVER_BANNED, its right; no case can be judged then, so
@@ -84,7 +78,7 @@ print(sum(r.get("verdict") == "skipped" and "SERVER_BANNED" in r["outcome"] for 
 [ "$brc" = 0 ] && [ "$skipped" = 14 ]
 judged $? "banned: exit $brc (0 wanted), $skipped of 14 cases skipped naming SERVER_BANNED:" \
     "banned: all 14 cases skipped, naming SERVER_BANNED" "$work/banned.jsonl" "$work/banned-err.txt"
-stop_server
+openttd_stop
 
 # the same server when full (max_clients 2, both places taken by two
 # connections that joined and wait): it answers every join with SERVER_ERROR
@@ -127,7 +121,7 @@ want="10 ['openttd/info/without-authorization', 'openttd/join/getmap-unauthorize
 judged $? "full server (holders: $line): exit $frc, $counts (want $want):" \
     "full server: the ten cases that need a join skipped naming FULL, the four others pass" \
     "$work/full.jsonl" "$work/full-err.txt"
-stop_server
+openttd_stop
 
 # the same server with a game password: without it, the five cases that
 # need a join are skipped (saying which setting is missing) and the nine
@@ -153,7 +147,7 @@ print(sum(x["verdict"] == "pass" for x in r), sum(x["verdict"] == "skipped" and 
         echo "ok: password server, password given: $given: $counts (pass, skipped for the password, wrong-password passed)"
     fi
 done
-stop_server
+openttd_stop
 
 # the implementation as client: Debian's 13.0 client without a display
 # (SDL's video driver on SDL's dummy display, which keeps real time: the

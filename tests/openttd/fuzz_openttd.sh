@@ -12,16 +12,11 @@
 # (the block CTest gives this test), else one picked by the process id.
 set -u
 pcaptool=$1
-openttd=/usr/games/openttd
-[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
 work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
-mkdir -p "$work/home" "$work/config" "$work/data"
-printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = FuzzTest\n' \
-    > "$work/server.cfg"
 . "$(dirname "$0")/openttd_server.sh"
+openttd_server_cfg FuzzTest
 openttd_start "$work/server.cfg" "$port" "$work/server.log"
 fail=0
 # --timeout 3: the server answers within its network tick (30 ms); a loaded

@@ -15,14 +15,10 @@
 # the process id.
 set -u
 pcaptool=$1
-openttd=/usr/games/openttd
-[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
-mkdir -p "$work/home" "$work/config" "$work/data"
 printf '[network]\nclient_name = fuzz\n' > "$work/client.cfg"
-. "$(dirname "$0")/openttd_server.sh" # fuzz_said
+. "$(dirname "$0")/openttd_server.sh" # $openttd, $port, fuzz_said
 # a client without a display (SDL's dummy video keeps real time; a 64x64
 # screen, little to draw; a name set, or it would ask its user for one);
 # pcaptool ends each one (its process group) once its iteration is over

@@ -1,7 +1,21 @@
 # openttd_server.sh - sourced by the tests that run Debian's OpenTTD 13.0
-# dedicated server (conform_openttd.sh, replay_openttd.sh, fuzz_openttd*.sh); needs $openttd
-# and $work (with home/, config/ and data/ in it).
-#
+# (conform_openttd.sh, replay_openttd.sh, fuzz_openttd*.sh), once $work
+# (their folder, removed on exit) is made: sets $openttd (exit 1 when it is
+# not installed) and $port (GW_TEST_PORT, the block CTest gives the test,
+# else one picked by the process id), and makes home/, config/ and data/ in
+# $work for OpenTTD's own files.
+openttd=/usr/games/openttd
+[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
+port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
+mkdir -p "$work/home" "$work/config" "$work/data"
+
+# openttd_server_cfg NAME: $work/server.cfg, a server called NAME on a
+# 64x64 map (map_x = 6: generated in seconds), no advertising, no relay
+openttd_server_cfg() {
+    printf '[game_creation]\nmap_x = 6\nmap_y = 6\n[network]\nserver_game_type = local\nuse_relay_service = never\nserver_name = %s\n' \
+        "$1" > "$work/server.cfg"
+}
+
 # openttd_start CFG PORT LOG: a dedicated server with config CFG on
 # 127.0.0.1:PORT, its pid in $server once its game has started (LOG: a log
 # of its own: a previous server's says "starting game" too, and a new one
@@ -18,6 +32,13 @@ openttd_start() {
         fi
         sleep 0.1
     done
+}
+
+# openttd_stop: the server of $server stopped and waited for
+openttd_stop() {
+    kill "$server" 2>/dev/null
+    wait "$server" 2>/dev/null
+    server=""
 }
 
 # fuzz_said RC WHAT: a pcaptool fuzz run's result said (its exit RC, its

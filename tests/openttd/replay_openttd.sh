@@ -14,36 +14,16 @@
 # one picked by the process id.
 set -u
 pcaptool=$1 cap=$2
-openttd=/usr/games/openttd
-[ -x "$openttd" ] || { echo "FAIL: $openttd missing (Debian packages openttd openttd-opengfx)"; exit 1; }
 work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-port=${GW_TEST_PORT:-$((40000 + $$ % 20000))}
 fail=0
 
-# a 64x64 map (map_x = 6): generated in seconds; no advertising, no relay
-mkdir -p "$work/home" "$work/config" "$work/data"
-cat > "$work/server.cfg" <<EOF
-[game_creation]
-map_x = 6
-map_y = 6
-[network]
-server_game_type = local
-use_relay_service = never
-server_name = ReplayTest
-EOF
-
 . "$(dirname "$0")/openttd_server.sh"
+openttd_server_cfg ReplayTest
 # start_server NAME: a dedicated server on 127.0.0.1:$port, ready to play;
 # its log in $work/NAME.log (openttd_start)
 start_server() { openttd_start "$work/server.cfg" "$port" "$work/$1.log"; }
-
-stop_server() {
-    kill "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-    server=""
-}
 
 has() { # FILE TEXT: FILE has a line with TEXT, else say what is missing
     grep -qF -- "$2" "$1" && return 0
@@ -54,7 +34,7 @@ has() { # FILE TEXT: FILE has a line with TEXT, else say what is missing
 start_server join
 "$pcaptool" replay --target "127.0.0.1:$port" --out "$work/join.pcap" "$cap" > "$work/join.txt" 2>&1
 rc=$?
-stop_server
+openttd_stop
 if [ $rc -ne 0 ]; then
     echo "FAIL: replay exit $rc, expected 0"; grep -v "SERVER_FRAME frame [0-9]* max [0-9]*$" "$work/join.txt"
     fail=1
@@ -95,7 +75,7 @@ cp "$work/join.pcap" "${REPLAY_OUT:-/dev/null}" 2>/dev/null
 start_server blind
 "$pcaptool" replay --target "127.0.0.1:$port" --no-wait --as-recorded "$cap" > "$work/blind.txt" 2>&1
 rc=$?
-stop_server
+openttd_stop
 if [ $rc -ne 1 ]; then
     echo "FAIL: --as-recorded replay exit $rc, expected 1"; fail=1
 fi
@@ -119,7 +99,7 @@ done
 "$pcaptool" replay --target "127.0.0.1:$port" --no-wait "$cap" > "$work/two-b.txt" 2>&1
 wait "$a_pid"
 rc=$?
-stop_server
+openttd_stop
 a_id=$(sed -n 's/.* OpenTTD SERVER_WELCOME client \([0-9]*\)$/\1/p' "$work/two-a.txt")
 b_id=$(sed -n 's/.* OpenTTD SERVER_WELCOME client \([0-9]*\)$/\1/p' "$work/two-b.txt")
 if [ $rc -ne 0 ]; then
