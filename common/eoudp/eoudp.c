@@ -262,6 +262,21 @@ static geometry geo[EOUDP_GEN_F64 + 1];
 static pthread_once_t geo_once = PTHREAD_ONCE_INIT;
 static bool geo_ready; /* set (release) once geo[] and by_code[] are filled */
 
+/* the generations, newest first: the order in which they are tried */
+static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GEN_RFC};
+#define N_GENS (sizeof gens / sizeof gens[0])
+
+/* what fits() reads of each generation, in gens[] order: its header's
+   length, where its size field is, where its pad byte is (0: none) */
+static struct {
+    uint8_t len, size_off, pad_off;
+} fit_geo[N_GENS];
+
+/* the payloads' layouts (below), and for each the bytes of its numbers
+   where it is only numbers (read_numbers), else -1 */
+static const gw_lstep *const payloads[L_UNKNOWN];
+static int numbers_len[L_UNKNOWN];
+
 /* the command of each code, in either numbering (command_of) */
 static const command *by_code[2][256];
 
@@ -271,6 +286,20 @@ static void measure_headers(void)
         geo[g].len = gw_layout_fixed_size(headers[g]);
         for (int f = 0; f < EOUDP_F_COUNT; f++)
             geo[g].off[f] = gw_layout_offset(headers[g], f, &geo[g].size[f]);
+    }
+    for (size_t g = 0; g < N_GENS; g++) {
+        const geometry *h = &geo[gens[g]];
+        fit_geo[g].len = (uint8_t)h->len;
+        fit_geo[g].size_off = (uint8_t)h->off[EOUDP_F_SIZE];
+        fit_geo[g].pad_off = h->off[EOUDP_F_PAD] > 0 ? (uint8_t)h->off[EOUDP_F_PAD] : 0;
+    }
+    for (int l = 0; l < L_UNKNOWN; l++) {
+        const gw_lstep *st = payloads[l];
+        numbers_len[l] = 0;
+        for (; st->op == GW_L_NUM; st++)
+            numbers_len[l] += st->size;
+        if (st->op != GW_L_END)
+            numbers_len[l] = -1;
     }
     /* the last entry of a code wins unless an earlier one is of the
        numbering asked for: 0x11, 0x8a, 0x8c exist only in the text and are
@@ -291,11 +320,6 @@ static inline const geometry *geometry_of(int gen)
     return &geo[gen];
 }
 
-static size_t header_len(int gen)
-{
-    return geometry_of(gen)->len;
-}
-
 /* where a header field is (the header has every field it is asked for) */
 static size_t field_off(int gen, int field, unsigned *size)
 {
@@ -305,14 +329,14 @@ static size_t field_off(int gen, int field, unsigned *size)
 }
 
 /* the byte orders (bit EOUDP_BIG, bit EOUDP_LITTLE) in which the header of
-   generation gen fits the datagram: its size field says how many bytes
-   follow it (and the pad byte, if it has one, is zero) */
-static inline unsigned fits(const geometry *g, int gen, const uint8_t *d, size_t len)
+   the g-th generation of gens[] fits the datagram: its size field says how
+   many bytes follow it (and the pad byte, if it has one, is zero) */
+static inline unsigned fits(size_t g, const uint8_t *d, size_t len)
 {
-    if (len < g->len || (gen == EOUDP_GEN_PAD && d[g->off[EOUDP_F_PAD]]))
+    if (len < fit_geo[g].len || (fit_geo[g].pad_off && d[fit_geo[g].pad_off]))
         return 0;
     /* every generation's size field is a u64 (one load, swapped or not) */
-    uint64_t size = gw_get_uint(d + g->off[EOUDP_F_SIZE], SIZE_BYTES, false), left = len - g->len;
+    uint64_t size = gw_get_uint(d + fit_geo[g].size_off, SIZE_BYTES, false), left = len - fit_geo[g].len;
     return (__builtin_bswap64(size) == left) << EOUDP_BIG | (size == left) << EOUDP_LITTLE;
 }
 
@@ -321,8 +345,6 @@ typedef struct {
     bool consistent;
 } header_choice;
 
-static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GEN_RFC};
-#define N_GENS (sizeof gens / sizeof gens[0])
 
 /* for each generation (in gens[] order), the byte orders whose size field
    fits: bit EOUDP_BIG, bit EOUDP_LITTLE (both when the order is not told,
@@ -330,9 +352,9 @@ static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GE
 static unsigned fitting(const uint8_t *d, size_t len, unsigned orders[N_GENS])
 {
     unsigned n = 0;
-    geometry_of(EOUDP_GEN_RFC); /* geo[] ready */
+    geometry_of(EOUDP_GEN_RFC); /* fit_geo[] ready */
     for (size_t g = 0; g < N_GENS; g++) {
-        orders[g] = fits(&geo[gens[g]], gens[g], d, len);
+        orders[g] = fits(g, d, len);
         n += orders[g] != 0;
     }
     return n;
@@ -480,27 +502,40 @@ static void check_stamp(gw_pdu *p, size_t off, uint64_t v)
 
 static const gw_pdu_hooks hooks = {.text = text_end};
 
-/* The header: its layout's numbers (all there: the datagram holds the
-   header), read, recorded and checked as gw_layout_run reads them (in the
-   header's byte order; no step has a summary), without the interpreter's
-   loop. */
+/* The header where items are taken: its layout's numbers (all there: the
+   datagram holds the header), read, recorded and checked as gw_layout_run
+   reads them (in the header's byte order; no step has a summary), without
+   the interpreter's loop. */
 static void read_header(eoudp_ctx *x, const gw_lstep *s, bool big)
 {
-    const bool quiet = !x->p.e.sink->item; /* no items: read and record (the bytes are there) */
     for (; s->op == GW_L_NUM; s++) {
         size_t off = x->p.c.off;
         uint64_t v;
-        if (quiet) {
-            v = gw_get_uint(x->p.c.data + off, s->size, big && s->size > 1);
-            x->p.c.off += s->size;
-            x->seen[s->field] = true;
-            x->val[s->field] = v;
-        } else {
-            gw_take_num(&x->p, s->field, s->size, big && s->size > 1, &v);
-        }
+        gw_take_num(&x->p, s->field, s->size, big && s->size > 1, &v);
         if (s->check)
             s->check(&x->p, off, v);
     }
+}
+
+/* The same where no item is taken (pcaptool validate): the numbers the
+   decoder uses read from their places in the header (its geometry), and
+   check_stamp's checks made where the timestamp is (check_id_implied only
+   shows an item). Nothing reads the header's numbers from x->val but the
+   decoder, which gets them here. */
+static void read_header_quiet(eoudp_ctx *x, bool big, uint64_t *id, uint64_t *size, int *important)
+{
+    const geometry *g = x->geo;
+    const uint8_t *d = x->p.c.data;
+    unsigned n = g->size[EOUDP_F_TIMESTAMP];
+    const eoudp_conv *c = x->conv;
+    /* (once both divergences are noted, outside profile spec, it has
+       nothing to report) */
+    if (c->opt[EOUDP_OPT_PROFILE] == GW_PROFILE_SPEC || !c->noted_header || !c->noted_time)
+        check_stamp(&x->p, (size_t)g->off[EOUDP_F_TIMESTAMP], gw_get_uint(d + g->off[EOUDP_F_TIMESTAMP], n, big));
+    *id = gw_get_uint(d + g->off[EOUDP_F_ID], 8, big);
+    *size = gw_get_uint(d + g->off[EOUDP_F_SIZE], SIZE_BYTES, big);
+    *important = g->off[EOUDP_F_IMPORTANT] < 0 ? -1 : d[g->off[EOUDP_F_IMPORTANT]] != 0;
+    x->p.c.off = g->len;
 }
 
 static const command *command_of(const int *opt, uint8_t code)
@@ -665,7 +700,7 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
    is decoded (another while the bytes left hold at least its fixed part:
    fewer are trailing bytes, not a truncated item); the summary names the
    first and counts the rest */
-static const gw_lstep *const payloads[] = {
+static const gw_lstep *const payloads[L_UNKNOWN] = {
     [L_NONE] = GW_EMPTY,
     [L_INFO] = L(NUM(INFO_RECEIVED, 4), NUM(INFO_SENT, 4)),
     [L_ID] = L(NUM(ACK_ID, 8, GW_SUM(" %llu"))),
@@ -710,13 +745,14 @@ static bool payload_fits(const eoudp_ctx *x, const command *cmd, bool nul_after)
    text_end() of each string as the layout's run would, in its order, and
    counts the GW_L_MORE items in *repeats: all that run leaves a quiet
    sink and the decoder (nul_after is off where they fit). */
-static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len, int layout, unsigned *repeats)
+static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len, int layout, unsigned *repeats,
+                         bool *quiet_texts)
 {
     /* the field of the layout's TEXT() */
     int text = layout == L_STRING_SYSTEM ? EOUDP_F_SYSTEM
              : layout == L_STRING_EVENTS ? EOUDP_F_GAME_EVENTS
                                          : EOUDP_F_COMPONENT;
-    unsigned items = 0;
+    unsigned items = 0, texts = 0, nuls = 0;
 #define TAKE_COUNTED(is_text)                                                                     \
     do {                                                                                          \
         if (len - off < 4)                                                                        \
@@ -725,9 +761,12 @@ static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len,
         if (n_ > len - off - 4)                                                                   \
             return false;                                                                         \
         off += 4;                                                                                 \
-        if ((is_text) && x) {                                                                     \
+        if (is_text) {                                                                            \
             bool nul_ = n_ && d[off + n_ - 1] == 0;                                               \
-            text_end(&x->p, text, off, (size_t)n_ - nul_, nul_ ? GW_NUL_COUNTED : GW_NUL_NONE);    \
+            if (x)                                                                                \
+                text_end(&x->p, text, off, (size_t)n_ - nul_, nul_ ? GW_NUL_COUNTED : GW_NUL_NONE); \
+            texts++;                                                                              \
+            nuls += nul_;                                                                         \
         }                                                                                         \
         off += (size_t)n_;                                                                        \
     } while (0)
@@ -763,7 +802,25 @@ static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len,
     }
 #undef TAKE_COUNTED
     *repeats = items;
+    *quiet_texts = !nuls; /* ends that text_end() reports (GW_NUL_COUNTED) */
     return off == len;
+}
+
+/* A layout of numbers alone whose bytes are all there, where nothing is
+   shown (no item, no subtree, no summary: pcaptool validate): read,
+   recorded and checked as the interpreter's quiet reading does it, without
+   its loop over step kinds. */
+static void read_numbers(eoudp_ctx *x, const gw_lstep *s)
+{
+    for (; s->op == GW_L_NUM; s++) {
+        size_t off = x->p.c.off;
+        uint64_t v = s->size == 1 ? x->p.c.data[off] : gw_get_uint(x->p.c.data + off, s->size, s->flags & GW_LF_BE);
+        x->p.c.off = off + s->size;
+        x->seen[s->field] = true;
+        x->val[s->field] = v;
+        if (s->check)
+            s->check(&x->p, off, v);
+    }
 }
 
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
@@ -777,17 +834,25 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     bool strings = cmd->layout == L_STRING_SYSTEM || cmd->layout == L_STRING_EVENTS ||
                    cmd->layout == L_COMPONENT || cmd->layout == L_DEL_COMPONENT;
     unsigned items;
-    bool fit = strings && strings_walk(NULL, x->p.c.data, off, x->p.c.len, cmd->layout, &items);
+    bool no_nul;
+    bool fit = strings && strings_walk(NULL, x->p.c.data, off, x->p.c.len, cmd->layout, &items, &no_nul);
     if (fit && !gw_emit_tree(&x->p.e) && x->p.sum.off) {
-        /* nothing to show: what the layout's run would leave, without it */
-        strings_walk(x, x->p.c.data, off, x->p.c.len, cmd->layout, &items);
+        /* nothing to show: what the layout's run would leave, without it;
+           the strings' ends told to text_end() unless it would report
+           nothing (no NUL, and their divergence noted before) */
+        eoudp_conv *c = x->conv;
+        if (!no_nul || c->opt[EOUDP_OPT_PROFILE] == GW_PROFILE_SPEC || !c->noted_strings)
+            strings_walk(x, x->p.c.data, off, x->p.c.len, cmd->layout, &items, &no_nul);
         x->p.repeats = cmd->layout == L_DEL_COMPONENT ? 0 : items;
         x->p.c.off = x->p.c.len;
         return;
     }
     x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE && !fit &&
                      !payload_fits(x, cmd, false) && payload_fits(x, cmd, true);
-    if (!gw_layout_run(&x->p, payloads[cmd->layout]))
+    if (numbers_len[cmd->layout] >= 0 && gw_remaining(&x->p.c) >= (size_t)numbers_len[cmd->layout] &&
+        x->p.sum.off && !gw_emit_tree(&x->p.e))
+        read_numbers(x, payloads[cmd->layout]);
+    else if (!gw_layout_run(&x->p, payloads[cmd->layout]))
         return;
     uint64_t *v = x->val;
     switch (cmd->layout) {
@@ -900,9 +965,10 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     x->p.hooks = &hooks;
 
     header_choice h = choose(c->opt, c->gen, c->order, d, len);
-    size_t hl = header_len(h.gen);
+    const geometry *g = &geo[h.gen]; /* (choose() made geo[] and by_code[] ready) */
+    size_t hl = g->len;
     uint8_t code = len ? d[0] : 0;
-    const command *cmd = command_of(c->opt, code);
+    const command *cmd = by_code[c->opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT][code];
     gw_emit_gen_u(&x->p.e, EOUDP_F_GENERATION, 0, (uint64_t)h.gen);
     gw_emit_gen_u(&x->p.e, EOUDP_F_HEADER_ORDER, 0, (uint64_t)h.order);
     gw_emit_gen_u(&x->p.e, EOUDP_F_BASIS, 0, (uint64_t)h.basis);
@@ -928,12 +994,20 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
 
     /* header */
     x->gen = h.gen;
-    x->geo = geometry_of(h.gen);
-    read_header(x, headers[h.gen], h.order == EOUDP_BIG);
-    unsigned n;
-    size_t id_off = field_off(h.gen, EOUDP_F_ID, &n), so = field_off(h.gen, EOUDP_F_SIZE, &n);
-    uint64_t id = x->val[EOUDP_F_ID], size = x->val[EOUDP_F_SIZE];
-    bool important = x->seen[EOUDP_F_IMPORTANT] ? x->val[EOUDP_F_IMPORTANT] != 0 : implied_important(h.gen, code);
+    x->geo = g;
+    uint64_t id, size;
+    int flag; /* the important byte: -1 where the header has none */
+    if (!sink->item) {
+        read_header_quiet(x, h.order == EOUDP_BIG, &id, &size, &flag);
+    } else {
+        read_header(x, headers[h.gen], h.order == EOUDP_BIG);
+        id = x->val[EOUDP_F_ID];
+        size = x->val[EOUDP_F_SIZE];
+        flag = x->seen[EOUDP_F_IMPORTANT] ? x->val[EOUDP_F_IMPORTANT] != 0 : -1;
+    }
+    unsigned n = g->size[EOUDP_F_SIZE];
+    size_t id_off = (size_t)g->off[EOUDP_F_ID], so = (size_t)g->off[EOUDP_F_SIZE];
+    bool important = flag >= 0 ? flag : implied_important(h.gen, code);
     gw_summary_add(&x->p.sum, " #%llu%s", (unsigned long long)id, important ? " (important)" : "");
     if (!h.consistent)
         gw_emit_finding(&x->p.e, EOUDP_E_SIZE_MISMATCH, so, n, "Size %llu, but %zu payload %s",
@@ -966,7 +1040,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
            (the R-Type client): a retry of a connect already answered, sent
            before the answer reached the client, is answered too */
         unsigned tn;
-        size_t to = field_off(h.gen, EOUDP_F_TIMESTAMP, &tn);
+        size_t to = field_off(h.gen, EOUDP_F_TIMESTAMP, &tn); /* (seldom: a connect) */
         bool retry = resend || (c->connect_frame && tn == c->connect_time_n && tn <= sizeof c->connect_time &&
                                 memcmp(d + to, c->connect_time, tn) == 0);
         if (!(retry && c->connect_answered)) {
