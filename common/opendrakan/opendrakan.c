@@ -112,7 +112,7 @@ typedef struct {
     int64_t first_change_t, confirm_t;
     int first_change_dir, confirm_dir;
     uint32_t first_change_off, confirm_off; /* of the tick in its frame */
-    bool used, confirmed;
+    bool confirmed;
 } snapshot;
 
 typedef struct {
@@ -122,21 +122,29 @@ typedef struct {
 
 typedef struct {
     unsigned n_db;
-    snapshot snap[OD_SNAPSHOTS];
     unsigned snap_next;         /* snapshots added (the next slot, modulo OD_SNAPSHOTS) */
+    bool snap_wrapped;          /* every slot used (snap_next went past OD_SNAPSHOTS) */
     int64_t max_tick;           /* the largest tick added, where have_tick */
     bool have_tick;
-    int64_t acked[OD_ACKS];
     unsigned n_acked;
     bool bools_divergence_noted;
     int8_t server_dir;          /* learnt from the first one-way packet; -1 not yet */
     const int *opt;             /* the options (OD_OPT_*) */
-    db_entry db[OD_DB_ENTRIES]; /* the first n_db set; the rest (6 KiB) never read */
+    /* not cleared (about 5 KiB): only the slots in use are read */
+    snapshot snap[OD_SNAPSHOTS]; /* the first snap_next in use, all once snap_wrapped */
+    int64_t acked[OD_ACKS];      /* the first n_acked set (all from OD_ACKS on) */
+    db_entry db[OD_DB_ENTRIES]; /* the first n_db set */
 } od_conv;
+
+/* the snapshot slots in use: snap[0 .. snaps_in_use) */
+static inline unsigned snaps_in_use(const od_conv *c)
+{
+    return c->snap_wrapped ? OD_SNAPSHOTS : c->snap_next;
+}
 
 static void conv_init(void *p, const int *opt)
 {
-    memset(p, 0, offsetof(od_conv, db));
+    memset(p, 0, offsetof(od_conv, snap));
     ((od_conv *)p)->server_dir = -1;
     ((od_conv *)p)->opt = opt;
 }
@@ -146,8 +154,6 @@ static void conv_free(void *p) { (void)p; }
 static void report_open(const snapshot *s, const gw_end_sink *sink)
 {
     char msg[160];
-    if (!s->used)
-        return;
     if (s->confirmed && s->changes < s->count) {
         bool want = gw_end_wants_message(sink, s->confirm_frame, OD_E_SNAP_INCOMPLETE);
         if (want)
@@ -168,8 +174,13 @@ static void report_open(const snapshot *s, const gw_end_sink *sink)
 static void conv_end(void *p, const gw_end_sink *sink)
 {
     od_conv *c = p;
-    for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
-        report_open(&c->snap[(c->snap_next + k) % OD_SNAPSHOTS], sink);
+    /* oldest first */
+    if (!c->snap_wrapped)
+        for (unsigned k = 0; k < c->snap_next; k++)
+            report_open(&c->snap[k], sink);
+    else
+        for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
+            report_open(&c->snap[(c->snap_next + k) % OD_SNAPSHOTS], sink);
 }
 
 /* ---- decoding helpers -------------------------------------------------- */
@@ -211,6 +222,8 @@ static const struct {
    does not fit (runs past the end, or names a state objects lack). */
 static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, int bools)
 {
+    /* items, subtrees or a summary to make (else only the findings) */
+    const bool show = x && (gw_emit_tree(&x->p.e) || !x->p.sum.off);
     size_t off = 0;
     int packed_bits = -1; /* packed: bits of the current boolean byte left to read */
     size_t packed_at = 0;
@@ -223,7 +236,7 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
         }
         uint8_t vm = d[off], jm = d[off + 1];
         size_t masks = off;
-        if (x) {
+        if (show) {
             /* the bits of group 0 are the objects' states (a later group's
                bits name states objects lack: a finding below) */
             gw_emit_u(&x->p.e, OD_F_VALUE_MASK, base + off, 1, vm);
@@ -240,9 +253,9 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                     gw_emit_u(&x->p.e, f, base + off + 1, 1, jm);
                 gw_emit_pop(&x->p.e, base + off + 2);
             }
-            if (jm & 0x80) /* "The highest bit of the jump mask is currently unused" */
-                gw_emit_finding(&x->p.e, OD_E_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
         }
+        if (x && (jm & 0x80)) /* "The highest bit of the jump mask is currently unused" */
+            gw_emit_finding(&x->p.e, OD_E_JUMP_HIGH_BIT, base + off + 1, 1, "Jump mask 0x%02x", jm);
         off += 2;
         packed_bits = -1;
         for (int i = 0; i < 7; i++) {
@@ -281,7 +294,7 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                                     len - off);
                 return -1;
             }
-            if (x) {
+            if (show) {
                 /* the state's values (a boolean, or the 3 or 4 floats of a
                    vector or quaternion), shown in its label too:
                    "Position (jump): (100, 0, -0.125)" */
@@ -445,11 +458,11 @@ static snapshot *find_snapshot(od_conv *c, int64_t t)
         return NULL;
     /* the newest first (most changes are of the latest tick); a tick is in
        one slot at most (added only when not found) */
-    snapshot *newest = &c->snap[(c->snap_next - 1) % OD_SNAPSHOTS];
-    if (newest->used && newest->tick == t)
+    snapshot *newest = &c->snap[(c->snap_next - 1) % OD_SNAPSHOTS]; /* (have_tick: one is) */
+    if (newest->tick == t)
         return newest;
-    for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
-        if (c->snap[k].used && c->snap[k].tick == t)
+    for (unsigned k = 0, n = snaps_in_use(c); k < n; k++)
+        if (c->snap[k].tick == t)
             return &c->snap[k];
     return NULL;
 }
@@ -457,15 +470,17 @@ static snapshot *find_snapshot(od_conv *c, int64_t t)
 static snapshot *add_snapshot(od_ctx *x, int64_t t)
 {
     od_conv *c = x->conv;
+    bool used = c->snap_wrapped; /* the slot holds the oldest */
     snapshot *s = &c->snap[c->snap_next++ % OD_SNAPSHOTS];
-    if (s->used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
+    c->snap_wrapped |= c->snap_next == OD_SNAPSHOTS;
+    if (used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
         gw_emit_finding(&x->p.e, OD_E_SNAP_FORGOTTEN, x->tick_at, 8,
                         "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
                         s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
     if (!c->have_tick || t > c->max_tick)
         c->max_tick = t;
     c->have_tick = true;
-    *s = (snapshot){.tick = t, .used = true};
+    *s = (snapshot){.tick = t};
     return s;
 }
 
