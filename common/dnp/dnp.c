@@ -1682,10 +1682,19 @@ static int open_item_order(const void *a, const void *b)
     return (fa > fb) - (fa < fb);
 }
 
+/* it, kept among what the end leaves open (the list made by the first:
+   most conversations leave nothing) */
+static void open_add(GArray **open, const dnp_open_item *it)
+{
+    if (!*open)
+        *open = g_array_new(FALSE, TRUE, sizeof(dnp_open_item));
+    g_array_append_vals(*open, it, 1);
+}
+
 static void conv_end(void *p, const gw_end_sink *sink)
 {
     dnp_conv *c = p;
-    GArray *open = g_array_new(FALSE, TRUE, sizeof(dnp_open_item));
+    GArray *open = NULL;
     dnp_open_item it;
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
@@ -1707,19 +1716,19 @@ static void conv_end(void *p, const gw_end_sink *sink)
                 it = (dnp_open_item){s->first_frame, s->first_time_ns, d, DNP_E_RESEND_MISSING, 1, ""};
                 snprintf(it.msg, sizeof it.msg, "Reliable number %u was not resent in the %.3f s the conversation "
                          "went on unacknowledged", s->seq, (double)(c->last_ns - s->last_time_ns) / 1e9);
-                g_array_append_val(open, it);
+                open_add(&open, &it);
             }
             if (s->acked || c->last_ns - s->first_time_ns < DNP_RELIABLE_TIMEOUT_NS)
                 continue;
             it = (dnp_open_item){s->first_frame, s->first_time_ns, d, DNP_E_ACK_MISSING, 1, ""};
             snprintf(it.msg, sizeof it.msg, "Reliable number %u never acknowledged", s->seq);
-            g_array_append_val(open, it);
+            open_add(&open, &it);
         }
         if (skipped_by && !(dd->first_not_zero && dd->next == 0)) {
             it = (dnp_open_item){skipped_by->first_frame, skipped_by->first_time_ns, d, DNP_E_SEQ_SKIPPED, 1, ""};
             snprintf(it.msg, sizeof it.msg, "Reliable number %u never sent, but %u later one%s", dd->next,
                      later, later == 1 ? " was" : "s were");
-            g_array_append_val(open, it);
+            open_add(&open, &it);
         }
     }
     for (uint32_t i = 0; c->links && i < 1u << c->links_bits; i++) {
@@ -1730,8 +1739,10 @@ static void conv_end(void *p, const gw_end_sink *sink)
         it = (dnp_open_item){l->frame, l->time_ns, l->dir, DNP_E_LINK_UNANSWERED, 3, ""};
         snprintf(it.msg, sizeof it.msg, "Link %u acknowledged but neither link up nor link down followed",
                  l->id);
-        g_array_append_val(open, it);
+        open_add(&open, &it);
     }
+    if (!open)
+        return;
     g_array_sort(open, open_item_order);
     for (guint i = 0; i < open->len; i++) {
         const dnp_open_item *o = &g_array_index(open, dnp_open_item, i);
