@@ -227,9 +227,23 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
 {
     flow *f = r->f;
     gw_pdu_info pi = {.frame = at->frame, .time_ns = at->time_ns, .dir = r->dir, .transport = transport};
-    out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .prev_ns = at->prev_ns, .first_ns = r->first_ns,
-                  .tsprec = r->tsprec, .src = f->endpoint[r->dir], .dst = f->endpoint[!r->dir], .len = len,
-                  .data = data, .dir = r->dir, .transport = transport};
+    /* field by field (an initialiser clears the padding too, 40
+       instructions a PDU): a field out_meta gains must be set here */
+    _Static_assert(sizeof(out_meta) == 96, "decode_pdu sets every field of out_meta");
+    out_meta m;
+    m.frame = at->frame;
+    m.time_ns = at->time_ns;
+    m.prev_ns = at->prev_ns;
+    m.first_ns = r->first_ns;
+    m.tsprec = r->tsprec;
+    m.time_text = NULL;
+    m.src = f->endpoint[r->dir];
+    m.dst = f->endpoint[!r->dir];
+    m.len = len;
+    m.data = data;
+    m.dir = r->dir;
+    m.transport = transport;
+    m.file_json = NULL;
     gw_sink *sink = r->c->pdu_begin(r->c->ctx, f->p);
     r->recording = must_wait(r, at->frame);
     if (r->recording)

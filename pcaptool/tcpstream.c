@@ -524,6 +524,17 @@ static void give_up_gap(tcp_half *h, const gw_protocol *p, const int *opts, cons
     marks_drop_before(h, h->next_seq);
 }
 
+void tcp_half_keep(tcp_half *h, const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
+{
+    if (h->budget->used + buf_growth(h, len) > h->budget->limit) {
+        out->event(out->ctx, TCP_EV_MEMORY_LIMIT, len, at);
+        drop_pdu(h);
+    } else {
+        buf_append(h, data, len);
+    }
+    account(h);
+}
+
 void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
                           const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out)
 {
@@ -595,13 +606,8 @@ void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, ui
                else it is given up, and the next segment starts afresh) */
             h->next_seq += (uint32_t)len;
             size_t used = tcp_cut(p, opts, data, len, at, out, &h->pending_len);
-            size_t rest = len - used;
-            if (rest && h->budget->used + buf_growth(h, rest) > h->budget->limit) {
-                out->event(out->ctx, TCP_EV_MEMORY_LIMIT, rest, at);
-                drop_pdu(h);
-            } else {
-                buf_append(h, data + used, rest);
-            }
+            if (used < len)
+                tcp_half_keep(h, data + used, len - used, at, out);
         } else {
             append(h, data, len);
             deliver(h, p, opts, at, out);

@@ -134,18 +134,39 @@ void tcp_half_init(tcp_half *h, tcp_budget *budget);
 void tcp_half_release(tcp_half *h);
 void tcp_half_reset(tcp_half *h);
 /* one segment in this direction, captured at `at`; flags as in the TCP
-   header. Inline, a segment that changes nothing: no data and no SYN, FIN
-   or RST (an acknowledgment alone) once the half started (the first
-   segment seen starts it, whatever it holds); the rest by
-   tcp_half_segment_any. */
+   header. Inline, the usual segments: one that changes nothing (no data
+   and no SYN, FIN or RST: an acknowledgment alone, once the half started;
+   the first segment seen starts it, whatever it holds), and one that
+   brings the next bytes when no PDU is under way, whose whole PDUs go
+   straight from it (tcp_half_keep takes a PDU it leaves unfinished); the
+   rest by tcp_half_segment_any. */
 void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq, uint8_t flags,
                           const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out);
+/* the start of a PDU the segment at `at` left unfinished, buffered (or,
+   with the budget spent, given up: the next segment starts afresh) */
+void tcp_half_keep(tcp_half *h, const uint8_t *data, size_t len, const tcp_stamp *at, const tcp_sink *out);
+/* The framing alone: hand on the complete PDUs at the start of d[0..len)
+   (bytes that cannot start a PDU go as one, to be reported); returns the
+   bytes used, and sets *pending_len to the length of the PDU the rest
+   starts (0 when not known yet). */
+size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_stamp *at,
+               const tcp_sink *out, long *pending_len);
 static inline void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq,
                                     uint8_t flags, const uint8_t *data, size_t len, const tcp_stamp *at,
                                     const tcp_sink *out)
 {
-    if (len == 0 && !(flags & (TCP_SYN | TCP_FIN | TCP_RST)) && h->started)
-        return; /* what tcp_half_segment_any would do with it: nothing */
+    if (!(flags & (TCP_SYN | TCP_FIN | TCP_RST)) && h->started) {
+        if (len == 0)
+            return; /* what tcp_half_segment_any would do with it: nothing */
+        if (seq == h->next_seq && at && !(h->closed | h->fin_seen) && !(h->buf_len | h->early_present)) {
+            h->at = *at;
+            h->next_seq += (uint32_t)len;
+            size_t used = tcp_cut(p, opts, data, len, at, out, &h->pending_len);
+            if (used < len)
+                tcp_half_keep(h, data + used, len - used, at, out);
+            return;
+        }
+    }
     tcp_half_segment_any(h, p, opts, seq, flags, data, len, at, out);
 }
 /* the capture (or the conversation) ended: bytes still missing are a gap,
@@ -161,11 +182,5 @@ static inline bool tcp_budget_earliest(const tcp_budget *b, uint32_t *frame)
 {
     return b->holding && tcp_budget_earliest_held(b, frame);
 }
-/* The framing alone: hand on the complete PDUs at the start of d[0..len)
-   (bytes that cannot start a PDU go as one, to be reported); returns the
-   bytes used, and sets *pending_len to the length of the PDU the rest
-   starts (0 when not known yet). */
-size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_stamp *at,
-               const tcp_sink *out, long *pending_len);
 
 #endif
