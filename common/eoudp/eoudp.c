@@ -251,8 +251,7 @@ static const gw_lstep *const headers[] = {
                                 SIZE_FIELD),
 };
 
-/* each header's geometry, read off its layout once (fits() asks for it
-   eight times a datagram) */
+/* each header's geometry, read off its layout once */
 typedef struct {
     size_t len;
     long off[EOUDP_F_COUNT]; /* -1: not in the header */
@@ -267,10 +266,14 @@ static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GE
 #define N_GENS (sizeof gens / sizeof gens[0])
 
 /* what fits() reads of each generation, in gens[] order: its header's
-   length, where its size field is, where its pad byte is (0: none) */
-static struct {
-    uint8_t len, size_off, pad_off;
-} fit_geo[N_GENS];
+   length, where its size field is, where its pad byte is (0: none); the
+   sums of the sizes of headers[]' steps, written out so that fits() reads
+   constants (each generation's unit tests and the captures of
+   eoudp-gen-generations.pcap fail should they disagree) */
+#define FIT_F64 26, 18, 0 /* command 1, stamp 8, id 8, important 1, size 8 */
+#define FIT_IMP 22, 14, 0 /* command 1, stamp 4, id 8, important 1, size 8 */
+#define FIT_PAD 22, 13, 21 /* command 1, stamp 4, id 8, size 8, pad 1 */
+#define FIT_RFC 21, 13, 0 /* command 1, stamp 4, id 8, size 8 */
 
 /* the payloads' layouts (below), and for each the bytes of its numbers
    where it is only numbers (read_numbers), else -1 */
@@ -286,12 +289,6 @@ static void measure_headers(void)
         geo[g].len = gw_layout_fixed_size(headers[g]);
         for (int f = 0; f < EOUDP_F_COUNT; f++)
             geo[g].off[f] = gw_layout_offset(headers[g], f, &geo[g].size[f]);
-    }
-    for (size_t g = 0; g < N_GENS; g++) {
-        const geometry *h = &geo[gens[g]];
-        fit_geo[g].len = (uint8_t)h->len;
-        fit_geo[g].size_off = (uint8_t)h->off[EOUDP_F_SIZE];
-        fit_geo[g].pad_off = h->off[EOUDP_F_PAD] > 0 ? (uint8_t)h->off[EOUDP_F_PAD] : 0;
     }
     for (int l = 0; l < L_UNKNOWN; l++) {
         const gw_lstep *st = payloads[l];
@@ -328,15 +325,16 @@ static size_t field_off(int gen, int field, unsigned *size)
     return (size_t)g->off[field];
 }
 
-/* the byte orders (bit EOUDP_BIG, bit EOUDP_LITTLE) in which the header of
-   the g-th generation of gens[] fits the datagram: its size field says how
-   many bytes follow it (and the pad byte, if it has one, is zero) */
-static inline unsigned fits(size_t g, const uint8_t *d, size_t len)
+/* the byte orders (bit EOUDP_BIG, bit EOUDP_LITTLE) in which a header of
+   hl bytes, its size field at so and its pad byte at pad (0: none), fits
+   the datagram: its size field says how many bytes follow it (and the pad
+   byte, if it has one, is zero) */
+static inline unsigned fits(const uint8_t *d, size_t len, size_t hl, size_t so, size_t pad)
 {
-    if (len < fit_geo[g].len || (fit_geo[g].pad_off && d[fit_geo[g].pad_off]))
+    if (len < hl || (pad && d[pad]))
         return 0;
     /* every generation's size field is a u64 (one load, swapped or not) */
-    uint64_t size = gw_get_uint(d + fit_geo[g].size_off, SIZE_BYTES, false), left = len - fit_geo[g].len;
+    uint64_t size = gw_get_uint(d + so, SIZE_BYTES, false), left = len - hl;
     return (__builtin_bswap64(size) == left) << EOUDP_BIG | (size == left) << EOUDP_LITTLE;
 }
 
@@ -345,19 +343,15 @@ typedef struct {
     bool consistent;
 } header_choice;
 
-
-/* for each generation (in gens[] order), the byte orders whose size field
-   fits: bit EOUDP_BIG, bit EOUDP_LITTLE (both when the order is not told,
-   e.g. size 0) */
-static unsigned fitting(const uint8_t *d, size_t len, unsigned orders[N_GENS])
+/* the byte orders whose size field fits, of every generation at once: those
+   of the g-th of gens[] at bits 4g + EOUDP_BIG and 4g + EOUDP_LITTLE (both
+   when the order is not told, e.g. size 0) */
+#define ORDERS(m, g) ((m) >> 4 * (g) & 0xfu)
+#define FIT_ANY 0x2222u /* (m | m >> 1) & FIT_ANY: bit 4g + 1 where the g-th fits */
+static inline unsigned fitting(const uint8_t *d, size_t len)
 {
-    unsigned n = 0;
-    geometry_of(EOUDP_GEN_RFC); /* fit_geo[] ready */
-    for (size_t g = 0; g < N_GENS; g++) {
-        orders[g] = fits(g, d, len);
-        n += orders[g] != 0;
-    }
-    return n;
+    return fits(d, len, FIT_F64) | fits(d, len, FIT_IMP) << 4 | fits(d, len, FIT_PAD) << 8 |
+           fits(d, len, FIT_RFC) << 12;
 }
 
 /* of the orders that fit, the conversation's, else the option's (default
@@ -379,26 +373,29 @@ static header_choice choose(const int *opt, int conv_gen, int conv_order, const 
     if (order != EOUDP_LITTLE)
         order = EOUDP_BIG;
     const struct { int gen, order; } conv = {conv_gen, conv_order}, *c = &conv;
-    unsigned orders[N_GENS];
-    unsigned n = fitting(d, len, orders);
+    unsigned m = fitting(d, len), any = (m | m >> 1) & FIT_ANY;
+    geometry_of(EOUDP_GEN_RFC); /* geo[] and by_code[] ready (eoudp_decode reads them) */
     if (forced != EOUDP_GEN_AUTO) {
         for (size_t g = 0; g < N_GENS; g++)
-            if (gens[g] == forced && orders[g])
-                return (header_choice){gens[g], pick_order(orders[g], c->order, order), BASIS_FORCED, true};
+            if (gens[g] == forced && ORDERS(m, g))
+                return (header_choice){gens[g], pick_order(ORDERS(m, g), c->order, order), BASIS_FORCED, true};
         return (header_choice){forced, c->order ? c->order : order, BASIS_FORCED, false};
     }
     /* one generation fits; or several: the conversation's, the option's,
        the newest */
+    if (any && !(any & (any - 1))) {
+        size_t g = (size_t)__builtin_ctz(any) / 4;
+        return (header_choice){gens[g], pick_order(ORDERS(m, g), c->order, order), BASIS_SIZE, true};
+    }
     for (size_t g = 0; g < N_GENS; g++)
-        if (orders[g] && (n == 1 || gens[g] == c->gen))
-            return (header_choice){gens[g], pick_order(orders[g], c->order, order),
-                                   n == 1 ? BASIS_SIZE : BASIS_CONVERSATION, true};
+        if (ORDERS(m, g) && gens[g] == c->gen)
+            return (header_choice){gens[g], pick_order(ORDERS(m, g), c->order, order), BASIS_CONVERSATION, true};
     for (size_t g = 0; g < N_GENS; g++)
-        if (orders[g] && gens[g] == dflt)
-            return (header_choice){gens[g], pick_order(orders[g], c->order, order), BASIS_OPTION, true};
+        if (ORDERS(m, g) && gens[g] == dflt)
+            return (header_choice){gens[g], pick_order(ORDERS(m, g), c->order, order), BASIS_OPTION, true};
     for (size_t g = 0; g < N_GENS; g++)
-        if (orders[g])
-            return (header_choice){gens[g], pick_order(orders[g], c->order, order), BASIS_NEWEST, true};
+        if (ORDERS(m, g))
+            return (header_choice){gens[g], pick_order(ORDERS(m, g), c->order, order), BASIS_NEWEST, true};
     /* nothing fits: the size field lies */
     if (c->gen)
         return (header_choice){c->gen, c->order, BASIS_CONVERSATION, false};
@@ -1087,12 +1084,12 @@ static bool plausible_time(int gen, int order, const uint8_t *d)
    a known command and a plausible timestamp in that generation and order */
 static bool eoudp_heuristic(const int *opt, int transport, const uint8_t *d, size_t len)
 {
-    unsigned orders[N_GENS];
-    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(opt, d[0]) || !fitting(d, len, orders))
+    unsigned m;
+    if (transport != GW_TRANSPORT_UDP || len < 21 || !command_of(opt, d[0]) || !(m = fitting(d, len)))
         return false;
     for (size_t g = 0; g < N_GENS; g++)
         for (int o = EOUDP_BIG; o <= EOUDP_LITTLE; o++)
-            if ((orders[g] & (1u << o)) && plausible_time(gens[g], o, d))
+            if ((ORDERS(m, g) & (1u << o)) && plausible_time(gens[g], o, d))
                 return true;
     return false;
 }
