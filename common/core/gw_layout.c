@@ -23,20 +23,6 @@ static const gw_lstep *block_end(const gw_lstep *s)
     return s - 1; /* an unclosed block runs to the end of the layout */
 }
 
-/* a step's byte order */
-static inline bool order_of(const gw_pdu *x, const gw_lstep *s)
-{
-    if (s->flags & (GW_LF_BE | GW_LF_LE))
-        return s->flags & GW_LF_BE;
-    return x->big_endian && s->size > 1;
-}
-
-/* the number of s->size bytes at p, in the step's order (one byte has none) */
-static inline uint64_t num_at(const gw_pdu *x, const gw_lstep *s, const uint8_t *p)
-{
-    return s->size == 1 ? p[0] : gw_get_uint(p, s->size, order_of(x, s));
-}
-
 /* the step's summary text, with the value it read (a number, the number's
    name, or text at p[0..n)) */
 static __attribute__((noinline)) void summary_text(gw_pdu *x, const gw_lstep *s, uint64_t v, const uint8_t *p,
@@ -73,7 +59,7 @@ static void counted(gw_pdu *x, const gw_lstep *s, bool first)
 {
     size_t at = x->c.off;
     uint64_t n;
-    if (!gw_take_num(x, s->arg, s->size, order_of(x, s), &n))
+    if (!gw_take_num(x, s->arg, s->size, gw_layout_order(x, s), &n))
         return;
     if (s->flags & GW_LF_LENGTH) { /* the length judged before its bytes; none: no item */
         if (s->check && x->hooks)
@@ -145,7 +131,7 @@ static bool another(const gw_pdu *x, const gw_lstep *s)
         return false;
     const gw_lstep *first = s + 1;
     if ((s->flags & GW_LF_FITS) && first->op == GW_L_COUNTED && n >= first->size)
-        return gw_get_uint(x->c.data + x->c.off, first->size, order_of(x, first)) <=
+        return gw_get_uint(x->c.data + x->c.off, first->size, gw_layout_order(x, first)) <=
                n - first->size;
     return true;
 }
@@ -249,14 +235,14 @@ static inline __attribute__((always_inline)) bool take(gw_pdu *x, const gw_lstep
                                                        uint64_t *v)
 {
     if (quiet && gw_remaining(&x->c) >= s->size) {
-        *v = num_at(x, s, x->c.data + x->c.off);
+        *v = gw_layout_num_at(x, s, x->c.data + x->c.off);
         x->c.off += s->size;
         gw_record_num(x, field, *v);
         return true;
     }
     if (s->what && !gw_pdu_need(x, s->size, s->what))
         return false;
-    return gw_take_num(x, field, s->size, order_of(x, s), v);
+    return gw_take_num(x, field, s->size, gw_layout_order(x, s), v);
 }
 
 /* a GW_L_SWITCH's own number, if it reads one, read and checked: false
@@ -409,7 +395,7 @@ op_sub: {
                     layout of nothing else needs no frame */
         for (; !x->failed; l++) {
             if (l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size) {
-                uint64_t v = num_at(x, l, x->c.data + x->c.off);
+                uint64_t v = gw_layout_num_at(x, l, x->c.data + x->c.off);
                 x->c.off += l->size;
                 gw_record_num(x, l->field, v);
             } else if (l->op == GW_L_COUNTED) {
@@ -605,7 +591,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
             size_t off = x->c.off;
             uint64_t v;
             if (__builtin_expect(gw_remaining(&x->c) >= s->size, 1)) {
-                v = num_at(x, s, x->c.data + off);
+                v = gw_layout_num_at(x, s, x->c.data + off);
                 x->c.off = off + s->size;
                 gw_record_num(x, s->field, v);
             } else if (!take(x, s, s->field, false, &v)) {
@@ -633,7 +619,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
             size_t off = x->c.off, left = gw_remaining(&x->c);
             uint64_t n;
             if (s->flags & (GW_LF_NUL | GW_LF_LENGTH) || left < s->size ||
-                (n = num_at(x, s, x->c.data + off)) > left - s->size) { /* the rest of counted() */
+                (n = gw_layout_num_at(x, s, x->c.data + off)) > left - s->size) { /* the rest of counted() */
                 counted(x, s, true);
                 break;
             }

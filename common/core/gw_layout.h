@@ -156,6 +156,54 @@ static inline bool gw_reading_last(const gw_pdu *x) { return x->reading != GW_RE
    or before). */
 bool gw_layout_run(gw_pdu *x, const gw_lstep *l);
 
+/* a number step's byte order: its own, else the PDU's (one byte has none) */
+static inline bool gw_layout_order(const gw_pdu *x, const gw_lstep *s)
+{
+    if (s->flags & (GW_LF_BE | GW_LF_LE))
+        return s->flags & GW_LF_BE;
+    return x->big_endian && s->size > 1;
+}
+/* the number of s->size bytes at p, in the step's order */
+static inline uint64_t gw_layout_num_at(const gw_pdu *x, const gw_lstep *s, const uint8_t *p)
+{
+    return s->size == 1 ? p[0] : gw_get_uint(p, s->size, gw_layout_order(x, s));
+}
+
+/* Where nothing is shown (no item, no subtree, no summary: gw_layout_run's
+   quiet reading; x not failed), the leading numbers of the steps from s
+   whose bytes are there: read, recorded and checked as that reading does
+   them, without its loop over step kinds. Returns the step the reading
+   goes on from (the first that is not a number, or a number the bytes
+   left do not hold), NULL when a check failed decoding. For a decoder
+   whose layouts begin with numbers (asked at its call, not in
+   gw_layout_run: elsewhere its test costs more than it saves). */
+static inline const gw_lstep *gw_layout_quiet_numbers(gw_pdu *x, const gw_lstep *s)
+{
+    for (; s->op == GW_L_NUM && gw_remaining(&x->c) >= s->size; s++) {
+        size_t off = x->c.off;
+        uint64_t v = gw_layout_num_at(x, s, x->c.data + off);
+        x->c.off = off + s->size;
+        gw_record_num(x, s->field, v);
+        if (s->check && x->hooks) {
+            s->check(x, off, v);
+            if (x->failed)
+                return NULL;
+        }
+    }
+    return s;
+}
+
+/* gw_layout_run of a layout that begins with numbers: where nothing is
+   shown, those read by gw_layout_quiet_numbers, the interpreter run from
+   the step after them (if any) */
+static inline bool gw_layout_run_numbers_first(gw_pdu *x, const gw_lstep *l)
+{
+    if (!x->sum.off || gw_emit_tree(&x->e) || x->failed)
+        return gw_layout_run(x, l);
+    l = gw_layout_quiet_numbers(x, l);
+    return l && (l->op == GW_L_END || gw_layout_run(x, l));
+}
+
 /* The geometry of a layout's fixed part, its GW_L_NUM and GW_L_BYTES steps
    up to the first step of another kind: its bytes; and where `field` is in
    it (its size in *size), or -1 when it is not there. For a protocol that

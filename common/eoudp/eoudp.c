@@ -275,11 +275,6 @@ static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GE
 #define FIT_PAD 22, 13, 21 /* command 1, stamp 4, id 8, size 8, pad 1 */
 #define FIT_RFC 21, 13, 0 /* command 1, stamp 4, id 8, size 8 */
 
-/* the payloads' layouts (below), and for each the bytes of its numbers
-   where it is only numbers (read_numbers), else -1 */
-static const gw_lstep *const payloads[L_UNKNOWN];
-static int numbers_len[L_UNKNOWN];
-
 /* the command of each code, in either numbering (command_of) */
 static const command *by_code[2][256];
 
@@ -289,14 +284,6 @@ static void measure_headers(void)
         geo[g].len = gw_layout_fixed_size(headers[g]);
         for (int f = 0; f < EOUDP_F_COUNT; f++)
             geo[g].off[f] = gw_layout_offset(headers[g], f, &geo[g].size[f]);
-    }
-    for (int l = 0; l < L_UNKNOWN; l++) {
-        const gw_lstep *st = payloads[l];
-        numbers_len[l] = 0;
-        for (; st->op == GW_L_NUM; st++)
-            numbers_len[l] += st->size;
-        if (st->op != GW_L_END)
-            numbers_len[l] = -1;
     }
     /* the last entry of a code wins unless an earlier one is of the
        numbering asked for: 0x11, 0x8a, 0x8c exist only in the text and are
@@ -803,23 +790,6 @@ static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len,
     return off == len;
 }
 
-/* A layout of numbers alone whose bytes are all there, where nothing is
-   shown (no item, no subtree, no summary: pcaptool validate): read,
-   recorded and checked as the interpreter's quiet reading does it, without
-   its loop over step kinds. */
-static void read_numbers(eoudp_ctx *x, const gw_lstep *s)
-{
-    for (; s->op == GW_L_NUM; s++) {
-        size_t off = x->p.c.off;
-        uint64_t v = s->size == 1 ? x->p.c.data[off] : gw_get_uint(x->p.c.data + off, s->size, s->flags & GW_LF_BE);
-        x->p.c.off = off + s->size;
-        x->seen[s->field] = true;
-        x->val[s->field] = v;
-        if (s->check)
-            s->check(&x->p, off, v);
-    }
-}
-
 static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
 {
     if (!cmd) {
@@ -846,10 +816,7 @@ static void payload(eoudp_ctx *x, const command *cmd, uint8_t code)
     }
     x->p.nul_after = strings && x->conv->opt[EOUDP_OPT_PROFILE] != GW_PROFILE_REFERENCE && !fit &&
                      !payload_fits(x, cmd, false) && payload_fits(x, cmd, true);
-    if (numbers_len[cmd->layout] >= 0 && gw_remaining(&x->p.c) >= (size_t)numbers_len[cmd->layout] &&
-        x->p.sum.off && !gw_emit_tree(&x->p.e))
-        read_numbers(x, payloads[cmd->layout]);
-    else if (!gw_layout_run(&x->p, payloads[cmd->layout]))
+    if (!gw_layout_run_numbers_first(&x->p, payloads[cmd->layout]))
         return;
     uint64_t *v = x->val;
     switch (cmd->layout) {

@@ -780,7 +780,7 @@ static void payload(od_ctx *x, unsigned type)
     const bool *seen = x->seen;
     memset(x->seen, 0, sizeof x->seen);
     x->type = type;
-    gw_layout_run(&x->p, payloads[type]);
+    gw_layout_run_numbers_first(&x->p, payloads[type]);
     switch (type) {
     case T_DB_ENTRY:
         if (seen[OD_F_DB_PATH] && c->n_db < OD_DB_ENTRIES && !db_path(c, (uint32_t)v[OD_F_DB_INDEX])) {
