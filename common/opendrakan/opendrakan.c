@@ -901,13 +901,18 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
         gw_summary_add(&x->p.sum, " | ");
     gw_summary_add(&x->p.sum, "%s", known ? gw_value_name_of(type_names, type) : "Unknown");
     /* the name looked up only for a front end that takes items */
-    gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off,
-                  gw_emit_tree(&x->p.e) ? gw_value_name_of(type_names, type) : NULL);
+    bool items = x->p.e.sink->item;
+    if (items)
+        gw_emit_label(&x->p.e, OD_F_PACKET, off, end - off, gw_value_name_of(type_names, type));
     gw_emit_push(&x->p.e);
-    /* the header through its layout (each packet is read afresh) */
+    /* the header through its layout (each packet is read afresh), where
+       items are taken: elsewhere its values, already read, would only be
+       recorded, and payload() forgets them (the bytes are there: the type's
+       always, the length's when whole) */
     x->p.c = (gw_cursor){d, len, off};
     x->p.failed = false;
-    gw_frame_take(&x->p, &framing, OD_F_TYPE, NULL);
+    if (items)
+        gw_frame_take(&x->p, &framing, OD_F_TYPE, NULL);
     if (!whole) {
         gw_emit_b(&x->p.e, OD_F_DATA, off, have, d + off, have);
         gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off, have, "%zu byte%s of a 3-byte packet header",
@@ -916,7 +921,8 @@ static size_t packet(od_ctx *x, const uint8_t *d, size_t len, size_t off)
         gw_emit_pop(&x->p.e, len);
         return len;
     }
-    gw_frame_take(&x->p, &framing, OD_F_LENGTH, NULL);
+    if (items)
+        gw_frame_take(&x->p, &framing, OD_F_LENGTH, NULL);
     if (plen > have - head) {
         gw_emit_finding(&x->p.e, OD_E_TRUNCATED, off + 1, 2, "Payload of %zu %s, %zu present", plen, gw_bytes(plen),
                         have - head);
