@@ -217,6 +217,49 @@ static const struct {
 };
 #define N_OBJECT_STATES 5
 
+/* the bytes of state s's value (a boolean packed with others: see
+   walk_bundle) */
+static inline size_t state_bytes(int s)
+{
+    return object_states[s].kind == K_VEC3 ? 12 : object_states[s].kind == K_QUAT ? 16 : 1;
+}
+
+/* A bundle of group 0 alone that names only objects' states and sets no
+   jump bit without its value bit (plain: walk_bundle reports nothing of it
+   but where it runs past the end), measured without the walk: its bytes
+   with the booleans one byte each and packed, whether there or not. */
+typedef struct {
+    bool plain;
+    size_t bytes, packed;
+} plain_size;
+static plain_size plain_bundle(const uint8_t *d, size_t len)
+{
+    plain_size n = {false, 2, 2};
+    if (len < 2 || (d[0] & ~((1u << N_OBJECT_STATES) - 1)) || (d[1] & ~d[0]))
+        return n;
+    n.plain = true;
+    int packed = 0; /* booleans in the current packed byte (walk_bundle's packed_bits) */
+    for (int s = 0; s < N_OBJECT_STATES; s++) {
+        if (!(d[0] >> s & 1))
+            continue;
+        n.bytes += state_bytes(s);
+        if (object_states[s].kind == K_BOOL) {
+            n.packed += !packed;
+            packed = (packed + 1) % 8;
+        } else {
+            n.packed += state_bytes(s);
+            packed = 0;
+        }
+    }
+    return n;
+}
+/* walk_bundle's answer for a plain bundle */
+static inline long plain_used(const plain_size *n, size_t len, int bools)
+{
+    size_t used = bools == OD_BOOLS_PACKED ? n->packed : n->bytes;
+    return used <= len ? (long)used : -1;
+}
+
 /* Walk a bundle at d[0..len) with an encoding of the booleans. With x,
    emit it; without, only measure. Returns the bytes used, or -1 when it
    does not fit (runs past the end, or names a state objects lack). */
@@ -274,7 +317,7 @@ static long walk_bundle(od_ctx *x, const uint8_t *d, size_t len, size_t base, in
                 return -1;
             }
             bool jump = (jm >> i) & 1;
-            size_t n = object_states[s].kind == K_VEC3 ? 12 : object_states[s].kind == K_QUAT ? 16 : 1;
+            size_t n = state_bytes(s);
             bool is_bool = object_states[s].kind == K_BOOL;
             if (is_bool && bools == OD_BOOLS_PACKED) {
                 if (packed_bits <= 0) { /* a new boolean byte */
@@ -412,14 +455,17 @@ static void bundle(od_ctx *x)
     const int *opt = x->conv->opt;
     int enc = opt[OD_OPT_BOOLS], n_bools = count_bools(d, len);
     bool assumed = false;
+    plain_size plain = plain_bundle(d, len);
     /* with fewer than two booleans both encodings read the same bytes
        (one boolean takes a byte either way): neither or both fit, and the
        default is used */
     if (enc == OD_BOOLS_AUTO && n_bools < 2) {
         enc = opt[OD_OPT_DEFAULT_BOOLS];
     } else if (enc == OD_BOOLS_AUTO) {
-        long bytes = walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
-        long packed = walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
+        long bytes = plain.plain ? plain_used(&plain, len, OD_BOOLS_BYTES)
+                                 : walk_bundle(NULL, d, len, base, OD_BOOLS_BYTES);
+        long packed = plain.plain ? plain_used(&plain, len, OD_BOOLS_PACKED)
+                                  : walk_bundle(NULL, d, len, base, OD_BOOLS_PACKED);
         bool fb = bytes == (long)len, fp = packed == (long)len;
         enc = fb && !fp ? OD_BOOLS_BYTES : fp && !fb ? OD_BOOLS_PACKED : opt[OD_OPT_DEFAULT_BOOLS];
         assumed = !fb && !fp && n_bools >= 2;
@@ -437,7 +483,12 @@ static void bundle(od_ctx *x)
                            &x->conv->bools_divergence_noted, base, len, "%d booleans, one byte each",
                            "Booleans one byte each (reference master); the draft packs them", n_bools);
     gw_summary_add(&x->p.sum, " [");
-    long used = walk_bundle(x, d, len, base, enc);
+    /* (nothing shown: a plain bundle whose bytes are there has nothing to
+       walk for) */
+    bool shown = gw_emit_tree(&x->p.e) || !x->p.sum.off;
+    long used = plain.plain && !shown ? plain_used(&plain, len, enc) : -1;
+    if (used < 0)
+        used = walk_bundle(x, d, len, base, enc);
     gw_summary_add(&x->p.sum, "]");
     if (used < 0) {
         x->p.failed = true;
