@@ -581,6 +581,10 @@ static void track_id(eoudp_ctx *x, uint64_t id, size_t off, size_t n, bool resen
 /* the important packet with this id that direction d sent, or NULL */
 static pending *find_pending(eoudp_conv *c, int d, uint64_t id)
 {
+    /* every one waiting was sent before: none has an id above the largest
+       id d sent (most important packets are new: no walk) */
+    if (!c->have_id[d] || id > c->last_id[d])
+        return NULL;
     /* newest first */
     for (unsigned k = 1; k <= c->imp_used[d]; k++) {
         pending *q = &c->imp[d][(c->imp_next[d] - k) % EOUDP_ACKS];
