@@ -131,6 +131,10 @@ typedef struct {
     report *r;
     const gw_protocol *p;
     int proto;            /* p's index in gw_protocols */
+    /* the same for findings outside a PDU (a conversation's end reports
+       many of one protocol in a row) */
+    const gw_protocol *other_p;
+    int other_proto;
     gw_sink sink;
     pending pend[MAX_PENDING];
     int n_pend, n_more; /* kept, and beyond MAX_PENDING */
@@ -230,10 +234,20 @@ static bool v_wants_message(void *ctx, int finding)
    is counted; nor when an end finding of the rule about the same frame or
    an earlier one carries its message (records are counted in frame order,
    a frame's in the order they came: that one is counted first, all are) */
+/* p's index for a finding outside a PDU */
+static int other_proto_of(validator *v, const gw_protocol *p)
+{
+    if (p != v->other_p) {
+        v->other_p = p;
+        v->other_proto = p ? proto_of(p) : RUN_PROTO;
+    }
+    return v->other_proto;
+}
+
 static bool v_end_wants_message(void *ctx, const gw_protocol *p, uint32_t frame, int finding)
 {
     validator *v = ctx;
-    int proto = proto_of(p);
+    int proto = other_proto_of(v, p);
     if (!message_shown(v, proto, finding))
         return false;
     if (json_out)
@@ -312,7 +326,7 @@ static void v_other(void *ctx, const gw_protocol *p, int index, const out_meta *
                     const out_finding *fd)
 {
     validator *v = ctx;
-    int proto = p ? proto_of(p) : RUN_PROTO;
+    int proto = other_proto_of(v, p);
     if (is_disabled(proto, index) || (v->filter && !dfilter_match_finding(v->filter, p, index)))
         return;
     v->r->protos_seen |= 1u << proto;
@@ -334,6 +348,7 @@ static void validate_one(const run_options *ro, report *r)
     run_options o = *ro; /* cli_read sets what it reads */
     validator *v = g_new0(validator, 1);
     v->r = r;
+    v->other_proto = RUN_PROTO; /* other_p NULL: the run's own findings */
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
                         .finding = v_finding, .wants_message = v_wants_message,
                         .summary = NULL, .source = run_ignore_source};
