@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- tables ------------------------------------------------------------ */
@@ -268,8 +269,8 @@ static const int gens[] = {EOUDP_GEN_F64, EOUDP_GEN_IMP, EOUDP_GEN_PAD, EOUDP_GE
 /* what fits() reads of each generation, in gens[] order: its header's
    length, where its size field is, where its pad byte is (0: none); the
    sums of the sizes of headers[]' steps, written out so that fits() reads
-   constants (each generation's unit tests and the captures of
-   eoudp-gen-generations.pcap fail should they disagree) */
+   constants (measure_headers() holds them to the layouts: any use of the
+   decoder aborts should they disagree) */
 #define FIT_F64 26, 18, 0 /* command 1, stamp 8, id 8, important 1, size 8 */
 #define FIT_IMP 22, 14, 0 /* command 1, stamp 4, id 8, important 1, size 8 */
 #define FIT_PAD 22, 13, 21 /* command 1, stamp 4, id 8, size 8, pad 1 */
@@ -284,6 +285,17 @@ static void measure_headers(void)
         geo[g].len = gw_layout_fixed_size(headers[g]);
         for (int f = 0; f < EOUDP_F_COUNT; f++)
             geo[g].off[f] = gw_layout_offset(headers[g], f, &geo[g].size[f]);
+    }
+    /* fits()'s constants are this geometry written out: a layout changed
+       without them would misread every datagram, so they are held to it */
+    static const size_t fit[N_GENS][3] = {{FIT_F64}, {FIT_IMP}, {FIT_PAD}, {FIT_RFC}};
+    for (size_t g = 0; g < N_GENS; g++) {
+        const geometry *h = &geo[gens[g]];
+        size_t pad = h->off[EOUDP_F_PAD] > 0 ? (size_t)h->off[EOUDP_F_PAD] : 0;
+        if (fit[g][0] != h->len || (long)fit[g][1] != h->off[EOUDP_F_SIZE] || fit[g][2] != pad) {
+            fprintf(stderr, "eoudp.c: FIT_ of generation %d disagrees with its header's layout\n", gens[g]);
+            abort();
+        }
     }
     /* the last entry of a code wins unless an earlier one is of the
        numbering asked for: 0x11, 0x8a, 0x8c exist only in the text and are
