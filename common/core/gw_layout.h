@@ -195,13 +195,14 @@ static inline const gw_lstep *gw_layout_quiet_numbers(gw_pdu *x, const gw_lstep 
 
 /* gw_layout_run of a layout that begins with numbers: where nothing is
    shown, those read by gw_layout_quiet_numbers, the interpreter run from
-   the step after them (if any) */
+   the step after them (if any: not when the PDU ends at a GW_L_OPTIONAL
+   that follows them, which leaves the rest out) */
 static inline bool gw_layout_run_numbers_first(gw_pdu *x, const gw_lstep *l)
 {
     if (!x->sum.off || gw_emit_tree(&x->e) || x->failed)
         return gw_layout_run(x, l);
     l = gw_layout_quiet_numbers(x, l);
-    return l && (l->op == GW_L_END || gw_layout_run(x, l));
+    return l && (l->op == GW_L_END || (l->op == GW_L_OPTIONAL && !gw_remaining(&x->c)) || gw_layout_run(x, l));
 }
 
 /* The geometry of a layout's fixed part, its GW_L_NUM and GW_L_BYTES steps

@@ -1184,7 +1184,7 @@ static void ottd_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, 
             else if (pk == PK_UDP_MASTER_RESPONSE_LIST)
                 master_list(x);
             else
-                gw_layout_run(&x->p, layout_of(version, udp, cv->old_release, pk));
+                gw_layout_run_numbers_first(&x->p, layout_of(version, udp, cv->old_release, pk));
             if (pk == PK_SERVER_GAME_INFO && x->seen[OTTD_F_REVISION] && !cv->version)
                 learn_version(x, x->text[OTTD_F_REVISION].p, x->text[OTTD_F_REVISION].n,
                               (size_t)(x->text[OTTD_F_REVISION].p - data));
