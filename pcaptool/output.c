@@ -65,44 +65,13 @@ static __attribute__((noinline)) void ob_put_more(obuf *b, const void *s, size_t
     b->len += n;
 }
 
-/* memcpy, for the short copies most of a record is made of (keys,
-   numbers, names) inline rather than a call: two overlapping loads */
-static inline void copy_short(char *q, const char *s, size_t n)
-{
-    if (n > 32) {
-        memcpy(q, s, n);
-    } else if (n >= 16) {
-        char a[16], z[16];
-        memcpy(a, s, 16);
-        memcpy(z, s + n - 16, 16);
-        memcpy(q, a, 16);
-        memcpy(q + n - 16, z, 16);
-    } else if (n >= 8) {
-        uint64_t a, z;
-        memcpy(&a, s, 8);
-        memcpy(&z, s + n - 8, 8);
-        memcpy(q, &a, 8);
-        memcpy(q + n - 8, &z, 8);
-    } else if (n >= 4) {
-        uint32_t a, z;
-        memcpy(&a, s, 4);
-        memcpy(&z, s + n - 4, 4);
-        memcpy(q, &a, 4);
-        memcpy(q + n - 4, &z, 4);
-    } else if (n) {
-        q[0] = s[0];
-        q[n / 2] = s[n / 2];
-        q[n - 1] = s[n - 1];
-    }
-}
-
 static inline void ob_put(obuf *b, const void *s, size_t n)
 {
     if (b->cap - b->len < n) {
         ob_put_more(b, s, n);
         return;
     }
-    copy_short(b->p + b->len, s, n);
+    gw_copy_short(b->p + b->len, s, n);
     b->len += n;
 }
 
@@ -999,7 +968,7 @@ static void json_head(obuf *b, const out_meta *m, const char *proto, const char 
         char *q = ob_room(b, nfile + nsrc + ndst + nproto + 128), *start = q;
         if (nfile) {
             memcpy(q, "{\"file\":", 8);
-            copy_short(q + 8, m->file_json, nfile);
+            gw_copy_short(q + 8, m->file_json, nfile);
             q += 8 + nfile;
             memcpy(q, ",\"frame\":", 9);
         } else {
@@ -1013,13 +982,13 @@ static void json_head(obuf *b, const out_meta *m, const char *proto, const char 
         q += 8;
         q += seen_time(q, m->time_ns, seen);
         memcpy(q, ",\"src\":\"", 8);
-        copy_short(q + 8, m->src, nsrc);
+        gw_copy_short(q + 8, m->src, nsrc);
         q += 8 + nsrc;
         memcpy(q, "\",\"dst\":\"", 9);
-        copy_short(q + 9, m->dst, ndst);
+        gw_copy_short(q + 9, m->dst, ndst);
         q += 9 + ndst;
         memcpy(q, "\",\"proto\":\"", 11);
-        copy_short(q + 11, proto, nproto);
+        gw_copy_short(q + 11, proto, nproto);
         q += 11 + nproto;
         memcpy(q, "\",\"summary\":", 12);
         b->len += (size_t)(q + 12 - start);

@@ -154,9 +154,11 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
 }
 
 /* len bytes at s, of which what fits before the last byte of out[size] */
-static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len)
+static inline void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len)
 {
-    if (*n + 1 < size) {
+    if (*n + len < size) { /* all of it (most) */
+        gw_copy_short(out + *n, s, len);
+    } else if (*n + 1 < size) {
         size_t room = size - 1 - *n;
         memcpy(out + *n, s, len < room ? len : room);
     }
@@ -165,7 +167,7 @@ static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len
 
 static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, bool hex)
 {
-    char t[21];
+    char t[24];
     char *q = t + sizeof t;
     if (hex) {
         do {
@@ -173,10 +175,12 @@ static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negat
             v >>= 4;
         } while (v);
     } else {
-        do {
-            *--q = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
+        for (; v >= 100; v /= 100)
+            memcpy(q -= 2, gw_two_digits + 2 * (v % 100), 2);
+        if (v >= 10)
+            memcpy(q -= 2, gw_two_digits + 2 * v, 2);
+        else
+            *--q = (char)('0' + v);
     }
     if (negative)
         *--q = '-';
