@@ -257,7 +257,9 @@ static int run_decode(int argc, char **argv)
     cap_install_signals();
     d.out = out_pdu_new();
     out_pdu_labels(d.out, d.verbose);
-    out_pdu_direct(d.out, d.format == OUT_JSON && !d.as_fields && !d.quiet);
+    bool direct = d.format == OUT_JSON && !d.as_fields && !d.quiet;
+    out_pdu_direct(d.out, direct);
+    out_pdu_keep_items(d.out, !direct || d.filter); /* -Y reads them */
     out_pdu_hold(d.out, !d.flush); /* written 64 KiB at a time, unless line by line */
     if (d.as_fields)
         tf_header(d.fields, stdout);

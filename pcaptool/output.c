@@ -130,7 +130,38 @@ typedef struct {
     size_t *key, *key_len;
     struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
     obuf names_text;          /* the escaped names they point into */
+    struct json_field *jf;    /* what the direct writing needs of each field */
 } json_keys;
+
+/* a field as the direct writing (out_pdu_direct) writes it: its key, and
+   how its values are written */
+enum { JF_U, JF_INT, JF_OTHER, JF_NONE }; /* an unsigned number written as it is; another
+                                             integer (signed, masked); any other value; none */
+typedef struct json_field {
+    uint32_t key;     /* (json_keys' key[f]) */
+    uint16_t key_len; /* (key_len[f]) */
+    uint8_t kind;     /* JF_* */
+    bool names;       /* an integer field with value names in its table */
+} json_field;
+
+/* A run of the direct writing: values of one field one after the other
+   in a record, in `fields` from fstart (its key, or a comma when the field
+   came before, then the values and a ']') and their names in `names` from
+   nstart (the same way; nothing when it has none), up to the next run's
+   start. Runs of a field that comes back are put together at the end. */
+typedef struct {
+    int field;
+    uint32_t fstart, nstart;
+} json_run;
+
+/* a field of the record being written directly (where record is the
+   record's number): its first run, whether it has names */
+typedef struct {
+    uint32_t record;
+    int first;
+    int later; /* (direct_gather's) the run of the field after the one at hand */
+    bool named;
+} json_seen;
 
 /* a value's name as a JSON string, at names_text.p + at, len bytes (0:
    the value has no name) */
@@ -164,17 +195,20 @@ struct out_pdu {
     obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
     /* out_pdu_direct: a JSON record's "fields" (and "names", in names)
-       written as its items come, each field's values together while they
-       come one after the other; a field that comes back after another
-       (or a value name the direct writing cannot place) sends the record
-       back to write_json's grouping over the items (regroup) */
-    bool direct, regroup;
+       written as its items come, in runs of a field's values one after the
+       other; when a field comes back after another (scattered), its runs
+       are put together when the record is written */
+    bool direct, scattered;
+    bool keep_items;   /* items kept (out_pdu_keep_items) */
     json_keys *pkeys;  /* the keys of the PDU's protocol (direct) */
-    obuf fields;       /* the record's fields so far, each key with its comma */
-    int open;          /* the field whose values are the last in fields, or -1 */
+    obuf fields;       /* the record's fields so far, in runs */
+    int open;          /* the field of the last run, or -1 */
     bool open_named;   /* its names are the last in names */
-    uint32_t record;   /* numbers the records: seen[f] == record when f was */
-    uint32_t *seen;    /* of each field of the protocol, n_seen of them */
+    json_run *runs;
+    int *next_run;     /* (direct_gather's) the next run of the same field, or -1 */
+    size_t n_runs, runs_cap;
+    uint32_t record;   /* numbers the records: seen[f].record == record when f was */
+    json_seen *seen;   /* of each field of the protocol, n_seen of them */
     size_t n_seen;
 };
 
@@ -198,11 +232,10 @@ static __attribute__((noinline)) void more_items(out_pdu *o)
     o->items = g_renew(ev_item, o->items, o->items_cap);
 }
 
-static void direct_item(out_pdu *o, const ev_item *e);
+static void direct_item(out_pdu *o, const gw_item *it);
 
-static void on_item(void *ctx, const gw_item *it)
+static __attribute__((noinline)) void keep_item(out_pdu *o, const gw_item *it)
 {
-    out_pdu *o = ctx;
     if (o->n_items == o->items_cap)
         more_items(o);
     ev_item *e = &o->items[o->n_items++];
@@ -212,8 +245,17 @@ static void on_item(void *ctx, const gw_item *it)
     /* a number's label is the name of its value (JSON's "names"): kept always */
     e->label = it->label && (!o->sink.no_labels || o->p->fields[it->field].type != GW_FT_NONE)
                    ? keep_text(o, it->label) : SIZE_MAX;
-    if (o->direct && !o->regroup)
-        direct_item(o, e);
+}
+
+static void on_item(void *ctx, const gw_item *it)
+{
+    out_pdu *o = ctx;
+    if (o->keep_items)
+        keep_item(o, it);
+    else
+        o->n_items++; /* (counted: what a finding comes after) */
+    if (o->direct)
+        direct_item(o, it);
 }
 
 static void on_push(void *ctx)
@@ -268,6 +310,7 @@ out_pdu *out_pdu_new(void)
     o->last_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->next_of_item = g_array_new(FALSE, FALSE, sizeof(int));
     o->seconds.sec = -1;
+    o->keep_items = true;
     o->sink = (gw_sink){.ctx = o, .item = on_item, .push = on_push, .pop = on_pop,
                         .finding = on_finding, .summary = on_summary, .source = on_source};
     return o;
@@ -282,6 +325,7 @@ static void free_keys(json_keys *k)
         g_free(k->names[f]);
     g_free(k->names);
     g_free(k->names_text.p);
+    g_free(k->jf);
     *k = (json_keys){0};
 }
 
@@ -299,6 +343,8 @@ void out_pdu_free(out_pdu *o)
     g_free(o->names.p);
     g_free(o->fields.p);
     g_free(o->seen);
+    g_free(o->runs);
+    g_free(o->next_run);
     g_free(o);
 }
 
@@ -312,9 +358,10 @@ static void direct_begin(out_pdu *o, const gw_protocol *p)
     o->names.len = 0;
     o->open = -1;
     o->open_named = false;
-    o->regroup = false;
+    o->scattered = false;
+    o->n_runs = 0;
     if (o->n_seen < (size_t)p->n_fields) {
-        o->seen = g_renew(uint32_t, o->seen, (size_t)p->n_fields);
+        o->seen = g_renew(json_seen, o->seen, (size_t)p->n_fields);
         memset(o->seen + o->n_seen, 0, ((size_t)p->n_fields - o->n_seen) * sizeof *o->seen);
         o->n_seen = (size_t)p->n_fields;
     }
@@ -343,6 +390,11 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 void out_pdu_direct(out_pdu *o, bool direct)
 {
     o->direct = direct;
+}
+
+void out_pdu_keep_items(out_pdu *o, bool kept)
+{
+    o->keep_items = kept;
 }
 
 void out_pdu_labels(out_pdu *o, bool kept)
@@ -1084,24 +1136,34 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
         size += strlen(p->fields[f].abbrev) + 5;
     k->text = g_malloc(size + 1);
     char *t = k->text;
+    k->jf = g_new(json_field, nf);
     for (size_t f = 0; f < nf; f++) {
+        const gw_field *fd = &p->fields[f];
         k->key[f] = (size_t)(t - k->text);
-        t += sprintf(t, ",\"%s\":[", p->fields[f].abbrev);
+        t += sprintf(t, ",\"%s\":[", fd->abbrev);
         k->key_len[f] = (size_t)(t - k->text) - k->key[f];
+        bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
+        k->jf[f] = (json_field){
+            .key = (uint32_t)k->key[f], .key_len = (uint32_t)k->key_len[f],
+            .kind = fd->type == GW_FT_NONE                                        ? JF_NONE
+                    : fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask ? JF_U
+                    : integer                                                     ? JF_INT
+                                                                                  : JF_OTHER,
+            .names = integer && fd->names};
     }
     return k;
 }
 
-/* the name of an integer item's value: its own (gw_emit_named_u), else its
-   field's table's; NULL when neither names it */
-static const char *value_name(const out_pdu *o, const gw_field *fd, const ev_item *e)
+/* the name of an integer item's value: its own (label: gw_emit_named_u),
+   else its field's table's; NULL when neither names it */
+static const char *value_name(const gw_field *fd, const gw_item *it, const char *label)
 {
-    if (e->label != SIZE_MAX)
-        return o->text->str + e->label;
+    if (label)
+        return label;
     if (!fd->names)
         return NULL;
-    uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
-                 : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+    uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)it->v.i
+                 : fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u;
     return v <= UINT32_MAX ? gw_value_name_of(fd->names, (uint32_t)v) : NULL;
 }
 
@@ -1127,12 +1189,12 @@ static const json_name *cached_names(json_keys *k, int f)
 
 /* an integer item's value name in JSON (a string or null), as value_name()
    gives it */
-static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
-                            const ev_item *e)
+static void json_value_name(obuf *b, json_keys *keys, const gw_field *fd, int f, const gw_item *it,
+                            const char *label)
 {
-    if (e->label == SIZE_MAX && fd->names) {
-        uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
-                     : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+    if (!label && fd->names) {
+        uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)it->v.i
+                     : fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u;
         if (v < NAMES_CACHED) {
             const json_name *n = &cached_names(keys, f)[v];
             if (n->len)
@@ -1142,7 +1204,7 @@ static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw
             return;
         }
     }
-    const char *name = value_name(o, fd, e);
+    const char *name = value_name(fd, it, label);
     if (name)
         json_escape(b, (const uint8_t *)name, strlen(name));
     else
@@ -1151,19 +1213,17 @@ static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw
 
 /* json_value_name, inline for an unsigned value below NAMES_CACHED of a
    field whose names are cached (most names) */
-static inline void json_value_name_fast(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
-                                        const ev_item *e)
+static inline void json_value_name_fast(obuf *b, json_keys *keys, json_field jf, int f, const gw_item *it)
 {
-    if (e->label == SIZE_MAX && fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask &&
-        e->it.v.u < NAMES_CACHED && keys->names && keys->names[f]) {
-        const json_name *n = &keys->names[f][e->it.v.u];
+    if (!it->label && jf.kind == JF_U && it->v.u < NAMES_CACHED && keys->names && keys->names[f]) {
+        const json_name *n = &keys->names[f][it->v.u];
         if (n->len)
             ob_put(b, keys->names_text.p + n->at, n->len);
         else
             ob_put(b, "null", 4);
         return;
     }
-    json_value_name(b, o, keys, fd, f, e);
+    json_value_name(b, keys, &keys->p->fields[f], f, it, it->label);
 }
 
 /* field fi's names in "names" (fi's values from item i on, along next),
@@ -1181,54 +1241,221 @@ static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int f
     for (int k = i; k >= 0; k = next[k]) {
         if (k != i)
             ob_c(b, ',');
-        json_value_name(b, o, keys, fd, fi, &o->items[k]);
+        const ev_item *e = &o->items[k];
+        json_value_name(b, keys, fd, fi, &e->it, e->label != SIZE_MAX ? o->text->str + e->label : NULL);
     }
     ob_c(b, ']');
 }
 
-/* an item of the record into o->fields and o->names as it comes
-   (out_pdu_direct), as write_json's grouping would write it; o->regroup
-   set instead where the grouping would put it elsewhere */
-static void direct_item(out_pdu *o, const ev_item *e)
+/* the open run's end: its ']' in fields, and in names if it has names */
+static inline void direct_close(out_pdu *o)
 {
-    int fi = e->it.field;
-    const gw_field *fd = &o->p->fields[fi];
-    if (fd->type == GW_FT_NONE)
-        return;
-    bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
-    json_keys *keys = o->pkeys;
+    ob_c(&o->fields, ']');
+    if (o->open_named)
+        ob_c(&o->names, ']');
+}
+
+static __attribute__((noinline)) void more_runs(out_pdu *o)
+{
+    o->runs_cap = o->runs_cap ? 2 * o->runs_cap : 64;
+    o->runs = g_renew(json_run, o->runs, o->runs_cap);
+    o->next_run = g_renew(int, o->next_run, o->runs_cap);
+}
+
+/* a new run of field fi: its key (its first) or a comma (it comes back) */
+static inline void direct_run(out_pdu *o, int fi, json_field jf, const gw_item *it)
+{
     obuf *fb = &o->fields, *nb = &o->names;
-    if (fi == o->open) { /* one more value of the field written last */
-        if (integer && !o->open_named && e->label != SIZE_MAX) {
-            o->regroup = true; /* its names, null so far, start */
-            return;
-        }
-        ob_c(fb, ',');
-        json_value(fb, fd, &e->it);
-        if (o->open_named) {
-            ob_c(nb, ',');
-            json_value_name_fast(nb, o, keys, fd, fi, e);
-        }
-        return;
-    }
-    if (o->seen[fi] == o->record) { /* a field that comes back: grouped at the end */
-        o->regroup = true;
-        return;
-    }
-    o->seen[fi] = o->record;
-    if (o->open >= 0) {
-        ob_c(fb, ']');
-        if (o->open_named)
-            ob_c(nb, ']');
-    }
+    if (o->open >= 0)
+        direct_close(o);
+    if (o->n_runs == o->runs_cap)
+        more_runs(o);
+    int n = (int)o->n_runs++;
+    o->runs[n] = (json_run){fi, (uint32_t)fb->len, (uint32_t)nb->len};
     o->open = fi;
-    ob_put(fb, keys->text + keys->key[fi], keys->key_len[fi]);
-    json_value(fb, fd, &e->it);
-    o->open_named = integer && (fd->names || e->label != SIZE_MAX);
-    if (o->open_named) {
-        ob_put(nb, keys->text + keys->key[fi], keys->key_len[fi]);
-        json_value_name_fast(nb, o, keys, fd, fi, e);
+    json_seen *s = &o->seen[fi];
+    if (s->record != o->record) { /* the field's first */
+        bool named = jf.kind <= JF_INT && (jf.names || it->label);
+        *s = (json_seen){.record = o->record, .first = n, .named = named};
+        o->open_named = named;
+        const char *key = o->pkeys->text + jf.key;
+        ob_put(fb, key, jf.key_len);
+        if (named)
+            ob_put(nb, key, jf.key_len);
+        return;
     }
+    o->scattered = true; /* it comes back */
+    ob_c(fb, ',');
+    if (!s->named && jf.kind <= JF_INT && it->label)
+        s->named = true; /* (the runs before have no names: null, when put together) */
+    o->open_named = s->named;
+    if (s->named)
+        ob_c(nb, ',');
+}
+
+/* how many commas p[0..n) has: an integer field's values less one */
+static size_t commas(const char *p, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == ',';
+    return k;
+}
+
+/* the values of run k in fields: after its key (the field's first run) or
+   its comma, before its ']' (end: where the run ends) */
+static inline size_t run_values(const out_pdu *o, size_t k, size_t end, size_t *n)
+{
+    const json_run *r = &o->runs[k];
+    size_t from = r->fstart + ((int)k == o->seen[r->field].first ? o->pkeys->jf[r->field].key_len : 1);
+    *n = end - from;
+    return from;
+}
+
+/* names begin in the open run with its last value, which has a name of
+   its own where the values before had none: null for those */
+static __attribute__((noinline)) void direct_named_late(out_pdu *o, int fi, json_field jf)
+{
+    obuf *nb = &o->names;
+    json_seen *s = &o->seen[fi];
+    size_t k = o->n_runs - 1, n, from = run_values(o, k, o->fields.len, &n);
+    if (s->first == (int)k)
+        ob_put(nb, o->pkeys->text + jf.key, jf.key_len);
+    else
+        ob_c(nb, ',');
+    for (size_t c = commas(o->fields.p + from, n); c; c--)
+        ob_put(nb, "null,", 5);
+    s->named = true;
+    o->open_named = true;
+}
+
+/* direct_item of a field that has values */
+static inline void direct_item_any(out_pdu *o, const gw_item *it, int fi, json_field jf)
+{
+    obuf *fb = &o->fields;
+    bool fresh = fi != o->open;
+    if (fresh)
+        direct_run(o, fi, jf, it);
+    else
+        ob_c(fb, ',');
+    if (jf.kind == JF_U)
+        ob_u64(fb, it->v.u);
+    else
+        json_value_any(fb, &o->p->fields[fi], it);
+    if (o->open_named) {
+        if (!fresh)
+            ob_c(&o->names, ',');
+        json_value_name_fast(&o->names, o->pkeys, jf, fi, it);
+    } else if (jf.kind <= JF_INT && it->label) {
+        direct_named_late(o, fi, jf);
+        json_value_name_fast(&o->names, o->pkeys, jf, fi, it);
+    }
+}
+
+/* an item of the record into o->fields and o->names as it comes
+   (out_pdu_direct): its field's values together while they come one after
+   the other */
+static inline void direct_item(out_pdu *o, const gw_item *it)
+{
+    int fi = it->field;
+    json_field jf = o->pkeys->jf[fi];
+    if (jf.kind != JF_NONE)
+        direct_item_any(o, it, fi, jf);
+}
+
+/* the end of run k in fields and names (the next run's start) */
+static inline size_t run_fend(const out_pdu *o, size_t k)
+{
+    return k + 1 < o->n_runs ? o->runs[k + 1].fstart : o->fields.len;
+}
+static inline size_t run_nend(const out_pdu *o, size_t k)
+{
+    return k + 1 < o->n_runs ? o->runs[k + 1].nstart : o->names.len;
+}
+
+/* Is run k its field's first? */
+static inline bool run_first(const out_pdu *o, size_t k)
+{
+    return o->seen[o->runs[k].field].first == (int)k;
+}
+
+/* a record whose fields came back (o->scattered): its "fields" and
+   "names", each field's runs put together in the order of their first;
+   the runs of fields that do not come back copied as they are, as many as
+   follow one another at once */
+static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
+{
+    const json_keys *keys = o->pkeys;
+    const json_run *runs = o->runs;
+    size_t n_runs = o->n_runs;
+    int *next = o->next_run;
+    for (size_t k = 0; k < n_runs; k++)
+        o->seen[runs[k].field].later = -1;
+    for (size_t k = n_runs; k-- > 0;) { /* each run's next of its field, from the last */
+        json_seen *s = &o->seen[runs[k].field];
+        next[k] = s->later;
+        s->later = (int)k;
+    }
+    for (int names = 0; names < 2; names++) {
+        const char *text = names ? o->names.p : o->fields.p;
+        size_t text_len = names ? o->names.len : o->fields.len, at = b->len;
+        ob_put(b, names ? ",\"names\":{" : ",\"fields\":{", names ? 10 : 11);
+        size_t head = b->len; /* (nothing after it: no field) */
+        for (size_t r = 0; r < n_runs;) {
+            if (!run_first(o, r)) {
+                r++;
+                continue;
+            }
+            if (next[r] < 0) { /* runs of fields that do not come back: as they are */
+                size_t e = r + 1;
+                while (e < n_runs && run_first(o, e) && next[e] < 0)
+                    e++;
+                size_t from = names ? runs[r].nstart : runs[r].fstart;
+                size_t to = e < n_runs ? (names ? runs[e].nstart : runs[e].fstart) : text_len;
+                if (to > from) {
+                    from += b->len == head; /* the record's first key without its comma */
+                    ob_put(b, text + from, to - from);
+                }
+                r = e;
+                continue;
+            }
+            int fi = runs[r].field;
+            if (names && !o->seen[fi].named) {
+                r++;
+                continue;
+            }
+            json_field jf = keys->jf[fi];
+            bool first_key = b->len == head;
+            ob_put(b, keys->text + jf.key + first_key, jf.key_len - first_key);
+            for (int k = (int)r; k >= 0; k = next[k]) {
+                if (k != (int)r)
+                    ob_c(b, ',');
+                size_t n, from = run_values(o, (size_t)k, run_fend(o, (size_t)k) - 1, &n);
+                if (!names) {
+                    ob_put(b, o->fields.p + from, n);
+                    continue;
+                }
+                size_t nfrom = runs[k].nstart, nto = run_nend(o, (size_t)k);
+                if (nto > nfrom) { /* its names, after its key or comma, before its ']' */
+                    nfrom += k == (int)r ? jf.key_len : 1;
+                    ob_put(b, o->names.p + nfrom, nto - 1 - nfrom);
+                } else { /* none: null for each of its values */
+                    for (size_t c = commas(o->fields.p + from, n); c; c--)
+                        ob_put(b, "null,", 5);
+                    ob_put(b, "null", 4);
+                }
+            }
+            ob_c(b, ']');
+            r++;
+        }
+        if (b->len > head)
+            ob_c(b, '}');
+        else if (names)
+            b->len = at; /* no names */
+        else
+            ob_c(b, '}');
+    }
+    o->names.len = 0;
 }
 
 static void json_tail(out_pdu *o, obuf *b);
@@ -1243,21 +1470,22 @@ static void write_json(out_pdu *o, const out_meta *m)
     const char *summary = out_pdu_summary(o);
     bool in_sum = o->summary == SUMMARY_IN_SUM;
     json_head(b, m, p->name, summary, in_sum ? o->sum_len : strlen(summary), &o->seconds, in_sum);
-    if (o->direct && !o->regroup) { /* fields and names written as the items came */
-        ob_put(b, ",\"fields\":{", 11);
-        if (o->open >= 0) {
-            ob_c(&o->fields, ']');
-            if (o->open_named)
-                ob_c(&o->names, ']');
-            ob_put(b, o->fields.p + 1, o->fields.len - 1); /* its first key without the comma */
+    if (o->direct) { /* fields and names written as the items came */
+        if (o->open >= 0)
+            direct_close(o);
+        if (o->scattered) {
+            direct_gather(o, b);
+        } else {
+            ob_put(b, ",\"fields\":{", 11);
+            if (o->open >= 0)
+                ob_put(b, o->fields.p + 1, o->fields.len - 1); /* its first key without the comma */
+            ob_c(b, '}');
         }
-        ob_c(b, '}');
         o->fields.len = 0;
         o->open = -1;
         json_tail(o, b);
         return;
     }
-    o->names.len = 0; /* (what the direct writing had) */
 
     guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);

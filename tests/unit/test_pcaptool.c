@@ -137,6 +137,74 @@ Test(output, json_doubles_as_printf_writes_them)
     out_pdu_free(o);
 }
 
+/* a record of these items as JSON: written as they come (out_pdu_direct,
+   no items kept) or grouped from the kept items when written */
+static char *json_record(const gw_item *items, size_t n, bool direct)
+{
+    out_pdu *o = out_pdu_new();
+    out_pdu_direct(o, direct);
+    out_pdu_keep_items(o, !direct);
+    out_pdu_labels(o, false);
+    const gw_sink *sink = out_pdu_begin(o, &gw_dnp_protocol);
+    for (size_t i = 0; i < n; i++)
+        sink->item(sink->ctx, &items[i]);
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    out_meta m = {.frame = 1, .src = "a", .dst = "b"};
+    out_pdu_write(o, f, OUT_JSON, 0, &m);
+    fclose(f);
+    out_pdu_free(o);
+    return buf;
+}
+
+/* The direct writing puts a field that comes back with its first values,
+   and names that start after nameless values after nulls, as the grouping
+   over kept items does: both the same, and what the grouping means */
+Test(output, json_direct_fields_that_come_back)
+{
+#define U(f, x) {.field = DNP_F_##f, .v.u = (x)}
+#define L(f, x, l) {.field = DNP_F_##f, .v.u = (x), .label = (l)}
+    static const uint8_t s1[] = "a\"b\\";
+    const gw_item a[] = {U(SEQ, 1), L(SEQ, 2, "two"), U(COMMAND, 5), U(SEQ, 3), L(SEQ, 4, "fo\"ur"), U(SEQ, 5)};
+    const gw_item b[] = {U(LINK_ID, 1), U(COMMAND, 0), U(LINK_ID, 2), L(LINK_ID, 3, "x"), U(COMMAND, 1),
+                         U(LINK_ID, 4)};
+    const gw_item c[] = {U(VALUE_COUNT, 3), {.field = DNP_F_VALUE}, U(VALUE_TYPE, 11), U(VALUE_LENGTH, 4),
+                         {.field = DNP_F_VALUE_STRING, .v.b = {s1, 4}}, {.field = DNP_F_VALUE}, U(VALUE_TYPE, 2),
+                         {.field = DNP_F_VALUE_SINT, .v.i = -5}, U(FLAG_READ_ONLY, 1), U(VALUE_TYPE, 300),
+                         L(VALUE_TYPE, 7, "own"), {.field = DNP_F_VALUE_FLOAT, .v.d = 0.5}, U(VALUE_LENGTH, 0)};
+    const gw_item d[] = {{.field = DNP_F_VALUE}, {.field = DNP_F_LINK}};
+    const gw_item e[] = {U(SEQ, 1), U(LINK_ID, 2), U(SEQ, 3), U(LINK_ID, 4), U(SEQ, 5), L(COMMAND, 6, "six"),
+                         U(COMMAND, 2)};
+    const struct {
+        const gw_item *items;
+        size_t n;
+        const char *fields;
+    } cases[] = {
+        {a, 6, "\"fields\":{\"dnp.seq\":[1,2,3,4,5],\"dnp.command\":[5]},"
+               "\"names\":{\"dnp.seq\":[null,\"two\",null,\"fo\\\"ur\",null],\"dnp.command\":[\"Link state\"]}"},
+        {b, 6, "\"fields\":{\"dnp.link_id\":[1,2,3,4],\"dnp.command\":[0,1]},"
+               "\"names\":{\"dnp.link_id\":[null,null,\"x\",null],\"dnp.command\":[\"Connection request\",\"Connection ack\"]}"},
+        {c, 13, "\"fields\":{\"dnp.value_count\":[3],\"dnp.value.type\":[11,2,300,7],\"dnp.value.length\":[4,0],"
+                "\"dnp.value.string\":[\"a\\\"b\\\\\"],\"dnp.value.sint\":[-5],\"dnp.flags.read_only\":[true],"
+                "\"dnp.value.float\":[0.5]},\"names\":{\"dnp.value.type\":[\"String\",\"SInt16\",null,\"own\"]}"},
+        {d, 2, "\"fields\":{},\"findings\""},
+        {NULL, 0, "\"fields\":{},\"findings\""},
+        {e, 7, "\"fields\":{\"dnp.seq\":[1,3,5],\"dnp.link_id\":[2,4],\"dnp.command\":[6,2]},"
+               "\"names\":{\"dnp.command\":[\"six\",\"Connection close\"]}"},
+    };
+#undef U
+#undef L
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *direct = json_record(cases[k].items, cases[k].n, true);
+        char *grouped = json_record(cases[k].items, cases[k].n, false);
+        cr_assert_str_eq(direct, grouped, "case %zu", k);
+        cr_assert(strstr(direct, cases[k].fields), "case %zu: %s", k, direct);
+        free(direct);
+        free(grouped);
+    }
+}
+
 Test(output, json_strings_escape_and_replace_invalid_utf8)
 {
     char *buf;
