@@ -656,19 +656,13 @@ static inline bool have(gw_pdu *x, int field, size_t n)
    it (one of the commonest events where items are wanted) */
 static inline void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v, bool big_endian)
 {
-    gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size,
+    gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size, .v.u = v,
                   .flags = big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0};
-    switch (x->proto->fields[field].type) {
-    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+    gw_ftype type = x->proto->fields[field].type;
+    if (type >= GW_FT_I8 && type <= GW_FT_I64)
         it.v.i = (int64_t)gw_sign_extend(v, size);
-        break;
-    case GW_FT_DOUBLE:
+    else if (type == GW_FT_DOUBLE)
         it.v.d = gw_float_bits(v, size); /* 2: half precision */
-        break;
-    default:
-        it.v.u = v;
-        break;
-    }
     if (x->hooks && x->hooks->value_name)
         it.label = x->hooks->value_name(x, field, v);
     x->e.sink->item(x->e.sink->ctx, &it);
@@ -680,12 +674,12 @@ bool gw_take_num_slow(gw_pdu *x, int field, unsigned size, bool big_endian, uint
         return false;
     size_t off = x->c.off;
     uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
-    x->c.off += size;
-    if (x->e.sink->item)
-        num_item(x, field, off, size, v, big_endian);
+    x->c.off = off + size;
     gw_record_num(x, field, v);
     if (out)
         *out = v;
+    if (x->e.sink->item) /* (last: a call that ends the work) */
+        num_item(x, field, off, size, v, big_endian);
     return true;
 }
 
