@@ -131,12 +131,17 @@ typedef struct {
     struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
     obuf names_text;          /* the escaped names they point into */
     struct json_field *jf;    /* what the direct writing needs of each field */
+    uint64_t *bool_mask;      /* a JF_BOOL field's mask (all bits: none) */
 } json_keys;
 
 /* a field as the direct writing (out_pdu_direct) writes it: its key, and
    how its values are written */
-enum { JF_U, JF_INT, JF_OTHER, JF_NONE }; /* an unsigned number written as it is; another
-                                             integer (signed, masked); any other value; none */
+/* how a field's values are written: an unsigned number as it is (JF_U),
+   a signed one (JF_I), another integer (masked: JF_INT); true or false
+   (JF_BOOL: its bits under the field's bool_mask set or not); seconds
+   (JF_TIME: a time's nanoseconds as gw_seconds_text writes them); any
+   other value; none (not in "fields") */
+enum { JF_U, JF_I, JF_INT, JF_BOOL, JF_TIME, JF_OTHER, JF_NONE };
 typedef struct json_field {
     uint32_t key;     /* (json_keys' key[f]) */
     uint16_t key_len; /* (key_len[f]) */
@@ -326,6 +331,7 @@ static void free_keys(json_keys *k)
     g_free(k->names);
     g_free(k->names_text.p);
     g_free(k->jf);
+    g_free(k->bool_mask);
     *k = (json_keys){0};
 }
 
@@ -1137,6 +1143,7 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
     k->text = g_malloc(size + 1);
     char *t = k->text;
     k->jf = g_new(json_field, nf);
+    k->bool_mask = g_new(uint64_t, nf);
     for (size_t f = 0; f < nf; f++) {
         const gw_field *fd = &p->fields[f];
         k->key[f] = (size_t)(t - k->text);
@@ -1144,12 +1151,16 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
         k->key_len[f] = (size_t)(t - k->text) - k->key[f];
         bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
         k->jf[f] = (json_field){
-            .key = (uint32_t)k->key[f], .key_len = (uint32_t)k->key_len[f],
+            .key = (uint32_t)k->key[f], .key_len = (uint16_t)k->key_len[f],
             .kind = fd->type == GW_FT_NONE                                        ? JF_NONE
                     : fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask ? JF_U
+                    : fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64              ? JF_I
                     : integer                                                     ? JF_INT
+                    : fd->type == GW_FT_BOOL                                      ? JF_BOOL
+                    : fd->type == GW_FT_RELTIME || fd->type == GW_FT_ABSTIME     ? JF_TIME
                                                                                   : JF_OTHER,
             .names = integer && fd->names};
+        k->bool_mask[f] = fd->mask ? fd->mask : UINT64_MAX;
     }
     return k;
 }
@@ -1262,16 +1273,21 @@ static __attribute__((noinline)) void more_runs(out_pdu *o)
     o->next_run = g_renew(int, o->next_run, o->runs_cap);
 }
 
-/* a new run of field fi: its key (its first) or a comma (it comes back) */
-static inline void direct_run(out_pdu *o, int fi, json_field jf, const gw_item *it)
+/* a new run of field fi at q in fields (room made for a ']' and its key):
+   the run before ended, its key (its first) or a comma (it comes back);
+   where its value goes */
+static inline char *direct_run(out_pdu *o, int fi, json_field jf, const gw_item *it, char *q)
 {
     obuf *fb = &o->fields, *nb = &o->names;
-    if (o->open >= 0)
-        direct_close(o);
+    if (o->open >= 0) {
+        *q++ = ']';
+        if (o->open_named)
+            ob_c(nb, ']');
+    }
     if (o->n_runs == o->runs_cap)
         more_runs(o);
     int n = (int)o->n_runs++;
-    o->runs[n] = (json_run){fi, (uint32_t)fb->len, (uint32_t)nb->len};
+    o->runs[n] = (json_run){fi, (uint32_t)(q - fb->p), (uint32_t)nb->len};
     o->open = fi;
     json_seen *s = &o->seen[fi];
     if (s->record != o->record) { /* the field's first */
@@ -1279,18 +1295,35 @@ static inline void direct_run(out_pdu *o, int fi, json_field jf, const gw_item *
         *s = (json_seen){.record = o->record, .first = n, .named = named};
         o->open_named = named;
         const char *key = o->pkeys->text + jf.key;
-        ob_put(fb, key, jf.key_len);
+        gw_copy_short(q, key, jf.key_len);
         if (named)
             ob_put(nb, key, jf.key_len);
-        return;
+        return q + jf.key_len;
     }
     o->scattered = true; /* it comes back */
-    ob_c(fb, ',');
+    *q++ = ',';
     if (!s->named && jf.kind <= JF_INT && it->label)
         s->named = true; /* (the runs before have no names: null, when put together) */
     o->open_named = s->named;
     if (s->named)
         ob_c(nb, ',');
+    return q;
+}
+
+/* v's decimal digits at q (room for 20): where they end */
+static inline char *put_u64(char *q, uint64_t v)
+{
+    if (v < 10) {
+        *q = (char)('0' + v);
+        return q + 1;
+    }
+    if (v < 100) {
+        memcpy(q, gw_two_digits + 2 * v, 2);
+        return q + 2;
+    }
+    unsigned w = decimal_width(v);
+    put_digits(q, v, w);
+    return q + w;
 }
 
 /* how many commas p[0..n) has: an integer field's values less one */
@@ -1333,15 +1366,35 @@ static __attribute__((noinline)) void direct_named_late(out_pdu *o, int fi, json
 static inline void direct_item_any(out_pdu *o, const gw_item *it, int fi, json_field jf)
 {
     obuf *fb = &o->fields;
+    char *q = ob_room(fb, (size_t)jf.key_len + 34); /* a ']', its key or a comma, a number or time */
     bool fresh = fi != o->open;
     if (fresh)
-        direct_run(o, fi, jf, it);
+        q = direct_run(o, fi, jf, it, q);
     else
-        ob_c(fb, ',');
-    if (jf.kind == JF_U)
-        ob_u64(fb, it->v.u);
-    else
+        *q++ = ',';
+    if (jf.kind == JF_U) {
+        fb->len = (size_t)(put_u64(q, it->v.u) - fb->p);
+    } else if (jf.kind == JF_BOOL) {
+        bool set = it->v.u & o->pkeys->bool_mask[fi];
+        memcpy(q, set ? "true" : "false", 5);
+        fb->len = (size_t)(q - fb->p) + 5 - set;
+    } else if (jf.kind == JF_TIME) { /* (gw_seconds_text's digits) */
+        int64_t ns = it->v.i;
+        uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        if (ns < 0)
+            *q++ = '-';
+        q = put_u64(q, u / 1000000000);
+        *q = '.';
+        put_digits(q + 1, u % 1000000000, 9);
+        fb->len = (size_t)(q + 10 - fb->p);
+    } else if (jf.kind == JF_I) {
+        if (it->v.i < 0)
+            *q++ = '-';
+        fb->len = (size_t)(put_u64(q, it->v.i < 0 ? (uint64_t)0 - (uint64_t)it->v.i : (uint64_t)it->v.i) - fb->p);
+    } else {
+        fb->len = (size_t)(q - fb->p);
         json_value_any(fb, &o->p->fields[fi], it);
+    }
     if (o->open_named) {
         if (!fresh)
             ob_c(&o->names, ',');

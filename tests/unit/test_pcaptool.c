@@ -172,7 +172,9 @@ Test(output, json_direct_fields_that_come_back)
     const gw_item c[] = {U(VALUE_COUNT, 3), {.field = DNP_F_VALUE}, U(VALUE_TYPE, 11), U(VALUE_LENGTH, 4),
                          {.field = DNP_F_VALUE_STRING, .v.b = {s1, 4}}, {.field = DNP_F_VALUE}, U(VALUE_TYPE, 2),
                          {.field = DNP_F_VALUE_SINT, .v.i = -5}, U(FLAG_READ_ONLY, 1), U(VALUE_TYPE, 300),
-                         L(VALUE_TYPE, 7, "own"), {.field = DNP_F_VALUE_FLOAT, .v.d = 0.5}, U(VALUE_LENGTH, 0)};
+                         L(VALUE_TYPE, 7, "own"), {.field = DNP_F_VALUE_FLOAT, .v.d = 0.5}, U(VALUE_LENGTH, 0),
+                         {.field = DNP_F_ACK_TIME, .v.i = -1500000001}, {.field = DNP_F_ACK_TIME, .v.i = 250},
+                         U(FLAG_READ_ONLY, 2)};
     const gw_item d[] = {{.field = DNP_F_VALUE}, {.field = DNP_F_LINK}};
     const gw_item e[] = {U(SEQ, 1), U(LINK_ID, 2), U(SEQ, 3), U(LINK_ID, 4), U(SEQ, 5), L(COMMAND, 6, "six"),
                          U(COMMAND, 2)};
@@ -185,9 +187,10 @@ Test(output, json_direct_fields_that_come_back)
                "\"names\":{\"dnp.seq\":[null,\"two\",null,\"fo\\\"ur\",null],\"dnp.command\":[\"Link state\"]}"},
         {b, 6, "\"fields\":{\"dnp.link_id\":[1,2,3,4],\"dnp.command\":[0,1]},"
                "\"names\":{\"dnp.link_id\":[null,null,\"x\",null],\"dnp.command\":[\"Connection request\",\"Connection ack\"]}"},
-        {c, 13, "\"fields\":{\"dnp.value_count\":[3],\"dnp.value.type\":[11,2,300,7],\"dnp.value.length\":[4,0],"
-                "\"dnp.value.string\":[\"a\\\"b\\\\\"],\"dnp.value.sint\":[-5],\"dnp.flags.read_only\":[true],"
-                "\"dnp.value.float\":[0.5]},\"names\":{\"dnp.value.type\":[\"String\",\"SInt16\",null,\"own\"]}"},
+        {c, 16, "\"fields\":{\"dnp.value_count\":[3],\"dnp.value.type\":[11,2,300,7],\"dnp.value.length\":[4,0],"
+                "\"dnp.value.string\":[\"a\\\"b\\\\\"],\"dnp.value.sint\":[-5],\"dnp.flags.read_only\":[true,false],"
+                "\"dnp.value.float\":[0.5],\"dnp.ack.time\":[-1.500000001,0.000000250]},"
+                "\"names\":{\"dnp.value.type\":[\"String\",\"SInt16\",null,\"own\"]}"},
         {d, 2, "\"fields\":{},\"findings\""},
         {NULL, 0, "\"fields\":{},\"findings\""},
         {e, 7, "\"fields\":{\"dnp.seq\":[1,3,5],\"dnp.link_id\":[2,4],\"dnp.command\":[6,2]},"
