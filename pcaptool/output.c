@@ -206,6 +206,7 @@ struct out_pdu {
     bool direct, scattered;
     bool keep_items;   /* items kept (out_pdu_keep_items) */
     json_keys *pkeys;  /* the keys of the PDU's protocol (direct) */
+    const json_field *jf; /* (pkeys->jf) */
     obuf fields;       /* the record's fields so far, in runs */
     int open;          /* the field of the last run, or -1 */
     bool open_named;   /* its names are the last in names */
@@ -360,6 +361,7 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p);
 static void direct_begin(out_pdu *o, const gw_protocol *p)
 {
     o->pkeys = keys_of(o, p);
+    o->jf = o->pkeys->jf;
     o->fields.len = 0;
     o->names.len = 0;
     o->open = -1;
@@ -1291,7 +1293,7 @@ static inline char *direct_run(out_pdu *o, int fi, json_field jf, const gw_item 
     o->open = fi;
     json_seen *s = &o->seen[fi];
     if (s->record != o->record) { /* the field's first */
-        bool named = jf.kind <= JF_INT && (jf.names || it->label);
+        bool named = jf.names || (it->label && jf.kind <= JF_INT);
         *s = (json_seen){.record = o->record, .first = n, .named = named};
         o->open_named = named;
         const char *key = o->pkeys->text + jf.key;
@@ -1411,7 +1413,7 @@ static inline void direct_item_any(out_pdu *o, const gw_item *it, int fi, json_f
 static inline void direct_item(out_pdu *o, const gw_item *it)
 {
     int fi = it->field;
-    json_field jf = o->pkeys->jf[fi];
+    json_field jf = o->jf[fi];
     if (jf.kind != JF_NONE)
         direct_item_any(o, it, fi, jf);
 }
