@@ -296,21 +296,24 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
     if (!outsz)
         return;
     while (i < n && chars < max_chars) {
+        if (p[i] >= 0x20 && p[i] < 0x7f) { /* printable ASCII (most text): as it is */
+            char c = (char)p[i++];
+            if (o + 5 >= outsz) /* (i past it: as for any other character) */
+                break;
+            out[o++] = c;
+            chars++;
+            continue;
+        }
         size_t len;
         char buf[6];
-        if (p[i] >= 0x20 && p[i] < 0x7f) { /* printable ASCII (most text): as it is */
-            buf[0] = (char)p[i++];
+        gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
+        if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
+            buf[0] = '?';
             len = 1;
+            i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
         } else {
-            gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
-            if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
-                buf[0] = '?';
-                len = 1;
-                i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
-            } else {
-                len = (size_t)g_unichar_to_utf8(c, buf);
-                i += len;
-            }
+            len = (size_t)g_unichar_to_utf8(c, buf);
+            i += len;
         }
         if (o + len + 4 >= outsz)
             break;

@@ -995,6 +995,50 @@ Test(core, summary_format_as_snprintf)
     }
 }
 
+/* a summary of a text alone ("%s", made without the formatter) cut where
+   the summary is full, as snprintf cuts it; NULL as "(null)" */
+Test(summary, a_text_alone_is_cut_as_snprintf_cuts_it)
+{
+    char long_text[301];
+    memset(long_text, 'x', 300);
+    long_text[300] = '\0';
+    long_text[0] = 'a';
+    gw_summary s = {0};
+    gw_summary_format(&s, "Head %u", 12u);
+    gw_summary_format(&s, "%s", long_text);
+    char want[256];
+    snprintf(want, sizeof want, "Head 12%s", long_text);
+    cr_assert_str_eq(s.text, want);
+    cr_assert_eq(s.len, 255);
+    gw_summary_format(&s, "%s", "more"); /* full: nothing more */
+    cr_assert_eq(s.len, 255);
+    gw_summary t = {0};
+    const char *volatile none = NULL; /* (not known when compiled) */
+    gw_summary_format(&t, "%s", none);
+    gw_summary_format(&t, "%s", "|");
+    cr_assert_str_eq(t.text, "(null)|");
+    cr_assert_eq(t.len, 7);
+}
+
+/* packet text for a summary: printable ASCII as it is, control bytes and
+   invalid UTF-8 as '?', "..." where it is cut (by characters, or by room:
+   four bytes kept for it; none when the last character read was the
+   text's last) */
+Test(summary, clean_text_cuts_and_replaces)
+{
+    char out[64];
+    gw_clean_text(out, 10, (const uint8_t *)"abcdefghij", 10, 64);
+    cr_assert_str_eq(out, "abcde...");
+    gw_clean_text(out, 10, (const uint8_t *)"abcdef", 6, 64);
+    cr_assert_str_eq(out, "abcde");
+    gw_clean_text(out, sizeof out, (const uint8_t *)"abcdef", 6, 3);
+    cr_assert_str_eq(out, "abc...");
+    gw_clean_text(out, sizeof out, (const uint8_t *)"a\x01" "b\xff\xc3\xa9", 6, 64);
+    cr_assert_str_eq(out, "a?b?\xc3\xa9");
+    gw_clean_text(out, 10, (const uint8_t *)"abcd\xc3\xa9", 6, 64); /* no room for the last */
+    cr_assert_str_eq(out, "abcd");
+}
+
 /* options belong to a run: -o and --profile set that run's, nothing else's */
 Test(options, each_run_has_its_own_and_the_defaults_are_choices)
 {
