@@ -272,12 +272,15 @@ static int run_decode(int argc, char **argv)
         const char *name = path ? path : cc.in.iface;
         GString *js = g_string_new(NULL);
         out_json_gstring(js, (const uint8_t *)name, strlen(name));
+        size_t js_len = js->len;
         d.file_json = g_string_free(js, FALSE);
+        out_pdu_file(d.out, d.file_json, js_len); /* (its records need not measure it) */
         if (n_files > 1 && d.format == OUT_TEXT && !d.as_fields && !d.quiet)
             printf("%s==> %s <==\n", i > optind ? "\n" : "", name);
         if (cli_read(&cc.in, &cc.ro, path, &cons, &max_sev, NULL, 0) < 0)
             status = EXIT_USAGE;
         out_pdu_flush(d.out, stdout);
+        out_pdu_file(d.out, NULL, 0);
         g_free(d.file_json);
         d.file_json = NULL;
         if (cap_stop_requested())

@@ -131,6 +131,7 @@ typedef struct {
     struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
     obuf names_text;          /* the escaped names they point into */
     struct json_field *jf;    /* what the direct writing needs of each field */
+    size_t name_len;          /* strlen(p->name) */
     uint64_t *bool_mask;      /* a JF_BOOL field's mask (all bits: none) */
 } json_keys;
 
@@ -196,6 +197,8 @@ struct out_pdu {
     GArray *first_of_field, *last_of_field, *next_of_item;
     json_keys keys[GW_MAX_PROTOCOLS]; /* of each protocol seen, in the order seen */
     seconds_seen seconds; /* of the last record's time */
+    const char *file_json; /* out_pdu_file's, and its length */
+    size_t file_json_len;
     obuf json;         /* the records written and not yet flushed */
     obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
@@ -398,6 +401,12 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 void out_pdu_direct(out_pdu *o, bool direct)
 {
     o->direct = direct;
+}
+
+void out_pdu_file(out_pdu *o, const char *file_json, size_t len)
+{
+    o->file_json = file_json;
+    o->file_json_len = len;
 }
 
 void out_pdu_keep_items(out_pdu *o, bool kept)
@@ -1016,12 +1025,17 @@ static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
         b->len += seen_time(ob_room(b, 32), ns, seen);
 }
 
-/* the start of every record: JSON up to the summary, or the text line */
-static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, size_t summary_len,
-                      seconds_seen *seen, bool padded)
+/* the length of m's file_json (0: none), out_pdu_file's where it is that */
+static inline size_t file_json_len(const out_pdu *o, const out_meta *m)
 {
-    size_t nfile = m->file_json ? strlen(m->file_json) : 0, nsrc = strlen(m->src), ndst = strlen(m->dst),
-           nproto = strlen(proto);
+    return !m->file_json ? 0 : m->file_json == o->file_json ? o->file_json_len : strlen(m->file_json);
+}
+
+/* the start of every record: JSON up to the summary, or the text line */
+static void json_head(obuf *b, const out_meta *m, size_t nfile, const char *proto, size_t nproto,
+                      const char *summary, size_t summary_len, seconds_seen *seen, bool padded)
+{
+    size_t nsrc = strlen(m->src), ndst = strlen(m->dst);
     if (seen && m->time_ns >= 0 && nfile + nsrc + ndst + nproto < 256) {
         /* the usual record: all of it up to the summary in the room made
            for it at once */
@@ -1145,6 +1159,7 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
     k->text = g_malloc(size + 1);
     char *t = k->text;
     k->jf = g_new(json_field, nf);
+    k->name_len = strlen(p->name);
     k->bool_mask = g_new(uint64_t, nf);
     for (size_t f = 0; f < nf; f++) {
         const gw_field *fd = &p->fields[f];
@@ -1524,7 +1539,8 @@ static void write_json(out_pdu *o, const out_meta *m)
     obuf *b = &o->json;
     const char *summary = out_pdu_summary(o);
     bool in_sum = o->summary == SUMMARY_IN_SUM;
-    json_head(b, m, p->name, summary, in_sum ? o->sum_len : strlen(summary), &o->seconds, in_sum);
+    json_head(b, m, file_json_len(o, m), p->name, keys->name_len, summary, in_sum ? o->sum_len : strlen(summary),
+              &o->seconds, in_sum);
     if (o->direct) { /* fields and names written as the items came */
         if (o->open >= 0)
             direct_close(o);
@@ -1667,7 +1683,8 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
     if (fmt == OUT_JSON) {
         char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
         obuf b = {chunk, 0, sizeof chunk, f, NULL};
-        json_head(&b, m, fd->proto, fd->summary, strlen(fd->summary), NULL, false);
+        json_head(&b, m, m->file_json ? strlen(m->file_json) : 0, fd->proto, strlen(fd->proto), fd->summary,
+                  strlen(fd->summary), NULL, false);
         ob_str(&b, ",\"fields\":{},\"findings\":[");
         json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");
