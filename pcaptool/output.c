@@ -165,7 +165,7 @@ typedef struct {
 typedef struct {
     uint32_t record;
     int first;
-    int later; /* (direct_gather's) the run of the field after the one at hand */
+    bool back; /* it came back: it has more runs */
     bool named;
 } json_seen;
 
@@ -214,7 +214,6 @@ struct out_pdu {
     int open;          /* the field of the last run, or -1 */
     bool open_named;   /* its names are the last in names */
     json_run *runs;
-    int *next_run;     /* (direct_gather's) the next run of the same field, or -1 */
     size_t n_runs, runs_cap;
     uint32_t record;   /* numbers the records: seen[f].record == record when f was */
     json_seen *seen;   /* of each field of the protocol, n_seen of them */
@@ -354,7 +353,6 @@ void out_pdu_free(out_pdu *o)
     g_free(o->fields.p);
     g_free(o->seen);
     g_free(o->runs);
-    g_free(o->next_run);
     g_free(o);
 }
 
@@ -1287,7 +1285,6 @@ static __attribute__((noinline)) void more_runs(out_pdu *o)
 {
     o->runs_cap = o->runs_cap ? 2 * o->runs_cap : 64;
     o->runs = g_renew(json_run, o->runs, o->runs_cap);
-    o->next_run = g_renew(int, o->next_run, o->runs_cap);
 }
 
 /* a new run of field fi at q in fields (room made for a ']' and its key):
@@ -1318,6 +1315,7 @@ static inline char *direct_run(out_pdu *o, int fi, json_field jf, const gw_item 
         return q + jf.key_len;
     }
     o->scattered = true; /* it comes back */
+    s->back = true;
     *q++ = ',';
     if (!s->named && jf.kind <= JF_INT && it->label)
         s->named = true; /* (the runs before have no names: null, when put together) */
@@ -1458,14 +1456,6 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
     const json_keys *keys = o->pkeys;
     const json_run *runs = o->runs;
     size_t n_runs = o->n_runs;
-    int *next = o->next_run;
-    for (size_t k = 0; k < n_runs; k++)
-        o->seen[runs[k].field].later = -1;
-    for (size_t k = n_runs; k-- > 0;) { /* each run's next of its field, from the last */
-        json_seen *s = &o->seen[runs[k].field];
-        next[k] = s->later;
-        s->later = (int)k;
-    }
     for (int names = 0; names < 2; names++) {
         const char *text = names ? o->names.p : o->fields.p;
         size_t text_len = names ? o->names.len : o->fields.len, at = b->len;
@@ -1476,9 +1466,9 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
                 r++;
                 continue;
             }
-            if (next[r] < 0) { /* runs of fields that do not come back: as they are */
+            if (!o->seen[runs[r].field].back) { /* runs of fields that do not come back: as they are */
                 size_t e = r + 1;
-                while (e < n_runs && run_first(o, e) && next[e] < 0)
+                while (e < n_runs && run_first(o, e) && !o->seen[runs[e].field].back)
                     e++;
                 size_t from = names ? runs[r].nstart : runs[r].fstart;
                 size_t to = e < n_runs ? (names ? runs[e].nstart : runs[e].fstart) : text_len;
@@ -1497,17 +1487,19 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
             json_field jf = keys->jf[fi];
             bool first_key = b->len == head;
             ob_put(b, keys->text + jf.key + first_key, jf.key_len - first_key);
-            for (int k = (int)r; k >= 0; k = next[k]) {
-                if (k != (int)r)
+            for (size_t k = r; k < n_runs; k++) { /* (few fields come back: each looked for) */
+                if (runs[k].field != fi)
+                    continue;
+                if (k != r)
                     ob_c(b, ',');
-                size_t n, from = run_values(o, (size_t)k, run_fend(o, (size_t)k) - 1, &n);
+                size_t n, from = run_values(o, k, run_fend(o, k) - 1, &n);
                 if (!names) {
                     ob_put(b, o->fields.p + from, n);
                     continue;
                 }
-                size_t nfrom = runs[k].nstart, nto = run_nend(o, (size_t)k);
+                size_t nfrom = runs[k].nstart, nto = run_nend(o, k);
                 if (nto > nfrom) { /* its names, after its key or comma, before its ']' */
-                    nfrom += k == (int)r ? jf.key_len : 1;
+                    nfrom += k == r ? jf.key_len : 1;
                     ob_put(b, o->names.p + nfrom, nto - 1 - nfrom);
                 } else { /* none: null for each of its values */
                     for (size_t c = commas(o->fields.p + from, n); c; c--)
