@@ -103,40 +103,6 @@ Test(netparse, fragments_truncation_and_others)
     cr_assert_eq(net_parse(147, f, n, &p), NET_BAD_LINKTYPE);
 }
 
-/* JSON numbers are written by hand; doubles must read exactly as printf's
-   %.17g writes them (what the expected outputs hold), integers included */
-Test(output, json_doubles_as_printf_writes_them)
-{
-    static const double values[] = {0.0, -0.0, 1.0, -1.0, 0.1, -2.5, 3e-5, 1e300, -1e-300,
-                                    5e16, 99999999999999984.0, 1e17, 9007199254740993.0,
-                                    123456789.0, -123456789.0, 65535.0, 1.5e10};
-    int f_float = -1;
-    for (int i = 0; i < gw_dnp_protocol.n_fields; i++)
-        if (!strcmp(gw_dnp_protocol.fields[i].abbrev, "dnp.value.float"))
-            f_float = i;
-    cr_assert_geq(f_float, 0);
-    out_pdu *o = out_pdu_new();
-    const gw_sink *sink = out_pdu_begin(o, &gw_dnp_protocol);
-    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-        gw_item it = {.field = f_float, .v.d = values[i]};
-        sink->item(sink->ctx, &it);
-    }
-    char *buf;
-    size_t len;
-    FILE *f = open_memstream(&buf, &len);
-    out_meta m = {.frame = 1, .src = "a", .dst = "b"};
-    out_pdu_write(o, f, OUT_JSON, 0, &m);
-    fclose(f);
-    GString *want = g_string_new("\"dnp.value.float\":[");
-    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-        g_string_append_printf(want, "%s%.17g", i ? "," : "", values[i]);
-    g_string_append(want, "]");
-    cr_assert(strstr(buf, want->str), "%s\nwanted %s", buf, want->str);
-    g_string_free(want, TRUE);
-    free(buf);
-    out_pdu_free(o);
-}
-
 /* a record of these items as JSON: written as they come (out_pdu_direct,
    no items kept) or grouped from the kept items when written */
 static char *json_record(const gw_item *items, size_t n, bool direct)
@@ -156,6 +122,31 @@ static char *json_record(const gw_item *items, size_t n, bool direct)
     fclose(f);
     out_pdu_free(o);
     return buf;
+}
+
+/* JSON numbers are written by hand; doubles must read exactly as printf's
+   %.17g writes them (what the expected outputs hold), integers included */
+Test(output, json_doubles_as_printf_writes_them)
+{
+    static const double values[] = {0.0, -0.0, 1.0, -1.0, 0.1, -2.5, 3e-5, 1e300, -1e-300,
+                                    5e16, 99999999999999984.0, 1e17, 9007199254740993.0,
+                                    123456789.0, -123456789.0, 65535.0, 1.5e10};
+    int f_float = -1;
+    for (int i = 0; i < gw_dnp_protocol.n_fields; i++)
+        if (!strcmp(gw_dnp_protocol.fields[i].abbrev, "dnp.value.float"))
+            f_float = i;
+    cr_assert_geq(f_float, 0);
+    gw_item items[sizeof values / sizeof values[0]];
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        items[i] = (gw_item){.field = f_float, .v.d = values[i]};
+    char *buf = json_record(items, sizeof values / sizeof values[0], false);
+    GString *want = g_string_new("\"dnp.value.float\":[");
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        g_string_append_printf(want, "%s%.17g", i ? "," : "", values[i]);
+    g_string_append(want, "]");
+    cr_assert(strstr(buf, want->str), "%s\nwanted %s", buf, want->str);
+    g_string_free(want, TRUE);
+    free(buf);
 }
 
 /* The direct writing puts a field that comes back with its first values,
@@ -186,7 +177,8 @@ Test(output, json_direct_fields_that_come_back)
         {a, 6, "\"fields\":{\"dnp.seq\":[1,2,3,4,5],\"dnp.command\":[5]},"
                "\"names\":{\"dnp.seq\":[null,\"two\",null,\"fo\\\"ur\",null],\"dnp.command\":[\"Link state\"]}"},
         {b, 6, "\"fields\":{\"dnp.link_id\":[1,2,3,4],\"dnp.command\":[0,1]},"
-               "\"names\":{\"dnp.link_id\":[null,null,\"x\",null],\"dnp.command\":[\"Connection request\",\"Connection ack\"]}"},
+               "\"names\":{\"dnp.link_id\":[null,null,\"x\",null],"
+               "\"dnp.command\":[\"Connection request\",\"Connection ack\"]}"},
         {c, 16, "\"fields\":{\"dnp.value_count\":[3],\"dnp.value.type\":[11,2,300,7],\"dnp.value.length\":[4,0],"
                 "\"dnp.value.string\":[\"a\\\"b\\\\\"],\"dnp.value.sint\":[-5],\"dnp.flags.read_only\":[true,false],"
                 "\"dnp.value.float\":[0.5],\"dnp.ack.time\":[-1.500000001,0.000000250]},"
