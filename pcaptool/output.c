@@ -7,6 +7,9 @@
 #include <math.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* A byte buffer JSON is built in, numbers and text written into it by
    hand (no format parsing, no GString bookkeeping): one that grows (a
@@ -96,6 +99,13 @@ static void ob_flush(obuf *b, FILE *f)
 
 /* held JSON records are written out once this much waits */
 #define OUT_FLUSH_AT ((size_t)64 << 10)
+/* a held direct record's gap before its fields, for its head (a longer
+   head is written after them, the fields copied behind it) */
+#define JSON_GAP 512
+/* held direct records go out once their buffer holds this much (gaps
+   included) or this many pieces wait */
+#define OUT_FLUSH_PIECES_AT ((size_t)128 << 10)
+#define OUT_PIECES_MAX 512
 
 typedef struct {
     gw_item it;
@@ -209,6 +219,19 @@ struct out_pdu {
     bool direct, scattered;
     bool keep_items;   /* items kept (out_pdu_keep_items) */
     json_keys *pkeys;  /* the keys of the PDU's protocol (direct) */
+    /* Where the record's fields are written: `fields`, or (held records:
+       out_pdu_hold) `json` itself, after a gap of JSON_GAP bytes at rec_at
+       that its head then fills from the end, so that the fields are not
+       copied behind the head; the records then go out as pieces of json
+       (writev), the gaps' unused starts left out */
+    obuf *fb;
+    size_t rec_at;
+    struct json_piece { size_t at, len; } *pieces;
+    size_t n_pieces, pieces_cap;
+    obuf head;         /* (held records) a record's head, made before it is put in its gap */
+    obuf gathered;     /* (held records) the fields of a record whose fields came back */
+    size_t json_used;  /* (held records) where json's written records end */
+    bool in_progress;  /* (held records) a record's fields are in json, it not yet written */
     const json_field *jf; /* (pkeys->jf) */
     obuf fields;       /* the record's fields so far, in runs */
     int open;          /* the field of the last run, or -1 */
@@ -351,6 +374,9 @@ void out_pdu_free(out_pdu *o)
     g_free(o->json.p);
     g_free(o->names.p);
     g_free(o->fields.p);
+    g_free(o->head.p);
+    g_free(o->gathered.p);
+    g_free(o->pieces);
     g_free(o->seen);
     g_free(o->runs);
     g_free(o);
@@ -364,6 +390,16 @@ static void direct_begin(out_pdu *o, const gw_protocol *p)
     o->pkeys = keys_of(o, p);
     o->jf = o->pkeys->jf;
     o->fields.len = 0;
+    if (o->hold) { /* the fields after a gap in json (JSON_GAP) */
+        o->json.len = o->json_used; /* (a PDU begun and not written: gone) */
+        ob_room(&o->json, JSON_GAP);
+        o->rec_at = o->json.len;
+        o->json.len += JSON_GAP;
+        o->fb = &o->json;
+        o->in_progress = true;
+    } else {
+        o->fb = &o->fields;
+    }
     o->names.len = 0;
     o->open = -1;
     o->open_named = false;
@@ -1276,7 +1312,7 @@ static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int f
 /* the open run's end: its ']' in fields, and in names if it has names */
 static inline void direct_close(out_pdu *o)
 {
-    ob_c(&o->fields, ']');
+    ob_c(o->fb, ']');
     if (o->open_named)
         ob_c(&o->names, ']');
 }
@@ -1292,7 +1328,7 @@ static __attribute__((noinline)) void more_runs(out_pdu *o)
    where its value goes */
 static inline char *direct_run(out_pdu *o, int fi, json_field jf, const gw_item *it, char *q)
 {
-    obuf *fb = &o->fields, *nb = &o->names;
+    obuf *fb = o->fb, *nb = &o->names;
     if (o->open >= 0) {
         *q++ = ']';
         if (o->open_named)
@@ -1366,12 +1402,12 @@ static __attribute__((noinline)) void direct_named_late(out_pdu *o, int fi, json
 {
     obuf *nb = &o->names;
     json_seen *s = &o->seen[fi];
-    size_t k = o->n_runs - 1, n, from = run_values(o, k, o->fields.len, &n);
+    size_t k = o->n_runs - 1, n, from = run_values(o, k, o->fb->len, &n);
     if (s->first == (int)k)
         ob_put(nb, o->pkeys->text + jf.key, jf.key_len);
     else
         ob_c(nb, ',');
-    for (size_t c = commas(o->fields.p + from, n); c; c--)
+    for (size_t c = commas(o->fb->p + from, n); c; c--)
         ob_put(nb, "null,", 5);
     s->named = true;
     o->open_named = true;
@@ -1380,7 +1416,7 @@ static __attribute__((noinline)) void direct_named_late(out_pdu *o, int fi, json
 /* direct_item of a field that has values */
 static inline void direct_item_any(out_pdu *o, const gw_item *it, int fi, json_field jf)
 {
-    obuf *fb = &o->fields;
+    obuf *fb = o->fb;
     char *q = ob_room(fb, (size_t)jf.key_len + 34); /* a ']', its key or a comma, a number or time */
     bool fresh = fi != o->open;
     if (fresh)
@@ -1434,7 +1470,7 @@ static inline void direct_item(out_pdu *o, const gw_item *it)
 /* the end of run k in fields and names (the next run's start) */
 static inline size_t run_fend(const out_pdu *o, size_t k)
 {
-    return k + 1 < o->n_runs ? o->runs[k + 1].fstart : o->fields.len;
+    return k + 1 < o->n_runs ? o->runs[k + 1].fstart : o->fb->len;
 }
 static inline size_t run_nend(const out_pdu *o, size_t k)
 {
@@ -1457,8 +1493,8 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
     const json_run *runs = o->runs;
     size_t n_runs = o->n_runs;
     for (int names = 0; names < 2; names++) {
-        const char *text = names ? o->names.p : o->fields.p;
-        size_t text_len = names ? o->names.len : o->fields.len, at = b->len;
+        const char *text = names ? o->names.p : o->fb->p;
+        size_t text_len = names ? o->names.len : o->fb->len, at = b->len;
         ob_put(b, names ? ",\"names\":{" : ",\"fields\":{", names ? 10 : 11);
         size_t head = b->len; /* (nothing after it: no field) */
         for (size_t r = 0; r < n_runs;) {
@@ -1494,7 +1530,7 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
                     ob_c(b, ',');
                 size_t n, from = run_values(o, k, run_fend(o, k) - 1, &n);
                 if (!names) {
-                    ob_put(b, o->fields.p + from, n);
+                    ob_put(b, o->fb->p + from, n);
                     continue;
                 }
                 size_t nfrom = runs[k].nstart, nto = run_nend(o, k);
@@ -1502,7 +1538,7 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
                     nfrom += k == r ? jf.key_len : 1;
                     ob_put(b, o->names.p + nfrom, nto - 1 - nfrom);
                 } else { /* none: null for each of its values */
-                    for (size_t c = commas(o->fields.p + from, n); c; c--)
+                    for (size_t c = commas(o->fb->p + from, n); c; c--)
                         ob_put(b, "null,", 5);
                     ob_put(b, "null", 4);
                 }
@@ -1522,6 +1558,103 @@ static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
 
 static void json_tail(out_pdu *o, obuf *b);
 
+/* json[at, at + len) is a piece of the records to write */
+static void add_piece(out_pdu *o, size_t at, size_t len)
+{
+    if (o->n_pieces && o->pieces[o->n_pieces - 1].at + o->pieces[o->n_pieces - 1].len == at) {
+        o->pieces[o->n_pieces - 1].len += len; /* (it follows the last) */
+        return;
+    }
+    if (o->n_pieces == o->pieces_cap) {
+        o->pieces_cap = o->pieces_cap ? 2 * o->pieces_cap : 64;
+        o->pieces = g_renew(struct json_piece, o->pieces, o->pieces_cap);
+    }
+    o->pieces[o->n_pieces++] = (struct json_piece){at, len};
+}
+
+/* A held direct record (its fields in json after its gap): its head made
+   apart and put at the end of the gap, its '{' over the first field's
+   comma; then its end after the fields. A record whose fields came back,
+   or whose head does not fit, is written whole after them instead. */
+static void write_held(out_pdu *o, const out_meta *m, size_t name_len, const char *summary, bool in_sum)
+{
+    obuf *b = &o->json, *h = &o->head;
+    size_t fields_at = o->rec_at + JSON_GAP, start;
+    if (o->open >= 0)
+        direct_close(o);
+    h->len = 0;
+    json_head(h, m, file_json_len(o, m), o->p->name, name_len, summary, in_sum ? o->sum_len : strlen(summary),
+              &o->seconds, in_sum);
+    if (o->scattered) {
+        o->gathered.len = 0;
+        direct_gather(o, &o->gathered); /* (its "names" too) */
+        start = b->len;
+        ob_put(b, h->p, h->len);
+        ob_put(b, o->gathered.p, o->gathered.len);
+    } else {
+        ob_put(h, ",\"fields\":{", 11);
+        bool any = o->open >= 0; /* (a field: its comma at fields_at) */
+        if (h->len <= JSON_GAP + (size_t)any) {
+            start = fields_at + any - h->len;
+            memcpy(b->p + start, h->p, h->len);
+        } else { /* a head longer than the gap: the fields copied behind it */
+            size_t n = b->len - fields_at - any;
+            start = b->len;
+            ob_put(b, h->p, h->len);
+            memcpy(ob_room(b, n), b->p + fields_at + any, n);
+            b->len += n;
+        }
+        ob_c(b, '}');
+    }
+    o->open = -1;
+    json_tail(o, b);
+    add_piece(o, start, b->len - start);
+    o->json_used = b->len;
+    o->in_progress = false;
+}
+
+/* the held records to f, as pieces of json (the gaps left out) */
+static void write_pieces(out_pdu *o, FILE *f)
+{
+    int fd = fileno(f);
+    size_t k = 0;
+    if (fd >= 0 && fflush(f) == 0) {
+        struct iovec iov[64];
+        while (k < o->n_pieces) {
+            int n = 0;
+            for (; n < 64 && k + (size_t)n < o->n_pieces; n++)
+                iov[n] = (struct iovec){o->json.p + o->pieces[k + n].at, o->pieces[k + n].len};
+            struct iovec *v = iov;
+            int left = n;
+            while (left > 0) {
+                ssize_t w = writev(fd, v, left);
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w < 0)
+                    break;
+                for (; left > 0 && (size_t)w >= v->iov_len; v++, left--)
+                    w -= (ssize_t)v->iov_len;
+                if (left > 0) {
+                    v->iov_base = (char *)v->iov_base + w;
+                    v->iov_len -= (size_t)w;
+                }
+            }
+            if (left > 0) { /* it failed: the rest through f, which fails as well and says so (ferror) */
+                for (; left > 0; v++, left--)
+                    fwrite(v->iov_base, 1, v->iov_len, f);
+                k += (size_t)n;
+                break;
+            }
+            k += (size_t)n;
+        }
+    }
+    for (; k < o->n_pieces; k++) /* (f without a descriptor, or the rest after a failure) */
+        fwrite(o->json.p + o->pieces[k].at, 1, o->pieces[k].len, f);
+    o->n_pieces = 0;
+    if (!o->in_progress) /* (else the record begun stays where it is) */
+        o->json.len = o->json_used = 0;
+}
+
 /* One record, built in o->json after the records held before it: values
    grouped by field, fields in order of first appearance. */
 static void write_json(out_pdu *o, const out_meta *m)
@@ -1531,6 +1664,10 @@ static void write_json(out_pdu *o, const out_meta *m)
     obuf *b = &o->json;
     const char *summary = out_pdu_summary(o);
     bool in_sum = o->summary == SUMMARY_IN_SUM;
+    if (o->direct && o->fb == &o->json) {
+        write_held(o, m, keys->name_len, summary, in_sum);
+        return;
+    }
     json_head(b, m, file_json_len(o, m), p->name, keys->name_len, summary, in_sum ? o->sum_len : strlen(summary),
               &o->seconds, in_sum);
     if (o->direct) { /* fields and names written as the items came */
@@ -1656,15 +1793,22 @@ void out_pdu_hold(out_pdu *o, bool hold)
 
 void out_pdu_flush(out_pdu *o, FILE *f)
 {
-    ob_flush(&o->json, f);
+    if (o->n_pieces)
+        write_pieces(o, f);
+    else if (!o->in_progress) /* (held records: none waits) */
+        ob_flush(&o->json, f);
 }
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m)
 {
     if (fmt == OUT_JSON) {
         write_json(o, m);
-        if (!o->hold || o->json.len >= OUT_FLUSH_AT)
+        if (o->n_pieces) {
+            if (!o->hold || o->json.len >= OUT_FLUSH_PIECES_AT || o->n_pieces >= OUT_PIECES_MAX)
+                write_pieces(o, f);
+        } else if (!o->hold || o->json.len >= OUT_FLUSH_AT) {
             ob_flush(&o->json, f);
+        }
     } else {
         write_text(o, f, verbose, m);
     }

@@ -149,6 +149,63 @@ Test(output, json_doubles_as_printf_writes_them)
     free(buf);
 }
 
+/* Records held (out_pdu_hold: the fields written after a gap the head
+   fills, written out as pieces) come out as records written one by one:
+   a PDU begun and not written leaves nothing, a flush while a record is
+   being made keeps it, a head longer than the gap and a record whose
+   fields came back are whole */
+static char *held_records(bool hold)
+{
+    FILE *f = tmpfile();
+    cr_assert(f);
+    out_pdu *o = out_pdu_new();
+    out_pdu_direct(o, true);
+    out_pdu_keep_items(o, false);
+    out_pdu_labels(o, false);
+    out_pdu_hold(o, hold);
+    char long_summary[240];
+    memset(long_summary, '"', sizeof long_summary - 1); /* (escaped: 476 bytes) */
+    long_summary[sizeof long_summary - 1] = '\0';
+    const gw_item a[] = {{.field = DNP_F_COMMAND, .v.u = 5}, {.field = DNP_F_SEQ, .v.u = 300},
+                         {.field = DNP_F_COMMAND, .v.u = 6}};
+    for (unsigned k = 0; k < 6; k++) {
+        const gw_sink *sink = out_pdu_begin(o, &gw_dnp_protocol);
+        for (unsigned i = 0; i < (k == 3 ? 3u : k % 3); i++)
+            sink->item(sink->ctx, &a[i]);
+        sink->summary(sink->ctx, k == 4 ? long_summary : "Sum");
+        if (k == 1)
+            continue; /* begun, not written */
+        if (k == 2)
+            out_pdu_flush(o, f); /* while it is made */
+        out_meta m = {.frame = k + 1, .src = "a", .dst = "b", .file_json = "\"x\""};
+        out_pdu_write(o, f, OUT_JSON, 0, &m);
+    }
+    out_pdu_flush(o, f);
+    out_pdu_free(o);
+    size_t n = (size_t)ftell(f);
+    char *text = g_malloc(n + 1);
+    rewind(f);
+    cr_assert_eq(fread(text, 1, n, f), n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+Test(output, json_held_records_as_written_one_by_one)
+{
+    char *held = held_records(true), *one = held_records(false);
+    cr_assert_str_eq(held, one);
+    cr_assert(strstr(one, "{\"file\":\"x\",\"frame\":4,\"time\":0.000000000,\"src\":\"a\",\"dst\":\"b\","
+                          "\"proto\":\"dnp\",\"summary\":\"Sum\",\"fields\":{\"dnp.command\":[5,6],"
+                          "\"dnp.seq\":[300]},\"names\":{\"dnp.command\":[\"Link state\",\"Reliable ack\"]},"
+                          "\"findings\":[]}\n"),
+              "%s", one);
+    cr_assert(!strstr(one, "\"frame\":2,"));
+    cr_assert(strstr(one, "\"frame\":5,"));
+    g_free(held);
+    g_free(one);
+}
+
 /* The direct writing puts a field that comes back with its first values,
    and names that start after nameless values after nulls, as the grouping
    over kept items does: both the same, and what the grouping means */
