@@ -141,6 +141,8 @@ typedef struct {
     struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
     obuf names_text;          /* the escaped names they point into */
     struct json_field *jf;    /* what the direct writing needs of each field */
+    struct json_label_kept *labels; /* json_label's, LABELS_KEPT of them */
+    size_t labels_bytes;      /* what they added to names_text */
     size_t name_len;          /* strlen(p->name) */
     uint64_t *bool_mask;      /* a JF_BOOL field's mask (all bits: none) */
 } json_keys;
@@ -178,6 +180,16 @@ typedef struct {
     bool back; /* it came back: it has more runs */
     bool named;
 } json_seen;
+
+/* a label json_label escaped: the text at names_text.p + raw, raw_len
+   bytes, escaped at names_text.p + at, len bytes */
+typedef struct json_label_kept {
+    const char *label;
+    uint32_t raw, at, len;
+    uint16_t raw_len;
+} json_label_kept;
+#define LABELS_KEPT 64
+#define LABELS_BYTES ((size_t)64 << 10) /* labels kept in names_text at the most (then escaped each time) */
 
 /* a value's name as a JSON string, at names_text.p + at, len bytes (0:
    the value has no name) */
@@ -357,6 +369,7 @@ static void free_keys(json_keys *k)
     g_free(k->names);
     g_free(k->names_text.p);
     g_free(k->jf);
+    g_free(k->labels);
     g_free(k->bool_mask);
     *k = (json_keys){0};
 }
@@ -1193,6 +1206,7 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
     k->text = g_malloc(size + 1);
     char *t = k->text;
     k->jf = g_new(json_field, nf);
+    k->labels = g_new0(json_label_kept, LABELS_KEPT);
     k->name_len = strlen(p->name);
     k->bool_mask = g_new(uint64_t, nf);
     for (size_t f = 0; f < nf; f++) {
@@ -1249,6 +1263,32 @@ static const json_name *cached_names(json_keys *k, int f)
     return k->names[f] = t;
 }
 
+/* a value's own name (an item's label: the decoders' names are static
+   strings, OpenTTD's packet and command names by release) as a JSON
+   string, escaped once and kept by its address (its text checked against
+   what was kept, so that another text at that address is escaped anew) */
+static void json_label(obuf *b, json_keys *k, const char *label)
+{
+    json_label_kept *e = &k->labels[((uintptr_t)label >> 3) % LABELS_KEPT];
+    if (e->label != label || memcmp(k->names_text.p + e->raw, label, e->raw_len) || label[e->raw_len]) {
+        size_t n = strlen(label);
+        if (n > UINT16_MAX || k->labels_bytes > LABELS_BYTES) { /* (kept no more: escaped here) */
+            json_escape(b, (const uint8_t *)label, n);
+            return;
+        }
+        size_t had = k->names_text.len;
+        e->label = label;
+        e->raw_len = (uint16_t)n;
+        e->raw = (uint32_t)k->names_text.len; /* the text as it was, then escaped */
+        ob_put(&k->names_text, label, n);
+        e->at = (uint32_t)k->names_text.len;
+        json_escape(&k->names_text, (const uint8_t *)label, n);
+        e->len = (uint32_t)(k->names_text.len - e->at);
+        k->labels_bytes += k->names_text.len - had;
+    }
+    ob_put(b, k->names_text.p + e->at, e->len);
+}
+
 /* an integer item's value name in JSON (a string or null), as value_name()
    gives it */
 static void json_value_name(obuf *b, json_keys *keys, const gw_field *fd, int f, const gw_item *it,
@@ -1265,6 +1305,10 @@ static void json_value_name(obuf *b, json_keys *keys, const gw_field *fd, int f,
                 ob_put(b, "null", 4);
             return;
         }
+    }
+    if (label) {
+        json_label(b, keys, label);
+        return;
     }
     const char *name = value_name(fd, it, label);
     if (name)
@@ -1304,7 +1348,10 @@ static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int f
         if (k != i)
             ob_c(b, ',');
         const ev_item *e = &o->items[k];
-        json_value_name(b, keys, fd, fi, &e->it, e->label != SIZE_MAX ? o->text->str + e->label : NULL);
+        if (e->label != SIZE_MAX) /* (a copy of the label: not kept by json_label) */
+            json_escape(b, (const uint8_t *)o->text->str + e->label, strlen(o->text->str + e->label));
+        else
+            json_value_name(b, keys, fd, fi, &e->it, NULL);
     }
     ob_c(b, ']');
 }
