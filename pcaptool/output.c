@@ -1648,7 +1648,8 @@ static void write_held(out_pdu *o, const out_meta *m, size_t name_len, const cha
             size_t n = b->len - fields_at - any;
             start = b->len;
             ob_put(b, h->p, h->len);
-            memcpy(ob_room(b, n), b->p + fields_at + any, n);
+            char *to = ob_room(b, n); /* (first: the buffer may move) */
+            memcpy(to, b->p + fields_at + any, n);
             b->len += n;
         }
         ob_c(b, '}');
