@@ -49,7 +49,7 @@ static __attribute__((noinline)) void ob_grow(obuf *b, size_t n)
 }
 
 /* room for n more bytes: where they go */
-static inline char *ob_room(obuf *b, size_t n)
+static inline __attribute__((always_inline)) char *ob_room(obuf *b, size_t n)
 {
     if (b->cap - b->len < n)
         ob_grow(b, n);
@@ -68,7 +68,7 @@ static __attribute__((noinline)) void ob_put_more(obuf *b, const void *s, size_t
     b->len += n;
 }
 
-static inline void ob_put(obuf *b, const void *s, size_t n)
+static inline __attribute__((always_inline)) void ob_put(obuf *b, const void *s, size_t n)
 {
     if (b->cap - b->len < n) {
         ob_put_more(b, s, n);
@@ -78,7 +78,7 @@ static inline void ob_put(obuf *b, const void *s, size_t n)
     b->len += n;
 }
 
-static inline void ob_c(obuf *b, char c)
+static inline __attribute__((always_inline)) void ob_c(obuf *b, char c)
 {
     *ob_room(b, 1) = c;
     b->len++;
