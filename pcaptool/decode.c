@@ -257,7 +257,9 @@ static int run_decode(int argc, char **argv)
     cap_install_signals();
     d.out = out_pdu_new();
     out_pdu_labels(d.out, d.verbose);
-    out_pdu_direct(d.out, d.format == OUT_JSON && !d.as_fields && !d.quiet);
+    bool direct = d.format == OUT_JSON && !d.as_fields && !d.quiet;
+    out_pdu_direct(d.out, direct);
+    out_pdu_keep_items(d.out, !direct || d.filter); /* -Y reads them */
     out_pdu_hold(d.out, !d.flush); /* written 64 KiB at a time, unless line by line */
     if (d.as_fields)
         tf_header(d.fields, stdout);
@@ -270,12 +272,15 @@ static int run_decode(int argc, char **argv)
         const char *name = path ? path : cc.in.iface;
         GString *js = g_string_new(NULL);
         out_json_gstring(js, (const uint8_t *)name, strlen(name));
+        size_t js_len = js->len;
         d.file_json = g_string_free(js, FALSE);
+        out_pdu_file(d.out, d.file_json, js_len); /* (its records need not measure it) */
         if (n_files > 1 && d.format == OUT_TEXT && !d.as_fields && !d.quiet)
             printf("%s==> %s <==\n", i > optind ? "\n" : "", name);
         if (cli_read(&cc.in, &cc.ro, path, &cons, &max_sev, NULL, 0) < 0)
             status = EXIT_USAGE;
         out_pdu_flush(d.out, stdout);
+        out_pdu_file(d.out, NULL, 0);
         g_free(d.file_json);
         d.file_json = NULL;
         if (cap_stop_requested())

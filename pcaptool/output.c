@@ -7,6 +7,9 @@
 #include <math.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* A byte buffer JSON is built in, numbers and text written into it by
    hand (no format parsing, no GString bookkeeping): one that grows (a
@@ -46,7 +49,7 @@ static __attribute__((noinline)) void ob_grow(obuf *b, size_t n)
 }
 
 /* room for n more bytes: where they go */
-static inline char *ob_room(obuf *b, size_t n)
+static inline __attribute__((always_inline)) char *ob_room(obuf *b, size_t n)
 {
     if (b->cap - b->len < n)
         ob_grow(b, n);
@@ -65,48 +68,17 @@ static __attribute__((noinline)) void ob_put_more(obuf *b, const void *s, size_t
     b->len += n;
 }
 
-/* memcpy, for the short copies most of a record is made of (keys,
-   numbers, names) inline rather than a call: two overlapping loads */
-static inline void copy_short(char *q, const char *s, size_t n)
-{
-    if (n > 32) {
-        memcpy(q, s, n);
-    } else if (n >= 16) {
-        char a[16], z[16];
-        memcpy(a, s, 16);
-        memcpy(z, s + n - 16, 16);
-        memcpy(q, a, 16);
-        memcpy(q + n - 16, z, 16);
-    } else if (n >= 8) {
-        uint64_t a, z;
-        memcpy(&a, s, 8);
-        memcpy(&z, s + n - 8, 8);
-        memcpy(q, &a, 8);
-        memcpy(q + n - 8, &z, 8);
-    } else if (n >= 4) {
-        uint32_t a, z;
-        memcpy(&a, s, 4);
-        memcpy(&z, s + n - 4, 4);
-        memcpy(q, &a, 4);
-        memcpy(q + n - 4, &z, 4);
-    } else if (n) {
-        q[0] = s[0];
-        q[n / 2] = s[n / 2];
-        q[n - 1] = s[n - 1];
-    }
-}
-
-static inline void ob_put(obuf *b, const void *s, size_t n)
+static inline __attribute__((always_inline)) void ob_put(obuf *b, const void *s, size_t n)
 {
     if (b->cap - b->len < n) {
         ob_put_more(b, s, n);
         return;
     }
-    copy_short(b->p + b->len, s, n);
+    gw_copy_short(b->p + b->len, s, n);
     b->len += n;
 }
 
-static inline void ob_c(obuf *b, char c)
+static inline __attribute__((always_inline)) void ob_c(obuf *b, char c)
 {
     *ob_room(b, 1) = c;
     b->len++;
@@ -127,6 +99,13 @@ static void ob_flush(obuf *b, FILE *f)
 
 /* held JSON records are written out once this much waits */
 #define OUT_FLUSH_AT ((size_t)64 << 10)
+/* a held direct record's gap before its fields, for its head (a longer
+   head is written after them, the fields copied behind it) */
+#define JSON_GAP 512
+/* held direct records go out once their buffer holds this much (gaps
+   included) or this many pieces wait */
+#define OUT_FLUSH_PIECES_AT ((size_t)128 << 10)
+#define OUT_PIECES_MAX 512
 
 typedef struct {
     gw_item it;
@@ -161,7 +140,56 @@ typedef struct {
     size_t *key, *key_len;
     struct json_name **names; /* "names": each field's values below NAMES_CACHED, or NULL */
     obuf names_text;          /* the escaped names they point into */
+    struct json_field *jf;    /* what the direct writing needs of each field */
+    struct json_label_kept *labels; /* json_label's, LABELS_KEPT of them */
+    size_t labels_bytes;      /* what they added to names_text */
+    size_t name_len;          /* strlen(p->name) */
+    uint64_t *bool_mask;      /* a JF_BOOL field's mask (all bits: none) */
 } json_keys;
+
+/* a field as the direct writing (out_pdu_direct) writes it: its key, and
+   how its values are written */
+/* how a field's values are written: an unsigned number as it is (JF_U),
+   a signed one (JF_I), another integer (masked: JF_INT); true or false
+   (JF_BOOL: its bits under the field's bool_mask set or not); seconds
+   (JF_TIME: a time's nanoseconds as gw_seconds_text writes them); any
+   other value; none (not in "fields") */
+enum { JF_U, JF_I, JF_INT, JF_BOOL, JF_TIME, JF_OTHER, JF_NONE };
+typedef struct json_field {
+    uint32_t key;     /* (json_keys' key[f]) */
+    uint16_t key_len; /* (key_len[f]) */
+    uint8_t kind;     /* JF_* */
+    bool names;       /* an integer field with value names in its table */
+} json_field;
+
+/* A run of the direct writing: values of one field one after the other
+   in a record, in `fields` from fstart (its key, or a comma when the field
+   came before, then the values and a ']') and their names in `names` from
+   nstart (the same way; nothing when it has none), up to the next run's
+   start. Runs of a field that comes back are put together at the end. */
+typedef struct {
+    int field;
+    uint32_t fstart, nstart;
+} json_run;
+
+/* a field of the record being written directly (where record is the
+   record's number): its first run, whether it has names */
+typedef struct {
+    uint32_t record;
+    int first;
+    bool back; /* it came back: it has more runs */
+    bool named;
+} json_seen;
+
+/* a label json_label escaped: the text at names_text.p + raw, raw_len
+   bytes, escaped at names_text.p + at, len bytes */
+typedef struct json_label_kept {
+    const char *label;
+    uint32_t raw, at, len;
+    uint16_t raw_len;
+} json_label_kept;
+#define LABELS_KEPT 64
+#define LABELS_BYTES ((size_t)64 << 10) /* labels kept in names_text at the most (then escaped each time) */
 
 /* a value's name as a JSON string, at names_text.p + at, len bytes (0:
    the value has no name) */
@@ -191,21 +219,39 @@ struct out_pdu {
     GArray *first_of_field, *last_of_field, *next_of_item;
     json_keys keys[GW_MAX_PROTOCOLS]; /* of each protocol seen, in the order seen */
     seconds_seen seconds; /* of the last record's time */
+    const char *file_json; /* out_pdu_file's, and its length */
+    size_t file_json_len;
     obuf json;         /* the records written and not yet flushed */
     obuf names;        /* the record's "names" while its "fields" are written */
     bool hold;         /* out_pdu_hold: JSON records wait in json */
     /* out_pdu_direct: a JSON record's "fields" (and "names", in names)
-       written as its items come, each field's values together while they
-       come one after the other; a field that comes back after another
-       (or a value name the direct writing cannot place) sends the record
-       back to write_json's grouping over the items (regroup) */
-    bool direct, regroup;
+       written as its items come, in runs of a field's values one after the
+       other; when a field comes back after another (scattered), its runs
+       are put together when the record is written */
+    bool direct, scattered;
+    bool keep_items;   /* items kept (out_pdu_keep_items) */
     json_keys *pkeys;  /* the keys of the PDU's protocol (direct) */
-    obuf fields;       /* the record's fields so far, each key with its comma */
-    int open;          /* the field whose values are the last in fields, or -1 */
+    /* Where the record's fields are written: `fields`, or (held records:
+       out_pdu_hold) `json` itself, after a gap of JSON_GAP bytes at rec_at
+       that its head then fills from the end, so that the fields are not
+       copied behind the head; the records then go out as pieces of json
+       (writev), the gaps' unused starts left out */
+    obuf *fb;
+    size_t rec_at;
+    struct json_piece { size_t at, len; } *pieces;
+    size_t n_pieces, pieces_cap;
+    obuf head;         /* (held records) a record's head, made before it is put in its gap */
+    obuf gathered;     /* (held records) the fields of a record whose fields came back */
+    size_t json_used;  /* (held records) where json's written records end */
+    bool in_progress;  /* (held records) a record's fields are in json, it not yet written */
+    const json_field *jf; /* (pkeys->jf) */
+    obuf fields;       /* the record's fields so far, in runs */
+    int open;          /* the field of the last run, or -1 */
     bool open_named;   /* its names are the last in names */
-    uint32_t record;   /* numbers the records: seen[f] == record when f was */
-    uint32_t *seen;    /* of each field of the protocol, n_seen of them */
+    json_run *runs;
+    size_t n_runs, runs_cap;
+    uint32_t record;   /* numbers the records: seen[f].record == record when f was */
+    json_seen *seen;   /* of each field of the protocol, n_seen of them */
     size_t n_seen;
 };
 
@@ -229,11 +275,10 @@ static __attribute__((noinline)) void more_items(out_pdu *o)
     o->items = g_renew(ev_item, o->items, o->items_cap);
 }
 
-static void direct_item(out_pdu *o, const ev_item *e);
+static void direct_item(out_pdu *o, const gw_item *it);
 
-static void on_item(void *ctx, const gw_item *it)
+static __attribute__((noinline)) void keep_item(out_pdu *o, const gw_item *it)
 {
-    out_pdu *o = ctx;
     if (o->n_items == o->items_cap)
         more_items(o);
     ev_item *e = &o->items[o->n_items++];
@@ -243,8 +288,17 @@ static void on_item(void *ctx, const gw_item *it)
     /* a number's label is the name of its value (JSON's "names"): kept always */
     e->label = it->label && (!o->sink.no_labels || o->p->fields[it->field].type != GW_FT_NONE)
                    ? keep_text(o, it->label) : SIZE_MAX;
-    if (o->direct && !o->regroup)
-        direct_item(o, e);
+}
+
+static void on_item(void *ctx, const gw_item *it)
+{
+    out_pdu *o = ctx;
+    if (o->keep_items)
+        keep_item(o, it);
+    else
+        o->n_items++; /* (counted: what a finding comes after) */
+    if (o->direct)
+        direct_item(o, it);
 }
 
 static void on_push(void *ctx)
@@ -299,6 +353,7 @@ out_pdu *out_pdu_new(void)
     o->last_of_field = g_array_new(FALSE, FALSE, sizeof(int));
     o->next_of_item = g_array_new(FALSE, FALSE, sizeof(int));
     o->seconds.sec = -1;
+    o->keep_items = true;
     o->sink = (gw_sink){.ctx = o, .item = on_item, .push = on_push, .pop = on_pop,
                         .finding = on_finding, .summary = on_summary, .source = on_source};
     return o;
@@ -313,6 +368,9 @@ static void free_keys(json_keys *k)
         g_free(k->names[f]);
     g_free(k->names);
     g_free(k->names_text.p);
+    g_free(k->jf);
+    g_free(k->labels);
+    g_free(k->bool_mask);
     *k = (json_keys){0};
 }
 
@@ -329,7 +387,11 @@ void out_pdu_free(out_pdu *o)
     g_free(o->json.p);
     g_free(o->names.p);
     g_free(o->fields.p);
+    g_free(o->head.p);
+    g_free(o->gathered.p);
+    g_free(o->pieces);
     g_free(o->seen);
+    g_free(o->runs);
     g_free(o);
 }
 
@@ -339,13 +401,25 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p);
 static void direct_begin(out_pdu *o, const gw_protocol *p)
 {
     o->pkeys = keys_of(o, p);
+    o->jf = o->pkeys->jf;
     o->fields.len = 0;
+    if (o->hold) { /* the fields after a gap in json (JSON_GAP) */
+        o->json.len = o->json_used; /* (a PDU begun and not written: gone) */
+        ob_room(&o->json, JSON_GAP);
+        o->rec_at = o->json.len;
+        o->json.len += JSON_GAP;
+        o->fb = &o->json;
+        o->in_progress = true;
+    } else {
+        o->fb = &o->fields;
+    }
     o->names.len = 0;
     o->open = -1;
     o->open_named = false;
-    o->regroup = false;
+    o->scattered = false;
+    o->n_runs = 0;
     if (o->n_seen < (size_t)p->n_fields) {
-        o->seen = g_renew(uint32_t, o->seen, (size_t)p->n_fields);
+        o->seen = g_renew(json_seen, o->seen, (size_t)p->n_fields);
         memset(o->seen + o->n_seen, 0, ((size_t)p->n_fields - o->n_seen) * sizeof *o->seen);
         o->n_seen = (size_t)p->n_fields;
     }
@@ -374,6 +448,17 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
 void out_pdu_direct(out_pdu *o, bool direct)
 {
     o->direct = direct;
+}
+
+void out_pdu_file(out_pdu *o, const char *file_json, size_t len)
+{
+    o->file_json = file_json;
+    o->file_json_len = len;
+}
+
+void out_pdu_keep_items(out_pdu *o, bool kept)
+{
+    o->keep_items = kept;
 }
 
 void out_pdu_labels(out_pdu *o, bool kept)
@@ -987,19 +1072,24 @@ static void ob_time(obuf *b, int64_t ns, seconds_seen *seen)
         b->len += seen_time(ob_room(b, 32), ns, seen);
 }
 
-/* the start of every record: JSON up to the summary, or the text line */
-static void json_head(obuf *b, const out_meta *m, const char *proto, const char *summary, size_t summary_len,
-                      seconds_seen *seen, bool padded)
+/* the length of m's file_json (0: none), out_pdu_file's where it is that */
+static inline size_t file_json_len(const out_pdu *o, const out_meta *m)
 {
-    size_t nfile = m->file_json ? strlen(m->file_json) : 0, nsrc = strlen(m->src), ndst = strlen(m->dst),
-           nproto = strlen(proto);
+    return !m->file_json ? 0 : m->file_json == o->file_json ? o->file_json_len : strlen(m->file_json);
+}
+
+/* the start of every record: JSON up to the summary, or the text line */
+static void json_head(obuf *b, const out_meta *m, size_t nfile, const char *proto, size_t nproto,
+                      const char *summary, size_t summary_len, seconds_seen *seen, bool padded)
+{
+    size_t nsrc = strlen(m->src), ndst = strlen(m->dst);
     if (seen && m->time_ns >= 0 && nfile + nsrc + ndst + nproto < 256) {
         /* the usual record: all of it up to the summary in the room made
            for it at once */
         char *q = ob_room(b, nfile + nsrc + ndst + nproto + 128), *start = q;
         if (nfile) {
             memcpy(q, "{\"file\":", 8);
-            copy_short(q + 8, m->file_json, nfile);
+            gw_copy_short(q + 8, m->file_json, nfile);
             q += 8 + nfile;
             memcpy(q, ",\"frame\":", 9);
         } else {
@@ -1013,13 +1103,13 @@ static void json_head(obuf *b, const out_meta *m, const char *proto, const char 
         q += 8;
         q += seen_time(q, m->time_ns, seen);
         memcpy(q, ",\"src\":\"", 8);
-        copy_short(q + 8, m->src, nsrc);
+        gw_copy_short(q + 8, m->src, nsrc);
         q += 8 + nsrc;
         memcpy(q, "\",\"dst\":\"", 9);
-        copy_short(q + 9, m->dst, ndst);
+        gw_copy_short(q + 9, m->dst, ndst);
         q += 9 + ndst;
         memcpy(q, "\",\"proto\":\"", 11);
-        copy_short(q + 11, proto, nproto);
+        gw_copy_short(q + 11, proto, nproto);
         q += 11 + nproto;
         memcpy(q, "\",\"summary\":", 12);
         b->len += (size_t)(q + 12 - start);
@@ -1115,24 +1205,41 @@ static json_keys *keys_of(out_pdu *o, const gw_protocol *p)
         size += strlen(p->fields[f].abbrev) + 5;
     k->text = g_malloc(size + 1);
     char *t = k->text;
+    k->jf = g_new(json_field, nf);
+    k->labels = g_new0(json_label_kept, LABELS_KEPT);
+    k->name_len = strlen(p->name);
+    k->bool_mask = g_new(uint64_t, nf);
     for (size_t f = 0; f < nf; f++) {
+        const gw_field *fd = &p->fields[f];
         k->key[f] = (size_t)(t - k->text);
-        t += sprintf(t, ",\"%s\":[", p->fields[f].abbrev);
+        t += sprintf(t, ",\"%s\":[", fd->abbrev);
         k->key_len[f] = (size_t)(t - k->text) - k->key[f];
+        bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
+        k->jf[f] = (json_field){
+            .key = (uint32_t)k->key[f], .key_len = (uint16_t)k->key_len[f],
+            .kind = fd->type == GW_FT_NONE                                        ? JF_NONE
+                    : fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask ? JF_U
+                    : fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64              ? JF_I
+                    : integer                                                     ? JF_INT
+                    : fd->type == GW_FT_BOOL                                      ? JF_BOOL
+                    : fd->type == GW_FT_RELTIME || fd->type == GW_FT_ABSTIME     ? JF_TIME
+                                                                                  : JF_OTHER,
+            .names = integer && fd->names};
+        k->bool_mask[f] = fd->mask ? fd->mask : UINT64_MAX;
     }
     return k;
 }
 
-/* the name of an integer item's value: its own (gw_emit_named_u), else its
-   field's table's; NULL when neither names it */
-static const char *value_name(const out_pdu *o, const gw_field *fd, const ev_item *e)
+/* the name of an integer item's value: its own (label: gw_emit_named_u),
+   else its field's table's; NULL when neither names it */
+static const char *value_name(const gw_field *fd, const gw_item *it, const char *label)
 {
-    if (e->label != SIZE_MAX)
-        return o->text->str + e->label;
+    if (label)
+        return label;
     if (!fd->names)
         return NULL;
-    uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
-                 : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+    uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)it->v.i
+                 : fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u;
     return v <= UINT32_MAX ? gw_value_name_of(fd->names, (uint32_t)v) : NULL;
 }
 
@@ -1156,14 +1263,40 @@ static const json_name *cached_names(json_keys *k, int f)
     return k->names[f] = t;
 }
 
+/* a value's own name (an item's label: the decoders' names are static
+   strings, OpenTTD's packet and command names by release) as a JSON
+   string, escaped once and kept by its address (its text checked against
+   what was kept, so that another text at that address is escaped anew) */
+static void json_label(obuf *b, json_keys *k, const char *label)
+{
+    json_label_kept *e = &k->labels[((uintptr_t)label >> 3) % LABELS_KEPT];
+    if (e->label != label || memcmp(k->names_text.p + e->raw, label, e->raw_len) || label[e->raw_len]) {
+        size_t n = strlen(label);
+        if (n > UINT16_MAX || k->labels_bytes > LABELS_BYTES) { /* (kept no more: escaped here) */
+            json_escape(b, (const uint8_t *)label, n);
+            return;
+        }
+        size_t had = k->names_text.len;
+        e->label = label;
+        e->raw_len = (uint16_t)n;
+        e->raw = (uint32_t)k->names_text.len; /* the text as it was, then escaped */
+        ob_put(&k->names_text, label, n);
+        e->at = (uint32_t)k->names_text.len;
+        json_escape(&k->names_text, (const uint8_t *)label, n);
+        e->len = (uint32_t)(k->names_text.len - e->at);
+        k->labels_bytes += k->names_text.len - had;
+    }
+    ob_put(b, k->names_text.p + e->at, e->len);
+}
+
 /* an integer item's value name in JSON (a string or null), as value_name()
    gives it */
-static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
-                            const ev_item *e)
+static void json_value_name(obuf *b, json_keys *keys, const gw_field *fd, int f, const gw_item *it,
+                            const char *label)
 {
-    if (e->label == SIZE_MAX && fd->names) {
-        uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)e->it.v.i
-                     : fd->mask ? gw_field_masked(fd, e->it.v.u) : e->it.v.u;
+    if (!label && fd->names) {
+        uint64_t v = fd->type >= GW_FT_I8 && fd->type <= GW_FT_I64 ? (uint64_t)it->v.i
+                     : fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u;
         if (v < NAMES_CACHED) {
             const json_name *n = &cached_names(keys, f)[v];
             if (n->len)
@@ -1173,7 +1306,11 @@ static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw
             return;
         }
     }
-    const char *name = value_name(o, fd, e);
+    if (label) {
+        json_label(b, keys, label);
+        return;
+    }
+    const char *name = value_name(fd, it, label);
     if (name)
         json_escape(b, (const uint8_t *)name, strlen(name));
     else
@@ -1182,19 +1319,17 @@ static void json_value_name(obuf *b, const out_pdu *o, json_keys *keys, const gw
 
 /* json_value_name, inline for an unsigned value below NAMES_CACHED of a
    field whose names are cached (most names) */
-static inline void json_value_name_fast(obuf *b, const out_pdu *o, json_keys *keys, const gw_field *fd, int f,
-                                        const ev_item *e)
+static inline void json_value_name_fast(obuf *b, json_keys *keys, json_field jf, int f, const gw_item *it)
 {
-    if (e->label == SIZE_MAX && fd->type >= GW_FT_U8 && fd->type <= GW_FT_U64 && !fd->mask &&
-        e->it.v.u < NAMES_CACHED && keys->names && keys->names[f]) {
-        const json_name *n = &keys->names[f][e->it.v.u];
+    if (!it->label && jf.kind == JF_U && it->v.u < NAMES_CACHED && keys->names && keys->names[f]) {
+        const json_name *n = &keys->names[f][it->v.u];
         if (n->len)
             ob_put(b, keys->names_text.p + n->at, n->len);
         else
             ob_put(b, "null", 4);
         return;
     }
-    json_value_name(b, o, keys, fd, f, e);
+    json_value_name(b, keys, &keys->p->fields[f], f, it, it->label);
 }
 
 /* field fi's names in "names" (fi's values from item i on, along next),
@@ -1212,57 +1347,361 @@ static void json_names_of(out_pdu *o, json_keys *keys, const gw_field *fd, int f
     for (int k = i; k >= 0; k = next[k]) {
         if (k != i)
             ob_c(b, ',');
-        json_value_name(b, o, keys, fd, fi, &o->items[k]);
+        const ev_item *e = &o->items[k];
+        if (e->label != SIZE_MAX) /* (a copy of the label: not kept by json_label) */
+            json_escape(b, (const uint8_t *)o->text->str + e->label, strlen(o->text->str + e->label));
+        else
+            json_value_name(b, keys, fd, fi, &e->it, NULL);
     }
     ob_c(b, ']');
 }
 
-/* an item of the record into o->fields and o->names as it comes
-   (out_pdu_direct), as write_json's grouping would write it; o->regroup
-   set instead where the grouping would put it elsewhere */
-static void direct_item(out_pdu *o, const ev_item *e)
+/* the open run's end: its ']' in fields, and in names if it has names */
+static inline void direct_close(out_pdu *o)
 {
-    int fi = e->it.field;
-    const gw_field *fd = &o->p->fields[fi];
-    if (fd->type == GW_FT_NONE)
-        return;
-    bool integer = fd->type >= GW_FT_U8 && fd->type <= GW_FT_I64;
-    json_keys *keys = o->pkeys;
-    obuf *fb = &o->fields, *nb = &o->names;
-    if (fi == o->open) { /* one more value of the field written last */
-        if (integer && !o->open_named && e->label != SIZE_MAX) {
-            o->regroup = true; /* its names, null so far, start */
-            return;
-        }
-        ob_c(fb, ',');
-        json_value(fb, fd, &e->it);
-        if (o->open_named) {
-            ob_c(nb, ',');
-            json_value_name_fast(nb, o, keys, fd, fi, e);
-        }
-        return;
-    }
-    if (o->seen[fi] == o->record) { /* a field that comes back: grouped at the end */
-        o->regroup = true;
-        return;
-    }
-    o->seen[fi] = o->record;
+    ob_c(o->fb, ']');
+    if (o->open_named)
+        ob_c(&o->names, ']');
+}
+
+static __attribute__((noinline)) void more_runs(out_pdu *o)
+{
+    o->runs_cap = o->runs_cap ? 2 * o->runs_cap : 64;
+    o->runs = g_renew(json_run, o->runs, o->runs_cap);
+}
+
+/* a new run of field fi at q in fields (room made for a ']' and its key):
+   the run before ended, its key (its first) or a comma (it comes back);
+   where its value goes */
+static inline char *direct_run(out_pdu *o, int fi, json_field jf, const gw_item *it, char *q)
+{
+    obuf *fb = o->fb, *nb = &o->names;
     if (o->open >= 0) {
-        ob_c(fb, ']');
+        *q++ = ']';
         if (o->open_named)
             ob_c(nb, ']');
     }
+    if (o->n_runs == o->runs_cap)
+        more_runs(o);
+    int n = (int)o->n_runs++;
+    o->runs[n] = (json_run){fi, (uint32_t)(q - fb->p), (uint32_t)nb->len};
     o->open = fi;
-    ob_put(fb, keys->text + keys->key[fi], keys->key_len[fi]);
-    json_value(fb, fd, &e->it);
-    o->open_named = integer && (fd->names || e->label != SIZE_MAX);
+    json_seen *s = &o->seen[fi];
+    if (s->record != o->record) { /* the field's first */
+        bool named = jf.names || (it->label && jf.kind <= JF_INT);
+        *s = (json_seen){.record = o->record, .first = n, .named = named};
+        o->open_named = named;
+        const char *key = o->pkeys->text + jf.key;
+        gw_copy_short(q, key, jf.key_len);
+        if (named)
+            ob_put(nb, key, jf.key_len);
+        return q + jf.key_len;
+    }
+    o->scattered = true; /* it comes back */
+    s->back = true;
+    *q++ = ',';
+    if (!s->named && jf.kind <= JF_INT && it->label)
+        s->named = true; /* (the runs before have no names: null, when put together) */
+    o->open_named = s->named;
+    if (s->named)
+        ob_c(nb, ',');
+    return q;
+}
+
+/* v's decimal digits at q (room for 20): where they end */
+static inline char *put_u64(char *q, uint64_t v)
+{
+    if (v < 10) {
+        *q = (char)('0' + v);
+        return q + 1;
+    }
+    if (v < 100) {
+        memcpy(q, gw_two_digits + 2 * v, 2);
+        return q + 2;
+    }
+    unsigned w = decimal_width(v);
+    put_digits(q, v, w);
+    return q + w;
+}
+
+/* how many commas p[0..n) has: an integer field's values less one */
+static size_t commas(const char *p, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == ',';
+    return k;
+}
+
+/* the values of run k in fields: after its key (the field's first run) or
+   its comma, before its ']' (end: where the run ends) */
+static inline size_t run_values(const out_pdu *o, size_t k, size_t end, size_t *n)
+{
+    const json_run *r = &o->runs[k];
+    size_t from = r->fstart + ((int)k == o->seen[r->field].first ? o->pkeys->jf[r->field].key_len : 1);
+    *n = end - from;
+    return from;
+}
+
+/* names begin in the open run with its last value, which has a name of
+   its own where the values before had none: null for those */
+static __attribute__((noinline)) void direct_named_late(out_pdu *o, int fi, json_field jf)
+{
+    obuf *nb = &o->names;
+    json_seen *s = &o->seen[fi];
+    size_t k = o->n_runs - 1, n, from = run_values(o, k, o->fb->len, &n);
+    if (s->first == (int)k)
+        ob_put(nb, o->pkeys->text + jf.key, jf.key_len);
+    else
+        ob_c(nb, ',');
+    for (size_t c = commas(o->fb->p + from, n); c; c--)
+        ob_put(nb, "null,", 5);
+    s->named = true;
+    o->open_named = true;
+}
+
+/* direct_item of a field that has values */
+static inline void direct_item_any(out_pdu *o, const gw_item *it, int fi, json_field jf)
+{
+    obuf *fb = o->fb;
+    char *q = ob_room(fb, (size_t)jf.key_len + 34); /* a ']', its key or a comma, a number or time */
+    bool fresh = fi != o->open;
+    if (fresh)
+        q = direct_run(o, fi, jf, it, q);
+    else
+        *q++ = ',';
+    if (jf.kind == JF_U) {
+        fb->len = (size_t)(put_u64(q, it->v.u) - fb->p);
+    } else if (jf.kind == JF_BOOL) {
+        bool set = it->v.u & o->pkeys->bool_mask[fi];
+        memcpy(q, set ? "true" : "false", 5);
+        fb->len = (size_t)(q - fb->p) + 5 - set;
+    } else if (jf.kind == JF_TIME) { /* (gw_seconds_text's digits) */
+        int64_t ns = it->v.i;
+        uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        if (ns < 0)
+            *q++ = '-';
+        q = put_u64(q, u / 1000000000);
+        *q = '.';
+        put_digits(q + 1, u % 1000000000, 9);
+        fb->len = (size_t)(q + 10 - fb->p);
+    } else if (jf.kind == JF_I) {
+        if (it->v.i < 0)
+            *q++ = '-';
+        fb->len = (size_t)(put_u64(q, it->v.i < 0 ? (uint64_t)0 - (uint64_t)it->v.i : (uint64_t)it->v.i) - fb->p);
+    } else {
+        fb->len = (size_t)(q - fb->p);
+        json_value_any(fb, &o->p->fields[fi], it);
+    }
     if (o->open_named) {
-        ob_put(nb, keys->text + keys->key[fi], keys->key_len[fi]);
-        json_value_name_fast(nb, o, keys, fd, fi, e);
+        if (!fresh)
+            ob_c(&o->names, ',');
+        json_value_name_fast(&o->names, o->pkeys, jf, fi, it);
+    } else if (jf.kind <= JF_INT && it->label) {
+        direct_named_late(o, fi, jf);
+        json_value_name_fast(&o->names, o->pkeys, jf, fi, it);
     }
 }
 
+/* an item of the record into o->fields and o->names as it comes
+   (out_pdu_direct): its field's values together while they come one after
+   the other */
+static inline void direct_item(out_pdu *o, const gw_item *it)
+{
+    int fi = it->field;
+    json_field jf = o->jf[fi];
+    if (jf.kind != JF_NONE)
+        direct_item_any(o, it, fi, jf);
+}
+
+/* the end of run k in fields and names (the next run's start) */
+static inline size_t run_fend(const out_pdu *o, size_t k)
+{
+    return k + 1 < o->n_runs ? o->runs[k + 1].fstart : o->fb->len;
+}
+static inline size_t run_nend(const out_pdu *o, size_t k)
+{
+    return k + 1 < o->n_runs ? o->runs[k + 1].nstart : o->names.len;
+}
+
+/* Is run k its field's first? */
+static inline bool run_first(const out_pdu *o, size_t k)
+{
+    return o->seen[o->runs[k].field].first == (int)k;
+}
+
+/* a record whose fields came back (o->scattered): its "fields" and
+   "names", each field's runs put together in the order of their first;
+   the runs of fields that do not come back copied as they are, as many as
+   follow one another at once */
+static __attribute__((noinline)) void direct_gather(out_pdu *o, obuf *b)
+{
+    const json_keys *keys = o->pkeys;
+    const json_run *runs = o->runs;
+    size_t n_runs = o->n_runs;
+    for (int names = 0; names < 2; names++) {
+        const char *text = names ? o->names.p : o->fb->p;
+        size_t text_len = names ? o->names.len : o->fb->len, at = b->len;
+        ob_put(b, names ? ",\"names\":{" : ",\"fields\":{", names ? 10 : 11);
+        size_t head = b->len; /* (nothing after it: no field) */
+        for (size_t r = 0; r < n_runs;) {
+            if (!run_first(o, r)) {
+                r++;
+                continue;
+            }
+            if (!o->seen[runs[r].field].back) { /* runs of fields that do not come back: as they are */
+                size_t e = r + 1;
+                while (e < n_runs && run_first(o, e) && !o->seen[runs[e].field].back)
+                    e++;
+                size_t from = names ? runs[r].nstart : runs[r].fstart;
+                size_t to = e < n_runs ? (names ? runs[e].nstart : runs[e].fstart) : text_len;
+                if (to > from) {
+                    from += b->len == head; /* the record's first key without its comma */
+                    ob_put(b, text + from, to - from);
+                }
+                r = e;
+                continue;
+            }
+            int fi = runs[r].field;
+            if (names && !o->seen[fi].named) {
+                r++;
+                continue;
+            }
+            json_field jf = keys->jf[fi];
+            bool first_key = b->len == head;
+            ob_put(b, keys->text + jf.key + first_key, jf.key_len - first_key);
+            for (size_t k = r; k < n_runs; k++) { /* (few fields come back: each looked for) */
+                if (runs[k].field != fi)
+                    continue;
+                if (k != r)
+                    ob_c(b, ',');
+                size_t n, from = run_values(o, k, run_fend(o, k) - 1, &n);
+                if (!names) {
+                    ob_put(b, o->fb->p + from, n);
+                    continue;
+                }
+                size_t nfrom = runs[k].nstart, nto = run_nend(o, k);
+                if (nto > nfrom) { /* its names, after its key or comma, before its ']' */
+                    nfrom += k == r ? jf.key_len : 1;
+                    ob_put(b, o->names.p + nfrom, nto - 1 - nfrom);
+                } else { /* none: null for each of its values */
+                    for (size_t c = commas(o->fb->p + from, n); c; c--)
+                        ob_put(b, "null,", 5);
+                    ob_put(b, "null", 4);
+                }
+            }
+            ob_c(b, ']');
+            r++;
+        }
+        if (b->len > head)
+            ob_c(b, '}');
+        else if (names)
+            b->len = at; /* no names */
+        else
+            ob_c(b, '}');
+    }
+    o->names.len = 0;
+}
+
 static void json_tail(out_pdu *o, obuf *b);
+
+/* json[at, at + len) is a piece of the records to write */
+static void add_piece(out_pdu *o, size_t at, size_t len)
+{
+    if (o->n_pieces && o->pieces[o->n_pieces - 1].at + o->pieces[o->n_pieces - 1].len == at) {
+        o->pieces[o->n_pieces - 1].len += len; /* (it follows the last) */
+        return;
+    }
+    if (o->n_pieces == o->pieces_cap) {
+        o->pieces_cap = o->pieces_cap ? 2 * o->pieces_cap : 64;
+        o->pieces = g_renew(struct json_piece, o->pieces, o->pieces_cap);
+    }
+    o->pieces[o->n_pieces++] = (struct json_piece){at, len};
+}
+
+/* A held direct record (its fields in json after its gap): its head made
+   apart and put at the end of the gap, its '{' over the first field's
+   comma; then its end after the fields. A record whose fields came back,
+   or whose head does not fit, is written whole after them instead. */
+static void write_held(out_pdu *o, const out_meta *m, size_t name_len, const char *summary, bool in_sum)
+{
+    obuf *b = &o->json, *h = &o->head;
+    size_t fields_at = o->rec_at + JSON_GAP, start;
+    if (o->open >= 0)
+        direct_close(o);
+    h->len = 0;
+    json_head(h, m, file_json_len(o, m), o->p->name, name_len, summary, in_sum ? o->sum_len : strlen(summary),
+              &o->seconds, in_sum);
+    if (o->scattered) {
+        o->gathered.len = 0;
+        direct_gather(o, &o->gathered); /* (its "names" too) */
+        start = b->len;
+        ob_put(b, h->p, h->len);
+        ob_put(b, o->gathered.p, o->gathered.len);
+    } else {
+        ob_put(h, ",\"fields\":{", 11);
+        bool any = o->open >= 0; /* (a field: its comma at fields_at) */
+        if (h->len <= JSON_GAP + (size_t)any) {
+            start = fields_at + any - h->len;
+            memcpy(b->p + start, h->p, h->len);
+        } else { /* a head longer than the gap: the fields copied behind it */
+            size_t n = b->len - fields_at - any;
+            start = b->len;
+            ob_put(b, h->p, h->len);
+            char *to = ob_room(b, n); /* (first: the buffer may move) */
+            memcpy(to, b->p + fields_at + any, n);
+            b->len += n;
+        }
+        ob_c(b, '}');
+    }
+    o->open = -1;
+    json_tail(o, b);
+    add_piece(o, start, b->len - start);
+    o->json_used = b->len;
+    o->in_progress = false;
+}
+
+/* the held records to f, as pieces of json (the gaps left out) */
+static void write_pieces(out_pdu *o, FILE *f)
+{
+    int fd = fileno(f);
+    size_t k = 0;
+    if (fd >= 0 && fflush(f) == 0) {
+        struct iovec iov[64];
+        while (k < o->n_pieces) {
+            int n = 0;
+            for (; n < 64 && k + (size_t)n < o->n_pieces; n++)
+                iov[n] = (struct iovec){o->json.p + o->pieces[k + n].at, o->pieces[k + n].len};
+            struct iovec *v = iov;
+            int left = n;
+            while (left > 0) {
+                ssize_t w = writev(fd, v, left);
+                if (w < 0 && errno == EINTR)
+                    continue;
+                if (w < 0)
+                    break;
+                for (; left > 0 && (size_t)w >= v->iov_len; v++, left--)
+                    w -= (ssize_t)v->iov_len;
+                if (left > 0) {
+                    v->iov_base = (char *)v->iov_base + w;
+                    v->iov_len -= (size_t)w;
+                }
+            }
+            if (left > 0) { /* it failed: the rest through f, which fails as well and says so (ferror) */
+                for (; left > 0; v++, left--)
+                    fwrite(v->iov_base, 1, v->iov_len, f);
+                k += (size_t)n;
+                break;
+            }
+            k += (size_t)n;
+        }
+    }
+    for (; k < o->n_pieces; k++) /* (f without a descriptor, or the rest after a failure) */
+        fwrite(o->json.p + o->pieces[k].at, 1, o->pieces[k].len, f);
+    o->n_pieces = 0;
+    if (!o->in_progress) /* (else the record begun stays where it is) */
+        o->json.len = o->json_used = 0;
+}
 
 /* One record, built in o->json after the records held before it: values
    grouped by field, fields in order of first appearance. */
@@ -1273,22 +1712,28 @@ static void write_json(out_pdu *o, const out_meta *m)
     obuf *b = &o->json;
     const char *summary = out_pdu_summary(o);
     bool in_sum = o->summary == SUMMARY_IN_SUM;
-    json_head(b, m, p->name, summary, in_sum ? o->sum_len : strlen(summary), &o->seconds, in_sum);
-    if (o->direct && !o->regroup) { /* fields and names written as the items came */
-        ob_put(b, ",\"fields\":{", 11);
-        if (o->open >= 0) {
-            ob_c(&o->fields, ']');
-            if (o->open_named)
-                ob_c(&o->names, ']');
-            ob_put(b, o->fields.p + 1, o->fields.len - 1); /* its first key without the comma */
+    if (o->direct && o->fb == &o->json) {
+        write_held(o, m, keys->name_len, summary, in_sum);
+        return;
+    }
+    json_head(b, m, file_json_len(o, m), p->name, keys->name_len, summary, in_sum ? o->sum_len : strlen(summary),
+              &o->seconds, in_sum);
+    if (o->direct) { /* fields and names written as the items came */
+        if (o->open >= 0)
+            direct_close(o);
+        if (o->scattered) {
+            direct_gather(o, b);
+        } else {
+            ob_put(b, ",\"fields\":{", 11);
+            if (o->open >= 0)
+                ob_put(b, o->fields.p + 1, o->fields.len - 1); /* its first key without the comma */
+            ob_c(b, '}');
         }
-        ob_c(b, '}');
         o->fields.len = 0;
         o->open = -1;
         json_tail(o, b);
         return;
     }
-    o->names.len = 0; /* (what the direct writing had) */
 
     guint n = (guint)o->n_items;
     int *first = field_slots(o->first_of_field, (guint)p->n_fields);
@@ -1396,15 +1841,22 @@ void out_pdu_hold(out_pdu *o, bool hold)
 
 void out_pdu_flush(out_pdu *o, FILE *f)
 {
-    ob_flush(&o->json, f);
+    if (o->n_pieces)
+        write_pieces(o, f);
+    else if (!o->in_progress) /* (held records: none waits) */
+        ob_flush(&o->json, f);
 }
 
 void out_pdu_write(out_pdu *o, FILE *f, out_format fmt, int verbose, const out_meta *m)
 {
     if (fmt == OUT_JSON) {
         write_json(o, m);
-        if (!o->hold || o->json.len >= OUT_FLUSH_AT)
+        if (o->n_pieces) {
+            if (!o->hold || o->json.len >= OUT_FLUSH_PIECES_AT || o->n_pieces >= OUT_PIECES_MAX)
+                write_pieces(o, f);
+        } else if (!o->hold || o->json.len >= OUT_FLUSH_AT) {
             ob_flush(&o->json, f);
+        }
     } else {
         write_text(o, f, verbose, m);
     }
@@ -1415,7 +1867,8 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
     if (fmt == OUT_JSON) {
         char chunk[1024]; /* a finding record is rare: written in pieces as they fill this */
         obuf b = {chunk, 0, sizeof chunk, f, NULL};
-        json_head(&b, m, fd->proto, fd->summary, strlen(fd->summary), NULL, false);
+        json_head(&b, m, m->file_json ? strlen(m->file_json) : 0, fd->proto, strlen(fd->proto), fd->summary,
+                  strlen(fd->summary), NULL, false);
         ob_str(&b, ",\"fields\":{},\"findings\":[");
         json_finding(&b, fd->code, fd->severity, fd->off, fd->len, 0, fd->message);
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");

@@ -25,6 +25,14 @@ void out_pdu_labels(out_pdu *o, bool kept);
    default: from the events at out_pdu_write); the same record either way.
    For a sink whose PDUs are written as JSON. */
 void out_pdu_direct(out_pdu *o, bool direct);
+/* Are the PDU's items kept (the default)? Whatever reads them (-Y, -T
+   fields, text, replay: out_pdu_item, out_pdu_items, out_pdu_first_u,
+   out_pdu_selected) needs them; a direct JSON record does not. */
+void out_pdu_keep_items(out_pdu *o, bool kept);
+/* the input's name as a JSON string, as the records of a file carry it in
+   out_meta.file_json, and its length: records of this one need not
+   measure it (NULL: none; until the next call, file_json is not freed) */
+void out_pdu_file(out_pdu *o, const char *file_json, size_t len);
 /* highest finding severity of the PDU, plus one (0: no finding) */
 unsigned out_pdu_max_severity(const out_pdu *o);
 /* the PDU's findings: how many, and the k-th one's index in the protocol's

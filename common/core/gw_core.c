@@ -154,9 +154,11 @@ uint64_t gw_sign_extend(uint64_t v, unsigned bytes)
 }
 
 /* len bytes at s, of which what fits before the last byte of out[size] */
-static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len)
+static inline void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len)
 {
-    if (*n + 1 < size) {
+    if (*n + len < size) { /* all of it (most) */
+        gw_copy_short(out + *n, s, len);
+    } else if (*n + 1 < size) {
         size_t room = size - 1 - *n;
         memcpy(out + *n, s, len < room ? len : room);
     }
@@ -165,7 +167,7 @@ static void put_fit(char *out, size_t size, size_t *n, const char *s, size_t len
 
 static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, bool hex)
 {
-    char t[21];
+    char t[24];
     char *q = t + sizeof t;
     if (hex) {
         do {
@@ -173,10 +175,12 @@ static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negat
             v >>= 4;
         } while (v);
     } else {
-        do {
-            *--q = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
+        for (; v >= 100; v /= 100)
+            memcpy(q -= 2, gw_two_digits + 2 * (v % 100), 2);
+        if (v >= 10)
+            memcpy(q -= 2, gw_two_digits + 2 * v, 2);
+        else
+            *--q = (char)('0' + v);
     }
     if (negative)
         *--q = '-';
@@ -268,6 +272,17 @@ void gw_summary_format(gw_summary *s, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
+    if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) { /* "%s", a third of all: the text as it is */
+        const char *str = va_arg(ap, const char *);
+        va_end(ap);
+        if (!str)
+            str = "(null)";
+        size_t n = strlen(str), room = sizeof s->text - 1 - s->len;
+        memcpy(s->text + s->len, str, n < room ? n : room);
+        s->len += n < room ? n : room;
+        s->text[s->len] = '\0';
+        return;
+    }
     size_t n = gw_vformat(s->text + s->len, sizeof s->text - s->len, fmt, ap);
     va_end(ap);
     s->len += n;
@@ -281,21 +296,24 @@ void gw_clean_text(char *out, size_t outsz, const uint8_t *p, size_t n, size_t m
     if (!outsz)
         return;
     while (i < n && chars < max_chars) {
+        if (p[i] >= 0x20 && p[i] < 0x7f) { /* printable ASCII (most text): as it is */
+            char c = (char)p[i++];
+            if (o + 5 >= outsz) /* (i past it: as for any other character) */
+                break;
+            out[o++] = c;
+            chars++;
+            continue;
+        }
         size_t len;
         char buf[6];
-        if (p[i] >= 0x20 && p[i] < 0x7f) { /* printable ASCII (most text): as it is */
-            buf[0] = (char)p[i++];
+        gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
+        if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
+            buf[0] = '?';
             len = 1;
+            i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
         } else {
-            gunichar c = g_utf8_get_char_validated((const char *)p + i, (gssize)(n - i));
-            if (c == (gunichar)-1 || c == (gunichar)-2 || g_unichar_iscntrl(c)) {
-                buf[0] = '?';
-                len = 1;
-                i += (c == (gunichar)-1 || c == (gunichar)-2) ? 1 : (size_t)g_unichar_to_utf8(c, NULL);
-            } else {
-                len = (size_t)g_unichar_to_utf8(c, buf);
-                i += len;
-            }
+            len = (size_t)g_unichar_to_utf8(c, buf);
+            i += len;
         }
         if (o + len + 4 >= outsz)
             break;
@@ -652,19 +670,13 @@ static inline bool have(gw_pdu *x, int field, size_t n)
    it (one of the commonest events where items are wanted) */
 static inline void num_item(gw_pdu *x, int field, size_t off, unsigned size, uint64_t v, bool big_endian)
 {
-    gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size,
+    gw_item it = {.field = field, .src = x->e.src, .off = off, .len = size, .v.u = v,
                   .flags = big_endian && size > 1 ? GW_ITEM_BIG_ENDIAN : 0};
-    switch (x->proto->fields[field].type) {
-    case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
+    gw_ftype type = x->proto->fields[field].type;
+    if (type >= GW_FT_I8 && type <= GW_FT_I64)
         it.v.i = (int64_t)gw_sign_extend(v, size);
-        break;
-    case GW_FT_DOUBLE:
+    else if (type == GW_FT_DOUBLE)
         it.v.d = gw_float_bits(v, size); /* 2: half precision */
-        break;
-    default:
-        it.v.u = v;
-        break;
-    }
     if (x->hooks && x->hooks->value_name)
         it.label = x->hooks->value_name(x, field, v);
     x->e.sink->item(x->e.sink->ctx, &it);
@@ -676,12 +688,12 @@ bool gw_take_num_slow(gw_pdu *x, int field, unsigned size, bool big_endian, uint
         return false;
     size_t off = x->c.off;
     uint64_t v = gw_get_uint(x->c.data + off, size, big_endian);
-    x->c.off += size;
-    if (x->e.sink->item)
-        num_item(x, field, off, size, v, big_endian);
+    x->c.off = off + size;
     gw_record_num(x, field, v);
     if (out)
         *out = v;
+    if (x->e.sink->item) /* (last: a call that ends the work) */
+        num_item(x, field, off, size, v, big_endian);
     return true;
 }
 

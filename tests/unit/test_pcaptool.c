@@ -103,6 +103,27 @@ Test(netparse, fragments_truncation_and_others)
     cr_assert_eq(net_parse(147, f, n, &p), NET_BAD_LINKTYPE);
 }
 
+/* a record of these items as JSON: written as they come (out_pdu_direct,
+   no items kept) or grouped from the kept items when written */
+static char *json_record(const gw_item *items, size_t n, bool direct)
+{
+    out_pdu *o = out_pdu_new();
+    out_pdu_direct(o, direct);
+    out_pdu_keep_items(o, !direct);
+    out_pdu_labels(o, false);
+    const gw_sink *sink = out_pdu_begin(o, &gw_dnp_protocol);
+    for (size_t i = 0; i < n; i++)
+        sink->item(sink->ctx, &items[i]);
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    out_meta m = {.frame = 1, .src = "a", .dst = "b"};
+    out_pdu_write(o, f, OUT_JSON, 0, &m);
+    fclose(f);
+    out_pdu_free(o);
+    return buf;
+}
+
 /* JSON numbers are written by hand; doubles must read exactly as printf's
    %.17g writes them (what the expected outputs hold), integers included */
 Test(output, json_doubles_as_printf_writes_them)
@@ -115,18 +136,10 @@ Test(output, json_doubles_as_printf_writes_them)
         if (!strcmp(gw_dnp_protocol.fields[i].abbrev, "dnp.value.float"))
             f_float = i;
     cr_assert_geq(f_float, 0);
-    out_pdu *o = out_pdu_new();
-    const gw_sink *sink = out_pdu_begin(o, &gw_dnp_protocol);
-    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-        gw_item it = {.field = f_float, .v.d = values[i]};
-        sink->item(sink->ctx, &it);
-    }
-    char *buf;
-    size_t len;
-    FILE *f = open_memstream(&buf, &len);
-    out_meta m = {.frame = 1, .src = "a", .dst = "b"};
-    out_pdu_write(o, f, OUT_JSON, 0, &m);
-    fclose(f);
+    gw_item items[sizeof values / sizeof values[0]];
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        items[i] = (gw_item){.field = f_float, .v.d = values[i]};
+    char *buf = json_record(items, sizeof values / sizeof values[0], false);
     GString *want = g_string_new("\"dnp.value.float\":[");
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         g_string_append_printf(want, "%s%.17g", i ? "," : "", values[i]);
@@ -134,7 +147,114 @@ Test(output, json_doubles_as_printf_writes_them)
     cr_assert(strstr(buf, want->str), "%s\nwanted %s", buf, want->str);
     g_string_free(want, TRUE);
     free(buf);
+}
+
+/* Records held (out_pdu_hold: the fields written after a gap the head
+   fills, written out as pieces) come out as records written one by one:
+   a PDU begun and not written leaves nothing, a flush while a record is
+   being made keeps it, a head longer than the gap and a record whose
+   fields came back are whole */
+static char *held_records(bool hold)
+{
+    FILE *f = tmpfile();
+    cr_assert(f);
+    out_pdu *o = out_pdu_new();
+    out_pdu_direct(o, true);
+    out_pdu_keep_items(o, false);
+    out_pdu_labels(o, false);
+    out_pdu_hold(o, hold);
+    char long_summary[240];
+    memset(long_summary, '"', sizeof long_summary - 1); /* (escaped: 476 bytes) */
+    long_summary[sizeof long_summary - 1] = '\0';
+    const gw_item a[] = {{.field = DNP_F_COMMAND, .v.u = 5}, {.field = DNP_F_SEQ, .v.u = 300},
+                         {.field = DNP_F_COMMAND, .v.u = 6}};
+    for (unsigned k = 0; k < 6; k++) {
+        const gw_sink *sink = out_pdu_begin(o, &gw_dnp_protocol);
+        for (unsigned i = 0; i < (k == 3 ? 3u : k % 3); i++)
+            sink->item(sink->ctx, &a[i]);
+        sink->summary(sink->ctx, k == 4 ? long_summary : "Sum");
+        if (k == 1)
+            continue; /* begun, not written */
+        if (k == 2)
+            out_pdu_flush(o, f); /* while it is made */
+        out_meta m = {.frame = k + 1, .src = "a", .dst = "b", .file_json = "\"x\""};
+        out_pdu_write(o, f, OUT_JSON, 0, &m);
+    }
+    out_pdu_flush(o, f);
     out_pdu_free(o);
+    size_t n = (size_t)ftell(f);
+    char *text = g_malloc(n + 1);
+    rewind(f);
+    cr_assert_eq(fread(text, 1, n, f), n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+Test(output, json_held_records_as_written_one_by_one)
+{
+    char *held = held_records(true), *one = held_records(false);
+    cr_assert_str_eq(held, one);
+    cr_assert(strstr(one, "{\"file\":\"x\",\"frame\":4,\"time\":0.000000000,\"src\":\"a\",\"dst\":\"b\","
+                          "\"proto\":\"dnp\",\"summary\":\"Sum\",\"fields\":{\"dnp.command\":[5,6],"
+                          "\"dnp.seq\":[300]},\"names\":{\"dnp.command\":[\"Link state\",\"Reliable ack\"]},"
+                          "\"findings\":[]}\n"),
+              "%s", one);
+    cr_assert(!strstr(one, "\"frame\":2,"));
+    cr_assert(strstr(one, "\"frame\":5,"));
+    g_free(held);
+    g_free(one);
+}
+
+/* The direct writing puts a field that comes back with its first values,
+   and names that start after nameless values after nulls, as the grouping
+   over kept items does: both the same, and what the grouping means */
+Test(output, json_direct_fields_that_come_back)
+{
+#define U(f, x) {.field = DNP_F_##f, .v.u = (x)}
+#define L(f, x, l) {.field = DNP_F_##f, .v.u = (x), .label = (l)}
+    static const uint8_t s1[] = "a\"b\\";
+    const gw_item a[] = {U(SEQ, 1), L(SEQ, 2, "two"), U(COMMAND, 5), U(SEQ, 3), L(SEQ, 4, "fo\"ur"), U(SEQ, 5)};
+    const gw_item b[] = {U(LINK_ID, 1), U(COMMAND, 0), U(LINK_ID, 2), L(LINK_ID, 3, "x"), U(COMMAND, 1),
+                         U(LINK_ID, 4)};
+    const gw_item c[] = {U(VALUE_COUNT, 3), {.field = DNP_F_VALUE}, U(VALUE_TYPE, 11), U(VALUE_LENGTH, 4),
+                         {.field = DNP_F_VALUE_STRING, .v.b = {s1, 4}}, {.field = DNP_F_VALUE}, U(VALUE_TYPE, 2),
+                         {.field = DNP_F_VALUE_SINT, .v.i = -5}, U(FLAG_READ_ONLY, 1), U(VALUE_TYPE, 300),
+                         L(VALUE_TYPE, 7, "own"), {.field = DNP_F_VALUE_FLOAT, .v.d = 0.5}, U(VALUE_LENGTH, 0),
+                         {.field = DNP_F_ACK_TIME, .v.i = -1500000001}, {.field = DNP_F_ACK_TIME, .v.i = 250},
+                         U(FLAG_READ_ONLY, 2)};
+    const gw_item d[] = {{.field = DNP_F_VALUE}, {.field = DNP_F_LINK}};
+    const gw_item e[] = {U(SEQ, 1), U(LINK_ID, 2), U(SEQ, 3), U(LINK_ID, 4), U(SEQ, 5), L(COMMAND, 6, "six"),
+                         U(COMMAND, 2)};
+    const struct {
+        const gw_item *items;
+        size_t n;
+        const char *fields;
+    } cases[] = {
+        {a, 6, "\"fields\":{\"dnp.seq\":[1,2,3,4,5],\"dnp.command\":[5]},"
+               "\"names\":{\"dnp.seq\":[null,\"two\",null,\"fo\\\"ur\",null],\"dnp.command\":[\"Link state\"]}"},
+        {b, 6, "\"fields\":{\"dnp.link_id\":[1,2,3,4],\"dnp.command\":[0,1]},"
+               "\"names\":{\"dnp.link_id\":[null,null,\"x\",null],"
+               "\"dnp.command\":[\"Connection request\",\"Connection ack\"]}"},
+        {c, 16, "\"fields\":{\"dnp.value_count\":[3],\"dnp.value.type\":[11,2,300,7],\"dnp.value.length\":[4,0],"
+                "\"dnp.value.string\":[\"a\\\"b\\\\\"],\"dnp.value.sint\":[-5],\"dnp.flags.read_only\":[true,false],"
+                "\"dnp.value.float\":[0.5],\"dnp.ack.time\":[-1.500000001,0.000000250]},"
+                "\"names\":{\"dnp.value.type\":[\"String\",\"SInt16\",null,\"own\"]}"},
+        {d, 2, "\"fields\":{},\"findings\""},
+        {NULL, 0, "\"fields\":{},\"findings\""},
+        {e, 7, "\"fields\":{\"dnp.seq\":[1,3,5],\"dnp.link_id\":[2,4],\"dnp.command\":[6,2]},"
+               "\"names\":{\"dnp.command\":[\"six\",\"Connection close\"]}"},
+    };
+#undef U
+#undef L
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *direct = json_record(cases[k].items, cases[k].n, true);
+        char *grouped = json_record(cases[k].items, cases[k].n, false);
+        cr_assert_str_eq(direct, grouped, "case %zu", k);
+        cr_assert(strstr(direct, cases[k].fields), "case %zu: %s", k, direct);
+        free(direct);
+        free(grouped);
+    }
 }
 
 Test(output, json_strings_escape_and_replace_invalid_utf8)
@@ -922,6 +1042,50 @@ Test(core, summary_format_as_snprintf)
         cr_assert_str_eq(t[i].s.text, t[i].want, "format %zu", i);
         cr_assert_eq(t[i].s.len, strlen(t[i].want), "format %zu", i);
     }
+}
+
+/* a summary of a text alone ("%s", made without the formatter) cut where
+   the summary is full, as snprintf cuts it; NULL as "(null)" */
+Test(summary, a_text_alone_is_cut_as_snprintf_cuts_it)
+{
+    char long_text[301];
+    memset(long_text, 'x', 300);
+    long_text[300] = '\0';
+    long_text[0] = 'a';
+    gw_summary s = {0};
+    gw_summary_format(&s, "Head %u", 12u);
+    gw_summary_format(&s, "%s", long_text);
+    char want[256];
+    snprintf(want, sizeof want, "Head 12%s", long_text);
+    cr_assert_str_eq(s.text, want);
+    cr_assert_eq(s.len, 255);
+    gw_summary_format(&s, "%s", "more"); /* full: nothing more */
+    cr_assert_eq(s.len, 255);
+    gw_summary t = {0};
+    const char *volatile none = NULL; /* (not known when compiled) */
+    gw_summary_format(&t, "%s", none);
+    gw_summary_format(&t, "%s", "|");
+    cr_assert_str_eq(t.text, "(null)|");
+    cr_assert_eq(t.len, 7);
+}
+
+/* packet text for a summary: printable ASCII as it is, control bytes and
+   invalid UTF-8 as '?', "..." where it is cut (by characters, or by room:
+   four bytes kept for it; none when the last character read was the
+   text's last) */
+Test(summary, clean_text_cuts_and_replaces)
+{
+    char out[64];
+    gw_clean_text(out, 10, (const uint8_t *)"abcdefghij", 10, 64);
+    cr_assert_str_eq(out, "abcde...");
+    gw_clean_text(out, 10, (const uint8_t *)"abcdef", 6, 64);
+    cr_assert_str_eq(out, "abcde");
+    gw_clean_text(out, sizeof out, (const uint8_t *)"abcdef", 6, 3);
+    cr_assert_str_eq(out, "abc...");
+    gw_clean_text(out, sizeof out, (const uint8_t *)"a\x01" "b\xff\xc3\xa9", 6, 64);
+    cr_assert_str_eq(out, "a?b?\xc3\xa9");
+    gw_clean_text(out, 10, (const uint8_t *)"abcd\xc3\xa9", 6, 64); /* no room for the last */
+    cr_assert_str_eq(out, "abcd");
 }
 
 /* options belong to a run: -o and --profile set that run's, nothing else's */
