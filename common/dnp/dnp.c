@@ -183,6 +183,8 @@ typedef struct {
 
 #define HISTORY 64 /* reliable commands remembered per direction */
 
+/* an entry of a direction's history; only the newest n_used are ever
+   read (the others are not cleared: each is written whole when taken) */
 typedef struct {
     uint16_t seq;
     uint8_t used, acked;
@@ -229,9 +231,9 @@ typedef struct {
     uint8_t run;             /* the newest `run` of them hold consecutive numbers
                                 (the newest the highest, in 16 bits): find_sent
                                 looks these up without a walk */
-    dnp_sent sent[HISTORY];
     unsigned sent_pos;
     dnp_long lng;
+    dnp_sent sent[HISTORY];  /* last: conv_init clears what comes before */
 } dnp_direction;
 
 enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSED };
@@ -246,7 +248,6 @@ typedef struct {
        check_resends may still report (INT64_MAX: none): it looks only once
        DNP_RESEND_MISSING_NS have passed since */
     int64_t resend_due_ns;
-    dnp_direction dir[2];
     uint32_t links_used;     /* links in the table */
     uint8_t links_bits;      /* it has 1 << links_bits slots */
     bool links_full_noted;
@@ -261,6 +262,7 @@ typedef struct {
     int64_t resends_checked_ns; /* when check_resends last looked */
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
     const int *opt;          /* the options (DNP_OPT_*) */
+    dnp_direction dir[2];    /* last: conv_init clears each up to its history */
 } dnp_conv;
 
 /* bytes of long messages under reassembly (their cost) in all
@@ -444,7 +446,10 @@ static void links_remove(dnp_conv *c, uint32_t i)
 static void conv_init(void *p, const int *opt)
 {
     dnp_conv *c = p;
-    memset(c, 0, sizeof *c);
+    /* all but the histories, which are read only where in use */
+    memset(c, 0, offsetof(dnp_conv, dir));
+    for (int d = 0; d < 2; d++)
+        memset(&c->dir[d], 0, offsetof(dnp_direction, sent));
     c->opt = opt;
     c->resend_due_ns = INT64_MAX;
 }
@@ -477,9 +482,7 @@ static void conv_restart(dnp_conv *c)
         dd->started = dd->fresh = true;
         dd->first_not_zero = false;
         dd->next = 0;
-        for (unsigned i = 1; i <= dd->n_used; i++) /* only the newest n_used can be in use */
-            dd->sent[(dd->sent_pos + HISTORY - i) % HISTORY] = (dnp_sent){0};
-        dd->n_used = dd->run = 0;
+        dd->n_used = dd->run = 0; /* the history's entries are not read again until written */
         long_reset(&dd->lng);
     }
 }
@@ -584,6 +587,8 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
    ones are walked. */
 static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
 {
+    if (!d->n_used)
+        return NULL;
     unsigned newest = (d->sent_pos + HISTORY - 1) % HISTORY;
     unsigned dist = (uint16_t)(d->sent[newest].seq - seq);
     if (dist < d->run)
@@ -596,9 +601,12 @@ static dnp_sent *find_sent(dnp_direction *d, uint16_t seq)
     return NULL;
 }
 
-/* a new history entry for reliable number seq (not in the history) */
-static dnp_sent *add_sent(dnp_direction *d, uint16_t seq)
+/* a new history entry for reliable number seq (not in the history); the
+   oldest entry's slot once all HISTORY are in use (*recycled), read
+   before it is written */
+static dnp_sent *add_sent(dnp_direction *d, uint16_t seq, bool *recycled)
 {
+    *recycled = d->n_used == HISTORY;
     unsigned newest = (d->sent_pos + HISTORY - 1) % HISTORY;
     bool follows = d->n_used && seq == (uint16_t)(d->sent[newest].seq + 1);
     d->run = follows ? (uint8_t)(d->run < HISTORY ? d->run + 1 : HISTORY) : 1;
@@ -717,8 +725,9 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         gw_emit_finding(&x->p.e, DNP_E_DIV_WRAP, off, 2,
                         "Reliable numbers wrap from 65534 to 0 (the text wraps at 65536)");
     }
-    dnp_sent *s = add_sent(d, seq);
-    if (s->used && !s->acked && x->p.pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
+    bool recycled;
+    dnp_sent *s = add_sent(d, seq, &recycled);
+    if (recycled && !s->acked && x->p.pi->time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
         gw_emit_finding(&x->p.e, DNP_E_ACK_MISSING, off, 2,
                         "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
                         s->seq, s->first_frame, HISTORY);

@@ -431,6 +431,33 @@ Test(dnp, each_side_numbers_its_own_links)
     cr_assert_eq(malformed_findings(), 0);
 }
 
+/* conv_init clears only what is read before it is written: a
+   conversation whose memory held anything before decodes as one that
+   was zeroed */
+Test(dnp, a_conversation_need_not_be_cleared_before_conv_init)
+{
+    static const char *const pdus[] = {
+        "00 0100 0000", "01 00 0000", "05 0000 0000 00 0000 0200 01 05 00 06", "06 0000 00", "07 0000",
+        "09 01 0000 02 0000 07 0100 08", "04 0100 aa", "04 0300 bb", "06 0100 00", "04 0100 aa",
+        "03 cc", "08 0000", "02", "00 0100 0000", "01 00 0000", "09 01 0000 01 0000 07", "04 0000 dd"};
+    static const int dirs[] = {0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1};
+    void *dirty = malloc(P->conv_size);
+    memset(dirty, 0xa5, P->conv_size);
+    P->conv_init(dirty, opt);
+    collect other;
+    for (unsigned i = 0; i < sizeof pdus / sizeof pdus[0]; i++) {
+        int64_t t = (int64_t)i * 700000000; /* 0.7 s apart: resends overdue */
+        collect_decode(&c, P, conv, i + 1, t, dirs[i], pdus[i]);
+        collect_decode(&other, P, dirty, i + 1, t, dirs[i], pdus[i]);
+        cr_assert_str_eq(other.summary, c.summary, "frame %u", i + 1);
+        cr_assert_eq(other.n_findings, c.n_findings, "frame %u", i + 1);
+        cr_assert_arr_eq(other.findings, c.findings, sizeof c.findings[0] * (size_t)c.n_findings, "frame %u", i + 1);
+        cr_assert_eq(other.n_items, c.n_items, "frame %u", i + 1);
+    }
+    cr_assert_eq(P->conv_held(dirty), P->conv_held(conv));
+    test_conv_free(P, dirty);
+}
+
 /* "As a rule of thumb on IPv4 a package size of 1200 ... can be expected to
    be transmitted in one package": a note past it */
 Test(dnp, datagrams_over_1200_bytes_are_noted)
