@@ -178,8 +178,18 @@ typedef struct {
     bool acked;
     uint8_t answer;  /* enum link_answer */
     uint16_t count;
-    uint8_t types[]; /* value type per index */
+    uint8_t *types;  /* value type per index: after the link in its own
+                        allocation, or in its slot (link_new) */
 } dnp_link;
+
+/* a link kept in the conversation's own storage (dnp_conv.link_slots):
+   one whose types fit, while a slot is free */
+#define LINK_INLINE 16
+#define LINK_SLOTS 8
+typedef struct {
+    dnp_link l;
+    uint8_t types[LINK_INLINE];
+} dnp_link_slot;
 
 #define HISTORY 64 /* reliable commands remembered per direction */
 
@@ -249,7 +259,9 @@ typedef struct {
        DNP_RESEND_MISSING_NS have passed since */
     int64_t resend_due_ns;
     uint32_t links_used;     /* links in the table */
+    uint32_t links_heap;     /* links in their own allocation (not in link_slots) */
     uint8_t links_bits;      /* it has 1 << links_bits slots */
+    uint8_t slots_used;      /* bit i: link_slots[i] holds a link (made or kept) */
     bool links_full_noted;
     uint8_t state;           /* enum conn_state */
     bool midway;             /* the capture began inside the conversation */
@@ -262,7 +274,10 @@ typedef struct {
     int64_t resends_checked_ns; /* when check_resends last looked */
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
     const int *opt;          /* the options (DNP_OPT_*) */
-    dnp_direction dir[2];    /* last: conv_init clears each up to its history */
+    dnp_direction dir[2];    /* conv_init clears each up to its history; nothing
+                                after it is cleared (read only where in use) */
+    dnp_link *links_small[1u << 4]; /* the table while it has 1 << LINKS_MIN_BITS slots */
+    dnp_link_slot link_slots[LINK_SLOTS];
 } dnp_conv;
 
 /* bytes of long messages under reassembly (their cost) in all
@@ -280,7 +295,9 @@ static _Thread_local size_t long_held;
      bytes in the data array;
    - an array: what it allocated for the most it held since it was made
      (GLib never shrinks them), array_cost();
-   - the links table and the eight arrays themselves. */
+   - the links table and the eight arrays themselves.
+   A link in the conversation's own slots, and the table while it is in
+   the conversation (links_small), are counted all the same. */
 #define ALLOC_OVERHEAD 16
 #define LINK_COST(count) (sizeof(dnp_link) + (count) + ALLOC_OVERHEAD + 4 * (8 + 8 + 4))
 #define PART_COST sizeof(dnp_part)
@@ -386,28 +403,70 @@ static uint32_t links_find(const dnp_conv *c, unsigned dir, uint16_t id)
     return i;
 }
 
-/* the table remade with 1 << bits slots */
+/* the table remade with 1 << bits slots: the smallest in the
+   conversation itself */
 static void links_resize(dnp_conv *c, uint8_t bits)
 {
     dnp_link **old = c->links;
     uint32_t n = old ? 1u << c->links_bits : 0;
-    c->links = g_new0(dnp_link *, (size_t)1 << bits);
+    if (bits == LINKS_MIN_BITS) {
+        c->links = c->links_small;
+        memset(c->links_small, 0, sizeof c->links_small);
+    } else {
+        c->links = g_new0(dnp_link *, (size_t)1 << bits);
+    }
     c->links_bits = bits;
     for (uint32_t i = 0; i < n; i++)
         if (old[i])
             c->links[links_find(c, old[i]->dir, old[i]->id)] = old[i];
-    g_free(old);
+    if (old != c->links_small)
+        g_free(old);
+}
+
+/* a link of count values, its types to be read: in a free slot of the
+   conversation's when they fit, else in an allocation of its own */
+static dnp_link *link_new(dnp_conv *c, uint16_t count)
+{
+    dnp_link *l;
+    uint8_t free_slots = (uint8_t)~c->slots_used;
+    if (count <= LINK_INLINE && free_slots) {
+        unsigned i = (unsigned)__builtin_ctz(free_slots);
+        c->slots_used |= (uint8_t)(1u << i);
+        l = &c->link_slots[i].l;
+        l->types = c->link_slots[i].types;
+    } else {
+        l = g_malloc(sizeof(dnp_link) + count);
+        l->types = (uint8_t *)(l + 1);
+        c->links_heap++;
+    }
+    l->count = count;
+    return l;
+}
+
+static void link_free(dnp_conv *c, dnp_link *l)
+{
+    uintptr_t slot = (uintptr_t)l - (uintptr_t)c->link_slots;
+    if (!l)
+        return;
+    if (slot < sizeof c->link_slots) {
+        c->slots_used &= (uint8_t)~(1u << (slot / sizeof(dnp_link_slot)));
+    } else {
+        g_free(l);
+        c->links_heap--;
+    }
 }
 
 static void links_clear(dnp_conv *c)
 {
     if (!c->links)
         return;
-    for (uint32_t i = 0; i < 1u << c->links_bits; i++)
-        g_free(c->links[i]);
-    g_free(c->links);
+    for (uint32_t i = 0; c->links_heap && i < 1u << c->links_bits; i++)
+        link_free(c, c->links[i]);
+    if (c->links != c->links_small)
+        g_free(c->links);
     c->links = NULL;
     c->links_used = c->links_bits = 0;
+    c->slots_used = 0; /* (a link made but not yet kept is made after a restart, never across one) */
 }
 
 static void links_add(dnp_conv *c, dnp_link *link)
@@ -427,7 +486,7 @@ static void links_add(dnp_conv *c, dnp_link *link)
 static void links_remove(dnp_conv *c, uint32_t i)
 {
     uint32_t mask = (1u << c->links_bits) - 1;
-    g_free(c->links[i]);
+    link_free(c, c->links[i]);
     c->links[i] = NULL;
     for (uint32_t j = (i + 1) & mask; c->links[j]; j = (j + 1) & mask) {
         uint32_t home = link_slot(c, c->links[j]->dir, c->links[j]->id);
@@ -542,7 +601,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     unsigned dir = x->p.pi->dir;
     const dnp_link *old = link_of(x->conv, dir, link_id);
     if (x->resend && old && old->seq == x->sent->seq) {
-        g_free(link);
+        link_free(x->conv, link);
         return;
     }
     /* "Once assigned the LinkId can not be reused until it has been taken
@@ -562,7 +621,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
                             "Over %u KiB of link states in this conversation: link %u is not kept",
                             DNP_LINKS_MAX >> 10, link_id);
         x->conv->links_full_noted = true;
-        g_free(link);
+        link_free(x->conv, link);
         return;
     }
     x->conv->links_bytes += (uint32_t)size;
@@ -963,10 +1022,8 @@ static void check_value_count(gw_pdu *p, size_t off, uint64_t v)
     dnp_ctx *x = (dnp_ctx *)p;
     if (judged(x, false))
         return;
-    if (x->link) /* (one list of values a command) */
-        g_free(x->link);
-    x->link = g_malloc(sizeof(dnp_link) + v);
-    x->link->count = (uint16_t)v;
+    link_free(x->conv, x->link); /* (one list of values a command) */
+    x->link = link_new(x->conv, (uint16_t)v);
     x->link->frame = x->p.pi->frame;
 }
 /* a link state's value type (the heuristic: the switch fails an unknown one) */
@@ -1345,7 +1402,7 @@ static dnp_link *values_read(dnp_ctx *x)
     dnp_link *link = x->link;
     x->link = NULL;
     if (x->p.failed) {
-        g_free(link);
+        link_free(x->conv, link);
         return NULL;
     }
     return link;

@@ -431,6 +431,78 @@ Test(dnp, each_side_numbers_its_own_links)
     cr_assert_eq(malformed_findings(), 0);
 }
 
+/* a link state of the server's in frame `frame` (its reliable number the
+   next of link_seq): link id, n values of type `type` (1 byte each, value id) */
+static unsigned link_seq;
+static void link_state_of(uint32_t frame, unsigned id, unsigned n, unsigned type)
+{
+    GString *h = g_string_new(NULL);
+    unsigned seq = link_seq++;
+    g_string_append_printf(h, "05 %02x%02x %02x%02x 00 0000 %02x%02x", seq & 0xff, seq >> 8, id & 0xff, id >> 8,
+                           n & 0xff, n >> 8);
+    for (unsigned v = 0; v < n; v++)
+        g_string_append_printf(h, " %02x %02x", type, id & 0xff);
+    dec(frame, 1, h->str);
+    g_string_free(h, TRUE);
+}
+
+/* the server's update of link id's value `index` (reference layout): the
+   types it was read with come from the link state of frame `from` */
+static void assert_update_reads(uint32_t frame, unsigned id, unsigned index, uint32_t from, unsigned type)
+{
+    char hex[64];
+    snprintf(hex, sizeof hex, "09 01 %02x%02x 01 %02x%02x 07", id & 0xff, id >> 8, index & 0xff, index >> 8);
+    dec(frame, 1, hex);
+    cr_assert_not(collect_has_finding(&c, DNP_E_UNKNOWN_LINK), "link %u", id);
+    cr_assert_eq(U(DNP_F_TYPES_FROM, 0), from, "link %u", id);
+    cr_assert_eq(U(DNP_F_VALUE_TYPE, 0), type, "link %u", id);
+}
+
+/* Links are kept in the conversation's own slots while their types fit
+   and a slot is free, else each in an allocation of its own: both kinds
+   alike are found, replaced, taken down and given back by a new
+   connection (valgrind's run of the suite sees that nothing leaks) */
+Test(dnp, links_in_and_past_the_conversations_slots)
+{
+    dec(1, 0, "00 0100 0000");
+    dec(2, 1, "01 00 0000");
+    link_seq = 0;
+    uint32_t from[24];
+    for (unsigned id = 0; id < 24; id++) { /* even: 1 UInt8, odd: 20 SInt8 */
+        from[id] = 10 + id;
+        link_state_of(from[id], id, id % 2 ? 20 : 1, id % 2 ? 0 : 1);
+        cr_assert_eq(malformed_findings(), 0);
+    }
+    for (unsigned id = 0; id < 24; id++)
+        assert_update_reads(40 + id, id, id % 2 ? 19 : 0, from[id], id % 2 ? 0 : 1);
+    /* the client takes the even links down; they come back with 2 SInt8
+       (the slots they left taken again), the odd ones replaced while set
+       up (reported) with 1 UInt8 */
+    for (unsigned id = 0; id < 24; id += 2) {
+        char hex[16];
+        snprintf(hex, sizeof hex, "08 %02x00", id);
+        dec(70 + id, 0, hex);
+    }
+    for (unsigned id = 0; id < 24; id++) {
+        from[id] = 100 + 2 * id;
+        link_state_of(from[id] - 1, 24 + id, 0, 0); /* (a link of no values: ids 24 on) */
+        link_state_of(from[id], id, id % 2 ? 1 : 2, id % 2);
+        cr_assert_eq(collect_has_finding(&c, DNP_E_LINK_REUSED), id % 2 == 1, "link %u", id);
+    }
+    for (unsigned id = 0; id < 24; id++)
+        assert_update_reads(150 + id, id, id % 2 ? 0 : 1, from[id], id % 2);
+    /* a new connection: no link is left */
+    dec(180, 0, "02");
+    dec(181, 0, "00 0100 0000");
+    dec(182, 1, "01 00 0000");
+    dec(183, 1, "09 01 0000 01 0000 07");
+    cr_assert(collect_has_finding(&c, DNP_E_UNKNOWN_LINK));
+    link_seq = 0;
+    link_state_of(184, 0, 1, 1);
+    cr_assert_eq(malformed_findings(), 0);
+    assert_update_reads(185, 0, 0, 184, 1);
+}
+
 /* conv_init clears only what is read before it is written: a
    conversation whose memory held anything before decodes as one that
    was zeroed */
