@@ -250,8 +250,11 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 
 #define OFFERED_MAX 16
 
+#define LINKS_DIRECT 8 /* link ids below this are kept by id (dnp_conv.by_id), not in the table */
+
 typedef struct {
-    dnp_link **links;        /* by sender and link id: link_of() (NULL: none yet) */
+    dnp_link *by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
+    dnp_link **links;        /* by sender and link id, the others: link_of() (NULL: none yet) */
     uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
     uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
     /* at most the latest transmission time of every reliable command that
@@ -276,7 +279,6 @@ typedef struct {
     const int *opt;          /* the options (DNP_OPT_*) */
     dnp_direction dir[2];    /* conv_init clears each up to its history; nothing
                                 after it is cleared (read only where in use) */
-    dnp_link *links_small[1u << 4]; /* the table while it has 1 << LINKS_MIN_BITS slots */
     dnp_link_slot link_slots[LINK_SLOTS];
 } dnp_conv;
 
@@ -296,8 +298,8 @@ static _Thread_local size_t long_held;
    - an array: what it allocated for the most it held since it was made
      (GLib never shrinks them), array_cost();
    - the links table and the eight arrays themselves.
-   A link in the conversation's own slots, and the table while it is in
-   the conversation (links_small), are counted all the same. */
+   A link in the conversation's own slots, or kept by its id (by_id) rather
+   than in the table, is counted all the same. */
 #define ALLOC_OVERHEAD 16
 #define LINK_COST(count) (sizeof(dnp_link) + (count) + ALLOC_OVERHEAD + 4 * (8 + 8 + 4))
 #define PART_COST sizeof(dnp_part)
@@ -403,24 +405,17 @@ static uint32_t links_find(const dnp_conv *c, unsigned dir, uint16_t id)
     return i;
 }
 
-/* the table remade with 1 << bits slots: the smallest in the
-   conversation itself */
+/* the table remade with 1 << bits slots */
 static void links_resize(dnp_conv *c, uint8_t bits)
 {
     dnp_link **old = c->links;
     uint32_t n = old ? 1u << c->links_bits : 0;
-    if (bits == LINKS_MIN_BITS) {
-        c->links = c->links_small;
-        memset(c->links_small, 0, sizeof c->links_small);
-    } else {
-        c->links = g_new0(dnp_link *, (size_t)1 << bits);
-    }
+    c->links = g_new0(dnp_link *, (size_t)1 << bits);
     c->links_bits = bits;
     for (uint32_t i = 0; i < n; i++)
         if (old[i])
             c->links[links_find(c, old[i]->dir, old[i]->id)] = old[i];
-    if (old != c->links_small)
-        g_free(old);
+    g_free(old);
 }
 
 /* a link of count values, its types to be read: in a free slot of the
@@ -458,19 +453,25 @@ static void link_free(dnp_conv *c, dnp_link *l)
 
 static void links_clear(dnp_conv *c)
 {
+    for (unsigned i = 0; c->links_heap && i < 2 * LINKS_DIRECT; i++)
+        link_free(c, c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT]);
+    memset(c->by_id, 0, sizeof c->by_id);
+    c->slots_used = 0; /* (a link made but not yet kept is made after a restart, never across one) */
     if (!c->links)
         return;
     for (uint32_t i = 0; c->links_heap && i < 1u << c->links_bits; i++)
         link_free(c, c->links[i]);
-    if (c->links != c->links_small)
-        g_free(c->links);
+    g_free(c->links);
     c->links = NULL;
     c->links_used = c->links_bits = 0;
-    c->slots_used = 0; /* (a link made but not yet kept is made after a restart, never across one) */
 }
 
 static void links_add(dnp_conv *c, dnp_link *link)
 {
+    if (link->id < LINKS_DIRECT) {
+        c->by_id[link->dir][link->id] = link;
+        return;
+    }
     if (!c->links) {
         c->links_mul = links_multiplier();
         links_resize(c, LINKS_MIN_BITS);
@@ -481,8 +482,8 @@ static void links_add(dnp_conv *c, dnp_link *link)
     c->links_used++;
 }
 
-/* remove and free the link in slot i: the links after it in its run move
-   back where their probe would find them */
+/* remove and free the table's link in slot i: the links after it in its
+   run move back where their probe would find them */
 static void links_remove(dnp_conv *c, uint32_t i)
 {
     uint32_t mask = (1u << c->links_bits) - 1;
@@ -589,7 +590,20 @@ static void label_escape(char *out, size_t outsz, const uint8_t *p, size_t n)
    so links are kept by the direction of their link state and the id */
 static dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
 {
+    if (id < LINKS_DIRECT)
+        return c->by_id[sender_dir][id];
     return c->links ? c->links[links_find(c, sender_dir, (uint16_t)id)] : NULL;
+}
+
+/* forget (and free) the link (dir, id), which is kept */
+static void link_forget(dnp_conv *c, unsigned dir, uint16_t id)
+{
+    if (id < LINKS_DIRECT) {
+        link_free(c, c->by_id[dir][id]);
+        c->by_id[dir][id] = NULL;
+    } else {
+        links_remove(c, links_find(c, dir, id));
+    }
 }
 
 /* a link state (or the completion of a long one) carried by reliable
@@ -613,7 +627,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     size_t size = LINK_COST(link->count);
     if (old) {
         x->conv->links_bytes -= LINK_COST(old->count);
-        links_remove(x->conv, links_find(x->conv, dir, link_id));
+        link_forget(x->conv, dir, link_id);
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
         if (!x->conv->links_full_noted)
@@ -1797,9 +1811,10 @@ static void conv_end(void *p, const gw_end_sink *sink)
             open_add(&open, &it);
         }
     }
-    for (uint32_t i = 0; c->links && i < 1u << c->links_bits; i++) {
-        /* in slot order: sorted by frame below, and no two links have one */
-        const dnp_link *l = c->links[i];
+    for (uint32_t i = 0; i < 2 * LINKS_DIRECT + (c->links ? 1u << c->links_bits : 0); i++) {
+        /* by id, then in slot order: sorted by frame below, and no two links have one */
+        const dnp_link *l = i < 2 * LINKS_DIRECT ? c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT]
+                                                 : c->links[i - 2 * LINKS_DIRECT];
         if (!l || !l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
             continue;
         it = (dnp_open_item){l->frame, l->time_ns, l->dir, DNP_E_LINK_UNANSWERED, 3, ""};
