@@ -503,6 +503,56 @@ Test(dnp, links_in_and_past_the_conversations_slots)
     assert_update_reads(185, 0, 0, 184, 1);
 }
 
+/* Where nothing is shown (validate: no item, no subtree, no summary) a
+   reference-layout link update is read without the interpreter when it is
+   whole and its links known: the findings are those of the decoding that
+   shows everything, update by update, clean or not */
+Test(dnp, link_updates_read_where_nothing_is_shown_find_the_same)
+{
+    static const char *const pdus[] = {
+        "00 0100 0000", "01 00 0000",
+        /* the server's link 0 = [String, SInt16, Data, Point3U16], read-only; link 1 = [UInt8] */
+        "05 0000 0000 01 0000 0400 0b 0000 02 0000 0c 0000 18 000000000000",
+        "05 0100 0100 00 0000 0100 01 05", "06 0000 00", "06 0100 00", "07 0000",
+        "09 01 0000 01 0100 0500",                            /* SInt16 */
+        "09 01 0000 02 0000 0300 616263 0300 010203",          /* String, Point3U16 */
+        "09 01 0000 01 0000 0200 c328",                        /* String, not UTF-8 */
+        "09 01 0000 01 0200 0200 ffff",                        /* Data */
+        "09 02 0000 01 0100 0700 0100 01 0000 09",            /* two links, link 1 not up */
+        "09 01 0000 00", "09 00",                              /* no values; no links */
+        "09 01 0000 01 0900 00",                               /* index out of range */
+        "09 01 0700 01 0000 00",                               /* unknown link */
+        "09 01 0000 01 0000 0500 6162",                        /* truncated string */
+        "09 01 0000 02 0100 0500",                             /* truncated: a value missing */
+        "09 01 0000 01 0100 0500 ee",                          /* trailing byte */
+        "09 01 0000 01 01",                                    /* truncated index */
+        "08 0000", "09 01 0000 01 0100 0500",                  /* link 0 down */
+        "09 01 0000 01 0100 0500",                             /* the client updates the read-only link */
+    };
+    static const int dirs[] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
+    _Static_assert(sizeof dirs / sizeof dirs[0] == sizeof pdus / sizeof pdus[0], "a direction a PDU");
+    int oq[GW_MAX_OPTIONS];
+    void *quiet_conv = test_conv_new(P, oq);
+    static collect q;
+    uint8_t bytes[256];
+    for (unsigned i = 0; i < sizeof pdus / sizeof pdus[0]; i++) {
+        dec(i + 1, dirs[i], pdus[i]);
+        collect_init(&q);
+        q.sink.item = NULL;
+        q.sink.push = NULL;
+        q.sink.pop = NULL;
+        q.sink.summary = NULL;
+        size_t n = unhex(pdus[i], bytes);
+        gw_pdu_info pi = {i + 1, (int64_t)(i + 1) * 1000000000, dirs[i], GW_TRANSPORT_UDP};
+        P->decode(quiet_conv, &pi, bytes, n, &q.sink);
+        cr_assert_eq(q.n_findings, c.n_findings, "PDU %u: %s", i + 1, pdus[i]);
+        cr_assert_arr_eq(q.findings, c.findings, sizeof c.findings[0] * (size_t)c.n_findings, "PDU %u", i + 1);
+        cr_assert_arr_eq(q.finding_off, c.finding_off, sizeof c.finding_off[0] * (size_t)c.n_findings, "PDU %u",
+                         i + 1);
+    }
+    test_conv_free(P, quiet_conv);
+}
+
 /* conv_init clears only what is read before it is written: a
    conversation whose memory held anything before decodes as one that
    was zeroed */
