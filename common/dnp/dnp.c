@@ -1537,6 +1537,7 @@ static struct {
     uint8_t fixed[DNP_N_TYPES];
 } ref_geo;
 static pthread_once_t ref_geo_once = PTHREAD_ONCE_INIT;
+static bool ref_geo_ready; /* set (release) once ref_geo is filled */
 
 /* is step s the little-endian number of `size` bytes of field f, with check `check`? */
 static bool number_step(const gw_lstep *s, int f, unsigned size, gw_check_fn check)
@@ -1569,6 +1570,7 @@ static void ref_shape(void)
         }
     }
     ref_geo.usable = ok;
+    __atomic_store_n(&ref_geo_ready, true, __ATOMIC_RELEASE);
 }
 
 static uint16_t u16_at(const uint8_t *p)
@@ -1677,7 +1679,8 @@ static bool ref_update_quick(dnp_ctx *x)
     if (x->spec_update || x->p.failed || !x->p.hooks || !x->p.sum.off || gw_emit_tree(&x->p.e) ||
         x->p.big_endian)
         return false;
-    pthread_once(&ref_geo_once, ref_shape);
+    if (!__atomic_load_n(&ref_geo_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&ref_geo_once, ref_shape);
     if (!ref_geo.usable || !ref_update_clean(x))
         return false;
     ref_update_read(x);
@@ -1869,6 +1872,8 @@ static void cmd_link_state_long(dnp_ctx *x)
 static void check_connection(dnp_ctx *x, uint8_t cmd)
 {
     dnp_conv *c = x->conv;
+    if (c->state == CONN_OPEN && cmd != DNP_CLOSE && cmd != DNP_CONNECT_REQUEST)
+        return; /* (the usual case: nothing to note) */
     if (cmd == DNP_CONNECT_REQUEST && x->p.pi->dir == c->client_dir)
         return;
     if (cmd == DNP_CONNECT_REQUEST && c->state == CONN_NONE)
