@@ -1423,10 +1423,282 @@ static dnp_link *values_read(dnp_ctx *x)
     return link;
 }
 
+/* The reference layout where nothing is shown (validate), read without the
+   interpreter: ref_update's steps and the values' layouts as quiet_block
+   reads them (the same checks in the same order, the same records but the
+   values' components, which nothing reads), where a first pass that
+   changes nothing finds every byte there, every link known and every
+   value index in range; anything else goes to the interpreter. The reader
+   knows the reference's widths (a u8 link count and value count, u16 link
+   id and value index, u16 counted lengths); ref_shape checks once that
+   the layouts have them (else the interpreter reads every update) and
+   takes each value type's bytes from its layout where it is numbers alone
+   (0: one counted step). */
+static struct {
+    bool usable, state_usable; /* the link update's reader; the link state's */
+    uint8_t fixed[DNP_N_TYPES];
+} ref_geo;
+static pthread_once_t ref_geo_once = PTHREAD_ONCE_INIT;
+static bool ref_geo_ready; /* set (release) once ref_geo is filled */
+
+/* is step s the little-endian number of `size` bytes of field f, with check `check`? */
+static bool number_step(const gw_lstep *s, int f, unsigned size, gw_check_fn check)
+{
+    return s->op == GW_L_NUM && s->field == f && s->size == size && !(s->flags & GW_LF_BE) && s->check == check;
+}
+
+static void ref_shape(void)
+{
+    const gw_lstep *s = ref_update;
+    bool ok = number_step(&s[0], DNP_F_LINK_COUNT, 1, NULL) && s[1].op == GW_L_REPEAT &&
+              s[1].arg == DNP_F_LINK_COUNT && number_step(&s[2], DNP_F_LINK_ID, 2, NULL) &&
+              number_step(&s[3], DNP_F_VALUE_COUNT, 1, check_link) && s[4].op == GW_L_REPEAT &&
+              s[4].arg == DNP_F_VALUE_COUNT && number_step(&s[5], DNP_F_VALUE_INDEX, 2, check_index) &&
+              s[6].op == GW_L_SWITCH && !s[6].size && s[6].arg == DNP_F_VALUE_TYPE && s[6].cases == value_of_type &&
+              s[6].value == DNP_N_TYPES && s[7].op == GW_L_DONE && s[8].op == GW_L_DONE && s[9].op == GW_L_END;
+    for (int t = 0; ok && t < DNP_N_TYPES; t++) {
+        const gw_lstep *v = value_of_type[t];
+        size_t k = 0, n = 0;
+        for (; v[k].op == GW_L_NUM; k++) { /* numbers alone: their bytes */
+            ok = ok && !v[k].check;
+            n += v[k].size;
+        }
+        if (k) {
+            ok = ok && v[k].op == GW_L_END && n < 256;
+            ref_geo.fixed[t] = (uint8_t)n;
+        } else { /* one counted step, a u16 length */
+            ok = ok && v[0].op == GW_L_COUNTED && v[1].op == GW_L_END && v[0].size == 2 &&
+                 !(v[0].flags & (GW_LF_BE | GW_LF_NUL | GW_LF_LENGTH));
+        }
+    }
+    ref_geo.usable = ok;
+    s = link_state;
+    ref_geo.state_usable =
+        ok && number_step(&s[0], DNP_F_SEQ, 2, check_seq) && number_step(&s[1], DNP_F_LINK_ID, 2, NULL) &&
+        number_step(&s[2], DNP_F_FLAGS, 1, check_link_flags) && s[3].op == GW_L_COUNTED &&
+        s[3].field == DNP_F_MESSAGE && s[3].arg == DNP_F_MESSAGE_LENGTH && s[3].size == 2 && !s[3].flags &&
+        !s[3].check && number_step(&s[4], DNP_F_VALUE_COUNT, 2, check_value_count) && s[5].op == GW_L_REPEAT &&
+        s[5].arg == DNP_F_VALUE_COUNT && s[6].op == GW_L_SWITCH && s[6].size == 1 && s[6].arg == DNP_F_VALUE_TYPE &&
+        s[6].cases == value_of_type && s[6].value == DNP_N_TYPES && s[6].check == check_state_type &&
+        !(s[6].flags & GW_LF_BE) && s[7].op == GW_L_DONE && s[8].op == GW_L_END;
+    __atomic_store_n(&ref_geo_ready, true, __ATOMIC_RELEASE);
+}
+
+static uint16_t u16_at(const uint8_t *p)
+{
+    return (uint16_t)gw_get_uint(p, 2, false);
+}
+
+/* does a value of type t fit d[*at..len)? (*at moved past it) */
+static bool value_clean(const uint8_t *d, size_t *at, size_t len, unsigned t)
+{
+    size_t size = ref_geo.fixed[t];
+    if (!size) {
+        if (len - *at < 2)
+            return false;
+        size = u16_at(d + *at);
+        *at += 2;
+    }
+    if (len - *at < size)
+        return false;
+    *at += size;
+    return true;
+}
+
+/* a value of type t that value_clean found there, read as its layout is */
+static void value_read(dnp_ctx *x, unsigned t)
+{
+    gw_pdu *p = &x->p;
+    if (ref_geo.fixed[t]) {
+        p->c.off += ref_geo.fixed[t];
+        return;
+    }
+    const gw_lstep *s = value_of_type[t];
+    size_t bytes = u16_at(p->c.data + p->c.off), off = p->c.off + 2;
+    gw_record_num(p, s->arg, bytes);
+    gw_pdu_text(p, s->field, off, bytes);
+    p->c.off = off + bytes;
+    if (s->check)
+        s->check(p, off, bytes);
+}
+
+/* one value: the number before it (its index or its type: `size` bytes
+   as `field`) read, recorded and checked, then, unless that failed, the
+   value of its type (recorded by then) */
+static void value_item(dnp_ctx *x, int field, unsigned size, gw_check_fn check)
+{
+    gw_pdu *p = &x->p;
+    size_t off = p->c.off;
+    unsigned v = size == 1 ? p->c.data[off] : u16_at(p->c.data + off);
+    gw_record_num(p, field, v);
+    p->c.off = off + size;
+    check(p, off, v);
+    if (!p->failed)
+        value_read(x, (unsigned)x->val[DNP_F_VALUE_TYPE]);
+}
+
+/* the link a link update's link id names: the sender's own, else the other side's (as check_link finds it) */
+static const dnp_link *update_link(const dnp_ctx *x, uint32_t id)
+{
+    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
+    return link ? link : link_of(x->conv, !x->p.pi->dir, id);
+}
+
+/* does the update at the cursor read whole, every link known, every index in range? */
+static bool ref_update_clean(const dnp_ctx *x)
+{
+    const uint8_t *d = x->p.c.data;
+    size_t at = x->p.c.off, len = x->p.c.len;
+    if (at >= len)
+        return false;
+    for (unsigned links = d[at++]; links; links--) {
+        if (len - at < 3)
+            return false;
+        const dnp_link *link = update_link(x, u16_at(d + at));
+        unsigned n = d[at + 2];
+        at += 3;
+        if (!link)
+            return false;
+        for (; n; n--) {
+            if (len - at < 2)
+                return false;
+            unsigned idx = u16_at(d + at);
+            at += 2;
+            if (idx >= link->count || !value_clean(d, &at, len, link->types[idx]))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* read what ref_update_clean found clean, as quiet_block reads it */
+static void ref_update_read(dnp_ctx *x)
+{
+    gw_pdu *p = &x->p;
+    const uint8_t *d = p->c.data;
+    unsigned outer = p->index, links = d[p->c.off++];
+    gw_record_num(p, DNP_F_LINK_COUNT, links);
+    for (unsigned l = 0; l < links; l++) {
+        p->index = l;
+        size_t off = p->c.off;
+        unsigned n = d[off + 2];
+        gw_record_num(p, DNP_F_LINK_ID, u16_at(d + off));
+        gw_record_num(p, DNP_F_VALUE_COUNT, n);
+        p->c.off = off + 3;
+        check_link(p, off + 2, n);
+        unsigned v = 0;
+        while (v < n && !p->failed) {
+            p->index = v++;
+            value_item(x, DNP_F_VALUE_INDEX, 2, check_index);
+        }
+        p->repeats = v;
+        if (p->failed) { /* (as the interpreter leaves them) */
+            p->repeats = l + 1;
+            break;
+        }
+    }
+    if (!p->failed)
+        p->repeats = links;
+    p->index = outer;
+}
+
+/* may x be read without the interpreter? (decoding, nothing shown) */
+static bool quick_allowed(const dnp_ctx *x)
+{
+    if (x->p.failed || x->p.hooks != &hooks || !x->p.sum.off || gw_emit_tree(&x->p.e) || x->p.big_endian)
+        return false;
+    if (!__atomic_load_n(&ref_geo_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&ref_geo_once, ref_shape);
+    return true;
+}
+
+/* the reference's update read by ref_update_read where it may be: true
+   when it was (decoding may have failed there all the same) */
+static bool ref_update_quick(dnp_ctx *x)
+{
+    if (x->spec_update || !quick_allowed(x) || !ref_geo.usable || !ref_update_clean(x))
+        return false;
+    ref_update_read(x);
+    return true;
+}
+
+/* A link state where nothing is shown, read the same way as link_state's
+   steps (state_shape checks them once: a u16 number, a u16 link id, a u8
+   flags byte, a u16-counted message, a u16 value count, then each value's
+   u8 type and the value), where a first pass finds every byte there and
+   every type known. */
+static bool link_state_clean(const dnp_ctx *x)
+{
+    const uint8_t *d = x->p.c.data;
+    size_t at = x->p.c.off, len = x->p.c.len;
+    if (len - at < 7)
+        return false;
+    size_t m = u16_at(d + at + 5);
+    at += 7;
+    if (len - at < m || len - at - m < 2)
+        return false;
+    at += m;
+    unsigned n = u16_at(d + at);
+    at += 2;
+    for (; n; n--) {
+        if (at >= len)
+            return false;
+        unsigned t = d[at++];
+        if (t >= DNP_N_TYPES || !value_clean(d, &at, len, t))
+            return false;
+    }
+    return true;
+}
+
+static void link_state_read(dnp_ctx *x)
+{
+    gw_pdu *p = &x->p;
+    const uint8_t *d = p->c.data;
+    size_t off = p->c.off;
+    unsigned seq = u16_at(d + off), flags = d[off + 4];
+    gw_record_num(p, DNP_F_SEQ, seq);
+    p->c.off = off + 2;
+    check_seq(p, off, seq);
+    if (p->failed)
+        return;
+    gw_record_num(p, DNP_F_LINK_ID, u16_at(d + off + 2));
+    gw_record_num(p, DNP_F_FLAGS, flags);
+    p->c.off = off + 5;
+    check_link_flags(p, off + 4, flags);
+    if (p->failed)
+        return;
+    size_t m = u16_at(d + off + 5);
+    gw_record_num(p, DNP_F_MESSAGE_LENGTH, m);
+    gw_pdu_text(p, DNP_F_MESSAGE, off + 7, m);
+    off += 7 + m;
+    unsigned n = u16_at(d + off);
+    gw_record_num(p, DNP_F_VALUE_COUNT, n);
+    p->c.off = off + 2;
+    check_value_count(p, off, n);
+    if (p->failed)
+        return;
+    unsigned outer = p->index, v = 0;
+    while (v < n && !p->failed) {
+        p->index = v++;
+        value_item(x, DNP_F_VALUE_TYPE, 1, check_state_type);
+    }
+    p->repeats = v;
+    p->index = outer;
+}
+
+static bool link_state_quick(dnp_ctx *x)
+{
+    if (!quick_allowed(x) || !ref_geo.state_usable || !link_state_clean(x))
+        return false;
+    link_state_read(x);
+    return true;
+}
+
 static void cmd_link_state(dnp_ctx *x)
 {
     x->link = NULL;
-    gw_layout_run(&x->p, link_state);
+    if (!link_state_quick(x))
+        gw_layout_run(&x->p, link_state);
     x->link = values_read(x);
     if (!x->seen[DNP_F_MESSAGE])
         return;
@@ -1520,172 +1792,6 @@ static void cmd_link_up_down(dnp_ctx *x, bool up)
 }
 
 /* -- link update (9) -- */
-
-/* The reference layout where nothing is shown (validate), read without the
-   interpreter: ref_update's steps and the values' layouts as quiet_block
-   reads them (the same checks in the same order, the same records but the
-   values' components, which nothing reads), where a first pass that
-   changes nothing finds every byte there, every link known and every
-   value index in range; anything else goes to the interpreter. The reader
-   knows the reference's widths (a u8 link count and value count, u16 link
-   id and value index, u16 counted lengths); ref_shape checks once that
-   the layouts have them (else the interpreter reads every update) and
-   takes each value type's bytes from its layout where it is numbers alone
-   (0: one counted step). */
-static struct {
-    bool usable;
-    uint8_t fixed[DNP_N_TYPES];
-} ref_geo;
-static pthread_once_t ref_geo_once = PTHREAD_ONCE_INIT;
-static bool ref_geo_ready; /* set (release) once ref_geo is filled */
-
-/* is step s the little-endian number of `size` bytes of field f, with check `check`? */
-static bool number_step(const gw_lstep *s, int f, unsigned size, gw_check_fn check)
-{
-    return s->op == GW_L_NUM && s->field == f && s->size == size && !(s->flags & GW_LF_BE) && s->check == check;
-}
-
-static void ref_shape(void)
-{
-    const gw_lstep *s = ref_update;
-    bool ok = number_step(&s[0], DNP_F_LINK_COUNT, 1, NULL) && s[1].op == GW_L_REPEAT &&
-              s[1].arg == DNP_F_LINK_COUNT && number_step(&s[2], DNP_F_LINK_ID, 2, NULL) &&
-              number_step(&s[3], DNP_F_VALUE_COUNT, 1, check_link) && s[4].op == GW_L_REPEAT &&
-              s[4].arg == DNP_F_VALUE_COUNT && number_step(&s[5], DNP_F_VALUE_INDEX, 2, check_index) &&
-              s[6].op == GW_L_SWITCH && !s[6].size && s[6].arg == DNP_F_VALUE_TYPE && s[6].cases == value_of_type &&
-              s[6].value == DNP_N_TYPES && s[7].op == GW_L_DONE && s[8].op == GW_L_DONE && s[9].op == GW_L_END;
-    for (int t = 0; ok && t < DNP_N_TYPES; t++) {
-        const gw_lstep *v = value_of_type[t];
-        size_t k = 0, n = 0;
-        for (; v[k].op == GW_L_NUM; k++) { /* numbers alone: their bytes */
-            ok = ok && !v[k].check;
-            n += v[k].size;
-        }
-        if (k) {
-            ok = ok && v[k].op == GW_L_END && n < 256;
-            ref_geo.fixed[t] = (uint8_t)n;
-        } else { /* one counted step, a u16 length */
-            ok = ok && v[0].op == GW_L_COUNTED && v[1].op == GW_L_END && v[0].size == 2 &&
-                 !(v[0].flags & (GW_LF_BE | GW_LF_NUL | GW_LF_LENGTH));
-        }
-    }
-    ref_geo.usable = ok;
-    __atomic_store_n(&ref_geo_ready, true, __ATOMIC_RELEASE);
-}
-
-static uint16_t u16_at(const uint8_t *p)
-{
-    return (uint16_t)gw_get_uint(p, 2, false);
-}
-
-/* the link a link update's link id names: the sender's own, else the other side's (as check_link finds it) */
-static const dnp_link *update_link(const dnp_ctx *x, uint32_t id)
-{
-    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
-    return link ? link : link_of(x->conv, !x->p.pi->dir, id);
-}
-
-/* does the update at the cursor read whole, every link known, every index in range? */
-static bool ref_update_clean(const dnp_ctx *x)
-{
-    const uint8_t *d = x->p.c.data;
-    size_t at = x->p.c.off, len = x->p.c.len;
-    if (at >= len)
-        return false;
-    for (unsigned links = d[at++]; links; links--) {
-        if (len - at < 3)
-            return false;
-        const dnp_link *link = update_link(x, u16_at(d + at));
-        unsigned n = d[at + 2];
-        at += 3;
-        if (!link)
-            return false;
-        for (; n; n--) {
-            if (len - at < 2)
-                return false;
-            unsigned idx = u16_at(d + at);
-            at += 2;
-            if (idx >= link->count)
-                return false;
-            size_t size = ref_geo.fixed[link->types[idx]];
-            if (!size) {
-                if (len - at < 2)
-                    return false;
-                size = u16_at(d + at);
-                at += 2;
-            }
-            if (len - at < size)
-                return false;
-            at += size;
-        }
-    }
-    return true;
-}
-
-/* read what ref_update_clean found clean, as quiet_block reads it */
-static void ref_update_read(dnp_ctx *x)
-{
-    gw_pdu *p = &x->p;
-    const uint8_t *d = p->c.data;
-    unsigned outer = p->index, links = d[p->c.off++];
-    gw_record_num(p, DNP_F_LINK_COUNT, links);
-    for (unsigned l = 0; l < links; l++) {
-        p->index = l;
-        size_t off = p->c.off;
-        unsigned n = d[off + 2];
-        gw_record_num(p, DNP_F_LINK_ID, u16_at(d + off));
-        gw_record_num(p, DNP_F_VALUE_COUNT, n);
-        p->c.off = off + 3;
-        check_link(p, off + 2, n);
-        unsigned v = 0;
-        while (v < n && !p->failed) {
-            p->index = v++;
-            off = p->c.off;
-            unsigned idx = u16_at(d + off);
-            gw_record_num(p, DNP_F_VALUE_INDEX, idx);
-            p->c.off = off + 2;
-            check_index(p, off, idx);
-            if (p->failed)
-                break;
-            unsigned t = (unsigned)x->val[DNP_F_VALUE_TYPE]; /* (check_index recorded it) */
-            if (ref_geo.fixed[t]) {
-                p->c.off += ref_geo.fixed[t];
-                continue;
-            }
-            const gw_lstep *s = value_of_type[t];
-            size_t bytes = u16_at(d + p->c.off);
-            gw_record_num(p, s->arg, bytes);
-            off = p->c.off += 2;
-            gw_pdu_text(p, s->field, off, bytes);
-            p->c.off += bytes;
-            if (s->check)
-                s->check(p, off, bytes);
-        }
-        p->repeats = v;
-        if (p->failed) { /* (as the interpreter leaves them) */
-            p->repeats = l + 1;
-            break;
-        }
-    }
-    if (!p->failed)
-        p->repeats = links;
-    p->index = outer;
-}
-
-/* the reference's update read by ref_update_read where it may be: true
-   when it was (decoding may have failed there all the same) */
-static bool ref_update_quick(dnp_ctx *x)
-{
-    if (x->spec_update || x->p.failed || !x->p.hooks || !x->p.sum.off || gw_emit_tree(&x->p.e) ||
-        x->p.big_endian)
-        return false;
-    if (!__atomic_load_n(&ref_geo_ready, __ATOMIC_ACQUIRE))
-        pthread_once(&ref_geo_once, ref_shape);
-    if (!ref_geo.usable || !ref_update_clean(x))
-        return false;
-    ref_update_read(x);
-    return true;
-}
 
 /* The link update in one layout, from the cursor (after the command
    code). False when it cannot be read in this layout to the end of its

@@ -505,9 +505,10 @@ Test(dnp, links_in_and_past_the_conversations_slots)
 
 /* Where nothing is shown (validate: no item, no subtree, no summary) a
    reference-layout link update is read without the interpreter when it is
-   whole and its links known: the findings are those of the decoding that
-   shows everything, update by update, clean or not */
-Test(dnp, link_updates_read_where_nothing_is_shown_find_the_same)
+   whole and its links known, a link state when it is whole and its types
+   known: the findings are those of the decoding that shows everything,
+   PDU by PDU, clean or not */
+Test(dnp, link_states_and_updates_read_where_nothing_is_shown_find_the_same)
 {
     static const char *const pdus[] = {
         "00 0100 0000", "01 00 0000",
@@ -528,8 +529,16 @@ Test(dnp, link_updates_read_where_nothing_is_shown_find_the_same)
         "09 01 0000 01 01",                                    /* truncated index */
         "08 0000", "09 01 0000 01 0100 0500",                  /* link 0 down */
         "09 01 0000 01 0100 0500",                             /* the client updates the read-only link */
+        /* link states: a message and a string not UTF-8; unknown flags;
+           no values; a resend; an unknown type; cut in a value, in the
+           message, in its length */
+        "05 0200 0200 00 0300 616263 0200 0b 0200 c328 05 01000000",
+        "05 0300 0300 06 0000 0100 01 05", "05 0400 0400 00 0000 0000", "05 0400 0400 00 0000 0000",
+        "05 0500 0500 00 0000 0100 63 05", "05 0600 0600 00 0000 0100 05 0100", "05 0700 0700 00 0900 6162",
+        "05 0800 0800 00 00", "05 0900 0900 00 0000 0100 0b 0500 61",
     };
-    static const int dirs[] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
+    static const int dirs[] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0,
+                               1, 1, 1, 1, 1, 1, 1, 1, 1};
     _Static_assert(sizeof dirs / sizeof dirs[0] == sizeof pdus / sizeof pdus[0], "a direction a PDU");
     int oq[GW_MAX_OPTIONS];
     void *quiet_conv = test_conv_new(P, oq);
