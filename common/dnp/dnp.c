@@ -1490,7 +1490,7 @@ static uint16_t u16_at(const uint8_t *p)
 }
 
 /* does a value of type t fit d[*at..len)? (*at moved past it) */
-static bool value_clean(const uint8_t *d, size_t *at, size_t len, unsigned t)
+static inline __attribute__((always_inline)) bool value_clean(const uint8_t *d, size_t *at, size_t len, unsigned t)
 {
     size_t size = ref_geo.fixed[t];
     if (!size) {
@@ -1506,7 +1506,7 @@ static bool value_clean(const uint8_t *d, size_t *at, size_t len, unsigned t)
 }
 
 /* a value of type t that value_clean found there, read as its layout is */
-static void value_read(dnp_ctx *x, unsigned t)
+static inline __attribute__((always_inline)) void value_read(dnp_ctx *x, unsigned t)
 {
     gw_pdu *p = &x->p;
     if (ref_geo.fixed[t]) {
