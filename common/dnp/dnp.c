@@ -1436,6 +1436,7 @@ static dnp_link *values_read(dnp_ctx *x)
    (0: one counted step). */
 static struct {
     bool usable, state_usable; /* the link update's reader; the link state's */
+    bool spec_widths;          /* spec_may_fit's widths are spec_update's */
     uint8_t fixed[DNP_N_TYPES];
 } ref_geo;
 static pthread_once_t ref_geo_once = PTHREAD_ONCE_INIT;
@@ -1481,7 +1482,17 @@ static void ref_shape(void)
         s[5].arg == DNP_F_VALUE_COUNT && s[6].op == GW_L_SWITCH && s[6].size == 1 && s[6].arg == DNP_F_VALUE_TYPE &&
         s[6].cases == value_of_type && s[6].value == DNP_N_TYPES && s[6].check == check_state_type &&
         !(s[6].flags & GW_LF_BE) && s[7].op == GW_L_DONE && s[8].op == GW_L_END;
+    s = spec_update;
+    ref_geo.spec_widths = number_step(&s[0], DNP_F_LINK_COUNT, 2, NULL) && s[1].op == GW_L_REPEAT &&
+                          number_step(&s[2], DNP_F_LINK_ID, 2, NULL) &&
+                          number_step(&s[3], DNP_F_VALUE_COUNT, 2, check_link) && s[4].op != GW_L_NUM;
     __atomic_store_n(&ref_geo_ready, true, __ATOMIC_RELEASE);
+}
+
+static void geo_ready(void)
+{
+    if (!__atomic_load_n(&ref_geo_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&ref_geo_once, ref_shape);
 }
 
 static uint16_t u16_at(const uint8_t *p)
@@ -1607,8 +1618,7 @@ static bool quick_allowed(const dnp_ctx *x)
 {
     if (x->p.failed || x->p.hooks != &hooks || !x->p.sum.off || gw_emit_tree(&x->p.e) || x->p.big_endian)
         return false;
-    if (!__atomic_load_n(&ref_geo_ready, __ATOMIC_ACQUIRE))
-        pthread_once(&ref_geo_once, ref_shape);
+    geo_ready();
     return true;
 }
 
@@ -1838,28 +1848,25 @@ static bool update_fits(const dnp_conv *conv, const uint8_t *data, size_t len, i
    the steps the text's layout reads first in a link, its id and value
    count); and links of no values take their fixed part alone, so while
    they have none where they end is known. Maybe (true) once a link has
-   values: update_fits reads them. */
+   values: update_fits reads them. It knows the text's widths (a u16 link
+   count, u16 link id and value count), which ref_shape checks once in
+   spec_update (else it says maybe). */
 static bool spec_may_fit(const dnp_ctx *x)
 {
-    const gw_lstep *count = &spec_update[0], *link = &spec_update[2]; /* LINK_COUNT; a link's first step */
-    static size_t link_min; /* (the same each time they are found) */
-    static long values_at;
-    static unsigned values_size;
-    if (!link_min) {
-        values_at = gw_layout_offset(link, DNP_F_VALUE_COUNT, &values_size);
-        link_min = gw_layout_fixed_size(link);
-    }
+    geo_ready();
+    if (!ref_geo.spec_widths)
+        return true; /* (update_fits decides) */
     size_t left = gw_remaining(&x->p.c);
-    if (left < count->size)
+    if (left < 2)
         return false;
     const uint8_t *p = x->p.c.data + x->p.c.off;
-    uint64_t n = gw_get_uint(p, count->size, false);
-    p += count->size;
-    left -= count->size;
-    if (left < n * link_min)
+    size_t n = u16_at(p);
+    p += 2;
+    left -= 2;
+    if (left < n * 4)
         return false;
-    for (; n; n--, p += link_min, left -= link_min)
-        if (gw_get_uint(p + values_at, values_size, false))
+    for (; n; n--, p += 4, left -= 4)
+        if (u16_at(p + 2))
             return true;
     return left == 0;
 }
