@@ -1529,7 +1529,9 @@ static inline __attribute__((always_inline)) void value_read(dnp_ctx *x, unsigne
     gw_record_num(p, s->arg, bytes);
     gw_pdu_text(p, s->field, off, bytes);
     p->c.off = off + bytes;
-    if (s->check)
+    if (s->check == check_utf8) /* (a string's: called directly) */
+        check_utf8(p, off, bytes);
+    else if (s->check)
         s->check(p, off, bytes);
 }
 
@@ -1814,10 +1816,12 @@ static bool read_update(dnp_ctx *x, int layout)
     x->cur_link = NULL;
     if (!ref_update_quick(x))
         gw_layout_run(&x->p, x->spec_update ? spec_update : ref_update);
-    if (!x->links_said && x->seen[DNP_F_LINK_COUNT]) /* no link read */
-        link_count_said(x);
-    if (!x->unknown_link && x->seen[DNP_F_LINK_COUNT] && x->val[DNP_F_LINK_COUNT] > 3)
-        summary_add(x, "; ...");
+    if (!x->p.sum.off) { /* (the summary's end) */
+        if (!x->links_said && x->seen[DNP_F_LINK_COUNT]) /* no link read */
+            link_count_said(x);
+        if (!x->unknown_link && x->seen[DNP_F_LINK_COUNT] && x->val[DNP_F_LINK_COUNT] > 3)
+            summary_add(x, "; ...");
+    }
     return !x->p.failed;
 }
 
