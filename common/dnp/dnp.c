@@ -1106,10 +1106,12 @@ static void check_link(gw_pdu *p, size_t off, uint64_t v)
     size_t lstart = off - 2;
     unsigned l = x->p.index;
     uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)v;
-    if (l == 0)
-        link_count_said(x);
-    if (l < 3)
-        summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
+    if (!x->p.sum.off) { /* (links_said is read only where there is a summary) */
+        if (l == 0)
+            link_count_said(x);
+        if (l < 3)
+            summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
+    }
     const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
     if (!link)
         link = link_of(x->conv, !x->p.pi->dir, id);
