@@ -1700,6 +1700,40 @@ static void link_state_read(dnp_ctx *x)
     p->index = outer;
 }
 
+/* A layout of numbers alone (reliable ack, link up and down) where nothing
+   is shown and its bytes are all there: read, recorded and checked as
+   quiet_block reads it, without its loop over step kinds. False when it
+   is not such a layout or its bytes are not all there (then nothing is read). */
+static bool numbers_quick(dnp_ctx *x, const gw_lstep *l)
+{
+    size_t n = 0;
+    const gw_lstep *s = l;
+    for (; s->op == GW_L_NUM && !(s->flags & GW_LF_BE); s++)
+        n += s->size;
+    if (s->op != GW_L_END || gw_remaining(&x->p.c) < n || !quick_allowed(x))
+        return false;
+    for (s = l; s->op == GW_L_NUM; s++) {
+        size_t off = x->p.c.off;
+        uint64_t v = gw_get_uint(x->p.c.data + off, s->size, false);
+        x->p.c.off = off + s->size;
+        gw_record_num(&x->p, s->field, v);
+        if (s->check) {
+            s->check(&x->p, off, v);
+            if (x->p.failed)
+                break;
+        }
+    }
+    return true;
+}
+
+/* the layout l at the cursor: false when decoding failed */
+static bool run_layout(dnp_ctx *x, const gw_lstep *l)
+{
+    if (!numbers_quick(x, l))
+        gw_layout_run(&x->p, l);
+    return !x->p.failed;
+}
+
 static bool link_state_quick(dnp_ctx *x)
 {
     if (!quick_allowed(x) || !ref_geo.state_usable || !link_state_clean(x))
@@ -1748,7 +1782,7 @@ static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
 static void cmd_reliable_ack(dnp_ctx *x)
 {
     size_t off = x->p.c.off;
-    if (!gw_layout_run(&x->p, reliable_ack))
+    if (!run_layout(x, reliable_ack))
         return;
     uint32_t seq = (uint32_t)x->val[DNP_F_SEQ], code = (uint32_t)x->val[DNP_F_ACK_CODE];
     const char *cn = gw_value_name_of(ack_code_names, code);
@@ -1776,7 +1810,7 @@ static void cmd_reliable_ack(dnp_ctx *x)
 
 static void cmd_link_up_down(dnp_ctx *x, bool up)
 {
-    if (!gw_layout_run(&x->p, link_up_down))
+    if (!run_layout(x, link_up_down))
         return;
     uint32_t link_id = (uint32_t)x->val[DNP_F_LINK_ID];
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");

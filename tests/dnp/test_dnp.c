@@ -506,8 +506,8 @@ Test(dnp, links_in_and_past_the_conversations_slots)
 /* Where nothing is shown (validate: no item, no subtree, no summary) a
    reference-layout link update is read without the interpreter when it is
    whole and its links known, a link state when it is whole and its types
-   known: the findings are those of the decoding that shows everything,
-   PDU by PDU, clean or not */
+   known, an ack or a link up or down when it is whole: the findings are
+   those of the decoding that shows everything, PDU by PDU, clean or not */
 Test(dnp, link_states_and_updates_read_where_nothing_is_shown_find_the_same)
 {
     static const char *const pdus[] = {
@@ -536,9 +536,11 @@ Test(dnp, link_states_and_updates_read_where_nothing_is_shown_find_the_same)
         "05 0300 0300 06 0000 0100 01 05", "05 0400 0400 00 0000 0000", "05 0400 0400 00 0000 0000",
         "05 0500 0500 00 0000 0100 63 05", "05 0600 0600 00 0000 0100 05 0100", "05 0700 0700 00 0900 6162",
         "05 0800 0800 00 00", "05 0900 0900 00 0000 0100 0b 0500 61",
+        /* acks and link ups (numbers alone): an unknown code, one of nothing sent, cut short */
+        "06 0200 07", "06 3000 00", "06 03", "07 01", "07 0200 ff",
     };
     static const int dirs[] = {0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0,
-                               1, 1, 1, 1, 1, 1, 1, 1, 1};
+                               1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0};
     _Static_assert(sizeof dirs / sizeof dirs[0] == sizeof pdus / sizeof pdus[0], "a direction a PDU");
     int oq[GW_MAX_OPTIONS];
     void *quiet_conv = test_conv_new(P, oq);
