@@ -1700,37 +1700,10 @@ static void link_state_read(dnp_ctx *x)
     p->index = outer;
 }
 
-/* A layout of numbers alone (reliable ack, link up and down) where nothing
-   is shown and its bytes are all there: read, recorded and checked as
-   quiet_block reads it, without its loop over step kinds. False when it
-   is not such a layout or its bytes are not all there (then nothing is read). */
-static bool numbers_quick(dnp_ctx *x, const gw_lstep *l)
-{
-    size_t n = 0;
-    const gw_lstep *s = l;
-    for (; s->op == GW_L_NUM && !(s->flags & GW_LF_BE); s++)
-        n += s->size;
-    if (s->op != GW_L_END || gw_remaining(&x->p.c) < n || !quick_allowed(x))
-        return false;
-    for (s = l; s->op == GW_L_NUM; s++) {
-        size_t off = x->p.c.off;
-        uint64_t v = gw_get_uint(x->p.c.data + off, s->size, false);
-        x->p.c.off = off + s->size;
-        gw_record_num(&x->p, s->field, v);
-        if (s->check) {
-            s->check(&x->p, off, v);
-            if (x->p.failed)
-                break;
-        }
-    }
-    return true;
-}
-
 /* the layout l at the cursor: false when decoding failed */
 static bool run_layout(dnp_ctx *x, const gw_lstep *l)
 {
-    if (!numbers_quick(x, l))
-        gw_layout_run(&x->p, l);
+    gw_layout_run_numbers_first(&x->p, l); /* (reliable ack, link up and down: numbers alone) */
     return !x->p.failed;
 }
 
