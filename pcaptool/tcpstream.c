@@ -399,33 +399,6 @@ void tcp_half_release(tcp_half *h)
     tcp_half_init(h, h->budget);
 }
 
-size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_t *d, size_t len, const tcp_stamp *at,
-               const tcp_sink *out, long *pending_len)
-{
-    size_t used = 0;
-    *pending_len = 0;
-    while (used < len) {
-        size_t avail = len - used;
-        if (avail < p->pdu_header)
-            break;
-        long n = p->pdu_length(opts, d + used, avail);
-        if (n == 0)
-            break;
-        if (n < 0) { /* not a PDU start: the rest goes as one, to be reported */
-            out->pdu(out->ctx, d + used, avail, at);
-            used += avail;
-            break;
-        }
-        if ((size_t)n > avail) {
-            *pending_len = n;
-            break;
-        }
-        out->pdu(out->ctx, d + used, (size_t)n, at);
-        used += (size_t)n;
-    }
-    return used;
-}
-
 /* PDUs cut from early bytes: each on the stamp of the stream up to its end */
 typedef struct {
     tcp_half *h;
