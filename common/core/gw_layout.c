@@ -235,9 +235,7 @@ static inline __attribute__((always_inline)) bool take(gw_pdu *x, const gw_lstep
                                                        uint64_t *v)
 {
     if (quiet && gw_remaining(&x->c) >= s->size) {
-        *v = gw_layout_num_at(x, s, x->c.data + x->c.off);
-        x->c.off += s->size;
-        gw_record_num(x, field, *v);
+        *v = gw_layout_quiet_take(x, s, field);
         return true;
     }
     if (s->what && !gw_pdu_need(x, s->size, s->what))
@@ -395,9 +393,7 @@ op_sub: {
                     layout of nothing else needs no frame */
         for (; !x->failed; l++) {
             if (l->op == GW_L_NUM && !l->check && gw_remaining(&x->c) >= l->size) {
-                uint64_t v = gw_layout_num_at(x, l, x->c.data + x->c.off);
-                x->c.off += l->size;
-                gw_record_num(x, l->field, v);
+                gw_layout_quiet_take(x, l, l->field);
             } else if (l->op == GW_L_COUNTED) {
                 counted(x, l, first);
             } else {
@@ -591,9 +587,7 @@ static const gw_lstep *quiet_block(gw_pdu *x, const gw_lstep *s)
             size_t off = x->c.off;
             uint64_t v;
             if (__builtin_expect(gw_remaining(&x->c) >= s->size, 1)) {
-                v = gw_layout_num_at(x, s, x->c.data + off);
-                x->c.off = off + s->size;
-                gw_record_num(x, s->field, v);
+                v = gw_layout_quiet_take(x, s, s->field);
             } else if (!take(x, s, s->field, false, &v)) {
                 return NULL;
             }

@@ -169,6 +169,16 @@ static inline uint64_t gw_layout_num_at(const gw_pdu *x, const gw_lstep *s, cons
     return s->size == 1 ? p[0] : gw_get_uint(p, s->size, gw_layout_order(x, s));
 }
 
+/* a number step whose bytes are there, taken where no item is shown: read,
+   recorded as `field`, the cursor past it */
+static inline uint64_t gw_layout_quiet_take(gw_pdu *x, const gw_lstep *s, int field)
+{
+    uint64_t v = gw_layout_num_at(x, s, x->c.data + x->c.off);
+    x->c.off += s->size;
+    gw_record_num(x, field, v);
+    return v;
+}
+
 /* Where nothing is shown (no item, no subtree, no summary: gw_layout_run's
    quiet reading; x not failed), the leading numbers of the steps from s
    whose bytes are there: read, recorded and checked as that reading does
@@ -181,9 +191,7 @@ static inline const gw_lstep *gw_layout_quiet_numbers(gw_pdu *x, const gw_lstep 
 {
     for (; s->op == GW_L_NUM && gw_remaining(&x->c) >= s->size; s++) {
         size_t off = x->c.off;
-        uint64_t v = gw_layout_num_at(x, s, x->c.data + off);
-        x->c.off = off + s->size;
-        gw_record_num(x, s->field, v);
+        uint64_t v = gw_layout_quiet_take(x, s, s->field);
         if (s->check && x->hooks) {
             s->check(x, off, v);
             if (x->failed)
