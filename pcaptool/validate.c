@@ -229,25 +229,26 @@ static bool v_wants_message(void *ctx, int finding)
     return message_shown(v, v->proto, finding);
 }
 
+/* p's index (proto_of), looked up again only when p is not the *last
+   whose index *index holds */
+static int proto_cached(const gw_protocol **last, int *index, const gw_protocol *p)
+{
+    if (p != *last) {
+        *last = p;
+        *index = proto_of(p);
+    }
+    return *index;
+}
+
 /* the same for a finding a conversation's end reports about `frame`: once
    its rule has a tally its message is not shown, however late the finding
    is counted; nor when an end finding of the rule about the same frame or
    an earlier one carries its message (records are counted in frame order,
    a frame's in the order they came: that one is counted first, all are) */
-/* p's index for a finding outside a PDU */
-static int other_proto_of(validator *v, const gw_protocol *p)
-{
-    if (p != v->other_p) {
-        v->other_p = p;
-        v->other_proto = p ? proto_of(p) : RUN_PROTO;
-    }
-    return v->other_proto;
-}
-
 static bool v_end_wants_message(void *ctx, const gw_protocol *p, uint32_t frame, int finding)
 {
     validator *v = ctx;
-    int proto = other_proto_of(v, p);
+    int proto = proto_cached(&v->other_p, &v->other_proto, p);
     if (!message_shown(v, proto, finding))
         return false;
     if (json_out)
@@ -267,10 +268,7 @@ static bool v_end_wants_message(void *ctx, const gw_protocol *p, uint32_t frame,
 static gw_sink *v_begin(void *ctx, const gw_protocol *p)
 {
     validator *v = ctx;
-    if (p != v->p) { /* looked up again only when the protocol changes */
-        v->p = p;
-        v->proto = proto_of(p);
-    }
+    proto_cached(&v->p, &v->proto, p);
     v->n_pend = v->n_more = 0;
     if (v->filter) {
         g_array_set_size(v->items, 0);
@@ -326,7 +324,7 @@ static void v_other(void *ctx, const gw_protocol *p, int index, const out_meta *
                     const out_finding *fd)
 {
     validator *v = ctx;
-    int proto = other_proto_of(v, p);
+    int proto = proto_cached(&v->other_p, &v->other_proto, p);
     if (is_disabled(proto, index) || (v->filter && !dfilter_match_finding(v->filter, p, index)))
         return;
     v->r->protos_seen |= 1u << proto;
@@ -348,7 +346,7 @@ static void validate_one(const run_options *ro, report *r)
     run_options o = *ro; /* cli_read sets what it reads */
     validator *v = g_new0(validator, 1);
     v->r = r;
-    v->other_proto = RUN_PROTO; /* other_p NULL: the run's own findings */
+    v->proto = v->other_proto = RUN_PROTO; /* proto_of(NULL): the run's own findings */
     v->sink = (gw_sink){.ctx = v, .item = NULL, .push = NULL, .pop = NULL,
                         .finding = v_finding, .wants_message = v_wants_message,
                         .summary = NULL, .source = run_ignore_source};
