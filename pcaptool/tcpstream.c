@@ -574,13 +574,9 @@ void tcp_half_segment_any(tcp_half *h, const gw_protocol *p, const int *opts, ui
         }
         h->at = *at; /* the stream up to here is complete with this segment */
         if (h->buf_len == 0 && !h->early_present) {
-            /* the usual case: whole PDUs straight from the segment, only a
-               PDU it leaves unfinished is copied (when the budget has room:
-               else it is given up, and the next segment starts afresh) */
-            h->next_seq += (uint32_t)len;
-            size_t used = tcp_cut(p, opts, data, len, at, out, &h->pending_len);
-            if (used < len)
-                tcp_half_keep(h, data + used, len - used, at, out);
+            /* as in tcp_half_segment's usual case (after a SYN, a FIN or a
+               retransmission cut to its new bytes) */
+            tcp_half_cut_next(h, p, opts, data, len, at, out);
         } else {
             append(h, data, len);
             deliver(h, p, opts, at, out);

@@ -177,6 +177,16 @@ static inline size_t tcp_cut(const gw_protocol *p, const int *opts, const uint8_
     }
     return used;
 }
+/* the next bytes of the stream at `at`, no PDU under way: its whole PDUs
+   straight from them, the start of one they leave unfinished kept */
+static inline void tcp_half_cut_next(tcp_half *h, const gw_protocol *p, const int *opts, const uint8_t *data,
+                                     size_t len, const tcp_stamp *at, const tcp_sink *out)
+{
+    h->next_seq += (uint32_t)len;
+    size_t used = tcp_cut(p, opts, data, len, at, out, &h->pending_len);
+    if (used < len)
+        tcp_half_keep(h, data + used, len - used, at, out);
+}
 static inline void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int *opts, uint32_t seq,
                                     uint8_t flags, const uint8_t *data, size_t len, const tcp_stamp *at,
                                     const tcp_sink *out)
@@ -186,10 +196,7 @@ static inline void tcp_half_segment(tcp_half *h, const gw_protocol *p, const int
             return; /* what tcp_half_segment_any would do with it: nothing */
         if (seq == h->next_seq && at && !(h->closed | h->fin_seen) && !(h->buf_len | h->early_present)) {
             h->at = *at;
-            h->next_seq += (uint32_t)len;
-            size_t used = tcp_cut(p, opts, data, len, at, out, &h->pending_len);
-            if (used < len)
-                tcp_half_keep(h, data + used, len - used, at, out);
+            tcp_half_cut_next(h, p, opts, data, len, at, out);
             return;
         }
     }
