@@ -534,11 +534,18 @@ static void read_header_quiet(eoudp_ctx *x, bool big, uint64_t *id, uint64_t *si
     x->p.c.off = g->len;
 }
 
+/* the command of a code in the numbering the options ask for, the tables
+   known ready (command_of makes them so) */
+static inline const command *command_in(const int *opt, uint8_t code)
+{
+    return by_code[opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT][code];
+}
+
 static const command *command_of(const int *opt, uint8_t code)
 {
     if (!__atomic_load_n(&geo_ready, __ATOMIC_ACQUIRE))
         pthread_once(&geo_once, measure_headers);
-    return by_code[opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT][code];
+    return command_in(opt, code);
 }
 
 /* the sender's role: 0 client, 1 server, learnt from the first command that
@@ -744,15 +751,16 @@ static bool payload_fits(const eoudp_ctx *x, const command *cmd, bool nul_after)
    where nobody takes items or a summary: pcaptool validate), it tells
    text_end() of each string as the layout's run would, in its order, and
    counts the GW_L_MORE items in *repeats: all that run leaves a quiet
-   sink and the decoder (nul_after is off where they fit). */
+   sink and the decoder (nul_after is off where they fit). *no_nul: no
+   string's counted bytes end in a NUL. */
 static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len, int layout, unsigned *repeats,
-                         bool *quiet_texts)
+                         bool *no_nul)
 {
     /* the field of the layout's TEXT() */
     int text = layout == L_STRING_SYSTEM ? EOUDP_F_SYSTEM
              : layout == L_STRING_EVENTS ? EOUDP_F_GAME_EVENTS
                                          : EOUDP_F_COMPONENT;
-    unsigned items = 0, texts = 0, nuls = 0;
+    unsigned items = 0, nuls = 0;
 #define TAKE_COUNTED(is_text)                                                                     \
     do {                                                                                          \
         if (len - off < 4)                                                                        \
@@ -765,7 +773,6 @@ static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len,
             bool nul_ = n_ && d[off + n_ - 1] == 0;                                               \
             if (x)                                                                                \
                 text_end(&x->p, text, off, (size_t)n_ - nul_, nul_ ? GW_NUL_COUNTED : GW_NUL_NONE); \
-            texts++;                                                                              \
             nuls += nul_;                                                                         \
         }                                                                                         \
         off += (size_t)n_;                                                                        \
@@ -802,7 +809,7 @@ static bool strings_walk(eoudp_ctx *x, const uint8_t *d, size_t off, size_t len,
     }
 #undef TAKE_COUNTED
     *repeats = items;
-    *quiet_texts = !nuls; /* ends that text_end() reports (GW_NUL_COUNTED) */
+    *no_nul = !nuls; /* no end that text_end() reports (GW_NUL_COUNTED) */
     return off == len;
 }
 
@@ -948,7 +955,7 @@ static void eoudp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *d, si
     const geometry *g = &geo[h.gen]; /* (choose() made geo[] and by_code[] ready) */
     size_t hl = g->len;
     uint8_t code = len ? d[0] : 0;
-    const command *cmd = by_code[c->opt[EOUDP_OPT_NUMBERING] == EOUDP_NUM_TEXT][code];
+    const command *cmd = command_in(c->opt, code);
     gw_emit_gen_u(&x->p.e, EOUDP_F_GENERATION, 0, (uint64_t)h.gen);
     gw_emit_gen_u(&x->p.e, EOUDP_F_HEADER_ORDER, 0, (uint64_t)h.order);
     gw_emit_gen_u(&x->p.e, EOUDP_F_BASIS, 0, (uint64_t)h.basis);
