@@ -174,13 +174,10 @@ static void report_open(const snapshot *s, const gw_end_sink *sink)
 static void conv_end(void *p, const gw_end_sink *sink)
 {
     od_conv *c = p;
-    /* oldest first */
-    if (!c->snap_wrapped)
-        for (unsigned k = 0; k < c->snap_next; k++)
-            report_open(&c->snap[k], sink);
-    else
-        for (unsigned k = 0; k < OD_SNAPSHOTS; k++)
-            report_open(&c->snap[(c->snap_next + k) % OD_SNAPSHOTS], sink);
+    /* oldest first: from slot 0, or once every slot was used from the next to be reused */
+    unsigned first = c->snap_wrapped ? c->snap_next : 0;
+    for (unsigned k = 0, n = snaps_in_use(c); k < n; k++)
+        report_open(&c->snap[(first + k) % OD_SNAPSHOTS], sink);
 }
 
 /* ---- decoding helpers -------------------------------------------------- */
