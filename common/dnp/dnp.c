@@ -1092,6 +1092,13 @@ static void check_update_allowed(dnp_ctx *x, const dnp_link *link, uint16_t id, 
                         "Link %u is read-only to this side (link state in frame %u)", id, link->frame);
 }
 
+/* the link a link update's link id names: the sender's own, else the other side's */
+static const dnp_link *update_link(const dnp_ctx *x, uint32_t id)
+{
+    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
+    return link ? link : link_of(x->conv, !x->p.pi->dir, id);
+}
+
 /* one link of a link update, its value count (at off) after its id: the
    link state that gives its types (the sender's own link, its owner
    updating it, else the other side's; a quiet run in the text's layout,
@@ -1112,9 +1119,7 @@ static void check_link(gw_pdu *p, size_t off, uint64_t v)
         if (l < 3)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
     }
-    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
-    if (!link)
-        link = link_of(x->conv, !x->p.pi->dir, id);
+    const dnp_link *link = update_link(x, id);
     x->cur_link = link;
     if (link) {
         gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
@@ -1550,13 +1555,6 @@ static void value_item(dnp_ctx *x, int field, unsigned size, gw_check_fn check)
     check(p, off, v);
     if (!p->failed)
         value_read(x, (unsigned)x->val[DNP_F_VALUE_TYPE]);
-}
-
-/* the link a link update's link id names: the sender's own, else the other side's (as check_link finds it) */
-static const dnp_link *update_link(const dnp_ctx *x, uint32_t id)
-{
-    const dnp_link *link = link_of(x->conv, x->p.pi->dir, id);
-    return link ? link : link_of(x->conv, !x->p.pi->dir, id);
 }
 
 /* does the update at the cursor read whole, every link known, every index in range? */
