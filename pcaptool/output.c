@@ -723,23 +723,26 @@ static inline unsigned decimal_width(uint64_t v)
     return w + (w < 20 && v >= powers_of_10[w]);
 }
 
-static __attribute__((noinline)) void ob_u64_long(obuf *b, uint64_t v)
+/* v's decimal digits at q (room for 20): where they end */
+static inline char *put_u64(char *q, uint64_t v)
 {
-    unsigned width = decimal_width(v);
-    put_digits(ob_room(b, 20), v, width);
-    b->len += width;
+    if (v < 10) {
+        *q = (char)('0' + v);
+        return q + 1;
+    }
+    if (v < 100) {
+        memcpy(q, gw_two_digits + 2 * v, 2);
+        return q + 2;
+    }
+    unsigned w = decimal_width(v);
+    put_digits(q, v, w);
+    return q + w;
 }
 
 static inline void ob_u64(obuf *b, uint64_t v)
 {
-    if (v < 10) { /* most values: a flag, a type, a count */
-        ob_c(b, (char)('0' + v));
-    } else if (v < 100) {
-        memcpy(ob_room(b, 2), gw_two_digits + 2 * v, 2);
-        b->len += 2;
-    } else {
-        ob_u64_long(b, v);
-    }
+    char *q = ob_room(b, 20);
+    b->len += (size_t)(put_u64(q, v) - q);
 }
 
 static void ob_i64(obuf *b, int64_t v)
@@ -1406,22 +1409,6 @@ static inline char *direct_run(out_pdu *o, int fi, json_field jf, const gw_item 
     if (s->named)
         ob_c(nb, ',');
     return q;
-}
-
-/* v's decimal digits at q (room for 20): where they end */
-static inline char *put_u64(char *q, uint64_t v)
-{
-    if (v < 10) {
-        *q = (char)('0' + v);
-        return q + 1;
-    }
-    if (v < 100) {
-        memcpy(q, gw_two_digits + 2 * v, 2);
-        return q + 2;
-    }
-    unsigned w = decimal_width(v);
-    put_digits(q, v, w);
-    return q + w;
 }
 
 /* how many commas p[0..n) has: an integer field's values less one */
