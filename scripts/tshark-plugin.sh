@@ -4,8 +4,11 @@
 # so as root tshark runs as nobody, from a fresh world-readable folder holding
 # copies of the plugin and of every file named in the arguments.
 # GW_TSHARK_DIR=DIR (an empty folder of the caller's, kept): the copies go
-# there once and are reused by later runs (many short runs, as
-# tests/dfilter_check.py makes).
+# there once and are reused by later runs. GW_TSHARK_PROGRAM=sharkd runs
+# sharkd (its requests on standard input) in place of tshark, and
+# GW_TSHARK_HOME=DIR (inside GW_TSHARK_DIR) is its home, whose
+# .config/wireshark holds the preferences and Decode As entries sharkd has
+# no options for (tests/dfilter_check.py).
 set -euo pipefail
 build=$(cd "$1" && pwd); shift
 if [ -n "${GW_TSHARK_DIR:-}" ]; then
@@ -24,9 +27,11 @@ for a in "$@"; do
     args+=("$a")
 done
 chmod -R a+rX "$tmp"
+program=${GW_TSHARK_PROGRAM:-tshark}
+home=${GW_TSHARK_HOME:-$tmp}
 if [ "$(id -u)" -eq 0 ]; then
     setpriv --reuid=65534 --regid=65534 --clear-groups \
-        env HOME="$tmp" WIRESHARK_PLUGIN_DIR="$tmp/plugins" tshark "${args[@]}"
+        env HOME="$home" WIRESHARK_PLUGIN_DIR="$tmp/plugins" "$program" "${args[@]}"
 else
-    HOME="$tmp" WIRESHARK_PLUGIN_DIR="$tmp/plugins" tshark "${args[@]}"
+    HOME="$home" WIRESHARK_PLUGIN_DIR="$tmp/plugins" "$program" "${args[@]}"
 fi

@@ -7,8 +7,13 @@ Usage: dfilter_check.py BUILD_DIR CAPTURES_DIR [--rules]
 
 Every capture at the top of CAPTURES_DIR runs the filters of its protocol
 (its name's prefix; other-* counts as DNP), and the real captures of every
-protocol also run the filters across protocols: one tshark -Y run per
-capture and filter, several at once. Compared over the frames where
+protocol also run the filters across protocols. Wireshark's selection
+comes from sharkd (Wireshark's engine behind a JSON-RPC pipe, with the
+plugin): one sharkd for the captures of each set of tshark options (-o, -d:
+sharkd reads them from its profile) loads each capture once and runs its
+filters over the dissected frames, as the GUI refilters and as tshark -2 -Y
+selects; one tshark start-up a run of 255 filters made this test spend
+most of its time starting tshark. Compared over the frames where
 pcaptool finds a PDU (tshark also selects frames of none, e.g. a TCP
 handshake for "not dnp"). tshark tests a filter on a frame's whole tree,
 pcaptool on each PDU: the same thing where a frame holds one record, and
@@ -110,22 +115,67 @@ def frames_of(pcaptool, capture):
     return pdu_frames, per_frame
 
 
-def one(build, tsh_dir, pcaptool, capture, flt, pdu_frames, per_frame):
-    """(capture, filter, frames compared, frames left out, tshark's and
-    pcaptool's selections among them)"""
-    name = os.path.basename(capture)
-    ws_args, pt_args = compare_tshark.OPTIONS.get(name, ([], []))
-    ours = {r["frame"] for r in records(pcaptool, capture, pt_args, flt)}
-    env = dict(os.environ, GW_TSHARK_DIR=tsh_dir)
-    r = subprocess.run(["bash", compare_tshark.RUN_TSHARK, build] + ws_args +
-                       ["-2", "-r", capture, "-Y", flt, "-T", "fields", "-e", "frame.number"],
-                       capture_output=True, text=True, env=env)
-    if r.returncode != 0 or r.stderr.strip():
-        fail("%s: tshark -Y '%s': exit %d: %s" % (name, flt, r.returncode, r.stderr))
-    theirs = {int(l) for l in r.stdout.split()}
-    compared = pdu_frames if per_frame_safe(flt) else {f for f in pdu_frames if per_frame[f] == 1}
-    a, b = theirs & compared, ours & compared
-    return name, flt, len(compared), len(pdu_frames - compared), a, b
+def home_for(tsh_dir, ws_args, n):
+    """a home for sharkd whose default profile holds tshark's options
+    ws_args (-o as preferences, -d as Decode As entries): sharkd has no
+    options of its own for them"""
+    home = os.path.join(tsh_dir, "home-%d" % n)
+    conf = os.path.join(home, ".config", "wireshark")
+    os.makedirs(conf)
+    prefs, decode_as = [], []
+    for opt, val in zip(ws_args[::2], ws_args[1::2]):
+        m = re.fullmatch(r"(\w+\.port)==(\d+),(\w+)", val)
+        if opt == "-o":
+            prefs.append("%s: %s\n" % tuple(val.split(":", 1)))
+        elif opt == "-d" and m:
+            decode_as.append("decode_as_entry: %s,%s,(none),%s\n" % (m[1], m[2], m[3].upper()))
+        else:
+            fail("dfilter_check: tshark option %s %s has no sharkd form here" % (opt, val))
+    with open(os.path.join(conf, "preferences"), "w") as f:
+        f.writelines(prefs)
+    with open(os.path.join(conf, "decode_as_entries"), "w") as f:
+        f.writelines(decode_as)
+    return home
+
+
+def sharkd(build, tsh_dir, home, jobs):
+    """tshark's selection of each job's filter on its capture, {(capture,
+    filter): frames}: one sharkd (with the plugin, as nobody) loads each
+    capture once and runs all its filters, as Wireshark's display filter
+    does after the first pass (tshark -2 -Y)"""
+    requests, asked = [], {}
+    for loads, (capture, filters) in enumerate(jobs):
+        name = os.path.basename(capture)
+        requests.append({"method": "load", "params": {"file": os.path.join(tsh_dir, name)}})
+        asked[len(requests)] = (name, None)
+        for flt in filters:
+            # sharkd keeps each filter's selection by the filter's text for
+            # the session, and a new load does not forget it: spaces after
+            # it, as many as captures loaded before, make its text new
+            requests.append({"method": "frames", "params": {"filter": flt + " " * loads}})
+            asked[len(requests)] = (capture, flt)
+    lines = "".join(json.dumps(dict(q, jsonrpc="2.0", id=i + 1)) + "\n" for i, q in enumerate(requests))
+    env = dict(os.environ, GW_TSHARK_DIR=tsh_dir, GW_TSHARK_PROGRAM="sharkd", GW_TSHARK_HOME=home)
+    r = subprocess.run(["bash", compare_tshark.RUN_TSHARK, build, "-"], input=lines, capture_output=True,
+                       text=True, env=env, timeout=1200)
+    noise = [l for l in r.stderr.splitlines() if l != "Hello in child." and not l.startswith("load: filename=")]
+    if r.returncode != 0 or noise:
+        fail("sharkd: exit %d: %s" % (r.returncode, "\n".join(noise)))
+    answers = {}
+    for line in r.stdout.splitlines():
+        a = json.loads(line)
+        answers[a.get("id")] = a
+    selected = {}
+    for i, (what, flt) in asked.items():
+        a = answers.get(i)
+        if a is None or "error" in a:
+            fail("sharkd: no answer to %s %s: %s" % (what, flt or "(load)", a and a["error"]))
+        if flt is None:
+            if a["result"].get("status") != "OK":
+                fail("sharkd could not load %s: %s" % (what, a["result"]))
+        else:
+            selected[(what, flt)] = {f["num"] for f in a["result"]}
+    return selected
 
 
 def main():
@@ -147,15 +197,35 @@ def main():
         frames = {c: frames_of(pcaptool, c) for c in caps}
         jobs = []
         for c in caps if rules else []:  # the capture's own finding
-            jobs.append((c, os.path.basename(c).rsplit(".", 1)[0]) + frames[c])
+            jobs.append((c, os.path.basename(c).rsplit(".", 1)[0]))
         for c in caps if not rules else []:
             proto = os.path.basename(c).split("-")[0].split(".")[0]
             proto = "dnp" if proto == "other" else proto
             for p, f in FILTERS:
                 if p == proto or (p == "*" and os.path.basename(c) in REAL):
-                    jobs.append((c, f) + frames[c])
+                    jobs.append((c, f))
+        # a sharkd for the captures of each set of tshark options, both cores busy
+        groups = {}
+        for c, f in jobs:
+            ws_args = tuple(compare_tshark.OPTIONS.get(os.path.basename(c), ([], []))[0])
+            groups.setdefault(ws_args, {}).setdefault(c, []).append(f)
+        halves = []
+        for n, (ws_args, by_capture) in enumerate(sorted(groups.items())):
+            home = home_for(tsh_dir, list(ws_args), n)
+            items = sorted(by_capture.items())
+            halves += [(home, items[:len(items) // 2]), (home, items[len(items) // 2:])]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-            results = list(ex.map(lambda j: one(build, tsh_dir, pcaptool, *j), jobs))
+            theirs = {}
+            for part in ex.map(lambda h: sharkd(build, tsh_dir, h[0], h[1]), [h for h in halves if h[1]]):
+                theirs.update(part)
+        results = []
+        for c, flt in jobs:
+            pdu_frames, per_frame = frames[c]
+            ours = {r["frame"] for r in records(pcaptool, c, compare_tshark.OPTIONS.get(os.path.basename(c),
+                                                                                       ([], []))[1], flt)}
+            compared = pdu_frames if per_frame_safe(flt) else {f for f in pdu_frames if per_frame[f] == 1}
+            results.append((os.path.basename(c), flt, len(compared), len(pdu_frames - compared),
+                            theirs[(c, flt)] & compared, ours & compared))
     finally:
         shutil.rmtree(tsh_dir, ignore_errors=True)
     selected, total, left_out = {}, {}, 0
@@ -173,7 +243,7 @@ def main():
     for _, f in FILTERS if not rules else []:
         if not 0 < selected[f] < total[f]:
             fail("-Y '%s' selects %d of %d frames: it tells nothing" % (f, selected[f], total[f]))
-    print("%d filters, %d runs of tshark -Y: the same frames (%d frames compared, %d selected, %d frames of "
+    print("%d filters, %d filter runs in sharkd: the same frames (%d frames compared, %d selected, %d frames of "
           "several records left out where the filter is not per-frame safe)" %
           (len(selected), len(jobs), sum(total.values()), sum(selected.values()), left_out))
     return 0
