@@ -77,51 +77,35 @@ def finding_groups(pcaptool):
 
 
 def walk(node, fields, findings, state):
-    """Collect proto fields (in document order) and expert codes."""
-    if isinstance(node, list):
-        for n in node:
-            walk(n, fields, findings, state)
-        return
-    if not isinstance(node, dict):
-        return
-    for key, val in node.items():
-        if key == "_ws.expert":
-            for e in (val if isinstance(val, list) else [val]):
-                for k in e:
-                    if not k.startswith("_ws."):
-                        findings.append(k)
-                        # the expert group Wireshark shows is the table's
-                        want = state.get("groups", {}).get(k)
-                        got = e.get("_ws.expert.group")
-                        if want and got and int(got, 0) != GROUPS[want]:
-                            fail("%s: expert group %s, the table says %s" % (k, got, want))
+    """Collect a PDML element's fields of our protocols (their "show", in
+    document order) and its expert codes."""
+    for f in node.findall("field"):
+        name = f.get("name", "")
+        if name == "_ws.expert":
+            group = next((int(g.get("show"), 0) for g in f.findall("field")
+                          if g.get("name") == "_ws.expert.group"), None)
+            for k in (c.get("name", "") for c in f.findall("field")):
+                if not k.startswith("_ws."):
+                    findings.append(k)
+                    # the expert group Wireshark shows is the table's
+                    want = state.get("groups", {}).get(k)
+                    if want and group is not None and group != GROUPS[want]:
+                        fail("%s: expert group %#x, the table says %s" % (k, group, want))
             continue
-        if key in state["two_pass"]:  # links pcaptool, in one pass, cannot show
+        if name in state["two_pass"]:  # links pcaptool, in one pass, cannot show
             continue
-        if key.split(".")[0] in PROTOS and key in state["types"]:
-            if isinstance(val, (dict, list)) and state["types"][key] == "FT_NONE":
-                walk(val, fields, findings, state)
-                continue
-            if state["types"][key] == "FT_NONE":
-                continue
-            vals = val if isinstance(val, list) else [val]
-            for v in vals:
-                if isinstance(v, dict):  # a subtree under a valued item
-                    walk(v, fields, findings, state)
-                else:
-                    fields.setdefault(key, []).append(v)
-            continue
-        if isinstance(val, (dict, list)):
-            walk(val, fields, findings, state)
+        if name.split(".")[0] in PROTOS and name in state["types"] and state["types"][name] != "FT_NONE":
+            fields.setdefault(name, []).append(f.get("show"))
+        walk(f, fields, findings, state)  # a subtree, under a valued item or not
 
 
 def norm_ws(ftype, v):
-    """tshark's JSON text of a value -> comparable Python value."""
+    """tshark's text of a value (PDML's "show") -> comparable Python value."""
     if ftype in ("FT_UINT8", "FT_UINT16", "FT_UINT32", "FT_UINT64", "FT_INT8", "FT_INT16",
                  "FT_INT32", "FT_INT64", "FT_FRAMENUM"):
         return int(v, 0)
-    if ftype == "FT_BOOLEAN":
-        return int(v, 0) != 0
+    if ftype == "FT_BOOLEAN":  # "1" / "0"; from Wireshark 4.4 on "True" / "False"
+        return v == "True" if v in ("True", "False") else int(v, 0) != 0
     if ftype in ("FT_DOUBLE", "FT_FLOAT", "FT_RELATIVE_TIME"):
         return float(v)
     if ftype == "FT_BYTES":
@@ -222,59 +206,55 @@ def in_frame_order(capture, what, frames):
 
 def compare(tsh, pcaptool, capture):
     ws_args, pt_args = OPTIONS.get(os.path.basename(capture), ([], []))
-    # two passes: findings about a frame known only at the end of its
-    # conversation show from the second pass on
-    r = tsh.run(ws_args + ["-2", "-r", capture, "-T", "json", "--no-duplicate-keys"])
+    # one PDML pass (two passes: findings about a frame known only at the
+    # end of its conversation show from the second pass on) with only the
+    # trees read here: the frame's, TCP's (its analysis), Wireshark's
+    # "Malformed" and ours (a resegmented capture's whole PDML is 100 MB,
+    # slow to parse). Its fields' "show" is what tshark -T json gives as
+    # their values (the same 123 captures compared both ways, Wireshark 4.0)
+    r = tsh.run(ws_args + ["-2", "-r", capture, "-T", "pdml", "-J",
+                           " ".join(("frame", "tcp", "_ws.malformed") + PROTOS)])
     if r.returncode != 0:
-        fail("%s: tshark failed: %s" % (capture, r.stderr))
+        fail("%s: tshark -T pdml failed: %s" % (capture, r.stderr))
     if "dissector bug" in r.stderr.lower():
         fail("%s: dissector bug: %s" % (capture, r.stderr))
     ws = {}
     lost = set()  # frames Wireshark says follow bytes not captured
     state = {"types": tsh.types, "two_pass": two_pass_fields(pcaptool), "groups": finding_groups(pcaptool)}
-    for pkt in json.loads(r.stdout):
-        layers = pkt["_source"]["layers"]
-        num = int(layers["frame"]["frame.number"])
-        if "tcp.analysis.lost_segment" in json.dumps(layers.get("tcp", {}).get("tcp.analysis", {})):
-            lost.add(num)
-        pdus = []
-        findings = []
-        for p in PROTOS:
-            if p in layers:
-                for layer in (layers[p] if isinstance(layers[p], list) else [layers[p]]):
-                    f, fi = {}, []
-                    walk(layer, f, fi, state)
-                    pdus.append((f, fi))
-                    findings += fi
-        # an exception in a dissector shows as a top-level "[Malformed Packet]"
-        # with an expert info that is not one of ours; our own error findings
-        # (group Malformed) sit inside our tree and are compared below
-        walk(layers.get("_ws.malformed", {}), {}, findings_extra := [], state)
-        foreign = [f for f in findings + findings_extra if f.split(".")[0] not in PROTOS]
-        # (a frame none of ours is in is another dissector's business: 4.6's
-        # RTCP heuristic throws on random datagrams of the heuristic capture)
-        ours = any(p in layers for p in PROTOS)
-        if ours and ("_ws.malformed" in layers or foreign):
-            fail("%s: frame %d is Malformed in Wireshark: %s" % (capture, num, foreign))
-        if pdus:
-            ws[num] = pdus
-
     # what each PDU's tree item says ("OpenTTD game protocol, SUMMARY"):
     # the summary, with value names that may depend on the conversation
-    # (only the frame's tree and ours in the PDML: all that is read of it; a
-    # resegmented capture's whole PDML is 100 MB, slow to parse)
-    r = tsh.run(ws_args + ["-2", "-r", capture, "-T", "pdml", "-J", " ".join(("frame",) + PROTOS)])
-    if r.returncode != 0:
-        fail("%s: tshark -T pdml failed: %s" % (capture, r.stderr))
     ws_summaries = {}
     ws_labels = {}
     for pkt in ET.fromstring(r.stdout).iter("packet"):
+        protos = pkt.findall("proto")
         num = next(int(f.get("show")) for f in pkt.iter("field") if f.get("name") == "frame.number")
-        texts = [p.get("showname", "") for p in pkt.iter("proto") if p.get("name") in PROTOS]
-        if texts:
-            ws_summaries[num] = texts
-            ws_labels[num] = [tree_labels(p, p.get("name"), 0) for p in pkt.iter("proto")
-                              if p.get("name") in PROTOS]
+        if any(f.get("name") == "tcp.analysis.lost_segment" for p in protos if p.get("name") == "tcp"
+               for f in p.iter("field")):
+            lost.add(num)
+        ours = [p for p in protos if p.get("name") in PROTOS]
+        pdus = []
+        findings = []
+        for p in ours:
+            f, fi = {}, []
+            walk(p, f, fi, state)
+            pdus.append((f, fi))
+            findings += fi
+        # an exception in a dissector shows as a top-level "[Malformed Packet]"
+        # with an expert info that is not one of ours; our own error findings
+        # (group Malformed) sit inside our tree and are compared below
+        malformed = [p for p in protos if p.get("name") == "_ws.malformed"]
+        findings_extra = []
+        for p in malformed:
+            walk(p, {}, findings_extra, state)
+        foreign = [f for f in findings + findings_extra if f.split(".")[0] not in PROTOS]
+        # (a frame none of ours is in is another dissector's business: 4.6's
+        # RTCP heuristic throws on random datagrams of the heuristic capture)
+        if ours and (malformed or foreign):
+            fail("%s: frame %d is Malformed in Wireshark: %s" % (capture, num, foreign))
+        if pdus:
+            ws[num] = pdus
+            ws_summaries[num] = [p.get("showname", "") for p in ours]
+            ws_labels[num] = [tree_labels(p, p.get("name"), 0) for p in ours]
 
     out = subprocess.run([pcaptool, "decode", "--format", "json", "--fail-on", "never"] + pt_args +
                          [capture], capture_output=True, text=True)
