@@ -275,6 +275,8 @@ typedef struct {
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
     uint16_t offered[OFFERED_MAX];
     int64_t close_ns, last_ns;
+    size_t held;             /* what conv_held says: CONV_FIXED_HEAP, links_bytes and
+                                both directions' lng.peak_cost, kept as they change */
     int64_t resends_checked_ns; /* when check_resends last looked */
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
     const int *opt;          /* the options (DNP_OPT_*) */
@@ -344,7 +346,7 @@ static void long_free(dnp_long *l)
 
 /* forget the message under way; buffers that grew past 64 KiB are given
    back, so that an idle conversation holds little */
-static void long_reset(dnp_long *l)
+static void long_reset(dnp_conv *c, dnp_long *l)
 {
     l->active = l->have_last = false;
     long_held -= l->cost;
@@ -356,14 +358,17 @@ static void long_reset(dnp_long *l)
     if (l->peak_len[ARR_PARTS] + l->peak_len[ARR_DATA] > (64u << 10)) {
         long_free(l); /* made again by the next part */
         memset(l->peak_len, 0, sizeof l->peak_len);
+        c->held -= l->peak_cost;
         l->peak_cost = 0;
     }
 }
 
-static void long_grew(dnp_long *l, int arr, size_t bytes)
+static void long_grew(dnp_conv *c, dnp_long *l, int arr, size_t bytes)
 {
     if (bytes > l->peak_len[arr]) {
-        l->peak_cost += array_cost(bytes) - array_cost(l->peak_len[arr]);
+        size_t more = array_cost(bytes) - array_cost(l->peak_len[arr]);
+        l->peak_cost += more;
+        c->held += more;
         l->peak_len[arr] = bytes;
     }
 }
@@ -512,6 +517,7 @@ static void conv_init(void *p, const int *opt)
     for (int d = 0; d < 2; d++)
         memset(&c->dir[d], 0, offsetof(dnp_direction, sent));
     c->opt = opt;
+    c->held = CONV_FIXED_HEAP;
     c->resend_due_ns = INT64_MAX;
 }
 
@@ -529,13 +535,14 @@ static void conv_free(void *p)
 static size_t conv_held(const void *p)
 {
     const dnp_conv *c = p;
-    return CONV_FIXED_HEAP + c->links_bytes + c->dir[0].lng.peak_cost + c->dir[1].lng.peak_cost;
+    return c->held;
 }
 
 /* a new connection: numbering restarts at 0 and old links are gone */
 static void conv_restart(dnp_conv *c)
 {
     links_clear(c);
+    c->held -= c->links_bytes;
     c->links_bytes = 0;
     c->resend_due_ns = INT64_MAX;
     for (int d = 0; d < 2; d++) {
@@ -544,7 +551,7 @@ static void conv_restart(dnp_conv *c)
         dd->first_not_zero = false;
         dd->next = 0;
         dd->n_used = dd->run = 0; /* the history's entries are not read again until written */
-        long_reset(&dd->lng);
+        long_reset(c, &dd->lng);
     }
 }
 
@@ -628,6 +635,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     size_t size = LINK_COST(link->count);
     if (old) {
         x->conv->links_bytes -= LINK_COST(old->count);
+        x->conv->held -= LINK_COST(old->count);
         link_forget(x->conv, dir, link_id);
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
@@ -640,6 +648,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         return;
     }
     x->conv->links_bytes += (uint32_t)size;
+    x->conv->held += size;
     link->id = link_id;
     link->time_ns = x->p.pi->time_ns;
     link->seq = x->sent->seq;
@@ -842,7 +851,7 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
             gw_emit_finding(&x->p.e, DNP_E_LONG_RESTARTED, flags_off, 1,
                             "New long message while the one started in frame %u is incomplete",
                             l->first_frame);
-        long_reset(l);
+        long_reset(x->conv, l);
         l->active = true;
         l->first_seq = seq;
         l->first_frame = x->p.pi->frame;
@@ -857,14 +866,14 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
         gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long message over %u bytes or %u parts: not reassembled",
                         DNP_REASSEMBLY_MAX, DNP_SEQ_MODULO);
-        long_reset(l);
+        long_reset(x->conv, l);
         return false;
     }
     if (long_held + cost > DNP_REASSEMBLY_TOTAL_MAX) {
         gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long messages under reassembly in all conversations over %u MiB: "
                         "this one is not reassembled", DNP_REASSEMBLY_TOTAL_MAX >> 20);
-        long_reset(l);
+        long_reset(x->conv, l);
         return false;
     }
     long_held += cost;
@@ -876,8 +885,8 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     if (vn)
         g_byte_array_append(l->data, vpiece, (guint)vn);
     g_array_append_val(l->parts, p);
-    long_grew(l, ARR_DATA, l->data->len);
-    long_grew(l, ARR_PARTS, l->parts->len * sizeof(dnp_part));
+    long_grew(x->conv, l, ARR_DATA, l->data->len);
+    long_grew(x->conv, l, ARR_PARTS, l->parts->len * sizeof(dnp_part));
     if (last) {
         l->have_last = true;
         l->last_seq = seq;
@@ -898,8 +907,8 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
         if (q->vlen)
             g_byte_array_append(l->vout, l->data->data + q->voff, (guint)q->vlen);
     }
-    long_grew(l, ARR_OUT, l->out->len);
-    long_grew(l, ARR_VOUT, l->vout->len);
+    long_grew(x->conv, l, ARR_OUT, l->out->len);
+    long_grew(x->conv, l, ARR_VOUT, l->vout->len);
     return true;
 }
 
@@ -1946,7 +1955,7 @@ static void cmd_message_long(dnp_ctx *x)
         gw_emit_b(&x->p.e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
         x->p.e.src = 0;
         summary_add(x, ", message of %u %s reassembled", l->out->len, gw_bytes(l->out->len));
-        long_reset(l);
+        long_reset(x->conv, l);
     }
 }
 
@@ -1985,7 +1994,7 @@ static void cmd_link_state_long(dnp_ctx *x)
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
     x->p.c = saved;
     x->p.e.src = 0;
-    long_reset(l);
+    long_reset(x->conv, l);
 }
 
 /* ---- the connection's life ------------------------------------------------ */
