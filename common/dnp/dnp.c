@@ -254,32 +254,36 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 #define LINKS_DIRECT 8 /* link ids below this are kept by id (dnp_conv.by_id), not in the table */
 
 typedef struct {
-    dnp_link *by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
-    dnp_link **links;        /* by sender and link id, the others: link_of() (NULL: none yet) */
-    uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
-    uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
+    /* read or written by every PDU (dnp_decode, check_connection,
+       check_resends, conv_held): together at the start, where they share
+       a cache line or two */
+    int64_t last_ns;
+    int64_t resends_checked_ns; /* when check_resends last looked */
     /* at most the latest transmission time of every reliable command that
        check_resends may still report (INT64_MAX: none): it looks only once
        DNP_RESEND_MISSING_NS have passed since */
     int64_t resend_due_ns;
-    uint32_t links_used;     /* links in the table */
-    uint32_t links_heap;     /* links in their own allocation (not in link_slots) */
-    uint8_t links_bits;      /* it has 1 << links_bits slots */
-    uint8_t slots_used;      /* bit i: link_slots[i] holds a link (made or kept) */
-    bool links_full_noted;
+    size_t held;             /* what conv_held says: CONV_FIXED_HEAP, links_bytes and
+                                both directions' lng.peak_cost, kept as they change */
+    const int *opt;          /* the options (DNP_OPT_*) */
     uint8_t state;           /* enum conn_state */
+    uint8_t client_dir, closer_dir;
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
     bool noted_layout, noted_spec_layout, noted_long, noted_wrap; /* divergences reported */
-    uint8_t client_dir, closer_dir;
+    bool links_full_noted;
+    uint8_t links_bits;      /* the links table has 1 << links_bits slots */
+    uint8_t slots_used;      /* bit i: link_slots[i] holds a link (made or kept) */
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
+    dnp_link *by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
+    dnp_link **links;        /* by sender and link id, the others: link_of() (NULL: none yet) */
+    uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
+    uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
+    uint32_t links_used;     /* links in the table */
+    uint32_t links_heap;     /* links in their own allocation (not in link_slots) */
     uint16_t offered[OFFERED_MAX];
-    int64_t close_ns, last_ns;
-    size_t held;             /* what conv_held says: CONV_FIXED_HEAP, links_bytes and
-                                both directions' lng.peak_cost, kept as they change */
-    int64_t resends_checked_ns; /* when check_resends last looked */
+    int64_t close_ns;
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
-    const int *opt;          /* the options (DNP_OPT_*) */
     dnp_direction dir[2];    /* conv_init clears each up to its history; nothing
                                 after it is cleared (read only where in use) */
     dnp_link_slot link_slots[LINK_SLOTS];
