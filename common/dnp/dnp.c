@@ -183,12 +183,16 @@ typedef struct {
                         allocation, or in its slot (link_new) */
 } dnp_link;
 
+/* The conversation's state starts at a cache line (conv_at), and so do
+   the parts of it one packet reads together */
+#define CONV_LINE 64
+
 /* a link kept in the conversation's own storage (dnp_conv.link_slots):
-   one whose types fit, while a slot is free */
-#define LINK_INLINE 16
+   one whose types fit, while a slot is free; a slot fills a cache line */
+#define LINK_INLINE (CONV_LINE - sizeof(dnp_link))
 #define LINK_SLOTS 8
 typedef struct {
-    dnp_link l;
+    _Alignas(CONV_LINE) dnp_link l;
     uint8_t types[LINK_INLINE];
 } dnp_link_slot;
 
@@ -255,9 +259,8 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 
 typedef struct {
     /* read or written by every PDU (dnp_decode, check_connection,
-       check_resends, conv_held): together at the start, where they share
-       a cache line or two */
-    int64_t last_ns;
+       check_resends, conv_held): together in the first cache line */
+    _Alignas(CONV_LINE) int64_t last_ns;
     int64_t resends_checked_ns; /* when check_resends last looked */
     /* at most the latest transmission time of every reliable command that
        check_resends may still report (INT64_MAX: none): it looks only once
@@ -513,9 +516,16 @@ static void links_remove(dnp_conv *c, uint32_t i)
         links_resize(c, c->links_bits - 1);
 }
 
+/* The state in the conv_size bytes the caller gave (gw_protocol.conv_size):
+   from their first cache line boundary, wherever the allocator put them */
+static dnp_conv *conv_at(const void *p)
+{
+    return (dnp_conv *)(((uintptr_t)p + CONV_LINE - 1) & ~(uintptr_t)(CONV_LINE - 1));
+}
+
 static void conv_init(void *p, const int *opt)
 {
-    dnp_conv *c = p;
+    dnp_conv *c = conv_at(p);
     /* all but the histories, which are read only where in use */
     memset(c, 0, offsetof(dnp_conv, dir));
     for (int d = 0; d < 2; d++)
@@ -527,7 +537,7 @@ static void conv_init(void *p, const int *opt)
 
 static void conv_free(void *p)
 {
-    dnp_conv *c = p;
+    dnp_conv *c = conv_at(p);
     links_clear(c);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
@@ -538,8 +548,7 @@ static void conv_free(void *p)
 
 static size_t conv_held(const void *p)
 {
-    const dnp_conv *c = p;
-    return c->held;
+    return conv_at(p)->held;
 }
 
 /* a new connection: numbering restarts at 0 and old links are gone */
@@ -2080,7 +2089,7 @@ static void open_add(GArray **open, const dnp_open_item *it)
 
 static void conv_end(void *p, const gw_end_sink *sink)
 {
-    dnp_conv *c = p;
+    dnp_conv *c = conv_at(p);
     GArray *open = NULL;
     dnp_open_item it;
     for (int d = 0; d < 2; d++) {
@@ -2184,7 +2193,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     /* what follows the gw_pdu (gw_pdu_begin readies it) up to seen[]:
        val[] and text[] are read only where seen[] is set */
     memset((char *)&x + sizeof x.p, 0, offsetof(dnp_ctx, val) - sizeof x.p);
-    x.conv = conv;
+    x.conv = conv_at(conv);
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     x.p.rec = (gw_record){x.seen, x.val, x.text};
     x.p.hooks = &hooks;
@@ -2286,7 +2295,7 @@ const gw_protocol gw_dnp_protocol = {
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
-    .conv_size = sizeof(dnp_conv),
+    .conv_size = sizeof(dnp_conv) + CONV_LINE - 1, /* (conv_at) */
     .conv_init = conv_init,
     .conv_free = conv_free,
     .conv_held = conv_held,
