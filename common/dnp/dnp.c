@@ -588,6 +588,7 @@ typedef struct {
     bool spec_update; /* in the text's layout */
     bool unknown_link; /* a link with no link state: values not read */
     bool links_said;  /* its link count is in the summary */
+    const dnp_link *found[UINT8_MAX]; /* its links, as ref_update_clean found them (a u8 counts them) */
 } dnp_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -1121,27 +1122,19 @@ static const dnp_link *update_link(const dnp_ctx *x, uint32_t id)
     return link ? link : link_of(x->conv, !x->p.pi->dir, id);
 }
 
-/* one link of a link update, its value count (at off) after its id: the
-   link state that gives its types (the sender's own link, its owner
-   updating it, else the other side's; a quiet run in the text's layout,
-   update_fits, needs none); in the reference layout, without one the
-   values cannot be read */
-static void check_link(gw_pdu *p, size_t off, uint64_t v)
+/* check_link once the link is known (update_link) */
+static void link_known(dnp_ctx *x, size_t off, uint32_t nvalues, const dnp_link *link)
 {
-    dnp_ctx *x = (dnp_ctx *)p;
     bool spec = x->spec_update;
-    if (spec && x->p.e.sink == &gw_quiet_sink)
-        return; /* update_fits in the text's layout: nothing to look up, nobody hears */
     size_t lstart = off - 2;
     unsigned l = x->p.index;
-    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)v;
+    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID];
     if (!x->p.sum.off) { /* (links_said is read only where there is a summary) */
         if (l == 0)
             link_count_said(x);
         if (l < 3)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
     }
-    const dnp_link *link = update_link(x, id);
     x->cur_link = link;
     if (link) {
         gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
@@ -1155,6 +1148,19 @@ static void check_link(gw_pdu *p, size_t off, uint64_t v)
         x->unknown_link = true;
         x->p.failed = true; /* the update ends here, not truncated */
     }
+}
+
+/* one link of a link update, its value count (at off) after its id: the
+   link state that gives its types (the sender's own link, its owner
+   updating it, else the other side's; a quiet run in the text's layout,
+   update_fits, needs none); in the reference layout, without one the
+   values cannot be read */
+static void check_link(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (x->spec_update && x->p.e.sink == &gw_quiet_sink)
+        return; /* update_fits in the text's layout: nothing to look up, nobody hears */
+    link_known(x, off, (uint32_t)v, update_link(x, (uint32_t)x->val[DNP_F_LINK_ID]));
 }
 /* a value of the reference's link update, its index (at voff): its type,
    from the link state */
@@ -1579,17 +1585,19 @@ static void value_item(dnp_ctx *x, int field, unsigned size, gw_check_fn check)
         value_read(x, (unsigned)x->val[DNP_F_VALUE_TYPE]);
 }
 
-/* does the update at the cursor read whole, every link known, every index in range? */
-static bool ref_update_clean(const dnp_ctx *x)
+/* does the update at the cursor read whole, every link known, every index
+   in range? (x->found[i]: the link of its link i) */
+static bool ref_update_clean(dnp_ctx *x)
 {
     const uint8_t *d = x->p.c.data;
     size_t at = x->p.c.off, len = x->p.c.len;
     if (at >= len)
         return false;
+    const dnp_link **found = x->found;
     for (unsigned links = d[at++]; links; links--) {
         if (len - at < 3)
             return false;
-        const dnp_link *link = update_link(x, u16_at(d + at));
+        const dnp_link *link = *found++ = update_link(x, u16_at(d + at));
         unsigned n = d[at + 2];
         at += 3;
         if (!link)
@@ -1606,7 +1614,8 @@ static bool ref_update_clean(const dnp_ctx *x)
     return true;
 }
 
-/* read what ref_update_clean found clean, as quiet_block reads it */
+/* read what ref_update_clean found clean, as quiet_block reads it (the
+   links it found not looked up again) */
 static void ref_update_read(dnp_ctx *x)
 {
     gw_pdu *p = &x->p;
@@ -1620,7 +1629,7 @@ static void ref_update_read(dnp_ctx *x)
         gw_record_num(p, DNP_F_LINK_ID, u16_at(d + off));
         gw_record_num(p, DNP_F_VALUE_COUNT, n);
         p->c.off = off + 3;
-        check_link(p, off + 2, n);
+        link_known(x, off + 2, n, x->found[l]);
         unsigned v = 0;
         while (v < n && !p->failed) {
             p->index = v++;
