@@ -255,7 +255,11 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 
 #define OFFERED_MAX 16
 
-#define LINKS_DIRECT 8 /* link ids below this are kept by id (dnp_conv.by_id), not in the table */
+/* link ids below LINKS_DIRECT kept in a slot are found by id
+   (dnp_conv.by_id), not in the table: BY_ID_NONE, BY_ID_TABLE (one in an
+   allocation of its own) or 1 + its slot */
+#define LINKS_DIRECT 8
+enum { BY_ID_NONE = 0, BY_ID_TABLE = 0xff };
 
 typedef struct {
     /* read or written by every PDU (dnp_decode, check_connection,
@@ -270,15 +274,17 @@ typedef struct {
                                 both directions' lng.peak_cost, kept as they change */
     const int *opt;          /* the options (DNP_OPT_*) */
     uint8_t state;           /* enum conn_state */
-    uint8_t client_dir, closer_dir;
+    uint8_t client_dir;
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
     bool noted_layout, noted_spec_layout, noted_long, noted_wrap; /* divergences reported */
+    uint8_t by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
+    /* the rest is read by some commands only */
+    uint8_t closer_dir;
     bool links_full_noted;
     uint8_t links_bits;      /* the links table has 1 << links_bits slots */
     uint8_t slots_used;      /* bit i: link_slots[i] holds a link (made or kept) */
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
-    dnp_link *by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
     dnp_link **links;        /* by sender and link id, the others: link_of() (NULL: none yet) */
     uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
     uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
@@ -451,13 +457,26 @@ static dnp_link *link_new(dnp_conv *c, uint16_t count)
     return l;
 }
 
+/* the slot holding l, or LINK_SLOTS when l has an allocation of its own */
+static unsigned slot_of(const dnp_conv *c, const dnp_link *l)
+{
+    uintptr_t at = (uintptr_t)l - (uintptr_t)c->link_slots;
+    return at < sizeof c->link_slots ? (unsigned)(at / sizeof(dnp_link_slot)) : LINK_SLOTS;
+}
+
+/* the link a by_id entry names when it is in a slot, else NULL */
+static dnp_link *slot_link(const dnp_conv *c, uint8_t where)
+{
+    return where != BY_ID_NONE && where != BY_ID_TABLE ? (dnp_link *)&c->link_slots[where - 1].l : NULL;
+}
+
 static void link_free(dnp_conv *c, dnp_link *l)
 {
-    uintptr_t slot = (uintptr_t)l - (uintptr_t)c->link_slots;
     if (!l)
         return;
-    if (slot < sizeof c->link_slots) {
-        c->slots_used &= (uint8_t)~(1u << (slot / sizeof(dnp_link_slot)));
+    unsigned slot = slot_of(c, l);
+    if (slot < LINK_SLOTS) {
+        c->slots_used &= (uint8_t)~(1u << slot);
     } else {
         g_free(l);
         c->links_heap--;
@@ -466,9 +485,7 @@ static void link_free(dnp_conv *c, dnp_link *l)
 
 static void links_clear(dnp_conv *c)
 {
-    for (unsigned i = 0; c->links_heap && i < 2 * LINKS_DIRECT; i++)
-        link_free(c, c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT]);
-    memset(c->by_id, 0, sizeof c->by_id);
+    memset(c->by_id, 0, sizeof c->by_id); /* (the links it finds are in slots) */
     c->slots_used = 0; /* (a link made but not yet kept is made after a restart, never across one) */
     if (!c->links)
         return;
@@ -482,8 +499,10 @@ static void links_clear(dnp_conv *c)
 static void links_add(dnp_conv *c, dnp_link *link)
 {
     if (link->id < LINKS_DIRECT) {
-        c->by_id[link->dir][link->id] = link;
-        return;
+        unsigned slot = slot_of(c, link);
+        c->by_id[link->dir][link->id] = slot < LINK_SLOTS ? (uint8_t)(slot + 1) : BY_ID_TABLE;
+        if (slot < LINK_SLOTS)
+            return;
     }
     if (!c->links) {
         c->links_mul = links_multiplier();
@@ -610,22 +629,31 @@ static void label_escape(char *out, size_t outsz, const uint8_t *p, size_t n)
 
 /* "The sender assigns a LinkId": each side numbers the links it sets up,
    so links are kept by the direction of their link state and the id */
-static dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
+static dnp_link *link_in_table(const dnp_conv *c, unsigned sender_dir, uint32_t id)
 {
-    if (id < LINKS_DIRECT)
-        return c->by_id[sender_dir][id];
     return c->links ? c->links[links_find(c, sender_dir, (uint16_t)id)] : NULL;
+}
+
+/* (inline: a link update looks up each of its links once or twice) */
+static inline __attribute__((always_inline)) dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
+{
+    if (id < LINKS_DIRECT && c->by_id[sender_dir][id] != BY_ID_TABLE)
+        return slot_link(c, c->by_id[sender_dir][id]);
+    return link_in_table(c, sender_dir, id);
 }
 
 /* forget (and free) the link (dir, id), which is kept */
 static void link_forget(dnp_conv *c, unsigned dir, uint16_t id)
 {
     if (id < LINKS_DIRECT) {
-        link_free(c, c->by_id[dir][id]);
-        c->by_id[dir][id] = NULL;
-    } else {
-        links_remove(c, links_find(c, dir, id));
+        uint8_t where = c->by_id[dir][id];
+        c->by_id[dir][id] = BY_ID_NONE;
+        if (where != BY_ID_TABLE) {
+            link_free(c, slot_link(c, where));
+            return;
+        }
     }
+    links_remove(c, links_find(c, dir, id));
 }
 
 /* a link state (or the completion of a long one) carried by reliable
@@ -2137,8 +2165,9 @@ static void conv_end(void *p, const gw_end_sink *sink)
         }
     }
     for (uint32_t i = 0; i < 2 * LINKS_DIRECT + (c->links ? 1u << c->links_bits : 0); i++) {
-        /* by id, then in slot order: sorted by frame below, and no two links have one */
-        const dnp_link *l = i < 2 * LINKS_DIRECT ? c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT]
+        /* those in slots by id, then the table's in its order: sorted by
+           frame below, and no two links have one */
+        const dnp_link *l = i < 2 * LINKS_DIRECT ? slot_link(c, c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT])
                                                  : c->links[i - 2 * LINKS_DIRECT];
         if (!l || !l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
             continue;
