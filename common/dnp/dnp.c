@@ -277,9 +277,12 @@ typedef struct {
     uint8_t client_dir;
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
-    bool noted_layout, noted_spec_layout, noted_long, noted_wrap; /* divergences reported */
+    bool noted_layout;       /* divergence reported (the others below) */
+    uint8_t n_pending;       /* entries of the histories in use that check_resends
+                                may still report (sent_pending) */
     uint8_t by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
     /* the rest is read by some commands only */
+    bool noted_spec_layout, noted_long, noted_wrap;
     uint8_t closer_dir;
     bool links_full_noted;
     uint8_t links_bits;      /* the links table has 1 << links_bits slots */
@@ -577,6 +580,7 @@ static void conv_restart(dnp_conv *c)
     c->held -= c->links_bytes;
     c->links_bytes = 0;
     c->resend_due_ns = INT64_MAX;
+    c->n_pending = 0; /* (the histories are emptied below) */
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
         dd->started = dd->fresh = true;
@@ -705,6 +709,15 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
 
 /* ---- reliable numbering --------------------------------------------------- */
 
+/* may check_resends still report history entry s (in use)? Not acknowledged,
+   not reported, its latest transmission within the reliable timeout of its
+   first. dnp_conv.n_pending counts them: wherever an entry's acked,
+   resend_noted or last_time_ns changes, or it is taken or recycled. */
+static bool sent_pending(const dnp_sent *s)
+{
+    return !s->acked && !s->resend_noted && s->last_time_ns - s->first_time_ns < DNP_RELIABLE_TIMEOUT_NS;
+}
+
 /* The history entry of reliable number seq, or NULL. A number is in the
    history at most once (track_seq adds only numbers it does not find), in
    the newest n_used slots; the newest `run` of them are consecutive
@@ -807,7 +820,9 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
             gw_emit_finding(&x->p.e, DNP_E_RESEND_AFTER_TIMEOUT, off, 2,
                             "Reliable number %u resent %.3f s after it was first sent", seq,
                             (double)(x->p.pi->time_ns - prev->first_time_ns) / 1e9);
+        bool was_pending = sent_pending(prev);
         prev->last_time_ns = x->p.pi->time_ns;
+        x->conv->n_pending = (uint8_t)(x->conv->n_pending + sent_pending(prev) - was_pending);
         if (prev->last_time_ns < x->conv->resend_due_ns)
             x->conv->resend_due_ns = prev->last_time_ns;
         prev->resend_asked = false;
@@ -856,8 +871,11 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         gw_emit_finding(&x->p.e, DNP_E_ACK_MISSING, off, 2,
                         "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
                         s->seq, s->first_frame, HISTORY);
+    if (recycled && sent_pending(s))
+        x->conv->n_pending--;
     *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->p.pi->frame,
                     .first_time_ns = x->p.pi->time_ns, .last_time_ns = x->p.pi->time_ns};
+    x->conv->n_pending++;
     if (s->last_time_ns < x->conv->resend_due_ns)
         x->conv->resend_due_ns = s->last_time_ns;
     s->discarded = ahead >= DNP_WINDOW;
@@ -1789,6 +1807,8 @@ static void cmd_link_state(dnp_ctx *x)
 /* the first successful ack of reliable command s, `took` after it was first sent */
 static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
 {
+    if (sent_pending(s))
+        x->conv->n_pending--;
     s->acked = 1;
     s->acked_ns = x->p.pi->time_ns;
     if (took > DNP_RELIABLE_TIMEOUT_NS)
@@ -2203,11 +2223,10 @@ static void check_resends(dnp_ctx *x)
     if (now - c->resend_due_ns <= DNP_RESEND_MISSING_NS)
         return;
     int64_t due = INT64_MAX;
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; c->n_pending && d < 2; d++) /* (none pending: nothing to walk for) */
         for (unsigned i = HISTORY - c->dir[d].n_used; i < HISTORY; i++) { /* in use, the oldest first */
             dnp_sent *s = &c->dir[d].sent[(c->dir[d].sent_pos + i) % HISTORY];
-            if (!s->used || s->acked || s->resend_noted ||
-                s->last_time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
+            if (!s->used || !sent_pending(s))
                 continue;
             if (now - s->last_time_ns <= DNP_RESEND_MISSING_NS) {
                 if (s->last_time_ns < due)
@@ -2215,6 +2234,7 @@ static void check_resends(dnp_ctx *x)
                 continue;
             }
             s->resend_noted = true;
+            c->n_pending--;
             gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, 0, 1,
                             "Reliable number %u (frame %u) has gone %.3f s unacknowledged without a resend", s->seq,
                             s->first_frame, (double)(now - s->last_time_ns) / 1e9);
