@@ -166,37 +166,42 @@ typedef struct {
    receives one (after counting it) */
 typedef struct {
     uint32_t sent, received;          /* since the endpoint's last reset */
-    int64_t claimed_sent, claimed_received, seen_sent, seen_received; /* totals */
 } counters;
 
 typedef struct {
+    int64_t claimed_sent, claimed_received, seen_sent, seen_received;
+} totals;
+
+typedef struct {
+    /* what most datagrams read or write, in the first 64 bytes */
+    const int *opt;          /* the options (EOUDP_OPT_*) */
+    uint64_t last_id[2];
+    unsigned imp_next[2];
+    counters count[2];       /* of the sender of direction d */
+    uint16_t imp_used[2];    /* entries of imp[d] in use: the newest, at most EOUDP_ACKS */
     uint8_t gen, order;      /* the last choice */
     int8_t client_dir;       /* -1: not known yet */
     bool have_id[2];
-    uint64_t last_id[2];
     bool begun;              /* a datagram with a whole header was seen */
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
-    uint32_t connect_frame;
-    bool connect_answered;
-    uint8_t connect_time[8];  /* the connect's timestamp bytes: a retry keeps them */
-    unsigned connect_time_n;
+    /* read by some commands only */
+    totals total[2];         /* the packet infos' counts of direction d's sender, and ours */
     int64_t connect_t;
-    int8_t connect_dir;
-    uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
     int64_t disconnect_t;
+    uint32_t connect_frame;
+    uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
+    unsigned connect_time_n;
+    uint8_t connect_time[8];  /* the connect's timestamp bytes: a retry keeps them */
+    bool connect_answered;
+    int8_t connect_dir;
     int8_t disconnect_dir;
-    uint16_t imp_used[2];    /* entries of imp[d] in use: the newest, at most EOUDP_ACKS */
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d (not
                                    cleared: only the imp_used newest are read) */
-    unsigned imp_next[2];
-    counters count[2];       /* of the sender of direction d */
-    const int *opt;          /* the options (EOUDP_OPT_*) */
 } eoudp_conv;
 
 static void conv_init(void *p, const int *opt)
 {
     memset(p, 0, offsetof(eoudp_conv, imp));
-    memset((char *)p + offsetof(eoudp_conv, imp_next), 0, sizeof(eoudp_conv) - offsetof(eoudp_conv, imp_next));
     ((eoudp_conv *)p)->client_dir = -1;
     ((eoudp_conv *)p)->opt = opt;
 }
@@ -683,16 +688,18 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
 {
     if (x->copy)
         return;
-    counters *k = &x->conv->count[x->p.pi->dir ? 1 : 0];
-    k->claimed_received += received;
-    k->claimed_sent += sent;
-    k->seen_received += k->received;
-    k->seen_sent += k->sent;
+    int d = x->p.pi->dir ? 1 : 0;
+    const counters *k = &x->conv->count[d];
+    totals *t = &x->conv->total[d];
+    t->claimed_received += received;
+    t->claimed_sent += sent;
+    t->seen_received += k->received;
+    t->seen_sent += k->sent;
     size_t at = x->p.c.off - 8;
     gw_emit_gen_u(&x->p.e, EOUDP_F_SEEN_RECEIVED, at, k->received);
     gw_emit_gen_u(&x->p.e, EOUDP_F_SEEN_SENT, at + 4, k->sent);
-    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_TO, at, k->seen_received - k->claimed_received);
-    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_TO, at, t->seen_received - t->claimed_received);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_FROM, at + 4, t->claimed_sent - t->seen_sent);
 }
 
 /* payload layouts (little-endian); text and content are u32-length */
