@@ -184,6 +184,7 @@ typedef struct {
     bool have_id[2];
     bool begun;              /* a datagram with a whole header was seen */
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
+    uint16_t imp_waiting;    /* entries in use of both imp[] not acknowledged */
     /* read by some commands only */
     totals total[2];         /* the packet infos' counts of direction d's sender, and ours */
     int64_t connect_t;
@@ -218,7 +219,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
 {
     eoudp_conv *c = p;
     char msg[128];
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; c->imp_waiting && d < 2; d++) /* (none waiting: nothing to walk for) */
         for (unsigned k = EOUDP_ACKS - c->imp_used[d]; k < EOUDP_ACKS; k++) { /* oldest first */
             const pending *q = &c->imp[d][(c->imp_next[d] + k) % EOUDP_ACKS];
             if (q->acked)
@@ -627,6 +628,7 @@ static void ack(eoudp_ctx *x, uint64_t id, size_t off)
         return;
     }
     p->acked = true;
+    x->conv->imp_waiting--;
     gw_emit_gen_u(&x->p.e, EOUDP_F_ACK_REQUEST_FRAME, off, p->frame);
     gw_emit_gen_i(&x->p.e, EOUDP_F_ACK_TIME, off, x->p.pi->time_ns - p->t);
 }
@@ -658,8 +660,10 @@ static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
         missing_message(msg, sizeof msg, slot);
         gw_emit_finding(&x->p.e, EOUDP_E_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
                         msg, slot->frame, EOUDP_ACKS);
+        c->imp_waiting--;
     }
     *slot = (pending){id, x->p.pi->frame, x->p.pi->time_ns, code, (uint8_t)id_off, false};
+    c->imp_waiting++;
 }
 
 /* packet info counters: every datagram counts for its sender and receiver,
