@@ -183,12 +183,16 @@ typedef struct {
                         allocation, or in its slot (link_new) */
 } dnp_link;
 
+/* The conversation's state starts at a cache line (conv_at), and so do
+   the parts of it one packet reads together */
+#define CONV_LINE 64
+
 /* a link kept in the conversation's own storage (dnp_conv.link_slots):
-   one whose types fit, while a slot is free */
-#define LINK_INLINE 16
+   one whose types fit, while a slot is free; a slot fills a cache line */
+#define LINK_INLINE (CONV_LINE - sizeof(dnp_link))
 #define LINK_SLOTS 8
 typedef struct {
-    dnp_link l;
+    _Alignas(CONV_LINE) dnp_link l;
     uint8_t types[LINK_INLINE];
 } dnp_link_slot;
 
@@ -251,33 +255,47 @@ enum conn_state { CONN_NONE, CONN_REQUESTED, CONN_OPEN, CONN_REFUSED, CONN_CLOSE
 
 #define OFFERED_MAX 16
 
-#define LINKS_DIRECT 8 /* link ids below this are kept by id (dnp_conv.by_id), not in the table */
+/* link ids below LINKS_DIRECT kept in a slot are found by id
+   (dnp_conv.by_id), not in the table: BY_ID_NONE, BY_ID_TABLE (one in an
+   allocation of its own) or 1 + its slot */
+#define LINKS_DIRECT 8
+enum { BY_ID_NONE = 0, BY_ID_TABLE = 0xff };
 
 typedef struct {
-    dnp_link *by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
-    dnp_link **links;        /* by sender and link id, the others: link_of() (NULL: none yet) */
-    uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
-    uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
+    /* read or written by every PDU (dnp_decode, check_connection,
+       check_resends, conv_held): together in the first cache line */
+    _Alignas(CONV_LINE) int64_t last_ns;
+    int64_t resends_checked_ns; /* when check_resends last looked */
     /* at most the latest transmission time of every reliable command that
        check_resends may still report (INT64_MAX: none): it looks only once
        DNP_RESEND_MISSING_NS have passed since */
     int64_t resend_due_ns;
-    uint32_t links_used;     /* links in the table */
-    uint32_t links_heap;     /* links in their own allocation (not in link_slots) */
-    uint8_t links_bits;      /* it has 1 << links_bits slots */
-    uint8_t slots_used;      /* bit i: link_slots[i] holds a link (made or kept) */
-    bool links_full_noted;
+    size_t held;             /* what conv_held says: CONV_FIXED_HEAP, links_bytes and
+                                both directions' lng.peak_cost, kept as they change */
+    const int *opt;          /* the options (DNP_OPT_*) */
     uint8_t state;           /* enum conn_state */
+    uint8_t client_dir;
     bool midway;             /* the capture began inside the conversation */
     bool flagged_state;      /* not_accepted / not_last reported for this connection or close */
-    bool noted_layout, noted_spec_layout, noted_long, noted_wrap; /* divergences reported */
-    uint8_t client_dir, closer_dir;
+    bool noted_layout;       /* divergence reported (the others below) */
+    uint8_t n_pending;       /* entries of the histories in use that check_resends
+                                may still report (sent_pending) */
+    uint8_t by_id[2][LINKS_DIRECT]; /* by sender and link id, the ids below LINKS_DIRECT */
+    /* the rest is read by some commands only */
+    bool noted_spec_layout, noted_long, noted_wrap;
+    uint8_t closer_dir;
+    bool links_full_noted;
+    uint8_t links_bits;      /* the links table has 1 << links_bits slots */
+    uint8_t slots_used;      /* bit i: link_slots[i] holds a link (made or kept) */
     uint8_t n_offered;       /* OFFERED_MAX + 1: too many to check */
+    dnp_link **links;        /* by sender and link id, the others: link_of() (NULL: none yet) */
+    uint32_t links_bytes;    /* what they hold (LINK_COST), at most DNP_LINKS_MAX */
+    uint32_t links_mul;      /* the table's hash multiplier (odd, drawn for it) */
+    uint32_t links_used;     /* links in the table */
+    uint32_t links_heap;     /* links in their own allocation (not in link_slots) */
     uint16_t offered[OFFERED_MAX];
-    int64_t close_ns, last_ns;
-    int64_t resends_checked_ns; /* when check_resends last looked */
+    int64_t close_ns;
     int64_t request_first_ns, request_last_ns; /* the connection requests of this connection */
-    const int *opt;          /* the options (DNP_OPT_*) */
     dnp_direction dir[2];    /* conv_init clears each up to its history; nothing
                                 after it is cleared (read only where in use) */
     dnp_link_slot link_slots[LINK_SLOTS];
@@ -344,7 +362,7 @@ static void long_free(dnp_long *l)
 
 /* forget the message under way; buffers that grew past 64 KiB are given
    back, so that an idle conversation holds little */
-static void long_reset(dnp_long *l)
+static void long_reset(dnp_conv *c, dnp_long *l)
 {
     l->active = l->have_last = false;
     long_held -= l->cost;
@@ -356,14 +374,17 @@ static void long_reset(dnp_long *l)
     if (l->peak_len[ARR_PARTS] + l->peak_len[ARR_DATA] > (64u << 10)) {
         long_free(l); /* made again by the next part */
         memset(l->peak_len, 0, sizeof l->peak_len);
+        c->held -= l->peak_cost;
         l->peak_cost = 0;
     }
 }
 
-static void long_grew(dnp_long *l, int arr, size_t bytes)
+static void long_grew(dnp_conv *c, dnp_long *l, int arr, size_t bytes)
 {
     if (bytes > l->peak_len[arr]) {
-        l->peak_cost += array_cost(bytes) - array_cost(l->peak_len[arr]);
+        size_t more = array_cost(bytes) - array_cost(l->peak_len[arr]);
+        l->peak_cost += more;
+        c->held += more;
         l->peak_len[arr] = bytes;
     }
 }
@@ -439,13 +460,26 @@ static dnp_link *link_new(dnp_conv *c, uint16_t count)
     return l;
 }
 
+/* the slot holding l, or LINK_SLOTS when l has an allocation of its own */
+static unsigned slot_of(const dnp_conv *c, const dnp_link *l)
+{
+    uintptr_t at = (uintptr_t)l - (uintptr_t)c->link_slots;
+    return at < sizeof c->link_slots ? (unsigned)(at / sizeof(dnp_link_slot)) : LINK_SLOTS;
+}
+
+/* the link a by_id entry names when it is in a slot, else NULL */
+static dnp_link *slot_link(const dnp_conv *c, uint8_t where)
+{
+    return where != BY_ID_NONE && where != BY_ID_TABLE ? (dnp_link *)&c->link_slots[where - 1].l : NULL;
+}
+
 static void link_free(dnp_conv *c, dnp_link *l)
 {
-    uintptr_t slot = (uintptr_t)l - (uintptr_t)c->link_slots;
     if (!l)
         return;
-    if (slot < sizeof c->link_slots) {
-        c->slots_used &= (uint8_t)~(1u << (slot / sizeof(dnp_link_slot)));
+    unsigned slot = slot_of(c, l);
+    if (slot < LINK_SLOTS) {
+        c->slots_used &= (uint8_t)~(1u << slot);
     } else {
         g_free(l);
         c->links_heap--;
@@ -454,9 +488,7 @@ static void link_free(dnp_conv *c, dnp_link *l)
 
 static void links_clear(dnp_conv *c)
 {
-    for (unsigned i = 0; c->links_heap && i < 2 * LINKS_DIRECT; i++)
-        link_free(c, c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT]);
-    memset(c->by_id, 0, sizeof c->by_id);
+    memset(c->by_id, 0, sizeof c->by_id); /* (the links it finds are in slots) */
     c->slots_used = 0; /* (a link made but not yet kept is made after a restart, never across one) */
     if (!c->links)
         return;
@@ -470,8 +502,10 @@ static void links_clear(dnp_conv *c)
 static void links_add(dnp_conv *c, dnp_link *link)
 {
     if (link->id < LINKS_DIRECT) {
-        c->by_id[link->dir][link->id] = link;
-        return;
+        unsigned slot = slot_of(c, link);
+        c->by_id[link->dir][link->id] = slot < LINK_SLOTS ? (uint8_t)(slot + 1) : BY_ID_TABLE;
+        if (slot < LINK_SLOTS)
+            return;
     }
     if (!c->links) {
         c->links_mul = links_multiplier();
@@ -504,20 +538,28 @@ static void links_remove(dnp_conv *c, uint32_t i)
         links_resize(c, c->links_bits - 1);
 }
 
+/* The state in the conv_size bytes the caller gave (gw_protocol.conv_size):
+   from their first cache line boundary, wherever the allocator put them */
+static dnp_conv *conv_at(const void *p)
+{
+    return (dnp_conv *)(((uintptr_t)p + CONV_LINE - 1) & ~(uintptr_t)(CONV_LINE - 1));
+}
+
 static void conv_init(void *p, const int *opt)
 {
-    dnp_conv *c = p;
+    dnp_conv *c = conv_at(p);
     /* all but the histories, which are read only where in use */
     memset(c, 0, offsetof(dnp_conv, dir));
     for (int d = 0; d < 2; d++)
         memset(&c->dir[d], 0, offsetof(dnp_direction, sent));
     c->opt = opt;
+    c->held = CONV_FIXED_HEAP;
     c->resend_due_ns = INT64_MAX;
 }
 
 static void conv_free(void *p)
 {
-    dnp_conv *c = p;
+    dnp_conv *c = conv_at(p);
     links_clear(c);
     for (int d = 0; d < 2; d++) {
         dnp_long *l = &c->dir[d].lng;
@@ -528,23 +570,24 @@ static void conv_free(void *p)
 
 static size_t conv_held(const void *p)
 {
-    const dnp_conv *c = p;
-    return CONV_FIXED_HEAP + c->links_bytes + c->dir[0].lng.peak_cost + c->dir[1].lng.peak_cost;
+    return conv_at(p)->held;
 }
 
 /* a new connection: numbering restarts at 0 and old links are gone */
 static void conv_restart(dnp_conv *c)
 {
     links_clear(c);
+    c->held -= c->links_bytes;
     c->links_bytes = 0;
     c->resend_due_ns = INT64_MAX;
+    c->n_pending = 0; /* (the histories are emptied below) */
     for (int d = 0; d < 2; d++) {
         dnp_direction *dd = &c->dir[d];
         dd->started = dd->fresh = true;
         dd->first_not_zero = false;
         dd->next = 0;
         dd->n_used = dd->run = 0; /* the history's entries are not read again until written */
-        long_reset(&dd->lng);
+        long_reset(c, &dd->lng);
     }
 }
 
@@ -568,6 +611,7 @@ typedef struct {
     bool spec_update; /* in the text's layout */
     bool unknown_link; /* a link with no link state: values not read */
     bool links_said;  /* its link count is in the summary */
+    const dnp_link *found[UINT8_MAX]; /* its links, as ref_update_clean found them (a u8 counts them) */
 } dnp_ctx;
 
 #define summary_add(x, ...) gw_summary_add(&(x)->p.sum, __VA_ARGS__)
@@ -589,22 +633,31 @@ static void label_escape(char *out, size_t outsz, const uint8_t *p, size_t n)
 
 /* "The sender assigns a LinkId": each side numbers the links it sets up,
    so links are kept by the direction of their link state and the id */
-static dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
+static dnp_link *link_in_table(const dnp_conv *c, unsigned sender_dir, uint32_t id)
 {
-    if (id < LINKS_DIRECT)
-        return c->by_id[sender_dir][id];
     return c->links ? c->links[links_find(c, sender_dir, (uint16_t)id)] : NULL;
+}
+
+/* (inline: a link update looks up each of its links once or twice) */
+static inline __attribute__((always_inline)) dnp_link *link_of(const dnp_conv *c, unsigned sender_dir, uint32_t id)
+{
+    if (id < LINKS_DIRECT && c->by_id[sender_dir][id] != BY_ID_TABLE)
+        return slot_link(c, c->by_id[sender_dir][id]);
+    return link_in_table(c, sender_dir, id);
 }
 
 /* forget (and free) the link (dir, id), which is kept */
 static void link_forget(dnp_conv *c, unsigned dir, uint16_t id)
 {
     if (id < LINKS_DIRECT) {
-        link_free(c, c->by_id[dir][id]);
-        c->by_id[dir][id] = NULL;
-    } else {
-        links_remove(c, links_find(c, dir, id));
+        uint8_t where = c->by_id[dir][id];
+        c->by_id[dir][id] = BY_ID_NONE;
+        if (where != BY_ID_TABLE) {
+            link_free(c, slot_link(c, where));
+            return;
+        }
     }
+    links_remove(c, links_find(c, dir, id));
 }
 
 /* a link state (or the completion of a long one) carried by reliable
@@ -628,6 +681,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
     size_t size = LINK_COST(link->count);
     if (old) {
         x->conv->links_bytes -= LINK_COST(old->count);
+        x->conv->held -= LINK_COST(old->count);
         link_forget(x->conv, dir, link_id);
     }
     if (x->conv->links_bytes + size > DNP_LINKS_MAX) {
@@ -640,6 +694,7 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
         return;
     }
     x->conv->links_bytes += (uint32_t)size;
+    x->conv->held += size;
     link->id = link_id;
     link->time_ns = x->p.pi->time_ns;
     link->seq = x->sent->seq;
@@ -653,6 +708,15 @@ static void remember_link(dnp_ctx *x, uint16_t link_id, uint8_t flags, dnp_link 
 }
 
 /* ---- reliable numbering --------------------------------------------------- */
+
+/* may check_resends still report history entry s (in use)? Not acknowledged,
+   not reported, its latest transmission within the reliable timeout of its
+   first. dnp_conv.n_pending counts them: wherever an entry's acked,
+   resend_noted or last_time_ns changes, or it is taken or recycled. */
+static bool sent_pending(const dnp_sent *s)
+{
+    return !s->acked && !s->resend_noted && s->last_time_ns - s->first_time_ns < DNP_RELIABLE_TIMEOUT_NS;
+}
 
 /* The history entry of reliable number seq, or NULL. A number is in the
    history at most once (track_seq adds only numbers it does not find), in
@@ -756,7 +820,9 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
             gw_emit_finding(&x->p.e, DNP_E_RESEND_AFTER_TIMEOUT, off, 2,
                             "Reliable number %u resent %.3f s after it was first sent", seq,
                             (double)(x->p.pi->time_ns - prev->first_time_ns) / 1e9);
+        bool was_pending = sent_pending(prev);
         prev->last_time_ns = x->p.pi->time_ns;
+        x->conv->n_pending = (uint8_t)(x->conv->n_pending + sent_pending(prev) - was_pending);
         if (prev->last_time_ns < x->conv->resend_due_ns)
             x->conv->resend_due_ns = prev->last_time_ns;
         prev->resend_asked = false;
@@ -805,8 +871,11 @@ static void track_seq(dnp_ctx *x, uint16_t seq, size_t off)
         gw_emit_finding(&x->p.e, DNP_E_ACK_MISSING, off, 2,
                         "Reliable number %u (frame %u) never acknowledged, %d newer numbers sent since",
                         s->seq, s->first_frame, HISTORY);
+    if (recycled && sent_pending(s))
+        x->conv->n_pending--;
     *s = (dnp_sent){.seq = seq, .used = 1, .link_id = -1, .first_frame = x->p.pi->frame,
                     .first_time_ns = x->p.pi->time_ns, .last_time_ns = x->p.pi->time_ns};
+    x->conv->n_pending++;
     if (s->last_time_ns < x->conv->resend_due_ns)
         x->conv->resend_due_ns = s->last_time_ns;
     s->discarded = ahead >= DNP_WINDOW;
@@ -842,7 +911,7 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
             gw_emit_finding(&x->p.e, DNP_E_LONG_RESTARTED, flags_off, 1,
                             "New long message while the one started in frame %u is incomplete",
                             l->first_frame);
-        long_reset(l);
+        long_reset(x->conv, l);
         l->active = true;
         l->first_seq = seq;
         l->first_frame = x->p.pi->frame;
@@ -857,14 +926,14 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
         gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long message over %u bytes or %u parts: not reassembled",
                         DNP_REASSEMBLY_MAX, DNP_SEQ_MODULO);
-        long_reset(l);
+        long_reset(x->conv, l);
         return false;
     }
     if (long_held + cost > DNP_REASSEMBLY_TOTAL_MAX) {
         gw_emit_finding(&x->p.e, DNP_E_LONG_TOO_LONG, flags_off, 1,
                         "Long messages under reassembly in all conversations over %u MiB: "
                         "this one is not reassembled", DNP_REASSEMBLY_TOTAL_MAX >> 20);
-        long_reset(l);
+        long_reset(x->conv, l);
         return false;
     }
     long_held += cost;
@@ -876,8 +945,8 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
     if (vn)
         g_byte_array_append(l->data, vpiece, (guint)vn);
     g_array_append_val(l->parts, p);
-    long_grew(l, ARR_DATA, l->data->len);
-    long_grew(l, ARR_PARTS, l->parts->len * sizeof(dnp_part));
+    long_grew(x->conv, l, ARR_DATA, l->data->len);
+    long_grew(x->conv, l, ARR_PARTS, l->parts->len * sizeof(dnp_part));
     if (last) {
         l->have_last = true;
         l->last_seq = seq;
@@ -898,8 +967,8 @@ static bool long_add(dnp_ctx *x, dnp_long *l, uint16_t seq, bool first, bool las
         if (q->vlen)
             g_byte_array_append(l->vout, l->data->data + q->voff, (guint)q->vlen);
     }
-    long_grew(l, ARR_OUT, l->out->len);
-    long_grew(l, ARR_VOUT, l->vout->len);
+    long_grew(x->conv, l, ARR_OUT, l->out->len);
+    long_grew(x->conv, l, ARR_VOUT, l->vout->len);
     return true;
 }
 
@@ -1099,27 +1168,19 @@ static const dnp_link *update_link(const dnp_ctx *x, uint32_t id)
     return link ? link : link_of(x->conv, !x->p.pi->dir, id);
 }
 
-/* one link of a link update, its value count (at off) after its id: the
-   link state that gives its types (the sender's own link, its owner
-   updating it, else the other side's; a quiet run in the text's layout,
-   update_fits, needs none); in the reference layout, without one the
-   values cannot be read */
-static void check_link(gw_pdu *p, size_t off, uint64_t v)
+/* check_link once the link is known (update_link) */
+static void link_known(dnp_ctx *x, size_t off, uint32_t nvalues, const dnp_link *link)
 {
-    dnp_ctx *x = (dnp_ctx *)p;
     bool spec = x->spec_update;
-    if (spec && x->p.e.sink == &gw_quiet_sink)
-        return; /* update_fits in the text's layout: nothing to look up, nobody hears */
     size_t lstart = off - 2;
     unsigned l = x->p.index;
-    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID], nvalues = (uint32_t)v;
+    uint32_t id = (uint32_t)x->val[DNP_F_LINK_ID];
     if (!x->p.sum.off) { /* (links_said is read only where there is a summary) */
         if (l == 0)
             link_count_said(x);
         if (l < 3)
             summary_add(x, "%s link %u: %u value%s", l ? ";" : ",", id, nvalues, nvalues == 1 ? "" : "s");
     }
-    const dnp_link *link = update_link(x, id);
     x->cur_link = link;
     if (link) {
         gw_emit_gen_u(&x->p.e, DNP_F_TYPES_FROM, lstart, link->frame);
@@ -1133,6 +1194,19 @@ static void check_link(gw_pdu *p, size_t off, uint64_t v)
         x->unknown_link = true;
         x->p.failed = true; /* the update ends here, not truncated */
     }
+}
+
+/* one link of a link update, its value count (at off) after its id: the
+   link state that gives its types (the sender's own link, its owner
+   updating it, else the other side's; a quiet run in the text's layout,
+   update_fits, needs none); in the reference layout, without one the
+   values cannot be read */
+static void check_link(gw_pdu *p, size_t off, uint64_t v)
+{
+    dnp_ctx *x = (dnp_ctx *)p;
+    if (x->spec_update && x->p.e.sink == &gw_quiet_sink)
+        return; /* update_fits in the text's layout: nothing to look up, nobody hears */
+    link_known(x, off, (uint32_t)v, update_link(x, (uint32_t)x->val[DNP_F_LINK_ID]));
 }
 /* a value of the reference's link update, its index (at voff): its type,
    from the link state */
@@ -1557,17 +1631,19 @@ static void value_item(dnp_ctx *x, int field, unsigned size, gw_check_fn check)
         value_read(x, (unsigned)x->val[DNP_F_VALUE_TYPE]);
 }
 
-/* does the update at the cursor read whole, every link known, every index in range? */
-static bool ref_update_clean(const dnp_ctx *x)
+/* does the update at the cursor read whole, every link known, every index
+   in range? (x->found[i]: the link of its link i) */
+static bool ref_update_clean(dnp_ctx *x)
 {
     const uint8_t *d = x->p.c.data;
     size_t at = x->p.c.off, len = x->p.c.len;
     if (at >= len)
         return false;
+    const dnp_link **found = x->found;
     for (unsigned links = d[at++]; links; links--) {
         if (len - at < 3)
             return false;
-        const dnp_link *link = update_link(x, u16_at(d + at));
+        const dnp_link *link = *found++ = update_link(x, u16_at(d + at));
         unsigned n = d[at + 2];
         at += 3;
         if (!link)
@@ -1584,7 +1660,8 @@ static bool ref_update_clean(const dnp_ctx *x)
     return true;
 }
 
-/* read what ref_update_clean found clean, as quiet_block reads it */
+/* read what ref_update_clean found clean, as quiet_block reads it (the
+   links it found not looked up again) */
 static void ref_update_read(dnp_ctx *x)
 {
     gw_pdu *p = &x->p;
@@ -1598,7 +1675,7 @@ static void ref_update_read(dnp_ctx *x)
         gw_record_num(p, DNP_F_LINK_ID, u16_at(d + off));
         gw_record_num(p, DNP_F_VALUE_COUNT, n);
         p->c.off = off + 3;
-        check_link(p, off + 2, n);
+        link_known(x, off + 2, n, x->found[l]);
         unsigned v = 0;
         while (v < n && !p->failed) {
             p->index = v++;
@@ -1730,6 +1807,8 @@ static void cmd_link_state(dnp_ctx *x)
 /* the first successful ack of reliable command s, `took` after it was first sent */
 static void ack_reliable(dnp_ctx *x, dnp_sent *s, int64_t took, size_t off)
 {
+    if (sent_pending(s))
+        x->conv->n_pending--;
     s->acked = 1;
     s->acked_ns = x->p.pi->time_ns;
     if (took > DNP_RELIABLE_TIMEOUT_NS)
@@ -1946,7 +2025,7 @@ static void cmd_message_long(dnp_ctx *x)
         gw_emit_b(&x->p.e, DNP_F_MESSAGE, 0, l->out->len, l->out->data, l->out->len);
         x->p.e.src = 0;
         summary_add(x, ", message of %u %s reassembled", l->out->len, gw_bytes(l->out->len));
-        long_reset(l);
+        long_reset(x->conv, l);
     }
 }
 
@@ -1985,7 +2064,7 @@ static void cmd_link_state_long(dnp_ctx *x)
     gw_pdu_trailing(&x->p, DNP_F_TRAILING, DNP_E_TRAILING, "%zu trailing byte%s after the command");
     x->p.c = saved;
     x->p.e.src = 0;
-    long_reset(l);
+    long_reset(x->conv, l);
 }
 
 /* ---- the connection's life ------------------------------------------------ */
@@ -2067,7 +2146,7 @@ static void open_add(GArray **open, const dnp_open_item *it)
 
 static void conv_end(void *p, const gw_end_sink *sink)
 {
-    dnp_conv *c = p;
+    dnp_conv *c = conv_at(p);
     GArray *open = NULL;
     dnp_open_item it;
     for (int d = 0; d < 2; d++) {
@@ -2106,8 +2185,9 @@ static void conv_end(void *p, const gw_end_sink *sink)
         }
     }
     for (uint32_t i = 0; i < 2 * LINKS_DIRECT + (c->links ? 1u << c->links_bits : 0); i++) {
-        /* by id, then in slot order: sorted by frame below, and no two links have one */
-        const dnp_link *l = i < 2 * LINKS_DIRECT ? c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT]
+        /* those in slots by id, then the table's in its order: sorted by
+           frame below, and no two links have one */
+        const dnp_link *l = i < 2 * LINKS_DIRECT ? slot_link(c, c->by_id[i / LINKS_DIRECT][i % LINKS_DIRECT])
                                                  : c->links[i - 2 * LINKS_DIRECT];
         if (!l || !l->acked || l->answer != ANSWER_NONE || c->last_ns - l->acked_ns < DNP_RELIABLE_TIMEOUT_NS)
             continue;
@@ -2143,11 +2223,10 @@ static void check_resends(dnp_ctx *x)
     if (now - c->resend_due_ns <= DNP_RESEND_MISSING_NS)
         return;
     int64_t due = INT64_MAX;
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; c->n_pending && d < 2; d++) /* (none pending: nothing to walk for) */
         for (unsigned i = HISTORY - c->dir[d].n_used; i < HISTORY; i++) { /* in use, the oldest first */
             dnp_sent *s = &c->dir[d].sent[(c->dir[d].sent_pos + i) % HISTORY];
-            if (!s->used || s->acked || s->resend_noted ||
-                s->last_time_ns - s->first_time_ns >= DNP_RELIABLE_TIMEOUT_NS)
+            if (!s->used || !sent_pending(s))
                 continue;
             if (now - s->last_time_ns <= DNP_RESEND_MISSING_NS) {
                 if (s->last_time_ns < due)
@@ -2155,6 +2234,7 @@ static void check_resends(dnp_ctx *x)
                 continue;
             }
             s->resend_noted = true;
+            c->n_pending--;
             gw_emit_finding(&x->p.e, DNP_E_RESEND_MISSING, 0, 1,
                             "Reliable number %u (frame %u) has gone %.3f s unacknowledged without a resend", s->seq,
                             s->first_frame, (double)(now - s->last_time_ns) / 1e9);
@@ -2171,7 +2251,7 @@ static void dnp_decode(void *conv, const gw_pdu_info *pi, const uint8_t *data, s
     /* what follows the gw_pdu (gw_pdu_begin readies it) up to seen[]:
        val[] and text[] are read only where seen[] is set */
     memset((char *)&x + sizeof x.p, 0, offsetof(dnp_ctx, val) - sizeof x.p);
-    x.conv = conv;
+    x.conv = conv_at(conv);
     gw_pdu_begin(&x.p, &gw_dnp_protocol, sink, pi, data, len);
     x.p.rec = (gw_record){x.seen, x.val, x.text};
     x.p.hooks = &hooks;
@@ -2273,7 +2353,7 @@ const gw_protocol gw_dnp_protocol = {
     .n_measures = (int)(sizeof measures / sizeof measures[0]),
     .options = options,
     .n_options = (int)(sizeof options / sizeof options[0]),
-    .conv_size = sizeof(dnp_conv),
+    .conv_size = sizeof(dnp_conv) + CONV_LINE - 1, /* (conv_at) */
     .conv_init = conv_init,
     .conv_free = conv_free,
     .conv_held = conv_held,

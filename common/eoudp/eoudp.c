@@ -166,37 +166,43 @@ typedef struct {
    receives one (after counting it) */
 typedef struct {
     uint32_t sent, received;          /* since the endpoint's last reset */
-    int64_t claimed_sent, claimed_received, seen_sent, seen_received; /* totals */
 } counters;
 
 typedef struct {
+    int64_t claimed_sent, claimed_received, seen_sent, seen_received;
+} totals;
+
+typedef struct {
+    /* what most datagrams read or write, in the first 64 bytes */
+    const int *opt;          /* the options (EOUDP_OPT_*) */
+    uint64_t last_id[2];
+    unsigned imp_next[2];
+    counters count[2];       /* of the sender of direction d */
+    uint16_t imp_used[2];    /* entries of imp[d] in use: the newest, at most EOUDP_ACKS */
     uint8_t gen, order;      /* the last choice */
     int8_t client_dir;       /* -1: not known yet */
     bool have_id[2];
-    uint64_t last_id[2];
     bool begun;              /* a datagram with a whole header was seen */
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
-    uint32_t connect_frame;
-    bool connect_answered;
-    uint8_t connect_time[8];  /* the connect's timestamp bytes: a retry keeps them */
-    unsigned connect_time_n;
+    uint16_t imp_waiting;    /* entries in use of both imp[] not acknowledged */
+    /* read by some commands only */
+    totals total[2];         /* the packet infos' counts of direction d's sender, and ours */
     int64_t connect_t;
-    int8_t connect_dir;
-    uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
     int64_t disconnect_t;
+    uint32_t connect_frame;
+    uint32_t disconnect_frame; /* the last disconnect not answered by 0x11 (0: none) */
+    unsigned connect_time_n;
+    uint8_t connect_time[8];  /* the connect's timestamp bytes: a retry keeps them */
+    bool connect_answered;
+    int8_t connect_dir;
     int8_t disconnect_dir;
-    uint16_t imp_used[2];    /* entries of imp[d] in use: the newest, at most EOUDP_ACKS */
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d (not
                                    cleared: only the imp_used newest are read) */
-    unsigned imp_next[2];
-    counters count[2];       /* of the sender of direction d */
-    const int *opt;          /* the options (EOUDP_OPT_*) */
 } eoudp_conv;
 
 static void conv_init(void *p, const int *opt)
 {
     memset(p, 0, offsetof(eoudp_conv, imp));
-    memset((char *)p + offsetof(eoudp_conv, imp_next), 0, sizeof(eoudp_conv) - offsetof(eoudp_conv, imp_next));
     ((eoudp_conv *)p)->client_dir = -1;
     ((eoudp_conv *)p)->opt = opt;
 }
@@ -213,7 +219,7 @@ static void conv_end(void *p, const gw_end_sink *sink)
 {
     eoudp_conv *c = p;
     char msg[128];
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; c->imp_waiting && d < 2; d++) /* (none waiting: nothing to walk for) */
         for (unsigned k = EOUDP_ACKS - c->imp_used[d]; k < EOUDP_ACKS; k++) { /* oldest first */
             const pending *q = &c->imp[d][(c->imp_next[d] + k) % EOUDP_ACKS];
             if (q->acked)
@@ -622,6 +628,7 @@ static void ack(eoudp_ctx *x, uint64_t id, size_t off)
         return;
     }
     p->acked = true;
+    x->conv->imp_waiting--;
     gw_emit_gen_u(&x->p.e, EOUDP_F_ACK_REQUEST_FRAME, off, p->frame);
     gw_emit_gen_i(&x->p.e, EOUDP_F_ACK_TIME, off, x->p.pi->time_ns - p->t);
 }
@@ -653,8 +660,10 @@ static void wait_for_ack(eoudp_ctx *x, uint64_t id, uint8_t code, size_t id_off)
         missing_message(msg, sizeof msg, slot);
         gw_emit_finding(&x->p.e, EOUDP_E_ACK_MISSING, id_off, 8, "%s in frame %u, %u important packets ago",
                         msg, slot->frame, EOUDP_ACKS);
+        c->imp_waiting--;
     }
     *slot = (pending){id, x->p.pi->frame, x->p.pi->time_ns, code, (uint8_t)id_off, false};
+    c->imp_waiting++;
 }
 
 /* packet info counters: every datagram counts for its sender and receiver,
@@ -683,16 +692,18 @@ static void packet_info(eoudp_ctx *x, int32_t received, int32_t sent)
 {
     if (x->copy)
         return;
-    counters *k = &x->conv->count[x->p.pi->dir ? 1 : 0];
-    k->claimed_received += received;
-    k->claimed_sent += sent;
-    k->seen_received += k->received;
-    k->seen_sent += k->sent;
+    int d = x->p.pi->dir ? 1 : 0;
+    const counters *k = &x->conv->count[d];
+    totals *t = &x->conv->total[d];
+    t->claimed_received += received;
+    t->claimed_sent += sent;
+    t->seen_received += k->received;
+    t->seen_sent += k->sent;
     size_t at = x->p.c.off - 8;
     gw_emit_gen_u(&x->p.e, EOUDP_F_SEEN_RECEIVED, at, k->received);
     gw_emit_gen_u(&x->p.e, EOUDP_F_SEEN_SENT, at + 4, k->sent);
-    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_TO, at, k->seen_received - k->claimed_received);
-    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_FROM, at + 4, k->claimed_sent - k->seen_sent);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_TO, at, t->seen_received - t->claimed_received);
+    gw_emit_gen_i(&x->p.e, EOUDP_F_LOSS_FROM, at + 4, t->claimed_sent - t->seen_sent);
 }
 
 /* payload layouts (little-endian); text and content are u32-length */

@@ -107,30 +107,32 @@ typedef struct {
 } ping_request;
 
 typedef struct {
+    /* what most packets read or write, in the first 64 bytes */
+    const int *opt;      /* the options (GNE_OPT_*) */
+    int64_t rate_window[2]; /* by role: start of the current one-second window */
+    uint32_t rate_bytes[2]; /* sent in it */
+    uint32_t rate[2];    /* max incoming rate announced by the client (0) and server (1) */
+    uint32_t link_frame; /* UDP link: the accept that opened it */
     uint8_t stage;
     uint8_t client_dir;  /* the direction the connection request came from */
     uint8_t order;       /* learnt from the handshake, 0 = not known */
     bool order_noted;    /* the assumption was reported */
+    bool order_flagged;  /* handshake.out_of_order reported */
+    bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
+    bool exited[2];      /* ExitPacket sent, by role */
+    bool exit_flagged[2];
+    bool rate_known[2];
+    bool rate_flagged[2];
+    /* the pings' and the handshake's */
+    uint8_t pings_kept[2]; /* pings[dir][0..pings_kept) written (the ring fills from 0) */
+    unsigned ping_next[2];
     bool unreliable;     /* the client asked for a UDP link */
     bool have_request;
     uint8_t req_version, req_sub, req_order;
     uint16_t req_build;
     uint32_t req_user;
     uint8_t req_name[32];
-    uint32_t rate[2];    /* max incoming rate announced by the client (0) and server (1) */
-    bool rate_known[2];
-    uint32_t link_frame; /* UDP link: the accept that opened it */
-    unsigned ping_next[2];
-    uint8_t pings_kept[2]; /* pings[dir][0..pings_kept) written (the ring fills from 0) */
-    bool order_flagged;  /* handshake.out_of_order reported */
-    bool port_msg_possible; /* the accept opened no UDP link: the client's next message is checked */
-    bool exited[2];      /* ExitPacket sent, by role */
-    bool exit_flagged[2];
     bool noted_custom, noted_custom_u8, noted_big; /* divergences reported */
-    int64_t rate_window[2]; /* by role: start of the current one-second window */
-    uint32_t rate_bytes[2]; /* sent in it */
-    bool rate_flagged[2];
-    const int *opt;      /* the options (GNE_OPT_*) */
     /* by requesting direction; last: only pings[dir][0..pings_kept) are
        read, so the rest is not cleared */
     ping_request pings[2][GNE_PINGS];

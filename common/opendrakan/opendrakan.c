@@ -105,8 +105,8 @@ static const gw_option options[] = {
 
 /* ---- conversation ------------------------------------------------------ */
 
+/* a snapshot (its tick is in od_conv.snap_tick) */
 typedef struct {
-    int64_t tick;
     uint32_t changes, count;
     uint32_t first_change_frame, confirm_frame;
     int64_t first_change_t, confirm_t;
@@ -131,6 +131,8 @@ typedef struct {
     int8_t server_dir;          /* learnt from the first one-way packet; -1 not yet */
     const int *opt;             /* the options (OD_OPT_*) */
     /* not cleared (about 5 KiB): only the slots in use are read */
+    int64_t snap_tick[OD_SNAPSHOTS]; /* the tick of snap[k], apart: find_snapshot reads
+                                        8 bytes a slot, not a line */
     snapshot snap[OD_SNAPSHOTS]; /* the first snap_next in use, all once snap_wrapped */
     int64_t acked[OD_ACKS];      /* the first n_acked set (all from OD_ACKS on) */
     db_entry db[OD_DB_ENTRIES]; /* the first n_db set */
@@ -144,27 +146,27 @@ static inline unsigned snaps_in_use(const od_conv *c)
 
 static void conv_init(void *p, const int *opt)
 {
-    memset(p, 0, offsetof(od_conv, snap));
+    memset(p, 0, offsetof(od_conv, snap_tick));
     ((od_conv *)p)->server_dir = -1;
     ((od_conv *)p)->opt = opt;
 }
 
 static void conv_free(void *p) { (void)p; }
 
-static void report_open(const snapshot *s, const gw_end_sink *sink)
+static void report_open(const snapshot *s, int64_t tick, const gw_end_sink *sink)
 {
     char msg[160];
     if (s->confirmed && s->changes < s->count) {
         bool want = gw_end_wants_message(sink, s->confirm_frame, OD_E_SNAP_INCOMPLETE);
         if (want)
-            snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)s->tick,
+            snprintf(msg, sizeof msg, "Tick %lld: %u of %u changes arrived", (long long)tick,
                      s->changes, s->count);
         sink->finding(sink->ctx, s->confirm_frame, s->confirm_t, s->confirm_dir,
                       OD_E_SNAP_INCOMPLETE, s->confirm_off, 8, want ? msg : NULL);
     } else if (!s->confirmed && s->changes) {
         bool want = gw_end_wants_message(sink, s->first_change_frame, OD_E_SNAP_UNCONFIRMED);
         if (want)
-            snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)s->tick,
+            snprintf(msg, sizeof msg, "Tick %lld: %u change%s, never confirmed", (long long)tick,
                      s->changes, s->changes == 1 ? "" : "s");
         sink->finding(sink->ctx, s->first_change_frame, s->first_change_t, s->first_change_dir,
                       OD_E_SNAP_UNCONFIRMED, s->first_change_off, 8, want ? msg : NULL);
@@ -176,8 +178,10 @@ static void conv_end(void *p, const gw_end_sink *sink)
     od_conv *c = p;
     /* oldest first: from slot 0, or once every slot was used from the next to be reused */
     unsigned first = c->snap_wrapped ? c->snap_next : 0;
-    for (unsigned k = 0, n = snaps_in_use(c); k < n; k++)
-        report_open(&c->snap[(first + k) % OD_SNAPSHOTS], sink);
+    for (unsigned k = 0, n = snaps_in_use(c); k < n; k++) {
+        unsigned slot = (first + k) % OD_SNAPSHOTS;
+        report_open(&c->snap[slot], c->snap_tick[slot], sink);
+    }
 }
 
 /* ---- decoding helpers -------------------------------------------------- */
@@ -506,11 +510,11 @@ static snapshot *find_snapshot(od_conv *c, int64_t t)
         return NULL;
     /* the newest first (most changes are of the latest tick); a tick is in
        one slot at most (added only when not found) */
-    snapshot *newest = &c->snap[(c->snap_next - 1) % OD_SNAPSHOTS]; /* (have_tick: one is) */
-    if (newest->tick == t)
-        return newest;
+    unsigned newest = (c->snap_next - 1) % OD_SNAPSHOTS; /* (have_tick: one is) */
+    if (c->snap_tick[newest] == t)
+        return &c->snap[newest];
     for (unsigned k = 0, n = snaps_in_use(c); k < n; k++)
-        if (c->snap[k].tick == t)
+        if (c->snap_tick[k] == t)
             return &c->snap[k];
     return NULL;
 }
@@ -519,16 +523,18 @@ static snapshot *add_snapshot(od_ctx *x, int64_t t)
 {
     od_conv *c = x->conv;
     bool used = c->snap_wrapped; /* the slot holds the oldest */
-    snapshot *s = &c->snap[c->snap_next++ % OD_SNAPSHOTS];
+    unsigned slot = c->snap_next++ % OD_SNAPSHOTS;
+    snapshot *s = &c->snap[slot];
     c->snap_wrapped |= c->snap_next == OD_SNAPSHOTS;
     if (used && ((s->confirmed && s->changes < s->count) || (!s->confirmed && s->changes)))
         gw_emit_finding(&x->p.e, OD_E_SNAP_FORGOTTEN, x->tick_at, 8,
-                        "Tick %lld given up unresolved (%u change%s%s)", (long long)s->tick,
+                        "Tick %lld given up unresolved (%u change%s%s)", (long long)c->snap_tick[slot],
                         s->changes, s->changes == 1 ? "" : "s", s->confirmed ? ", confirmed" : "");
     if (!c->have_tick || t > c->max_tick)
         c->max_tick = t;
     c->have_tick = true;
-    *s = (snapshot){.tick = t};
+    *s = (snapshot){0};
+    c->snap_tick[slot] = t;
     return s;
 }
 

@@ -509,19 +509,21 @@ static const char *command_name(int release, uint64_t id)
 /* ---- conversation state --------------------------------------------------------- */
 
 typedef struct {
+    /* what every packet reads, in the first 16 bytes: on one cache line
+       wherever the allocator (16-byte aligned) puts the state */
+    const int *opt;  /* the options (OTTD_OPT_*) */
     int version;              /* numbering in use, 0 = not known yet */
     bool encrypted;           /* after SERVER_ENABLE_ENCRYPTION */
     bool have_server_frame;
-    uint32_t server_frame, frame_max;
     bool have_ack;
-    uint32_t last_ack;
     bool map_announced;
+    uint32_t server_frame, frame_max;
+    uint32_t last_ack;
     uint32_t map_total, map_received;
     bool map_header_seen;
     uint8_t join_step;        /* enum join_step reached, JOIN_NONE until CLIENT_JOIN */
     uint8_t old_release;      /* 0.x numbering: 5 for 0.5/0.6, 7 for 0.7, 0 the wiki's (0.4) layouts */
     bool release_known;       /* version is the revision's own release, not a guess */
-    const int *opt;  /* the options (OTTD_OPT_*) */
 } ottd_conv;
 
 /* the join sequence of 13.x and newer, in order; a packet may come once its

@@ -468,9 +468,9 @@ Test(dnp, links_in_and_past_the_conversations_slots)
     dec(2, 1, "01 00 0000");
     link_seq = 0;
     uint32_t from[24];
-    for (unsigned id = 0; id < 24; id++) { /* even: 1 UInt8, odd: 20 SInt8 */
+    for (unsigned id = 0; id < 24; id++) { /* even: 1 UInt8, odd: 40 SInt8 (past a slot's 24) */
         from[id] = 10 + id;
-        link_state_of(from[id], id, id % 2 ? 20 : 1, id % 2 ? 0 : 1);
+        link_state_of(from[id], id, id % 2 ? 40 : 1, id % 2 ? 0 : 1);
         cr_assert_eq(malformed_findings(), 0);
     }
     for (unsigned id = 0; id < 24; id++)
