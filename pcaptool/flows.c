@@ -1,7 +1,8 @@
 /* flows.c - conversation table keyed by the unordered address/port pair:
  * open addressing (linear probing, at most a quarter full), each slot the key's
- * hash and its entry, so a lookup touches the slot array once and the
- * matching entry once. */
+ * hash and its flow, so a lookup touches the slot array once and the
+ * matching flow once: its first cache line, which holds the key (an IPv6
+ * key's rest is in the second) and what the packet reads next (flows.h). */
 #include "flows.h"
 
 #include <glib.h>
@@ -24,6 +25,9 @@
    FLOWS_MAX conversations. */
 #define FLOWS_EPOCH_EXTRA (4 * FLOWS_EPOCH)
 
+/* the buckets of the expectations' prints (flows_add_expected) */
+#define EXPECT_BUCKETS 1024
+
 typedef struct {
     const gw_protocol *p;   /* NULL: a free slot */
     const int *opts;
@@ -34,16 +38,9 @@ typedef struct {
     int owner_side;         /* the side of the owner in the new flow */
 } expectation;
 
-/* a flow and its key (with its hash) in one allocation: a lookup touches
-   one place */
-typedef struct {
-    flow_key k;
-    flow f;
-} flow_entry;
-
 typedef struct {
     uint64_t hash;
-    flow_entry *e;          /* NULL: free */
+    flow *e;                /* NULL: free */
 } slot;
 
 struct flow_table {
@@ -59,6 +56,13 @@ struct flow_table {
     flow_end_fn ended;
     void *ended_ctx;
     expectation expected[FLOWS_EXPECT_MAX];
+    /* each expectation's print (expect_print), apart, and how many waiting
+       expectations have a print of each bucket (print % EXPECT_BUCKETS): a
+       UDP packet no flow has (the first of a conversation, or one no
+       decoder takes) looks at two buckets, and at the prints only when one
+       holds some (never at the expectations' lines unless a print is its) */
+    uint32_t expected_print[FLOWS_EXPECT_MAX];
+    uint16_t expected_in[EXPECT_BUCKETS];
     unsigned n_expected;   /* slots used so far (then a ring) */
     uint64_t seed[2];      /* SipHash's key: random per table */
     uint64_t fast_key[4];  /* the fast hash's key: random per table */
@@ -67,11 +71,13 @@ struct flow_table {
     size_t extra_probes;   /* slots probed past the first in this epoch */
 };
 
-/* IPv6: the two addresses (lower first) as four words, then transport, IP
-   version and the ports (the lower address's first) packed in the fifth.
-   IPv4: the two addresses (lower first) in the first word and the fifth
-   word's packing in the second, the rest zero. Built and compared by whole
-   words; hashed over the words used (2 or 5). */
+/* Transport, IP version and the ports (the lower address's first) packed
+   in the first word, then the two addresses (lower first): IPv4's both in
+   the second word, the rest zero; IPv6's as the second to fifth words.
+   Built and compared by whole words; hashed over the words used (2 or 5).
+   The first word tells IPv4 from IPv6: an IPv4 key is compared by its two
+   words, which a flow keeps in its first line (flow.key), an IPv6 key's
+   other three words (flow.key6) only when those matched. */
 /* transport, IP version and the ports (the lower address's first, `swap`:
    the destination's address is the lower) in one word: never zero (the
    transport is not) */
@@ -103,13 +109,13 @@ static inline bool key_swap(int ip_version, const uint8_t *src, uint16_t sport, 
 static inline void make_key(const net_packet *pk, flow_key *k)
 {
     bool swap = k->swap = key_swap(pk->ip_version, pk->src, pk->sport, pk->dst, pk->dport);
+    k->w[0] = kind_and_ports(pk, swap); /* with the IP version: no IPv4 key is an IPv6 key */
     if (pk->ip_version == 4) {
         uint32_t s, d;
         memcpy(&s, pk->src, 4);
         memcpy(&d, pk->dst, 4);
         uint64_t a = swap ? d : s, b = swap ? s : d;
-        k->w[0] = a | b << 32;
-        k->w[1] = kind_and_ports(pk, swap);
+        k->w[1] = a | b << 32;
         k->w[2] = k->w[3] = k->w[4] = 0;
         k->words = 2;
         return;
@@ -118,11 +124,10 @@ static inline void make_key(const net_packet *pk, flow_key *k)
     memcpy(s, pk->src, 16);
     memcpy(d, pk->dst, 16);
     const uint64_t *a = swap ? d : s, *b = swap ? s : d;
-    k->w[0] = a[0];
-    k->w[1] = a[1];
-    k->w[2] = b[0];
-    k->w[3] = b[1];
-    k->w[4] = kind_and_ports(pk, swap); /* never zero: no IPv4 key is the same */
+    k->w[1] = a[0];
+    k->w[2] = a[1];
+    k->w[3] = b[0];
+    k->w[4] = b[1];
     k->words = 5;
 }
 
@@ -251,19 +256,34 @@ static void seed_table(flow_table *t)
             t->fast_key[i] = (t->seed[i & 1] ^ (uint64_t)g_get_monotonic_time()) * 0xbf58476d1ce4e5b9u + (uint64_t)i;
 }
 
-/* whether the keys are the same (b: the one looked for): the words an
-   IPv4 key uses and the fifth, which is zero for it and never zero for an
-   IPv6 key; the IPv6 addresses' other words only for an IPv6 key */
-static inline bool key_equal(const flow_key *a, const flow_key *b)
+/* whether f's key is k: the two words every key uses (the first tells
+   IPv4 from IPv6), in f's first line; an IPv6 key's other words, in its
+   second, only for an IPv6 key */
+static inline bool key_equal(const flow *f, const flow_key *k)
 {
-    if (((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[4] ^ b->w[4])) != 0)
+    if (((f->key[0] ^ k->w[0]) | (f->key[1] ^ k->w[1])) != 0)
         return false;
-    return b->words == 2 || ((a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])) == 0;
+    return k->words == 2 ||
+           ((f->key6[0] ^ k->w[2]) | (f->key6[1] ^ k->w[3]) | (f->key6[2] ^ k->w[4])) == 0;
 }
 
-static flow_entry *entry_of(flow *f)
+/* f keeps k (its words: the hash is the slot's) */
+static void key_keep(flow *f, const flow_key *k)
 {
-    return (flow_entry *)((char *)f - offsetof(flow_entry, f));
+    f->key[0] = k->w[0];
+    f->key[1] = k->w[1];
+    memcpy(f->key6, &k->w[2], sizeof f->key6);
+}
+
+/* the key f keeps, hashed again (the table's hash now) */
+static void key_of_flow(const flow_table *t, const flow *f, flow_key *k)
+{
+    k->w[0] = f->key[0];
+    k->w[1] = f->key[1];
+    memcpy(&k->w[2], f->key6, sizeof f->key6);
+    k->words = f->ip_version == 4 ? 2 : 5;
+    k->swap = false;
+    k->hash = key_hash(t, k);
 }
 
 /* the slot holding key k (hash h), or the free slot where it would go;
@@ -273,11 +293,21 @@ static slot *probe(const flow_table *t, const flow_key *k, uint64_t h, size_t *r
     size_t i = h & t->mask, n = 0;
     for (;; i = (i + 1) & t->mask, n++) {
         slot *s = &t->slots[i];
-        if (!s->e || (s->hash == h && key_equal(&s->e->k, k))) {
+        if (!s->e || (s->hash == h && key_equal(s->e, k))) {
             *run = n;
             return s;
         }
     }
+}
+
+/* the first free slot of a run starting at hash h: where a key not in the
+   table goes (the table made again: no key is there twice) */
+static slot *free_slot(const flow_table *t, uint64_t h)
+{
+    size_t i = h & t->mask;
+    while (t->slots[i].e)
+        i = (i + 1) & t->mask;
+    return &t->slots[i];
 }
 
 /* the same for a lookup or an addition: its probe run counted against
@@ -298,10 +328,9 @@ static void resize(flow_table *t, size_t n_slots)
     size_t old_n = old ? t->mask + 1 : 0;
     t->slots = g_new0(slot, n_slots);
     t->mask = n_slots - 1;
-    size_t run;
     for (size_t i = 0; i < old_n; i++)
         if (old[i].e)
-            *probe(t, &old[i].e->k, old[i].hash, &run) = old[i];
+            *free_slot(t, old[i].hash) = old[i];
     g_free(old);
 }
 
@@ -311,13 +340,14 @@ static void go_strong(flow_table *t)
 {
     t->strong = true;
     t->go_strong = false;
-    size_t n = t->mask + 1, run;
+    size_t n = t->mask + 1;
     slot *old = t->slots;
     t->slots = g_new0(slot, n);
+    flow_key k;
     for (size_t i = 0; i < n; i++)
         if (old[i].e) {
-            old[i].e->k.hash = key_hash(t, &old[i].e->k);
-            *probe(t, &old[i].e->k, old[i].e->k.hash, &run) = (slot){old[i].e->k.hash, old[i].e};
+            key_of_flow(t, old[i].e, &k);
+            *free_slot(t, k.hash) = (slot){k.hash, old[i].e};
         }
     g_free(old);
 }
@@ -332,19 +362,21 @@ void flows_set_fast_key(flow_table *t, const uint64_t key[4])
     memcpy(t->fast_key, key, sizeof t->fast_key);
 }
 
-static void insert(flow_table *t, flow_entry *e)
+static void insert(flow_table *t, flow *f, const flow_key *k)
 {
     if ((t->n + 1) * 4 > t->mask + 1)
         resize(t, (t->mask + 1) * 2);
-    *find_slot(t, &e->k, e->k.hash) = (slot){e->k.hash, e};
+    *find_slot(t, k, k->hash) = (slot){k->hash, f};
     t->n++;
 }
 
 /* out of the slots; the ones after it in its probe run move back to keep
    every run unbroken (no tombstones) */
-static void remove_entry(flow_table *t, const flow_entry *e)
+static void remove_entry(flow_table *t, const flow *e)
 {
-    size_t i = e->k.hash & t->mask;
+    flow_key k;
+    key_of_flow(t, e, &k);
+    size_t i = k.hash & t->mask;
     while (t->slots[i].e != e)
         i = (i + 1) & t->mask;
     for (size_t j = (i + 1) & t->mask; t->slots[j].e; j = (j + 1) & t->mask) {
@@ -359,6 +391,26 @@ static void remove_entry(flow_table *t, const flow_entry *e)
     t->n--;
 }
 
+/* A flow's allocation: the flow, with its tcp halves for TCP, from the
+   start of a cache line (flows.h). malloc aligns to max_align_t (16 bytes
+   with glibc): FLOW_SLACK bytes more make room to move to the next line. */
+#define FLOW_LINE 64
+#define FLOW_SLACK (FLOW_LINE - _Alignof(max_align_t))
+
+static size_t flow_size(bool tcp)
+{
+    return sizeof(flow) + (tcp ? 2 * sizeof(tcp_half) : 0);
+}
+
+static flow *flow_alloc(bool tcp)
+{
+    char *block = g_malloc0(flow_size(tcp) + FLOW_SLACK);
+    size_t slack = (size_t)(-(uintptr_t)block & (FLOW_LINE - 1));
+    flow *f = (flow *)(void *)(block + slack);
+    f->slack = (uint8_t)slack;
+    return f;
+}
+
 static void flow_destroy(flow *f)
 {
     /* its table's recency list and state count are kept by forget() */
@@ -367,7 +419,7 @@ static void flow_destroy(flow *f)
     if (f->l4 == NET_TCP)
         for (int d = 0; d < 2; d++)
             tcp_half_release(&f->tcp[d]);
-    g_free(entry_of(f));
+    g_free((char *)f - f->slack);
 }
 
 flow_table *flows_new(flow_end_fn ended, void *ctx)
@@ -394,21 +446,30 @@ static void *new_state(const gw_protocol *p, const int *opts, const void *parent
     return s;
 }
 
-static void drop_expectation(expectation *e)
+/* expectation i waits no more (its flow began, or it is dropped) */
+static void expectation_done(flow_table *t, unsigned i)
 {
+    t->expected[i].p = NULL;
+    t->expected_in[t->expected_print[i] % EXPECT_BUCKETS]--;
+}
+
+static void drop_expectation(flow_table *t, unsigned i)
+{
+    expectation *e = &t->expected[i];
     if (e->p) {
         e->p->conv_free(e->state);
         g_free(e->state);
-        e->p = NULL;
+        expectation_done(t, i);
     }
 }
 
-/* what a flow holds on the heap: its entry and decoder state (two
-   allocations, 16 bytes of overhead each with glibc) and what the state
-   says it holds besides (gw_protocol.conv_held, as of the last count) */
-static size_t flow_cost(const gw_protocol *p, size_t held)
+/* what a flow holds on the heap: its allocation (flow_alloc: the flow,
+   TCP's halves, the slack that aligns it) and its decoder state (16 bytes
+   of overhead each with glibc) and what the state says it holds besides
+   (gw_protocol.conv_held, as of the last count) */
+static size_t flow_cost(const gw_protocol *p, bool tcp, size_t held)
 {
-    return sizeof(flow_entry) + p->conv_size + 2 * 16 + held;
+    return flow_size(tcp) + FLOW_SLACK + p->conv_size + 2 * 16 + held;
 }
 
 /* a flow ends: announced, then out of the recency list, the state count
@@ -417,8 +478,8 @@ static void forget(flow_table *t, flow *f)
 {
     t->ended(f, t->ended_ctx);
     g_queue_unlink(&t->lru, &f->lru);
-    t->state_bytes -= flow_cost(f->p, f->held);
-    remove_entry(t, entry_of(f));
+    t->state_bytes -= flow_cost(f->p, f->l4 == NET_TCP, f->held);
+    remove_entry(t, f);
     flow_destroy(f);
 }
 
@@ -462,7 +523,7 @@ void flows_free(flow_table *t)
         flow_destroy(f);
     }
     for (unsigned i = 0; i < FLOWS_EXPECT_MAX; i++)
-        drop_expectation(&t->expected[i]);
+        drop_expectation(t, i);
     g_free(t->slots);
     g_free(t);
 }
@@ -475,7 +536,7 @@ flow *flows_find(flow_table *t, const net_packet *pk)
 
 /* find_slot's probe past the key's first slot (out of line: the key is
    usually in its first slot, or that slot is free) */
-static __attribute__((noinline)) flow_entry *find_further(flow_table *t, const flow_key *k)
+static __attribute__((noinline)) flow *find_further(flow_table *t, const flow_key *k)
 {
     return find_slot(t, k, k->hash)->e;
 }
@@ -483,10 +544,9 @@ static __attribute__((noinline)) flow_entry *find_further(flow_table *t, const f
 static inline flow *find_key(flow_table *t, const flow_key *k)
 {
     const slot *s = &t->slots[k->hash & t->mask];
-    flow_entry *e = s->e;
-    if (e && !(s->hash == k->hash && key_equal(&e->k, k)))
-        e = find_further(t, k);
-    flow *f = e ? &e->f : NULL;
+    flow *f = s->e;
+    if (f && !(s->hash == k->hash && key_equal(f, k)))
+        f = find_further(t, k);
     use(t);
     if (f && f->epoch != t->epoch)
         to_head(t, f);
@@ -533,8 +593,10 @@ static void set_endpoints(flow *f, const net_packet *pk, bool reply)
     f->init_port = reply ? pk->dport : pk->sport;
     f->resp_port = reply ? pk->sport : pk->dport;
     f->init_swap = key_swap(pk->ip_version, f->init_addr, f->init_port, f->resp_addr, f->resp_port);
-    net_format_endpoint(pk, reply, f->endpoint[0], sizeof f->endpoint[0]);
-    net_format_endpoint(pk, !reply, f->endpoint[1], sizeof f->endpoint[1]);
+    /* the responder's text right after the initiator's: IPv4's both in one
+       line (each at most 22 bytes); IPv6's at most 48 each */
+    f->resp_at = (unsigned)net_format_endpoint(pk, reply, f->endpoints, sizeof f->endpoints / 2) + 1;
+    net_format_endpoint(pk, !reply, f->endpoints + f->resp_at, sizeof f->endpoints / 2);
 }
 
 flow *flows_add(flow_table *t, const net_packet *pk, const gw_protocol *p, const int *opts,
@@ -549,19 +611,20 @@ flow *flows_add_key(flow_table *t, const flow_key *k, const net_packet *pk, cons
                     const int *opts, void *state, int64_t now_ns, bool reply, unsigned *evicted)
 {
     *evicted = 0;
-    if (t->n >= FLOWS_MAX || t->state_bytes + flow_cost(p, 0) > t->state_limit)
-        *evicted = evict(t, NULL, flow_cost(p, 0));
-    flow_entry *fe = g_new0(flow_entry, 1);
-    fe->k = *k;
-    flow *f = &fe->f;
+    bool tcp = pk->l4 == NET_TCP;
+    size_t cost = flow_cost(p, tcp, 0);
+    if (t->n >= FLOWS_MAX || t->state_bytes + cost > t->state_limit)
+        *evicted = evict(t, NULL, cost);
+    flow *f = flow_alloc(tcp);
+    key_keep(f, k);
     f->p = p;
     f->opts = opts;
     f->state = state ? state : new_state(p, opts, NULL);
-    f->ip_version = pk->ip_version;
-    f->l4 = pk->l4;
+    f->ip_version = (uint8_t)pk->ip_version;
+    f->l4 = (uint8_t)pk->l4;
     set_endpoints(f, pk, reply);
     f->last_seen_ns = now_ns;
-    if (pk->l4 == NET_TCP) {
+    if (tcp) {
         tcp_half_init(&f->tcp[0], &t->tcp);
         tcp_half_init(&f->tcp[1], &t->tcp);
     }
@@ -569,8 +632,8 @@ flow *flows_add_key(flow_table *t, const flow_key *k, const net_packet *pk, cons
     f->epoch = t->epoch;
     f->lru.data = f;
     g_queue_push_head_link(&t->lru, &f->lru);
-    t->state_bytes += flow_cost(p, 0);
-    insert(t, fe);
+    t->state_bytes += cost;
+    insert(t, f, k);
     return f;
 }
 
@@ -621,24 +684,46 @@ int flow_direction(const flow *f, const net_packet *pk)
     return (memcmp(f->init_addr, pk->src, 16) == 0 && f->init_port == pk->sport) ? 0 : 1;
 }
 
+/* a few bits of a packet from `owner`:port to `other` (or of an
+   expectation): the same for the same three, seldom for others */
+static uint32_t expect_print(const uint8_t *owner, uint16_t port, const uint8_t *other)
+{
+    uint32_t a[4], b[4];
+    memcpy(a, owner, 16);
+    memcpy(b, other, 16);
+    uint32_t x = (a[0] ^ a[1] ^ a[2] ^ a[3]) * 0x9e3779b1u, y = b[0] ^ b[1] ^ b[2] ^ b[3];
+    return x ^ (y << 7 | y >> 25) ^ port * 0x85ebca6bu;
+}
+
 void flows_expect(flow_table *t, const flow *f, int port_side, uint16_t port, const void *parent)
 {
-    expectation *e = &t->expected[t->n_expected++ % FLOWS_EXPECT_MAX];
-    drop_expectation(e);
+    unsigned i = t->n_expected++ % FLOWS_EXPECT_MAX;
+    expectation *e = &t->expected[i];
+    drop_expectation(t, i);
     *e = (expectation){.p = f->p, .opts = f->opts, .state = new_state(f->p, f->opts, parent),
                        .ip_version = f->ip_version,
                        .port = port, .owner_side = port_side};
     memcpy(e->owner, port_side ? f->resp_addr : f->init_addr, 16);
     memcpy(e->other, port_side ? f->init_addr : f->resp_addr, 16);
+    t->expected_print[i] = expect_print(e->owner, port, e->other);
+    t->expected_in[t->expected_print[i] % EXPECT_BUCKETS]++;
 }
 
 flow *flows_add_expected(flow_table *t, const flow_key *k, const net_packet *pk, int64_t now_ns,
                          unsigned *evicted)
 {
     unsigned n = t->n_expected < FLOWS_EXPECT_MAX ? t->n_expected : FLOWS_EXPECT_MAX;
+    if (pk->l4 != NET_UDP || n == 0)
+        return NULL;
+    /* from the owner, or to it */
+    uint32_t from = expect_print(pk->src, pk->sport, pk->dst), to = expect_print(pk->dst, pk->dport, pk->src);
+    if (!t->expected_in[from % EXPECT_BUCKETS] && !t->expected_in[to % EXPECT_BUCKETS])
+        return NULL; /* no expectation waits with either print */
     for (unsigned i = 0; i < n; i++) {
+        if (t->expected_print[i] != from && t->expected_print[i] != to)
+            continue;
         expectation *e = &t->expected[i];
-        if (!e->p || e->ip_version != pk->ip_version || pk->l4 != NET_UDP)
+        if (!e->p || e->ip_version != pk->ip_version)
             continue;
         bool from_owner = !memcmp(pk->src, e->owner, 16) && pk->sport == e->port &&
                           !memcmp(pk->dst, e->other, 16);
@@ -648,7 +733,7 @@ flow *flows_add_expected(flow_table *t, const flow_key *k, const net_packet *pk,
             continue;
         int sender_side = from_owner ? e->owner_side : !e->owner_side;
         flow *f = flows_add_key(t, k, pk, e->p, e->opts, e->state, now_ns, sender_side == 1, evicted);
-        e->p = NULL; /* the flow owns the state now */
+        expectation_done(t, i); /* the flow owns the state now */
         return f;
     }
     return NULL;

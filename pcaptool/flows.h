@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/gw_core.h"
 #include "netparse.h"
@@ -20,22 +21,57 @@
 #define FLOWS_STATE_MAX ((size_t)256 << 20)
 #define FLOWS_EVICT_BATCH (FLOWS_MAX / 16)
 
-typedef struct {
+/* A conversation, laid out by what a packet reads (flows.c allocates it at
+   the start of a 64-byte cache line): a UDP packet of an IPv4 conversation
+   reads the first line alone (its key, decoder, state, what the state holds,
+   its recency and direction, where its endpoints' text is); an IPv6 one the
+   second line too (the rest of its key); a TCP segment the first line (with
+   its options and what it last saw) and the first line of its direction's
+   tcp_half (each half starts a line: tcpstream.h), the half's second line
+   when a PDU is under way. The rest is read when a conversation begins or
+   ends, or once an epoch (its place in the recency list); the endpoints'
+   text when a PDU or a finding is shown. Only a TCP conversation is
+   allocated with its two tcp halves. */
+typedef struct flow {
+    /* the first line: every packet */
+    uint64_t key[2];   /* the table's (flows.c): the first two words of its key */
     const gw_protocol *p;
-    const int *opts;   /* p's options (gw_options_init), outliving the flow */
     void *state;
-    int ip_version, l4;
-    unsigned epoch;    /* when it last moved to the head of the recency list */
-    GList lru;         /* in the table's recency list (data: this flow) */
+    /* its state's conv_held() at the last count (56 bits: more than any
+       heap holds), then two fields of a few bits, in one word */
+    size_t held : 56;
+    unsigned resp_at : 7; /* where the responder's "ip:port" starts in endpoints */
+    bool init_swap : 1;   /* the key's `swap` for a packet from the initiator */
+    const int *opts;   /* p's options (gw_options_init), outliving the flow */
     int64_t last_seen_ns;
     unsigned last_frame;  /* the frame of its last packet */
-    size_t held;       /* its state's conv_held() at the last count */
-    uint8_t init_addr[16], resp_addr[16];
+    unsigned epoch;    /* when it last moved to the head of the recency list */
+    /* the second line: an IPv6 packet's key, the recency list, the rest of
+       what a conversation's start and end read */
+    uint64_t key6[3];  /* the table's: an IPv6 key's other words (zero for IPv4) */
+    GList lru;         /* in the table's recency list (data: this flow) */
     uint16_t init_port, resp_port;
-    bool init_swap;    /* the key's `swap` for a packet from the initiator */
-    tcp_half tcp[2];   /* TCP (l4 NET_TCP): the byte stream of each direction */
-    char endpoint[2][48]; /* "ip:port" of the initiator and responder */
+    uint8_t ip_version, l4;
+    uint8_t slack;     /* the bytes before the flow in its allocation (flows.c) */
+    /* the third and fourth lines: "ip:port" of the initiator then of the
+       responder (both in the third line for IPv4: flow_endpoint), then
+       their addresses */
+    _Alignas(64) char endpoints[96];
+    uint8_t init_addr[16], resp_addr[16];
+    /* TCP (l4 NET_TCP) alone: the byte stream of each direction, each
+       half on lines of its own */
+    _Alignas(64) tcp_half tcp[];
 } flow;
+
+_Static_assert(offsetof(flow, key6) == 64 && offsetof(flow, endpoints) == 128 &&
+                   offsetof(flow, tcp) == 256 && sizeof(tcp_half) % 64 == 0,
+               "flow: the lines as its comment says");
+
+/* "ip:port" of the initiator (side 0) or of the responder (side 1) */
+static inline const char *flow_endpoint(const flow *f, int side)
+{
+    return f->endpoints + (side ? f->resp_at : 0);
+}
 
 typedef struct flow_table flow_table;
 

@@ -194,7 +194,7 @@ net_result net_parse_any(int lt, const uint8_t *f, size_t len, net_packet *out)
     }
 }
 
-void net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz)
+size_t net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz)
 {
     char a[INET6_ADDRSTRLEN];
     const uint8_t *addr = dst ? p->dst : p->src;
@@ -225,8 +225,9 @@ void net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz)
             n_text = bufsz - 1;
         memcpy(buf, text, n_text);
         buf[n_text] = '\0';
-    } else {
-        inet_ntop(AF_INET6, addr, a, sizeof a);
-        snprintf(buf, bufsz, "[%s]:%u", a, port);
+        return n_text;
     }
+    inet_ntop(AF_INET6, addr, a, sizeof a);
+    int n = snprintf(buf, bufsz, "[%s]:%u", a, port);
+    return n < 0 ? 0 : (size_t)n < bufsz ? (size_t)n : bufsz - 1;
 }

@@ -99,7 +99,7 @@ static inline net_result net_parse(int linktype, const uint8_t *frame, size_t ca
     return net_parse_any(linktype, frame, caplen, out);
 }
 
-/* "1.2.3.4:5" or "[::1]:5" */
-void net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz);
+/* "1.2.3.4:5" or "[::1]:5" (cut to bufsz - 1 bytes); its length */
+size_t net_format_endpoint(const net_packet *p, int dst, char *buf, size_t bufsz);
 
 #endif

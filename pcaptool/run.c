@@ -145,10 +145,11 @@ typedef struct {
     bool ending;           /* the capture ended: every record waits to be sorted */
     /* the last connections opened by a SYN (or SYN+ACK) no decoder was
        chosen for yet (no payload to look at, a port no decoder has): their
-       first data still knows which side connected, as Wireshark knows */
+       first data still knows which side connected, as Wireshark knows.
+       Their ports apart (client's | server's << 16), looked at first. */
+    uint32_t opened_ports[64];
     struct {
         uint8_t client[16], server[16];
-        uint16_t cport, sport;
     } opened[64];
     unsigned n_opened;
 } run_ctx;
@@ -160,17 +161,18 @@ static void note_opening(run_ctx *r, const net_packet *pk)
     unsigned i = r->n_opened++ % G_N_ELEMENTS(r->opened);
     memcpy(r->opened[i].client, reply ? pk->dst : pk->src, 16);
     memcpy(r->opened[i].server, reply ? pk->src : pk->dst, 16);
-    r->opened[i].cport = reply ? pk->dport : pk->sport;
-    r->opened[i].sport = reply ? pk->sport : pk->dport;
+    uint16_t cport = reply ? pk->dport : pk->sport, sport = reply ? pk->sport : pk->dport;
+    r->opened_ports[i] = cport | (uint32_t)sport << 16;
 }
 
 /* whether pk goes from the server of a connection note_opening() saw */
 static bool from_server_of_opened(const run_ctx *r, const net_packet *pk)
 {
     unsigned n = r->n_opened < G_N_ELEMENTS(r->opened) ? r->n_opened : G_N_ELEMENTS(r->opened);
+    uint32_t ports = pk->dport | (uint32_t)pk->sport << 16; /* from the server to the client */
     for (unsigned i = 0; i < n; i++)
-        if (r->opened[i].sport == pk->sport && r->opened[i].cport == pk->dport &&
-            !memcmp(r->opened[i].server, pk->src, 16) && !memcmp(r->opened[i].client, pk->dst, 16))
+        if (r->opened_ports[i] == ports && !memcmp(r->opened[i].server, pk->src, 16) &&
+            !memcmp(r->opened[i].client, pk->dst, 16))
             return true;
     return false;
 }
@@ -237,8 +239,8 @@ static void decode_pdu(run_ctx *r, const uint8_t *data, size_t len, int transpor
     m.first_ns = r->first_ns;
     m.tsprec = r->tsprec;
     m.time_text = NULL;
-    m.src = f->endpoint[r->dir];
-    m.dst = f->endpoint[!r->dir];
+    m.src = flow_endpoint(f, r->dir);
+    m.dst = flow_endpoint(f, !r->dir);
     m.len = len;
     m.data = data;
     m.dir = r->dir;
@@ -286,7 +288,7 @@ static void run_finding(run_ctx *r, int index, const char *msg, const tcp_stamp 
 {
     const gw_finding_def *d = &run_findings[index];
     out_meta m = {.frame = at->frame, .time_ns = at->time_ns, .prev_ns = at->prev_ns, .first_ns = r->first_ns,
-                  .tsprec = r->tsprec, .src = r->f->endpoint[r->dir], .dst = r->f->endpoint[!r->dir]};
+                  .tsprec = r->tsprec, .src = flow_endpoint(r->f, r->dir), .dst = flow_endpoint(r->f, !r->dir)};
     bool capture = index == RUN_F_CONVERSATIONS_EVICTED; /* the others are the TCP reassembler's */
     out_finding fd = {.proto = capture ? "capture" : "tcp", .short_name = capture ? "Capture" : "TCP",
                       .summary = msg, .code = d->code, .severity = d->severity, .message = msg};
@@ -334,7 +336,7 @@ static void on_end_finding(void *ctx, uint32_t frame, int64_t time_ns, int dir, 
     run_ctx *r = ctx;
     const gw_finding_def *d = &r->f->p->findings[finding];
     out_meta m = {.frame = frame, .time_ns = time_ns, .prev_ns = prev_of(r, frame), .first_ns = r->first_ns,
-                  .tsprec = r->tsprec, .src = r->f->endpoint[dir], .dst = r->f->endpoint[!dir]};
+                  .tsprec = r->tsprec, .src = flow_endpoint(r->f, dir), .dst = flow_endpoint(r->f, !dir)};
     out_finding fd = {.proto = r->f->p->name, .short_name = r->f->p->short_name,
                       .summary = "End of conversation", .code = d->code, .severity = d->severity,
                       .off = off, .len = len, .message = msg, .end_of_conversation = true};

@@ -2,12 +2,17 @@
 #include "tcpstream.h"
 
 #include <glib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define ALLOC_OVERHEAD 16 /* bytes glibc adds to an allocation */
 #define EARLY_MIN 256     /* the smallest ring */
 #define EARLY_KEEP 4096   /* a ring up to this size is kept when it empties */
 #define MARKS_MIN 16      /* the first array of marks */
+
+_Static_assert(offsetof(tcp_half, buf) == 64 && offsetof(tcp_half, early_frame) == 128 &&
+                   sizeof(tcp_half) == 192,
+               "tcp_half: the lines as tcpstream.h says");
 
 /* what this half holds, as allocated */
 static inline size_t half_cost(const tcp_half *h)

@@ -84,31 +84,41 @@ typedef struct {
 } tcp_budget;
 
 /* one direction of a connection; kept inside its flow (one place to reach
-   per segment). Read and changed only through the functions below. */
+   per segment). Read and changed only through the functions below. Laid
+   out in three 64-byte lines (a flow starts each half on a line of its own,
+   flows.h): the first is all that a segment in order with no PDU under way
+   reads and writes (and an acknowledgment alone), the second what a PDU
+   under way or early bytes add, the third the list of halves holding early
+   bytes. */
 struct tcp_half {
+    /* the first line */
     bool started, closed;
     bool fin_seen;         /* FIN or RST seen; closed once nothing before it is missing */
-    uint32_t fin_seq;      /* the sequence number the stream ends at */
+    bool holding;          /* in budget->holding (early bytes held) */
     uint32_t next_seq;     /* next byte expected */
-    uint8_t *buf;          /* bytes of the PDU under way (end at next_seq) */
-    size_t buf_len, buf_cap;
+    uint32_t fin_seq;      /* the sequence number the stream ends at */
+    uint32_t early_cap;    /* the ring's size (below) */
+    size_t buf_len;        /* bytes of the PDU under way, in buf */
     long pending_len;      /* its length once known, else 0 */
+    size_t early_present;  /* early bytes that came */
+    tcp_stamp at;          /* the latest stamp of the bytes taken so far (the PDU under way's) */
+    /* the second line */
+    uint8_t *buf;          /* bytes of the PDU under way (end at next_seq) */
+    size_t buf_cap;
+    tcp_budget *budget;    /* shared by the halves of a flow table */
+    size_t held;           /* what this half counts in budget->used */
     /* early bytes (after a hole at next_seq): a ring over sequence numbers,
        early_cap bytes (a power of two, or 0 with nothing allocated) holding
        [next_seq, next_seq + early_cap), and a bit for each byte that came */
     uint8_t *early;
     uint64_t *early_map;
-    uint32_t early_cap;
-    size_t early_present;  /* bytes that came */
-    tcp_budget *budget;    /* shared by the halves of a flow table */
-    size_t held;           /* what this half counts in budget->used */
-    tcp_stamp at;          /* the latest stamp of the bytes taken so far (the PDU under way's) */
     /* the early segments' marks, in sequence order; marks_cap 0: none allocated */
     tcp_mark *marks;
     uint32_t n_marks, marks_cap;
+    /* the third line */
     uint32_t early_frame;  /* the earliest frame among the marks */
     tcp_half *hold_prev, *hold_next; /* in budget->holding while early bytes are held */
-    bool holding;
+    uint8_t pad[40];       /* to the third line's end: a half is three whole lines */
 };
 
 /* transport-level events, reported beside the PDUs (as the findings of the
