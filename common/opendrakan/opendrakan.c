@@ -105,15 +105,20 @@ static const gw_option options[] = {
 
 /* ---- conversation ------------------------------------------------------ */
 
-/* a snapshot (its tick is in od_conv.snap_tick) */
+/* a snapshot (its tick is in od_conv.snap_tick); what a change reads
+   (snapshot_change) in its first 16 bytes, so on one cache line (the
+   slots are 48 bytes from a 16-byte boundary) */
 typedef struct {
     uint32_t changes, count;
-    uint32_t first_change_frame, confirm_frame;
-    int64_t first_change_t, confirm_t;
-    int first_change_dir, confirm_dir;
-    uint32_t first_change_off, confirm_off; /* of the tick in its frame */
     bool confirmed;
+    uint8_t first_change_dir, confirm_dir;
+    uint32_t confirm_frame;
+    uint32_t first_change_frame;
+    uint32_t first_change_off, confirm_off; /* of the tick in its frame */
+    int64_t first_change_t, confirm_t;
 } snapshot;
+_Static_assert(sizeof(snapshot) == 48 && offsetof(snapshot, confirm_frame) == 12,
+               "a snapshot's changes, count, confirmed and confirm_frame in its first 16 bytes");
 
 typedef struct {
     uint32_t index;
@@ -545,7 +550,7 @@ static void snapshot_change(od_ctx *x, int64_t t)
         s = add_snapshot(x, t);
         s->first_change_frame = x->p.pi->frame;
         s->first_change_t = x->p.pi->time_ns;
-        s->first_change_dir = x->p.pi->dir;
+        s->first_change_dir = (uint8_t)x->p.pi->dir;
         s->first_change_off = (uint32_t)x->tick_at;
     }
     s->changes++;
@@ -591,7 +596,7 @@ static void confirm(od_ctx *x)
     s->count = (uint32_t)count;
     s->confirm_frame = x->p.pi->frame;
     s->confirm_t = x->p.pi->time_ns;
-    s->confirm_dir = x->p.pi->dir;
+    s->confirm_dir = (uint8_t)x->p.pi->dir;
     s->confirm_off = (uint32_t)x->tick_at;
     gw_emit_gen_u(&x->p.e, OD_F_CHANGES_SEEN, x->tick_at, s->changes);
     gw_emit_gen_u(&x->p.e, OD_F_COMPLETE, x->tick_at, s->changes == s->count);
