@@ -186,6 +186,7 @@ typedef struct {
     bool noted_header, noted_strings, noted_time, noted_client_entities; /* divergences reported */
     uint16_t imp_waiting;    /* entries in use of both imp[] not acknowledged */
     /* read by some commands only */
+    uint8_t imp_found[2];    /* the entry of imp[d] find_pending found last */
     totals total[2];         /* the packet infos' counts of direction d's sender, and ours */
     int64_t connect_t;
     int64_t disconnect_t;
@@ -199,6 +200,7 @@ typedef struct {
     pending imp[2][EOUDP_ACKS]; /* important packets sent by direction d (not
                                    cleared: only the imp_used newest are read) */
 } eoudp_conv;
+_Static_assert(EOUDP_ACKS <= 256, "imp_found holds an entry's index");
 
 static void conv_init(void *p, const int *opt)
 {
@@ -610,11 +612,24 @@ static pending *find_pending(eoudp_conv *c, int d, uint64_t id)
        id d sent (most important packets are new: no walk) */
     if (!c->have_id[d] || id > c->last_id[d])
         return NULL;
-    /* newest first */
+    /* the one found last, then the one after it (acknowledges come mostly
+       in the order their packets went, a resend soon after its first
+       transmission), then the others newest first; an id is in one entry
+       in use at most (a resend keeps the first one's) */
+    unsigned newest = (c->imp_next[d] - 1) % EOUDP_ACKS;
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned slot = (c->imp_found[d] + i) % EOUDP_ACKS;
+        if ((newest - slot) % EOUDP_ACKS < c->imp_used[d] && c->imp[d][slot].id == id) {
+            c->imp_found[d] = (uint8_t)slot;
+            return &c->imp[d][slot];
+        }
+    }
     for (unsigned k = 1; k <= c->imp_used[d]; k++) {
-        pending *q = &c->imp[d][(c->imp_next[d] - k) % EOUDP_ACKS];
-        if (q->id == id)
-            return q;
+        unsigned slot = (c->imp_next[d] - k) % EOUDP_ACKS;
+        if (c->imp[d][slot].id == id) {
+            c->imp_found[d] = (uint8_t)slot;
+            return &c->imp[d][slot];
+        }
     }
     return NULL;
 }
