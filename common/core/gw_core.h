@@ -498,32 +498,31 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
    capture time, or a relative time that may be negative, as both front
    ends show it), into out, not NUL-terminated; returns the length */
 size_t gw_seconds_text(char out[32], int64_t ns);
+/* gw_copy_short's n bytes, w <= n <= 2w, as the first w and the last w
+   (overlapping): with w a constant, a load and a store each */
+static inline __attribute__((always_inline)) void gw_copy_ends(char *q, const char *s, size_t n, size_t w)
+{
+    char a[16], z[16];
+    memcpy(a, s, w);
+    memcpy(z, s + n - w, w);
+    memcpy(q, a, w);
+    memcpy(q + n - w, z, w);
+}
+
 /* memcpy(q, s, n), for the short copies most text is made of (JSON keys,
    numbers, names; a summary's pieces) inline rather than a call: two
    overlapping loads and stores */
 static inline void gw_copy_short(char *q, const char *s, size_t n)
 {
-    if (n > 32) {
+    if (n > 32)
         memcpy(q, s, n);
-    } else if (n >= 16) {
-        char a[16], z[16];
-        memcpy(a, s, 16);
-        memcpy(z, s + n - 16, 16);
-        memcpy(q, a, 16);
-        memcpy(q + n - 16, z, 16);
-    } else if (n >= 8) {
-        uint64_t a, z;
-        memcpy(&a, s, 8);
-        memcpy(&z, s + n - 8, 8);
-        memcpy(q, &a, 8);
-        memcpy(q + n - 8, &z, 8);
-    } else if (n >= 4) {
-        uint32_t a, z;
-        memcpy(&a, s, 4);
-        memcpy(&z, s + n - 4, 4);
-        memcpy(q, &a, 4);
-        memcpy(q + n - 4, &z, 4);
-    } else if (n) {
+    else if (n >= 16)
+        gw_copy_ends(q, s, n, 16);
+    else if (n >= 8)
+        gw_copy_ends(q, s, n, 8);
+    else if (n >= 4)
+        gw_copy_ends(q, s, n, 4);
+    else if (n) {
         q[0] = s[0];
         q[n / 2] = s[n / 2];
         q[n - 1] = s[n - 1];
