@@ -179,6 +179,11 @@ OPTIONS = {
 }
 
 
+def options_of(capture):
+    """(tshark's options, pcaptool's options) for a capture (OPTIONS, by its name)"""
+    return OPTIONS.get(os.path.basename(capture), ([], []))
+
+
 # Wireshark releases whose own TCP reassembly delivers other PDUs than 4.0
 # and 4.4 on a capture: (first release, capture) -> the first frame where it
 # parts ways (docs/wireshark.md says how). Frames before it are compared as
@@ -205,7 +210,7 @@ def in_frame_order(capture, what, frames):
 
 
 def compare(tsh, pcaptool, capture):
-    ws_args, pt_args = OPTIONS.get(os.path.basename(capture), ([], []))
+    ws_args, pt_args = options_of(capture)
     # one PDML pass (two passes: findings about a frame known only at the
     # end of its conversation show from the second pass on) with only the
     # trees read here: the frame's, TCP's (its analysis), Wireshark's

@@ -106,7 +106,7 @@ def records(pcaptool, capture, pt_args, flt=None):
 
 def frames_of(pcaptool, capture):
     """the frames with a PDU, and the count of records on each frame"""
-    ws_args, pt_args = compare_tshark.OPTIONS.get(os.path.basename(capture), ([], []))
+    ws_args, pt_args = compare_tshark.options_of(capture)
     every = records(pcaptool, capture, pt_args)
     pdu_frames = {r["frame"] for r in every if r["proto"] in PROTOS and not r.get("end_of_conversation")}
     per_frame = {}
@@ -207,7 +207,7 @@ def main():
         # a sharkd for the captures of each set of tshark options, both cores busy
         groups = {}
         for c, f in jobs:
-            ws_args = tuple(compare_tshark.OPTIONS.get(os.path.basename(c), ([], []))[0])
+            ws_args = tuple(compare_tshark.options_of(c)[0])
             groups.setdefault(ws_args, {}).setdefault(c, []).append(f)
         halves = []
         for n, (ws_args, by_capture) in enumerate(sorted(groups.items())):
@@ -221,8 +221,7 @@ def main():
         results = []
         for c, flt in jobs:
             pdu_frames, per_frame = frames[c]
-            ours = {r["frame"] for r in records(pcaptool, c, compare_tshark.OPTIONS.get(os.path.basename(c),
-                                                                                       ([], []))[1], flt)}
+            ours = {r["frame"] for r in records(pcaptool, c, compare_tshark.options_of(c)[1], flt)}
             compared = pdu_frames if per_frame_safe(flt) else {f for f in pdu_frames if per_frame[f] == 1}
             results.append((os.path.basename(c), flt, len(compared), len(pdu_frames - compared),
                             theirs[(c, flt)] & compared, ours & compared))

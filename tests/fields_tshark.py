@@ -36,7 +36,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_tshark import OPTIONS, PROTOS, Tshark, fail, two_pass_fields  # noqa: E402
+from compare_tshark import PROTOS, Tshark, fail, options_of, two_pass_fields  # noqa: E402
 
 FRAME = ["frame.number", "frame.time", "frame.time_epoch", "frame.time_relative", "frame.time_delta"]
 ONE_PDU = ["frame.time_delta_displayed", "_ws.col.Protocol", "_ws.col.Info", "_ws.col.Source",
@@ -68,7 +68,7 @@ def run_tshark(tsh, args):
 
 
 def compare(build, tsh, pcaptool, capture, fields):
-    ws_opts, pt_opts = OPTIONS.get(os.path.basename(capture), ([], []))
+    ws_opts, pt_opts = options_of(capture)
     names = FRAME + ONE_PDU + list(PROTOS) + fields
     e = [x for n in names for x in ("-e", n)]
     ws = lines(run_tshark(tsh, ws_opts + ["-r", capture, "-Y", " || ".join(PROTOS), "-T", "fields",
@@ -164,7 +164,7 @@ def json_names(pcaptool, capture, tables, display):
     the name -V shows for it ("Type: SERVER_JOIN (3)", a name that depends
     on the conversation, which compare_tshark.py checks against
     Wireshark's tree), null where neither names it."""
-    ws_opts, pt_opts = OPTIONS.get(os.path.basename(capture), ([], []))
+    ws_opts, pt_opts = options_of(capture)
     records = [json.loads(l) for l in run_pcaptool(pcaptool, pt_opts + ["-T", "json", capture]).splitlines()]
     text = run_pcaptool(pcaptool, pt_opts + ["-V", capture])
     one = re.search(r"(?<![0-9.])1 bytes", text)  # "1 byte" (DNP's "Message length: 1 byte")

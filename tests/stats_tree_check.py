@@ -57,7 +57,7 @@ def trees(text):
 tsh = compare_tshark.Tshark(build)
 tsh.check_loaded()  # exits, failing loudly, when the plugin did not load
 for cap in captures:
-    ws_opts, pt_opts = compare_tshark.OPTIONS.get(os.path.basename(cap), ([], []))
+    ws_opts, pt_opts = compare_tshark.options_of(cap)
     recs = [json.loads(l) for l in subprocess.run([pcaptool, "stats", "--format", "json", *pt_opts, cap],
                                                   capture_output=True, text=True).stdout.splitlines()]
     want = collections.defaultdict(collections.Counter)
