@@ -394,8 +394,7 @@ static void remove_entry(flow_table *t, const flow *e)
 /* A flow's allocation: the flow, with its tcp halves for TCP, from the
    start of a cache line (flows.h). malloc aligns to max_align_t (16 bytes
    with glibc): FLOW_SLACK bytes more make room to move to the next line. */
-#define FLOW_LINE 64
-#define FLOW_SLACK (FLOW_LINE - _Alignof(max_align_t))
+#define FLOW_SLACK (GW_LINE - _Alignof(max_align_t))
 
 static size_t flow_size(bool tcp)
 {
@@ -405,9 +404,8 @@ static size_t flow_size(bool tcp)
 static flow *flow_alloc(bool tcp)
 {
     char *block = g_malloc0(flow_size(tcp) + FLOW_SLACK);
-    size_t slack = (size_t)(-(uintptr_t)block & (FLOW_LINE - 1));
-    flow *f = (flow *)(void *)(block + slack);
-    f->slack = (uint8_t)slack;
+    flow *f = gw_line_up(block);
+    f->slack = (uint8_t)((char *)f - block);
     return f;
 }
 

@@ -498,6 +498,15 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
    capture time, or a relative time that may be negative, as both front
    ends show it), into out, not NUL-terminated; returns the length */
 size_t gw_seconds_text(char out[32], int64_t ns);
+/* a cache line: where the parts of a conversation's state that one packet
+   reads together start (pcaptool's flows, DNP's state) */
+#define GW_LINE 64
+/* p, or the first cache line boundary after it */
+static inline void *gw_line_up(const void *p)
+{
+    return (void *)(((uintptr_t)p + GW_LINE - 1) & ~(uintptr_t)(GW_LINE - 1));
+}
+
 /* gw_copy_short's n bytes, w <= n <= 2w, as the first w and the last w
    (overlapping): with w a constant, a load and a store each */
 static inline __attribute__((always_inline)) void gw_copy_ends(char *q, const char *s, size_t n, size_t w)

@@ -185,7 +185,7 @@ typedef struct {
 
 /* The conversation's state starts at a cache line (conv_at), and so do
    the parts of it one packet reads together */
-#define CONV_LINE 64
+#define CONV_LINE GW_LINE
 
 /* a link kept in the conversation's own storage (dnp_conv.link_slots):
    one whose types fit, while a slot is free; a slot fills a cache line */
@@ -542,7 +542,7 @@ static void links_remove(dnp_conv *c, uint32_t i)
    from their first cache line boundary, wherever the allocator put them */
 static dnp_conv *conv_at(const void *p)
 {
-    return (dnp_conv *)(((uintptr_t)p + CONV_LINE - 1) & ~(uintptr_t)(CONV_LINE - 1));
+    return gw_line_up(p);
 }
 
 static void conv_init(void *p, const int *opt)

@@ -555,7 +555,7 @@ static void look_ahead(od_ctx *x, unsigned type, const uint8_t *tick)
     if (type == T_CONFIRM) { /* and the acknowledged ticks was_acked reads, line by line */
         unsigned n = c->n_acked < OD_ACKS ? c->n_acked : OD_ACKS;
         uintptr_t end = (uintptr_t)(c->acked + n);
-        for (uintptr_t at = (uintptr_t)c->acked & ~(uintptr_t)63; at < end; at += 64)
+        for (uintptr_t at = (uintptr_t)c->acked & ~(uintptr_t)(GW_LINE - 1); at < end; at += GW_LINE)
             __builtin_prefetch((const void *)at);
     }
 }
