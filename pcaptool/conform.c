@@ -758,6 +758,11 @@ bool conform_driver_pending(conform_driver *D, int ms)
     return poll(&pf, 1, ms) > 0;
 }
 
+void conform_driver_peer_ended(conform_driver *D)
+{
+    D->have_last_peer = false;
+}
+
 unsigned conform_driver_recorded(const conform_driver *D)
 {
     return D->cur && D->cur->pdus ? D->cur->pdus->len : 0;

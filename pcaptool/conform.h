@@ -113,6 +113,10 @@ bool conform_driver_peer_spoke(const conform_driver *D);
 int conform_driver_listen(conform_driver *D, char *why, size_t whysz);
 /* ... and has a client connected within ms (UDP, or not listening: true)? */
 bool conform_driver_pending(conform_driver *D, int ms);
+/* the previous case's peer has ended (fuzz --exec reaped its process): the
+   next datagram comes from the next one, even from the same address and
+   port (the system may give a new process the port the last one had) */
+void conform_driver_peer_ended(conform_driver *D);
 /* the PDUs the running case has recorded so far (sent and received) */
 unsigned conform_driver_recorded(const conform_driver *D);
 /* d[0..n) decoded as the implementation's peer would send it on a fresh

@@ -523,6 +523,15 @@ static gw_verdict run_alive(gw_conform_io *io)
 static const gw_conform_case alive_case = {"fuzz/alive", GW_ROLE_SERVER | GW_ROLE_CLIENT, "Alive", "pcaptool fuzz",
                                            "", "", "", run_alive, GW_OPEN};
 
+/* the implementation's process started, the one before it ended (stopped
+   or reaped): what comes from the address and port the one before had is
+   the new one's (a system may give it the same port) */
+static bool start_process(fuzzer *z)
+{
+    conform_driver_peer_ended(z->D);
+    return child_start(&z->ch);
+}
+
 /* case c on a fresh connection; a client of --exec's is started for it
    (one process a connection) and, once the case is over, given the
    --timeout to end: *k what its end said (K_NONE: nothing wrong) */
@@ -534,7 +543,7 @@ static int run_case(fuzzer *z, const gw_conform_case *c, conform_result *r, char
         *r = (conform_result){0};
         return -1;
     }
-    if (client && z->ch.pid <= 0 && !child_start(&z->ch)) {
+    if (client && z->ch.pid <= 0 && !start_process(z)) {
         snprintf(why, whysz, "--exec: could not start the implementation");
         *r = (conform_result){0};
         return -1;
@@ -551,7 +560,7 @@ static int run_case(fuzzer *z, const gw_conform_case *c, conform_result *r, char
         }
         child_stop(&z->ch);
         z->restarts++;
-        if (!child_start(&z->ch)) {
+        if (!start_process(z)) {
             snprintf(why, whysz, "--exec: could not start the implementation");
             *r = (conform_result){0};
             return -1;
@@ -583,7 +592,7 @@ static bool start_implementation(fuzzer *z)
     if (!z->a->exec)
         return true;
     child_stop(&z->ch);
-    if (!child_start(&z->ch))
+    if (!start_process(z))
         return false;
     if (z->role == GW_ROLE_CLIENT)
         return true; /* it comes to us: each case waits for it (a process a case: run_case) */

@@ -14,7 +14,9 @@
  * After SILENCE_MS without a datagram it exits (the client closing its
  * connection first); a client that is refused exits at once.
  *
- *   dnp_peer [--listen] HOST PORT MODE SILENCE_MS
+ *   dnp_peer [--listen | --from LOCAL_PORT] HOST PORT MODE SILENCE_MS
+ *   --from: a client sends from LOCAL_PORT (each process the same port, as
+ *           a system may hand out the port a process that ended had)
  *   MODE: good        behave
  *         wrong-ack   acknowledge number n + 1 instead of n
  *         no-link-up  never send link up
@@ -267,8 +269,10 @@ int main(int argc, char **argv)
     int a = 1;
     listening = argc > 1 && strcmp(argv[1], "--listen") == 0;
     a += listening;
+    const char *from_port = argc > 2 && strcmp(argv[1], "--from") == 0 ? argv[2] : NULL;
+    a += from_port ? 2 : 0;
     if (argc - a != 4) {
-        fprintf(stderr, "usage: dnp_peer [--listen] HOST PORT MODE SILENCE_MS\n");
+        fprintf(stderr, "usage: dnp_peer [--listen | --from LOCAL_PORT] HOST PORT MODE SILENCE_MS\n");
         return 2;
     }
     mode = argv[a + 2];
@@ -278,6 +282,13 @@ int main(int argc, char **argv)
     if (!conns || getaddrinfo(argv[a], argv[a + 1], &hints, &ai) != 0)
         return 2;
     fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+    if (fd >= 0 && from_port) {
+        struct sockaddr_in local = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(from_port))};
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (ai->ai_family != AF_INET || bind(fd, (struct sockaddr *)&local, sizeof local) < 0)
+            return 2;
+    }
     if (fd < 0 || (listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) : connect(fd, ai->ai_addr, ai->ai_addrlen)) < 0)
         return 2;
     if (listening) /* a test waits for this line, not for a clock */

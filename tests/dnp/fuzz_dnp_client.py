@@ -10,7 +10,10 @@ its process), on seed 1:
   65535 - found as "exit" (killed by signal 6) on the link state within 400
   iterations; the reproducer (the client's request awaited, then the
   connection ack, the mutated link state and the probe) kills a fresh
-  crash-at-max client again (exit 1) and not a good one (exit 0).
+  crash-at-max client again (exit 1) and not a good one (exit 0);
+- same port: 20 iterations of good clients that all send from one port (a
+  new process may get the port of the one that ended: it is the next
+  case's client, not the last one still talking), no failure.
 
 Ports: GW_TEST_PORT and those above it (CTest's block for this test)."""
 import os
@@ -25,9 +28,10 @@ port = int(os.environ.get("GW_TEST_PORT", 30000 + os.getpid() % 20000))
 work = tempfile.mkdtemp(prefix="fuzz-dnp-client.")
 
 
-def client(mode, at, *args):
-    """fuzz --side server on at, each iteration's client started by --exec in mode"""
-    exe = "%s 127.0.0.1 %d %s 800" % (PEER, at, mode)
+def client(mode, at, *args, source=None):
+    """fuzz --side server on at, each iteration's client started by --exec in mode
+    (from port source, when given)"""
+    exe = "%s %s127.0.0.1 %d %s 800" % (PEER, "--from %d " % source if source else "", at, mode)
     return run_fuzz(PCAPTOOL, "dnp", at, "--side", "server", "--exec", exe, *args)
 
 
@@ -48,4 +52,8 @@ if crash and crash[0]["reproducer"]:
               (rc, fails, err))
 else:
     check("crash-at-max client: a reproducer was written", False, crash)
+
+rc, fails, summary, err = client("good", port + 4, "--iterations", "20", "--seed", "1", source=port + 5)
+check("same port: 20 iterations of clients from one port, exit 0, no failure", rc == 0 and not fails and summary
+      and summary["iterations"] == 20 and summary["failures"] == 0, (rc, fails, summary, err))
 finish()
