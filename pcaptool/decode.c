@@ -259,7 +259,9 @@ static int run_decode(int argc, char **argv)
     out_pdu_labels(d.out, d.verbose);
     bool direct = d.format == OUT_JSON && !d.as_fields && !d.quiet;
     out_pdu_direct(d.out, direct);
-    out_pdu_keep_items(d.out, !direct || d.filter); /* -Y reads them */
+    /* items are kept for what reads them: -V's tree, -T fields, -Y (not
+       the one-line text, nor JSON, written as they come) */
+    out_pdu_keep_items(d.out, (!direct && (d.verbose || d.as_fields)) || d.filter);
     out_pdu_hold(d.out, !d.flush); /* written 64 KiB at a time, unless line by line */
     if (d.as_fields)
         tf_header(d.fields, stdout);

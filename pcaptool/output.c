@@ -89,6 +89,13 @@ static inline void ob_str(obuf *b, const char *s)
     ob_put(b, s, strlen(s));
 }
 
+/* a text's bytes into b (one call: the text lines' writes are not
+   spelled out inline as JSON's are) */
+static __attribute__((noinline)) void ob_text(obuf *b, const char *s)
+{
+    ob_put(b, s, strlen(s));
+}
+
 /* what is in b goes to f */
 static void ob_flush(obuf *b, FILE *f)
 {
@@ -760,12 +767,6 @@ static void ob_seconds(obuf *b, int64_t ns)
     b->len += gw_seconds_text(ob_room(b, 32), ns);
 }
 
-static void print_seconds(FILE *f, int64_t ns)
-{
-    char b[32];
-    fwrite(b, 1, gw_seconds_text(b, ns), f);
-}
-
 /* "000102...ff": a byte's two hex digits at once */
 static const char hex_pairs[] =
     "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f"
@@ -878,12 +879,6 @@ static const char *address_text(const gw_field *fd, const gw_item *it, char *tex
     if (it->v.b.n != (v4 ? 4u : 16u) || !inet_ntop(v4 ? AF_INET : AF_INET6, it->v.b.p, text, (socklen_t)size))
         return "?";
     return text;
-}
-
-static void print_address(FILE *f, const gw_field *fd, const gw_item *it)
-{
-    char text[INET6_ADDRSTRLEN];
-    fputs(address_text(fd, it, text, sizeof text), f);
 }
 
 static void json_value_any(obuf *b, const gw_field *fd, const gw_item *it);
@@ -1009,38 +1004,40 @@ void out_ws_text(GString *g, const uint8_t *p, size_t n, bool tree)
 }
 
 /* value_name: the item's own name for its value (gw_emit_named_u), or NULL */
-static void text_value(FILE *f, const gw_field *fd, const gw_item *it, const char *value_name)
+static void text_value(obuf *o, const gw_field *fd, const gw_item *it, const char *value_name)
 {
     char b[160];
     switch (fd->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
     case GW_FT_BOOL: case GW_FT_DOUBLE:
-        fputs(gw_format_number(b, sizeof b, fd, &it->v, value_name), f);
+        ob_text(o, gw_format_number(b, sizeof b, fd, &it->v, value_name));
         break;
     case GW_FT_FRAMENUM:
-        fprintf(f, "%" PRIu64, it->v.u);
+        ob_u64(o, it->v.u);
         break;
     case GW_FT_RELTIME:
-        print_seconds(f, it->v.i);
-        fputs(" s", f);
+        ob_seconds(o, it->v.i);
+        ob_text(o, " s");
         break;
     case GW_FT_ABSTIME:
-        fputs(gw_format_date(b, sizeof b, it->v.i, 9), f);
+        ob_text(o, gw_format_date(b, sizeof b, it->v.i, 9));
         break;
     case GW_FT_STRING: {
         GString *t = g_string_sized_new(it->v.b.n + 16); /* -V only: not the hot path */
         out_ws_text(t, it->v.b.p, it->v.b.n, true);
-        fwrite(t->str, 1, t->len, f);
+        ob_put(o, t->str, t->len);
         g_string_free(t, TRUE);
         break;
     }
-    case GW_FT_IPV4: case GW_FT_IPV6:
-        print_address(f, fd, it);
+    case GW_FT_IPV4: case GW_FT_IPV6: {
+        char text[INET6_ADDRSTRLEN];
+        ob_text(o, address_text(fd, it, text, sizeof text));
         break;
+    }
     case GW_FT_BYTES: {
         char t[GW_BYTES_TEXT_MAX];
-        fputs(gw_format_bytes(t, sizeof t, it->v.b.p, it->v.b.n), f);
+        ob_text(o, gw_format_bytes(t, sizeof t, it->v.b.p, it->v.b.n));
         break;
     }
     default:
@@ -1166,15 +1163,44 @@ static void json_finding(obuf *b, const char *code, gw_severity sev, size_t off,
     ob_c(b, '}');
 }
 
-static void text_head(FILE *f, const out_meta *m, const char *proto, const char *summary)
+/* the one-line head of a PDU (or a finding) in text into b:
+   "FRAME TIME SRC -> DST PROTO SUMMARY\n", by hand (fprintf's format
+   parsing was most of a text line's cost) */
+static void text_head_in(obuf *b, const out_meta *m, const char *proto, const char *summary)
 {
-    fprintf(f, "%u ", m->frame);
+    ob_u64(b, m->frame);
+    ob_c(b, ' ');
     if (m->time_text)
-        fputs(m->time_text, f);
+        ob_text(b, m->time_text);
     else
-        print_seconds(f, m->time_ns);
-    fprintf(f, " %s -> %s %s %s\n", m->src, m->dst, proto, summary);
+        ob_seconds(b, m->time_ns);
+    ob_c(b, ' ');
+    ob_text(b, m->src);
+    ob_text(b, " -> ");
+    ob_text(b, m->dst);
+    ob_c(b, ' ');
+    ob_text(b, proto);
+    ob_c(b, ' ');
+    ob_text(b, summary);
+    ob_c(b, '\n');
 }
+
+/* a finding's line under its head in text: "    SEVERITY CODE @OFF: MESSAGE\n" */
+static void text_finding_in(obuf *b, gw_severity sev, const char *code, size_t off, const char *msg)
+{
+    ob_text(b, "    ");
+    ob_text(b, gw_severity_name(sev));
+    ob_c(b, ' ');
+    ob_text(b, code);
+    ob_text(b, " @");
+    ob_u64(b, off);
+    ob_text(b, ": ");
+    ob_text(b, msg);
+    ob_c(b, '\n');
+}
+
+/* a text line's bytes, built in a chunk passed on to f as it fills */
+#define TEXT_CHUNK 1024
 
 /* an int array of at least n entries, the new ones -1 */
 static int *field_slots(GArray *a, guint n)
@@ -1793,32 +1819,42 @@ static void json_tail(out_pdu *o, obuf *b)
 static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
 {
     const gw_protocol *p = o->p;
-    text_head(f, m, p->short_name, out_pdu_summary(o));
+    char chunk[TEXT_CHUNK];
+    obuf b = {chunk, 0, sizeof chunk, f, NULL};
+    text_head_in(&b, m, p->short_name, out_pdu_summary(o));
     if (verbose) {
         for (size_t i = 0; i < o->n_items; i++) {
             const ev_item *e = &o->items[i];
             const gw_field *fd = &p->fields[e->it.field];
             if (e->it.flags & GW_ITEM_HIDDEN)
                 continue;
-            fprintf(f, "%*s", 4 + 4 * e->depth, "");
+            for (size_t k = 4 + 4 * (size_t)(e->depth > 0 ? e->depth : 0); k;) { /* its indent */
+                size_t w = k < 64 ? k : 64;
+                memset(ob_room(&b, w), ' ', w);
+                b.len += w;
+                k -= w;
+            }
             bool gen = e->it.flags & GW_ITEM_GENERATED;
             if (gen)
-                fputc('[', f);
+                ob_c(&b, '[');
             if (fd->type == GW_FT_NONE) {
-                fputs(e->label != SIZE_MAX ? o->text->str + e->label : fd->name, f);
+                ob_text(&b, e->label != SIZE_MAX ? o->text->str + e->label : fd->name);
             } else {
-                fprintf(f, "%s: ", fd->name);
-                text_value(f, fd, &e->it, e->label != SIZE_MAX ? o->text->str + e->label : NULL);
+                ob_text(&b, fd->name);
+                ob_text(&b, ": ");
+                text_value(&b, fd, &e->it, e->label != SIZE_MAX ? o->text->str + e->label : NULL);
             }
-            fprintf(f, "%s\n", gen ? "]" : "");
+            if (gen)
+                ob_c(&b, ']');
+            ob_c(&b, '\n');
         }
     }
     for (guint i = 0; i < o->findings->len; i++) {
         const ev_finding *e = &g_array_index(o->findings, ev_finding, i);
         const gw_finding_def *d = &p->findings[e->finding];
-        fprintf(f, "    %s %s @%zu: %s\n", gw_severity_name(d->severity), d->code, e->off,
-                o->text->str + e->msg);
+        text_finding_in(&b, d->severity, d->code, e->off, o->text->str + e->msg);
     }
+    ob_drain(&b);
 }
 
 void out_pdu_hold(out_pdu *o, bool hold)
@@ -1861,9 +1897,11 @@ void out_finding_write(FILE *f, out_format fmt, const out_meta *m, const out_fin
         ob_str(&b, fd->end_of_conversation ? "],\"end_of_conversation\":true}\n" : "]}\n");
         ob_drain(&b);
     } else {
-        text_head(f, m, fd->short_name, fd->summary);
-        fprintf(f, "    %s %s @%zu: %s\n", gw_severity_name(fd->severity), fd->code, fd->off,
-                fd->message);
+        char chunk[TEXT_CHUNK];
+        obuf b = {chunk, 0, sizeof chunk, f, NULL};
+        text_head_in(&b, m, fd->short_name, fd->summary);
+        text_finding_in(&b, fd->severity, fd->code, fd->off, fd->message);
+        ob_drain(&b);
     }
 }
 

@@ -267,6 +267,25 @@ static unsigned hex_width(gw_ftype type)
     return type == GW_FT_U8 ? 2 : type == GW_FT_U16 ? 4 : type == GW_FT_U32 ? 8 : 16;
 }
 
+/* v's decimal digits (after a '-' when negative), or its hex digits (at
+   least width), appended to g, by hand: g_string_append_printf formats
+   through vasprintf, an allocation a value */
+static void append_decimal(GString *g, uint64_t v, bool negative)
+{
+    char t[24];
+    char *q = gw_decimal_back(t + sizeof t, v);
+    if (negative)
+        *--q = '-';
+    g_string_append_len(g, q, (gssize)(t + sizeof t - q));
+}
+
+static void append_hex(GString *g, uint64_t v, unsigned width)
+{
+    char t[24];
+    char *q = gw_hex_back(t + sizeof t, v, width);
+    g_string_append_len(g, q, (gssize)(t + sizeof t - q));
+}
+
 /* an item's value as tshark -T fields prints it with our plugin */
 static void field_value(GString *g, const gw_field *fd, const gw_item *it)
 {
@@ -274,15 +293,17 @@ static void field_value(GString *g, const gw_field *fd, const gw_item *it)
     case GW_FT_NONE: g_string_append_c(g, '1'); break; /* present */
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64: {
         uint64_t v = fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u;
-        if (fd->base == GW_BASE_HEX)
-            g_string_append_printf(g, "0x%0*" PRIx64, hex_width(fd->type), v);
-        else
-            g_string_append_printf(g, "%" PRIu64, v);
+        if (fd->base == GW_BASE_HEX) {
+            g_string_append_len(g, "0x", 2);
+            append_hex(g, v, hex_width(fd->type));
+        } else {
+            append_decimal(g, v, false);
+        }
         break;
     }
-    case GW_FT_FRAMENUM: g_string_append_printf(g, "%" PRIu64, it->v.u); break;
+    case GW_FT_FRAMENUM: append_decimal(g, it->v.u, false); break;
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
-        g_string_append_printf(g, "%" PRId64, it->v.i);
+        append_decimal(g, it->v.i < 0 ? (uint64_t)0 - (uint64_t)it->v.i : (uint64_t)it->v.i, it->v.i < 0);
         break;
     case GW_FT_BOOL: g_string_append_c(g, (fd->mask ? gw_field_masked(fd, it->v.u) : it->v.u) ? '1' : '0'); break;
     case GW_FT_DOUBLE: g_string_append_printf(g, "%.15g", it->v.d); break;
@@ -301,7 +322,7 @@ static void field_value(GString *g, const gw_field *fd, const gw_item *it)
         if (!it->v.b.n)
             g_string_append(g, "<MISSING>"); /* what tshark 4.0 prints for an empty one */
         for (size_t i = 0; i < it->v.b.n; i++)
-            g_string_append_printf(g, "%02x", it->v.b.p[i]);
+            append_hex(g, it->v.b.p[i], 2);
         break;
     case GW_FT_IPV4: case GW_FT_IPV6: {
         char b[INET6_ADDRSTRLEN];
@@ -353,7 +374,7 @@ static void frame_value(GString *g, int field, const gw_protocol *p, const out_p
                         int64_t shown_ns)
 {
     switch (field) {
-    case FF_NUMBER: g_string_append_printf(g, "%u", m->frame); break;
+    case FF_NUMBER: append_decimal(g, m->frame, false); break;
     case FF_TIME: frame_time(g, m->time_ns); break;
     case FF_EPOCH: seconds(g, m->time_ns); break;
     case FF_RELATIVE: seconds(g, m->time_ns - m->first_ns); break;
@@ -371,6 +392,8 @@ static void write_escaped(FILE *f, const GString *g)
 {
     size_t start = 0;
     for (size_t i = 0; i < g->len; i++) {
+        if ((unsigned char)g->str[i] > '\r') /* (most bytes: none of them, at a compare) */
+            continue;
         const char *esc = strchr("\b\f\n\r\t", g->str[i]);
         if (!g->str[i] || !esc)
             continue;
@@ -402,8 +425,10 @@ void tf_write(tf_spec *t, FILE *f, const out_pdu *o, const gw_protocol *p, const
         GString *g = cols[t->proto_col[pi]].val;
         size_t at = g->len;
         g_string_append(g, p->long_name);
-        if (*out_pdu_summary(o))
-            g_string_append_printf(g, ", %s", out_pdu_summary(o));
+        if (*out_pdu_summary(o)) {
+            g_string_append_len(g, ", ", 2);
+            g_string_append(g, out_pdu_summary(o));
+        }
         /* the tree item's text: at most ITEM_LABEL_LENGTH - 1 (239) bytes, cut
            at a character */
         size_t cut = at + 239;

@@ -165,23 +165,36 @@ static inline void put_fit(char *out, size_t size, size_t *n, const char *s, siz
     *n += len;
 }
 
+char *gw_decimal_back(char *end, uint64_t v)
+{
+    char *q = end;
+    for (; v >= 100; v /= 100)
+        memcpy(q -= 2, gw_two_digits + 2 * (v % 100), 2);
+    if (v >= 10)
+        memcpy(q -= 2, gw_two_digits + 2 * v, 2);
+    else
+        *--q = (char)('0' + v);
+    return q;
+}
+
+char *gw_hex_back(char *end, uint64_t v, unsigned width)
+{
+    char *q = end;
+    unsigned k = 0;
+    do {
+        *--q = "0123456789abcdef"[v & 15];
+        v >>= 4;
+        k++;
+    } while (v);
+    for (; k < width && k < 16; k++)
+        *--q = '0';
+    return q;
+}
+
 static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, bool hex)
 {
     char t[24];
-    char *q = t + sizeof t;
-    if (hex) {
-        do {
-            *--q = "0123456789abcdef"[v & 15];
-            v >>= 4;
-        } while (v);
-    } else {
-        for (; v >= 100; v /= 100)
-            memcpy(q -= 2, gw_two_digits + 2 * (v % 100), 2);
-        if (v >= 10)
-            memcpy(q -= 2, gw_two_digits + 2 * v, 2);
-        else
-            *--q = (char)('0' + v);
-    }
+    char *q = hex ? gw_hex_back(t + sizeof t, v, 0) : gw_decimal_back(t + sizeof t, v);
     if (negative)
         *--q = '-';
     put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
@@ -519,41 +532,66 @@ static unsigned type_bytes(gw_ftype t)
     }
 }
 
+/* v in hex at out, at least width digits (zeros before), as put_fit puts it */
+static void put_hex(char *out, size_t size, size_t *n, uint64_t v, int width)
+{
+    char t[24];
+    char *q = gw_hex_back(t + sizeof t, v, (unsigned)width);
+    put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
+}
+
+/* out[size] ends at n (what did not fit left out): out */
+static const char *put_end(char *out, size_t size, size_t n)
+{
+    out[n < size ? n : size - 1] = '\0';
+    return out;
+}
+
 const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_value *v,
                              const char *value_name)
 {
+    size_t at = 0; /* (by hand: snprintf's format parsing was most of -V's cost) */
     const char *own = f->base == GW_BASE_NONE && f->type >= GW_FT_U8 && f->type <= GW_FT_U64 && !value_name
                           ? gw_value_name_of(f->names, (uint32_t)v->u)
                           : NULL;
     if (own) { /* the decoder's own enumeration: the name says it all */
-        snprintf(buf, n, "%s", own);
-        return buf;
+        put_fit(buf, n, &at, own, strlen(own));
+        return put_end(buf, n, at);
     }
     const char *unit = (size_t)f->base < sizeof base_units / sizeof *base_units ? base_units[f->base] : NULL;
     char num[48];
+    size_t nl = 0;
     switch (f->type) {
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64: {
         uint64_t u = gw_field_masked(f, v->u);
         if (!value_name && f->names)
             value_name = gw_value_name_of(f->names, (uint32_t)u);
-        if (f->base == GW_BASE_HEX)
-            snprintf(num, sizeof num, "0x%0*" PRIx64, f->mask ? 2 : 2 * (int)type_bytes(f->type), u);
-        else if (f->base == GW_BASE_DEC_HEX)
-            snprintf(num, sizeof num, "%" PRIu64 " (0x%0*" PRIx64 ")", u, 2 * (int)type_bytes(f->type), u);
-        else
-            snprintf(num, sizeof num, "%" PRIu64, u);
+        if (f->base == GW_BASE_HEX) {
+            put_fit(num, sizeof num, &nl, "0x", 2);
+            put_hex(num, sizeof num, &nl, u, f->mask ? 2 : 2 * (int)type_bytes(f->type));
+        } else if (f->base == GW_BASE_DEC_HEX) {
+            put_number(num, sizeof num, &nl, u, false, false);
+            put_fit(num, sizeof num, &nl, " (0x", 4);
+            put_hex(num, sizeof num, &nl, u, 2 * (int)type_bytes(f->type));
+            put_fit(num, sizeof num, &nl, ")", 1);
+        } else {
+            put_number(num, sizeof num, &nl, u, false, false);
+        }
         break;
     }
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         if (!value_name && f->names)
             value_name = gw_value_name_of(f->names, (uint32_t)v->i);
-        snprintf(num, sizeof num, "%" PRId64, v->i);
+        put_number(num, sizeof num, &nl, v->i < 0 ? (uint64_t)0 - (uint64_t)v->i : (uint64_t)v->i, v->i < 0, false);
         break;
-    case GW_FT_BOOL:
-        snprintf(buf, n, "%s", gw_field_masked(f, v->u) ? "True" : "False");
-        return buf;
+    case GW_FT_BOOL: {
+        bool set = gw_field_masked(f, v->u);
+        put_fit(buf, n, &at, set ? "True" : "False", set ? 4 : 5);
+        return put_end(buf, n, at);
+    }
     case GW_FT_DOUBLE:
         snprintf(num, sizeof num, "%.15g", v->d);
+        nl = strlen(num);
         if (f->base == GW_BASE_EPOCH_MS && !value_name) {
             char date[48];
             if (v->d >= 0 && v->d < 9.2e12) { /* whole milliseconds apart: a double's
@@ -568,18 +606,26 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
         }
         break;
     default:
-        snprintf(buf, n, "?");
-        return buf;
+        put_fit(buf, n, &at, "?", 1);
+        return put_end(buf, n, at);
     }
-    if (unit && !strcmp(num, "1") && (f->base == GW_BASE_BYTES || f->base == GW_BASE_BYTES_PER_SECOND))
+    put_end(num, sizeof num, nl);
+    nl = nl < sizeof num ? nl : sizeof num - 1;
+    if (unit && nl == 1 && num[0] == '1' && (f->base == GW_BASE_BYTES || f->base == GW_BASE_BYTES_PER_SECOND))
         unit = f->base == GW_BASE_BYTES ? "byte" : "byte/s"; /* "1 byte" */
-    if (value_name)
-        snprintf(buf, n, "%s (%s)", value_name, num);
-    else if (unit)
-        snprintf(buf, n, "%s %s", num, unit);
-    else
-        snprintf(buf, n, "%s", num);
-    return buf;
+    if (value_name) {
+        put_fit(buf, n, &at, value_name, strlen(value_name));
+        put_fit(buf, n, &at, " (", 2);
+        put_fit(buf, n, &at, num, nl);
+        put_fit(buf, n, &at, ")", 1);
+    } else {
+        put_fit(buf, n, &at, num, nl);
+        if (unit) {
+            put_fit(buf, n, &at, " ", 1);
+            put_fit(buf, n, &at, unit, strlen(unit));
+        }
+    }
+    return put_end(buf, n, at);
 }
 
 /* ---- emitters ---- */

@@ -540,6 +540,11 @@ static inline void gw_copy_short(char *q, const char *s, size_t n)
 
 /* "00" "01" ... "99": a number's decimal digits two at a time */
 extern const char gw_two_digits[201];
+/* v's digits written backwards so that they end at `end` (room for 20
+   before it): where they start. Decimal; lower-case hex, at least width
+   digits (zeros before, width <= 16). */
+char *gw_decimal_back(char *end, uint64_t v);
+char *gw_hex_back(char *end, uint64_t v, unsigned width);
 /* nanoseconds since the Unix epoch as Wireshark shows a UTC time,
    "Nov 23, 2026 10:00:00.123456789 UTC", with `digits` (0..9) digits of
    the fraction; "(not a date)" before 1970 */

@@ -124,6 +124,54 @@ static char *json_record(const gw_item *items, size_t n, bool direct)
     return buf;
 }
 
+/* A number's text in -V and the plugin's tree (gw_format_number, by
+   hand): what printf's formats it replaced write, worked out here from
+   them ("0x%0*x" with twice the field's bytes, or 2 under a mask;
+   "%u (0x%0*x)"; "%s (%s)" with a value name; "%s %s" with a unit, "1
+   byte"), and snprintf's cut at the buffer's end */
+Test(core, number_texts_as_printf_wrote_them)
+{
+    static const gw_value_name kinds[] = {{3, "Join", 0}, {10, "Ten to twelve", 12}, {0, NULL, 0}};
+    struct {
+        gw_field f;
+        gw_value v;
+        const char *label, *want;
+    } cases[] = {
+        {{.type = GW_FT_U16, .base = GW_BASE_HEX}, {.u = 0x1a}, NULL, "0x001a"},
+        {{.type = GW_FT_U64, .base = GW_BASE_HEX}, {.u = 0xdeadbeefULL}, NULL, "0x00000000deadbeef"},
+        {{.type = GW_FT_U8, .base = GW_BASE_HEX, .mask = 0xf0}, {.u = 0xa5}, NULL, "0x0a"},
+        {{.type = GW_FT_U32, .base = GW_BASE_DEC_HEX}, {.u = 300}, NULL, "300 (0x0000012c)"},
+        {{.type = GW_FT_U8, .base = GW_BASE_DEC}, {.u = 0}, NULL, "0"},
+        {{.type = GW_FT_U64, .base = GW_BASE_DEC}, {.u = UINT64_MAX}, NULL, "18446744073709551615"},
+        {{.type = GW_FT_I16, .base = GW_BASE_DEC}, {.i = -5}, NULL, "-5"},
+        {{.type = GW_FT_I64, .base = GW_BASE_DEC}, {.i = INT64_MIN}, NULL, "-9223372036854775808"},
+        {{.type = GW_FT_U32, .base = GW_BASE_BYTES}, {.u = 1}, NULL, "1 byte"},
+        {{.type = GW_FT_U32, .base = GW_BASE_BYTES}, {.u = 14616}, NULL, "14616 bytes"},
+        {{.type = GW_FT_U32, .base = GW_BASE_BYTES_PER_SECOND}, {.u = 1}, NULL, "1 byte/s"},
+        {{.type = GW_FT_U32, .base = GW_BASE_MILLISECONDS}, {.u = 40}, NULL, "40 ms"},
+        {{.type = GW_FT_DOUBLE, .base = GW_BASE_SECONDS}, {.d = 12.5}, NULL, "12.5 s"},
+        {{.type = GW_FT_U8, .base = GW_BASE_DEC, .names = kinds}, {.u = 3}, NULL, "Join (3)"},
+        {{.type = GW_FT_U8, .base = GW_BASE_DEC, .names = kinds}, {.u = 11}, NULL, "Ten to twelve (11)"},
+        {{.type = GW_FT_U8, .base = GW_BASE_NONE, .names = kinds}, {.u = 3}, NULL, "Join"},
+        {{.type = GW_FT_U8, .base = GW_BASE_NONE, .names = kinds}, {.u = 4}, NULL, "4"},
+        {{.type = GW_FT_U8, .base = GW_BASE_HEX, .names = kinds}, {.u = 3}, NULL, "Join (0x03)"},
+        {{.type = GW_FT_U16, .base = GW_BASE_DEC}, {.u = 7}, "SERVER_JOIN", "SERVER_JOIN (7)"},
+        {{.type = GW_FT_I32, .base = GW_BASE_DEC, .names = kinds}, {.i = -1}, NULL, "-1"},
+        {{.type = GW_FT_BOOL, .mask = 0x4}, {.u = 0x4}, NULL, "True"},
+        {{.type = GW_FT_BOOL, .mask = 0x4}, {.u = 0x3}, NULL, "False"},
+    };
+    char buf[160];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_str_eq(gw_format_number(buf, sizeof buf, &cases[i].f, &cases[i].v, cases[i].label),
+                         cases[i].want, "case %zu", i);
+    /* cut as snprintf cuts: what fits before the last byte, and a NUL */
+    char small[7];
+    gw_field bytes = {.type = GW_FT_U32, .base = GW_BASE_BYTES};
+    cr_expect_str_eq(gw_format_number(small, sizeof small, &bytes, &(gw_value){.u = 14616}, NULL), "14616 ");
+    gw_field named = {.type = GW_FT_U8, .base = GW_BASE_DEC, .names = kinds};
+    cr_expect_str_eq(gw_format_number(small, sizeof small, &named, &(gw_value){.u = 11}, NULL), "Ten to");
+}
+
 /* JSON numbers are written by hand; doubles must read exactly as printf's
    %.17g writes them (what the expected outputs hold), integers included */
 Test(output, json_doubles_as_printf_writes_them)
