@@ -500,7 +500,16 @@ void out_conversation_key(const gw_protocol *p, const out_meta *m, char *key, si
 {
     const char *src = m->src ? m->src : "", *dst = m->dst ? m->dst : "";
     const char *lo = strcmp(src, dst) <= 0 ? src : dst, *hi = lo == src ? dst : src;
-    snprintf(key, keysz, "%s %s %s", p->name, lo, hi);
+    /* "NAME LO HI", cut as snprintf cuts (by hand: stats asks for it each PDU) */
+    const char *part[5] = {p->name, " ", lo, " ", hi};
+    size_t n = 0;
+    for (int i = 0; i < 5 && n + 1 < keysz; i++) {
+        size_t len = strlen(part[i]), room = keysz - 1 - n;
+        memcpy(key + n, part[i], len < room ? len : room);
+        n += len < room ? len : room;
+    }
+    if (keysz)
+        key[n] = '\0';
     if (a)
         *a = lo;
     if (b)
