@@ -555,9 +555,8 @@ static int listen_at(driver *D, char *why, size_t whysz)
 
 /* pcaptool as server: the implementation's next connection (TCP: the next
    one accepted; UDP: the first datagram from an address other than the
-   previous case's peer, or from it asking for a connection (gw_conform.opens),
-   which stays queued). 0; 1 when none came within the wait; EXIT_USAGE
-   when the target cannot be listened on. */
+   previous case's peer, which stays queued). 0; 1 when none came within
+   the wait; EXIT_USAGE when the target cannot be listened on. */
 static int accept_from(driver *D, char *why, size_t whysz)
 {
     bool tcp = D->transport == GW_TRANSPORT_TCP;
@@ -591,13 +590,11 @@ static int accept_from(driver *D, char *why, size_t whysz)
         }
         struct sockaddr_storage from;
         socklen_t fl = sizeof from;
-        uint8_t b[64]; /* (its start: what gw_conform.opens looks at) */
-        ssize_t n = recvfrom(D->listen_fd, b, sizeof b, MSG_PEEK, (struct sockaddr *)&from, &fl);
-        if (n < 0)
+        uint8_t b;
+        if (recvfrom(D->listen_fd, &b, 1, MSG_PEEK, (struct sockaddr *)&from, &fl) < 0)
             continue;
-        if (D->have_last_peer && same_address(&from, &D->last_peer) &&
-            !(D->cf->opens && D->cf->opens(b, (size_t)n))) {
-            recv(D->listen_fd, b, 1, 0); /* the previous case's peer, still talking */
+        if (D->have_last_peer && same_address(&from, &D->last_peer)) {
+            recv(D->listen_fd, &b, 1, 0); /* the previous case's peer, still talking */
             continue;
         }
         if (connect(D->listen_fd, (struct sockaddr *)&from, fl) < 0)

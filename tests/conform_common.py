@@ -49,11 +49,11 @@ def start_server_peer(peer, port, mode):
     return None
 
 
-def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_ms=800, peer_args=()):
+def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_ms=800):
     """conform against the test peer <peer> (tests/<proto>/) in `mode`: the implementation as
     server (the peer listens) or as client (a fresh peer process connects
     for each case, and exits silence_ms after the case's last packet or when
-    the case ends the connection in band; peer_args before its address)"""
+    the case ends the connection in band)"""
     if role == "server":
         peer_p = start_server_peer(peer, port, mode)
         if not peer_p:
@@ -62,8 +62,7 @@ def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_
         peer_p.kill()
         peer_p.wait()
         return result
-    loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" %s127.0.0.1 %d %s %d; done'
-                             % ("".join(a + " " for a in peer_args), port, mode, silence_ms), peer],
+    loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s %d; done' % (port, mode, silence_ms), peer],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     result = run_conform(pcaptool, proto, port, list(extra) + ["--side", "server"])
     loop.kill()

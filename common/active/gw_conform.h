@@ -154,14 +154,6 @@ typedef struct gw_conform {
     /* what pcaptool fuzz attacks and how it probes (active/gw_fuzz.h);
        NULL: the protocol is not fuzzed yet */
     const struct gw_fuzz *fuzz;
-    /* Does datagram d[0..len) ask for a connection (a client's first: DNP's
-       connection request, EOUDP's connect)? Over UDP, the implementation as
-       client (--side server), the next case's client is the first datagram
-       from an address other than the last case's client, which may still be
-       talking, or one from that very address that asks for a connection:
-       a client that comes back from the port it had, or a new process the
-       system gave that port (NULL: another address only). */
-    bool (*opens)(const uint8_t *d, size_t len);
 } gw_conform;
 
 /* ---- helpers for cases (gw_conform.c) ------------------------------------ */

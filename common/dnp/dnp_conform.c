@@ -1106,13 +1106,6 @@ static const gw_conform_case *const cases[] = {
     &case_link_update_unknown_link, &case_connection_close_ends,
 };
 
-/* a connection request: a client's first datagram (gw_conform.opens) */
-static bool dnp_opens(const uint8_t *d, size_t len)
-{
-    return len >= 1 && d[0] == DNP_CONNECT_REQUEST;
-}
-
 const gw_conform gw_dnp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases, .n_cases = sizeof cases / sizeof cases[0],
                                    .duty = dnp_duty, .finish = dnp_finish,
-                                   .case_state_size = sizeof(dnp_case), .audit = dnp_audit, .fuzz = &dnp_fuzz,
-                                   .opens = dnp_opens};
+                                   .case_state_size = sizeof(dnp_case), .audit = dnp_audit, .fuzz = &dnp_fuzz};

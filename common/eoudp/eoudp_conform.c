@@ -866,15 +866,7 @@ static const gw_conform_case *const cases[] = {
     &case_commands_truncated_ignored, &case_commands_wrong_side_ignored, &case_header_generations,
 };
 
-/* a connect (0x81, the command byte first in every header generation): a
-   client's first datagram (gw_conform.opens) */
-static bool eoudp_opens(const uint8_t *d, size_t len)
-{
-    return len >= 1 && d[0] == 0x81;
-}
-
 const gw_conform gw_eoudp_conform = {.transport = GW_TRANSPORT_UDP, .cases = cases,
                                      .n_cases = sizeof cases / sizeof cases[0], .duty = eoudp_duty,
                                      .finish = eoudp_finish, .audit = eoudp_audit, .state_size = sizeof(eoudp_run),
-                                     .case_state_size = sizeof(eoudp_case), .fuzz = &eoudp_fuzz,
-                                     .opens = eoudp_opens};
+                                     .case_state_size = sizeof(eoudp_case), .fuzz = &eoudp_fuzz};

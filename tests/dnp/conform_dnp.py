@@ -8,7 +8,6 @@ are reasoned from what each mode does, case by case) and passes the rest; a
 recommendation not followed is Non-strict, and fails only under --strict.
 The reports agree with each other: JSON Lines, JUnit, the pcapng of the
 traffic (read back through pcaptool decode), the HTML page (well-formed).
-As client, clients that all send from one port pass as the good one does.
 
 Ports: GW_TEST_PORT and those above it (the block CTest gives
 this test), else picked by the process id."""
@@ -111,24 +110,6 @@ check("good: the link up decided, nothing ended", "ended" not in good and len(de
 rc, recs, err = conform("up-first", "--strict")
 summary = [r["summary"] for r in recs if "summary" in r]
 check("up-first --strict: exit 0, none failed", rc == 0 and summary and summary[0]["failed"] == 0, (rc, summary))
-
-if ROLE == "client":
-    # clients that all send from one port (a client that reconnects from the
-    # port it had, or a new process given it): each case's connection
-    # request is its client's, not the last case's client still talking
-    # (the next client's request may reach the case before, whose socket is
-    # tied to that address too: unknown-result-rejected may then see it as
-    # the refused client asking again, a pass, where a client from another
-    # port leaves it info)
-    at = port + 10
-    rc, recs, err = run_against_peer(PCAPTOOL, "dnp", PEER, at, "client", "good", peer_args=("--from", str(at + 1)))
-    verdicts = {r["case"]: r["verdict"] for r in recs if "case" in r}
-    check("one port: exit 0, all %d cases, none failed" % N_CASES, rc == 0 and len(verdicts) == N_CASES
-          and "fail" not in verdicts.values(), (rc, verdicts, err))
-    check("one port: the verdicts the good client gets from ports of its own",
-          {c: v for c, v in verdicts.items() if v != "pass"}
-          in ({"dnp/reliable/resent": "skipped"}, {"dnp/reliable/resent": "skipped", UNKNOWN_RESULT: "info"}),
-          verdicts)
 
 if ROLE == "server":
     # the text report's verdicts in colour: with --color always, and not

@@ -5,9 +5,6 @@
 #include <criterion/criterion.h>
 
 #include "active/gw_conform.h"
-#include "dnp/dnp.h"
-#include "eoudp/eoudp.h"
-#include "openttd/openttd.h"
 
 enum { ANSWER = 1, FORBIDDEN = 2, OTHER = 3 };
 
@@ -142,36 +139,4 @@ Test(conform_await, silence_after_a_pdu_decides)
     cr_assert_eq(gw_conform_await(&s.io, 100, of_type, &answer, &got), GW_SILENT);
     cr_assert_eq(s.decisive, 0);
     cr_assert_eq(s.ended, GW_SILENT);
-}
-
-/* Over UDP, pcaptool as server takes a datagram from the last case's
-   client's own address for the next case's client when it asks for a
-   connection (gw_conform.opens): DNP's connection request and EOUDP's
-   connect (0x81) as the builders write them, in each of EOUDP's header
-   generations; not what a client sends inside a connection. */
-Test(conform_opens, a_clients_first_datagram_asks_for_a_connection)
-{
-    uint8_t d[512];
-    int opts[GW_MAX_OPTIONS];
-    const gw_conform *dnp = gw_conform_of(&gw_dnp_protocol), *eoudp = gw_conform_of(&gw_eoudp_protocol);
-    cr_assert(dnp && dnp->opens && eoudp && eoudp->opens);
-    gw_options_init(&gw_dnp_protocol, opts);
-    size_t n = gw_dnp_protocol.build(opts, DNP_CONNECT_REQUEST, GW_NO_VALUES, d, sizeof d);
-    cr_assert_gt(n, 0);
-    cr_expect(dnp->opens(d, n));
-    n = gw_dnp_protocol.build(opts, DNP_CLOSE, GW_NO_VALUES, d, sizeof d);
-    cr_assert_gt(n, 0);
-    cr_expect_not(dnp->opens(d, n));
-    cr_expect_not(dnp->opens(d, 0));
-    for (int g = EOUDP_GEN_RFC; g <= EOUDP_GEN_F64; g++) {
-        gw_options_init(&gw_eoudp_protocol, opts);
-        opts[EOUDP_OPT_GENERATION] = g;
-        n = gw_eoudp_protocol.build(opts, 0x81, GW_NO_VALUES, d, sizeof d);
-        cr_assert_gt(n, 0, "generation %d", g);
-        cr_expect(eoudp->opens(d, n), "generation %d", g);
-        n = gw_eoudp_protocol.build(opts, 0x82, GW_NO_VALUES, d, sizeof d); /* disconnect */
-        cr_assert_gt(n, 0, "generation %d", g);
-        cr_expect_not(eoudp->opens(d, n), "generation %d", g);
-    }
-    cr_expect_null(gw_conform_of(&gw_openttd_protocol)->opens); /* TCP: accept() tells connections apart */
 }
