@@ -89,9 +89,9 @@ static inline void ob_str(obuf *b, const char *s)
     ob_put(b, s, strlen(s));
 }
 
-/* a text's bytes into b (one call: the text lines' writes are not
-   spelled out inline as JSON's are) */
-static __attribute__((noinline)) void ob_text(obuf *b, const char *s)
+/* ob_str as a call, for the text outputs: their many writes spelled out
+   inline as JSON's are would crowd the inlining JSON's hot path gets */
+static __attribute__((noinline)) void ob_str_call(obuf *b, const char *s)
 {
     ob_put(b, s, strlen(s));
 }
@@ -1020,17 +1020,17 @@ static void text_value(obuf *o, const gw_field *fd, const gw_item *it, const cha
     case GW_FT_U8: case GW_FT_U16: case GW_FT_U32: case GW_FT_U64:
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
     case GW_FT_BOOL: case GW_FT_DOUBLE:
-        ob_text(o, gw_format_number(b, sizeof b, fd, &it->v, value_name));
+        ob_str_call(o, gw_format_number(b, sizeof b, fd, &it->v, value_name));
         break;
     case GW_FT_FRAMENUM:
         ob_u64(o, it->v.u);
         break;
     case GW_FT_RELTIME:
         ob_seconds(o, it->v.i);
-        ob_text(o, " s");
+        ob_str_call(o, " s");
         break;
     case GW_FT_ABSTIME:
-        ob_text(o, gw_format_date(b, sizeof b, it->v.i, 9));
+        ob_str_call(o, gw_format_date(b, sizeof b, it->v.i, 9));
         break;
     case GW_FT_STRING: {
         GString *t = g_string_sized_new(it->v.b.n + 16); /* -V only: not the hot path */
@@ -1041,12 +1041,12 @@ static void text_value(obuf *o, const gw_field *fd, const gw_item *it, const cha
     }
     case GW_FT_IPV4: case GW_FT_IPV6: {
         char text[INET6_ADDRSTRLEN];
-        ob_text(o, address_text(fd, it, text, sizeof text));
+        ob_str_call(o, address_text(fd, it, text, sizeof text));
         break;
     }
     case GW_FT_BYTES: {
         char t[GW_BYTES_TEXT_MAX];
-        ob_text(o, gw_format_bytes(t, sizeof t, it->v.b.p, it->v.b.n));
+        ob_str_call(o, gw_format_bytes(t, sizeof t, it->v.b.p, it->v.b.n));
         break;
     }
     default:
@@ -1180,31 +1180,31 @@ static void text_head_in(obuf *b, const out_meta *m, const char *proto, const ch
     ob_u64(b, m->frame);
     ob_c(b, ' ');
     if (m->time_text)
-        ob_text(b, m->time_text);
+        ob_str_call(b, m->time_text);
     else
         ob_seconds(b, m->time_ns);
     ob_c(b, ' ');
-    ob_text(b, m->src);
-    ob_text(b, " -> ");
-    ob_text(b, m->dst);
+    ob_str_call(b, m->src);
+    ob_str_call(b, " -> ");
+    ob_str_call(b, m->dst);
     ob_c(b, ' ');
-    ob_text(b, proto);
+    ob_str_call(b, proto);
     ob_c(b, ' ');
-    ob_text(b, summary);
+    ob_str_call(b, summary);
     ob_c(b, '\n');
 }
 
 /* a finding's line under its head in text: "    SEVERITY CODE @OFF: MESSAGE\n" */
 static void text_finding_in(obuf *b, gw_severity sev, const char *code, size_t off, const char *msg)
 {
-    ob_text(b, "    ");
-    ob_text(b, gw_severity_name(sev));
+    ob_str_call(b, "    ");
+    ob_str_call(b, gw_severity_name(sev));
     ob_c(b, ' ');
-    ob_text(b, code);
-    ob_text(b, " @");
+    ob_str_call(b, code);
+    ob_str_call(b, " @");
     ob_u64(b, off);
-    ob_text(b, ": ");
-    ob_text(b, msg);
+    ob_str_call(b, ": ");
+    ob_str_call(b, msg);
     ob_c(b, '\n');
 }
 
@@ -1847,10 +1847,10 @@ static void write_text(out_pdu *o, FILE *f, int verbose, const out_meta *m)
             if (gen)
                 ob_c(&b, '[');
             if (fd->type == GW_FT_NONE) {
-                ob_text(&b, e->label != SIZE_MAX ? o->text->str + e->label : fd->name);
+                ob_str_call(&b, e->label != SIZE_MAX ? o->text->str + e->label : fd->name);
             } else {
-                ob_text(&b, fd->name);
-                ob_text(&b, ": ");
+                ob_str_call(&b, fd->name);
+                ob_str_call(&b, ": ");
                 text_value(&b, fd, &e->it, e->label != SIZE_MAX ? o->text->str + e->label : NULL);
             }
             if (gen)

@@ -540,10 +540,12 @@ static void put_hex(char *out, size_t size, size_t *n, uint64_t v, int width)
     put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
 }
 
-/* out[size] ends at n (what did not fit left out): out */
+/* out[size] ends at n (what did not fit left out; size 0: nothing
+   written, as snprintf): out */
 static const char *put_end(char *out, size_t size, size_t n)
 {
-    out[n < size ? n : size - 1] = '\0';
+    if (size)
+        out[n < size ? n : size - 1] = '\0';
     return out;
 }
 

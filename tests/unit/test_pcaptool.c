@@ -128,7 +128,7 @@ static char *json_record(const gw_item *items, size_t n, bool direct)
    hand): what printf's formats it replaced write, worked out here from
    them ("0x%0*x" with twice the field's bytes, or 2 under a mask;
    "%u (0x%0*x)"; "%s (%s)" with a value name; "%s %s" with a unit, "1
-   byte"), and snprintf's cut at the buffer's end */
+   byte"), and snprintf's cut at each buffer size */
 Test(core, number_texts_as_printf_wrote_them)
 {
     static const gw_value_name kinds[] = {{3, "Join", 0}, {10, "Ten to twelve", 12}, {0, NULL, 0}};
@@ -164,12 +164,20 @@ Test(core, number_texts_as_printf_wrote_them)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_expect_str_eq(gw_format_number(buf, sizeof buf, &cases[i].f, &cases[i].v, cases[i].label),
                          cases[i].want, "case %zu", i);
-    /* cut as snprintf cuts: what fits before the last byte, and a NUL */
-    char small[7];
-    gw_field bytes = {.type = GW_FT_U32, .base = GW_BASE_BYTES};
-    cr_expect_str_eq(gw_format_number(small, sizeof small, &bytes, &(gw_value){.u = 14616}, NULL), "14616 ");
-    gw_field named = {.type = GW_FT_U8, .base = GW_BASE_DEC, .names = kinds};
-    cr_expect_str_eq(gw_format_number(small, sizeof small, &named, &(gw_value){.u = 11}, NULL), "Ten to");
+    /* cut at every size as snprintf cuts the text (the old code wrote it
+       with one snprintf): what fits before the last byte and a NUL, nothing
+       past the size, nothing at all at size 0 */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = strlen(cases[i].want);
+        for (size_t size = 0; size <= len + 2; size++) {
+            char got[66], want[66]; /* (a byte before the buffer: nothing written there either) */
+            memset(got, 0x55, sizeof got);
+            memset(want, 0x55, sizeof want);
+            gw_format_number(got + 1, size, &cases[i].f, &cases[i].v, cases[i].label);
+            snprintf(want + 1, size, "%s", cases[i].want);
+            cr_expect_arr_eq(got, want, sizeof got, "case %zu, size %zu", i, size);
+        }
+    }
 }
 
 /* JSON numbers are written by hand; doubles must read exactly as printf's
