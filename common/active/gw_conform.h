@@ -142,8 +142,10 @@ typedef struct gw_conform {
        in any case, and that a case's own checks may have taken for an
        answer (DNP: acknowledging a number pcaptool never sent, as a peer
        sending canned datagrams does). GW_PASS when nothing; else the
-       verdict, with the outcome said, that replaces a pass, an info or a
-       non-strict (NULL: nothing to audit). */
+       verdict, with the outcome said, that replaces a pass, an info, a
+       non-strict or a skipped (a case that could not judge its own question
+       still saw what the audit judges: that is no matter of timing) (NULL:
+       nothing to audit). */
     gw_verdict (*audit)(gw_conform_io *io);
     const gw_conform_setting *settings; /* NULL-named end; NULL: none */
     /* Why the cases cannot run with the protocol's options `opts` (a
