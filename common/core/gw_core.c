@@ -191,12 +191,21 @@ char *gw_hex_back(char *end, uint64_t v, unsigned width)
     return q;
 }
 
-static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative, bool hex)
+/* v in decimal at out (after a '-' when negative), as put_fit puts it */
+static void put_number(char *out, size_t size, size_t *n, uint64_t v, bool negative)
 {
     char t[24];
-    char *q = hex ? gw_hex_back(t + sizeof t, v, 0) : gw_decimal_back(t + sizeof t, v);
+    char *q = gw_decimal_back(t + sizeof t, v);
     if (negative)
         *--q = '-';
+    put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
+}
+
+/* v in hex at out, at least width digits (zeros before), as put_fit puts it */
+static void put_hex(char *out, size_t size, size_t *n, uint64_t v, unsigned width)
+{
+    char t[24];
+    char *q = gw_hex_back(t + sizeof t, v, width);
     put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
 }
 
@@ -260,11 +269,14 @@ static size_t gw_vformat(char *out, size_t size, const char *fmt, va_list ap)
         } else if (conv == 'd' || conv == 'i') {
             int64_t v = z ? (int64_t)va_arg(ap, ptrdiff_t) : longs == 2 ? (int64_t)va_arg(ap, long long)
                       : longs ? (int64_t)va_arg(ap, long) : (int64_t)va_arg(ap, int);
-            put_number(out, size, &n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0, false);
+            put_number(out, size, &n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
         } else if (conv == 'u' || conv == 'x') {
             uint64_t v = z ? (uint64_t)va_arg(ap, size_t) : longs == 2 ? (uint64_t)va_arg(ap, unsigned long long)
                        : longs ? (uint64_t)va_arg(ap, unsigned long) : (uint64_t)va_arg(ap, unsigned);
-            put_number(out, size, &n, v, false, conv == 'x');
+            if (conv == 'x')
+                put_hex(out, size, &n, v, 0);
+            else
+                put_number(out, size, &n, v, false);
         } else {
             plain = false;
         }
@@ -532,14 +544,6 @@ static unsigned type_bytes(gw_ftype t)
     }
 }
 
-/* v in hex at out, at least width digits (zeros before), as put_fit puts it */
-static void put_hex(char *out, size_t size, size_t *n, uint64_t v, int width)
-{
-    char t[24];
-    char *q = gw_hex_back(t + sizeof t, v, (unsigned)width);
-    put_fit(out, size, n, q, (size_t)(t + sizeof t - q));
-}
-
 /* out[size] ends at n (what did not fit left out; size 0: nothing
    written, as snprintf): out */
 static const char *put_end(char *out, size_t size, size_t n)
@@ -570,21 +574,21 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
             value_name = gw_value_name_of(f->names, (uint32_t)u);
         if (f->base == GW_BASE_HEX) {
             put_fit(num, sizeof num, &nl, "0x", 2);
-            put_hex(num, sizeof num, &nl, u, f->mask ? 2 : 2 * (int)type_bytes(f->type));
+            put_hex(num, sizeof num, &nl, u, f->mask ? 2 : 2 * type_bytes(f->type));
         } else if (f->base == GW_BASE_DEC_HEX) {
-            put_number(num, sizeof num, &nl, u, false, false);
+            put_number(num, sizeof num, &nl, u, false);
             put_fit(num, sizeof num, &nl, " (0x", 4);
-            put_hex(num, sizeof num, &nl, u, 2 * (int)type_bytes(f->type));
+            put_hex(num, sizeof num, &nl, u, 2 * type_bytes(f->type));
             put_fit(num, sizeof num, &nl, ")", 1);
         } else {
-            put_number(num, sizeof num, &nl, u, false, false);
+            put_number(num, sizeof num, &nl, u, false);
         }
         break;
     }
     case GW_FT_I8: case GW_FT_I16: case GW_FT_I32: case GW_FT_I64:
         if (!value_name && f->names)
             value_name = gw_value_name_of(f->names, (uint32_t)v->i);
-        put_number(num, sizeof num, &nl, v->i < 0 ? (uint64_t)0 - (uint64_t)v->i : (uint64_t)v->i, v->i < 0, false);
+        put_number(num, sizeof num, &nl, v->i < 0 ? (uint64_t)0 - (uint64_t)v->i : (uint64_t)v->i, v->i < 0);
         break;
     case GW_FT_BOOL: {
         bool set = gw_field_masked(f, v->u);
@@ -611,8 +615,7 @@ const char *gw_format_number(char *buf, size_t n, const gw_field *f, const gw_va
         put_fit(buf, n, &at, "?", 1);
         return put_end(buf, n, at);
     }
-    put_end(num, sizeof num, nl);
-    nl = nl < sizeof num ? nl : sizeof num - 1;
+    nl = nl < sizeof num ? nl : sizeof num - 1; /* (num is not NUL-ended: its length is nl) */
     if (unit && nl == 1 && num[0] == '1' && (f->base == GW_BASE_BYTES || f->base == GW_BASE_BYTES_PER_SECOND))
         unit = f->base == GW_BASE_BYTES ? "byte" : "byte/s"; /* "1 byte" */
     if (value_name) {
