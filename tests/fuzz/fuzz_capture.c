@@ -1,19 +1,26 @@
 /* fuzz_capture.c - libFuzzer harness for pcaptool's whole reading path: the
  * input is a capture file (pcap or pcapng, either gzip-compressed or not,
- * read by pcaptool's own reader from memory), run through run_capture (link layers, IP, UDP, TCP reassembly, conversations,
- * every decoder) into the JSON Lines or text output.
- * The first byte of the file (part of the pcap magic, so seeds keep their
- * value) does not steer anything: the output follows the input's length,
- * and the decoder options its last byte. The length's low four bits pick
- * how pcaptool decode writes (decode.c): text or JSON; the one-line text
- * or -V's tree; JSON held in a buffer or each record at once, with labels
- * (-V) or without. JSON is written both as the items come (decode's own
- * way) and from the kept items (replay's), and the two must be the same
- * bytes (output.h). */
+ * read by pcaptool's own reader from memory), run through run_capture
+ * (link layers, IP, UDP, TCP reassembly, conversations, every decoder)
+ * into the JSON Lines or text output. The first byte of the file (part of
+ * the pcap magic, so seeds keep their value) does not steer anything; the
+ * decoder options follow its last byte, the output its length:
+ *  - odd: text, the one-line text (decode) or -V's tree (bit 1);
+ *  - even: JSON as decode writes it (records written as their items
+ *    come, no labels; held and written in pieces, or record by record:
+ *    bit 1; with items kept and every third PDU left unwritten, as -Y
+ *    leaves PDUs it does not select: bit 2), into a file; then the same
+ *    capture again as JSON made from the kept items, as replay writes it
+ *    (labels, records not held), which must give the same bytes
+ *    (output.h), compared as they come. */
+#define _GNU_SOURCE /* fopencookie */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz_check.h"
 #include "output.h"
@@ -21,12 +28,16 @@
 
 /* the input's name in the records, as a JSON string */
 static const char file_json[] = "\"fuzz.pcap\"";
+/* JSON longer than this is not compared (a few inputs inflate to hundreds
+   of MB): the direct writing alone is checked, as for text */
+#define COMPARED_AT_MOST ((off_t)64 << 20)
 
 typedef struct {
     out_pdu *o;
     FILE *f; /* where it writes (run_into's) */
     out_format fmt;
     int verbose;
+    bool leave_some; /* every third PDU begun and not written (-Y) */
 } sinkhole;
 
 static gw_sink *begin(void *ctx, const gw_protocol *p)
@@ -39,6 +50,8 @@ static unsigned end(void *ctx, const gw_protocol *p, const out_meta *m)
 {
     (void)p;
     sinkhole *s = ctx;
+    if (s->leave_some && m->frame % 3 == 0)
+        return 0;
     out_meta mm = *m;
     mm.file_json = file_json; /* (as decode: each record names its file) */
     out_pdu_write(s->o, s->f, s->fmt, s->verbose, &mm);
@@ -56,30 +69,24 @@ static void finding(void *ctx, const gw_protocol *p, int index, const out_meta *
     out_finding_write(s->f, s->fmt, &mm, fd);
 }
 
-/* the output of an input of `size` bytes, set up as decode sets it up
-   (one for each of the 16 ways, kept from input to input as a run keeps
-   it from PDU to PDU) */
-static sinkhole *output_of(size_t size)
+/* an output as a front end sets it up, made once and kept from input to
+   input as a run keeps it from PDU to PDU */
+static sinkhole *output(sinkhole *s, out_format fmt, bool direct, bool labels, bool items, bool hold)
 {
-    static sinkhole ways[16];
-    unsigned w = (unsigned)(size & 15);
-    sinkhole *s = &ways[w];
     if (s->o)
         return s;
-    bool json = w & 1, second = w & 2, hold = w & 4, labels = w & 8;
-    s->fmt = json ? OUT_JSON : OUT_TEXT;
-    s->verbose = json ? labels : second; /* text: the one line, or -V */
+    s->fmt = fmt;
+    s->verbose = labels;
     s->o = out_pdu_new();
-    out_pdu_labels(s->o, json ? labels : second);
-    bool direct = json && !second; /* JSON as decode writes it, or from the items (replay) */
+    out_pdu_labels(s->o, labels);
     out_pdu_direct(s->o, direct);
-    out_pdu_keep_items(s->o, !direct && (s->verbose || json));
+    out_pdu_keep_items(s->o, items);
     out_pdu_hold(s->o, hold);
     out_pdu_file(s->o, file_json, sizeof file_json - 1);
     return s;
 }
 
-/* the input through way s's output into f; false when it is no capture */
+/* the input through s's output into f; false when it is no capture */
 static bool run_into(sinkhole *s, FILE *f, const uint8_t *data, size_t size)
 {
     char err[320];
@@ -98,41 +105,95 @@ static bool run_into(sinkhole *s, FILE *f, const uint8_t *data, size_t size)
     (void)run_capture(&o, cr, &c, &max_sev, err, sizeof err);
     cap_close(cr);
     out_pdu_flush(s->o, f);
+    fflush(f);
     return true;
+}
+
+/* the second writing, compared with the first (in a file) as it comes */
+typedef struct {
+    int fd;        /* the first's file */
+    off_t at, len; /* how far the second has come; the first's length */
+} compared;
+
+static _Noreturn void differ(const compared *c, const char *buf, size_t n, size_t k)
+{
+    char before[121] = "", first[121] = "";
+    off_t from = c->at + (off_t)k, back = from < 120 ? from : 120;
+    ssize_t got = pread(c->fd, before, (size_t)back, from - back);
+    before[got > 0 ? got : 0] = '\0';
+    got = pread(c->fd, first, sizeof first - 1, from);
+    first[got > 0 ? got : 0] = '\0';
+    fprintf(stderr,
+            "JSON written as its items come differs from JSON made from the kept items at byte %lld, after\n"
+            "%s\nas the items come: %s\nfrom the items:    %.*s\n",
+            (long long)from, before, first, (int)(n - k < 120 ? n - k : 120), buf + k);
+    abort();
+}
+
+static ssize_t compare_write(void *cookie, const char *buf, size_t n)
+{
+    compared *c = cookie;
+    char first[4096];
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < sizeof first ? n - done : sizeof first;
+        ssize_t got = pread(c->fd, first, want, c->at);
+        if (got < 0)
+            abort();
+        size_t k = 0;
+        while (k < (size_t)got && first[k] == buf[done + k])
+            k++;
+        if (k < want) /* a byte that differs, or the first ended */
+            differ(c, buf + done, n - done, k);
+        c->at += got;
+        done += want;
+    }
+    return (ssize_t)n;
+}
+
+static void json_both_ways(const uint8_t *data, size_t size)
+{
+    static sinkhole direct[4], grouped;
+    static FILE *file;
+    if (!file && !(file = tmpfile())) /* (a descriptor: held records go out by writev, as decode's) */
+        abort();
+    unsigned w = (unsigned)(size >> 1) & 3;
+    bool hold = w & 1, items = w & 2;
+    sinkhole *d = output(&direct[w], OUT_JSON, true, false, items, hold);
+    sinkhole *g = output(&grouped, OUT_JSON, false, true, true, false);
+    d->leave_some = g->leave_some = items;
+    rewind(file);
+    if (ftruncate(fileno(file), 0) != 0)
+        abort();
+    if (!run_into(d, file, data, size))
+        return;
+    struct stat st;
+    if (fstat(fileno(file), &st) != 0)
+        abort();
+    if (st.st_size > COMPARED_AT_MOST)
+        return;
+    compared c = {fileno(file), 0, st.st_size};
+    FILE *second = fopencookie(&c, "w", (cookie_io_functions_t){.write = compare_write});
+    if (!second)
+        abort();
+    run_into(g, second, data, size);
+    fclose(second);
+    if (c.at != c.len) /* the second ended first */
+        differ(&c, "", 0, 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    if (!(size & 1)) { /* text */
-        static FILE *null;
-        if (!null && !(null = fopen("/dev/null", "w")))
-            abort();
-        run_into(output_of(size), null, data, size);
+    if (!(size & 1)) {
+        json_both_ways(data, size);
         return 0;
     }
-    /* JSON as decode writes it, as the items come: the same bytes as JSON
-       made from the items (output.h), records and findings */
-    char *direct, *grouped;
-    size_t direct_len, grouped_len;
-    FILE *a = open_memstream(&direct, &direct_len), *b = open_memstream(&grouped, &grouped_len);
-    if (!a || !b)
+    static sinkhole text[2];
+    static FILE *null;
+    if (!null && !(null = fopen("/dev/null", "w")))
         abort();
-    sinkhole *s = output_of(size & ~(size_t)2), *g = output_of(size | 2); /* (held or not, labels or not alike) */
-    if (run_into(s, a, data, size))
-        run_into(g, b, data, size);
-    fclose(a);
-    fclose(b);
-    if (direct_len != grouped_len || memcmp(direct, grouped, direct_len)) {
-        size_t k = 0;
-        while (k < direct_len && k < grouped_len && direct[k] == grouped[k])
-            k++;
-        fprintf(stderr, "direct JSON differs from JSON made from the items at byte %zu:\n%.300s\n---\n%.300s\n", k,
-                direct + (k > 100 ? k - 100 : 0), grouped + (k > 100 ? k - 100 : 0));
-        abort();
-    }
-    free(direct);
-    free(grouped);
+    bool tree = size & 2; /* -V, or the one line (no items kept, no labels) */
+    run_into(output(&text[tree], OUT_TEXT, false, tree, tree, false), null, data, size);
     return 0;
 }
