@@ -452,9 +452,21 @@ gw_sink *out_pdu_begin(out_pdu *o, const gw_protocol *p)
     return &o->sink;
 }
 
+/* items are taken where they are kept or written as they come: else the
+   decoders are told that nobody takes them (gw_emit_tree) and do not make
+   them */
+static void take_items(out_pdu *o)
+{
+    bool taken = o->keep_items || o->direct;
+    o->sink.item = taken ? on_item : NULL;
+    o->sink.push = taken ? on_push : NULL;
+    o->sink.pop = taken ? on_pop : NULL;
+}
+
 void out_pdu_direct(out_pdu *o, bool direct)
 {
     o->direct = direct;
+    take_items(o);
 }
 
 void out_pdu_file(out_pdu *o, const char *file_json, size_t len)
@@ -466,6 +478,7 @@ void out_pdu_file(out_pdu *o, const char *file_json, size_t len)
 void out_pdu_keep_items(out_pdu *o, bool kept)
 {
     o->keep_items = kept;
+    take_items(o);
 }
 
 void out_pdu_labels(out_pdu *o, bool kept)

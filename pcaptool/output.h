@@ -26,8 +26,10 @@ void out_pdu_labels(out_pdu *o, bool kept);
    For a sink whose PDUs are written as JSON. */
 void out_pdu_direct(out_pdu *o, bool direct);
 /* Are the PDU's items kept (the default)? Whatever reads them (-Y, -T
-   fields, text, replay: out_pdu_item, out_pdu_items, out_pdu_first_u,
-   out_pdu_selected) needs them; a direct JSON record does not. */
+   fields, -V's text, replay: out_pdu_item, out_pdu_items, out_pdu_first_u,
+   out_pdu_selected) needs them; a direct JSON record does not. Neither
+   kept nor written as they come (the one-line text): the sink takes no
+   items (gw_sink.item NULL), and the decoders make none. */
 void out_pdu_keep_items(out_pdu *o, bool kept);
 /* the input's name as a JSON string, as the records of a file carry it in
    out_meta.file_json, and its length: records of this one need not

@@ -577,7 +577,6 @@ typedef struct {
     ottd_conv *conv;
     int version;
     int release;              /* the release series whose names apply (13, 14), or 0 */
-    const char *cmd_name;     /* the command's name in that release, when it has one */
     bool seen[OTTD_F_COUNT];
     /* not cleared for each PDU (it is large): the last value of each numeric field and string, for summaries and
        checks: read only where seen[] says it was set in this PDU */
@@ -600,11 +599,7 @@ static const char *release_name(const ottd_ctx *x, int field, uint64_t v)
 /* release names (gw_pdu_hooks.value_name) */
 static const char *value_name(gw_pdu *p, int field, uint64_t v)
 {
-    ottd_ctx *x = (ottd_ctx *)p;
-    const char *name = release_name(x, field, v);
-    if (name && field == OTTD_F_CMD)
-        x->cmd_name = name;
-    return name;
+    return release_name((ottd_ctx *)p, field, v);
 }
 
 /* CMD32 */
@@ -923,8 +918,11 @@ static void summary_command(ottd_ctx *x)
     if (!x->seen[OTTD_F_CMD] && !x->seen[OTTD_F_CMD32])
         return;
     uint64_t id = x->seen[OTTD_F_CMD] ? x->val[OTTD_F_CMD] : x->val[OTTD_F_CMD32] & 0xff;
-    if (x->cmd_name)
-        summary_add(x, " %s", x->cmd_name);
+    /* (named as its item is: by the release known for sure, whether or not
+       items are taken) */
+    const char *name = x->seen[OTTD_F_CMD] ? release_name(x, OTTD_F_CMD, id) : NULL;
+    if (name)
+        summary_add(x, " %s", name);
     else
         summary_add(x, " cmd %u", (unsigned)id);
 }

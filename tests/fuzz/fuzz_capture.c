@@ -5,14 +5,18 @@
  * into the JSON Lines or text output. The first byte of the file (part of
  * the pcap magic, so seeds keep their value) does not steer anything; the
  * decoder options follow its last byte, the output its length:
- *  - odd: text, the one-line text (decode) or -V's tree (bit 1);
+ *  - odd: text. -V's tree (bit 1), or the one-line text as decode writes
+ *    it, from decoders told that nobody takes items, into a file; then
+ *    the same capture again from decoders that make items, which must
+ *    give the same lines.
  *  - even: JSON as decode writes it (records written as their items
  *    come, no labels; held and written in pieces, or record by record:
  *    bit 1; with items kept and every third PDU left unwritten, as -Y
  *    leaves PDUs it does not select: bit 2), into a file; then the same
  *    capture again as JSON made from the kept items, as replay writes it
  *    (labels, records not held), which must give the same bytes
- *    (output.h), compared as they come. */
+ *    (output.h).
+ * The second writing is compared with the first as it comes. */
 #define _GNU_SOURCE /* fopencookie */
 #include <stdbool.h>
 #include <stdint.h>
@@ -113,6 +117,7 @@ static bool run_into(sinkhole *s, FILE *f, const uint8_t *data, size_t size)
 typedef struct {
     int fd;        /* the first's file */
     off_t at, len; /* how far the second has come; the first's length */
+    const char *first_is, *second_is; /* what each is */
 } compared;
 
 static _Noreturn void differ(const compared *c, const char *buf, size_t n, size_t k)
@@ -123,10 +128,8 @@ static _Noreturn void differ(const compared *c, const char *buf, size_t n, size_
     before[got > 0 ? got : 0] = '\0';
     got = pread(c->fd, first, sizeof first - 1, from);
     first[got > 0 ? got : 0] = '\0';
-    fprintf(stderr,
-            "JSON written as its items come differs from JSON made from the kept items at byte %lld, after\n"
-            "%s\nas the items come: %s\nfrom the items:    %.*s\n",
-            (long long)from, before, first, (int)(n - k < 120 ? n - k : 120), buf + k);
+    fprintf(stderr, "%s differs from %s at byte %lld, after\n%s\nthe first:  %s\nthe second: %.*s\n", c->first_is,
+            c->second_is, (long long)from, before, first, (int)(n - k < 120 ? n - k : 120), buf + k);
     abort();
 }
 
@@ -150,33 +153,30 @@ static ssize_t compare_write(void *cookie, const char *buf, size_t n)
     return (ssize_t)n;
 }
 
-static void json_both_ways(const uint8_t *data, size_t size)
+/* the input through `first`'s output into a file, then through
+   `second`'s, compared with it as it comes: the same bytes, or abort */
+static void both_ways(sinkhole *first, const char *first_is, sinkhole *second, const char *second_is,
+                      const uint8_t *data, size_t size)
 {
-    static sinkhole direct[4], grouped;
     static FILE *file;
     if (!file && !(file = tmpfile())) /* (a descriptor: held records go out by writev, as decode's) */
         abort();
-    unsigned w = (unsigned)(size >> 1) & 3;
-    bool hold = w & 1, items = w & 2;
-    sinkhole *d = output(&direct[w], OUT_JSON, true, false, items, hold);
-    sinkhole *g = output(&grouped, OUT_JSON, false, true, true, false);
-    d->leave_some = g->leave_some = items;
     rewind(file);
     if (ftruncate(fileno(file), 0) != 0)
         abort();
-    if (!run_into(d, file, data, size))
+    if (!run_into(first, file, data, size))
         return;
     struct stat st;
     if (fstat(fileno(file), &st) != 0)
         abort();
     if (st.st_size > COMPARED_AT_MOST)
         return;
-    compared c = {fileno(file), 0, st.st_size};
-    FILE *second = fopencookie(&c, "w", (cookie_io_functions_t){.write = compare_write});
-    if (!second)
+    compared c = {fileno(file), 0, st.st_size, first_is, second_is};
+    FILE *f = fopencookie(&c, "w", (cookie_io_functions_t){.write = compare_write});
+    if (!f)
         abort();
-    run_into(g, second, data, size);
-    fclose(second);
+    run_into(second, f, data, size);
+    fclose(f);
     if (c.at != c.len) /* the second ended first */
         differ(&c, "", 0, 0);
 }
@@ -186,14 +186,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     if (!(size & 1)) {
-        json_both_ways(data, size);
+        static sinkhole direct[4], grouped;
+        unsigned w = (unsigned)(size >> 1) & 3;
+        bool hold = w & 1, items = w & 2;
+        sinkhole *d = output(&direct[w], OUT_JSON, true, false, items, hold);
+        sinkhole *g = output(&grouped, OUT_JSON, false, true, true, false);
+        d->leave_some = g->leave_some = items;
+        both_ways(d, "JSON written as its items come", g, "JSON made from the kept items", data, size);
         return 0;
     }
-    static sinkhole text[2];
-    static FILE *null;
-    if (!null && !(null = fopen("/dev/null", "w")))
-        abort();
-    bool tree = size & 2; /* -V, or the one line (no items kept, no labels) */
-    run_into(output(&text[tree], OUT_TEXT, false, tree, tree, false), null, data, size);
+    static sinkhole tree, line, line_items;
+    if (size & 2) { /* -V: no second way to compare with */
+        static FILE *null;
+        if (!null && !(null = fopen("/dev/null", "w")))
+            abort();
+        run_into(output(&tree, OUT_TEXT, false, true, true, false), null, data, size);
+        return 0;
+    }
+    both_ways(output(&line, OUT_TEXT, false, false, false, false), "the one-line text (no items made)",
+              output(&line_items, OUT_TEXT, false, false, true, false), "the one-line text from items made",
+              data, size);
     return 0;
 }
