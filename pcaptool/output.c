@@ -208,7 +208,7 @@ typedef struct json_name {
 struct out_pdu {
     const gw_protocol *p;
     gw_sink sink;
-    ev_item *items;    /* this PDU's items, n_items of them */
+    ev_item *items;    /* this PDU's items, n_items of them (out_pdu_keep_items) */
     size_t n_items, items_cap;
     GArray *findings;  /* ev_finding */
     GString *text;     /* labels, messages, a summary too long for sum */
@@ -300,10 +300,8 @@ static __attribute__((noinline)) void keep_item(out_pdu *o, const gw_item *it)
 static void on_item(void *ctx, const gw_item *it)
 {
     out_pdu *o = ctx;
-    if (o->keep_items)
+    if (o->keep_items) /* (n_items counts the kept items only: what out_pdu_item reads) */
         keep_item(o, it);
-    else
-        o->n_items++; /* (counted: what a finding comes after) */
     if (o->direct)
         direct_item(o, it);
 }

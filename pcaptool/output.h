@@ -41,7 +41,7 @@ unsigned out_pdu_max_severity(const out_pdu *o);
    findings (its message in *message, valid until the next PDU) */
 unsigned out_pdu_n_findings(const out_pdu *o);
 int out_pdu_finding(const out_pdu *o, unsigned k, const char **message);
-/* how many of the PDU's items were reported before its k-th finding */
+/* how many of the PDU's kept items were reported before its k-th finding */
 size_t out_pdu_finding_after(const out_pdu *o, unsigned k);
 /* the PDU's summary ("" when none) */
 const char *out_pdu_summary(const out_pdu *o);
