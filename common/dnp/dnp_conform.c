@@ -233,7 +233,10 @@ static gw_verdict unacked_then_answered(gw_conform_io *io, const char *what, con
    said: a refusal for "technical reasons or restrictions imposed on the
    client" (result 1, and any code the text does not know, which "has to
    be treated as if ResultCode had been 1") is the server's right, and
-   leaves nothing to judge: skipped. */
+   leaves nothing to judge: skipped. So is a refusal for no common protocol
+   (result 2): DNP1 is the only protocol the text defines, but no sentence
+   requires a server to speak it ("New protocols can be added in the
+   future"), and one that speaks none the client offers answers 2. */
 static gw_verdict open_connection(gw_conform_io *io)
 {
     gw_replay_pdu a;
@@ -244,7 +247,8 @@ static gw_verdict open_connection(gw_conform_io *io)
         if (result == 0)
             return GW_PASS;
         if (result == 2)
-            return gw_conform_say(io, GW_FAIL, "the server refused DNP1, the only protocol the text defines (result 2)");
+            return gw_conform_say(io, GW_SKIPPED, "the server refused DNP1 for no common protocol (result 2): it "
+                                  "speaks none the text defines, which no sentence requires of it; nothing to judge");
         return gw_conform_say(io, GW_SKIPPED, "the server refused the connection (result %llu: technical reasons or "
                               "restrictions, its right); nothing to judge", (unsigned long long)result);
     }
@@ -625,8 +629,9 @@ static gw_verdict connect_accepted(gw_conform_io *io)
     uint64_t result, proto;
     if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS)
         return GW_FAIL;
-    if (result == 2)
-        return gw_conform_say(io, GW_FAIL, "a request offering DNP1 was refused for no common protocol (result 2)");
+    if (result == 2) /* the text requires no protocol of a server */
+        return gw_conform_say(io, GW_INFO, "a request offering DNP1 was refused for no common protocol (result 2): the "
+                              "server speaks none of the protocols the text defines, which no sentence requires");
     if (result != 0)
         return gw_conform_say(io, GW_SKIPPED, "refused (result %llu: technical reasons or restrictions, the server's "
                               "right); acceptance cannot be judged", (unsigned long long)result);
@@ -649,7 +654,8 @@ static const gw_conform_case case_connect_accepted = {
     "a connection request offering protocol 0 (DNP1), then reliable messages #0 and #1, each once the one "
     "before is acknowledged",
     "a connection ack with result 0 and protocol 0, then the acks of #0 and #1 (a connection ack refers to no "
-    "request: the connection must work); Skipped when refused with result 1 (the server's right); Fail otherwise",
+    "request: the connection must work); Skipped when refused with result 1 (the server's right); Info when refused "
+    "with result 2 (no sentence requires a server to speak DNP1); Fail otherwise",
     connect_accepted, GW_MUST};
 
 static gw_verdict connect_no_common(gw_conform_io *io)
@@ -705,10 +711,10 @@ static gw_verdict connect_rejected_forgotten(gw_conform_io *io)
                               "server did not answer a request offering DNP1 from the same address (%s): the "
                               "rejected request was not forgotten", other[0], (unsigned long long)first, was);
     }
-    if (result == 2)
-        return gw_conform_say(io, GW_FAIL, "after refusing a request offering only protocol %u, the server refused one "
-                              "offering DNP1 for no common protocol (result 2): the first offer was not forgotten",
-                              other[0]);
+    if (result == 2) /* answered anew: held as connected, it would have been ignored */
+        return gw_conform_say(io, GW_SKIPPED, "after refusing a request offering only protocol %u, the server answered "
+                              "one offering DNP1 but refused it for no common protocol (result 2): it speaks no DNP1 "
+                              "(no sentence requires it) or kept the first offer; nothing to judge", other[0]);
     if (result != 0)
         return gw_conform_say(io, GW_SKIPPED, "the request offering DNP1 was refused too (result %llu: technical "
                               "reasons or restrictions, the server's right); nothing to judge",
@@ -725,10 +731,10 @@ static const gw_conform_case case_connect_rejected_forgotten = {
     "If the server rejects the client it has to forget about the connect request after sending the answer.",
     "a connection request offering only an unknown protocol (random, 1..65535), then, from the same address and "
     "port, one offering DNP1, and reliable message #0 once accepted",
-    "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered or "
-    "is refused for no common protocol (the rejection was remembered), or #0 is not acknowledged; Skipped when the "
-    "first is accepted or unanswered (no-common-protocol judges that) or the second is refused with result 1 (the "
-    "server's right)",
+    "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered (the "
+    "rejection was remembered) or #0 is not acknowledged; Skipped when the first is accepted or unanswered "
+    "(no-common-protocol judges that) or the second is refused (result 1: the server's right; result 2: a server "
+    "that speaks no DNP1, which no sentence forbids, or one that kept the first offer, which cannot be told apart)",
     connect_rejected_forgotten, GW_MUST};
 
 static gw_verdict connect_unknown_ignored(gw_conform_io *io)
@@ -741,18 +747,34 @@ static gw_verdict connect_unknown_ignored(gw_conform_io *io)
         return gw_conform_say(io, GW_PASS, "accepted with DNP1; the unknown protocol 9 was passed over");
     if (result == 0)
         return gw_conform_say(io, GW_FAIL, "accepted with protocol %llu, unknown", (unsigned long long)proto);
-    if (result == 2)
-        return gw_conform_say(io, GW_FAIL, "refused a client that offers DNP1 after an unknown protocol for no common "
-                              "protocol (result 2)");
-    return gw_conform_say(io, GW_SKIPPED, "refused (result %llu: technical reasons or restrictions, the server's "
-                          "right); cannot be judged", (unsigned long long)result);
+    if (result != 2)
+        return gw_conform_say(io, GW_SKIPPED, "refused (result %llu: technical reasons or restrictions, the server's "
+                              "right); cannot be judged", (unsigned long long)result);
+    /* refused for no common protocol: for 9, not passed over, or for DNP1,
+       which a server need not speak. DNP1 alone from the same address (a
+       refused request is forgotten) tells them apart. */
+    if (request_answered(io, 1, dnp1, &result, &proto) != GW_PASS) {
+        char was[sizeof io->outcome];
+        snprintf(was, sizeof was, "%s", io->outcome);
+        return gw_conform_say(io, GW_SKIPPED, "refused 9 and DNP1 for no common protocol (result 2), then did not "
+                              "answer DNP1 alone (%s): rejected-forgotten judges that", was);
+    }
+    if (result == 0)
+        return gw_conform_say(io, GW_FAIL, "refused a client that offers protocols 9 and 0 for no common protocol "
+                              "(result 2), then accepted DNP1 alone: the unknown 9 was not passed over");
+    return gw_conform_say(io, GW_SKIPPED, "refused 9 and DNP1 for no common protocol (result 2), and DNP1 alone too "
+                          "(result %llu): the server speaks no DNP1, which no sentence requires; nothing to judge",
+                          (unsigned long long)result);
 }
 
 static const gw_conform_case case_connect_unknown_protocol_ignored = {
     "dnp/connect/unknown-protocol-ignored", GW_ROLE_SERVER, "Unknown protocols in a request are passed over",
     "DNP text, Connection Request", "Servers have to ignore unknown protocol values.",
-    "a connection request offering protocols 9 and 0",
-    "accepted with protocol 0; Fail otherwise",
+    "a connection request offering protocols 9 and 0; when refused for no common protocol, one offering DNP1 alone "
+    "from the same address",
+    "accepted with protocol 0; Fail when accepted with another, or refused for no common protocol while DNP1 alone "
+    "is then accepted; Skipped when refused with result 1 (the server's right), or when DNP1 alone is refused too (a "
+    "server that speaks no DNP1, which no sentence forbids)",
     connect_unknown_ignored, GW_MUST};
 
 static gw_verdict connect_repeat_ignored(gw_conform_io *io)

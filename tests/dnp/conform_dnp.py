@@ -57,6 +57,13 @@ if ROLE == "server":
     # a refused client kept as connected: its request offering DNP1 is then
     # ignored ("has to forget about the connect request")
     EXPECTED["remember-rejected"] = {FORGOTTEN}
+    # it refuses 9 and DNP1 together for no common protocol and DNP1 alone
+    # not: the unknown 9 was not passed over
+    EXPECTED["unknown-refused"] = {"dnp/connect/unknown-protocol-ignored"}
+    # a server of a later protocol only: DNP1 refused with result 2, which
+    # no sentence forbids (the text requires no protocol of a server):
+    # nothing fails (see OTHERS)
+    EXPECTED["no-dnp1"] = set()
 else:
     # an unknown result taken for an acceptance: #0 acknowledged
     EXPECTED["unknown-accepts"] = {UNKNOWN_RESULT}
@@ -76,6 +83,13 @@ OTHERS = {"up-first": {"dnp/link/state-answered": "info"},  # the text orders th
           # it accepts the request offering only an unknown protocol: no
           # rejection to forget
           "accept-any": {FORGOTTEN: "skipped"},
+          # acceptance is what the text leaves open (info); every case that
+          # needs a connection, and the two that tell a refusal of DNP1
+          # from a fault only by accepting it, have nothing to judge
+          "no-dnp1": dict({"dnp/connect/accepted": "info"},
+                          **dict.fromkeys(ACK + ["dnp/message/unreliable-not-acked", "dnp/connect/repeat-ignored",
+                                                 "dnp/connection/close-ends", FORGOTTEN,
+                                                 "dnp/connect/unknown-protocol-ignored"], "skipped")),
           "close-early": dict.fromkeys(["dnp/reliable/each-acked", "dnp/reliable/duplicate-acked",
                                         "dnp/reliable/ahead-acked"]
                                        + (["dnp/connect/repeat-ignored", "dnp/connect/accepted"]

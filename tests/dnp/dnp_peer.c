@@ -32,6 +32,12 @@
  *         reack       (server) answer a connected client's repeated request
  *         remember-rejected (server) keep a refused client as connected (its
  *                     next request is then ignored as a connected client's)
+ *         no-dnp1     (server) speak no protocol the text defines (a server of
+ *                     a later protocol only: "New protocols can be added in
+ *                     the future"): every request refused with result 2
+ *         unknown-refused (server) refuse a request that offers an unknown
+ *                     protocol, DNP1 or not, with result 2 (breaks "Servers
+ *                     have to ignore unknown protocol values")
  *         unknown-accepts (client) take a connection ack whose result the
  *                     text does not define (not 1 or 2) for an acceptance
  *         slow        behave, but take 400 ms over each datagram before
@@ -215,10 +221,15 @@ static bool datagram(conn *c, const struct sockaddr_storage *from, socklen_t fl,
     if (listening && b[0] == 0) { /* connection request */
         if (c && !is("reack"))
             return true; /* a connected client's: ignored */
-        bool dnp1 = false;
+        bool dnp1 = false, unknown = false;
         unsigned count = n >= 3 ? (unsigned)(b[1] | b[2] << 8) : 0;
-        for (unsigned i = 0; i < count && 3 + 2 * i + 1 < n; i++)
-            dnp1 |= (b[3 + 2 * i] | b[4 + 2 * i] << 8) == 0;
+        for (unsigned i = 0; i < count && 3 + 2 * i + 1 < n; i++) {
+            bool zero = (b[3 + 2 * i] | b[4 + 2 * i] << 8) == 0;
+            dnp1 |= zero;
+            unknown |= !zero;
+        }
+        if (is("no-dnp1") || (is("unknown-refused") && unknown))
+            dnp1 = false;
         conn tmp = {.addr = *from, .addrlen = fl};
         if (!dnp1 && !is("accept-any")) {
             static const uint8_t refuse[] = {1, 2};
