@@ -273,7 +273,10 @@ static bool has_exit(const gw_replay_pdu *p, const void *arg)
     return false;
 }
 
-static bool ends(gw_conform_io *io, int ms, const char **how)
+/* Watch the peer for ms: GW_CLOSED when it ends the connection (a close
+   or an ExitPacket, *how saying which), GW_GOT when `want` (unless NULL)
+   accepts a PDU of its, else GW_SILENT */
+static gw_wait watch(gw_conform_io *io, int ms, gw_conform_want want, const void *arg, const char **how)
 {
     gw_replay_pdu a;
     int64_t until = gw_conform_clock_ms() + ms;
@@ -281,15 +284,22 @@ static bool ends(gw_conform_io *io, int ms, const char **how)
         gw_wait w = gw_conform_await_until(io, until, NULL, NULL, &a);
         if (w == GW_CLOSED) {
             *how = "closed the connection";
-            return true;
+            return GW_CLOSED;
         }
         if (w == GW_SILENT)
-            return false;
+            return GW_SILENT;
         if (has_exit(&a, NULL)) {
             *how = "sent an ExitPacket";
-            return true;
+            return GW_CLOSED;
         }
+        if (want && want(&a, arg))
+            return GW_GOT;
     }
+}
+
+static bool ends(gw_conform_io *io, int ms, const char **how)
+{
+    return watch(io, ms, NULL, NULL, how) == GW_CLOSED;
 }
 
 /* ---- the handshake ------------------------------------------------------------ */
@@ -586,14 +596,44 @@ static bool ping_reply(const gw_replay_pdu *p, const void *arg)
     }
 }
 
+/* Before what a case judges by the connection's end, or by a ping after
+   it: a ping alone, and its reply awaited (or io->wait_ms of silence:
+   replying is only encouraged). A peer may end a connection whenever it
+   likes (an ExitPacket "signif[ies] a graceful disconnect"): an end that
+   comes now is its own, not an answer to what the case sends next. True
+   while the connection is open (*answered, unless NULL: the ping was);
+   false when it ended, *how saying how. */
+static bool still_open(gw_conform_io *io, const gne_identity *id, bool *answered, const char **how)
+{
+    uint32_t want = gw_conform_random();
+    *how = "closed the connection"; /* (a send fails where it has ended) */
+    gw_wait w = GW_CLOSED;
+    if (send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+        w = watch(io, io->wait_ms, ping_reply, &want, how);
+    if (answered)
+        *answered = w == GW_GOT;
+    return w != GW_CLOSED;
+}
+
+/* still_open, or the case skipped: the peer ended the connection itself
+   before `what` was sent */
+#define STILL_OPEN_OR(io, id, answered, what) \
+    do { \
+        const char *how_; \
+        if (!still_open(io, id, answered, &how_)) \
+            return gw_conform_say(io, GW_SKIPPED, "the %s %s before %s was sent (a ping alone first went " \
+                                  "unanswered): an end of its own, its right; nothing to judge", who(io), how_, \
+                                  what); \
+    } while (0)
+
 /* a connection, then a ping request: GW_PASS when answered properly */
 static gw_verdict ping_answered(gw_conform_io *io, const gne_identity *id, const char *after)
 {
     uint32_t want = gw_conform_random();
-    if (!send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
-        return gw_conform_say(io, GW_FAIL, "could not send the ping");
     gw_replay_pdu a;
-    gw_wait w = gw_conform_await(io, io->wait_ms, ping_reply, &want, &a);
+    gw_wait w = GW_CLOSED; /* a send fails where the connection has ended */
+    if (send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+        w = gw_conform_await(io, io->wait_ms, ping_reply, &want, &a);
     if (w == GW_CLOSED)
         return gw_conform_say(io, GW_NON_STRICT, "%sthe connection was closed before a ping reply (replying is "
                               "encouraged)", after);
@@ -643,10 +683,16 @@ static bool ping_reply_either(const gw_replay_pdu *p, const void *arg)
 /* A connection, then one message: the packets in before (n values), then a
    ping request (random id) and 255. "A GNE implementation is required to
    be able to understand and parse all of these packets": the ping
-   answered shows what came before it was parsed, to its last byte.
-   Replying to a ping is only encouraged: when none comes, a ping alone
-   is asked; answered, the first one's silence shows the packets before it
-   were not parsed (Fail); not answered either, nothing shows (Skipped). */
+   answered shows what came before it was parsed, to its last byte (the
+   first reply the peer owes, whatever rate it sends at). Replying to a
+   ping is only encouraged: when none comes, a ping alone is asked;
+   answered, the first one's silence shows the packets before it were not
+   parsed (Fail); not answered either, nothing shows (Skipped). A peer may
+   end a connection whenever it likes (an ExitPacket "signif[ies] a
+   graceful disconnect"): when it ends this one, a fresh connection given
+   only a ping (still_open) tells an end of its own (Skipped) from one the
+   packets caused (Fail); where no fresh connection can be had (the
+   implementation as client), the end fails the case. */
 static gw_verdict parsed_before_ping(gw_conform_io *io, const gw_wval *before, unsigned n, const char *what)
 {
     CONNECTED_OR(io, id);
@@ -659,16 +705,24 @@ static gw_verdict parsed_before_ping(gw_conform_io *io, const gw_wval *before, u
     v[k++] = (gw_wval)GW_WU(GNE_F_PING_REQ_ID, ids[0]);
     v[k++] = (gw_wval)GW_WU(GNE_F_END, 255);
     v[k].field = GW_W_END;
-    if (!send_packets(io, id, v))
-        return gw_conform_say(io, GW_FAIL, "could not send %s and the ping", what);
     gw_replay_pdu a;
-    gw_wait w = gw_conform_await(io, io->wait_ms, ping_reply, &ids[0], &a);
+    gw_wait w = GW_CLOSED; /* a send fails where the connection has ended */
+    if (send_packets(io, id, v))
+        w = gw_conform_await(io, io->wait_ms, ping_reply, &ids[0], &a);
     if (w == GW_GOT)
         return gw_conform_say(io, GW_PASS, "%s, then ping %u in the same message: the ping was answered", what, ids[0]);
-    if (w == GW_CLOSED)
-        return gw_conform_say(io, GW_FAIL, "after a message of %s and a ping the %s closed the connection (an "
+    if (w == GW_CLOSED) {
+        const char *how;
+        bool fresh = io->role == GW_ROLE_SERVER && io->reconnect(io);
+        if (fresh && connected(io, &id_claimed, &id, &accept_) == GW_PASS && !still_open(io, id, NULL, &how))
+            return gw_conform_say(io, GW_SKIPPED, "the connection ended after %s and a ping, but a fresh connection "
+                                  "given only a ping ended too (the %s %s): an end of its own, its right; nothing "
+                                  "to judge", what, who(io), how);
+        return gw_conform_say(io, GW_FAIL, "after a message of %s and a ping the %s closed the connection%s (an "
                               "implementation \"is required to be able to understand and parse all of these "
-                              "packets\")", what, who(io));
+                              "packets\")", what, who(io),
+                              fresh ? ", while a fresh connection given only a ping stayed open" : "");
+    }
     do
         ids[1] = gw_conform_random();
     while (ids[1] == ids[0]);
@@ -708,9 +762,10 @@ static const gw_conform_case case_packets_custom_parsed = {
     "ExitPacket provide the base functionality",
     "a connection, then one message: a CustomPacket whose bytes (01 01 01 and 257 zeros) read to the same end "
     "under the text's 1-byte length and gnelib's 2-byte one, a ping request (random id) and 255; a ping alone when "
-    "that is not answered",
-    "the ping after the CustomPacket answered; Fail when the connection is closed after it, or when only the ping "
-    "alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is encouraged)",
+    "that is not answered; a fresh connection given only a ping when the connection ends",
+    "the ping after the CustomPacket answered; Fail when the connection is closed after it (and a fresh one given "
+    "only a ping is not), or when only the ping alone is answered (the MUST: required to parse it); Skipped when no "
+    "ping is answered (replying is encouraged) or the peer ends a fresh connection too (an end of its own)",
     custom_parsed, GW_MUST};
 
 static gw_verdict rate_parsed(gw_conform_io *io)
@@ -729,10 +784,11 @@ static const gw_conform_case case_packets_rate_adjust_parsed = {
     "end-programmers can derive their own packet types from them. Packet, CustomPacket, RateAdjustPacket, and "
     "ExitPacket provide the base functionality",
     "a connection, then one message: a RateAdjustPacket (a random rate of at least 1 MiB/s), a ping request "
-    "(random id) and 255; a ping alone when that is not answered",
-    "the ping after the RateAdjustPacket answered; Fail when the connection is closed after it, or when only the "
-    "ping alone is answered (the MUST: required to parse it); Skipped when no ping is answered (replying is "
-    "encouraged)",
+    "(random id) and 255; a ping alone when that is not answered; a fresh connection given only a ping when the "
+    "connection ends",
+    "the ping after the RateAdjustPacket answered; Fail when the connection is closed after it (and a fresh one "
+    "given only a ping is not), or when only the ping alone is answered (the MUST: required to parse it); Skipped "
+    "when no ping is answered (replying is encouraged) or the peer ends a fresh connection too (an end of its own)",
     rate_parsed, GW_MUST};
 
 /* a message holding a PingPacket */
@@ -778,12 +834,15 @@ static const gw_conform_case case_ping_request_times_zero = {
 static gw_verdict reserved_id(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
+    STILL_OPEN_OR(io, id, NULL, "the reserved packet id");
     /* "the implementation defines what happens": either way is recorded;
        a ping after it ends the wait (gw_conform_probe) */
     uint32_t want = gw_conform_random();
-    if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 12), GW_WU(GNE_F_END, 255))) ||
-        !send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+    if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, 12), GW_WU(GNE_F_END, 255))))
         return gw_conform_say(io, GW_FAIL, "could not send");
+    if (!send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
+        return gw_conform_say(io, GW_INFO, "after a message with reserved packet id 12 the %s ended the connection "
+                              "(the ping after it could not be sent)", who(io));
     gw_replay_pdu a;
     bool exited;
     gw_wait w = gw_conform_probe(io, ping_reply, &want, has_exit, NULL, &a, &exited);
@@ -798,14 +857,16 @@ static const gw_conform_case case_packets_reserved_id = {
     "gne/packets/reserved-id", BOTH, "A reserved packet id (recorded)", "GNE text, Packets",
     "If an error occurs during parsing, the implementation defines what happens. It could throw out the "
     "current packet and all other packets left unparsed in this GNE-level packet.",
-    "a connection, then a message of packet id 12 (reserved) and 255, then a ping",
+    "a connection, a ping alone, then a message of packet id 12 (reserved) and 255, then a ping",
     "Info: what the implementation did (ended the connection, or kept it and answered the ping or not); the "
-    "text leaves errors to the implementation",
+    "text leaves errors to the implementation; Skipped when it ended the connection before the message (an end of its "
+    "own)",
     reserved_id, GW_OPEN};
 
 static gw_verdict unterminated(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
+    STILL_OPEN_OR(io, id, NULL, "the ping request without its 255");
     gw_replay_pdu a;
     uint32_t want = gw_conform_random();
     if (!send_packets(io, id, GW_WVALS(PING(want))))
@@ -833,14 +894,15 @@ static gw_verdict unterminated(gw_conform_io *io)
 static const gw_conform_case case_packets_unterminated = {
     "gne/packets/unterminated", BOTH, "A message without its 255 (recorded)", "GNE text, Packets",
     "The id 255 represents the end of the GNE-level packet and parsing stops at that point.",
-    "a connection, then a message of a ping request and no 255",
+    "a connection, a ping alone, then a message of a ping request and no 255",
     "Info: what the implementation did (answered, dropped the connection, or neither); the text leaves errors to the "
-    "implementation",
+    "implementation; Skipped when it ended the connection before the message (an end of its own)",
     unterminated, GW_OPEN};
 
 static gw_verdict exit_closes(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
+    STILL_OPEN_OR(io, id, NULL, "the ExitPacket");
     if (!send_packets(io, id, GW_WVALS(GW_WU(GNE_F_PACKET_ID, ID_EXIT), GW_WU(GNE_F_END, 255))))
         return gw_conform_say(io, GW_FAIL, "could not send");
     ((gne_identity *)io->state)->open = false; /* ended: no second ExitPacket */
@@ -854,8 +916,9 @@ static const gw_conform_case case_packets_exit = {
     "gne/packets/exit", BOTH, "An ExitPacket ends the connection", "GNE text, ExitPacket",
     "When a client disconnects, it should send a valid GNE-level packet consisting of a ExitPacket over the "
     "reliable connection as its last data if possible then close its sockets.",
-    "a connection, then the message 02 FF (an ExitPacket alone)",
-    "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open",
+    "a connection, a ping alone, then the message 02 FF (an ExitPacket alone)",
+    "the implementation ends the connection (a close or its own ExitPacket); Info when it leaves it open; Skipped "
+    "when it ended the connection before the ExitPacket was sent (an end of its own)",
     exit_closes, GW_SHOULD};
 
 /* ---- the implementation as client ---------------------------------------------------- */
@@ -958,6 +1021,7 @@ static const gw_conform_case case_handshake_udp_port_sent = {
 static gw_verdict dropped_after(gw_conform_io *io, const uint8_t *d, size_t n, const char *what)
 {
     CONNECTED_OR(io, id);
+    STILL_OPEN_OR(io, id, NULL, what);
     if (!io->send(io, d, n))
         return gw_conform_say(io, GW_FAIL, "could not send");
     const char *how;
@@ -982,9 +1046,10 @@ static gw_verdict bad_magic(gw_conform_io *io)
 static const gw_conform_case case_framing_bad_magic = {
     "gne/framing/bad-magic", BOTH, "A frame without the NL magic ends the connection", "wire-facts 3.2",
     "'N' 'L' length:u16 BIG-endian then length bytes of content. [...] a bad magic means the stream is out of sync.",
-    "a connection, then a frame whose magic is \"XL\"",
+    "a connection, a ping alone, then a frame whose magic is \"XL\"",
     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
-    "behaviour, the reference's; the GNE text is silent)",
+    "behaviour, the reference's; the GNE text is silent); Skipped when it ended the connection before the frame was "
+    "sent (an end of its own)",
     bad_magic, GW_REFERENCE};
 
 /* The header of an NL frame of 20000 bytes (HawkNL's limit: 16384). Where
@@ -997,11 +1062,8 @@ static const uint8_t oversized_header[] = {'N', 'L', 0x4e, 0x20, ID_EMPTY};
 static gw_verdict oversized(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
-    uint32_t want = gw_conform_random();
-    gw_replay_pdu a;
-    if (!send_packets(io, id, GW_WVALS(PING(want), GW_WU(GNE_F_END, 255))))
-        return gw_conform_say(io, GW_FAIL, "could not send the ping");
-    bool apart = gw_conform_await(io, io->wait_ms, ping_reply, &want, &a) == GW_GOT;
+    bool apart;
+    STILL_OPEN_OR(io, id, &apart, "the header of 20000 bytes");
     const char *how;
     if (ends(io, 0, &how)) /* an end of its own, before the header went: it answers nothing */
         return gw_conform_say(io, GW_INFO, "the %s %s before the header of 20000 bytes was sent (a ping %s): "
@@ -1022,16 +1084,18 @@ static gw_verdict oversized(gw_conform_io *io)
 static const gw_conform_case case_framing_oversized = {
     "gne/framing/oversized", BOTH, "An NL frame over 16384 bytes ends the connection", "wire-facts 3.2",
     "HawkNL refuses frames over 16384.",
-    "a connection, a ping request, then (once the ping is answered: the peer has read all before) an NL header "
+    "a connection, a ping alone, then (once the ping is answered: the peer has read all before) an NL header "
     "announcing 20000 bytes, and one byte, in a write of their own",
     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL's "
     "limit, the reference's; the GNE text's lengths are 16-bit); Info when the ping got no reply (the header may have "
-    "come in the ping's read) or the implementation ended the connection before the header went",
+    "come in the ping's read) or the implementation ended the connection just before the header went; Skipped when "
+    "it ended it before the ping was answered (an end of its own)",
     oversized, GW_REFERENCE};
 
 static gw_verdict oversized_coalesced(gw_conform_io *io)
 {
     CONNECTED_OR(io, id);
+    STILL_OPEN_OR(io, id, NULL, "the ping and the header of 20000 bytes");
     uint8_t d[600 + sizeof oversized_header];
     size_t n = build_in_order(io, id, MSG_PACKETS, GW_WVALS(PING(gw_conform_random()), GW_WU(GNE_F_END, 255)), d, 600);
     if (!n)
@@ -1052,9 +1116,10 @@ static const gw_conform_case case_framing_oversized_coalesced = {
     "gne/framing/oversized-coalesced", BOTH, "An NL frame over 16384 bytes ends the connection, also when it comes "
     "right after another", "wire-facts 3.2",
     "HawkNL refuses frames over 16384.",
-    "a connection, then a ping request and an NL header announcing 20000 bytes, and one byte, in one write",
+    "a connection, a ping alone, then a ping request and an NL header announcing 20000 bytes, and one byte, in one "
+    "write",
     "the implementation ends the connection (a close or an ExitPacket); Non-strict when it stays open (HawkNL "
-    "1.70's own check is skipped then)",
+    "1.70's own check is skipped then); Skipped when it ended the connection before the write (an end of its own)",
     oversized_coalesced, GW_REFERENCE};
 
 /* the case is over: an ExitPacket, GNE's own end of a connection (a

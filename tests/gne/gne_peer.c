@@ -25,6 +25,14 @@
  *         ping-order    answer pings with T2 after T3
  *         udp-always    offer a UDP port even when not asked
  *         no-resync     ignore a bad magic or an oversized frame (skip 4 bytes)
+ *         exit-early    (server) end every connection with an ExitPacket right
+ *                       after its accept (its right: a graceful disconnect)
+ *         drop-custom   (server) throw out the rest of a message at a
+ *                       CustomPacket, as at a packet it cannot read
+ *         close-rate    (server) end the connection at a RateAdjustPacket
+ *         one-ping      answer only the first ping of a connection (replying is
+ *                       only encouraged; as a peer whose rate holds back
+ *                       every later reply beyond the wait would look)
  *         crash-custom-max  (a planted bug, for pcaptool fuzz's tests) abort() on
  *                       a CustomPacket whose length is 65535
  *   client: no-udp        ask for no UDP link
@@ -50,7 +58,7 @@
 
 typedef struct {
     int fd, udp;
-    bool accepted;
+    bool accepted, pinged; /* pinged: a ping of this connection answered */
     uint8_t buf[20000];
     size_t n;
 } conn;
@@ -128,6 +136,8 @@ static void handshake(conn *c, const uint8_t *d, size_t n)
     put(cap + 8, 4, (uint32_t)port);
     send_frame(c, cap, sizeof cap);
     c->accepted = true;
+    if (is("exit-early"))
+        leave(c);
 }
 
 static uint32_t now_us(void)
@@ -188,6 +198,11 @@ static bool packets(conn *c, const uint8_t *d, size_t n)
         }
         if (id == 0)
             continue;
+        if ((id == 1 && is("drop-custom")) || (id == 3 && is("close-rate"))) {
+            if (id == 3)
+                leave(c);
+            return id == 1;
+        }
         if (id == 3 && i + 4 <= n) {
             i += 4;
             continue;
@@ -210,8 +225,9 @@ static bool packets(conn *c, const uint8_t *d, size_t n)
             put(r + 17, 4, t3);
             r[21] = 255;
             bool request = get(d + i + 4, 4) == 0 && get(d + i + 8, 4) == 0;
-            if (request && !is("no-ping"))
+            if (request && !is("no-ping") && !(is("one-ping") && c->pinged))
                 send_frame(c, r, sizeof r);
+            c->pinged |= request;
             i += 20;
             continue;
         }
