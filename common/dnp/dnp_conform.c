@@ -711,10 +711,21 @@ static gw_verdict connect_rejected_forgotten(gw_conform_io *io)
                               "server did not answer a request offering DNP1 from the same address (%s): the "
                               "rejected request was not forgotten", other[0], (unsigned long long)first, was);
     }
-    if (result == 2) /* answered anew: held as connected, it would have been ignored */
-        return gw_conform_say(io, GW_SKIPPED, "after refusing a request offering only protocol %u, the server answered "
-                              "one offering DNP1 but refused it for no common protocol (result 2): it speaks no DNP1 "
-                              "(no sentence requires it) or kept the first offer; nothing to judge", other[0]);
+    if (result == 2) {
+        /* a server that speaks no DNP1 (no sentence requires it), or one
+           that kept the first offer: DNP1 from a fresh address tells them
+           apart */
+        uint64_t fresh = 9;
+        if (!io->reconnect(io) || request_answered(io, 1, dnp1, &fresh, &proto) != GW_PASS || fresh != 0)
+            return gw_conform_say(io, GW_SKIPPED, "after refusing a request offering only protocol %u, the server "
+                                  "refused one offering DNP1 for no common protocol (result 2), and DNP1 from a fresh "
+                                  "address was not accepted either: it speaks no DNP1, which no sentence requires; "
+                                  "nothing to judge", other[0]);
+        ((dnp_case *)io->case_state)->connected = true;
+        return gw_conform_say(io, GW_FAIL, "after refusing a request offering only protocol %u, the server refused one "
+                              "offering DNP1 from the same address for no common protocol (result 2), while it "
+                              "accepted DNP1 from a fresh address: the first offer was not forgotten", other[0]);
+    }
     if (result != 0)
         return gw_conform_say(io, GW_SKIPPED, "the request offering DNP1 was refused too (result %llu: technical "
                               "reasons or restrictions, the server's right); nothing to judge",
@@ -730,11 +741,13 @@ static const gw_conform_case case_connect_rejected_forgotten = {
     "dnp/connect/rejected-forgotten", GW_ROLE_SERVER, "A rejected client is forgotten", "DNP text, Connection Ack",
     "If the server rejects the client it has to forget about the connect request after sending the answer.",
     "a connection request offering only an unknown protocol (random, 1..65535), then, from the same address and "
-    "port, one offering DNP1, and reliable message #0 once accepted",
-    "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered (the "
-    "rejection was remembered) or #0 is not acknowledged; Skipped when the first is accepted or unanswered "
-    "(no-common-protocol judges that) or the second is refused (result 1: the server's right; result 2: a server "
-    "that speaks no DNP1, which no sentence forbids, or one that kept the first offer, which cannot be told apart)",
+    "port, one offering DNP1, and reliable message #0 once accepted; one offering DNP1 from a fresh address when "
+    "the second is refused for no common protocol",
+    "the first refused, the second answered and accepted, #0 acknowledged; Fail when the second goes unanswered, "
+    "or is refused for no common protocol while DNP1 from a fresh address is accepted (the rejection was "
+    "remembered), or #0 is not acknowledged; Skipped when the first is accepted or unanswered (no-common-protocol "
+    "judges that), or the second is refused with result 1 (the server's right), or with result 2 and DNP1 from a "
+    "fresh address too (a server that speaks no DNP1, which no sentence forbids)",
     connect_rejected_forgotten, GW_MUST};
 
 static gw_verdict connect_unknown_ignored(gw_conform_io *io)

@@ -57,6 +57,9 @@ if ROLE == "server":
     # a refused client kept as connected: its request offering DNP1 is then
     # ignored ("has to forget about the connect request")
     EXPECTED["remember-rejected"] = {FORGOTTEN}
+    # a refused address refused again for no common protocol, DNP1 or not:
+    # DNP1 from a fresh address is accepted
+    EXPECTED["rerefuse"] = {FORGOTTEN}
     # it refuses 9 and DNP1 together for no common protocol and DNP1 alone
     # not: the unknown 9 was not passed over
     EXPECTED["unknown-refused"] = {"dnp/connect/unknown-protocol-ignored"}

@@ -32,6 +32,9 @@
  *         reack       (server) answer a connected client's repeated request
  *         remember-rejected (server) keep a refused client as connected (its
  *                     next request is then ignored as a connected client's)
+ *         rerefuse    (server) refuse again, for no common protocol, every later
+ *                     request from an address it once refused (it keeps
+ *                     the refusal: "has to forget about the connect request")
  *         no-dnp1     (server) speak no protocol the text defines (a server of
  *                     a later protocol only: "New protocols can be added in
  *                     the future"): every request refused with result 2
@@ -230,10 +233,17 @@ static bool datagram(conn *c, const struct sockaddr_storage *from, socklen_t fl,
         }
         if (is("no-dnp1") || (is("unknown-refused") && unknown))
             dnp1 = false;
+        static struct sockaddr_storage refused[64]; /* rerefuse: the addresses refused */
+        static unsigned n_refused;
+        for (unsigned i = 0; i < n_refused && is("rerefuse"); i++)
+            if (memcmp(&refused[i], from, fl) == 0)
+                dnp1 = false;
         conn tmp = {.addr = *from, .addrlen = fl};
         if (!dnp1 && !is("accept-any")) {
             static const uint8_t refuse[] = {1, 2};
             send_to(&tmp, refuse, sizeof refuse);
+            if (n_refused < 64)
+                refused[n_refused++] = *from;
             if (is("remember-rejected") && !c)
                 add(from, fl);
             return true;
