@@ -39,6 +39,8 @@
  *           no-port       ask for a UDP link, and never name its port
  *           port-range    name its UDP port as -1 (outside 0..65535)
  *           stay-refused  keep the connection when refused
+ *           leave-first   answer the first message after the handshake, then
+ *                         leave (an ExitPacket: "a graceful disconnect")
  */
 #include <netdb.h>
 #include <netinet/in.h>
@@ -190,8 +192,13 @@ static bool packets(conn *c, const uint8_t *d, size_t n)
     size_t i = 0;
     while (i < n) {
         uint8_t id = d[i++];
-        if (id == 255)
+        if (id == 255) {
+            if (is("leave-first")) {
+                leave(c);
+                return false;
+            }
             return true;
+        }
         if (id == 2) { /* ExitPacket */
             leave(c);
             return false;
