@@ -59,9 +59,10 @@ typedef struct {
     bool accepted;       /* the server accepted (0x02) this case's connect */
     bool ended;          /* then ended the connection itself (0x03) */
     /* the datagrams pcaptool sent in every header generation
-       (header/generations, recording): an implementation that reads one
-       in its own header may acknowledge an id it read from other bytes of
-       it, no bogus acknowledge */
+       (header/generations, recording: those sent with options of the
+       case's own, not the duty's acknowledges): an implementation that
+       reads one in its own header may acknowledge an id it read from other
+       bytes of it, no bogus acknowledge */
     bool recording;
     unsigned n_foreign;
     uint8_t foreign[4][64];
@@ -132,7 +133,7 @@ static bool send_with(gw_conform_io *io, const int *opts, uint8_t cmd, uint64_t 
     uint8_t d[512];
     size_t n = P->build(opts, cmd, v, d, sizeof d);
     eoudp_case *c = io->case_state;
-    if (n && c->recording && c->n_foreign < 4) {
+    if (n && c->recording && opts != run_of(io)->opts && c->n_foreign < 4) { /* (a header of its own choosing) */
         size_t keep = n < sizeof c->foreign[0] ? n : sizeof c->foreign[0];
         memcpy(c->foreign[c->n_foreign], d, keep);
         c->foreign_len[c->n_foreign++] = keep;

@@ -28,6 +28,12 @@
  *                        check of it): a datagram in another header is read
  *                        wrong (its id from other bytes), and answered in
  *                        the text's
+ *         imp-talker     (server) the same with the 22-byte header whose
+ *                        important byte follows the id (1-8 Jan 2024): a
+ *                        26-byte datagram read with it has an id's byte for
+ *                        its important byte; and each datagram but an
+ *                        acknowledge answered with an important packet of its
+ *                        own too (0x0c, an entity's component)
  *   Planted bug, for pcaptool fuzz's tests (tests/eoudp/fuzz_eoudp.py):
  *         crash-size-max abort() on a datagram whose 26-byte header's size
  *                        field says 2^64 - 1 (a peer that sizes a buffer by
@@ -82,11 +88,13 @@ static void put_be(uint8_t *p, unsigned n, uint64_t v)
 static void send_cmd(conn *c, uint8_t cmd, const uint8_t *payload, size_t n)
 {
     uint8_t d[64] = {cmd};
-    if (is("rfc-lenient")) { /* cmd, f32 timestamp (0), id, size */
+    if (is("rfc-lenient") || is("imp-talker")) { /* cmd, f32 timestamp (0), id, [important,] size */
+        size_t hl = is("imp-talker") ? 22 : 21;
         put_be(d + 5, 8, c->next_id++);
-        put_be(d + 13, 8, n);
-        memcpy(d + 21, payload, n);
-        sendto(fd, d, 21 + n, 0, (struct sockaddr *)&c->addr, c->addrlen);
+        d[13] = hl == 22 && cmd == 0x0c; /* (its own component: important) */
+        put_be(d + hl - 8, 8, n);
+        memcpy(d + hl, payload, n);
+        sendto(fd, d, hl + n, 0, (struct sockaddr *)&c->addr, c->addrlen);
         return;
     }
     struct timespec ts;
@@ -138,6 +146,8 @@ static bool datagram(conn *c, const uint8_t *d, size_t n)
     bool has_imp = false;
     if (is("rfc-lenient"))
         hl = n >= 21 ? 21 : 0;
+    else if (is("imp-talker"))
+        hl = n >= 22 ? 22 : 0, has_imp = true;
     else if (n >= 26 && be(d + 18, 8) == n - 26)
         hl = 26, has_imp = true;
     else if (!is("f64-only") && n >= 22 && be(d + 14, 8) == n - 22)
@@ -162,6 +172,10 @@ static bool datagram(conn *c, const uint8_t *d, size_t n)
     if (cmd == 0x81 && listening && !is("no-accept")) {
         static const uint8_t player[8] = {0x2a};
         send_cmd(c, 0x02, player, sizeof player);
+    }
+    if (is("imp-talker") && cmd != 0x01) {
+        static const uint8_t component[] = {1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 'P', 'o', 's', 0, 1, 0, 0, 0, 7};
+        send_cmd(c, 0x0c, component, sizeof component);
     }
     return listening || cmd != 0x03;
 }
