@@ -4,6 +4,7 @@ its reports (JSON Lines, JUnit, the --out pcapng read back, the HTML) agree."""
 import concurrent.futures
 import json
 import os
+import signal
 import subprocess
 import threading
 import xml.etree.ElementTree as ET
@@ -62,12 +63,14 @@ def run_against_peer(pcaptool, proto, peer, port, role, mode, extra=(), silence_
         peer_p.kill()
         peer_p.wait()
         return result
+    # the loop and its clients in a process group of their own, killed
+    # together: a client forked just before the loop died (not yet named
+    # as the peer) would else live on and reach the next run on this port
     loop = subprocess.Popen(["sh", "-c", 'while :; do "$0" 127.0.0.1 %d %s %d; done' % (port, mode, silence_ms), peer],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     result = run_conform(pcaptool, proto, port, list(extra) + ["--side", "server"])
-    loop.kill()
+    os.killpg(loop.pid, signal.SIGKILL)
     loop.wait()
-    subprocess.run(["pkill", "-f", "%s 127.0.0.1 %d" % (peer, port)])
     return result
 
 
