@@ -12,10 +12,11 @@
  * text's numbering and in the implementation's 22-byte one with its
  * important byte; an answer counts only in the header it was asked in (a
  * server that reads a connect in its own header may still take it for one,
- * and answer in its own); a client tells it by its first datagram. The header's byte
- * order, which the text never states, follows the implementation's answers
- * (a size field above 0 tells it: eoudp.default_order); until one tells it,
- * the option's (default the implementation's big-endian order).
+ * and answer in its own); a client tells it by its first datagram. The
+ * header's byte order, which the text never states, follows the
+ * implementation's answers (a size field above 0 tells it:
+ * eoudp.default_order); until one tells it, the option's (default the
+ * implementation's big-endian order).
  *
  * Verdicts follow the sentence they rest on: the text's "MUST get an
  * acknowledge" (0x81 Connect from a client; 0x0b-0x10 from a server) is a
