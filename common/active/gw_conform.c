@@ -106,6 +106,16 @@ gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline, gw_conform_w
     }
 }
 
+int64_t gw_conform_grace_ms(const gw_conform_io *io, int64_t sent_ms)
+{
+    int64_t grace = 2 * (gw_conform_clock_ms() - sent_ms);
+    if (grace < GW_PROBE_GRACE_MS)
+        grace = GW_PROBE_GRACE_MS;
+    if (grace > io->wait_ms / 2)
+        grace = io->wait_ms / 2;
+    return grace;
+}
+
 gw_wait gw_conform_probe(gw_conform_io *io, gw_conform_want answer, const void *answer_arg, gw_conform_want forbidden,
                          const void *forbidden_arg, gw_replay_pdu *got, bool *forbidden_came)
 {
@@ -131,12 +141,7 @@ gw_wait gw_conform_probe(gw_conform_io *io, gw_conform_want answer, const void *
             io->decisive(io, GW_GOT);
             *got = a;
             answered = true;
-            int64_t now = gw_conform_clock_ms(), grace = 2 * (now - sent);
-            if (grace < GW_PROBE_GRACE_MS)
-                grace = GW_PROBE_GRACE_MS;
-            if (grace > io->wait_ms / 2)
-                grace = io->wait_ms / 2;
-            deadline = now + grace;
+            deadline = gw_conform_clock_ms() + gw_conform_grace_ms(io, sent);
         }
     }
 }

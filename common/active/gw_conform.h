@@ -193,6 +193,9 @@ gw_wait gw_conform_await_until(gw_conform_io *io, int64_t deadline_ms, gw_confor
 #define GW_PROBE_GRACE_MS 20
 gw_wait gw_conform_probe(gw_conform_io *io, gw_conform_want answer, const void *answer_arg, gw_conform_want forbidden,
                          const void *forbidden_arg, gw_replay_pdu *got, bool *forbidden_came);
+/* the grace after an answer to what was sent at sent_ms (gw_conform_clock_ms):
+   twice the round trip, at least GW_PROBE_GRACE_MS, at most half the wait */
+int64_t gw_conform_grace_ms(const gw_conform_io *io, int64_t sent_ms);
 int64_t gw_conform_clock_ms(void); /* monotonic */
 int64_t gw_conform_wall_ns(void);  /* the wall clock, as gw_replay_pdu.at_ns */
 /* a number nobody can predict from an earlier run (ids, tokens: an answer

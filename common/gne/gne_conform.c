@@ -613,14 +613,8 @@ static bool still_open(gw_conform_io *io, const gne_identity *id, bool *answered
         w = watch(io, io->wait_ms, ping_reply, &want, how);
     if (w == GW_GOT) {
         /* an end right behind the reply (a peer that leaves after its first
-           message) is its own too: watched for twice the ping's round trip,
-           as gw_conform_probe's grace */
-        int64_t grace = 2 * (gw_conform_clock_ms() - sent);
-        if (grace < GW_PROBE_GRACE_MS)
-            grace = GW_PROBE_GRACE_MS;
-        if (grace > io->wait_ms / 2)
-            grace = io->wait_ms / 2;
-        if (ends(io, (int)grace, how))
+           message) is its own too: watched for gw_conform_probe's grace */
+        if (ends(io, (int)gw_conform_grace_ms(io, sent), how))
             w = GW_CLOSED;
     }
     if (answered)
